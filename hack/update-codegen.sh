@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Regenerates deepcopy, conversion, defaults, OpenAPI, clientset, listers, informers and
+# applyconfigurations with k8s.io/code-generator at the version pinned in go.mod.
+set -o errexit
+set -o nounset
+set -o pipefail
+
+SCRIPT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+cd "${SCRIPT_ROOT}"
+CODEGEN_PKG="${CODEGEN_PKG:-$(go list -m -f '{{.Dir}}' k8s.io/code-generator)}"
+THIS_PKG="stencil.dev/stencil"
+# kube_codegen.sh installs the generators into GOBIN; keep them inside the project.
+export GOBIN="${SCRIPT_ROOT}/_output/codegen-bin"
+mkdir -p "${GOBIN}"
+
+# shellcheck disable=SC1091
+source "${CODEGEN_PKG}/kube_codegen.sh"
+
+kube::codegen::gen_helpers \
+    --boilerplate "${SCRIPT_ROOT}/hack/boilerplate.go.txt" \
+    "${SCRIPT_ROOT}/pkg/apis"
+
+kube::codegen::gen_openapi \
+    --output-dir "${SCRIPT_ROOT}/pkg/generated/openapi" \
+    --output-pkg "${THIS_PKG}/pkg/generated/openapi" \
+    --report-filename "${SCRIPT_ROOT}/hack/api-violations.list" \
+    --update-report \
+    --output-model-name-file "zz_generated.model_name.go" \
+    --boilerplate "${SCRIPT_ROOT}/hack/boilerplate.go.txt" \
+    "${SCRIPT_ROOT}/pkg/apis"
+
+kube::codegen::gen_client \
+    --with-watch \
+    --with-applyconfig \
+    --applyconfig-openapi-schema <(go run "${THIS_PKG}/hack/models-schema") \
+    --output-dir "${SCRIPT_ROOT}/pkg/generated" \
+    --output-pkg "${THIS_PKG}/pkg/generated" \
+    --boilerplate "${SCRIPT_ROOT}/hack/boilerplate.go.txt" \
+    "${SCRIPT_ROOT}/pkg/apis"
