@@ -1,0 +1,102 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package server
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"time"
+
+	"go.etcd.io/etcd/server/v3/embed"
+	"k8s.io/klog/v2"
+)
+
+// embeddedEtcd is an etcd member running inside the server process, listening on loopback
+// ports chosen free at start.
+type embeddedEtcd struct {
+	config *embed.Config
+	server *embed.Etcd
+}
+
+func newEmbeddedEtcd(dataDir string) (*embeddedEtcd, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, err
+	}
+	ports, err := freeLoopbackPorts(2)
+	if err != nil {
+		return nil, err
+	}
+	cfg := embed.NewConfig()
+	cfg.Name = "stencil-local"
+	cfg.Dir = dataDir
+	clientURL := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0]))}
+	peerURL := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[1]))}
+	cfg.ListenClientUrls = []url.URL{clientURL}
+	cfg.AdvertiseClientUrls = []url.URL{clientURL}
+	cfg.ListenPeerUrls = []url.URL{peerURL}
+	cfg.AdvertisePeerUrls = []url.URL{peerURL}
+	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	cfg.LogLevel = "error"
+	return &embeddedEtcd{config: cfg}, nil
+}
+
+func (e *embeddedEtcd) clientURL() string { return e.config.ListenClientUrls[0].String() }
+
+func (e *embeddedEtcd) start(ctx context.Context) error {
+	server, err := embed.StartEtcd(e.config)
+	if err != nil {
+		return fmt.Errorf("starting embedded etcd in %s: %w", e.config.Dir, err)
+	}
+	select {
+	case <-server.Server.ReadyNotify():
+	case err := <-server.Err():
+		server.Close()
+		return fmt.Errorf("embedded etcd failed: %w", err)
+	case <-time.After(time.Minute):
+		server.Close()
+		return fmt.Errorf("embedded etcd in %s did not become ready within a minute", e.config.Dir)
+	case <-ctx.Done():
+		server.Close()
+		return ctx.Err()
+	}
+	e.server = server
+	klog.Infof("embedded etcd serving on %s with data in %s", e.clientURL(), e.config.Dir)
+	return nil
+}
+
+func (e *embeddedEtcd) stop() {
+	if e.server != nil {
+		e.server.Close()
+	}
+}
+
+func freeLoopbackPorts(n int) ([]int, error) {
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}

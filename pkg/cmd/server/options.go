@@ -1,0 +1,126 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package server holds the stencil-apiserver command: options, configuration and run.
+package server
+
+import (
+	"fmt"
+	"io"
+	"net"
+
+	"github.com/spf13/pflag"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/apiserver/pkg/endpoints/openapi"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	genericoptions "k8s.io/apiserver/pkg/server/options"
+	"k8s.io/apiserver/pkg/util/compatibility"
+	basecompatibility "k8s.io/component-base/compatibility"
+	netutils "k8s.io/utils/net"
+
+	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/apiserver"
+	stencilopenapi "stencil.dev/stencil/pkg/generated/openapi"
+)
+
+const defaultEtcdPathPrefix = "/registry/templates.stencil.dev"
+
+// StencilServerOptions holds everything the command line can set.
+type StencilServerOptions struct {
+	RecommendedOptions *genericoptions.RecommendedOptions
+	// ComponentGlobalsRegistry holds the effective versions and feature gates of the components.
+	ComponentGlobalsRegistry basecompatibility.ComponentGlobalsRegistry
+	// Local runs the server stand-alone with embedded etcd; see LocalOptions.
+	Local *LocalOptions
+	// AlternateDNS are extra names of the self-signed serving certificate, such as the
+	// APIService's <service>.<namespace>.svc.
+	AlternateDNS []string
+
+	StdOut io.Writer
+	StdErr io.Writer
+}
+
+// NewStencilServerOptions returns the defaults of a server in a cluster.
+func NewStencilServerOptions(out, errOut io.Writer) *StencilServerOptions {
+	o := &StencilServerOptions{
+		RecommendedOptions: genericoptions.NewRecommendedOptions(
+			defaultEtcdPathPrefix,
+			apiserver.Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion),
+		),
+		ComponentGlobalsRegistry: compatibility.DefaultComponentGlobalsRegistry,
+		Local:                    NewLocalOptions(),
+		StdOut:                   out,
+		StdErr:                   errOut,
+	}
+	o.RecommendedOptions.Etcd.StorageConfig.EncodeVersioner = runtime.NewMultiGroupVersioner(
+		v1alpha1.SchemeGroupVersion, schema.GroupKind{Group: v1alpha1.GroupName})
+	return o
+}
+
+// AddFlags adds the flags of every option to fs.
+func (o *StencilServerOptions) AddFlags(fs *pflag.FlagSet) {
+	o.RecommendedOptions.AddFlags(fs)
+	o.Local.AddFlags(fs)
+	fs.StringSliceVar(&o.AlternateDNS, "alternate-dns", o.AlternateDNS,
+		"Extra DNS names of the self-signed serving certificate, such as stencil-apiserver.stencil-system.svc.")
+	o.ComponentGlobalsRegistry.AddFlags(fs)
+}
+
+// Complete fills in what the flags leave open; in local mode it turns the recommended options
+// into a stand-alone server.
+func (o *StencilServerOptions) Complete() error {
+	if o.Local.Enabled {
+		return o.Local.Complete(o.RecommendedOptions)
+	}
+	return nil
+}
+
+// Validate reports every invalid option at once.
+func (o *StencilServerOptions) Validate() error {
+	var errs []error
+	errs = append(errs, o.RecommendedOptions.Validate()...)
+	errs = append(errs, o.ComponentGlobalsRegistry.Validate()...)
+	errs = append(errs, o.Local.Validate()...)
+	return utilerrors.NewAggregate(errs)
+}
+
+// Config builds the server configuration from the completed options.
+func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
+	if err := o.RecommendedOptions.SecureServing.MaybeDefaultWithSelfSignedCerts(
+		"localhost", o.AlternateDNS, []net.IP{netutils.ParseIPSloppy("127.0.0.1")}); err != nil {
+		return nil, fmt.Errorf("creating self-signed certificates: %w", err)
+	}
+
+	serverConfig := genericapiserver.NewRecommendedConfig(apiserver.Codecs)
+	namer := openapi.NewDefinitionNamer(apiserver.Scheme)
+	serverConfig.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(stencilopenapi.GetOpenAPIDefinitions, namer)
+	serverConfig.OpenAPIConfig.Info.Title = "Stencil"
+	serverConfig.OpenAPIConfig.Info.Version = "v1alpha1"
+	serverConfig.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(stencilopenapi.GetOpenAPIDefinitions, namer)
+	serverConfig.OpenAPIV3Config.Info.Title = "Stencil"
+	serverConfig.OpenAPIV3Config.Info.Version = "v1alpha1"
+
+	serverConfig.FeatureGate = o.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
+	serverConfig.EffectiveVersion = o.ComponentGlobalsRegistry.EffectiveVersionFor(basecompatibility.DefaultKubeComponent)
+
+	if err := o.RecommendedOptions.ApplyTo(serverConfig); err != nil {
+		return nil, err
+	}
+	return &apiserver.Config{GenericConfig: serverConfig}, nil
+}

@@ -1,0 +1,95 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package server
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	basecompatibility "k8s.io/component-base/compatibility"
+	baseversion "k8s.io/component-base/version"
+	"k8s.io/klog/v2"
+)
+
+// NewCommandStartStencilServer returns the stencil-apiserver command.
+func NewCommandStartStencilServer(ctx context.Context, defaults *StencilServerOptions) *cobra.Command {
+	o := *defaults
+	cmd := &cobra.Command{
+		Use:   "stencil-apiserver",
+		Short: "Launch the Stencil templates API server",
+		Long: "Launch the Stencil templates API server. In a cluster it is registered as an APIService and " +
+			"delegates authentication and authorization to kube-apiserver; with --local it runs alone on " +
+			"127.0.0.1 with an embedded etcd and writes a kubeconfig for kubectl.",
+		SilenceUsage: true,
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			return o.ComponentGlobalsRegistry.Set()
+		},
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(c.Context())
+		},
+	}
+	cmd.SetContext(ctx)
+
+	// Registering is skipped when a test process already did it.
+	_, _ = o.ComponentGlobalsRegistry.ComponentGlobalsOrRegister(basecompatibility.DefaultKubeComponent,
+		basecompatibility.NewEffectiveVersionFromString(baseversion.DefaultKubeBinaryVersion, "", ""),
+		utilfeature.DefaultMutableFeatureGate)
+	o.AddFlags(cmd.Flags())
+	return cmd
+}
+
+// Run starts the server and blocks until ctx is done and the server has shut down.
+func (o *StencilServerOptions) Run(ctx context.Context) error {
+	if o.Local.Enabled {
+		stop, err := o.Local.Start(ctx)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	config, err := o.Config()
+	if err != nil {
+		return err
+	}
+	if o.Local.Enabled {
+		if err := o.Local.WriteKubeconfig(o.RecommendedOptions); err != nil {
+			return fmt.Errorf("writing the local kubeconfig: %w", err)
+		}
+	}
+	server, err := config.Complete().New()
+	if err != nil {
+		return err
+	}
+	if o.Local.Enabled {
+		server.GenericAPIServer.AddPostStartHookOrDie("stencil-local-ready", func(genericapiserver.PostStartHookContext) error {
+			klog.Infof("Stencil is serving on https://%s; use it with: kubectl --kubeconfig %s get templates",
+				o.Local.serverAddress(o.RecommendedOptions), o.Local.KubeconfigPath())
+			return nil
+		})
+	}
+	return server.GenericAPIServer.PrepareRun().RunWithContext(ctx)
+}

@@ -1,0 +1,92 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package template holds the storage of Templates.
+package template
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/registry/generic"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/storage"
+	"k8s.io/apiserver/pkg/storage/names"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/validation"
+)
+
+// templateStrategy implements the create, update and delete behaviour of Templates.
+type templateStrategy struct {
+	runtime.ObjectTyper
+	names.NameGenerator
+}
+
+var _ rest.RESTCreateUpdateStrategy = templateStrategy{}
+var _ rest.RESTDeleteStrategy = templateStrategy{}
+
+// NewStrategy returns the strategy of Templates.
+func NewStrategy(typer runtime.ObjectTyper) rest.RESTCreateUpdateStrategy {
+	return templateStrategy{typer, names.SimpleNameGenerator}
+}
+
+// GetAttrs returns the labels and selectable fields of a Template.
+func GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
+	t, ok := obj.(*templates.Template)
+	if !ok {
+		return nil, nil, fmt.Errorf("not a Template: %T", obj)
+	}
+	return labels.Set(t.Labels), generic.ObjectMetaFieldsSet(&t.ObjectMeta, true), nil
+}
+
+// Match is the filter of list and watch requests.
+func Match(label labels.Selector, field fields.Selector) storage.SelectionPredicate {
+	return storage.SelectionPredicate{Label: label, Field: field, GetAttrs: GetAttrs}
+}
+
+func (templateStrategy) NamespaceScoped() bool { return true }
+
+func (templateStrategy) PrepareForCreate(context.Context, runtime.Object) {}
+
+func (templateStrategy) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}
+
+func (templateStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return validation.ValidateTemplate(obj.(*templates.Template))
+}
+
+func (templateStrategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
+
+// AllowCreateOnUpdate is false: a Template is created with POST, as with most resources.
+func (templateStrategy) AllowCreateOnUpdate(context.Context) bool { return false }
+
+// AllowUnconditionalUpdate lets kubectl replace work without a resourceVersion; an update that
+// carries one is still checked and answers 409 when it is stale.
+func (templateStrategy) AllowUnconditionalUpdate(context.Context) bool { return true }
+
+func (templateStrategy) Canonicalize(runtime.Object) {}
+
+func (templateStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return validation.ValidateTemplateUpdate(obj.(*templates.Template), old.(*templates.Template))
+}
+
+func (templateStrategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
+	return nil
+}
