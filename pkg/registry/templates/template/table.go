@@ -74,4 +74,3 @@ func ParametersSummary(params []templates.Parameter) string {
 	}
 	return fmt.Sprintf("%d (%d required, %d generated)", len(params), required, generated)
 }
-
