@@ -17,28 +17,18 @@ limitations under the License.
 package server
 
 import (
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"fmt"
-	"math/big"
 	"os"
 	"path/filepath"
-	"time"
 
 	certutil "k8s.io/client-go/util/cert"
-	"k8s.io/client-go/util/keyutil"
+
+	"stencil.dev/stencil/pkg/certs"
 )
 
 const (
-	clientCACertFile = "client-ca.crt"
-	clientCAKeyFile  = "client-ca.key"
-	adminCertFile    = "admin.crt"
-	adminKeyFile     = "admin.key"
+	clientCAName  = "client-ca"
+	adminCertFile = "admin.crt"
+	adminKeyFile  = "admin.key"
 	// adminUser is in system:masters, the one group local mode authorizes.
 	adminUser  = "stencil-admin"
 	adminGroup = "system:masters"
@@ -47,62 +37,22 @@ const (
 // ensureClientCertificates creates, once, a client CA and an administrator certificate signed
 // by it, and returns the CA's file. Later runs reuse them so an existing kubeconfig keeps working.
 func ensureClientCertificates(dir string) (string, error) {
-	caFile := filepath.Join(dir, clientCACertFile)
+	caFile := filepath.Join(dir, clientCAName+".crt")
 	if ok, _ := certutil.CanReadCertAndKey(filepath.Join(dir, adminCertFile), filepath.Join(dir, adminKeyFile)); ok {
 		if _, err := os.Stat(caFile); err == nil {
 			return caFile, nil
 		}
 	}
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := certs.NewCA("stencil-local-client-ca")
 	if err != nil {
 		return "", err
 	}
-	caCert, err := certutil.NewSelfSignedCACert(certutil.Config{CommonName: "stencil-local-client-ca"}, caKey)
+	admin, err := ca.Sign(certs.Request{CommonName: adminUser, Organizations: []string{adminGroup}})
 	if err != nil {
 		return "", err
 	}
-	adminKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
+	if err := ca.Write(dir, clientCAName); err != nil {
 		return "", err
 	}
-	adminDER, err := signClientCert(caCert, caKey, &adminKey.PublicKey)
-	if err != nil {
-		return "", err
-	}
-	if err := writeKeyPair(dir, clientCACertFile, clientCAKeyFile, caCert.Raw, caKey); err != nil {
-		return "", err
-	}
-	if err := writeKeyPair(dir, adminCertFile, adminKeyFile, adminDER, adminKey); err != nil {
-		return "", err
-	}
-	return caFile, nil
-}
-
-func signClientCert(ca *x509.Certificate, caKey crypto.Signer, pub crypto.PublicKey) ([]byte, error) {
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	if err != nil {
-		return nil, err
-	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: adminUser, Organization: []string{adminGroup}},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(10 * 365 * 24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	return x509.CreateCertificate(rand.Reader, tmpl, ca, pub, caKey)
-}
-
-func writeKeyPair(dir, certName, keyName string, certDER []byte, key *ecdsa.PrivateKey) error {
-	keyPEM, err := keyutil.MarshalPrivateKeyToPEM(key)
-	if err != nil {
-		return err
-	}
-	certPEM := pem.EncodeToMemory(&pem.Block{Type: certutil.CertificateBlockType, Bytes: certDER})
-	if err := os.WriteFile(filepath.Join(dir, certName), certPEM, 0o600); err != nil {
-		return fmt.Errorf("writing %s: %w", certName, err)
-	}
-	return os.WriteFile(filepath.Join(dir, keyName), keyPEM, 0o600)
+	return caFile, admin.Write(dir, "admin")
 }
