@@ -1,0 +1,75 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRBAC checks that every verb reaching Stencil through the aggregator is authorized by
+// kube-apiserver's RBAC for the user who made it.
+func TestRBAC(t *testing.T) {
+	ns := "e2e-rbac"
+	mustKubectl(t, "admin", "", "create", "namespace", ns)
+	mustKubectl(t, "admin", "", "create", "-n", ns, "-f", filepath.Join(repoRoot, "artifacts", "examples", "redis.yaml"))
+	mustKubectl(t, "admin", "", "create", "rolebinding", "processor-process", "-n", ns, "--clusterrole=stencil-process", "--user=processor")
+	mustKubectl(t, "admin", "", "create", "rolebinding", "viewer-view", "-n", ns, "--clusterrole=stencil-view", "--user=viewer")
+
+	cases := []struct {
+		user    string
+		args    []string
+		allowed bool
+	}{
+		{"processor", []string{"get", "templates", "-n", ns}, false},
+		{"viewer", []string{"get", "templates", "-n", ns}, true},
+		{"viewer", []string{"get", "template", "redis", "-n", ns}, true},
+		{"viewer", []string{"delete", "template", "redis", "-n", ns}, false},
+		{"nobody", []string{"get", "templates", "-n", ns}, false},
+		{"nobody", []string{"get", "template", "redis", "-n", ns}, false},
+		{"viewer", []string{"get", "templates", "-n", "default"}, false},
+	}
+	for _, tc := range cases {
+		out, err := env.kubectl(tc.user, "", tc.args...)
+		switch {
+		case tc.allowed && err != nil:
+			t.Errorf("%s %v: want allowed, got %v", tc.user, tc.args, err)
+		case !tc.allowed && (err == nil || !strings.Contains(err.Error(), "Forbidden")):
+			t.Errorf("%s %v: want 403 Forbidden, got %v %s", tc.user, tc.args, err, out)
+		}
+	}
+
+	for _, tc := range []struct {
+		user    string
+		allowed bool
+	}{{"viewer", false}, {"nobody", false}} {
+		_, err := env.kubectl(tc.user, "", "create", "-n", ns, "-f", filepath.Join(repoRoot, "artifacts", "examples", "redis.yaml"))
+		if err == nil || !strings.Contains(err.Error(), "Forbidden") {
+			t.Errorf("%s create: want 403, got %v", tc.user, err)
+		}
+	}
+
+	// Impersonation goes through kube-apiserver's impersonation checks and then Stencil's
+	// delegated authorization for the impersonated user.
+	if _, err := env.kubectl("admin", "", "get", "templates", "-n", ns, "--as=viewer"); err != nil {
+		t.Errorf("admin --as=viewer: %v", err)
+	}
+	if _, err := env.kubectl("admin", "", "get", "templates", "-n", ns, "--as=nobody"); err == nil || !strings.Contains(err.Error(), "Forbidden") {
+		t.Errorf("admin --as=nobody: want 403, got %v", err)
+	}
+}
