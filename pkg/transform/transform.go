@@ -24,6 +24,8 @@ package transform
 
 import (
 	"fmt"
+	"reflect"
+	"unsafe"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -31,9 +33,43 @@ import (
 // Object is one Kubernetes object in the pipeline, as decoded by DecodeObjects.
 type Object = map[string]any
 
-// Context carries what a transformer reports besides its result.
+// Context carries what a transformer reports besides its result, and what the pipeline
+// remembers about objects between transformers. The zero value is ready to use.
 type Context struct {
 	warnings []string
+	// origins holds the name and namespace an object had when the pipeline started, recorded
+	// only when a transformer changes them, so that patch targets and replica overrides can
+	// still select it by its original name, as Kustomize's selectors do.
+	origins map[unsafe.Pointer]origin
+}
+
+// origin is the identity an object had before the first rename.
+type origin struct {
+	name, namespace string
+}
+
+// objectKey identifies an object by its map, which transformers edit in place.
+func objectKey(obj Object) unsafe.Pointer { return reflect.ValueOf(obj).UnsafePointer() }
+
+// RecordOrigin remembers obj's current name and namespace as its original identity, unless one
+// is already recorded. Transformers call it before they rename or move an object.
+func (c *Context) RecordOrigin(obj Object) {
+	key := objectKey(obj)
+	if _, ok := c.origins[key]; ok {
+		return
+	}
+	if c.origins == nil {
+		c.origins = map[unsafe.Pointer]origin{}
+	}
+	c.origins[key] = origin{name: nestedString(obj, "metadata", "name"), namespace: nestedString(obj, "metadata", "namespace")}
+}
+
+// OriginalName returns the name and namespace obj had when the pipeline started.
+func (c *Context) OriginalName(obj Object) (name, namespace string) {
+	if o, ok := c.origins[objectKey(obj)]; ok {
+		return o.name, o.namespace
+	}
+	return nestedString(obj, "metadata", "name"), nestedString(obj, "metadata", "namespace")
 }
 
 // Warnf records a warning; the server returns warnings as API warnings.

@@ -45,7 +45,7 @@ func smallTemplate(name string) *templatesv1.Template {
 	return &templatesv1.Template{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Parameters: []templatesv1.Parameter{{Name: "NAME", Value: name}},
-		Objects: []runtime.RawExtension{{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${NAME}"}}`)}},
+		Objects:    []runtime.RawExtension{{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${NAME}"}}`)}},
 	}
 }
 
