@@ -1,0 +1,193 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package process
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+)
+
+// Compile validates a Template and compiles it into a Plan. All problems are returned at once.
+// In the OpenShift dialect, references to undeclared parameters are warnings of the Plan
+// (see Result.Warnings) instead of errors.
+func Compile(t *templates.Template, d Dialect) (*Plan, field.ErrorList) {
+	c := newCompiler(t, d)
+	c.compileText()
+	c.plan.objects = c.compileObjects(t.Objects, field.NewPath("objects"), true)
+	c.plan.transformers = c.compileObjects(t.Transformers, field.NewPath("transformers"), false)
+	c.plan.transformerOverrides = c.compileObjects(t.TransformerOverrides, field.NewPath("transformerOverrides"), false)
+	c.plan.warnings = c.warnings.list()
+	if len(c.errs) > 0 {
+		return nil, c.errs
+	}
+	return c.plan, nil
+}
+
+// Validate reports every problem Compile would find.
+func Validate(t *templates.Template, d Dialect) field.ErrorList {
+	_, errs := Compile(t, d)
+	return errs
+}
+
+// compiler holds the state of one Compile call.
+type compiler struct {
+	plan     *Plan
+	template *templates.Template
+	sx       *syntax
+	errs     field.ErrorList
+	warnings warningSet
+	// forceSlow sends every object through the slow path; tests compare both paths with it.
+	forceSlow bool
+}
+
+func newCompiler(t *templates.Template, d Dialect) *compiler {
+	params, index, errs := compileParameters(t.Parameters, d)
+	labelsPath := field.NewPath("objectLabels")
+	if d == OpenShift {
+		labelsPath = field.NewPath("labels")
+	}
+	return &compiler{
+		plan: &Plan{
+			dialect:    d,
+			params:     params,
+			index:      index,
+			usage:      make([]paramUsage, len(params)),
+			labelsPath: labelsPath,
+		},
+		template: t,
+		sx:       &syntax{dialect: d, params: index},
+		errs:     errs,
+	}
+}
+
+// compileText compiles the message and the template's object labels.
+func (c *compiler) compileText() {
+	c.plan.message = c.textTemplate(c.template.Message, func() *field.Path { return field.NewPath("message") })
+	keys := make([]string, 0, len(c.template.ObjectLabels))
+	for k := range c.template.ObjectLabels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		path := func() *field.Path { return c.plan.labelsPath.Key(k) }
+		c.plan.labels = append(c.plan.labels, labelTemplate{
+			key:    c.textTemplate(k, path),
+			value:  c.textTemplate(c.template.ObjectLabels[k], path),
+			source: k,
+		})
+	}
+}
+
+// textTemplate compiles a plain-text string. Typed references substitute as text there; in
+// the OpenShift dialect ${{P}} is not substituted in text, as in OpenShift.
+func (c *compiler) textTemplate(s string, path func() *field.Path) []textPart {
+	segs, _ := c.sx.split([]byte(s))
+	var parts []textPart
+	for _, seg := range segs {
+		param := -1
+		if seg.ref {
+			switch {
+			case seg.param < 0:
+				c.undeclared(seg, path)
+			case c.plan.dialect == OpenShift && seg.typed:
+			default:
+				param = seg.param
+			}
+		}
+		if param < 0 && len(parts) > 0 && parts[len(parts)-1].param < 0 {
+			parts[len(parts)-1].literal += string(seg.text)
+			continue
+		}
+		parts = append(parts, textPart{literal: string(seg.text), param: param})
+	}
+	return parts
+}
+
+// undeclared reports a reference to an undeclared parameter: an error in our dialect, kept as
+// written with a warning in OpenShift's.
+func (c *compiler) undeclared(seg segment, path func() *field.Path) {
+	if c.plan.dialect == OpenShift {
+		c.warnings.add(fmt.Sprintf("%s refers to the undeclared parameter %s and is kept as written", seg.text, seg.name), path().String())
+		return
+	}
+	c.errs = append(c.errs, field.Invalid(path(), string(seg.text), fmt.Sprintf("%s is not a declared parameter", seg.name)))
+}
+
+// compileObjects compiles objects (or transformer configs, which get no labels, namespace
+// stripping or groupification) and adds their errors.
+func (c *compiler) compileObjects(raws []runtime.RawExtension, base *field.Path, templateObjects bool) []compiledObject {
+	out := make([]compiledObject, 0, len(raws))
+	for i := range raws {
+		raw := raws[i].Raw
+		if raw == nil && raws[i].Object != nil {
+			var err error
+			if raw, err = json.Marshal(raws[i].Object); err != nil {
+				c.errs = append(c.errs, field.Invalid(base.Index(i), "", err.Error()))
+				continue
+			}
+		}
+		obj, errs := c.compileObject(raw, base.Index(i), templateObjects)
+		c.errs = append(c.errs, errs...)
+		if len(errs) == 0 {
+			out = append(out, obj)
+			c.plan.staticSize += len(raw)
+		}
+	}
+	return out
+}
+
+// warningSet collects warnings, one per distinct message, with the first place and a count.
+type warningSet struct {
+	order []string
+	seen  map[string]*warning
+}
+
+type warning struct {
+	first string
+	more  int
+}
+
+func (w *warningSet) add(msg, path string) {
+	if existing, ok := w.seen[msg]; ok {
+		existing.more++
+		return
+	}
+	if w.seen == nil {
+		w.seen = map[string]*warning{}
+	}
+	w.seen[msg] = &warning{first: path}
+	w.order = append(w.order, msg)
+}
+
+func (w *warningSet) list() []string {
+	var out []string
+	for _, msg := range w.order {
+		at := w.seen[msg]
+		s := fmt.Sprintf("%s: %s", at.first, msg)
+		if at.more > 0 {
+			s += fmt.Sprintf(" (and %d more places)", at.more)
+		}
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,96 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package process turns a Template and parameter values into the objects of a v1 List.
+//
+// It is a pure library shared by the server, the stencil CLI and the tests, so that every path
+// gives the same bytes for the same input. It imports nothing from the server.
+//
+// # Use
+//
+// DecodeTemplate reads a Template (ours, OpenShift's template.openshift.io/v1 or the legacy
+// "apiVersion: v1, kind: Template") from JSON or YAML. Compile validates it and compiles it
+// once into a Plan; Plan.Execute processes it with one request's values. A Plan is immutable
+// and safe for concurrent Execute calls, so the server caches the plans of stored templates.
+//
+// # Why a plan
+//
+// A generic engine decodes every object into maps, walks them and encodes them again, which
+// costs more than the substitution itself. Compile instead validates and compacts each object
+// once, then splits its bytes at every parameter reference and at every place a request can
+// change the structure (metadata.labels, selectors, pod-template labels, members a null value
+// removes). Runs of bytes that no request can change are kept as they are, so Execute mostly
+// copies bytes into one output buffer. Objects whose structure depends on parameter values
+// (a parameterised kind, a whole metadata given by ${{P}}, a substituted key on the path to
+// the labels) take a slower path: they are written the same way and then re-shaped as a small
+// tree; the result is the same.
+//
+// # Syntax (Stencil dialect)
+//
+//   - ${P} and $(P) are replaced by the value of P; the text around them is kept.
+//   - ${{P}} and $((P)) forming the whole string are replaced by the value parsed as JSON; a
+//     value that is not JSON stays a string. A JSON null removes the member of an object and
+//     stays null in an array. With text around them they substitute as text (the proposal's
+//     rule for $((P)); ${{P}} behaves the same, so that both families are interchangeable).
+//     In map keys, message and labels they always substitute as text.
+//   - $$ before a reference escapes it: "$${P}" yields "${P}". $$ before anything that would
+//     not be substituted is left alone, so Kubernetes' own "$$(VAR)" escape keeps working.
+//   - A value is never scanned again: P="${Q}" yields the literal "${Q}".
+//   - Numbers are copied as written, so big integers keep full precision. A parameter of type
+//     int substitutes through ${{P}} as the canonical integer (leading zeros dropped).
+//   - $(X) where X is not a parameter is Kubernetes' variable syntax and is left alone.
+//     $(X) where X is a parameter and also a variable Kubernetes would expand at that place is
+//     an error: in command and args, any env var of the container; in env[k].value, the env
+//     vars env[0..k-1] (Kubernetes expands only earlier ones there).
+//   - ${X}, ${{X}} and $((X)) naming no declared parameter are errors.
+//   - Map keys, kind and apiVersion are substituted too.
+//
+// # OpenShift dialect
+//
+// An OpenShift Template is processed as OpenShift's processor does, except for its bugs:
+//
+//   - Only ${P} and ${{P}} exist. $(P) and $((P)) are left alone, because OpenShift templates
+//     use $(VAR) for Kubernetes variables whose names often equal parameter names.
+//   - ${{P}} is typed only as the whole string; with text around it is left as written (as in
+//     OpenShift), with a warning when P is declared.
+//   - There is no $$ escape, as in OpenShift: "$${P}" yields "$" and the value.
+//   - References to undeclared parameters stay as written, with one warning per name.
+//   - labels go to metadata.labels only, never to selectors or pod templates.
+//   - OpenShift kinds written with a group-less apiVersion get their group after substitution
+//     (DeploymentConfig v1 -> apps.openshift.io/v1, Route -> route.openshift.io/v1, ...).
+//
+// Fixed bugs: generator ranges include their upper bound and use crypto/rand; null in an array
+// stays null instead of panicking; a typed reference in a map key substitutes as text instead
+// of panicking; values are not re-scanned; numbers keep their precision; duplicate parameter
+// names are an error instead of a silent choice; a ${{P}} namespace counts as parameterised.
+//
+// # Other rules
+//
+//   - A parameter takes the caller's value if one is given (even an empty one), else its
+//     default. A value still empty is generated when the parameter has a generator; a value
+//     still empty after that is an error when the parameter is required. Values are checked
+//     against the parameter's type. Caller values for undeclared parameters are errors unless
+//     Request.IgnoreUnknownParameters is set.
+//   - Object labels (the template's, substituted, then the caller's over them) go to
+//     metadata.labels of every object. In the Stencil dialect they also go to the selectors and
+//     pod-template labels of Deployment, ReplicaSet, StatefulSet, DaemonSet (apps, extensions),
+//     ReplicationController, Job and CronJob (batch) and to Service selectors. A selector is
+//     extended only where one exists (a Service without selector stays without); missing label
+//     maps under an existing selector or pod template are created.
+//   - A hardcoded metadata.namespace is removed; one holding a reference is kept.
+//   - Errors are collected and returned together as a field.ErrorList with paths such as
+//     parameters[3] or objects[2].spec.replicas; nothing panics on any input.
+package process

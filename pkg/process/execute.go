@@ -1,0 +1,215 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package process
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+)
+
+// Process compiles and executes a Template in one call, for templates that are not cached.
+func Process(t *templates.Template, d Dialect, req Request) (*Result, field.ErrorList) {
+	plan, errs := Compile(t, d)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return plan.Execute(req)
+}
+
+// Execute processes the plan with one request's values. All problems are returned at once.
+func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
+	values, errs := p.resolveParameters(&req)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	x := &executor{plan: p, values: make([]paramValue, len(values))}
+	for i, v := range values {
+		x.values[i] = prepareValue(v, p.params[i].Type, p.usage[i])
+	}
+	labels, errs := p.objectLabels(values, req.Labels)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	x.setLabels(labels)
+
+	result := &Result{
+		Message:    renderText(p.message, values),
+		Parameters: make([]templates.Parameter, len(p.params)),
+		Warnings:   append([]string(nil), p.warnings...),
+	}
+	for i := range p.params {
+		result.Parameters[i] = p.params[i].Parameter
+		result.Parameters[i].Value = values[i]
+	}
+	result.Objects = x.writeList(p.objects)
+	result.list, result.listFor = x.buf, result.Objects
+	result.Transformers = x.writeConfigs(p.transformers)
+	result.TransformerOverrides = x.writeConfigs(p.transformerOverrides)
+	if len(x.errs) > 0 {
+		return nil, x.errs
+	}
+	return result, nil
+}
+
+// paramValue is a parameter's value prepared for the forms the plan uses it in.
+type paramValue struct {
+	raw string
+	// text is the value escaped for the inside of a JSON string.
+	text []byte
+	// json is the value as a JSON value: itself when it is JSON, else a JSON string.
+	json []byte
+	null bool
+}
+
+func prepareValue(v string, t templates.ParameterType, usage paramUsage) paramValue {
+	pv := paramValue{raw: v}
+	if usage&usedAsText != 0 {
+		pv.text = appendEscaped(nil, v)
+	}
+	if usage&usedAsJSON != 0 {
+		if t == templates.ParameterTypeInt && v != "" && t.CheckValue(v) == nil {
+			v = canonicalInteger(v)
+		}
+		if compact, err := compactJSON([]byte(v)); err == nil {
+			pv.json, pv.null = compact, string(compact) == "null"
+		} else {
+			pv.json = appendQuoted(nil, v)
+		}
+	}
+	return pv
+}
+
+// renderText substitutes values into a plain-text template.
+func renderText(parts []textPart, values []string) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if p.param < 0 {
+			b.WriteString(p.literal)
+		} else {
+			b.WriteString(values[p.param])
+		}
+	}
+	return b.String()
+}
+
+// objectLabels returns the template's labels, substituted, with the caller's merged over them,
+// after checking they are valid labels.
+func (p *Plan) objectLabels(values []string, callerLabels map[string]string) (map[string]string, field.ErrorList) {
+	labels := make(map[string]string, len(p.labels)+len(callerLabels))
+	for _, l := range p.labels {
+		labels[renderText(l.key, values)] = renderText(l.value, values)
+	}
+	errs := metav1validation.ValidateLabels(labels, p.labelsPath)
+	for k, v := range callerLabels {
+		labels[k] = v
+	}
+	return labels, append(errs, metav1validation.ValidateLabels(callerLabels, field.NewPath("labels"))...)
+}
+
+// executor writes one request's output.
+type executor struct {
+	plan   *Plan
+	values []paramValue
+	buf    []byte
+	errs   field.ErrorList
+
+	// labels are the object labels as `"key":"value"` members, sorted by key; labelIndex finds
+	// them by key; labelObject is all of them as a JSON object.
+	labels      []labelMember
+	labelIndex  map[string]int
+	labelObject []byte
+	// used marks the labels a label map already had, while it is written.
+	used []bool
+}
+
+type labelMember struct {
+	key    string
+	member []byte
+}
+
+func (x *executor) setLabels(labels map[string]string) {
+	if len(labels) == 0 {
+		return
+	}
+	x.labelIndex = make(map[string]int, len(labels))
+	for k := range labels {
+		x.labels = append(x.labels, labelMember{key: k})
+	}
+	sort.Slice(x.labels, func(i, j int) bool { return x.labels[i].key < x.labels[j].key })
+	x.labelObject = append(x.labelObject, '{')
+	for i := range x.labels {
+		l := &x.labels[i]
+		l.member = appendQuoted(nil, l.key)
+		l.member = append(l.member, ':')
+		l.member = appendQuoted(l.member, labels[l.key])
+		x.labelIndex[l.key] = i
+		if i > 0 {
+			x.labelObject = append(x.labelObject, ',')
+		}
+		x.labelObject = append(x.labelObject, l.member...)
+	}
+	x.labelObject = append(x.labelObject, '}')
+	x.used = make([]bool, len(x.labels))
+}
+
+// writeList writes the objects inside a v1 List and returns each object's bytes.
+func (x *executor) writeList(objects []compiledObject) []json.RawMessage {
+	x.buf = make([]byte, 0, x.plan.staticSize+x.plan.staticSize/4+len(listPrefix)+len(listSuffix)+256)
+	x.buf = append(x.buf, listPrefix...)
+	bounds := make([]int, 0, 2*len(objects))
+	for i := range objects {
+		if i > 0 {
+			x.buf = append(x.buf, ',')
+		}
+		start := len(x.buf)
+		x.write(&objects[i].root)
+		if objects[i].slow {
+			x.reshape(start, &objects[i])
+		}
+		bounds = append(bounds, start, len(x.buf))
+	}
+	x.buf = append(x.buf, listSuffix...)
+	out := make([]json.RawMessage, len(objects))
+	for i := range out {
+		start, end := bounds[2*i], bounds[2*i+1]
+		out[i] = x.buf[start:end:end]
+	}
+	return out
+}
+
+// writeConfigs writes transformer configs into a buffer of their own.
+func (x *executor) writeConfigs(configs []compiledObject) []json.RawMessage {
+	if len(configs) == 0 {
+		return nil
+	}
+	list := x.buf
+	x.buf = nil
+	out := make([]json.RawMessage, len(configs))
+	for i := range configs {
+		start := len(x.buf)
+		x.write(&configs[i].root)
+		out[i] = x.buf[start:len(x.buf):len(x.buf)]
+	}
+	x.buf = list
+	return out
+}

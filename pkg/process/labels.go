@@ -1,0 +1,142 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package process
+
+import "strings"
+
+// labelTarget is a node in the tree of paths, from an object's root, where object labels go.
+type labelTarget struct {
+	key string
+	// create makes the member when it is missing (and there are labels to add), so that every
+	// object gets metadata.labels and an existing pod template gets its labels. Selectors are
+	// never created: a Service without selector must stay without.
+	create bool
+	// labels marks a label map: the labels are merged into it.
+	labels   bool
+	children []*labelTarget
+}
+
+// child returns the target under t for the member named key.
+func (t *labelTarget) child(key string) *labelTarget {
+	for _, c := range t.children {
+		if c.key == key {
+			return c
+		}
+	}
+	return nil
+}
+
+func target(key string, create bool, children ...*labelTarget) *labelTarget {
+	return &labelTarget{key: key, create: create, children: children}
+}
+
+func labelMap(key string, create bool) *labelTarget {
+	return &labelTarget{key: key, create: create, labels: true}
+}
+
+var (
+	metadataLabels = target("metadata", true, labelMap("labels", true))
+	podTemplate    = target("template", false, metadataLabels)
+	labelSelector  = target("selector", false, labelMap("matchLabels", true))
+
+	// metadataTargets is what every object gets, and all an OpenShift Template's labels reach.
+	metadataTargets = target("", false, metadataLabels)
+	// workloadTargets: Deployment, ReplicaSet, StatefulSet, DaemonSet and Job.
+	workloadTargets = target("", false, metadataLabels, target("spec", false, labelSelector, podTemplate))
+	// replicationControllerTargets: its selector is a plain map.
+	replicationControllerTargets = target("", false, metadataLabels,
+		target("spec", false, labelMap("selector", false), podTemplate))
+	serviceTargets = target("", false, metadataLabels, target("spec", false, labelMap("selector", false)))
+	cronJobTargets = target("", false, metadataLabels,
+		target("spec", false, target("jobTemplate", false, target("spec", false, labelSelector, podTemplate))))
+)
+
+// labelTargetsFor returns where object labels go in an object of this apiVersion and kind.
+func labelTargetsFor(d Dialect, apiVersion, kind string) *labelTarget {
+	if d == OpenShift {
+		return metadataTargets
+	}
+	group, _, hasGroup := strings.Cut(apiVersion, "/")
+	if !hasGroup {
+		group = ""
+	}
+	switch {
+	case group == "" && kind == "Service":
+		return serviceTargets
+	case group == "" && kind == "ReplicationController":
+		return replicationControllerTargets
+	case (group == "apps" || group == "extensions") && (kind == "Deployment" || kind == "ReplicaSet" || kind == "DaemonSet"),
+		group == "apps" && kind == "StatefulSet",
+		group == "batch" && kind == "Job":
+		return workloadTargets
+	case group == "batch" && kind == "CronJob":
+		return cronJobTargets
+	}
+	return metadataTargets
+}
+
+// groupify gives the OpenShift kinds of the legacy group-less API their group, as OpenShift's
+// processor does after substitution: DeploymentConfig v1 becomes apps.openshift.io/v1.
+func groupify(apiVersion, kind string) (string, bool) {
+	if strings.Contains(apiVersion, "/") {
+		return apiVersion, false
+	}
+	group, ok := legacyOpenShiftKinds[kind]
+	if !ok {
+		return apiVersion, false
+	}
+	return group + "/" + apiVersion, true
+}
+
+// legacyOpenShiftKinds maps the kinds of OpenShift's legacy group-less API to their groups.
+var legacyOpenShiftKinds = func() map[string]string {
+	groups := map[string][]string{
+		"apps.openshift.io": {"DeploymentConfig", "DeploymentConfigList", "DeploymentConfigRollback",
+			"DeploymentLog", "DeploymentRequest"},
+		"authorization.openshift.io": {"ClusterRoleBinding", "ClusterRoleBindingList", "ClusterRole",
+			"ClusterRoleList", "RoleBindingRestriction", "RoleBindingRestrictionList", "RoleBinding",
+			"RoleBindingList", "Role", "RoleList", "SubjectRulesReview", "SelfSubjectRulesReview",
+			"ResourceAccessReview", "LocalResourceAccessReview", "SubjectAccessReview",
+			"LocalSubjectAccessReview"},
+		"build.openshift.io": {"BuildConfig", "BuildConfigList", "Build", "BuildList",
+			"BinaryBuildRequestOptions", "BuildLog", "BuildRequest"},
+		"image.openshift.io": {"Image", "ImageList", "ImageSignature", "ImageStreamImage",
+			"ImageStreamImport", "ImageStreamMapping", "ImageStream", "ImageStreamList",
+			"ImageStreamTag", "ImageStreamTagList"},
+		"network.openshift.io": {"ClusterNetwork", "ClusterNetworkList", "EgressNetworkPolicy",
+			"EgressNetworkPolicyList", "HostSubnet", "HostSubnetList", "NetNamespace", "NetNamespaceList"},
+		"oauth.openshift.io": {"OAuthAccessToken", "OAuthAccessTokenList", "OAuthAuthorizeToken",
+			"OAuthAuthorizeTokenList", "OAuthClientAuthorization", "OAuthClientAuthorizationList",
+			"OAuthClient", "OAuthClientList"},
+		"project.openshift.io": {"Project", "ProjectList", "ProjectRequest"},
+		"quota.openshift.io": {"ClusterResourceQuota", "ClusterResourceQuotaList",
+			"AppliedClusterResourceQuota", "AppliedClusterResourceQuotaList"},
+		"route.openshift.io": {"Route", "RouteList"},
+		"security.openshift.io": {"SecurityContextConstraints", "SecurityContextConstraintsList",
+			"PodSecurityPolicySubjectReview", "PodSecurityPolicySelfSubjectReview", "PodSecurityPolicyReview"},
+		"template.openshift.io": {"Template", "TemplateList"},
+		"user.openshift.io": {"Group", "GroupList", "Identity", "IdentityList", "UserIdentityMapping",
+			"User", "UserList"},
+	}
+	kinds := map[string]string{}
+	for group, names := range groups {
+		for _, kind := range names {
+			kinds[kind] = group
+		}
+	}
+	return kinds
+}()

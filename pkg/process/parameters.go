@@ -1,0 +1,177 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package process
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+)
+
+// compiledParameter is a declared parameter with its generator parsed.
+type compiledParameter struct {
+	templates.Parameter
+	generator *expression
+}
+
+// validParameterName reports whether name is a parameter name of the dialect: a C identifier
+// for ours, OpenShift's ^[a-zA-Z0-9_]+$ for theirs.
+func validParameterName(name string, d Dialect) bool {
+	for i := 0; i < len(name); i++ {
+		if !isBraceNameChar(name[i]) {
+			return false
+		}
+	}
+	return name != "" && (d == OpenShift || isParenNameStart(name[0]))
+}
+
+// compileParameters validates the declared parameters and indexes them by name.
+func compileParameters(params []templates.Parameter, d Dialect) ([]compiledParameter, map[string]int, field.ErrorList) {
+	var errs field.ErrorList
+	out := make([]compiledParameter, len(params))
+	index := make(map[string]int, len(params))
+	base := field.NewPath("parameters")
+	for i, p := range params {
+		path := base.Index(i)
+		out[i].Parameter = p
+		switch _, dup := index[p.Name]; {
+		case p.Name == "":
+			errs = append(errs, field.Required(path.Child("name"), ""))
+		case !validParameterName(p.Name, d):
+			pattern := "^[A-Za-z_][A-Za-z0-9_]*$"
+			if d == OpenShift {
+				pattern = "^[a-zA-Z0-9_]+$"
+			}
+			errs = append(errs, field.Invalid(path.Child("name"), p.Name, "must match "+pattern))
+		case dup:
+			errs = append(errs, field.Duplicate(path.Child("name"), p.Name))
+		default:
+			index[p.Name] = i
+		}
+		if err := checkType(p.Type); err != nil {
+			errs = append(errs, field.NotSupported(path.Child("type"), p.Type, templates.SupportedParameterTypes))
+		} else if err := p.Type.CheckValue(p.Value); err != nil {
+			errs = append(errs, field.Invalid(path.Child("value"), shownValue(p.Type, p.Value), err.Error()))
+		}
+		switch p.Generate {
+		case "":
+		case templates.GeneratorExpression:
+			if p.From == "" {
+				errs = append(errs, field.Required(path.Child("from"), "the expression generator needs an expression"))
+				break
+			}
+			gen, err := parseExpression(p.From)
+			if err != nil {
+				errs = append(errs, field.Invalid(path.Child("from"), p.From, err.Error()))
+				break
+			}
+			out[i].generator = gen
+		default:
+			errs = append(errs, field.NotSupported(path.Child("generate"), p.Generate, []string{templates.GeneratorExpression}))
+		}
+	}
+	return out, index, errs
+}
+
+// checkType rejects a parameter type we do not know.
+func checkType(t templates.ParameterType) error {
+	for _, known := range templates.SupportedParameterTypes {
+		if string(t) == known {
+			return nil
+		}
+	}
+	if t == "" {
+		return nil
+	}
+	return fmt.Errorf("unknown type %q", t)
+}
+
+// shownValue keeps base64 values, which are usually secrets, out of error messages.
+func shownValue(t templates.ParameterType, value string) any {
+	if t == templates.ParameterTypeBase64 {
+		return field.OmitValueType{}
+	}
+	return value
+}
+
+// resolveParameters computes the final value of every parameter for one request: the
+// caller's value, else the default; generated when still empty; then required and type checks.
+func (p *Plan) resolveParameters(req *Request) ([]string, field.ErrorList) {
+	var errs field.ErrorList
+	if !req.IgnoreUnknownParameters {
+		var unknown []string
+		for name := range req.Parameters {
+			if _, ok := p.index[name]; !ok {
+				unknown = append(unknown, name)
+			}
+		}
+		sort.Strings(unknown)
+		for _, name := range unknown {
+			errs = append(errs, field.Invalid(field.NewPath("parameters").Key(name), name,
+				"the template declares no such parameter (set ignoreUnknownParameters to allow it)"))
+		}
+	}
+	gen := req.Generator
+	if gen == nil {
+		gen = CryptoGenerator
+	}
+	values := make([]string, len(p.params))
+	base := field.NewPath("parameters")
+	for i := range p.params {
+		param := &p.params[i]
+		value, given := req.Parameters[param.Name]
+		if !given {
+			value = param.Value
+		}
+		// The default was checked by Compile; what the caller gave or the generator made was not.
+		unchecked := given
+		if value == "" && param.generator != nil {
+			value = param.generator.generate(gen)
+			unchecked = true
+		}
+		switch {
+		case value == "" && param.Required:
+			errs = append(errs, field.Required(base.Index(i),
+				fmt.Sprintf("parameter %s is required and must be specified", param.Name)))
+		case unchecked:
+			if err := param.Type.CheckValue(value); err != nil {
+				errs = append(errs, field.Invalid(base.Index(i), shownValue(param.Type, value),
+					fmt.Sprintf("parameter %s %s", param.Name, err.Error())))
+			}
+		}
+		values[i] = value
+	}
+	return values, errs
+}
+
+// canonicalInteger drops the leading zeros of an integer parameter, so that ${{P}} yields a
+// JSON number for every value the int type accepts.
+func canonicalInteger(s string) string {
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	s = strings.TrimLeft(s, "0")
+	if s == "" {
+		return "0"
+	}
+	return sign + s
+}

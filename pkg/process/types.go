@@ -1,0 +1,122 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package process
+
+import (
+	"encoding/json"
+	"io"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+)
+
+// Dialect names the rules a Template is processed by.
+type Dialect int
+
+const (
+	// Stencil is the dialect of templates.stencil.dev Templates.
+	Stencil Dialect = iota
+	// OpenShift is the dialect of template.openshift.io/v1 Templates and of the legacy
+	// "apiVersion: v1, kind: Template" spelling.
+	OpenShift
+)
+
+// String returns the dialect's name.
+func (d Dialect) String() string {
+	if d == OpenShift {
+		return "OpenShift"
+	}
+	return "Stencil"
+}
+
+// Request holds one caller's input to Plan.Execute.
+type Request struct {
+	// Parameters are the caller's values by parameter name; they win over defaults.
+	Parameters map[string]string
+	// Labels are extra object labels, merged over the template's own.
+	Labels map[string]string
+	// IgnoreUnknownParameters accepts values for parameters the template does not declare.
+	IgnoreUnknownParameters bool
+	// Generator is the randomness behind generated values; nil means crypto/rand.
+	Generator Generator
+}
+
+// Result is the output of processing.
+type Result struct {
+	// Objects are the processed objects in template order, each one compact JSON object.
+	Objects []json.RawMessage
+	// Message is the template's message with parameters substituted.
+	Message string
+	// Parameters are the template's parameters with their final values, generated ones included.
+	Parameters []templates.Parameter
+	// Warnings are problems that did not stop processing.
+	Warnings []string
+	// Transformers are the template's transformer configs with parameters substituted.
+	Transformers []json.RawMessage
+	// TransformerOverrides are the template's transformer overrides with parameters substituted.
+	TransformerOverrides []json.RawMessage
+
+	// list is the v1 List Execute wrote around Objects, valid while Objects is unchanged.
+	list    []byte
+	listFor []json.RawMessage
+}
+
+// listPrefix and listSuffix wrap the objects of a processed template into a v1 List.
+const (
+	listPrefix = `{"apiVersion":"v1","kind":"List","items":[`
+	listSuffix = `]}`
+)
+
+// List returns the objects as the bytes of a v1 List:
+// {"apiVersion":"v1","kind":"List","items":[...]}.
+func (r *Result) List() []byte {
+	if r.list != nil && sameObjects(r.listFor, r.Objects) {
+		return r.list
+	}
+	size := len(listPrefix) + len(listSuffix) + len(r.Objects)
+	for _, o := range r.Objects {
+		size += len(o)
+	}
+	out := make([]byte, 0, size)
+	out = append(out, listPrefix...)
+	for i, o := range r.Objects {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, o...)
+	}
+	return append(out, listSuffix...)
+}
+
+// WriteList writes the bytes of List to w.
+func (r *Result) WriteList(w io.Writer) error {
+	_, err := w.Write(r.List())
+	return err
+}
+
+// sameObjects reports whether the caller left the objects as Execute returned them, so that
+// the List Execute already wrote around them is still right.
+func sameObjects(a, b []json.RawMessage) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if len(a[i]) != len(b[i]) || (len(a[i]) > 0 && &a[i][0] != &b[i][0]) {
+			return false
+		}
+	}
+	return true
+}
