@@ -1,0 +1,135 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package jsonpath
+
+import (
+	"maps"
+	"slices"
+)
+
+// The evaluators work on trees as encoding/json decodes them into any: map[string]any,
+// []any and scalars. A segment that does not fit the node it meets (a member name on an
+// array, an index on an object, anything on a scalar or null, an index out of range) selects
+// nothing, as in RFC 9535, so a path through missing parts of an object is a silent no-op.
+
+// Select returns the values the path selects in root: array elements in order, and the members
+// a wildcard selects in an object in key order, so results are deterministic.
+func Select(root any, p Path) []any {
+	nodes := []any{root}
+	for _, seg := range p {
+		var next []any
+		for _, n := range nodes {
+			switch n := n.(type) {
+			case map[string]any:
+				switch seg.Kind {
+				case Member:
+					if v, ok := n[seg.Name]; ok {
+						next = append(next, v)
+					}
+				case Wildcard:
+					for _, k := range slices.Sorted(maps.Keys(n)) {
+						next = append(next, n[k])
+					}
+				}
+			case []any:
+				switch seg.Kind {
+				case Index:
+					if i, ok := resolveIndex(seg.Index, len(n)); ok {
+						next = append(next, n[i])
+					}
+				case Wildcard:
+					next = append(next, n...)
+				}
+			}
+		}
+		nodes = next
+	}
+	return nodes
+}
+
+// Remove deletes from root every node the path selects. An object member is deleted (never
+// set to null); an array element is cut out, so later elements move up. A path that selects
+// nothing changes nothing. Remove never replaces root itself: Parse rejects "$" alone.
+func Remove(root map[string]any, p Path) {
+	if len(p) == 0 {
+		return
+	}
+	remove(root, p)
+}
+
+// remove deletes what p selects below node and returns the node to store in its parent's
+// place: cutting an element out of an array yields a new slice header.
+func remove(node any, p Path) any {
+	seg, rest := p[0], p[1:]
+	switch n := node.(type) {
+	case map[string]any:
+		switch seg.Kind {
+		case Member:
+			child, ok := n[seg.Name]
+			switch {
+			case !ok:
+			case len(rest) == 0:
+				delete(n, seg.Name)
+			default:
+				n[seg.Name] = remove(child, rest)
+			}
+		case Wildcard:
+			if len(rest) == 0 {
+				clear(n)
+				break
+			}
+			for k, child := range n {
+				n[k] = remove(child, rest)
+			}
+		}
+	case []any:
+		switch seg.Kind {
+		case Index:
+			i, ok := resolveIndex(seg.Index, len(n))
+			switch {
+			case !ok:
+			case len(rest) == 0:
+				// A fresh slice: the old backing array may be shared with a caller's copy.
+				out := make([]any, 0, len(n)-1)
+				out = append(out, n[:i]...)
+				return append(out, n[i+1:]...)
+			default:
+				n[i] = remove(n[i], rest)
+			}
+		case Wildcard:
+			if len(rest) == 0 {
+				// An empty array, not null: the field stays, with every element removed.
+				return []any{}
+			}
+			for i := range n {
+				n[i] = remove(n[i], rest)
+			}
+		}
+	}
+	return node
+}
+
+// resolveIndex maps an RFC 9535 index, negative counting from the end, into [0, length).
+func resolveIndex(i int64, length int) (int, bool) {
+	if i < 0 {
+		i += int64(length)
+	}
+	if i < 0 || i >= int64(length) {
+		return 0, false
+	}
+	return int(i), true
+}
