@@ -1,0 +1,140 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package process
+
+import (
+	"strings"
+	"testing"
+)
+
+// labelled wraps objects into one of our Templates with objectLabels app=${APP} and a ${L} key.
+func labelled(dialect Dialect, objects string) string {
+	field := "objectLabels"
+	apiVersion := "templates.stencil.dev/v1alpha1"
+	if dialect == OpenShift {
+		field, apiVersion = "labels", "template.openshift.io/v1"
+	}
+	return `{"apiVersion":"` + apiVersion + `","kind":"Template","metadata":{"name":"t"},` +
+		`"parameters":[{"name":"APP","value":"web"},{"name":"L","value":"tier"},{"name":"KIND","value":"Deployment"},` +
+		`{"name":"META","value":"{\"name\":\"m\"}"},{"name":"NUL","value":"null"}],` +
+		`"` + field + `":{"app":"${APP}","${L}":"front"},"objects":` + objects + `}`
+}
+
+func TestObjectLabels(t *testing.T) {
+	const labels = `"app":"web","team":"a","tier":"front"`
+	cases := []struct {
+		name    string
+		dialect Dialect
+		object  string
+		want    string
+	}{
+		{"metadata created", Stencil,
+			`{"apiVersion":"v1","kind":"ConfigMap"}`,
+			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"labels":{` + labels + `}}}`},
+		{"labels created", Stencil,
+			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}`,
+			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","labels":{` + labels + `}}}`},
+		{"merged over existing labels in place", Stencil,
+			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"labels":{"x":"1","app":"old"}}}`,
+			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"labels":{"x":"1","app":"web","team":"a","tier":"front"}}}`},
+		{"null labels replaced", Stencil,
+			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"labels":null,"name":"c"}}`,
+			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"labels":{` + labels + `},"name":"c"}}`},
+		{"deployment selector and pod template", Stencil,
+			`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"selector":{"matchLabels":{"run":"d"}},"template":{"metadata":{"labels":{"run":"d"}}}}}`,
+			`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","labels":{` + labels + `}},"spec":{"selector":{"matchLabels":{"run":"d",` + labels + `}},"template":{"metadata":{"labels":{"run":"d",` + labels + `}}}}}`},
+		{"matchLabels created beside matchExpressions", Stencil,
+			`{"apiVersion":"apps/v1","kind":"StatefulSet","spec":{"selector":{"matchExpressions":[]},"template":{}}}`,
+			`{"apiVersion":"apps/v1","kind":"StatefulSet","spec":{"selector":{"matchExpressions":[],"matchLabels":{` + labels + `}},"template":{"metadata":{"labels":{` + labels + `}}}},"metadata":{"labels":{` + labels + `}}}`},
+		{"daemonset of extensions", Stencil,
+			`{"apiVersion":"extensions/v1beta1","kind":"DaemonSet","spec":{"template":{"metadata":{}}}}`,
+			`{"apiVersion":"extensions/v1beta1","kind":"DaemonSet","spec":{"template":{"metadata":{"labels":{` + labels + `}}}},"metadata":{"labels":{` + labels + `}}}`},
+		{"replication controller selector map", Stencil,
+			`{"apiVersion":"v1","kind":"ReplicationController","spec":{"selector":{"a":"b"},"template":{"metadata":{"labels":{"a":"b"}}}}}`,
+			`{"apiVersion":"v1","kind":"ReplicationController","spec":{"selector":{"a":"b",` + labels + `},"template":{"metadata":{"labels":{"a":"b",` + labels + `}}}},"metadata":{"labels":{` + labels + `}}}`},
+		{"service selector", Stencil,
+			`{"apiVersion":"v1","kind":"Service","spec":{"selector":{"a":"b"}}}`,
+			`{"apiVersion":"v1","kind":"Service","spec":{"selector":{"a":"b",` + labels + `}},"metadata":{"labels":{` + labels + `}}}`},
+		{"service without selector stays without", Stencil,
+			`{"apiVersion":"v1","kind":"Service","spec":{"type":"ExternalName"}}`,
+			`{"apiVersion":"v1","kind":"Service","spec":{"type":"ExternalName"},"metadata":{"labels":{` + labels + `}}}`},
+		{"job pod template", Stencil,
+			`{"apiVersion":"batch/v1","kind":"Job","spec":{"template":{"spec":{}}}}`,
+			`{"apiVersion":"batch/v1","kind":"Job","spec":{"template":{"spec":{},"metadata":{"labels":{` + labels + `}}}},"metadata":{"labels":{` + labels + `}}}`},
+		{"cronjob job template", Stencil,
+			`{"apiVersion":"batch/v1","kind":"CronJob","spec":{"jobTemplate":{"spec":{"template":{"metadata":{"labels":{}}}}}}}`,
+			`{"apiVersion":"batch/v1","kind":"CronJob","spec":{"jobTemplate":{"spec":{"template":{"metadata":{"labels":{` + labels + `}}}}}},"metadata":{"labels":{` + labels + `}}}`},
+		{"custom kind named Service is not touched", Stencil,
+			`{"apiVersion":"serving.knative.dev/v1","kind":"Service","spec":{"selector":{"a":"b"}}}`,
+			`{"apiVersion":"serving.knative.dev/v1","kind":"Service","spec":{"selector":{"a":"b"}},"metadata":{"labels":{` + labels + `}}}`},
+		{"openshift: metadata only", OpenShift,
+			`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"selector":{"matchLabels":{"run":"d"}},"template":{"metadata":{"labels":{"run":"d"}}}}}`,
+			`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","labels":{` + labels + `}},"spec":{"selector":{"matchLabels":{"run":"d"}},"template":{"metadata":{"labels":{"run":"d"}}}}}`},
+		{"openshift: groupified", OpenShift,
+			`{"apiVersion":"v1","kind":"DeploymentConfig","spec":{"selector":{"run":"d"}}}`,
+			`{"apiVersion":"apps.openshift.io/v1","kind":"DeploymentConfig","spec":{"selector":{"run":"d"}},"metadata":{"labels":{` + labels + `}}}`},
+		{"parameterised kind takes the slow path", Stencil,
+			`{"apiVersion":"apps/v1","kind":"${KIND}","spec":{"selector":{"matchLabels":{}},"template":{}}}`,
+			`{"apiVersion":"apps/v1","kind":"Deployment","spec":{"selector":{"matchLabels":{` + labels + `}},"template":{"metadata":{"labels":{` + labels + `}}}},"metadata":{"labels":{` + labels + `}}}`},
+		{"typed metadata takes the slow path", Stencil,
+			`{"apiVersion":"v1","kind":"ConfigMap","metadata":"${{META}}"}`,
+			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"m","labels":{` + labels + `}}}`},
+		{"typed null metadata is created", Stencil,
+			`{"apiVersion":"v1","kind":"ConfigMap","metadata":"${{NUL}}"}`,
+			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"labels":{` + labels + `}}}`},
+		{"substituted label key", Stencil,
+			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"labels":{"${L}":"old","$(APP)":"x"}}}`,
+			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"labels":{"tier":"front","web":"x","app":"web","team":"a"}}}`},
+		{"openshift: parameterised apiVersion groupified after substitution", OpenShift,
+			`{"apiVersion":"${L}","kind":"Route"}`,
+			`{"apiVersion":"route.openshift.io/tier","kind":"Route","metadata":{"labels":{` + labels + `}}}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, errs := processCase(t, labelled(tc.dialect, "["+tc.object+"]"), Request{Labels: map[string]string{"team": "a"}})
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			if got := objectsOf(r); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+			// Without labels nothing but groupification changes.
+			plain := strings.NewReplacer(`"app":"${APP}","${L}":"front"`, ``).Replace(labelled(tc.dialect, "["+tc.object+"]"))
+			r, errs = processCase(t, plain, Request{})
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			if strings.Contains(objectsOf(r), `"app":"web"`) {
+				t.Errorf("labels added without labels: %s", objectsOf(r))
+			}
+		})
+	}
+}
+
+func TestCallerLabelsWinAndAreValidated(t *testing.T) {
+	template := labelled(Stencil, `[{"apiVersion":"v1","kind":"ConfigMap","metadata":{}}]`)
+	r, errs := processCase(t, template, Request{Labels: map[string]string{"app": "mine"}})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if want := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"labels":{"app":"mine","tier":"front"}}}`; objectsOf(r) != want {
+		t.Errorf("got  %s\nwant %s", objectsOf(r), want)
+	}
+	_, errs = processCase(t, template, Request{Labels: map[string]string{"bad key!": "x"},
+		Parameters: map[string]string{"APP": "not valid!"}})
+	errorsContain(t, errs, `objectLabels: Invalid value: "not valid!"`, `labels: Invalid value: "bad key!"`)
+}
