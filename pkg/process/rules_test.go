@@ -36,7 +36,7 @@ func TestParameterRules(t *testing.T) {
 		{name: "caller may empty a default", params: `[{"name":"A","value":"d"}]`, data: `"a":"${A}"`,
 			req: Request{Parameters: map[string]string{"A": ""}}, want: `"a":""`},
 		{name: "required and empty", params: `[{"name":"A"},{"name":"B","required":true},{"name":"C","required":true}]`,
-			data: `"a":"${A}${B}${C}"`,
+			data:    `"a":"${A}${B}${C}"`,
 			wantErr: []string{"parameters[1]: Required value: parameter B is required", "parameters[2]: Required value: parameter C is required"}},
 		{name: "required given", params: `[{"name":"B","required":true}]`, data: `"a":"${B}"`,
 			req: Request{Parameters: map[string]string{"B": "x"}}, want: `"a":"x"`},
