@@ -22,11 +22,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/install"
+	"stencil.dev/stencil/pkg/apis/templates/openshift"
+	"stencil.dev/stencil/pkg/registry/templates/processedtemplate"
+	"stencil.dev/stencil/pkg/registry/templates/processing"
 	templatestorage "stencil.dev/stencil/pkg/registry/templates/template"
 )
 
@@ -42,6 +46,7 @@ var (
 
 func init() {
 	install.Install(Scheme)
+	utilruntime.Must(openshift.AddToScheme(Scheme))
 
 	// The generic server decodes query options such as ListOptions in an empty-group v1.
 	metav1.AddToGroupVersion(Scheme, schema.GroupVersion{Version: "v1"})
@@ -96,9 +101,12 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
+	processor := processing.NewProcessor()
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(templates.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = map[string]rest.Storage{
-		"templates": templateREST,
+		"templates":           templateREST,
+		"templates/processed": templatestorage.NewProcessedREST(templateREST, processor),
+		"processedtemplates":  processedtemplate.NewREST(processor),
 	}
 	if err := s.GenericAPIServer.InstallAPIGroup(&apiGroupInfo); err != nil {
 		return nil, err

@@ -44,6 +44,11 @@ type Template struct {
 	TransformerOverrides []runtime.RawExtension
 	// TransformerOrder reorders the consolidated transformer list by name.
 	TransformerOrder []TransformerReference
+
+	// OpenShift marks a Template given as an OpenShift template.openshift.io/v1 Template, which
+	// is processed by OpenShift's rules. It lives only in memory: no version serializes it, so a
+	// stored Template never has it.
+	OpenShift bool
 }
 
 // ParameterType constrains the value of a parameter.

@@ -112,9 +112,11 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 	serverConfig.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(stencilopenapi.GetOpenAPIDefinitions, namer)
 	serverConfig.OpenAPIConfig.Info.Title = "Stencil"
 	serverConfig.OpenAPIConfig.Info.Version = "v1alpha1"
+	serverConfig.OpenAPIConfig.GetOperationIDAndTags = apiserver.OperationIDAndTags
 	serverConfig.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(stencilopenapi.GetOpenAPIDefinitions, namer)
 	serverConfig.OpenAPIV3Config.Info.Title = "Stencil"
 	serverConfig.OpenAPIV3Config.Info.Version = "v1alpha1"
+	serverConfig.OpenAPIV3Config.GetOperationIDAndTags = apiserver.OperationIDAndTags
 
 	serverConfig.FeatureGate = o.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
 	serverConfig.EffectiveVersion = o.ComponentGlobalsRegistry.EffectiveVersionFor(basecompatibility.DefaultKubeComponent)

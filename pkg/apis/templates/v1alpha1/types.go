@@ -22,7 +22,7 @@ import (
 )
 
 // +genclient
-// +genclient:method=Process,verb=create,subresource=processed,input=TemplateParameters,result=k8s.io/apimachinery/pkg/apis/meta/v1.List
+// +genclient:method=Process,verb=create,subresource=processed,input=TemplateParameters,result=List
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
 // Template is a parameterised list of objects plus the transformers that shape them.
@@ -169,4 +169,28 @@ type TemplateParameters struct {
 	// properties are the values of template expansion, by Go identifier.
 	// +optional
 	Properties map[string]string `json:"properties,omitempty"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// List is the answer of processing. On the wire it is a v1 List (apiVersion: v1,
+// kind: List) of the processed objects, so kubectl apply -f - takes it as it is; it also carries
+// the substituted message and the final parameter values, generated ones included, which
+// kubectl ignores and other callers may read.
+// +k8s:conversion-gen=false
+type List struct {
+	metav1.TypeMeta `json:",inline"`
+	// Standard list metadata.
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	// items are the processed objects in template order.
+	Items []runtime.RawExtension `json:"items"`
+	// message is the template's message with parameters substituted.
+	// +optional
+	Message string `json:"message,omitempty"`
+	// parameters are the template's parameters with the values processing used.
+	// +optional
+	// +listType=atomic
+	Parameters []Parameter `json:"parameters,omitempty"`
 }

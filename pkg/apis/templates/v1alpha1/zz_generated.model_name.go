@@ -22,6 +22,11 @@ limitations under the License.
 package v1alpha1
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in List) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.List"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Parameter) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.Parameter"
 }

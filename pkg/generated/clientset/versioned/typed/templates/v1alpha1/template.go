@@ -47,7 +47,7 @@ type TemplateInterface interface {
 	Watch(ctx context.Context, opts v1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts v1.PatchOptions, subresources ...string) (result *templatesv1alpha1.Template, err error)
 	Apply(ctx context.Context, template *applyconfigurationtemplatesv1alpha1.TemplateApplyConfiguration, opts v1.ApplyOptions) (result *templatesv1alpha1.Template, err error)
-	Process(ctx context.Context, templateName string, templateParameters *templatesv1alpha1.TemplateParameters, opts v1.CreateOptions) (*v1.List, error)
+	Process(ctx context.Context, templateName string, templateParameters *templatesv1alpha1.TemplateParameters, opts v1.CreateOptions) (*templatesv1alpha1.List, error)
 
 	TemplateExpansion
 }
@@ -72,8 +72,8 @@ func newTemplates(c *TemplatesV1alpha1Client, namespace string) *templates {
 }
 
 // Process takes the representation of a templateParameters and creates it.  Returns the server's representation of the list, and an error, if there is any.
-func (c *templates) Process(ctx context.Context, templateName string, templateParameters *templatesv1alpha1.TemplateParameters, opts v1.CreateOptions) (result *v1.List, err error) {
-	result = &v1.List{}
+func (c *templates) Process(ctx context.Context, templateName string, templateParameters *templatesv1alpha1.TemplateParameters, opts v1.CreateOptions) (result *templatesv1alpha1.List, err error) {
+	result = &templatesv1alpha1.List{}
 	err = c.GetClient().Post().
 		Namespace(c.GetNamespace()).
 		Resource("templates").

@@ -55,13 +55,13 @@ func newFakeTemplates(fake *FakeTemplatesV1alpha1, namespace string) typedtempla
 }
 
 // Process takes the representation of a templateParameters and creates it.  Returns the server's representation of the list, and an error, if there is any.
-func (c *fakeTemplates) Process(ctx context.Context, templateName string, templateParameters *v1alpha1.TemplateParameters, opts v1.CreateOptions) (result *v1.List, err error) {
-	emptyResult := &v1.List{}
+func (c *fakeTemplates) Process(ctx context.Context, templateName string, templateParameters *v1alpha1.TemplateParameters, opts v1.CreateOptions) (result *v1alpha1.List, err error) {
+	emptyResult := &v1alpha1.List{}
 	obj, err := c.Fake.
 		Invokes(testing.NewCreateSubresourceActionWithOptions(c.Resource(), templateName, "processed", c.Namespace(), templateParameters, opts), emptyResult)
 
 	if obj == nil {
 		return emptyResult, err
 	}
-	return obj.(*v1.List), err
+	return obj.(*v1alpha1.List), err
 }

@@ -1,0 +1,90 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package processedtemplate serves processedtemplates: POST a Template, get back the processed
+// objects as a v1 List. Nothing is stored.
+package processedtemplate
+
+import (
+	"context"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/registry/rest"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/openshift"
+	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/registry/templates/processing"
+)
+
+// REST processes the Template in the request body.
+type REST struct {
+	processor *processing.Processor
+}
+
+var _ interface {
+	rest.Creater
+	rest.Scoper
+	rest.Storage
+	rest.SingularNameProvider
+	rest.StorageMetadata
+	rest.GroupVersionAcceptor
+} = &REST{}
+
+// NewREST returns the processedtemplates storage.
+func NewREST(processor *processing.Processor) *REST {
+	return &REST{processor: processor}
+}
+
+// New returns the kind of the request body: a Template.
+func (*REST) New() runtime.Object { return &templates.Template{} }
+
+// Destroy releases nothing: the resource has no state.
+func (*REST) Destroy() {}
+
+// NamespaceScoped is true: templates are processed in a namespace.
+func (*REST) NamespaceScoped() bool { return true }
+
+// GetSingularName names one processedtemplate.
+func (*REST) GetSingularName() string { return "processedtemplate" }
+
+// ProducesMIMETypes adds nothing to the defaults.
+func (*REST) ProducesMIMETypes(string) []string { return nil }
+
+// ProducesObject tells OpenAPI that the answer is a v1 List, not a Template.
+func (*REST) ProducesObject(string) interface{} { return v1alpha1.List{} }
+
+// AcceptsGroupVersion lets OpenShift Templates in, under both of their spellings.
+func (*REST) AcceptsGroupVersion(gv schema.GroupVersion) bool {
+	return gv == openshift.SchemeGroupVersion || gv == openshift.LegacyGroupVersion
+}
+
+// Create processes the Template of the body; dry-run changes nothing, since nothing is stored.
+func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, _ *metav1.CreateOptions) (runtime.Object, error) {
+	t, ok := obj.(*templates.Template)
+	if !ok {
+		return nil, apierrors.NewBadRequest("the body must be a Template")
+	}
+	if createValidation != nil {
+		if err := createValidation(ctx, obj.DeepCopyObject()); err != nil {
+			return nil, err
+		}
+	}
+	return r.processor.Process(ctx, processing.Input{Template: t})
+}
