@@ -47,6 +47,14 @@ func TestInvalidTemplates(t *testing.T) {
 		causes []string // "field: reason" of every expected cause
 	}{
 		{
+			name: "undeclared references",
+			mutate: func(tpl *templatesv1.Template) {
+				tpl.Message = "made ${NAME} for ${OWNER}"
+				tpl.Objects = rawObjects(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${NAME}"},"data":{"n":"${{COUNT}}","k":"$((KEY))","env":"$(NOT_A_PARAMETER)"}}`)
+			},
+			causes: []string{"message: FieldValueInvalid", "objects[0].data.k: FieldValueInvalid", "objects[0].data.n: FieldValueInvalid"},
+		},
+		{
 			name:   "bad name",
 			mutate: func(tpl *templatesv1.Template) { tpl.Name = "Not_A_DNS_Name" },
 			causes: []string{"metadata.name: FieldValueInvalid"},
@@ -55,7 +63,7 @@ func TestInvalidTemplates(t *testing.T) {
 			name: "parameter names",
 			mutate: func(tpl *templatesv1.Template) {
 				tpl.Parameters = []templatesv1.Parameter{{Name: "1BAD"}, {Name: "OK"}, {Name: "OK"}, {Name: ""}, {Name: "has-dash"}}
-				tpl.Objects = nil
+				tpl.Objects, tpl.Message = nil, ""
 			},
 			causes: []string{
 				"parameters[0].name: FieldValueInvalid",
@@ -72,7 +80,7 @@ func TestInvalidTemplates(t *testing.T) {
 					{Name: "B", Generate: "expression"},
 					{Name: "C", Generate: "expression", From: "[a-z]{300}"},
 				}
-				tpl.Objects = nil
+				tpl.Objects, tpl.Message = nil, ""
 			},
 			causes: []string{
 				"parameters[0].generate: FieldValueNotSupported",
@@ -90,7 +98,7 @@ func TestInvalidTemplates(t *testing.T) {
 					{Name: "T", Type: "float", Value: "1.5"},
 					{Name: "OK", Type: "int", Value: "-99999999999999999999"},
 				}
-				tpl.Objects = nil
+				tpl.Objects, tpl.Message = nil, ""
 			},
 			causes: []string{
 				"parameters[0].value: FieldValueInvalid",
@@ -102,7 +110,7 @@ func TestInvalidTemplates(t *testing.T) {
 		{
 			name: "objects without apiVersion or kind",
 			mutate: func(tpl *templatesv1.Template) {
-				tpl.Parameters = nil
+				tpl.Parameters, tpl.Message = nil, ""
 				tpl.Objects = rawObjects(`{"kind":"ConfigMap"}`, `{"apiVersion":"v1"}`, `{"apiVersion":"v1","kind":"Secret"}`)
 			},
 			causes: []string{"objects[0].apiVersion: FieldValueRequired", "objects[1].kind: FieldValueRequired"},

@@ -19,19 +19,15 @@ limitations under the License.
 package validation
 
 import (
-	"encoding/json"
-	"regexp"
+	"strings"
 
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/process"
 )
-
-var parameterNameRegexp = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // ValidateTemplate validates a Template on create.
 func ValidateTemplate(t *templates.Template) field.ErrorList {
@@ -47,12 +43,15 @@ func ValidateTemplateUpdate(t, old *templates.Template) field.ErrorList {
 	return allErrs
 }
 
-// ValidateTemplateBody validates everything of a Template but its metadata; the processing
-// endpoint uses it for templates that are never stored.
+// ValidateTemplateBody validates everything of a Template but its metadata: what the engine
+// checks when it compiles the template (parameters, generators, typed defaults, objects,
+// references to undeclared parameters), and the fields the engine does not read.
 func ValidateTemplateBody(t *templates.Template) field.ErrorList {
-	var allErrs field.ErrorList
-	allErrs = append(allErrs, ValidateParameters(t.Parameters, field.NewPath("parameters"))...)
-	allErrs = append(allErrs, validateObjects(t.Objects, field.NewPath("objects"))...)
+	dialect := process.Stencil
+	if t.OpenShift {
+		dialect = process.OpenShift
+	}
+	allErrs := process.Validate(t, dialect)
 	allErrs = append(allErrs, validateLiteralLabels(t.ObjectLabels, field.NewPath("objectLabels"))...)
 	allErrs = append(allErrs, validateTransformerImports(t.TransformersFrom, field.NewPath("transformersFrom"))...)
 	for i, ref := range t.TransformerOrder {
@@ -63,88 +62,12 @@ func ValidateTemplateBody(t *templates.Template) field.ErrorList {
 	return allErrs
 }
 
-// ValidateParameters checks names, uniqueness, types, defaults and generators.
-func ValidateParameters(params []templates.Parameter, fldPath *field.Path) field.ErrorList {
-	var allErrs field.ErrorList
-	seen := sets.New[string]()
-	for i := range params {
-		p := &params[i]
-		idxPath := fldPath.Index(i)
-		switch {
-		case p.Name == "":
-			allErrs = append(allErrs, field.Required(idxPath.Child("name"), ""))
-		case !parameterNameRegexp.MatchString(p.Name):
-			allErrs = append(allErrs, field.Invalid(idxPath.Child("name"), p.Name, "must match "+parameterNameRegexp.String()))
-		case seen.Has(p.Name):
-			allErrs = append(allErrs, field.Duplicate(idxPath.Child("name"), p.Name))
-		}
-		seen.Insert(p.Name)
-
-		typeOK := true
-		switch p.Type {
-		case "", templates.ParameterTypeString, templates.ParameterTypeInt, templates.ParameterTypeBool, templates.ParameterTypeBase64:
-		default:
-			typeOK = false
-			allErrs = append(allErrs, field.NotSupported(idxPath.Child("type"), p.Type, templates.SupportedParameterTypes))
-		}
-		if typeOK {
-			if err := p.Type.CheckValue(p.Value); err != nil {
-				allErrs = append(allErrs, field.Invalid(idxPath.Child("value"), p.Value, err.Error()))
-			}
-		}
-		allErrs = append(allErrs, validateGenerator(p, idxPath)...)
-	}
-	return allErrs
-}
-
-func validateGenerator(p *templates.Parameter, idxPath *field.Path) field.ErrorList {
-	switch p.Generate {
-	case "":
-		return nil
-	case templates.GeneratorExpression:
-	default:
-		return field.ErrorList{field.NotSupported(idxPath.Child("generate"), p.Generate, []string{templates.GeneratorExpression})}
-	}
-	if p.From == "" {
-		return field.ErrorList{field.Required(idxPath.Child("from"), "the expression generator needs an expression")}
-	}
-	if err := checkGeneratorExpression(p.From); err != nil {
-		return field.ErrorList{field.Invalid(idxPath.Child("from"), p.From, err.Error())}
-	}
-	return nil
-}
-
-// objectHeader is the part of an embedded object that must be present to process it.
-type objectHeader struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-}
-
-func validateObjects(objects []runtime.RawExtension, fldPath *field.Path) field.ErrorList {
-	var allErrs field.ErrorList
-	for i := range objects {
-		idxPath := fldPath.Index(i)
-		var header objectHeader
-		if err := json.Unmarshal(objects[i].Raw, &header); err != nil {
-			allErrs = append(allErrs, field.Invalid(idxPath, "", "must be a JSON object with apiVersion and kind: "+err.Error()))
-			continue
-		}
-		if header.APIVersion == "" {
-			allErrs = append(allErrs, field.Required(idxPath.Child("apiVersion"), ""))
-		}
-		if header.Kind == "" {
-			allErrs = append(allErrs, field.Required(idxPath.Child("kind"), ""))
-		}
-	}
-	return allErrs
-}
-
 // validateLiteralLabels checks the labels that hold no parameter reference; the others can only
 // be checked once substituted.
 func validateLiteralLabels(labels map[string]string, fldPath *field.Path) field.ErrorList {
 	literal := map[string]string{}
 	for k, v := range labels {
-		if !containsReference(k) && !containsReference(v) {
+		if !strings.Contains(k, "$") && !strings.Contains(v, "$") {
 			literal[k] = v
 		}
 	}
