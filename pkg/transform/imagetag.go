@@ -1,0 +1,189 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package transform
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unsafe"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+func init() { registerBuiltin("ImageTagTransformer", newImageTagTransformer) }
+
+// Image is Kustomize's image override: which image to change and what to.
+type Image struct {
+	// Name is the image name to match, without tag or digest.
+	Name string `json:"name"`
+	// NewName replaces the name.
+	NewName string `json:"newName,omitempty"`
+	// NewTag replaces the tag (and drops a digest unless Digest is also given).
+	NewTag string `json:"newTag,omitempty"`
+	// Digest replaces the digest (and drops the tag unless NewTag is also given).
+	Digest string `json:"digest,omitempty"`
+	// TagSuffix is appended to the current tag.
+	TagSuffix string `json:"tagSuffix,omitempty"`
+}
+
+// ImageTagConfig is the config of ImageTagTransformer (Kustomize's images).
+type ImageTagConfig struct {
+	ConfigMeta
+	ImageTag Image `json:"imageTag"`
+	// FieldSpecs, when given, replace the default image fields; container lists at any
+	// depth are always covered.
+	FieldSpecs []FieldSpec `json:"fieldSpecs,omitempty"`
+}
+
+type imageTagTransformer struct {
+	image Image
+	match *regexp.Regexp
+	specs []fieldSpec
+}
+
+func newImageTagTransformer(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
+	var c ImageTagConfig
+	if errs := decodeConfig(config, &c, fldPath); len(errs) > 0 {
+		return nil, errs
+	}
+	var errs field.ErrorList
+	imgPath := fldPath.Child("imageTag")
+	if c.ImageTag.Name == "" {
+		errs = append(errs, field.Required(imgPath.Child("name"), ""))
+	} else if strings.ContainsAny(c.ImageTag.Name, ":@") && !hasParamRef(c.ImageTag.Name) {
+		errs = append(errs, field.Invalid(imgPath.Child("name"), c.ImageTag.Name, "must be an image name without tag or digest"))
+	}
+	specs, specErrs := compileFieldSpecs(c.FieldSpecs, fldPath.Child("fieldSpecs"))
+	errs = append(errs, specErrs...)
+	// The name is quoted (Kustomize pastes it into the pattern, so "." matches any character);
+	// the tag and digest parts are Kustomize's.
+	match := regexp.MustCompile("^" + regexp.QuoteMeta(c.ImageTag.Name) +
+		`(:[a-zA-Z0-9_.{}-]*)?(@[a-zA-Z0-9]+([.+_-][a-zA-Z0-9]+)*:[a-zA-Z0-9_.{}-]*)?$`)
+	return &imageTagTransformer{image: c.ImageTag, match: match, specs: withDefaults(defaultImages, specs, c.FieldSpecs != nil)}, errs
+}
+
+// Transform rewrites matching images in container lists anywhere in an object, as Kustomize's
+// legacy image filter does, and in the fields of the specs.
+func (t *imageTagTransformer) Transform(_ *Context, objects []Object) ([]Object, error) {
+	for _, obj := range objects {
+		id := objectGVK(obj)
+		if id.kind == "CustomResourceDefinition" {
+			continue
+		}
+		// Containers updated by the walk are not updated again by a spec, which would append
+		// a TagSuffix twice.
+		done := map[unsafe.Pointer]bool{}
+		t.walkContainers(obj, done)
+		for i := range t.specs {
+			s := &t.specs[i]
+			if !s.matches(id) {
+				continue
+			}
+			err := s.apply(obj, func(parent map[string]any, key string) error {
+				if done[objectKey(parent)] {
+					return nil
+				}
+				switch v := parent[key].(type) {
+				case string:
+					parent[key] = t.update(v)
+				case nil:
+				default:
+					return fmt.Errorf("image must be a string")
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	return objects, nil
+}
+
+// walkContainers updates the image of every element of a "containers" or "initContainers"
+// list at any depth.
+func (t *imageTagTransformer) walkContainers(node any, done map[unsafe.Pointer]bool) {
+	switch n := node.(type) {
+	case map[string]any:
+		for k, v := range n {
+			if list, ok := v.([]any); ok && (k == "containers" || k == "initContainers") {
+				for _, c := range list {
+					if cm, ok := c.(map[string]any); ok {
+						if img, ok := cm["image"].(string); ok {
+							cm["image"] = t.update(img)
+							done[objectKey(cm)] = true
+						}
+					}
+				}
+			}
+			t.walkContainers(v, done)
+		}
+	case []any:
+		for _, e := range n {
+			t.walkContainers(e, done)
+		}
+	}
+}
+
+// update applies the override to one image reference if it matches.
+func (t *imageTagTransformer) update(image string) string {
+	if !t.match.MatchString(image) {
+		return image
+	}
+	name, tag, digest := splitImage(image)
+	if t.image.NewName != "" {
+		name = t.image.NewName
+	}
+	switch {
+	case t.image.NewTag != "" && t.image.Digest != "":
+		tag, digest = t.image.NewTag, t.image.Digest
+	case t.image.NewTag != "":
+		tag, digest = t.image.NewTag, ""
+	case t.image.Digest != "":
+		tag, digest = "", t.image.Digest
+	case t.image.TagSuffix != "":
+		tag, digest = tag+t.image.TagSuffix, ""
+	}
+	if tag != "" {
+		name += ":" + tag
+	}
+	if digest != "" {
+		name += "@" + digest
+	}
+	return name
+}
+
+// splitImage splits an image reference into name, tag and digest; a colon before the first
+// slash is a registry port, not a tag.
+func splitImage(image string) (name, tag, digest string) {
+	search, offset := image, 0
+	if i := strings.IndexByte(image, '/'); i > 0 {
+		search, offset = image[i:], i
+	}
+	at := strings.IndexByte(search, '@')
+	colon := strings.IndexByte(search, ':')
+	switch {
+	case at < 0 && colon < 0:
+		return image, "", ""
+	case at >= 0 && (colon < 0 || at < colon):
+		return image[:offset+at], "", image[offset+at+1:]
+	case at >= 0:
+		return image[:offset+colon], image[offset+colon+1 : offset+at], image[offset+at+1:]
+	}
+	return image[:offset+colon], image[offset+colon+1:], ""
+}

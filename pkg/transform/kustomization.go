@@ -1,0 +1,205 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package transform
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+)
+
+// KustomizationAPIVersion is the apiVersion of an inline Kustomization transformer.
+const KustomizationAPIVersion = "kustomize.config.k8s.io/v1beta1"
+
+// The Kustomization transformer runs an inline kustomization with krusty over the current
+// objects, on an in-memory filesystem that holds only those objects and the kustomization.
+// On a server that must be safe:
+//   - Nothing leaves the process: resources, components and bases are refused (the objects
+//     are the only resource, and a remote one would make krusty fetch a URL or run git), and
+//     so are generator, transformer and validator plugins and Helm charts, which run programs.
+//     Fields naming files are refused as well, since there are none.
+//   - Kustomize prints deprecation warnings to os.Stderr. The deprecated fields that have an
+//     exact modern form (commonLabels, imageTags, patchesStrategicMerge) are rewritten to it
+//     and their warnings returned as transformer warnings; the others (patchesJson6902, whose
+//     position in Kustomize's order differs from patches, and vars) are refused.
+//   - Kustomize keeps its OpenAPI schema in process-global state and resets it on every build
+//     (openapi.SetSchema); builds are serialised by kustomizeMu, and `openapi:` is refused.
+//   - Binaries should be built with -tags kustomize_disable_go_plugin_support, which drops the
+//     Go plugin loader (never reachable here: plugins are disabled) and ~37 MB.
+
+// kustomizeMu serialises krusty builds, whose OpenAPI state is process-global.
+var kustomizeMu sync.Mutex
+
+const (
+	kustomizeRoot        = "/stencil"
+	kustomizeObjectsFile = "stencil-objects.yaml"
+)
+
+type kustomizationTransformer struct {
+	kustomization []byte // kustomization.yaml
+	warnings      []string
+}
+
+func newKustomizationTransformer(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
+	var k types.Kustomization
+	if errs := decodeConfig(config, &k, fldPath); len(errs) > 0 {
+		return nil, errs
+	}
+	errs := refuseKustomizationFields(&k, fldPath)
+	// Deprecated fields with an exact modern form are rewritten, so that Kustomize has no
+	// deprecation to print on os.Stderr; the warnings are returned instead.
+	var warnings []string
+	if k.CommonLabels != nil {
+		warnings = append(warnings, "'commonLabels' is deprecated; use 'labels' with includeSelectors: true")
+		if len(k.CommonLabels) > 0 {
+			k.Labels = append(k.Labels, types.Label{Pairs: k.CommonLabels, IncludeSelectors: true})
+		}
+		k.CommonLabels = nil
+	}
+	if k.ImageTags != nil {
+		warnings = append(warnings, "'imageTags' is deprecated; use 'images'")
+		k.Images = append(k.Images, k.ImageTags...)
+		k.ImageTags = nil
+	}
+	if k.PatchesStrategicMerge != nil {
+		warnings = append(warnings, "'patchesStrategicMerge' is deprecated; use 'patches'")
+		// Kustomize applies patchesStrategicMerge just before patches, so they go first.
+		var patches []types.Patch
+		for _, p := range k.PatchesStrategicMerge {
+			patches = append(patches, types.Patch{Patch: string(p)})
+		}
+		k.Patches = append(patches, k.Patches...)
+		k.PatchesStrategicMerge = nil
+	}
+	k.MetaData = nil
+	k.APIVersion, k.Kind = KustomizationAPIVersion, types.KustomizationKind
+	k.Resources = []string{kustomizeObjectsFile}
+	raw, err := json.Marshal(&k)
+	if err != nil {
+		errs = append(errs, field.InternalError(fldPath, err))
+	}
+	return &kustomizationTransformer{kustomization: raw, warnings: warnings}, errs
+}
+
+// refuseKustomizationFields reports every field that would reach outside the process, run a
+// program, read a file or change process-global state.
+func refuseKustomizationFields(k *types.Kustomization, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	refuse := func(set bool, name, why string) {
+		if set {
+			errs = append(errs, field.Forbidden(fldPath.Child(name), why))
+		}
+	}
+	const noResources = "the inline Kustomization runs over the template's objects; other resources (files, URLs, git) are not supported"
+	const noPlugins = "plugins are not supported: use the built-in transformers"
+	const noFiles = "there are no files: give the content inline"
+	refuse(k.Resources != nil, "resources", noResources)
+	refuse(k.Components != nil, "components", noResources)
+	refuse(k.Bases != nil, "bases", noResources)
+	refuse(k.Crds != nil, "crds", noFiles)
+	refuse(k.Configurations != nil, "configurations", noFiles)
+	refuse(k.Generators != nil, "generators", noPlugins)
+	refuse(k.Transformers != nil, "transformers", noPlugins)
+	refuse(k.Validators != nil, "validators", noPlugins)
+	refuse(k.HelmCharts != nil, "helmCharts", "Helm charts are not supported: they run the helm program")
+	refuse(k.HelmGlobals != nil, "helmGlobals", "Helm charts are not supported: they run the helm program")
+	refuse(k.HelmChartInflationGenerator != nil, "helmChartInflationGenerator", "Helm charts are not supported: they run the helm program")
+	refuse(k.OpenAPI != nil, "openapi", "a custom OpenAPI schema is not supported: Kustomize keeps it process-wide")
+	refuse(k.PatchesJson6902 != nil, "patchesJson6902", "deprecated: use patches")
+	refuse(k.Vars != nil, "vars", "deprecated: use replacements")
+	for i, p := range k.Patches {
+		refuse(p.Path != "", fmt.Sprintf("patches[%d].path", i), noFiles)
+	}
+	for i, p := range k.PatchesStrategicMerge {
+		// Kustomize takes an entry without a newline or colon for a file name.
+		refuse(!strings.ContainsAny(string(p), "\n:{"), fmt.Sprintf("patchesStrategicMerge[%d]", i), noFiles)
+	}
+	for i, r := range k.Replacements {
+		refuse(r.Path != "", fmt.Sprintf("replacements[%d].path", i), noFiles)
+	}
+	for i, g := range k.ConfigMapGenerator {
+		refuseSources(refuse, fmt.Sprintf("configMapGenerator[%d]", i), g.KvPairSources, noFiles)
+	}
+	for i, g := range k.SecretGenerator {
+		refuseSources(refuse, fmt.Sprintf("secretGenerator[%d]", i), g.KvPairSources, noFiles)
+	}
+	return errs
+}
+
+func refuseSources(refuse func(bool, string, string), prefix string, s types.KvPairSources, why string) {
+	refuse(s.FileSources != nil, prefix+".files", why)
+	refuse(s.EnvSources != nil, prefix+".envs", why)
+	refuse(s.EnvSource != "", prefix+".env", why)
+}
+
+// Transform builds the kustomization over the objects.
+func (t *kustomizationTransformer) Transform(ctx *Context, objects []Object) ([]Object, error) {
+	var docs []byte
+	for _, obj := range objects {
+		var err error
+		if docs, err = appendJSON(docs, obj); err != nil {
+			return nil, err
+		}
+		docs = append(docs, "\n---\n"...)
+	}
+	fSys := filesys.MakeFsInMemory()
+	if err := fSys.WriteFile(kustomizeRoot+"/kustomization.yaml", t.kustomization); err != nil {
+		return nil, err
+	}
+	if err := fSys.WriteFile(kustomizeRoot+"/"+kustomizeObjectsFile, docs); err != nil {
+		return nil, err
+	}
+	out, err := runKrusty(fSys)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range t.warnings {
+		ctx.Warnf("%s", w)
+	}
+	return out, nil
+}
+
+// runKrusty builds the kustomization at kustomizeRoot with plugins disabled (krusty's default)
+// and converts the result, holding kustomizeMu.
+func runKrusty(fSys filesys.FileSystem) ([]Object, error) {
+	kustomizeMu.Lock()
+	defer kustomizeMu.Unlock()
+	resMap, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fSys, kustomizeRoot)
+	if err != nil {
+		return nil, fmt.Errorf("kustomize: %w", err)
+	}
+	resources := resMap.Resources()
+	out := make([]Object, 0, len(resources))
+	for _, r := range resources {
+		v, err := yamlToValue(r.YNode())
+		if err != nil {
+			return nil, fmt.Errorf("kustomize output: %w", err)
+		}
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("kustomize output: %s is not an object", r.CurId())
+		}
+		out = append(out, obj)
+	}
+	return out, nil
+}

@@ -1,0 +1,109 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package transform
+
+import (
+	"fmt"
+	"slices"
+
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+func init() { registerBuiltin("LabelTransformer", newLabelTransformer) }
+
+// LabelConfig is the config of LabelTransformer. By default it behaves as Kustomize's
+// commonLabels: metadata labels, pod-template labels and selectors.
+type LabelConfig struct {
+	ConfigMeta
+	Labels map[string]string `json:"labels,omitempty"`
+	// IncludeSelectors (default true) also sets selectors and pod templates, like commonLabels.
+	// Selectors of Deployments and the like are immutable, so adding a label to them breaks
+	// updates of deployed objects (kustomize#1009); false leaves them alone.
+	IncludeSelectors *bool `json:"includeSelectors,omitempty"`
+	// IncludeTemplates (default true) sets pod-template labels when selectors are excluded.
+	IncludeTemplates *bool `json:"includeTemplates,omitempty"`
+	// FieldSpecs, when given, replace the default fields.
+	FieldSpecs []FieldSpec `json:"fieldSpecs,omitempty"`
+}
+
+// mapSetter sets fixed keys in the maps its field specs name.
+type mapSetter struct {
+	what   string // "labels" or "annotations", for messages
+	values map[string]string
+	keys   []string // sorted, so that errors are deterministic
+	specs  []fieldSpec
+}
+
+func newLabelTransformer(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
+	var c LabelConfig
+	if errs := decodeConfig(config, &c, fldPath); len(errs) > 0 {
+		return nil, errs
+	}
+	errs := metav1validation.ValidateLabels(c.Labels, fldPath.Child("labels"))
+	specs, specErrs := compileFieldSpecs(c.FieldSpecs, fldPath.Child("fieldSpecs"))
+	errs = append(errs, specErrs...)
+	defaults := defaultCommonLabels
+	if c.IncludeSelectors != nil && !*c.IncludeSelectors {
+		defaults = defaultMetadataLabels
+		if c.IncludeTemplates == nil || *c.IncludeTemplates {
+			defaults = defaultTemplateLabels
+		}
+	}
+	return newMapSetter("labels", c.Labels, withDefaults(defaults, specs, c.FieldSpecs != nil)), errs
+}
+
+func newMapSetter(what string, values map[string]string, specs []fieldSpec) *mapSetter {
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return &mapSetter{what: what, values: values, keys: keys, specs: specs}
+}
+
+// Transform sets the keys in every field the specs name, creating maps where they say so.
+func (t *mapSetter) Transform(_ *Context, objects []Object) ([]Object, error) {
+	if len(t.keys) == 0 {
+		return objects, nil
+	}
+	set := func(parent map[string]any, key string) error {
+		m, ok := parent[key].(map[string]any)
+		if !ok {
+			if parent[key] != nil {
+				return fmt.Errorf("%s must be an object", t.what)
+			}
+			m = make(map[string]any, len(t.keys))
+			parent[key] = m
+		}
+		for _, k := range t.keys {
+			m[k] = t.values[k]
+		}
+		return nil
+	}
+	for _, obj := range objects {
+		id := objectGVK(obj)
+		for i := range t.specs {
+			if s := &t.specs[i]; s.matches(id) {
+				if err := s.apply(obj, set); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return objects, nil
+}

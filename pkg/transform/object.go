@@ -1,0 +1,99 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package transform
+
+import (
+	"fmt"
+	"strings"
+)
+
+// nestedString returns the string at path, or "" when it is missing or not a string.
+func nestedString(obj map[string]any, path ...string) string {
+	s, _ := nestedValue(obj, path...).(string)
+	return s
+}
+
+// nestedMap returns the map at path, or nil.
+func nestedMap(obj map[string]any, path ...string) map[string]any {
+	m, _ := nestedValue(obj, path...).(map[string]any)
+	return m
+}
+
+// nestedValue returns the value at path, or nil.
+func nestedValue(obj map[string]any, path ...string) any {
+	var cur any = obj
+	for _, p := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[p]
+	}
+	return cur
+}
+
+// ensureMap returns the map at path, creating missing or null maps on the way.
+func ensureMap(obj map[string]any, path ...string) (map[string]any, error) {
+	cur := obj
+	for i, p := range path {
+		switch v := cur[p].(type) {
+		case map[string]any:
+			cur = v
+		case nil:
+			m := map[string]any{}
+			cur[p] = m
+			cur = m
+		default:
+			return nil, fmt.Errorf("%s is not an object", strings.Join(path[:i+1], "."))
+		}
+	}
+	return cur, nil
+}
+
+// gvk is an object's group, version and kind.
+type gvk struct {
+	group, version, kind string
+}
+
+// objectGVK splits an object's apiVersion into group and version.
+func objectGVK(obj Object) gvk {
+	g, v := splitAPIVersion(nestedString(obj, "apiVersion"))
+	return gvk{group: g, version: v, kind: nestedString(obj, "kind")}
+}
+
+// splitAPIVersion splits "apps/v1" into "apps" and "v1"; "v1" has the empty (core) group.
+func splitAPIVersion(apiVersion string) (group, version string) {
+	if i := strings.LastIndexByte(apiVersion, '/'); i >= 0 {
+		return apiVersion[:i], apiVersion[i+1:]
+	}
+	return "", apiVersion
+}
+
+// objectName returns metadata.name.
+func objectName(obj Object) string { return nestedString(obj, "metadata", "name") }
+
+// objectNamespace returns metadata.namespace.
+func objectNamespace(obj Object) string { return nestedString(obj, "metadata", "namespace") }
+
+// describe names an object in messages as Kustomize does: "apps/v1 Deployment ns/name".
+func describe(obj Object) string {
+	id := objectName(obj)
+	if ns := objectNamespace(obj); ns != "" {
+		id = ns + "/" + id
+	}
+	return nestedString(obj, "apiVersion") + " " + nestedString(obj, "kind") + " " + id
+}

@@ -1,0 +1,203 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package transform
+
+import (
+	"fmt"
+	"maps"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// Transform applies the patch to every selected object. A patch that selects nothing is not
+// an error (as in Kustomize) but a warning, since it is almost always a mistake (kustomize#4379).
+func (t *patchTransformer) Transform(ctx *Context, objects []Object) ([]Object, error) {
+	var renames []rename
+	deleted := map[int]bool{}
+	matched := 0
+	for i, obj := range objects {
+		docs := t.selectedDocs(ctx, obj)
+		if len(docs) == 0 {
+			continue
+		}
+		matched++
+		before := objectGVK(obj)
+		oldName := objectName(obj)
+		if t.json != nil || t.options.AllowNameChange {
+			ctx.RecordOrigin(obj)
+		}
+		for _, doc := range docs {
+			del, err := t.apply(obj, doc)
+			if err != nil {
+				return nil, fmt.Errorf("patching %s: %w", describe(obj), err)
+			}
+			if del {
+				deleted[i] = true
+				break
+			}
+		}
+		if newName := objectName(obj); newName != oldName && oldName != "" && !deleted[i] {
+			renames = append(renames, rename{id: before, namespace: objectNamespace(obj), oldName: oldName, newName: newName})
+		}
+	}
+	if matched == 0 {
+		ctx.Warnf("the patch matches no object")
+		return objects, nil
+	}
+	if len(deleted) > 0 {
+		kept := objects[:0:0]
+		for i, obj := range objects {
+			if !deleted[i] {
+				kept = append(kept, obj)
+			}
+		}
+		objects = kept
+	}
+	return objects, fixNameReferences(objects, renames)
+}
+
+// selectedDocs returns the documents that apply to obj: all of them when obj matches the
+// target, or those whose own kind and name are obj's.
+func (t *patchTransformer) selectedDocs(ctx *Context, obj Object) []map[string]any {
+	if t.target != nil {
+		if !t.target.matches(ctx, obj) {
+			return nil
+		}
+		if t.json != nil {
+			return []map[string]any{nil}
+		}
+		return t.smp
+	}
+	var docs []map[string]any
+	id := objectGVK(obj)
+	name, ns := objectName(obj), objectNamespace(obj)
+	origName, origNS := ctx.OriginalName(obj)
+	for i, pid := range t.ids {
+		if pid.kind != id.kind || (pid.name != name && pid.name != origName) {
+			continue
+		}
+		if pid.hasAPIVersion && (pid.group != id.group || pid.version != id.version) {
+			continue
+		}
+		if pid.namespace != "" && pid.namespace != ns && pid.namespace != origNS {
+			continue
+		}
+		docs = append(docs, t.smp[i])
+	}
+	return docs
+}
+
+// apply patches obj in place with one document (nil for the JSON patch) and reports whether
+// the patch deletes the object.
+func (t *patchTransformer) apply(obj Object, doc map[string]any) (bool, error) {
+	if doc == nil {
+		return false, t.applyJSON(obj)
+	}
+	if doc["$patch"] == "delete" {
+		return true, nil
+	}
+	// The merge takes values from the patch into the object and edits the patch, so every
+	// object gets its own copy.
+	patch := deepCopyValue(doc).(map[string]any)
+	if meta, ok := patch["metadata"].(map[string]any); ok {
+		// The target keeps its namespace, and its name unless the options say otherwise:
+		// with a target, the patch's name is only a placeholder.
+		delete(meta, "namespace")
+		if !t.options.AllowNameChange {
+			delete(meta, "name")
+		}
+		if len(meta) == 0 {
+			delete(patch, "metadata")
+		}
+	}
+	if !t.options.AllowKindChange {
+		delete(patch, "kind")
+		delete(patch, "apiVersion")
+	}
+	merged, err := strategicpatch.StrategicMergeMapPatchUsingLookupPatchMeta(obj, patch, lookupSchema(objectGVK(obj)))
+	if err != nil {
+		return false, err
+	}
+	replaceContents(obj, merged)
+	return false, nil
+}
+
+// applyJSON applies the JSON 6902 patch through its encoded form.
+func (t *patchTransformer) applyJSON(obj Object) error {
+	doc, err := appendJSON(nil, obj)
+	if err != nil {
+		return err
+	}
+	out, err := t.json.Apply(doc)
+	if err != nil {
+		return err
+	}
+	patched, err := DecodeObject(out)
+	if err != nil {
+		return err
+	}
+	replaceContents(obj, patched)
+	return nil
+}
+
+// replaceContents makes obj hold the keys of from, so that obj keeps its identity (the
+// pipeline tracks objects by their map).
+func replaceContents(obj, from Object) {
+	if objectKey(obj) == objectKey(from) {
+		return
+	}
+	clear(obj)
+	maps.Copy(obj, from)
+}
+
+// schemas caches the strategic-merge metadata of built-in kinds by group/version/kind.
+var schemas sync.Map
+
+// lookupSchema returns the patch metadata of a Kubernetes kind, from its Go type, or the
+// schema-less metadata that makes a strategic-merge patch a JSON merge patch that still
+// honours $patch directives, for every other kind.
+func lookupSchema(id gvk) strategicpatch.LookupPatchMeta {
+	key := schema.GroupVersionKind{Group: id.group, Version: id.version, Kind: id.kind}
+	if s, ok := schemas.Load(key); ok {
+		return s.(strategicpatch.LookupPatchMeta)
+	}
+	var s strategicpatch.LookupPatchMeta = mergeSchema{}
+	if typed, err := scheme.Scheme.New(key); err == nil {
+		if meta, err := strategicpatch.NewPatchMetaFromStruct(typed); err == nil {
+			s = meta
+		}
+	}
+	schemas.Store(key, s)
+	return s
+}
+
+// mergeSchema knows no patch strategy: maps merge, lists are replaced, as in a JSON merge
+// patch.
+type mergeSchema struct{}
+
+func (mergeSchema) LookupPatchMetadataForStruct(string) (strategicpatch.LookupPatchMeta, strategicpatch.PatchMeta, error) {
+	return mergeSchema{}, strategicpatch.PatchMeta{}, nil
+}
+
+func (mergeSchema) LookupPatchMetadataForSlice(string) (strategicpatch.LookupPatchMeta, strategicpatch.PatchMeta, error) {
+	return mergeSchema{}, strategicpatch.PatchMeta{}, nil
+}
+
+func (mergeSchema) Name() string { return "" }

@@ -1,0 +1,187 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package transform
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Config is one transformer config of a consolidated list.
+type Config struct {
+	// APIVersion, Kind and Name are the config's apiVersion, kind and metadata.name, for
+	// display and matching. Compile reads them again from Raw, which the engine may have
+	// changed by substituting parameters.
+	APIVersion string
+	Kind       string
+	Name       string
+	// Raw is the config as JSON, with apiVersion and metadata.name defaulted.
+	Raw json.RawMessage
+	// Path is where the config was written, for error messages: "transformers[2]" in the
+	// Template itself, "transformersFrom[0].transformers[1]" in an imported one.
+	Path *field.Path
+}
+
+// Pipeline is a compiled transformer list. It holds no state between runs, so one Pipeline
+// may run concurrently and be cached as long as its configs do not change.
+type Pipeline struct {
+	steps []step
+}
+
+type step struct {
+	name, kind string
+	t          Transformer
+}
+
+// Error is a transformer failing on the objects it was given: a problem of the template or
+// its parameters, not of the server.
+type Error struct {
+	// Name and Kind identify the transformer.
+	Name, Kind string
+	Err        error
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("transformer %q (%s): %v", e.Name, e.Kind, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// configHeader is what Compile reads before choosing the factory.
+type configHeader struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+}
+
+// factoryFor returns the factory of a transformer kind, or why there is none.
+func factoryFor(apiVersion, kind string) (Factory, string) {
+	switch apiVersion {
+	case "", BuiltinAPIVersion:
+		if f, ok := builtins[kind]; ok {
+			return f, ""
+		}
+		return nil, "unknown built-in transformer kind"
+	case KustomizationAPIVersion:
+		if kind == "Kustomization" {
+			return newKustomizationTransformer, ""
+		}
+		return nil, "only kind Kustomization is supported with apiVersion " + KustomizationAPIVersion
+	}
+	return nil, "transformer plugins are not supported yet: use apiVersion " + BuiltinAPIVersion +
+		" or " + KustomizationAPIVersion
+}
+
+// Compile builds the pipeline of a consolidated, parameter-substituted transformer list,
+// reporting every problem at once.
+func Compile(configs []Config) (*Pipeline, field.ErrorList) {
+	var errs field.ErrorList
+	p := &Pipeline{}
+	names := map[string]bool{}
+	for i, c := range configs {
+		path := c.Path
+		if path == nil {
+			path = field.NewPath("transformers").Index(i)
+		}
+		var h configHeader
+		if err := json.Unmarshal(c.Raw, &h); err != nil {
+			errs = append(errs, field.Invalid(path, "", "malformed transformer config: "+err.Error()))
+			continue
+		}
+		factory, why := factoryFor(h.APIVersion, h.Kind)
+		if factory == nil {
+			errs = append(errs, kindError(path, h.APIVersion, h.Kind, why))
+			continue
+		}
+		name := h.Metadata.Name
+		if name == "" {
+			name = DefaultName(h.Kind)
+		}
+		if names[name] {
+			errs = append(errs, field.Duplicate(path.Child("metadata", "name"), name))
+		}
+		names[name] = true
+		t, terrs := factory(c.Raw, path)
+		errs = append(errs, terrs...)
+		p.steps = append(p.steps, step{name: name, kind: h.Kind, t: t})
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return p, nil
+}
+
+// kindError reports an unusable apiVersion or kind.
+func kindError(path *field.Path, apiVersion, kind, why string) *field.Error {
+	if kind == "" {
+		return field.Required(path.Child("kind"), "")
+	}
+	if apiVersion != "" && apiVersion != BuiltinAPIVersion && apiVersion != KustomizationAPIVersion {
+		return field.Invalid(path.Child("apiVersion"), apiVersion, why)
+	}
+	if apiVersion == KustomizationAPIVersion {
+		return field.Invalid(path.Child("kind"), kind, why)
+	}
+	return field.NotSupported(path.Child("kind"), kind, append(BuiltinKinds(), "Kustomization ("+KustomizationAPIVersion+")"))
+}
+
+// Len returns the number of transformers.
+func (p *Pipeline) Len() int { return len(p.steps) }
+
+// Transform runs every transformer in order over decoded objects. The engine uses it to run
+// further steps (CustomTransforms, template expansion) on the same tree before encoding once.
+func (p *Pipeline) Transform(ctx *Context, objects []Object) ([]Object, error) {
+	for _, s := range p.steps {
+		n := len(ctx.warnings)
+		out, err := s.t.Transform(ctx, objects)
+		for i := n; i < len(ctx.warnings); i++ {
+			ctx.warnings[i] = fmt.Sprintf("transformer %q: %s", s.name, ctx.warnings[i])
+		}
+		if err != nil {
+			return nil, &Error{Name: s.name, Kind: s.kind, Err: err}
+		}
+		objects = out
+	}
+	return objects, nil
+}
+
+// Run decodes the objects once, runs every transformer and encodes the result once. It
+// returns the warnings of the transformers. An error is an *Error, except when an object is
+// not a JSON object. Objects are encoded with sorted keys.
+func (p *Pipeline) Run(objects []json.RawMessage) ([]json.RawMessage, []string, error) {
+	if len(p.steps) == 0 {
+		return objects, nil, nil
+	}
+	decoded, err := DecodeObjects(objects)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx := &Context{}
+	decoded, err = p.Transform(ctx, decoded)
+	if err != nil {
+		return nil, ctx.Warnings(), err
+	}
+	out, err := EncodeObjects(decoded)
+	if err != nil {
+		return nil, ctx.Warnings(), err
+	}
+	return out, ctx.Warnings(), nil
+}

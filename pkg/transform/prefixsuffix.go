@@ -1,0 +1,105 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package transform
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+func init() { registerBuiltin("PrefixSuffixTransformer", newPrefixSuffix) }
+
+// PrefixSuffixConfig is the config of PrefixSuffixTransformer (Kustomize's namePrefix and
+// nameSuffix).
+type PrefixSuffixConfig struct {
+	ConfigMeta
+	Prefix string `json:"prefix,omitempty"`
+	Suffix string `json:"suffix,omitempty"`
+	// FieldSpecs replace the default, metadata/name of every object.
+	FieldSpecs []FieldSpec `json:"fieldSpecs,omitempty"`
+}
+
+// prefixSuffixSkip are the kinds Kustomize never renames: their names are fixed by their
+// content (CRDs, APIServices) or are the namespace itself.
+var prefixSuffixSkip = []gvkMatcher{
+	{kind: "CustomResourceDefinition"},
+	{group: "apiregistration.k8s.io", kind: "APIService"},
+	{kind: "Namespace"},
+}
+
+type prefixSuffix struct {
+	prefix, suffix string
+	specs          []fieldSpec
+}
+
+func newPrefixSuffix(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
+	var c PrefixSuffixConfig
+	if errs := decodeConfig(config, &c, fldPath); len(errs) > 0 {
+		return nil, errs
+	}
+	specs, errs := compileFieldSpecs(c.FieldSpecs, fldPath.Child("fieldSpecs"))
+	return &prefixSuffix{prefix: c.Prefix, suffix: c.Suffix, specs: withDefaults(defaultNamePrefixSuffix, specs, c.FieldSpecs != nil)}, errs
+}
+
+// Transform renames the objects and then every reference to them.
+func (t *prefixSuffix) Transform(ctx *Context, objects []Object) ([]Object, error) {
+	if t.prefix == "" && t.suffix == "" {
+		return objects, nil
+	}
+	var renames []rename
+	for _, obj := range objects {
+		id := objectGVK(obj)
+		if skipRename(id) {
+			continue
+		}
+		for i := range t.specs {
+			s := &t.specs[i]
+			if !s.matches(id) {
+				continue
+			}
+			isName := s.Path == "metadata/name"
+			if isName {
+				ctx.RecordOrigin(obj)
+			}
+			err := s.apply(obj, func(parent map[string]any, key string) error {
+				old, ok := parent[key].(string)
+				if !ok && parent[key] != nil {
+					return fmt.Errorf("not a string")
+				}
+				parent[key] = t.prefix + old + t.suffix
+				if isName && old != "" {
+					renames = append(renames, rename{id: id, namespace: objectNamespace(obj), oldName: old, newName: t.prefix + old + t.suffix})
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	return objects, fixNameReferences(objects, renames)
+}
+
+func skipRename(id gvk) bool {
+	for _, m := range prefixSuffixSkip {
+		if m.matches(id) {
+			return true
+		}
+	}
+	return false
+}
