@@ -70,9 +70,9 @@ func (*REST) ProducesMIMETypes(string) []string { return nil }
 // ProducesObject tells OpenAPI that the answer is a v1 List, not a Template.
 func (*REST) ProducesObject(string) interface{} { return v1alpha1.List{} }
 
-// AcceptsGroupVersion lets OpenShift Templates in, under both of their spellings.
+// AcceptsGroupVersion lets in our Templates and OpenShift's, under both of their spellings.
 func (*REST) AcceptsGroupVersion(gv schema.GroupVersion) bool {
-	return gv == openshift.SchemeGroupVersion || gv == openshift.LegacyGroupVersion
+	return gv == v1alpha1.SchemeGroupVersion || gv == openshift.SchemeGroupVersion || gv == openshift.LegacyGroupVersion
 }
 
 // Create processes the Template of the body; dry-run changes nothing, since nothing is stored.

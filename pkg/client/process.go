@@ -1,0 +1,47 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package client adds to the generated clientset what client-gen cannot express: processing a
+// Template given in the request through processedtemplates.
+package client
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+
+	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/generated/clientset/versioned/scheme"
+)
+
+// ProcessTemplate posts template, the JSON of one of our Templates or of an OpenShift
+// template.openshift.io/v1 Template, to processedtemplates in namespace and returns the
+// processed objects. Warnings go to the client's warning handler, as in kubectl.
+// c is the templates client's RESTClient(), for example
+// clientset.TemplatesV1alpha1().RESTClient().
+func ProcessTemplate(ctx context.Context, c rest.Interface, namespace string, template []byte, opts metav1.CreateOptions) (*v1alpha1.List, error) {
+	result := &v1alpha1.List{}
+	err := c.Post().
+		Namespace(namespace).
+		Resource("processedtemplates").
+		VersionedParams(&opts, scheme.ParameterCodec).
+		SetHeader("Content-Type", "application/json").
+		Body(template).
+		Do(ctx).
+		Into(result)
+	return result, err
+}
