@@ -35,10 +35,14 @@ import (
 // integers keep their precision.
 func DecodeObjects(raws []json.RawMessage) ([]Object, error) {
 	objects := make([]Object, len(raws))
-	dec := jsontext.NewDecoder(nil)
+	var dec *jsontext.Decoder
 	for i, raw := range raws {
 		// A bytes.Buffer lets jsontext parse raw in place instead of copying it.
-		dec.Reset(bytes.NewBuffer(raw))
+		if dec == nil {
+			dec = jsontext.NewDecoder(bytes.NewBuffer(raw))
+		} else {
+			dec.Reset(bytes.NewBuffer(raw))
+		}
 		obj, err := decodeObject(dec)
 		if err != nil {
 			return nil, fmt.Errorf("object %d: %w", i, err)
@@ -85,11 +89,13 @@ func decodeValue(dec *jsontext.Decoder) (any, error) {
 			if err != nil {
 				return nil, err
 			}
+			// A token is only valid until the next read.
+			key := kt.String()
 			v, err := decodeValue(dec)
 			if err != nil {
 				return nil, err
 			}
-			m[kt.String()] = v
+			m[key] = v
 		}
 		if _, err := dec.ReadToken(); err != nil {
 			return nil, err

@@ -65,7 +65,7 @@ func newImageTagTransformer(config []byte, fldPath *field.Path) (Transformer, fi
 	imgPath := fldPath.Child("imageTag")
 	if c.ImageTag.Name == "" {
 		errs = append(errs, field.Required(imgPath.Child("name"), ""))
-	} else if strings.ContainsAny(c.ImageTag.Name, ":@") && !hasParamRef(c.ImageTag.Name) {
+	} else if _, tag, digest := splitImage(c.ImageTag.Name); tag != "" || digest != "" {
 		errs = append(errs, field.Invalid(imgPath.Child("name"), c.ImageTag.Name, "must be an image name without tag or digest"))
 	}
 	specs, specErrs := compileFieldSpecs(c.FieldSpecs, fldPath.Child("fieldSpecs"))

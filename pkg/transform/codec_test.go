@@ -1,0 +1,67 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package transform
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+func TestCodecRoundTrip(t *testing.T) {
+	in := []json.RawMessage{
+		json.RawMessage(`{"b":1,"a":{"z":[1,2.5,-3e10,99999999999999999999],"y":null,"x":true,"w":false},"s":"é \"q\" \\ \u0001 <&>"}`),
+		json.RawMessage(` { "kind" : "List", "items" : [ ] , "empty": {} } `),
+	}
+	objs, err := DecodeObjects(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := objs[0]["a"].(map[string]any)["z"].([]any)[3]; n != json.Number("99999999999999999999") {
+		t.Errorf("big integer lost precision: %v", n)
+	}
+	out, err := EncodeObjects(objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"a":{"w":false,"x":true,"y":null,"z":[1,2.5,-3e10,99999999999999999999]},"b":1,"s":"é \"q\" \\ \u0001 <&>"}`
+	if string(out[0]) != want {
+		t.Errorf("got  %s\nwant %s", out[0], want)
+	}
+	if string(out[1]) != `{"empty":{},"items":[],"kind":"List"}` {
+		t.Errorf("got %s", out[1])
+	}
+	// The tree is the one encoding/json builds with UseNumber.
+	dec := json.NewDecoder(bytes.NewReader(in[0]))
+	dec.UseNumber()
+	var std map[string]any
+	if err := dec.Decode(&std); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(std, objs[0]) {
+		t.Errorf("tree differs from encoding/json's:\n%#v\n%#v", std, objs[0])
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	for _, in := range []string{`[1]`, `"x"`, `{"a":1} {}`, `{"a":1,"a":2}`, `{"a":`, ``} {
+		if _, err := DecodeObjects([]json.RawMessage{json.RawMessage(in)}); err == nil {
+			t.Errorf("%q: want an error", in)
+		}
+	}
+}

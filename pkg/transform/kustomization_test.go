@@ -1,0 +1,164 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package transform
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestKustomizationTransformer(t *testing.T) {
+	runCases(t, []transformCase{{
+		name: "builds over the objects, generators included",
+		config: `
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+metadata: {name: kz}
+namePrefix: p-
+commonLabels: {app: web}
+images: [{name: nginx, newTag: "1.25"}]
+configMapGenerator: [{name: cfg, literals: [A=1]}]
+replicas: [{name: web, count: 3}]
+`,
+		in: `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  template:
+    spec:
+      containers: [{name: c, image: nginx, envFrom: [{configMapRef: {name: cfg}}]}]
+`,
+		want: `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: p-web, labels: {app: web}}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: c, image: "nginx:1.25", envFrom: [{configMapRef: {name: p-cfg-89g4tffbfk}}]}]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: p-cfg-89g4tffbfk, labels: {app: web}}
+data: {A: "1"}
+`,
+		warning: "'commonLabels' is deprecated",
+	}, {
+		name:   "numbers keep their precision",
+		config: "{apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, namespace: x}",
+		in:     "{apiVersion: example.com/v1, kind: Foo, metadata: {name: f}, spec: {n: 123456789012345678901234567890, f: 1.5, s: '010', b: true, z: null}}",
+		want:   "{apiVersion: example.com/v1, kind: Foo, metadata: {name: f, namespace: x}, spec: {n: 123456789012345678901234567890, f: 1.5, s: '010', b: true, z: null}}",
+	}, {
+		name:    "remote resources are refused",
+		config:  "{apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, resources: [https://github.com/x/y]}",
+		wantErr: "transformers[0].resources",
+	}, {
+		name:    "plugins are refused",
+		config:  "{apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, transformers: [plugin.yaml]}",
+		wantErr: "transformers[0].transformers",
+	}, {
+		name:    "helm is refused",
+		config:  "{apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, helmCharts: [{name: x}]}",
+		wantErr: "transformers[0].helmCharts",
+	}, {
+		name:    "files are refused",
+		config:  "{apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, configMapGenerator: [{name: c, files: [a.txt]}], patches: [{path: p.yaml}]}",
+		wantErr: "transformers[0].configMapGenerator[0].files",
+	}, {
+		name:    "openapi is refused",
+		config:  "{apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, openapi: {version: v1.20.4}}",
+		wantErr: "transformers[0].openapi",
+	}, {
+		name:    "unknown field",
+		config:  "{apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, namePrefx: p-}",
+		wantErr: "transformers[0].namePrefx",
+	}, {
+		name:    "kustomize errors are returned",
+		config:  "{apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, patches: [{patch: '{\"kind\": \"Deployment\", \"metadata\": {\"name\": \"missing\"}}'}]}",
+		in:      "{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}",
+		wantErr: "kustomize:",
+	}})
+}
+
+// TestKustomizationConcurrent runs builds in parallel: run with -race, it shows that the
+// serialisation covers krusty's global state.
+func TestKustomizationConcurrent(t *testing.T) {
+	tr, errs := newTransformer(t, "{apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, namePrefix: p-, labels: [{pairs: {a: b}}]}")
+	if len(errs) > 0 {
+		t.Fatal(errs.ToAggregate())
+	}
+	var wg sync.WaitGroup
+	errc := make(chan error, 8)
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in := yamlDocs(t, fmt.Sprintf("{apiVersion: v1, kind: ConfigMap, metadata: {name: c%d}}", i))
+			out, err := tr.Transform(&Context{}, in)
+			if err == nil && (len(out) != 1 || objectName(out[0]) != fmt.Sprintf("p-c%d", i)) {
+				err = fmt.Errorf("unexpected output %v", out)
+			}
+			errc <- err
+		}()
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestKustomizationPrintsNothing(t *testing.T) {
+	// Deprecated fields become warnings instead of lines on os.Stderr.
+	tr, errs := newTransformer(t, "{apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, imageTags: [{name: a, newTag: b}], patchesStrategicMerge: ['{apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {x: z}}']}")
+	if len(errs) > 0 {
+		t.Fatal(errs.ToAggregate())
+	}
+	ctx := &Context{}
+	// The test swaps os.Stderr, which only tests may do: the transformer itself never does.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := os.Stderr
+	os.Stderr = w
+	out, err := tr.Transform(ctx, yamlDocs(t, "{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}"))
+	os.Stderr = stderr
+	w.Close()
+	printed, _ := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(printed) > 0 {
+		t.Errorf("kustomize printed %q", printed)
+	}
+	assertObjects(t, out, yamlDocs(t, "{apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {x: z}}"))
+	if w := strings.Join(ctx.Warnings(), "\n"); !strings.Contains(w, "imageTags") || !strings.Contains(w, "patchesStrategicMerge") {
+		t.Errorf("warnings: %q", ctx.Warnings())
+	}
+}
