@@ -156,10 +156,10 @@ metadata: {name: app1-web, labels: {env: dev}}
 spec: {ports: [{port: 80}]}
 `,
 	}, {
-		name:   "inline JSON patch as YAML list, anchored name",
-		config: "{kind: PatchTransformer, target: {name: app1}, patch: [{op: remove, path: /spec}]}",
-		in:     "{apiVersion: v1, kind: Service, metadata: {name: app10}, spec: {}}",
-		want:   "{apiVersion: v1, kind: Service, metadata: {name: app10}, spec: {}}",
+		name:    "inline JSON patch as YAML list, anchored name",
+		config:  "{kind: PatchTransformer, target: {name: app1}, patch: [{op: remove, path: /spec}]}",
+		in:      "{apiVersion: v1, kind: Service, metadata: {name: app10}, spec: {}}",
+		want:    "{apiVersion: v1, kind: Service, metadata: {name: app10}, spec: {}}",
 		warning: "matches no object",
 	}, {
 		name:   "delete every match",
@@ -190,7 +190,7 @@ patch: |
         - {name: main, $patch: delete}
         - {name: other, image: x}
 `,
-		in: "{apiVersion: apps/v1, kind: Deployment, metadata: {name: app10}, spec: {template: {spec: {containers: [{name: main, image: web}]}}}}\n---\n{apiVersion: apps/v1, kind: Deployment, metadata: {name: app1}, spec: {}}",
+		in:   "{apiVersion: apps/v1, kind: Deployment, metadata: {name: app10}, spec: {template: {spec: {containers: [{name: main, image: web}]}}}}\n---\n{apiVersion: apps/v1, kind: Deployment, metadata: {name: app1}, spec: {}}",
 		want: "{apiVersion: apps/v1, kind: Deployment, metadata: {name: app10}, spec: {template: {spec: {containers: [{name: other, image: x}]}}}}\n---\n{apiVersion: apps/v1, kind: Deployment, metadata: {name: app1}, spec: {}}",
 	}, {
 		name:   "custom resources get a JSON merge patch; $patch: replace honoured",
