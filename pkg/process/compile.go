@@ -17,6 +17,7 @@ limitations under the License.
 package process
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -32,10 +33,19 @@ import (
 // (see Result.Warnings) instead of errors.
 func Compile(t *templates.Template, d Dialect) (*Plan, field.ErrorList) {
 	c := newCompiler(t, d)
+	// Size the program once: literals take about the objects' bytes, and each reference
+	// costs a few ops.
+	size, dollars := 0, 0
+	for _, o := range t.Objects {
+		size += len(o.Raw)
+		dollars += bytes.Count(o.Raw, []byte{'$'})
+	}
+	c.plan.arena = make([]byte, 0, size+size/8)
+	c.plan.ops = make([]op, 0, 4*dollars+8*len(t.Objects)+16)
 	c.compileText()
-	c.plan.objects = c.compileObjects(t.Objects, field.NewPath("objects"), true)
-	c.plan.transformers = c.compileObjects(t.Transformers, field.NewPath("transformers"), false)
-	c.plan.transformerOverrides = c.compileObjects(t.TransformerOverrides, field.NewPath("transformerOverrides"), false)
+	c.plan.objects = c.compileObjects(t.Objects, "objects", true)
+	c.plan.transformers = c.compileObjects(t.Transformers, "transformers", false)
+	c.plan.transformerOverrides = c.compileObjects(t.TransformerOverrides, "transformerOverrides", false)
 	c.plan.warnings = c.warnings.list()
 	if len(c.errs) > 0 {
 		return nil, c.errs
@@ -58,6 +68,10 @@ type compiler struct {
 	warnings warningSet
 	// forceSlow sends every object through the slow path; tests compare both paths with it.
 	forceSlow bool
+	// src, structure and walker are reused by every object compiled.
+	src       []byte
+	structure structure
+	walker    walker
 }
 
 func newCompiler(t *templates.Template, d Dialect) *compiler {
@@ -91,9 +105,8 @@ func (c *compiler) compileText() {
 	for _, k := range keys {
 		path := func() *field.Path { return c.plan.labelsPath.Key(k) }
 		c.plan.labels = append(c.plan.labels, labelTemplate{
-			key:    c.textTemplate(k, path),
-			value:  c.textTemplate(c.template.ObjectLabels[k], path),
-			source: k,
+			key:   c.textTemplate(k, path),
+			value: c.textTemplate(c.template.ObjectLabels[k], path),
 		})
 	}
 }
@@ -101,56 +114,63 @@ func (c *compiler) compileText() {
 // textTemplate compiles a plain-text string. Typed references substitute as text there; in
 // the OpenShift dialect ${{P}} is not substituted in text, as in OpenShift.
 func (c *compiler) textTemplate(s string, path func() *field.Path) []textPart {
-	segs, _ := c.sx.split([]byte(s))
+	content := []byte(s)
+	segs, _ := c.sx.split(content, nil)
 	var parts []textPart
-	for _, seg := range segs {
+	for i := range segs {
+		seg := &segs[i]
 		param := -1
 		if seg.ref {
 			switch {
 			case seg.param < 0:
-				c.undeclared(seg, path)
+				c.undeclared(content, seg, path)
 			case c.plan.dialect == OpenShift && seg.typed:
 			default:
 				param = seg.param
 			}
 		}
+		text := string(seg.text(content))
 		if param < 0 && len(parts) > 0 && parts[len(parts)-1].param < 0 {
-			parts[len(parts)-1].literal += string(seg.text)
+			parts[len(parts)-1].literal += text
 			continue
 		}
-		parts = append(parts, textPart{literal: string(seg.text), param: param})
+		if param >= 0 {
+			text = ""
+		}
+		parts = append(parts, textPart{literal: text, param: param})
 	}
 	return parts
 }
 
 // undeclared reports a reference to an undeclared parameter: an error in our dialect, kept as
 // written with a warning in OpenShift's.
-func (c *compiler) undeclared(seg segment, path func() *field.Path) {
+func (c *compiler) undeclared(content []byte, seg *segment, path func() *field.Path) {
+	text, name := seg.text(content), seg.name(content)
 	if c.plan.dialect == OpenShift {
-		c.warnings.add(fmt.Sprintf("%s refers to the undeclared parameter %s and is kept as written", seg.text, seg.name), path().String())
+		c.warnings.add(fmt.Sprintf("%s refers to the undeclared parameter %s and is kept as written", text, name), path().String())
 		return
 	}
-	c.errs = append(c.errs, field.Invalid(path(), string(seg.text), fmt.Sprintf("%s is not a declared parameter", seg.name)))
+	c.errs = append(c.errs, field.Invalid(path(), string(text), fmt.Sprintf("%s is not a declared parameter", name)))
 }
 
 // compileObjects compiles objects (or transformer configs, which get no labels, namespace
 // stripping or groupification) and adds their errors.
-func (c *compiler) compileObjects(raws []runtime.RawExtension, base *field.Path, templateObjects bool) []compiledObject {
+func (c *compiler) compileObjects(raws []runtime.RawExtension, list string, templateObjects bool) []compiledObject {
 	out := make([]compiledObject, 0, len(raws))
 	for i := range raws {
 		raw := raws[i].Raw
 		if raw == nil && raws[i].Object != nil {
 			var err error
 			if raw, err = json.Marshal(raws[i].Object); err != nil {
-				c.errs = append(c.errs, field.Invalid(base.Index(i), "", err.Error()))
+				c.errs = append(c.errs, field.Invalid(objectPath{list, i}.path(), "", err.Error()))
 				continue
 			}
 		}
-		obj, errs := c.compileObject(raw, base.Index(i), templateObjects)
+		obj, errs := c.compileObject(raw, objectPath{list, i}, templateObjects)
 		c.errs = append(c.errs, errs...)
 		if len(errs) == 0 {
 			out = append(out, obj)
-			c.plan.staticSize += len(raw)
+			c.plan.outputSize += len(raw)
 		}
 	}
 	return out

@@ -140,6 +140,8 @@ type executor struct {
 	labelObject []byte
 	// used marks the labels a label map already had, while it is written.
 	used []bool
+	// frames are the objects being written whose ops decide on their members.
+	frames []frame
 }
 
 type labelMember struct {
@@ -174,7 +176,7 @@ func (x *executor) setLabels(labels map[string]string) {
 
 // writeList writes the objects inside a v1 List and returns each object's bytes.
 func (x *executor) writeList(objects []compiledObject) []json.RawMessage {
-	x.buf = make([]byte, 0, x.plan.staticSize+x.plan.staticSize/4+len(listPrefix)+len(listSuffix)+256)
+	x.buf = make([]byte, 0, x.plan.outputSize+x.plan.outputSize/4+len(listPrefix)+len(listSuffix)+256)
 	x.buf = append(x.buf, listPrefix...)
 	bounds := make([]int, 0, 2*len(objects))
 	for i := range objects {
@@ -182,7 +184,7 @@ func (x *executor) writeList(objects []compiledObject) []json.RawMessage {
 			x.buf = append(x.buf, ',')
 		}
 		start := len(x.buf)
-		x.write(&objects[i].root)
+		x.run(objects[i].from, objects[i].to)
 		if objects[i].slow {
 			x.reshape(start, &objects[i])
 		}
@@ -207,7 +209,7 @@ func (x *executor) writeConfigs(configs []compiledObject) []json.RawMessage {
 	out := make([]json.RawMessage, len(configs))
 	for i := range configs {
 		start := len(x.buf)
-		x.write(&configs[i].root)
+		x.run(configs[i].from, configs[i].to)
 		out[i] = x.buf[start:len(x.buf):len(x.buf)]
 	}
 	x.buf = list

@@ -57,7 +57,7 @@ func processCase(t *testing.T, template string, req Request) (*Result, field.Err
 	c := newCompiler(tmpl, dialect)
 	c.forceSlow = true
 	c.compileText()
-	c.plan.objects = c.compileObjects(tmpl.Objects, field.NewPath("objects"), true)
+	c.plan.objects = c.compileObjects(tmpl.Objects, "objects", true)
 	if len(c.errs) > 0 {
 		t.Fatalf("slow compile failed where the fast one did not: %v", c.errs)
 	}

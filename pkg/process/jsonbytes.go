@@ -30,23 +30,29 @@ import (
 var strictJSON = []jsontext.Options{jsontext.AllowDuplicateNames(false), jsontext.AllowInvalidUTF8(false)}
 
 // compactJSON validates raw and returns it without insignificant whitespace, in a new buffer.
-func compactJSON(raw []byte) ([]byte, error) {
-	v := jsontext.Value(bytes.Clone(raw))
+func compactJSON(raw []byte) ([]byte, error) { return compactInto(nil, raw) }
+
+// compactInto is compactJSON writing into dst's space.
+func compactInto(dst, raw []byte) ([]byte, error) {
+	v := jsontext.Value(append(dst[:0], raw...))
 	if err := v.Compact(strictJSON...); err != nil {
-		return nil, err
+		return v, err
 	}
 	return v, nil
 }
 
 // skipString returns the offset after the string starting at b[i].
 func skipString(b []byte, i int) int {
-	for i++; ; i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
+	for j := i + 1; ; {
+		q := j + bytes.IndexByte(b[j:], '"')
+		escapes := 0
+		for k := q - 1; b[k] == '\\'; k-- {
+			escapes++
 		}
+		if escapes%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
 	}
 }
 

@@ -16,7 +16,7 @@ limitations under the License.
 
 package process
 
-import "strings"
+import "bytes"
 
 // labelTarget is a node in the tree of paths, from an object's root, where object labels go.
 type labelTarget struct {
@@ -30,14 +30,14 @@ type labelTarget struct {
 	children []*labelTarget
 }
 
-// child returns the target under t for the member named key.
-func (t *labelTarget) child(key string) *labelTarget {
-	for _, c := range t.children {
-		if c.key == key {
-			return c
+// child returns the target under t for the member named key, and its index.
+func (t *labelTarget) child(key []byte) (int, *labelTarget) {
+	for i, c := range t.children {
+		if c.key == string(key) {
+			return i, c
 		}
 	}
-	return nil
+	return -1, nil
 }
 
 func target(key string, create bool, children ...*labelTarget) *labelTarget {
@@ -66,24 +66,26 @@ var (
 )
 
 // labelTargetsFor returns where object labels go in an object of this apiVersion and kind.
-func labelTargetsFor(d Dialect, apiVersion, kind string) *labelTarget {
+func labelTargetsFor(d Dialect, apiVersion, kind []byte) *labelTarget {
 	if d == OpenShift {
 		return metadataTargets
 	}
-	group, _, hasGroup := strings.Cut(apiVersion, "/")
-	if !hasGroup {
-		group = ""
+	var group []byte
+	if slash := bytes.IndexByte(apiVersion, '/'); slash >= 0 {
+		group = apiVersion[:slash]
 	}
-	switch {
-	case group == "" && kind == "Service":
+	core := len(group) == 0
+	apps := string(group) == "apps"
+	switch k := string(kind); {
+	case core && k == "Service":
 		return serviceTargets
-	case group == "" && kind == "ReplicationController":
+	case core && k == "ReplicationController":
 		return replicationControllerTargets
-	case (group == "apps" || group == "extensions") && (kind == "Deployment" || kind == "ReplicaSet" || kind == "DaemonSet"),
-		group == "apps" && kind == "StatefulSet",
-		group == "batch" && kind == "Job":
+	case (apps || string(group) == "extensions") && (k == "Deployment" || k == "ReplicaSet" || k == "DaemonSet"),
+		apps && k == "StatefulSet",
+		string(group) == "batch" && k == "Job":
 		return workloadTargets
-	case group == "batch" && kind == "CronJob":
+	case string(group) == "batch" && k == "CronJob":
 		return cronJobTargets
 	}
 	return metadataTargets
@@ -91,15 +93,15 @@ func labelTargetsFor(d Dialect, apiVersion, kind string) *labelTarget {
 
 // groupify gives the OpenShift kinds of the legacy group-less API their group, as OpenShift's
 // processor does after substitution: DeploymentConfig v1 becomes apps.openshift.io/v1.
-func groupify(apiVersion, kind string) (string, bool) {
-	if strings.Contains(apiVersion, "/") {
-		return apiVersion, false
+func groupify(apiVersion, kind []byte) (string, bool) {
+	if bytes.IndexByte(apiVersion, '/') >= 0 {
+		return "", false
 	}
-	group, ok := legacyOpenShiftKinds[kind]
+	group, ok := legacyOpenShiftKinds[string(kind)]
 	if !ok {
-		return apiVersion, false
+		return "", false
 	}
-	return group + "/" + apiVersion, true
+	return group + "/" + string(apiVersion), true
 }
 
 // legacyOpenShiftKinds maps the kinds of OpenShift's legacy group-less API to their groups.

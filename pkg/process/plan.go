@@ -20,8 +20,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// Plan is a Template compiled for processing: its objects split into bytes that never change
-// and the few places a request changes. A Plan is immutable and safe for concurrent Execute.
+// Plan is a Template compiled for processing. Each object is a short program of ops over one
+// byte arena: most ops copy fixed bytes, a few write parameter values or decide on the shape
+// (a member a null removes, labels merged into a label map). Programs and bytes lie in order
+// in memory and hold no pointers, so Execute streams through them and a plan of thousands of
+// objects costs the garbage collector nothing. A Plan is immutable and safe for concurrent
+// Execute calls.
 type Plan struct {
 	dialect Dialect
 	params  []compiledParameter
@@ -34,13 +38,20 @@ type Plan struct {
 	// labelsPath is where the template's labels live: objectLabels, or labels for OpenShift.
 	labelsPath *field.Path
 
+	ops   []op
+	arena []byte
+	// targets are the label targets ops create; keyPaths the paths of objects whose keys are
+	// substituted, for duplicate-key errors.
+	targets  []*labelTarget
+	keyPaths []string
+
 	objects              []compiledObject
 	transformers         []compiledObject
 	transformerOverrides []compiledObject
 
 	warnings []string
-	// staticSize is the size of the objects' fixed bytes, to size the output once.
-	staticSize int
+	// outputSize estimates the size of the objects' output, to size the buffer once.
+	outputSize int
 }
 
 // Dialect returns the dialect the plan was compiled for.
@@ -63,77 +74,67 @@ type textPart struct {
 // labelTemplate is one of the template's own object labels before substitution.
 type labelTemplate struct {
 	key, value []textPart
-	// source is the key as written, for error paths.
-	source string
 }
 
-// compiledObject is one object (or transformer config) of the plan.
+// compiledObject is one object (or transformer config) of the plan: the ops from..to.
 type compiledObject struct {
-	root node
+	from, to int
 	// slow objects get their labels and groupification after being written, because their
 	// shape depends on parameter values (see reshape.go).
 	slow bool
-	// path is objects[i], for errors found while executing.
-	path *field.Path
+	// at is objects[i], for errors found while executing.
+	at objectPath
 }
 
-// nodeKind says how Execute writes a node.
-type nodeKind uint8
+// objectPath names an object, objects[i] or transformers[i]; the field.Path is built only for
+// messages, so that compiling a thousand objects does not build a thousand paths.
+type objectPath struct {
+	list  string
+	index int
+}
+
+func (o objectPath) path() *field.Path { return field.NewPath(o.list).Index(o.index) }
+
+// opCode says what an op does.
+type opCode uint8
 
 const (
-	// nodeStatic is bytes written as they are.
-	nodeStatic nodeKind = iota
-	// nodeText is a JSON string with references in it.
-	nodeText
-	// nodeJSON is a string that is one typed reference: the value goes in as JSON.
-	nodeJSON
-	nodeObject
-	nodeArray
+	// opLit writes arena[a:a+b].
+	opLit opCode = iota
+	// opText writes the value of param escaped for the inside of a JSON string.
+	opText
+	// opJSON writes the value of param as JSON (a JSON string when it is not JSON).
+	opJSON
+	// opOpen starts an object that needs bookkeeping (flags); b is the arena offset of its "{".
+	// a indexes keyPaths when the keys are checked for duplicates.
+	opOpen
+	// opClose ends it, after the labels a label map still lacks.
+	opClose
+	// opSep writes a comma when the open object already has a member.
+	opSep
+	// opSkipIfNull jumps over a member whose ${{param}} value is null, which removes it.
+	opSkipIfNull
+	// opLabelMember writes the object label named arena[a:a+b] instead of the member that
+	// follows (and jumps over it) when there is such a label.
+	opLabelMember
+	// opCreateInstead writes the label target targets[a] instead of the null member that
+	// follows (and jumps over it) when there are labels.
+	opCreateInstead
+	// opInsert writes the missing label target targets[a] when there are labels.
+	opInsert
 )
 
-// node is a JSON value of the plan.
-type node struct {
-	kind   nodeKind
-	raw    []byte     // nodeStatic
-	parts  []part     // nodeText
-	param  int        // nodeJSON
-	object objectNode // nodeObject
-	items  []chunk    // nodeArray
+// Flags of opOpen.
+const (
+	frameLabels uint8 = 1 << iota
+	frameCheckKeys
+)
+
+// op is one instruction of an object's program.
+type op struct {
+	code  opCode
+	flags uint8
+	param int32
+	a, b  uint32
+	jump  uint32
 }
-
-// part is a piece of a JSON string: literal text already escaped for JSON, or a parameter.
-type part struct {
-	literal []byte
-	param   int // -1 for literal text
-}
-
-// objectNode is an object with at least one member that a request can change.
-type objectNode struct {
-	chunks []chunk
-	// labels marks a label map that the object labels merge into.
-	labels bool
-	// inserts are label targets missing from the object, created when there are labels.
-	inserts []*labelTarget
-	// substitutedKeysAt is set when keys hold references: the path for a duplicate key error.
-	substitutedKeysAt string
-}
-
-// chunk is a run of members (or array items) that never change, written with the commas
-// between them, or one member (item) that may change.
-type chunk struct {
-	raw []byte
-	// key and value of a member; value alone for an array item; both nil for a run.
-	key   *node
-	value *node
-	// keyName is the decoded key of a member of a label map, when it is a literal.
-	keyName string
-	// createInstead is the label target a null member stands for: it is written in place of
-	// the null when there are labels to add.
-	createInstead *labelTarget
-}
-
-// isRun reports whether c is a run of fixed members or items.
-func (c *chunk) isRun() bool { return c.value == nil }
-
-// staticNode returns a node that writes raw.
-func staticNode(raw []byte) *node { return &node{kind: nodeStatic, raw: raw} }

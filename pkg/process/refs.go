@@ -23,18 +23,25 @@ type syntax struct {
 	params map[string]int
 }
 
-// segment is one piece of a scanned string: literal text, or a reference.
+// segment is one piece of a scanned string s: literal text, or a reference.
 type segment struct {
-	// text is the literal text, or the reference as written when the segment is a reference.
-	text []byte
-	ref  bool
-	// name is the referenced parameter; param is its index, or -1 when it is not declared.
-	name  string
-	param int
+	// start and end bound the literal text, or the reference as written, in s.
+	start, end int
+	ref        bool
+	// nameStart and nameEnd bound the referenced name in s; param is its index, or -1 when
+	// it is not declared.
+	nameStart, nameEnd int
+	param              int
 	// typed marks ${{P}} and $((P)); paren marks $(P) and $((P)).
 	typed bool
 	paren bool
 }
+
+// text returns the segment's text in s.
+func (seg *segment) text(s []byte) []byte { return s[seg.start:seg.end] }
+
+// name returns the referenced name in s.
+func (seg *segment) name(s []byte) string { return string(s[seg.nameStart:seg.nameEnd]) }
 
 // isBraceNameChar is the name alphabet of ${NAME}, as wide as OpenShift's, so that "${1}" is
 // seen as a reference (and reported) rather than silently kept.
@@ -53,64 +60,68 @@ func isParenNameChar(c byte) bool { return isParenNameStart(c) || c >= '0' && c 
 // match returns the reference starting at s[i] (which is '$') and its end, or ok=false when
 // none starts there. A $(X) naming no parameter is not a reference: it is Kubernetes' own
 // variable syntax.
-func (sx *syntax) match(s []byte, i int) (seg segment, end int, ok bool) {
+func (sx *syntax) match(s []byte, i int) (seg segment, ok bool) {
 	if i+1 >= len(s) {
-		return seg, 0, false
+		return seg, false
 	}
 	switch s[i+1] {
 	case '{':
-		if name, e := enclosedName(s, i+3, "}}", isBraceNameChar, isBraceNameChar); i+2 < len(s) && s[i+2] == '{' && e > 0 {
-			return sx.reference(s[i:e], name, true, false), e, true
+		if i+2 < len(s) && s[i+2] == '{' {
+			if nameEnd, end := enclosedName(s, i+3, "}}", isBraceNameChar, isBraceNameChar); end > 0 {
+				return sx.reference(s, i, end, i+3, nameEnd, true, false), true
+			}
 		}
-		if name, e := enclosedName(s, i+2, "}", isBraceNameChar, isBraceNameChar); e > 0 {
-			return sx.reference(s[i:e], name, false, false), e, true
+		if nameEnd, end := enclosedName(s, i+2, "}", isBraceNameChar, isBraceNameChar); end > 0 {
+			return sx.reference(s, i, end, i+2, nameEnd, false, false), true
 		}
 	case '(':
 		if sx.dialect != Stencil {
-			return seg, 0, false
+			return seg, false
 		}
-		if name, e := enclosedName(s, i+3, "))", isParenNameStart, isParenNameChar); i+2 < len(s) && s[i+2] == '(' && e > 0 {
-			return sx.reference(s[i:e], name, true, true), e, true
+		if i+2 < len(s) && s[i+2] == '(' {
+			if nameEnd, end := enclosedName(s, i+3, "))", isParenNameStart, isParenNameChar); end > 0 {
+				return sx.reference(s, i, end, i+3, nameEnd, true, true), true
+			}
 		}
-		if name, e := enclosedName(s, i+2, ")", isParenNameStart, isParenNameChar); e > 0 {
-			if _, declared := sx.params[string(name)]; declared {
-				return sx.reference(s[i:e], name, false, true), e, true
+		if nameEnd, end := enclosedName(s, i+2, ")", isParenNameStart, isParenNameChar); end > 0 {
+			if seg := sx.reference(s, i, end, i+2, nameEnd, false, true); seg.param >= 0 {
+				return seg, true
 			}
 		}
 	}
-	return seg, 0, false
+	return seg, false
 }
 
-// enclosedName reads a name at s[at:] followed by closer and returns the name and the offset
-// after closer, or end 0 when there is no such name.
-func enclosedName(s []byte, at int, closer string, first, rest func(byte) bool) (name []byte, end int) {
+// enclosedName reads a name at s[at:] followed by closer and returns the name's end and the
+// offset after closer, or end 0 when there is no such name.
+func enclosedName(s []byte, at int, closer string, first, rest func(byte) bool) (nameEnd, end int) {
 	j := at
 	for j < len(s) && (j == at && first(s[j]) || j > at && rest(s[j])) {
 		j++
 	}
 	if j == at || j+len(closer) > len(s) || string(s[j:j+len(closer)]) != closer {
-		return nil, 0
+		return 0, 0
 	}
-	return s[at:j], j + len(closer)
+	return j, j + len(closer)
 }
 
-func (sx *syntax) reference(text, name []byte, typed, paren bool) segment {
-	param, declared := sx.params[string(name)]
+func (sx *syntax) reference(s []byte, start, end, nameStart, nameEnd int, typed, paren bool) segment {
+	param, declared := sx.params[string(s[nameStart:nameEnd])]
 	if !declared {
 		param = -1
 	}
-	return segment{text: text, ref: true, name: string(name), param: param, typed: typed, paren: paren}
+	return segment{start: start, end: end, ref: true, nameStart: nameStart, nameEnd: nameEnd,
+		param: param, typed: typed, paren: paren}
 }
 
-// split cuts s into literal text and references in one pass, applying the $$ escape of the
-// Stencil dialect. changed reports whether the literal text differs from s even without any
-// reference, which happens when an escape was removed. The segments' text may alias s.
-func (sx *syntax) split(s []byte) (segs []segment, changed bool) {
-	var lit []byte
-	litStart := 0 // start of the literal text not yet copied into lit
-	flush := func(end int) {
+// split cuts s into literal text and references in one pass, appending to segs, and applies
+// the $$ escape of the Stencil dialect: the escaped reference becomes literal text without its
+// first "$". changed reports whether an escape was removed.
+func (sx *syntax) split(s []byte, segs []segment) (_ []segment, changed bool) {
+	litStart := 0
+	literal := func(end int) {
 		if end > litStart {
-			lit = append(lit, s[litStart:end]...)
+			segs = append(segs, segment{start: litStart, end: end, param: -1})
 		}
 	}
 	for i := 0; i < len(s); {
@@ -119,43 +130,32 @@ func (sx *syntax) split(s []byte) (segs []segment, changed bool) {
 			continue
 		}
 		if sx.dialect == Stencil && i+1 < len(s) && s[i+1] == '$' {
-			if _, end, ok := sx.match(s, i+1); ok {
-				// "$$" before a reference: drop one "$" and keep the reference as text.
-				flush(i)
-				litStart = i + 1
-				i = end
-				changed = true
+			if seg, ok := sx.match(s, i+1); ok {
+				literal(i)
+				litStart, i, changed = i+1, seg.end, true
 				continue
 			}
 			i++
 			continue
 		}
-		seg, end, ok := sx.match(s, i)
+		seg, ok := sx.match(s, i)
 		if !ok {
 			i++
 			continue
 		}
-		flush(i)
-		if len(lit) > 0 {
-			segs = append(segs, segment{text: lit, param: -1})
-			lit = nil
-		}
+		literal(i)
 		segs = append(segs, seg)
-		litStart, i = end, end
+		litStart, i = seg.end, seg.end
 	}
-	flush(len(s))
-	if len(lit) > 0 {
-		segs = append(segs, segment{text: lit, param: -1})
-	}
+	literal(len(s))
 	return segs, changed
 }
 
-// hasReference reports whether split would find a reference or an escape in s: a quick test
-// that lets most strings stay as they are.
+// hasReference reports whether split would find a reference or an escape in s.
 func (sx *syntax) hasReference(s []byte) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] == '$' {
-			if _, _, ok := sx.match(s, i); ok {
+			if _, ok := sx.match(s, i); ok {
 				return true
 			}
 		}

@@ -121,28 +121,28 @@ func (x *executor) reshape(start int, obj *compiledObject) {
 	for i, name := range []string{"kind", "apiVersion"} {
 		m := doc.member(name)
 		if m == nil {
-			x.errs = append(x.errs, field.Required(obj.path.Child(name), "missing after substitution"))
+			x.errs = append(x.errs, field.Required(obj.at.path().Child(name), "missing after substitution"))
 			return
 		}
 		value, ok := m.value.stringValue()
 		switch {
 		case !ok:
-			x.objectError(obj.path.Child(name), string(m.value.appendTo(nil)), "must be a string after substitution")
+			x.objectError(obj.at.path().Child(name), string(m.value.appendTo(nil)), "must be a string after substitution")
 			return
 		case value == "":
-			x.errs = append(x.errs, field.Required(obj.path.Child(name), "empty after substitution"))
+			x.errs = append(x.errs, field.Required(obj.at.path().Child(name), "empty after substitution"))
 			return
 		}
 		header[i] = value
 	}
 	kind, apiVersion := header[0], header[1]
 	if x.plan.dialect == OpenShift {
-		if grouped, ok := groupify(apiVersion, kind); ok {
+		if grouped, ok := groupify([]byte(apiVersion), []byte(kind)); ok {
 			doc.member("apiVersion").value = &tree{raw: appendQuoted(nil, grouped)}
 		}
 	}
 	if len(x.labels) > 0 {
-		x.applyLabelTargets(doc, labelTargetsFor(x.plan.dialect, apiVersion, kind))
+		x.applyLabelTargets(doc, labelTargetsFor(x.plan.dialect, []byte(apiVersion), []byte(kind)))
 	}
 	// The tree's bytes alias the buffer, so write it out elsewhere before replacing them.
 	out := doc.appendTo(nil)

@@ -32,22 +32,25 @@ func ValidateReferences(t *templates.Template) field.ErrorList {
 	c := newCompiler(t, Stencil)
 	c.errs = nil // parameter problems are reported by parameter validation
 	c.compileText()
-	c.referencesIn(t.Objects, field.NewPath("objects"))
-	c.referencesIn(t.Transformers, field.NewPath("transformers"))
-	c.referencesIn(t.TransformerOverrides, field.NewPath("transformerOverrides"))
+	c.referencesIn(t.Objects, "objects")
+	c.referencesIn(t.Transformers, "transformers")
+	c.referencesIn(t.TransformerOverrides, "transformerOverrides")
 	return c.errs
 }
 
 // referencesIn adds the reference errors of raw objects, skipping those that are not JSON
 // objects.
-func (c *compiler) referencesIn(raws []runtime.RawExtension, base *field.Path) {
+func (c *compiler) referencesIn(raws []runtime.RawExtension, list string) {
 	for i := range raws {
 		src, err := compactJSON(raws[i].Raw)
 		if err != nil || len(src) == 0 || src[0] != '{' {
 			continue
 		}
-		w := &walker{c: c, src: src, root: base.Index(i), slow: true}
-		w.object(0, context{envIndex: -1})
+		c.structure.build(src)
+		w := c.newWalker(src, objectPath{list, i}, true)
+		start := w.mark()
+		w.object(0, len(src), context{envIndex: -1})
+		w.rewind(start)
 		c.errs = append(c.errs, w.errs...)
 	}
 }

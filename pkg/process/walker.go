@@ -20,21 +20,26 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// walker compiles one object: it walks the compacted JSON once and keeps every value that no
-// request can change as the bytes it already is.
+// walker compiles one object into ops. It reads the compacted JSON once, descends only into
+// values that hold a "$" or lead to a label target, and copies everything else as it is.
 type walker struct {
 	c    *compiler
 	src  []byte
-	root *field.Path
+	st   *structure
+	root objectPath
 	path []pathSegment
 	errs field.ErrorList
 	// warnings are added to the plan once the object compiled (it may be compiled twice).
 	warnings []walkerWarning
-	// slow keeps label targets and groupification out of the plan; needSlow asks for it.
+	// slow keeps label targets and groupification out of the program; needSlow asks for it.
 	slow     bool
 	needSlow bool
 	// apiVersion replaces the object's apiVersion (OpenShift groupification), when set.
 	apiVersion []byte
+	// barrier is the first op a literal may extend (see extendLit).
+	barrier int
+	// keySegs and valueSegs are reused by every string compiled.
+	keySegs, valueSegs []segment
 }
 
 // pathSegment is a member key (raw JSON string) or an array index.
@@ -45,9 +50,11 @@ type pathSegment struct {
 
 // context is what a value's position means for compiling it.
 type context struct {
-	// targets are the label targets at and below this value.
-	targets *labelTarget
-	// createInstead marks a null label target, replaced by the created target when there are
+	// targets are the label targets at and below this value; targetIndex is its index among
+	// its parent's children.
+	targets     *labelTarget
+	targetIndex int
+	// createInstead marks a null label target, replaced by the target created when there are
 	// labels to add.
 	createInstead *labelTarget
 	// top is the object itself; metadata is its metadata, where namespaces are stripped.
@@ -64,22 +71,10 @@ type context struct {
 	expandIn *containerScope
 }
 
-// containerScope collects the $(P) references of a container that Kubernetes would expand,
-// to check them against the container's env vars once the container is read.
-type containerScope struct {
-	start   int
-	pending []pendingReference
-}
+func (w *walker) pushKey(key []byte) { w.path = append(w.path, pathSegment{key: key, index: -1}) }
+func (w *walker) pushIndex(i int)    { w.path = append(w.path, pathSegment{index: i}) }
+func (w *walker) pop()               { w.path = w.path[:len(w.path)-1] }
 
-type pendingReference struct {
-	name     string
-	envIndex int
-	path     *field.Path
-}
-
-func (w *walker) pushKey(key []byte)      { w.path = append(w.path, pathSegment{key: key, index: -1}) }
-func (w *walker) pushIndex(i int)         { w.path = append(w.path, pathSegment{index: i}) }
-func (w *walker) pop()                    { w.path = w.path[:len(w.path)-1] }
 func (w *walker) errorf(err *field.Error) { w.errs = append(w.errs, err) }
 
 // fieldPath returns the path of the value being compiled; it is built only for messages.
@@ -87,7 +82,7 @@ func (w *walker) fieldPath() *field.Path { return w.fieldPathOf(w.path) }
 
 // fieldPathOf returns the path of the value at segments below the root.
 func (w *walker) fieldPathOf(segments []pathSegment) *field.Path {
-	p := w.root
+	p := w.root.path()
 	for _, seg := range segments {
 		if seg.key == nil {
 			p = p.Index(seg.index)
@@ -116,111 +111,76 @@ func isPlainFieldName(s string) bool {
 	return true
 }
 
-// value compiles the value at src[i:] and returns its node (nil when it is written exactly as
-// it is in src) and the offset after it.
-func (w *walker) value(i int, cx context) (*node, int) {
-	switch w.src[i] {
-	case '{', '[':
-		end := skipValue(w.src, i)
-		if cx.targets == nil && !cx.top && !cx.metadata && !mayHoldReference(w.src[i:end]) {
-			return nil, end
-		}
-		if w.src[i] == '{' {
-			return w.object(i, cx)
-		}
-		return w.array(i, cx), end
-	case '"':
-		end := skipString(w.src, i)
-		return w.stringValue(w.src[i:end], cx, false), end
-	default:
-		return nil, skipValue(w.src, i)
-	}
+// mayChange reports whether compiling the value at src[at:end] in context cx can give
+// anything but its bytes.
+func (w *walker) mayChange(at, end int, cx context) bool {
+	return cx.targets != nil || cx.metadata || cx.createInstead != nil || w.st.hasDollar(at, end)
 }
 
-// array compiles the array at src[i:].
-func (w *walker) array(i int, cx context) *node {
-	n := &node{kind: nodeArray}
+// value compiles the value at src[at:end], which mayChange. It emits the value's ops and
+// reports whether they differ from its bytes; when not, it emits nothing.
+func (w *walker) value(at, end int, cx context) bool {
+	switch w.src[at] {
+	case '{':
+		return w.object(at, end, cx)
+	case '[':
+		return w.array(at, end, cx)
+	case '"':
+		s := w.compileString(w.src[at:end], cx, false, &w.valueSegs)
+		if s.kind == unchanged {
+			return false
+		}
+		w.emitString(s)
+		return true
+	}
+	return false
+}
+
+// array compiles the array at src[at:end].
+func (w *walker) array(at, end int, cx context) bool {
+	m := w.mark()
+	w.emitLit([]byte{'['})
 	changed := false
-	runStart, runEnd := -1, -1
-	flush := func() {
+	runStart := -1
+	state := noMemberYet
+	flush := func(upTo int) {
 		if runStart >= 0 {
-			n.items = append(n.items, chunk{raw: w.src[runStart:runEnd]})
-			runStart = -1
+			w.comma(state)
+			w.emitLit(w.src[runStart:upTo])
+			state, runStart = hadMember, -1
 		}
 	}
-	i++
-	for index := 0; w.src[i] != ']'; index++ {
+	i := at + 1
+	for index := 0; i < end-1; index++ {
+		itemEnd := w.st.end(w.src, i)
 		item := context{expandIn: cx.expandIn, envIndex: cx.envIndex}
-		switch {
-		case cx.containers:
-			item.container = &containerScope{start: i}
-		case cx.envOf != nil:
+		if cx.envOf != nil {
 			item.envItemOf, item.envIndex = cx.envOf, index
 		}
-		w.pushIndex(index)
-		start := i
-		v, end := w.value(i, item)
-		w.pop()
-		if v == nil {
-			if runStart < 0 {
-				runStart = start
+		if w.mayChange(i, itemEnd, item) {
+			if cx.containers {
+				item.container = &containerScope{start: i}
 			}
-			runEnd = end
-		} else {
-			flush()
-			changed = true
-			n.items = append(n.items, chunk{value: v})
+			flush(i - 1)
+			w.comma(state)
+			state = hadMember
+			w.pushIndex(index)
+			if w.value(i, itemEnd, item) {
+				changed = true
+			} else {
+				w.emitLit(w.src[i:itemEnd])
+			}
+			w.pop()
+		} else if runStart < 0 {
+			runStart = i
 		}
-		i = end
-		if w.src[i] == ',' {
-			i++
-		}
+		i = itemEnd + 1 // past the comma or the closing bracket
 	}
-	flush()
+	flush(end - 1)
 	if !changed {
-		return nil
+		w.rewind(m)
+		return false
 	}
-	return finish(n)
-}
-
-// finish turns a container whose chunks are all fixed bytes into one static node.
-func finish(n *node) *node {
-	chunks := n.items
-	open, closing := byte('['), byte(']')
-	if n.kind == nodeObject {
-		if n.object.labels || len(n.object.inserts) > 0 || n.object.substitutedKeysAt != "" {
-			return n
-		}
-		chunks, open, closing = n.object.chunks, '{', '}'
-	}
-	size := 2
-	for _, ch := range chunks {
-		if !ch.isRun() && (ch.key != nil && ch.key.kind != nodeStatic || ch.value.kind != nodeStatic || ch.createInstead != nil) {
-			return n
-		}
-		size += len(ch.raw) + 1
-		if !ch.isRun() {
-			size += len(ch.value.raw)
-			if ch.key != nil {
-				size += len(ch.key.raw) + 1
-			}
-		}
-	}
-	raw := make([]byte, 0, size)
-	raw = append(raw, open)
-	for i, ch := range chunks {
-		if i > 0 {
-			raw = append(raw, ',')
-		}
-		if ch.isRun() {
-			raw = append(raw, ch.raw...)
-			continue
-		}
-		if ch.key != nil {
-			raw = append(raw, ch.key.raw...)
-			raw = append(raw, ':')
-		}
-		raw = append(raw, ch.value.raw...)
-	}
-	return staticNode(append(raw, closing))
+	w.emitLit([]byte{']'})
+	return true
 }

@@ -17,219 +17,213 @@ limitations under the License.
 package process
 
 import (
-	"fmt"
 	"slices"
-
-	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// object compiles the object at src[start:] and returns its node (nil when unchanged) and
-// the offset after it.
-func (w *walker) object(start int, cx context) (*node, int) {
-	src := w.src
-	n := &node{kind: nodeObject}
-	obj := &n.object
-	obj.labels = cx.targets != nil && cx.targets.labels
-	var present []*labelTarget
-	changed := obj.labels
-	runStart, runEnd := -1, -1
-	flush := func() {
-		if runStart >= 0 {
-			obj.chunks = append(obj.chunks, chunk{raw: src[runStart:runEnd]})
-			runStart = -1
-		}
+// objectEmitter holds the state of one object being compiled.
+type objectEmitter struct {
+	w        *walker
+	cx       context
+	open     int // the opOpen op
+	flags    uint8
+	state    commaState
+	changed  bool
+	// needFrame: ops of the object decide on commas at run time.
+	needFrame bool
+	runStart  int
+	// present marks the label targets (children of cx.targets) the object has.
+	present uint64
+}
+
+// object compiles the object at src[at:end].
+func (w *walker) object(at, end int, cx context) bool {
+	m := w.mark()
+	// The "{" ends a literal that nothing may extend, so that it can be split off into an
+	// opOpen once we know whether the object needs bookkeeping at run time.
+	w.emitLit([]byte{'{'})
+	w.barrier = len(w.c.plan.ops)
+	o := &objectEmitter{w: w, cx: cx, runStart: -1, open: len(w.c.plan.ops) - 1}
+	if cx.targets != nil && cx.targets.labels {
+		o.flags |= frameLabels
+		o.changed = true
 	}
-	i := start + 1
-	for src[i] != '}' {
-		memberStart := i
-		keyEnd := skipString(src, i)
-		keyRaw := src[i:keyEnd]
-		valueStart := keyEnd + 1
-		w.pushKey(keyRaw)
-		name := stringContent(keyRaw)
-		key := w.stringValue(keyRaw, context{}, true)
-		if key != nil && key.kind != nodeStatic {
-			obj.substitutedKeysAt = w.fieldPathOf(w.path[:len(w.path)-1]).String()
-			if cx.targets != nil {
-				// The substituted key might name a label target: only the slow path can tell.
-				w.needSlow = true
-			}
-		}
-		child, drop := w.memberContext(cx, name, valueStart)
-		var value *node
-		valueEnd := skipValue(src, valueStart)
-		switch {
-		case drop:
-		case child.createInstead != nil:
-			value = staticNode(src[valueStart:valueEnd])
-		case cx.top && string(name) == "apiVersion" && w.apiVersion != nil:
-			value = staticNode(w.apiVersion)
-		default:
-			value, valueEnd = w.value(valueStart, child)
-		}
-		if child.targets != nil && !drop {
-			present = append(present, child.targets)
-			if value != nil && value.kind == nodeJSON {
-				// A label map (or what leads to one) given whole by ${{P}}.
-				w.needSlow = true
-			}
-		}
-		w.pop()
-		i = valueEnd
-		if src[i] == ',' {
-			i++
-		}
-		switch {
-		case drop:
-			flush()
-			changed = true
-		case key == nil && value == nil && !obj.labels:
-			if runStart < 0 {
-				runStart = memberStart
-			}
-			runEnd = valueEnd
-		default:
-			flush()
-			changed = true
-			if key == nil {
-				key = staticNode(keyRaw)
-			}
-			if value == nil {
-				value = staticNode(src[valueStart:valueEnd])
-			}
-			ch := chunk{key: key, value: value, createInstead: child.createInstead}
-			if obj.labels && key.kind == nodeStatic {
-				ch.keyName = string(stringContent(key.raw))
-			}
-			obj.chunks = append(obj.chunks, ch)
-		}
+	for i := at + 1; i < end-1; {
+		keyEnd := skipString(w.src, i)
+		valueEnd := w.st.end(w.src, keyEnd+1)
+		o.member(i, keyEnd, valueEnd)
+		i = valueEnd + 1 // past the comma or the closing brace
 	}
-	flush()
-	end := i + 1
+	o.flush(end - 1)
 	if cx.targets != nil {
-		for _, t := range cx.targets.children {
-			if t.create && !slices.Contains(present, t) {
-				obj.inserts = append(obj.inserts, t)
-				changed = true
+		for i, t := range cx.targets.children {
+			if t.create && o.present&(1<<i) == 0 {
+				w.emit(op{code: opInsert, a: w.c.target(t)})
+				o.needFrame, o.changed = true, true
 			}
 		}
 	}
-	if cx.container != nil {
-		w.checkAmbiguity(cx.container, src[start:end])
-	}
-	if !changed {
-		return nil, end
-	}
-	return finish(n), end
-}
-
-// memberContext returns the context of the member name of an object in context cx, and
-// whether the member is dropped (a hardcoded namespace).
-func (w *walker) memberContext(cx context, name []byte, valueStart int) (context, bool) {
-	var child context
-	child.envIndex = -1
-	if cx.targets != nil && !w.slow {
-		if t := cx.targets.child(string(name)); t != nil {
-			child.targets = t
-			if t.create && w.src[valueStart] == 'n' {
-				child.createInstead = t // null: created in place when there are labels
-			}
-		}
-	}
-	switch {
-	case cx.top && string(name) == "metadata":
-		child.metadata = true
-	case cx.metadata && string(name) == "namespace":
-		return child, !w.parameterisedNamespace(valueStart)
-	case string(name) == "containers" || string(name) == "initContainers" || string(name) == "ephemeralContainers":
-		child.containers = true
-	}
-	switch {
-	case cx.container != nil && string(name) == "env":
-		child.envOf = cx.container
-	case cx.container != nil && (string(name) == "command" || string(name) == "args"):
-		child.expandIn = cx.container
-	case cx.envItemOf != nil && string(name) == "value":
-		child.expandIn, child.envIndex = cx.envItemOf, cx.envIndex
-	case cx.expandIn != nil:
-		child.expandIn, child.envIndex = cx.expandIn, cx.envIndex
-	}
-	return child, false
-}
-
-// parameterisedNamespace reports whether the namespace at src[at:] holds a reference, so it is
-// kept; a hardcoded one is removed, as OpenShift does.
-func (w *walker) parameterisedNamespace(at int) bool {
-	if w.src[at] != '"' {
+	if !o.changed {
+		w.rewind(m)
 		return false
 	}
-	segs, _ := w.c.sx.split(stringContent(w.src[at:skipString(w.src, at)]))
-	for _, seg := range segs {
-		if seg.ref {
-			return true
+	if o.needFrame || o.flags != 0 || o.state == maybeMember {
+		openOp := op{code: opOpen, flags: o.flags}
+		if o.flags&frameCheckKeys != 0 {
+			openOp.a = uint32(len(w.c.plan.keyPaths))
+			w.c.plan.keyPaths = append(w.c.plan.keyPaths, w.fieldPath().String())
 		}
+		w.splitOpen(o.open, openOp)
+		w.emit(op{code: opClose})
+		w.barrier = len(w.c.plan.ops)
+		return true
 	}
-	return false
+	w.joinOpen(o.open)
+	w.emitLit([]byte{'}'})
+	return true
 }
 
-// checkAmbiguity rejects $(P) in a container where Kubernetes would expand P as one of the
-// container's env vars: in command and args any of them, in env[k].value those before k.
-func (w *walker) checkAmbiguity(scope *containerScope, container []byte) {
-	if len(scope.pending) == 0 {
+// joinOpen merges the literal ending in the "{" at ops[at] with the literal after it, once the
+// object turned out to need no opOpen.
+func (w *walker) joinOpen(at int) {
+	p := w.c.plan
+	if at+1 >= len(p.ops) || p.ops[at+1].code != opLit || p.ops[at].a+p.ops[at].b != p.ops[at+1].a {
 		return
 	}
-	names := envNames(container)
-	for _, ref := range scope.pending {
-		visible := names
-		if ref.envIndex >= 0 {
-			visible = names[:min(ref.envIndex, len(names))]
+	p.ops[at].b += p.ops[at+1].b
+	p.ops = slices.Delete(p.ops, at+1, at+2)
+	for i := at + 1; i < len(p.ops); i++ {
+		switch p.ops[i].code {
+		case opSkipIfNull, opLabelMember, opCreateInstead:
+			p.ops[i].jump--
 		}
-		if slices.Contains(visible, ref.name) {
-			w.errorf(field.Invalid(ref.path, "$("+ref.name+")", fmt.Sprintf(
-				"%s is both a template parameter and an env var of this container: write ${%s} for the parameter or $$(%s) for the env var",
-				ref.name, ref.name, ref.name)))
+	}
+	w.barrier = min(w.barrier, len(p.ops))
+}
+
+// splitOpen turns the "{" that ends the literal ops[at] into the op open.
+func (w *walker) splitOpen(at int, open op) {
+	p := w.c.plan
+	if p.ops[at].b == 1 {
+		p.ops[at] = open
+		return
+	}
+	p.ops[at].b--
+	p.ops = slices.Insert(p.ops, at+1, open)
+	for i := at + 2; i < len(p.ops); i++ {
+		switch p.ops[i].code {
+		case opSkipIfNull, opLabelMember, opCreateInstead:
+			p.ops[i].jump++
 		}
 	}
 }
 
-// envNames lists the names of a container's env vars in order ("" for a name that is not a
-// literal string).
-func envNames(container []byte) []string {
-	var names []string
-	forEachMember(container, 0, func(key []byte, at, end int) {
-		if string(key) != `"env"` || container[at] != '[' {
-			return
-		}
-		for i := at + 1; container[i] != ']'; {
-			itemEnd := skipValue(container, i)
-			name := ""
-			if container[i] == '{' {
-				forEachMember(container, i, func(k []byte, vAt, vEnd int) {
-					if string(k) == `"name"` && container[vAt] == '"' {
-						name = string(stringContent(container[vAt:vEnd]))
-					}
-				})
-			}
-			names = append(names, name)
-			i = itemEnd
-			if container[i] == ',' {
-				i++
-			}
-		}
-	})
-	return names
+// flush writes the run of unchanged members before upTo.
+func (o *objectEmitter) flush(upTo int) {
+	if o.runStart >= 0 {
+		o.w.comma(o.state)
+		o.w.emitLit(o.w.src[o.runStart:upTo])
+		o.state, o.runStart = o.nextState(o.state), -1
+	}
 }
 
-// forEachMember calls fn with the raw key and the value's bounds of each member of the object
-// at b[i:].
-func forEachMember(b []byte, i int, fn func(key []byte, at, end int)) {
-	for i++; b[i] != '}'; {
-		keyEnd := skipString(b, i)
-		end := skipValue(b, keyEnd+1)
-		fn(b[i:keyEnd], keyEnd+1, end)
-		i = end
-		if b[i] == ',' {
-			i++
+// nextState is the comma state after an unconditional member.
+func (o *objectEmitter) nextState(s commaState) commaState {
+	if s == maybeMember {
+		return maybeMember
+	}
+	return hadMember
+}
+
+// member compiles the member whose key is src[keyAt:keyEnd] and whose value ends at valueEnd.
+func (o *objectEmitter) member(keyAt, keyEnd, valueEnd int) {
+	w, cx := o.w, o.cx
+	valueAt := keyEnd + 1
+	keyRaw := w.src[keyAt:keyEnd]
+	name := stringContent(keyRaw)
+	child, drop := w.memberContext(cx, name, valueAt)
+	if child.targets != nil && !drop {
+		o.present |= 1 << child.targetIndex
+	}
+	replaceAPIVersion := cx.top && w.apiVersion != nil && string(name) == "apiVersion"
+	keyMayChange := w.st.hasDollar(keyAt, keyEnd)
+	labelMap := o.flags&frameLabels != 0
+	if !drop && !replaceAPIVersion && !labelMap && !keyMayChange && !w.mayChange(valueAt, valueEnd, child) {
+		if o.runStart < 0 {
+			o.runStart = keyAt
 		}
+		return
+	}
+	o.flush(keyAt - 1)
+	if drop {
+		o.changed = true
+		return
+	}
+	w.pushKey(keyRaw)
+	defer w.pop()
+
+	key := compiledString{kind: unchanged}
+	if keyMayChange {
+		key = w.compileString(keyRaw, context{}, true, &w.keySegs)
+		if key.kind == textWithParams {
+			o.flags |= frameCheckKeys
+		}
+		if key.kind != unchanged && cx.targets != nil {
+			// The substituted key might name a label target: only the slow path can tell.
+			w.needSlow = true
+		}
+	}
+	value := compiledString{kind: unchanged}
+	if w.src[valueAt] == '"' && !replaceAPIVersion && child.createInstead == nil {
+		value = w.compileString(w.src[valueAt:valueEnd], child, false, &w.valueSegs)
+		if value.kind == typedParam && child.targets != nil {
+			// A label map, or what leads to one, given whole by ${{P}}.
+			w.needSlow = true
+		}
+	}
+
+	jumps := make([]int, 0, 2)
+	switch {
+	case labelMap && key.kind == unchanged:
+		nameAt := len(w.c.plan.arena)
+		w.c.plan.arena = append(w.c.plan.arena, name...)
+		jumps = append(jumps, w.emit(op{code: opLabelMember, a: uint32(nameAt), b: uint32(len(name))}))
+	case child.createInstead != nil:
+		jumps = append(jumps, w.emit(op{code: opCreateInstead, a: w.c.target(child.createInstead)}))
+		o.needFrame = true
+	}
+	if value.kind == typedParam {
+		jumps = append(jumps, w.emit(op{code: opSkipIfNull, param: int32(value.param)}))
+	}
+	if len(jumps) > 0 {
+		w.barrier = len(w.c.plan.ops)
+	}
+	w.comma(o.state)
+	if key.kind == unchanged {
+		w.emitLit(keyRaw)
+	} else {
+		w.emitString(key)
+	}
+	w.emitLit([]byte{':'})
+	changed := key.kind != unchanged || labelMap || child.createInstead != nil
+	switch {
+	case replaceAPIVersion:
+		w.emitLit(w.apiVersion)
+		changed = true
+	case value.kind != unchanged:
+		w.emitString(value)
+		changed = true
+	case w.src[valueAt] != '"' && w.mayChange(valueAt, valueEnd, child) && w.value(valueAt, valueEnd, child):
+		changed = true
+	default:
+		w.emitLit(w.src[valueAt:valueEnd])
+	}
+	for _, j := range jumps {
+		w.land(j)
+	}
+	o.changed = o.changed || changed
+	if value.kind == typedParam {
+		o.state = maybeMember
+	} else {
+		o.state = o.nextState(o.state)
 	}
 }

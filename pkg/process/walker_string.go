@@ -25,19 +25,25 @@ import (
 
 // compileObject compiles one object, or one transformer config when templateObject is false.
 // An object whose shape depends on parameter values is compiled again for the slow path.
-func (c *compiler) compileObject(raw []byte, path *field.Path, templateObject bool) (compiledObject, field.ErrorList) {
-	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
-		return compiledObject{}, field.ErrorList{field.Required(path, "an object is needed here")}
+func (c *compiler) compileObject(raw []byte, at objectPath, templateObject bool) (compiledObject, field.ErrorList) {
+	path := at.path
+
+	if trimmed := bytes.TrimSpace(raw); len(trimmed) == 0 || string(trimmed) == "null" {
+		return compiledObject{}, field.ErrorList{field.Required(path(), "an object is needed here")}
 	}
-	src, err := compactJSON(raw)
+	src, err := compactInto(c.src[:0], raw)
+	c.src = src
 	if err != nil {
-		return compiledObject{}, field.ErrorList{field.Invalid(path, "", "not valid JSON: "+err.Error())}
+		return compiledObject{}, field.ErrorList{field.Invalid(path(), "", "not valid JSON: "+err.Error())}
 	}
 	if src[0] != '{' {
-		return compiledObject{}, field.ErrorList{field.Invalid(path, "", "must be a JSON object")}
+		return compiledObject{}, field.ErrorList{field.Invalid(path(), "", "must be a JSON object")}
 	}
+	c.structure.build(src)
+	p := c.plan
+	start := c.newWalker(src, at, false).mark()
 	for slow := c.forceSlow; ; slow = true {
-		w := &walker{c: c, src: src, root: path, slow: slow}
+		w := c.newWalker(src, at, slow)
 		cx := context{envIndex: -1}
 		if templateObject {
 			cx.top = true
@@ -45,21 +51,41 @@ func (c *compiler) compileObject(raw []byte, path *field.Path, templateObject bo
 				return compiledObject{}, errs
 			}
 		}
-		root, _ := w.object(0, cx)
+		if !w.object(0, len(src), cx) {
+			w.emitLit(src)
+		}
 		if w.needSlow && !w.slow {
+			w.rewind(start)
 			continue
 		}
 		if len(w.errs) > 0 {
+			w.rewind(start)
 			return compiledObject{}, w.errs
 		}
 		for _, warn := range w.warnings {
 			c.warnings.add(warn.message, warn.path)
 		}
-		if root == nil {
-			root = staticNode(src)
-		}
-		return compiledObject{root: *root, slow: w.slow && templateObject, path: path}, nil
+		return compiledObject{from: start.ops, to: len(p.ops), slow: w.slow && templateObject, at: at}, nil
 	}
+}
+
+// newWalker returns the compiler's walker, reset for the object src.
+func (c *compiler) newWalker(src []byte, root objectPath, slow bool) *walker {
+	w := &c.walker
+	*w = walker{c: c, src: src, st: &c.structure, root: root, slow: slow,
+		path: w.path[:0], keySegs: w.keySegs[:0], valueSegs: w.valueSegs[:0], barrier: len(c.plan.ops)}
+	return w
+}
+
+// target returns the index of a label target in the plan's table.
+func (c *compiler) target(t *labelTarget) uint32 {
+	for i, known := range c.plan.targets {
+		if known == t {
+			return uint32(i)
+		}
+	}
+	c.plan.targets = append(c.plan.targets, t)
+	return uint32(len(c.plan.targets) - 1)
 }
 
 // header checks the object's kind and apiVersion and, when they are literals, decides where
@@ -76,21 +102,21 @@ func (w *walker) header(cx *context) field.ErrorList {
 		}
 	})
 	var errs field.ErrorList
-	var values [2]string
+	var values [2][]byte
 	dynamic := false
-	for i, name := range []string{"kind", "apiVersion"} {
+	for i, name := range [2]string{"kind", "apiVersion"} {
 		raw := raws[i]
 		switch {
 		case raw == nil:
-			errs = append(errs, field.Required(w.root.Child(name), ""))
+			errs = append(errs, field.Required(w.root.path().Child(name), ""))
 		case raw[0] != '"':
-			errs = append(errs, field.Invalid(w.root.Child(name), string(raw), "must be a string"))
+			errs = append(errs, field.Invalid(w.root.path().Child(name), string(raw), "must be a string"))
 		case w.c.sx.hasReference(stringContent(raw)):
 			dynamic = true
 		case len(raw) == 2:
-			errs = append(errs, field.Required(w.root.Child(name), ""))
+			errs = append(errs, field.Required(w.root.path().Child(name), ""))
 		default:
-			values[i] = string(stringContent(raw))
+			values[i] = stringContent(raw)
 		}
 	}
 	if len(errs) > 0 || dynamic || w.slow {
@@ -112,69 +138,98 @@ type walkerWarning struct {
 	message, path string
 }
 
-// stringValue compiles the JSON string raw: nil when it stays as written, a static node when
-// only escapes changed, or a node with references. A key never takes a typed value.
-func (w *walker) stringValue(raw []byte, cx context, key bool) *node {
+// stringKind is what a JSON string compiles to.
+type stringKind uint8
+
+const (
+	// unchanged strings are written as they are.
+	unchanged stringKind = iota
+	// rewritten strings lost an escape but hold no parameter.
+	rewritten
+	// textWithParams strings hold parameter values as text.
+	textWithParams
+	// typedParam strings are one ${{P}} or $((P)): the value goes in as JSON.
+	typedParam
+)
+
+// compiledString is a compiled JSON string; segs live in the walker's scratch space.
+type compiledString struct {
+	kind    stringKind
+	param   int
+	content []byte
+	segs    []segment
+}
+
+// compileString compiles the JSON string raw. A key never takes a typed value. Reference
+// segments that stay as written are turned into literal text.
+func (w *walker) compileString(raw []byte, cx context, key bool, scratch *[]segment) compiledString {
 	if !mayHoldReference(raw) {
-		return nil
+		return compiledString{kind: unchanged}
 	}
-	segs, changed := w.c.sx.split(stringContent(raw))
+	content := stringContent(raw)
+	segs, changed := w.c.sx.split(content, (*scratch)[:0])
+	*scratch = segs
 	dialect := w.c.plan.dialect
 	whole := len(segs) == 1
-	var parts []part
 	hasParams := false
-	for _, seg := range segs {
-		param := -1
-		if seg.ref {
-			switch {
-			case seg.param < 0:
-				w.undeclared(seg)
-			case dialect == OpenShift && seg.typed && !whole:
-				w.warn(fmt.Sprintf("%s is not substituted: OpenShift substitutes ${{%s}} only as a whole string", seg.text, seg.name))
-			default:
-				param = seg.param
-			}
-		}
-		if param < 0 {
-			if len(parts) == 0 || parts[len(parts)-1].param >= 0 {
-				parts = append(parts, part{param: -1})
-			}
-			last := &parts[len(parts)-1]
-			last.literal = appendEscaped(last.literal, seg.text)
+	for i := range segs {
+		seg := &segs[i]
+		if !seg.ref {
 			continue
 		}
-		hasParams = true
-		if seg.typed && whole && !key {
-			w.c.plan.usage[param] |= usedAsJSON
-			return &node{kind: nodeJSON, param: param}
+		switch {
+		case seg.param < 0:
+			w.undeclared(content, seg)
+			seg.ref = false
+		case dialect == OpenShift && seg.typed && !whole:
+			w.warn(fmt.Sprintf("%s is not substituted: OpenShift substitutes ${{%s}} only as a whole string", seg.text(content), seg.name(content)))
+			seg.ref = false
+		case seg.typed && whole && !key:
+			w.c.plan.usage[seg.param] |= usedAsJSON
+			return compiledString{kind: typedParam, param: seg.param}
+		default:
+			hasParams = true
+			if seg.paren && !seg.typed && cx.expandIn != nil {
+				w.checkAmbiguity(cx.expandIn, cx.envIndex, content[seg.nameStart:seg.nameEnd])
+			}
+			w.c.plan.usage[seg.param] |= usedAsText
 		}
-		if seg.paren && !seg.typed && cx.expandIn != nil {
-			cx.expandIn.pending = append(cx.expandIn.pending, pendingReference{name: seg.name, envIndex: cx.envIndex, path: w.fieldPath()})
-		}
-		w.c.plan.usage[param] |= usedAsText
-		parts = append(parts, part{param: param})
 	}
 	switch {
 	case hasParams:
-		return &node{kind: nodeText, parts: parts}
+		return compiledString{kind: textWithParams, content: content, segs: segs}
 	case changed:
-		quoted := []byte{'"'}
-		for _, p := range parts {
-			quoted = append(quoted, p.literal...)
-		}
-		return staticNode(append(quoted, '"'))
+		return compiledString{kind: rewritten, content: content, segs: segs}
 	}
-	return nil
+	return compiledString{kind: unchanged}
+}
+
+// emitString emits a compiled string that is not unchanged.
+func (w *walker) emitString(s compiledString) {
+	if s.kind == typedParam {
+		w.emit(op{code: opJSON, param: int32(s.param)})
+		return
+	}
+	w.emitLit([]byte{'"'})
+	for i := range s.segs {
+		if seg := &s.segs[i]; seg.ref {
+			w.emit(op{code: opText, param: int32(seg.param)})
+		} else {
+			w.emitEscaped(seg.text(s.content))
+		}
+	}
+	w.emitLit([]byte{'"'})
 }
 
 // undeclared reports a reference to an undeclared parameter: an error in our dialect, kept as
 // written with a warning in OpenShift's.
-func (w *walker) undeclared(seg segment) {
+func (w *walker) undeclared(content []byte, seg *segment) {
+	text, name := seg.text(content), seg.name(content)
 	if w.c.plan.dialect == OpenShift {
-		w.warn(fmt.Sprintf("%s refers to the undeclared parameter %s and is kept as written", seg.text, seg.name))
+		w.warn(fmt.Sprintf("%s refers to the undeclared parameter %s and is kept as written", text, name))
 		return
 	}
-	w.errorf(field.Invalid(w.fieldPath(), string(seg.text), fmt.Sprintf("%s is not a declared parameter", seg.name)))
+	w.errorf(field.Invalid(w.fieldPath(), string(text), fmt.Sprintf("%s is not a declared parameter", name)))
 }
 
 func (w *walker) warn(message string) {

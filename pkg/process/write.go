@@ -22,112 +22,88 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// write appends the node's output to the buffer.
-func (x *executor) write(n *node) {
-	switch n.kind {
-	case nodeStatic:
-		x.buf = append(x.buf, n.raw...)
-	case nodeText:
-		x.buf = append(x.buf, '"')
-		for i := range n.parts {
-			if p := &n.parts[i]; p.param < 0 {
-				x.buf = append(x.buf, p.literal...)
-			} else {
-				x.buf = append(x.buf, x.values[p.param].text...)
-			}
-		}
-		x.buf = append(x.buf, '"')
-	case nodeJSON:
-		x.buf = append(x.buf, x.values[n.param].json...)
-	case nodeObject:
-		x.writeObject(&n.object)
-	case nodeArray:
-		x.buf = append(x.buf, '[')
-		for i := range n.items {
-			if i > 0 {
-				x.buf = append(x.buf, ',')
-			}
-			if ch := &n.items[i]; ch.isRun() {
-				x.buf = append(x.buf, ch.raw...)
-			} else {
-				x.write(ch.value)
-			}
-		}
-		x.buf = append(x.buf, ']')
-	}
+// frame is an object being written whose ops decide on its members at run time.
+type frame struct {
+	start int
+	flags uint8
+	// keyPath indexes the plan's keyPaths when the keys are checked.
+	keyPath uint32
 }
 
-// removed reports whether a member's value is a JSON null from ${{P}}, which removes the member.
-func (x *executor) removed(value *node) bool {
-	return value.kind == nodeJSON && x.values[value.param].null
-}
-
-// writeObject writes an object, merging the object labels into it when it is a label map and
-// creating the label targets it lacks.
-func (x *executor) writeObject(o *objectNode) {
-	start := len(x.buf)
-	x.buf = append(x.buf, '{')
-	labels := o.labels && len(x.labels) > 0
-	if labels {
-		clear(x.used)
-	}
-	first := true
-	comma := func() {
-		if !first {
-			x.buf = append(x.buf, ',')
-		}
-		first = false
-	}
-	for i := range o.chunks {
-		ch := &o.chunks[i]
-		if ch.isRun() {
-			comma()
-			x.buf = append(x.buf, ch.raw...)
-			continue
-		}
-		if x.removed(ch.value) {
-			continue
-		}
-		if labels {
-			name := ch.keyName
-			if ch.key.kind != nodeStatic {
-				name = x.keyString(ch.key)
+// run executes the ops from..to, appending to the buffer.
+func (x *executor) run(from, to int) {
+	p := x.plan
+	ops, arena := p.ops, p.arena
+	for pc := from; pc < to; pc++ {
+		o := &ops[pc]
+		switch o.code {
+		case opLit:
+			x.buf = append(x.buf, arena[o.a:o.a+o.b]...)
+		case opText:
+			x.buf = append(x.buf, x.values[o.param].text...)
+		case opJSON:
+			x.buf = append(x.buf, x.values[o.param].json...)
+		case opOpen:
+			x.frames = append(x.frames, frame{start: len(x.buf), flags: o.flags, keyPath: o.a})
+			x.buf = append(x.buf, '{')
+			if o.flags&frameLabels != 0 {
+				clear(x.used)
 			}
-			if at, ok := x.labelIndex[name]; ok {
+		case opClose:
+			x.close()
+		case opSep:
+			x.separate()
+		case opSkipIfNull:
+			if x.values[o.param].null {
+				pc = int(o.jump) - 1
+			}
+		case opLabelMember:
+			if at, ok := x.labelIndex[string(arena[o.a:o.a+o.b])]; ok {
 				if !x.used[at] {
-					comma()
+					x.separate()
 					x.buf = append(x.buf, x.labels[at].member...)
 					x.used[at] = true
 				}
-				continue
+				pc = int(o.jump) - 1
+			}
+		case opCreateInstead:
+			if len(x.labels) > 0 {
+				x.separate()
+				x.writeCreated(p.targets[o.a])
+				pc = int(o.jump) - 1
+			}
+		case opInsert:
+			if len(x.labels) > 0 {
+				x.separate()
+				x.writeCreated(p.targets[o.a])
 			}
 		}
-		comma()
-		if ch.createInstead != nil && len(x.labels) > 0 {
-			x.writeCreated(ch.createInstead)
-			continue
-		}
-		x.write(ch.key)
-		x.buf = append(x.buf, ':')
-		x.write(ch.value)
 	}
-	if labels {
+}
+
+// separate writes a comma when the innermost open object already has a member.
+func (x *executor) separate() {
+	if len(x.buf) > x.frames[len(x.frames)-1].start+1 {
+		x.buf = append(x.buf, ',')
+	}
+}
+
+// close ends the innermost open object: a label map gets the labels it still lacks, and
+// substituted keys are checked for duplicates.
+func (x *executor) close() {
+	f := x.frames[len(x.frames)-1]
+	if f.flags&frameLabels != 0 {
 		for at := range x.labels {
 			if !x.used[at] {
-				comma()
+				x.separate()
 				x.buf = append(x.buf, x.labels[at].member...)
 			}
 		}
 	}
-	if len(x.labels) > 0 {
-		for _, t := range o.inserts {
-			comma()
-			x.writeCreated(t)
-		}
-	}
 	x.buf = append(x.buf, '}')
-	if o.substitutedKeysAt != "" {
-		x.checkDuplicateKeys(x.buf[start:], o.substitutedKeysAt)
+	x.frames = x.frames[:len(x.frames)-1]
+	if f.flags&frameCheckKeys != 0 {
+		x.checkDuplicateKeys(x.buf[f.start:], x.plan.keyPaths[f.keyPath])
 	}
 }
 
@@ -151,15 +127,6 @@ func (x *executor) writeCreated(t *labelTarget) {
 		}
 	}
 	x.buf = append(x.buf, '}')
-}
-
-// keyString returns the decoded value of a substituted key.
-func (x *executor) keyString(key *node) string {
-	mark := len(x.buf)
-	x.write(key)
-	name := string(stringContent(x.buf[mark:]))
-	x.buf = x.buf[:mark]
-	return name
 }
 
 // checkDuplicateKeys rejects an object whose substituted keys collide, which JSON consumers

@@ -1,0 +1,114 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package process
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// FuzzProcess feeds arbitrary templates (JSON or YAML) and parameter values ("KEY=VALUE"
+// lines) through decoding, validation, compilation and execution. Nothing may panic, every
+// output must be valid JSON, and the fast and slow paths must agree.
+//
+// Run it with: go test ./pkg/process -run '^$' -fuzz '^FuzzProcess$' -fuzztime 30s
+func FuzzProcess(f *testing.F) {
+	for _, tc := range goldenCases {
+		data, err := os.ReadFile(filepath.Join("testdata", tc.file))
+		if err != nil {
+			f.Fatal(err)
+		}
+		var params []string
+		for k, v := range tc.req.Parameters {
+			params = append(params, k+"="+v)
+		}
+		f.Add(data, strings.Join(params, "\n"))
+	}
+	f.Add([]byte(stencilTemplate(`[{"name":"A","value":"null"},{"name":"B","type":"int"}]`,
+		`[{"apiVersion":"v1","kind":"${K}","metadata":"${{A}}","x":["$((A))","$$(A)"],"${B}":1}]`)), "B=1\nK=Pod")
+	f.Add([]byte(openShiftTemplateJSON(`[{"name":"A","value":"[1,{}]"}]`,
+		`[{"apiVersion":"v1","kind":"Route","metadata":{"namespace":"x","labels":null},"a":"${{A}}","b":"a${{A}}${X}"}]`)), "A=null")
+
+	f.Fuzz(func(t *testing.T, template []byte, params string) {
+		tmpl, dialect, err := DecodeTemplate(template)
+		if err != nil {
+			return
+		}
+		_ = ValidateReferences(tmpl)
+		plan, errs := Compile(tmpl, dialect)
+		if len(errs) > 0 {
+			return
+		}
+		req := fuzzRequest(params)
+		result, errs := plan.Execute(req)
+		if len(errs) > 0 {
+			return
+		}
+		checkValidOutput(t, result)
+
+		c := newCompiler(tmpl, dialect)
+		c.forceSlow = true
+		c.compileText()
+		c.plan.objects = c.compileObjects(tmpl.Objects, "objects", true)
+		if len(c.errs) > 0 {
+			t.Fatalf("the slow path failed to compile: %v", c.errs)
+		}
+		slow, errs := c.plan.Execute(fuzzRequest(params))
+		if len(errs) > 0 {
+			t.Fatalf("the slow path failed where the fast one did not: %v", errs)
+		}
+		if string(slow.List()) != string(result.List()) {
+			t.Fatalf("fast and slow paths differ:\nfast %s\nslow %s", result.List(), slow.List())
+		}
+	})
+}
+
+// fuzzRequest reads KEY=VALUE lines into a request; an odd length adds labels.
+func fuzzRequest(params string) Request {
+	req := Request{Parameters: map[string]string{}, Generator: NewSeededGenerator(1), IgnoreUnknownParameters: true}
+	for _, line := range strings.Split(params, "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			req.Parameters[k] = v
+		}
+	}
+	if len(params)%2 == 1 {
+		req.Labels = map[string]string{"fuzz": "yes"}
+	}
+	return req
+}
+
+func checkValidOutput(t *testing.T, r *Result) {
+	t.Helper()
+	for i, o := range r.Objects {
+		if !jsontext.Value(o).IsValid() || jsontext.Value(o).Kind() != '{' {
+			t.Fatalf("object %d is not a valid JSON object: %s", i, o)
+		}
+	}
+	for _, o := range append(append([]json.RawMessage(nil), r.Transformers...), r.TransformerOverrides...) {
+		if !jsontext.Value(o).IsValid() {
+			t.Fatalf("transformer config is not valid JSON: %s", o)
+		}
+	}
+	if !jsontext.Value(r.List()).IsValid() {
+		t.Fatalf("the list is not valid JSON: %s", r.List())
+	}
+}
