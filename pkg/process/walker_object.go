@@ -22,12 +22,12 @@ import (
 
 // objectEmitter holds the state of one object being compiled.
 type objectEmitter struct {
-	w        *walker
-	cx       context
-	open     int // the opOpen op
-	flags    uint8
-	state    commaState
-	changed  bool
+	w       *walker
+	cx      context
+	open    int // the opOpen op
+	flags   uint8
+	state   commaState
+	changed bool
 	// needFrame: ops of the object decide on commas at run time.
 	needFrame bool
 	runStart  int
