@@ -21,6 +21,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 )
@@ -132,7 +133,7 @@ func assertObjects(t testing.TB, got, want []Object) {
 	t.Helper()
 	g, w := mustYAML(t, got), mustYAML(t, want)
 	if g != w {
-		t.Fatalf("objects differ\n--- got:\n%s\n--- want:\n%s", g, w)
+		t.Fatalf("objects differ (-want +got):\n%s", cmp.Diff(strings.Split(w, "\n"), strings.Split(g, "\n")))
 	}
 }
 

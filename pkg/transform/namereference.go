@@ -280,12 +280,12 @@ func (f *refFixer) lookup(name, namespace string, byNamespace bool) (*rename, er
 	for _, r := range cands {
 		switch {
 		case byNamespace:
-			if !r.clusterScoped && r.namespace != namespace {
+			if !r.clusterScoped && effectiveNamespace(r.namespace) != effectiveNamespace(namespace) {
 				continue
 			}
 		case f.referrerCluster, r.clusterScoped, r.isServiceAccount:
 		default:
-			if r.namespace != f.referrerNS {
+			if effectiveNamespace(r.namespace) != effectiveNamespace(f.referrerNS) {
 				continue
 			}
 		}

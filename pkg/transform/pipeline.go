@@ -19,6 +19,7 @@ package transform
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -140,7 +141,9 @@ func kindError(path *field.Path, apiVersion, kind, why string) *field.Error {
 	if apiVersion == KustomizationAPIVersion {
 		return field.Invalid(path.Child("kind"), kind, why)
 	}
-	return field.NotSupported(path.Child("kind"), kind, append(BuiltinKinds(), "Kustomization ("+KustomizationAPIVersion+")"))
+	kinds := BuiltinKinds()
+	slices.Sort(kinds)
+	return field.NotSupported(path.Child("kind"), kind, append(kinds, "Kustomization ("+KustomizationAPIVersion+")"))
 }
 
 // Len returns the number of transformers.
