@@ -1,0 +1,84 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package transform
+
+import (
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"stencil.dev/stencil/pkg/transform/jsonpath"
+)
+
+func init() { registerBuiltin("RemoveTransformer", newRemoveTransformer) }
+
+// removeConfig is the config of RemoveTransformer:
+//
+//	apiVersion: builtin
+//	kind: RemoveTransformer
+//	metadata: {name: drop-node-ports}
+//	target: {kind: Service}            # optional (a patch target); every object when absent
+//	paths: ['$.spec.ports[*].nodePort']
+type removeConfig struct {
+	ConfigMeta `json:",inline"`
+	Target     *Selector `json:"target,omitempty"`
+	Paths      []string  `json:"paths"`
+}
+
+type removeTransformer struct {
+	target *selector
+	paths  []jsonpath.Path
+}
+
+func newRemoveTransformer(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
+	var cfg removeConfig
+	if errs := decodeConfig(config, &cfg, fldPath); len(errs) > 0 {
+		return nil, errs
+	}
+	var errs field.ErrorList
+	t := &removeTransformer{}
+	if cfg.Target != nil {
+		t.target, errs = compileSelector(cfg.Target, fldPath.Child("target"))
+	}
+	pathsPath := fldPath.Child("paths")
+	if len(cfg.Paths) == 0 {
+		errs = append(errs, field.Required(pathsPath, "at least one JSONPath to remove"))
+	}
+	paths, pathErrs := ParseRemovalPaths(cfg.Paths, pathsPath)
+	errs = append(errs, pathErrs...)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	t.paths = paths
+	return t, nil
+}
+
+func (t *removeTransformer) Transform(ctx *Context, objects []Object) ([]Object, error) {
+	matched := false
+	for _, obj := range objects {
+		if t.target != nil && !t.target.matches(ctx, obj) {
+			continue
+		}
+		matched = true
+		for _, p := range t.paths {
+			jsonpath.Remove(obj, p)
+		}
+	}
+	if !matched && t.target != nil {
+		// As for patches: a target that selects nothing is most likely a mistake.
+		ctx.Warnf("RemoveTransformer: target matches none of the %d objects; nothing removed", len(objects))
+	}
+	return objects, nil
+}
