@@ -183,7 +183,7 @@ func (s *localServer) stop() error {
 	}
 }
 
-func (s *localServer) client(t *testing.T) clientset.Interface {
+func (s *localServer) client(t testing.TB) clientset.Interface {
 	t.Helper()
 	cs, err := clientset.NewForConfig(s.config)
 	if err != nil {
@@ -191,6 +191,9 @@ func (s *localServer) client(t *testing.T) clientset.Interface {
 	}
 	return cs
 }
+
+// clientFor is a client of the shared server.
+func clientFor(t testing.TB) clientset.Interface { return shared.client(t) }
 
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
