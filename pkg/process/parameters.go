@@ -126,7 +126,7 @@ func (p *Plan) resolveParameters(req *Request) ([]string, field.ErrorList) {
 		sort.Strings(unknown)
 		for _, name := range unknown {
 			errs = append(errs, field.Invalid(field.NewPath("parameters").Key(name), name,
-				"the template declares no such parameter (set ignoreUnknownParameters to allow it)"))
+				"the template declares no such parameter (ignoreUnknownParameters, or --ignore-unknown-parameters, accepts it)"))
 		}
 	}
 	gen := req.Generator

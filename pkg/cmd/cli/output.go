@@ -1,0 +1,151 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"go.yaml.in/yaml/v3"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+)
+
+// printList writes a List as indented JSON or as YAML. Both keep the member order and the
+// exact numbers of the processed objects.
+func printList(w io.Writer, list []byte, format string) error {
+	if format == "json" {
+		var out bytes.Buffer
+		if err := json.Indent(&out, list, "", "    "); err != nil {
+			return err
+		}
+		out.WriteByte('\n')
+		_, err := w.Write(out.Bytes())
+		return err
+	}
+	out, err := jsonToYAML(list)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(out)
+	return err
+}
+
+// printParameters writes the parameters as a table, as oc process --parameters does.
+func printParameters(w io.Writer, params []templates.Parameter) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tDESCRIPTION\tGENERATOR\tVALUE\tREQUIRED")
+	oneLine := strings.NewReplacer("\r\n", " ", "\n", " ", "\t", " ")
+	for _, p := range params {
+		value := p.Value
+		if value == "" && p.Generate != "" {
+			value = p.From
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%t\n", p.Name, oneLine.Replace(p.Description), p.Generate, oneLine.Replace(value), p.Required)
+	}
+	return tw.Flush()
+}
+
+// jsonToYAML converts one JSON value to YAML without going through maps, so that member order
+// and big numbers survive.
+func jsonToYAML(data []byte) ([]byte, error) {
+	dec := jsontext.NewDecoder(bytes.NewReader(data))
+	node, err := yamlNode(dec)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	enc := yaml.NewEncoder(&out)
+	enc.SetIndent(2)
+	enc.CompactSeqIndent()
+	if err := enc.Encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{node}}); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// yamlNode reads the next JSON value from dec as a YAML node.
+func yamlNode(dec *jsontext.Decoder) (*yaml.Node, error) {
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return nil, err
+	}
+	switch tok.Kind() {
+	case '{', '[':
+		node := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		closing := jsontext.Kind('}')
+		if tok.Kind() == '[' {
+			node.Kind, node.Tag, closing = yaml.SequenceNode, "!!seq", ']'
+		}
+		for dec.PeekKind() != closing {
+			if node.Kind == yaml.MappingNode {
+				key, err := dec.ReadToken()
+				if err != nil {
+					return nil, err
+				}
+				node.Content = append(node.Content, stringNode(key.String()))
+			}
+			child, err := yamlNode(dec)
+			if err != nil {
+				return nil, err
+			}
+			node.Content = append(node.Content, child)
+		}
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, err
+		}
+		if len(node.Content) == 0 {
+			node.Style = yaml.FlowStyle
+		}
+		return node, nil
+	case '"':
+		return stringNode(tok.String()), nil
+	case 'n':
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}, nil
+	case 't', 'f':
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: tok.String()}, nil
+	}
+	// A number, written as it is: a YAML plain scalar reads back as the same number.
+	return &yaml.Node{Kind: yaml.ScalarNode, Value: tok.String()}, nil
+}
+
+// stringNode is a YAML string that YAML 1.1 readers (such as kubectl's) also read as a string:
+// yaml.v3 quotes what YAML 1.2 would read otherwise, and we quote 1.1's extra booleans and
+// sexagesimal numbers.
+func stringNode(s string) *yaml.Node {
+	node := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+	if isYAML11Special(s) {
+		node.Style = yaml.DoubleQuotedStyle
+	}
+	return node
+}
+
+func isYAML11Special(s string) bool {
+	switch strings.ToLower(s) {
+	case "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~", "":
+		return true
+	}
+	return strings.Contains(s, ":") && s[0] >= '0' && s[0] <= '9' && !strings.ContainsAny(s, " \n")
+}

@@ -1,0 +1,197 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+const mysqlTemplate = "../../process/testdata/mysql-persistent.json"
+
+// run runs the stencil command line in memory.
+func run(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = Run(IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut}, args)
+	return out.String(), errOut.String(), code
+}
+
+// list is the part of a v1 List the tests look at.
+type list struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Items      []struct {
+		Kind       string            `json:"kind"`
+		Metadata   map[string]any    `json:"metadata"`
+		StringData map[string]string `json:"stringData"`
+	} `json:"items"`
+}
+
+func TestProcessLocalMySQL(t *testing.T) {
+	stdout, stderr, code := run(t, "", "process", "--local", "-f", mysqlTemplate, "-p", "MYSQL_USER=u")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var l list
+	if err := yaml.Unmarshal([]byte(stdout), &l); err != nil {
+		t.Fatalf("output is not YAML: %v\n%s", err, stdout)
+	}
+	if l.APIVersion != "v1" || l.Kind != "List" || len(l.Items) != 4 {
+		t.Fatalf("want a v1 List of 4 objects, got %s %s with %d items", l.APIVersion, l.Kind, len(l.Items))
+	}
+	secret := l.Items[0]
+	if secret.Kind != "Secret" || secret.StringData["database-user"] != "u" {
+		t.Errorf("secret: %+v", secret)
+	}
+	if !regexp.MustCompile(`^[a-zA-Z0-9]{16}$`).MatchString(secret.StringData["database-password"]) {
+		t.Errorf("password not generated: %q", secret.StringData["database-password"])
+	}
+}
+
+func TestProcessJSONFromStdinWithParamFile(t *testing.T) {
+	template, err := os.ReadFile(mysqlTemplate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paramFile := filepath.Join(t.TempDir(), "params.env")
+	content := "# values\nMYSQL_USER=fromfile\n\nMYSQL_PASSWORD=p=w\r\nDATABASE_SERVICE_NAME=db\n"
+	if err := os.WriteFile(paramFile, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := run(t, string(template), "process", "--local", "-f", "-", "-o", "json",
+		"--param-file", paramFile, "-p", "MYSQL_USER=fromflag", "-l", "a=1,b=2", "-l", "c=3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "Warning: -p MYSQL_USER overrides the value from") {
+		t.Errorf("no override warning: %q", stderr)
+	}
+	var l list
+	if err := json.Unmarshal([]byte(stdout), &l); err != nil {
+		t.Fatalf("output is not JSON: %v", err)
+	}
+	secret := l.Items[0]
+	if secret.StringData["database-user"] != "fromflag" || secret.StringData["database-password"] != "p=w" {
+		t.Errorf("-p must win over the file, and values keep their '=': %v", secret.StringData)
+	}
+	labels := secret.Metadata["labels"].(map[string]any)
+	if secret.Metadata["name"] != "db" || labels["a"] != "1" || labels["b"] != "2" || labels["c"] != "3" {
+		t.Errorf("metadata %v", secret.Metadata)
+	}
+}
+
+func TestProcessParametersTable(t *testing.T) {
+	stdout, stderr, code := run(t, "", "process", "--local", "-f", mysqlTemplate, "--parameters")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if !regexp.MustCompile(`^NAME\s+DESCRIPTION\s+GENERATOR\s+VALUE\s+REQUIRED$`).MatchString(lines[0]) {
+		t.Errorf("header %q", lines[0])
+	}
+	if len(lines) != 10 {
+		t.Errorf("want 9 parameters, got:\n%s", stdout)
+	}
+	if !regexp.MustCompile(`^MYSQL_USER\s+Username for MySQL user.*\s+expression\s+user\[A-Z0-9\]\{3\}\s+true$`).MatchString(lines[4]) {
+		t.Errorf("MYSQL_USER row %q", lines[4])
+	}
+}
+
+func TestProcessErrors(t *testing.T) {
+	broken := `{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","metadata":{"name":"broken"},
+		"parameters":[{"name":"A","required":true},{"name":"N","type":"int","value":"x"}],
+		"objects":[{"apiVersion":"v1","kind":"ConfigMap","data":{"a":"${A}","b":"${MISSING}"}},{"kind":"Secret"}]}`
+	cases := []struct {
+		name  string
+		stdin string
+		args  []string
+		want  []string
+	}{
+		{"every template error at once", broken, []string{"process", "--local", "-f", "-"},
+			[]string{`unable to process template "broken"`, "parameters[1].value", "objects[0].data.b", "objects[1].apiVersion"}},
+		{"every value error at once", "", []string{"process", "--local", "-f", mysqlTemplate, "-p", "NOPE=1", "-p", "MYSQL_DATABASE="},
+			[]string{"parameters[NOPE]", "parameters[6]: Required value: parameter MYSQL_DATABASE is required"}},
+		{"malformed flags", "", []string{"process", "--local", "-f", mysqlTemplate, "-p", "novalue", "-p", "A=1", "-p", "A=2", "-l", "x"},
+			[]string{`-p "novalue"`, "-p A: the parameter is given more than once", `-l "x"`}},
+		{"remote mode", "", []string{"process", "-f", mysqlTemplate}, []string{"--local"}},
+		{"bad output", "", []string{"process", "--local", "-f", mysqlTemplate, "-o", "xml"}, []string{"--output must be yaml or json"}},
+		{"no file", "", []string{"process", "--local"}, []string{"-f is required"}},
+		{"not a template", `{"apiVersion":"v1","kind":"Pod"}`, []string{"process", "--local", "-f", "-"}, []string{`not a Template`}},
+		{"invalid label", "", []string{"process", "--local", "-f", mysqlTemplate, "-l", "bad key=x"}, []string{"labels: Invalid value"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := run(t, tc.stdin, tc.args...)
+			if code == 0 {
+				t.Fatalf("exit 0, want an error; stdout:\n%s", stdout)
+			}
+			if stdout != "" {
+				t.Errorf("nothing may be printed on stdout on error, got %q", stdout)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q lacks %q", stderr, w)
+				}
+			}
+		})
+	}
+	_, _, code := run(t, "", "process", "--local", "-f", mysqlTemplate, "-p", "NOPE=1", "-p", "MYSQL_USER=u", "--ignore-unknown-parameters")
+	if code != 0 {
+		t.Errorf("--ignore-unknown-parameters: exit %d", code)
+	}
+}
+
+// TestYAMLKeepsStringsAndNumbers checks that YAML output reads back, with YAML 1.1 readers
+// such as kubectl's, to exactly the JSON the engine produced.
+func TestYAMLKeepsStringsAndNumbers(t *testing.T) {
+	in := `{"strings":["yes","No","on","OFF","y","n","true","null","~","","010","0x1F","1e3","1:20","2001-12-14",` +
+		`".inf","-","a: b","#x","multi\nline\n","  padded ","tab\there","say \"hi\"","ünïcode","@at","*star","&amp","!bang","%pct","{}","[]"],` +
+		`"numbers":[1,-2,3.5,1e20,99999999999999999999],"bools":[true,false],"null":null,"empty":{},"none":[]}`
+	out, err := jsonToYAML([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := yaml.YAMLToJSON(out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// sigs.k8s.io/yaml reads big integers as floats, as kubectl does; compare them apart.
+	want := strings.Replace(in, "99999999999999999999", "1e+20", 1)
+	var a, b any
+	if err := json.Unmarshal([]byte(want), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(back, &b); err != nil {
+		t.Fatal(err)
+	}
+	aj, _ := json.Marshal(a)
+	bj, _ := json.Marshal(b)
+	if string(aj) != string(bj) {
+		t.Errorf("YAML does not read back the same:\n%s\nwant %s\ngot  %s", out, aj, bj)
+	}
+	if !strings.Contains(string(out), "99999999999999999999") {
+		t.Errorf("big integer not kept exactly:\n%s", out)
+	}
+}
