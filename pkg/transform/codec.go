@@ -35,15 +35,8 @@ import (
 // integers keep their precision.
 func DecodeObjects(raws []json.RawMessage) ([]Object, error) {
 	objects := make([]Object, len(raws))
-	var dec *jsontext.Decoder
 	for i, raw := range raws {
-		// A bytes.Buffer lets jsontext parse raw in place instead of copying it.
-		if dec == nil {
-			dec = jsontext.NewDecoder(bytes.NewBuffer(raw))
-		} else {
-			dec.Reset(bytes.NewBuffer(raw))
-		}
-		obj, err := decodeObject(dec)
+		obj, err := DecodeObject(raw)
 		if err != nil {
 			return nil, fmt.Errorf("object %d: %w", i, err)
 		}
@@ -52,11 +45,164 @@ func DecodeObjects(raws []json.RawMessage) ([]Object, error) {
 	return objects, nil
 }
 
-// DecodeObject decodes one JSON object into an Object.
+// validJSON are the checks of the validating pass; duplicate names are found while building
+// the tree instead, at no cost.
+var validJSON = []jsontext.Options{jsontext.AllowDuplicateNames(true)}
+
+// DecodeObject decodes one JSON object into an Object. jsontext validates the bytes in one
+// allocation-free pass; the tree is then built by a parser that needs no error handling. Only
+// invalid input goes through jsontext's decoder, for its error message.
 func DecodeObject(raw []byte) (Object, error) {
+	if !jsontext.Value(raw).IsValid(validJSON...) {
+		return decodeObjectSlow(raw)
+	}
+	p := parser{b: raw}
+	p.space()
+	if p.i >= len(p.b) || p.b[p.i] != '{' {
+		return nil, fmt.Errorf("expected a JSON object")
+	}
+	v := p.value()
+	if p.err != nil {
+		return nil, p.err
+	}
+	return v.(Object), nil
+}
+
+// parser builds the tree of valid JSON.
+type parser struct {
+	b   []byte
+	i   int
+	err error
+}
+
+func (p *parser) space() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) value() any {
+	p.space()
+	switch c := p.b[p.i]; c {
+	case '{':
+		p.i++
+		m := make(map[string]any)
+		p.space()
+		if p.b[p.i] == '}' {
+			p.i++
+			return m
+		}
+		for {
+			p.space()
+			k := p.str(true)
+			p.space()
+			p.i++ // ':'
+			n := len(m)
+			m[k] = p.value()
+			if len(m) == n && p.err == nil {
+				p.err = fmt.Errorf("duplicate name %q", k)
+			}
+			p.space()
+			c := p.b[p.i]
+			p.i++
+			if c == '}' {
+				return m
+			}
+		}
+	case '[':
+		p.i++
+		l := make([]any, 0, 4)
+		p.space()
+		if p.b[p.i] == ']' {
+			p.i++
+			return l
+		}
+		for {
+			l = append(l, p.value())
+			p.space()
+			c := p.b[p.i]
+			p.i++
+			if c == ']' {
+				return l
+			}
+		}
+	case '"':
+		return p.str(false)
+	case 't':
+		p.i += 4
+		return true
+	case 'f':
+		p.i += 5
+		return false
+	case 'n':
+		p.i += 4
+		return nil
+	default:
+		start := p.i
+		for p.i < len(p.b) {
+			switch p.b[p.i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return json.Number(p.b[start:p.i])
+			}
+			p.i++
+		}
+		return json.Number(p.b[start:p.i])
+	}
+}
+
+// str reads a string; keys are interned, since every object repeats the same few.
+func (p *parser) str(key bool) string {
+	start := p.i + 1
+	escaped := false
+	for p.i = start; p.b[p.i] != '"'; p.i++ {
+		if p.b[p.i] == '\\' {
+			escaped = true
+			p.i++
+		}
+	}
+	raw := p.b[start:p.i]
+	p.i++
+	if escaped {
+		s, err := jsontext.AppendUnquote(nil, p.b[start-1:p.i])
+		if err != nil && p.err == nil {
+			p.err = err
+		}
+		return string(s)
+	}
+	if key {
+		if s, ok := internedKeys[string(raw)]; ok {
+			return s
+		}
+	}
+	return string(raw)
+}
+
+// internedKeys are the keys of nearly every object.
+var internedKeys = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range []string{"apiVersion", "kind", "metadata", "name", "namespace", "labels", "annotations",
+		"spec", "status", "selector", "matchLabels", "template", "containers", "initContainers", "image",
+		"ports", "containerPort", "port", "targetPort", "protocol", "env", "value", "valueFrom", "envFrom",
+		"resources", "requests", "limits", "cpu", "memory", "volumes", "volumeMounts", "mountPath",
+		"replicas", "data", "type", "args", "command", "key", "configMap", "secret", "secretName",
+		"configMapRef", "secretRef", "configMapKeyRef", "secretKeyRef", "items", "path", "rules",
+		"serviceAccountName", "strategy", "livenessProbe", "readinessProbe", "httpGet", "imagePullPolicy"} {
+		m[k] = k
+	}
+	return m
+}()
+
+// decodeObjectSlow decodes with jsontext's decoder, which explains what is wrong.
+func decodeObjectSlow(raw []byte) (Object, error) {
 	return decodeObject(jsontext.NewDecoder(bytes.NewReader(raw)))
 }
 
+// decodeObject reads one object from dec.
 func decodeObject(dec *jsontext.Decoder) (Object, error) {
 	if k := dec.PeekKind(); k != '{' {
 		if k == 0 {
@@ -129,82 +275,109 @@ func decodeValue(dec *jsontext.Decoder) (any, error) {
 }
 
 // EncodeObjects encodes every object as compact JSON with sorted keys, as encoding/json does.
+// All objects share one buffer, which saves an allocation per object.
 func EncodeObjects(objects []Object) ([]json.RawMessage, error) {
-	out := make([]json.RawMessage, len(objects))
-	var buf []byte
+	return encodeObjects(objects, 0)
+}
+
+// encodeObjects encodes with a guess of the total size, to grow the buffer once at most.
+func encodeObjects(objects []Object, sizeHint int) ([]json.RawMessage, error) {
+	e := encoder{buf: make([]byte, 0, sizeHint)}
+	ends := make([]int, len(objects))
 	for i, obj := range objects {
-		var err error
-		buf, err = appendJSON(buf[:0], obj)
-		if err != nil {
+		if err := e.value(obj); err != nil {
 			return nil, fmt.Errorf("object %d: %w", i, err)
 		}
-		out[i] = bytes.Clone(buf)
+		ends[i] = len(e.buf)
+	}
+	out := make([]json.RawMessage, len(objects))
+	start := 0
+	for i, end := range ends {
+		out[i] = e.buf[start:end:end]
+		start = end
 	}
 	return out, nil
 }
 
-// appendJSON appends v encoded as JSON. It handles the types DecodeObjects produces plus the
-// plain Go values transformers are likely to set, and falls back to encoding/json for others.
+// appendJSON appends v encoded as JSON.
 func appendJSON(b []byte, v any) ([]byte, error) {
+	e := encoder{buf: b}
+	err := e.value(v)
+	return e.buf, err
+}
+
+// encoder writes the tree as JSON. It handles the types DecodeObjects produces plus the plain
+// Go values transformers are likely to set, and falls back to encoding/json for others.
+type encoder struct {
+	buf  []byte
+	keys []string // a stack of the keys of the maps being written, to sort them without allocating
+}
+
+func (e *encoder) value(v any) error {
 	var err error
 	switch v := v.(type) {
 	case nil:
-		return append(b, "null"...), nil
+		e.buf = append(e.buf, "null"...)
 	case string:
-		return jsontext.AppendQuote(b, v)
+		e.buf, err = jsontext.AppendQuote(e.buf, v)
 	case json.Number:
 		if v == "" {
-			return append(b, '0'), nil
+			v = "0"
 		}
-		return append(b, v...), nil
+		e.buf = append(e.buf, v...)
 	case bool:
-		return strconv.AppendBool(b, v), nil
+		e.buf = strconv.AppendBool(e.buf, v)
 	case map[string]any:
-		keys := make([]string, 0, len(v))
+		start := len(e.keys)
 		for k := range v {
-			keys = append(keys, k)
+			e.keys = append(e.keys, k)
 		}
-		slices.Sort(keys)
-		b = append(b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
+		slices.Sort(e.keys[start:])
+		e.buf = append(e.buf, '{')
+		for i := start; i < start+len(v); i++ {
+			if i > start {
+				e.buf = append(e.buf, ',')
 			}
-			if b, err = jsontext.AppendQuote(b, k); err != nil {
-				return nil, err
+			// e.keys may be reallocated by the recursion, so it is indexed each time.
+			k := e.keys[i]
+			if e.buf, err = jsontext.AppendQuote(e.buf, k); err != nil {
+				return err
 			}
-			b = append(b, ':')
-			if b, err = appendJSON(b, v[k]); err != nil {
-				return nil, err
+			e.buf = append(e.buf, ':')
+			if err = e.value(v[k]); err != nil {
+				return err
 			}
 		}
-		return append(b, '}'), nil
+		e.keys = e.keys[:start]
+		e.buf = append(e.buf, '}')
 	case []any:
-		b = append(b, '[')
-		for i, e := range v {
+		e.buf = append(e.buf, '[')
+		for i, el := range v {
 			if i > 0 {
-				b = append(b, ',')
+				e.buf = append(e.buf, ',')
 			}
-			if b, err = appendJSON(b, e); err != nil {
-				return nil, err
+			if err = e.value(el); err != nil {
+				return err
 			}
 		}
-		return append(b, ']'), nil
+		e.buf = append(e.buf, ']')
 	case int:
-		return strconv.AppendInt(b, int64(v), 10), nil
+		e.buf = strconv.AppendInt(e.buf, int64(v), 10)
 	case int64:
-		return strconv.AppendInt(b, v, 10), nil
+		e.buf = strconv.AppendInt(e.buf, v, 10)
 	case float64:
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("unsupported number %v", v)
+			return fmt.Errorf("unsupported number %v", v)
 		}
-		return strconv.AppendFloat(b, v, 'g', -1, 64), nil
+		e.buf = strconv.AppendFloat(e.buf, v, 'g', -1, 64)
+	default:
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		e.buf = append(e.buf, raw...)
 	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, raw...), nil
+	return err
 }
 
 // deepCopyValue copies a tree of maps and slices; scalars are immutable and shared.

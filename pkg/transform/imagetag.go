@@ -87,8 +87,13 @@ func (t *imageTagTransformer) Transform(_ *Context, objects []Object) ([]Object,
 		}
 		// Containers updated by the walk are not updated again by a spec, which would append
 		// a TagSuffix twice.
-		done := map[unsafe.Pointer]bool{}
-		t.walkContainers(obj, done)
+		var done map[unsafe.Pointer]bool // containers whose image matched
+		for k, v := range obj {
+			// Metadata holds no containers; skipping it saves most of the walk.
+			if k != "metadata" {
+				t.walkContainers(v, &done)
+			}
+		}
 		for i := range t.specs {
 			s := &t.specs[i]
 			if !s.matches(id) {
@@ -117,19 +122,29 @@ func (t *imageTagTransformer) Transform(_ *Context, objects []Object) ([]Object,
 
 // walkContainers updates the image of every element of a "containers" or "initContainers"
 // list at any depth.
-func (t *imageTagTransformer) walkContainers(node any, done map[unsafe.Pointer]bool) {
+func (t *imageTagTransformer) walkContainers(node any, done *map[unsafe.Pointer]bool) {
 	switch n := node.(type) {
 	case map[string]any:
 		for k, v := range n {
+			switch v.(type) {
+			case map[string]any, []any:
+			default:
+				continue
+			}
 			if list, ok := v.([]any); ok && (k == "containers" || k == "initContainers") {
+				// A container holds no further containers, so the walk stops here.
 				for _, c := range list {
 					if cm, ok := c.(map[string]any); ok {
-						if img, ok := cm["image"].(string); ok {
+						if img, ok := cm["image"].(string); ok && t.matches(img) {
 							cm["image"] = t.update(img)
-							done[objectKey(cm)] = true
+							if *done == nil {
+								*done = map[unsafe.Pointer]bool{}
+							}
+							(*done)[objectKey(cm)] = true
 						}
 					}
 				}
+				continue
 			}
 			t.walkContainers(v, done)
 		}
@@ -142,7 +157,7 @@ func (t *imageTagTransformer) walkContainers(node any, done map[unsafe.Pointer]b
 
 // update applies the override to one image reference if it matches.
 func (t *imageTagTransformer) update(image string) string {
-	if !t.match.MatchString(image) {
+	if !t.matches(image) {
 		return image
 	}
 	name, tag, digest := splitImage(image)
@@ -166,6 +181,11 @@ func (t *imageTagTransformer) update(image string) string {
 		name += "@" + digest
 	}
 	return name
+}
+
+// matches reports whether image is the one to change; the prefix test avoids most regex runs.
+func (t *imageTagTransformer) matches(image string) bool {
+	return strings.HasPrefix(image, t.image.Name) && t.match.MatchString(image)
 }
 
 // splitImage splits an image reference into name, tag and digest; a colon before the first

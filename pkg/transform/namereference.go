@@ -116,9 +116,9 @@ var otherRefs = [][5]string{
 	{"storage.k8s.io", "StorageClass", "", "PersistentVolumeClaim", "spec/storageClassName"},
 	{"storage.k8s.io", "StorageClass", "apps", "StatefulSet", "spec/volumeClaimTemplates/spec/storageClassName"},
 	{"networking.k8s.io", "IngressClass", "", "Ingress", "spec/ingressClassName"},
-	{"", "Deployment", "", "HorizontalPodAutoscaler", "spec/scaleTargetRef/name"},
-	{"", "ReplicaSet", "", "HorizontalPodAutoscaler", "spec/scaleTargetRef/name"},
-	{"", "StatefulSet", "", "HorizontalPodAutoscaler", "spec/scaleTargetRef/name"},
+	{"apps", "Deployment", "", "HorizontalPodAutoscaler", "spec/scaleTargetRef/name"},
+	{"apps", "ReplicaSet", "", "HorizontalPodAutoscaler", "spec/scaleTargetRef/name"},
+	{"apps", "StatefulSet", "", "HorizontalPodAutoscaler", "spec/scaleTargetRef/name"},
 	{"", "ReplicationController", "", "HorizontalPodAutoscaler", "spec/scaleTargetRef/name"},
 	{"admissionregistration.k8s.io", "ValidatingAdmissionPolicy", "admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding", "spec/policyName"},
 }
@@ -173,15 +173,29 @@ func fixNameReferences(objects []Object, renames []rename) error {
 		k := renameKey{r.id.group, r.id.kind, r.oldName}
 		index[k] = append(index[k], r)
 	}
+	renamedKinds := map[gvkMatcher]bool{}
+	for _, r := range renames {
+		renamedKinds[gvkMatcher{group: r.id.group, kind: r.id.kind}] = true
+	}
+	// The references of each referrer kind to kinds that were renamed; most referrers have
+	// none, and are then not walked at all.
+	relevant := map[string][]*nameRef{}
 	for _, obj := range objects {
 		id := objectGVK(obj)
-		refs := nameRefsByKind[id.kind]
+		refs, ok := relevant[id.kind]
+		if !ok {
+			for i := range nameRefsByKind[id.kind] {
+				if ref := &nameRefsByKind[id.kind][i]; renamedKinds[ref.target] {
+					refs = append(refs, ref)
+				}
+			}
+			relevant[id.kind] = refs
+		}
 		if len(refs) == 0 {
 			continue
 		}
 		f := refFixer{index: index, referrer: obj, referrerNS: objectNamespace(obj), referrerCluster: isClusterScoped(id)}
-		for i := range refs {
-			ref := &refs[i]
+		for _, ref := range refs {
 			if !ref.referrer.matches(id) {
 				continue
 			}

@@ -182,7 +182,12 @@ func (p *Pipeline) Run(objects []json.RawMessage) ([]json.RawMessage, []string, 
 	if err != nil {
 		return nil, ctx.Warnings(), err
 	}
-	out, err := EncodeObjects(decoded)
+	size := 0
+	for _, o := range objects {
+		size += len(o)
+	}
+	// Transformers mostly add a little to each object.
+	out, err := encodeObjects(decoded, size+size/4)
 	if err != nil {
 		return nil, ctx.Warnings(), err
 	}

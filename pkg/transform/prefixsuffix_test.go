@@ -171,6 +171,16 @@ metadata: {name: foos.example.com}
 apiVersion: v1
 kind: Namespace
 metadata: {name: ns1}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: hpa}
+spec: {scaleTargetRef: {apiVersion: apps/v1, kind: StatefulSet, name: db}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: hpa2}
+spec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: db}}
 `,
 		want: `
 apiVersion: v1
@@ -228,6 +238,16 @@ metadata: {name: foos.example.com}
 apiVersion: v1
 kind: Namespace
 metadata: {name: ns1}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: p-hpa}
+spec: {scaleTargetRef: {apiVersion: apps/v1, kind: StatefulSet, name: p-db}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: p-hpa2}
+spec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: db}}
 `,
 	}, {
 		name:   "references stay within a namespace",
