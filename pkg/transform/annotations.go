@@ -26,6 +26,7 @@ func init() { registerBuiltin("AnnotationsTransformer", newAnnotationsTransforme
 // AnnotationsConfig is the config of AnnotationsTransformer (Kustomize's commonAnnotations).
 type AnnotationsConfig struct {
 	ConfigMeta
+	// Annotations are the annotations to set.
 	Annotations map[string]string `json:"annotations,omitempty"`
 	// FieldSpecs, when given, replace the default fields (metadata and pod templates).
 	FieldSpecs []FieldSpec `json:"fieldSpecs,omitempty"`

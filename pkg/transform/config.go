@@ -32,9 +32,12 @@ const BuiltinAPIVersion = "builtin"
 
 // ConfigMeta is the header every transformer config shares; built-in configs embed it.
 type ConfigMeta struct {
-	APIVersion string         `json:"apiVersion,omitempty"`
-	Kind       string         `json:"kind,omitempty"`
-	Metadata   ConfigMetadata `json:"metadata,omitempty"`
+	// APIVersion is "builtin" (the default) or, for Kustomization, KustomizationAPIVersion.
+	APIVersion string `json:"apiVersion,omitempty"`
+	// Kind names the transformer.
+	Kind string `json:"kind,omitempty"`
+	// Metadata names the transformer in the list.
+	Metadata ConfigMetadata `json:"metadata,omitempty"`
 }
 
 // ConfigMetadata is the metadata of a transformer config.
@@ -43,7 +46,8 @@ type ConfigMetadata struct {
 	// kebab case.
 	Name string `json:"name,omitempty"`
 	// Namespace is the target namespace of a NamespaceTransformer, as in Kustomize.
-	Namespace   string            `json:"namespace,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	// Labels and Annotations are informational.
 	Labels      map[string]string `json:"labels,omitempty"`
 	Annotations map[string]string `json:"annotations,omitempty"`
 }

@@ -28,10 +28,12 @@ import (
 // slash-separated ("\/" escapes a slash inside a key), "[]" after a segment marks a list, and
 // any list met on the way is walked element by element.
 type FieldSpec struct {
+	// Group, Version and Kind select the objects; empty matches any.
 	Group   string `json:"group,omitempty"`
 	Version string `json:"version,omitempty"`
 	Kind    string `json:"kind,omitempty"`
-	Path    string `json:"path"`
+	// Path is the field, such as "spec/template/metadata/labels".
+	Path string `json:"path"`
 	// Create adds the field (and the maps leading to it) when it is missing.
 	Create bool `json:"create,omitempty"`
 }

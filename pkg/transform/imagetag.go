@@ -44,6 +44,7 @@ type Image struct {
 // ImageTagConfig is the config of ImageTagTransformer (Kustomize's images).
 type ImageTagConfig struct {
 	ConfigMeta
+	// ImageTag says which image to change and how.
 	ImageTag Image `json:"imageTag"`
 	// FieldSpecs, when given, replace the default image fields; container lists at any
 	// depth are always covered.

@@ -30,6 +30,7 @@ func init() { registerBuiltin("LabelTransformer", newLabelTransformer) }
 // commonLabels: metadata labels, pod-template labels and selectors.
 type LabelConfig struct {
 	ConfigMeta
+	// Labels are the labels to set.
 	Labels map[string]string `json:"labels,omitempty"`
 	// IncludeSelectors (default true) also sets selectors and pod templates, like commonLabels.
 	// Selectors of Deployments and the like are immutable, so adding a label to them breaks

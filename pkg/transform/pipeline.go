@@ -55,7 +55,8 @@ type step struct {
 type Error struct {
 	// Name and Kind identify the transformer.
 	Name, Kind string
-	Err        error
+	// Err is what went wrong.
+	Err error
 }
 
 func (e *Error) Error() string {

@@ -28,6 +28,7 @@ func init() { registerBuiltin("PrefixSuffixTransformer", newPrefixSuffix) }
 // nameSuffix).
 type PrefixSuffixConfig struct {
 	ConfigMeta
+	// Prefix and Suffix are added to the names.
 	Prefix string `json:"prefix,omitempty"`
 	Suffix string `json:"suffix,omitempty"`
 	// FieldSpecs replace the default, metadata/name of every object.

@@ -36,6 +36,7 @@ type Replica struct {
 // ReplicaCountConfig is the config of ReplicaCountTransformer (Kustomize's replicas).
 type ReplicaCountConfig struct {
 	ConfigMeta
+	// Replica names the object and the count.
 	Replica Replica `json:"replica"`
 	// FieldSpecs, when given, replace the default spec/replicas of Deployments,
 	// ReplicationControllers, ReplicaSets and StatefulSets.

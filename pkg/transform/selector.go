@@ -27,12 +27,15 @@ import (
 // name and namespace are regular expressions anchored at both ends (`^(?:p)$`), so `app-1`
 // does not match `app-10`; the selectors use label-selector syntax.
 type Selector struct {
-	Group              string `json:"group,omitempty"`
-	Version            string `json:"version,omitempty"`
-	Kind               string `json:"kind,omitempty"`
-	Name               string `json:"name,omitempty"`
-	Namespace          string `json:"namespace,omitempty"`
-	LabelSelector      string `json:"labelSelector,omitempty"`
+	// Group, Version, Kind, Name and Namespace are anchored regular expressions.
+	Group     string `json:"group,omitempty"`
+	Version   string `json:"version,omitempty"`
+	Kind      string `json:"kind,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	// LabelSelector selects by labels ("env=dev,tier in (web)").
+	LabelSelector string `json:"labelSelector,omitempty"`
+	// AnnotationSelector selects by annotations, in label-selector syntax.
 	AnnotationSelector string `json:"annotationSelector,omitempty"`
 }
 
