@@ -20,6 +20,16 @@ limitations under the License.
 // Objects are decoded once for the whole pipeline (numbers as json.Number, so integers keep
 // their precision), every transformer edits that tree, and the result is encoded once. A
 // template without transformers never reaches this package.
+//
+// The engine uses it in three steps:
+//
+//	configs, errs := transform.Consolidate(tmpl, getter) // imports, overrides, order
+//	// substitute parameters into each configs[i].Raw
+//	pipeline, errs := transform.Compile(configs)          // 422 errors with field paths
+//	objects, warnings, err := pipeline.Run(objects)       // err is a *transform.Error
+//
+// ValidateTransformers checks a Template's own transformers at create and update, and
+// RenderYAML shows a consolidated list.
 package transform
 
 import (
