@@ -57,6 +57,10 @@ const (
 // with the default functions of text/template only, except that index on a missing key is an
 // error too (KubeStellar returns ""). "clusterName" is always defined, empty unless given.
 //
+// Because templates come from the caller, the run is bounded (see ExpandLimits), templates
+// may not call themselves recursively, and one string may hold at most 1000 control
+// structures; KubeStellar has none of these limits.
+//
 // Every failure is reported with the field path of the string (objects[i].data.key) and the
 // object's apiVersion, kind and name. Objects are only changed when there is no error:
 // nothing partial is returned.
