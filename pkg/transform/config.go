@@ -120,19 +120,28 @@ func typeName(t string) string {
 // childPath appends a JSON field path such as "target.name" or "fieldSpecs[0].path".
 func childPath(base *field.Path, dotted string) *field.Path {
 	p := base
-	for _, part := range strings.Split(dotted, ".") {
-		name, rest, _ := strings.Cut(part, "[")
-		if name != "" {
-			p = p.Child(name)
-		}
-		for rest != "" {
-			idx, after, _ := strings.Cut(rest, "]")
-			if n, err := strconv.Atoi(idx); err == nil {
+	for dotted != "" {
+		switch dotted[0] {
+		case '.':
+			dotted = dotted[1:]
+		case '[':
+			end := strings.IndexByte(dotted, ']')
+			if end < 0 {
+				return p.Child(dotted)
+			}
+			if n, err := strconv.Atoi(dotted[1:end]); err == nil {
 				p = p.Index(n)
 			} else {
-				p = p.Key(idx)
+				p = p.Key(dotted[1:end])
 			}
-			rest = strings.TrimPrefix(after, "[")
+			dotted = dotted[end+1:]
+		default:
+			end := strings.IndexAny(dotted, ".[")
+			if end < 0 {
+				end = len(dotted)
+			}
+			p = p.Child(dotted[:end])
+			dotted = dotted[end:]
 		}
 	}
 	return p
