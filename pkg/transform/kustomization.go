@@ -58,6 +58,9 @@ const (
 type kustomizationTransformer struct {
 	kustomization []byte // kustomization.yaml
 	warnings      []string
+	// sortOptions is set when the kustomization orders its output itself. The objects keep
+	// their order otherwise (sortOptions: {order: legacy} gives kustomize build's order).
+	sortOptions bool
 }
 
 func newKustomizationTransformer(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
@@ -98,7 +101,7 @@ func newKustomizationTransformer(config []byte, fldPath *field.Path) (Transforme
 	if err != nil {
 		errs = append(errs, field.InternalError(fldPath, err))
 	}
-	return &kustomizationTransformer{kustomization: raw, warnings: warnings}, errs
+	return &kustomizationTransformer{kustomization: raw, warnings: warnings, sortOptions: k.SortOptions != nil}, errs
 }
 
 // refuseKustomizationFields reports every field that would reach outside the process, run a
@@ -169,7 +172,12 @@ func (t *kustomizationTransformer) Transform(ctx *Context, objects []Object) ([]
 	if err := fSys.WriteFile(kustomizeRoot+"/"+kustomizeObjectsFile, docs); err != nil {
 		return nil, err
 	}
-	out, err := runKrusty(fSys)
+	opts := krusty.MakeDefaultOptions()
+	if t.sortOptions {
+		// With sortOptions, any other Reorder makes krusty log a conflict on os.Stderr.
+		opts.Reorder = krusty.ReorderOptionUnspecified
+	}
+	out, err := runKrusty(fSys, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -179,17 +187,23 @@ func (t *kustomizationTransformer) Transform(ctx *Context, objects []Object) ([]
 	return out, nil
 }
 
-// runKrusty builds the kustomization at kustomizeRoot with plugins disabled (krusty's default)
-// and converts the result, holding kustomizeMu.
-func runKrusty(fSys filesys.FileSystem) ([]Object, error) {
+// runKrusty builds the kustomization at kustomizeRoot (plugins are disabled in krusty's
+// default options) and converts the result, holding kustomizeMu. A panic in Kustomize
+// becomes an error: a bad template must not take the server down.
+func runKrusty(fSys filesys.FileSystem, opts *krusty.Options) (out []Object, err error) {
 	kustomizeMu.Lock()
 	defer kustomizeMu.Unlock()
-	resMap, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fSys, kustomizeRoot)
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("kustomize failed: %v", r)
+		}
+	}()
+	resMap, err := krusty.MakeKustomizer(opts).Run(fSys, kustomizeRoot)
 	if err != nil {
 		return nil, fmt.Errorf("kustomize: %w", err)
 	}
 	resources := resMap.Resources()
-	out := make([]Object, 0, len(resources))
+	out = make([]Object, 0, len(resources))
 	for _, r := range resources {
 		v, err := yamlToValue(r.YNode())
 		if err != nil {

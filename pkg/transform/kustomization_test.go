@@ -19,6 +19,7 @@ package transform
 import (
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"strings"
 	"sync"
@@ -71,6 +72,11 @@ data: {A: "1"}
 		config: "{apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, namespace: x}",
 		in:     "{apiVersion: example.com/v1, kind: Foo, metadata: {name: f}, spec: {n: 123456789012345678901234567890, f: 1.5, s: '010', b: true, z: null}}",
 		want:   "{apiVersion: example.com/v1, kind: Foo, metadata: {name: f, namespace: x}, spec: {n: 123456789012345678901234567890, f: 1.5, s: '010', b: true, z: null}}",
+	}, {
+		name:   "sortOptions",
+		config: "{apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, sortOptions: {order: legacy}}",
+		in:     "{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n---\n{apiVersion: v1, kind: Namespace, metadata: {name: n}}",
+		want:   "{apiVersion: v1, kind: Namespace, metadata: {name: n}}\n---\n{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}",
 	}, {
 		name:    "remote resources are refused",
 		config:  "{apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, resources: [https://github.com/x/y]}",
@@ -135,7 +141,7 @@ func TestKustomizationConcurrent(t *testing.T) {
 
 func TestKustomizationPrintsNothing(t *testing.T) {
 	// Deprecated fields become warnings instead of lines on os.Stderr.
-	tr, errs := newTransformer(t, "{apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, imageTags: [{name: a, newTag: b}], patchesStrategicMerge: ['{apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {x: z}}']}")
+	tr, errs := newTransformer(t, "{apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, sortOptions: {order: fifo}, imageTags: [{name: a, newTag: b}], patchesStrategicMerge: ['{apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {x: z}}']}")
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}
@@ -147,8 +153,10 @@ func TestKustomizationPrintsNothing(t *testing.T) {
 	}
 	stderr := os.Stderr
 	os.Stderr = w
+	log.SetOutput(w)
 	out, err := tr.Transform(ctx, yamlDocs(t, "{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}"))
 	os.Stderr = stderr
+	log.SetOutput(stderr)
 	w.Close()
 	printed, _ := io.ReadAll(r)
 	if err != nil {
