@@ -155,7 +155,7 @@ func (p *Pipeline) Len() int { return len(p.steps) }
 func (p *Pipeline) Transform(ctx *Context, objects []Object) ([]Object, error) {
 	for _, s := range p.steps {
 		n := len(ctx.warnings)
-		out, err := s.t.Transform(ctx, objects)
+		out, err := s.run(ctx, objects)
 		for i := n; i < len(ctx.warnings); i++ {
 			ctx.warnings[i] = fmt.Sprintf("transformer %q: %s", s.name, ctx.warnings[i])
 		}
@@ -165,6 +165,17 @@ func (p *Pipeline) Transform(ctx *Context, objects []Object) ([]Object, error) {
 		objects = out
 	}
 	return objects, nil
+}
+
+// run runs one transformer; a panic (a bug, or a library meeting input it does not expect)
+// becomes an error of that transformer instead of taking the server down.
+func (s *step) run(ctx *Context, objects []Object) (out []Object, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	return s.t.Transform(ctx, objects)
 }
 
 // Run decodes the objects once, runs every transformer and encodes the result once. It
