@@ -65,3 +65,33 @@ func TestDecodeErrors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecode checks the hand-written parser against encoding/json: whatever it accepts,
+// encoding/json decodes to the same tree, and encoding round-trips.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"\u00e9\n"}],"c":-1.5e3,"d":null,"e":true}`))
+	f.Add([]byte(` {"x" : "y" , "z":[ ]} `))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		obj, err := DecodeObject(raw)
+		if err != nil {
+			return
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var std map[string]any
+		if err := dec.Decode(&std); err != nil {
+			t.Fatalf("accepted what encoding/json rejects: %v", err)
+		}
+		if !reflect.DeepEqual(std, obj) {
+			t.Fatalf("trees differ:\n%#v\n%#v", std, obj)
+		}
+		enc, err := EncodeObjects([]Object{obj})
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := DecodeObject(enc[0])
+		if err != nil || !reflect.DeepEqual(again, obj) {
+			t.Fatalf("round trip: %v\n%s", err, enc[0])
+		}
+	})
+}
