@@ -56,7 +56,9 @@ func DecodeObject(raw []byte) (Object, error) {
 	if !jsontext.Value(raw).IsValid(validJSON...) {
 		return decodeObjectSlow(raw)
 	}
-	p := parser{b: raw}
+	// One copy of the object as a string; every string and number without escapes in the tree
+	// is a substring of it, which saves an allocation per value.
+	p := parser{b: raw, s: string(raw)}
 	p.space()
 	if p.i >= len(p.b) || p.b[p.i] != '{' {
 		return nil, fmt.Errorf("expected a JSON object")
@@ -71,6 +73,7 @@ func DecodeObject(raw []byte) (Object, error) {
 // parser builds the tree of valid JSON.
 type parser struct {
 	b   []byte
+	s   string // b as a string
 	i   int
 	err error
 }
@@ -147,11 +150,11 @@ func (p *parser) value() any {
 		for p.i < len(p.b) {
 			switch p.b[p.i] {
 			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				return json.Number(p.b[start:p.i])
+				return json.Number(p.s[start:p.i])
 			}
 			p.i++
 		}
-		return json.Number(p.b[start:p.i])
+		return json.Number(p.s[start:p.i])
 	}
 }
 
@@ -165,7 +168,7 @@ func (p *parser) str(key bool) string {
 			p.i++
 		}
 	}
-	raw := p.b[start:p.i]
+	end := p.i
 	p.i++
 	if escaped {
 		s, err := jsontext.AppendUnquote(nil, p.b[start-1:p.i])
@@ -175,11 +178,11 @@ func (p *parser) str(key bool) string {
 		return string(s)
 	}
 	if key {
-		if s, ok := internedKeys[string(raw)]; ok {
+		if s, ok := internedKeys[p.s[start:end]]; ok {
 			return s
 		}
 	}
-	return string(raw)
+	return p.s[start:end]
 }
 
 // internedKeys are the keys of nearly every object.
