@@ -42,8 +42,29 @@ func (cryptoSource) Uint64() uint64 {
 	return binary.LittleEndian.Uint64(b[:])
 }
 
-// CryptoGenerator is the default Generator: uniform, from crypto/rand, safe for concurrent use.
+// CryptoGenerator is a Generator drawing uniformly from crypto/rand, safe for concurrent use.
 var CryptoGenerator Generator = mrand.New(cryptoSource{})
+
+// bufferedCryptoSource reads crypto/rand 256 bytes at a time instead of 8. Execute makes one
+// per request when a value must be generated, so it needs no lock.
+type bufferedCryptoSource struct {
+	buf  [256]byte
+	used int
+}
+
+// Uint64 returns the next 64 random bits.
+func (s *bufferedCryptoSource) Uint64() uint64 {
+	if s.used == 0 || s.used+8 > len(s.buf) {
+		_, _ = crand.Read(s.buf[:])
+		s.used = 0
+	}
+	v := binary.LittleEndian.Uint64(s.buf[s.used:])
+	s.used += 8
+	return v
+}
+
+// newRequestGenerator returns the default Generator of one request: crypto/rand, buffered.
+func newRequestGenerator() Generator { return mrand.New(&bufferedCryptoSource{}) }
 
 // NewSeededGenerator returns a deterministic Generator for tests and reproducible examples. It
 // is not secure and not safe for concurrent use.

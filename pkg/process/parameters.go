@@ -129,10 +129,6 @@ func (p *Plan) resolveParameters(req *Request) ([]string, field.ErrorList) {
 				"the template declares no such parameter (ignoreUnknownParameters, or --ignore-unknown-parameters, accepts it)"))
 		}
 	}
-	gen := req.Generator
-	if gen == nil {
-		gen = CryptoGenerator
-	}
 	values := make([]string, len(p.params))
 	base := field.NewPath("parameters")
 	for i := range p.params {
@@ -144,7 +140,10 @@ func (p *Plan) resolveParameters(req *Request) ([]string, field.ErrorList) {
 		// The default was checked by Compile; what the caller gave or the generator made was not.
 		unchecked := given
 		if value == "" && param.generator != nil {
-			value = param.generator.generate(gen)
+			if req.Generator == nil {
+				req.Generator = newRequestGenerator()
+			}
+			value = param.generator.generate(req.Generator)
 			unchecked = true
 		}
 		switch {
