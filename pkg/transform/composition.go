@@ -36,7 +36,8 @@ import (
 // the final order. Every imported Template is consolidated the same way first.
 
 // TemplateGetter fetches another stored Template of the same namespace by name. A NotFound
-// API error is reported as a missing import.
+// API error is reported as a missing import, any other error as an internal one. A nil
+// getter makes every import an error (for a CLI without access to stored templates).
 type TemplateGetter func(name string) (*templates.Template, error)
 
 // maxImportDepth bounds import chains; cycles are caught earlier, this only stops runaway
@@ -64,6 +65,10 @@ func consolidate(t *templates.Template, get TemplateGetter, base *field.Path, ch
 		}
 		if len(chain) > maxImportDepth {
 			errs = append(errs, field.Invalid(impPath.Child("name"), imp.Name, fmt.Sprintf("transformer imports nest deeper than %d templates", maxImportDepth)))
+			continue
+		}
+		if get == nil {
+			errs = append(errs, field.Invalid(impPath.Child("name"), imp.Name, "imported templates cannot be read here"))
 			continue
 		}
 		other, err := get(imp.Name)
