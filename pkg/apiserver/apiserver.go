@@ -25,10 +25,12 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	restclient "k8s.io/client-go/rest"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/install"
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
+	"stencil.dev/stencil/pkg/registry/templates/customtransform"
 	"stencil.dev/stencil/pkg/registry/templates/processedtemplate"
 	"stencil.dev/stencil/pkg/registry/templates/processing"
 	templatestorage "stencil.dev/stencil/pkg/registry/templates/template"
@@ -61,7 +63,11 @@ func init() {
 }
 
 // ExtraConfig holds the configuration that is Stencil's own.
-type ExtraConfig struct{}
+type ExtraConfig struct {
+	// ClusterConfig reaches the hosting cluster's kube-apiserver, for discovery; nil when the
+	// server runs without a cluster.
+	ClusterConfig *restclient.Config
+}
 
 // Config is the configuration of a Stencil server.
 type Config struct {
@@ -101,12 +107,21 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	processor := processing.NewProcessor()
+	customTransformREST, err := customtransform.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter)
+	if err != nil {
+		return nil, err
+	}
+	processor := processing.NewProcessor(processing.Sources{
+		Templates:      templateREST,
+		RemovalRules:   customtransform.NewRules(customTransformREST).Current,
+		KindToResource: kindToResource(c.ExtraConfig.ClusterConfig),
+	})
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(templates.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = map[string]rest.Storage{
 		"templates":           templateREST,
 		"templates/processed": templatestorage.NewProcessedREST(templateREST, processor),
 		"processedtemplates":  processedtemplate.NewREST(processor),
+		"customtransforms":    customTransformREST,
 	}
 	if err := s.GenericAPIServer.InstallAPIGroup(&apiGroupInfo); err != nil {
 		return nil, err

@@ -49,6 +49,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&Template{},
 		&TemplateList{},
 		&TemplateParameters{},
+		&CustomTransform{},
+		&CustomTransformList{},
 	)
 	return nil
 }

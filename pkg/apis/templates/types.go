@@ -133,4 +133,58 @@ type TemplateParameters struct {
 	IgnoreUnknownParameters bool
 	// Properties are the values of template expansion.
 	Properties map[string]string
+	// Destinations, when given, process the template once for each, with the destination's
+	// properties over Properties; the answer holds every destination's objects in order.
+	Destinations []Destination
+}
+
+// Destination is one place the processed objects go to, with its own expansion properties.
+type Destination struct {
+	// Name is written into each of the destination's objects, in the
+	// templates.stencil.dev/destination annotation.
+	Name string
+	// Properties override the request's Properties for this destination.
+	Properties map[string]string
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// CustomTransform removes fields from every processed object it binds to; it is the cluster
+// administrator's policy and applies after a template's own transformers.
+type CustomTransform struct {
+	metav1.TypeMeta
+	metav1.ObjectMeta
+
+	Spec   CustomTransformSpec
+	Status CustomTransformStatus
+}
+
+// CustomTransformSpec says which objects a CustomTransform binds to and what it removes.
+type CustomTransformSpec struct {
+	// APIGroup is the group of the objects; empty for the core group.
+	APIGroup string
+	// Resource is the lowercase plural resource of the objects; Kind may be given instead.
+	Resource string
+	// Kind is the kind of the objects, an alternative to Resource.
+	Kind string
+	// Remove are the JSONPath expressions of the fields to remove.
+	Remove []string
+}
+
+// CustomTransformStatus reports whether the spec is in force.
+type CustomTransformStatus struct {
+	// ObservedGeneration is the generation the conditions describe.
+	ObservedGeneration int64
+	// Conditions hold Accepted: whether every path of spec.remove parsed.
+	Conditions []metav1.Condition
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// CustomTransformList is a list of CustomTransforms.
+type CustomTransformList struct {
+	metav1.TypeMeta
+	metav1.ListMeta
+
+	Items []CustomTransform
 }

@@ -124,5 +124,8 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 	if err := o.RecommendedOptions.ApplyTo(serverConfig); err != nil {
 		return nil, err
 	}
-	return &apiserver.Config{GenericConfig: serverConfig}, nil
+	return &apiserver.Config{
+		GenericConfig: serverConfig,
+		ExtraConfig:   apiserver.ExtraConfig{ClusterConfig: serverConfig.ClientConfig},
+	}, nil
 }

@@ -32,6 +32,12 @@ import (
 func ForKind(kind schema.GroupVersionKind) interface{} {
 	switch kind {
 	// Group=templates.stencil.dev, Version=v1alpha1
+	case v1alpha1.SchemeGroupVersion.WithKind("CustomTransform"):
+		return &templatesv1alpha1.CustomTransformApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("CustomTransformSpec"):
+		return &templatesv1alpha1.CustomTransformSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("CustomTransformStatus"):
+		return &templatesv1alpha1.CustomTransformStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("Parameter"):
 		return &templatesv1alpha1.ParameterApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("Template"):

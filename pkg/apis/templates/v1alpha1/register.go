@@ -52,6 +52,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&Template{},
 		&TemplateList{},
 		&TemplateParameters{},
+		&CustomTransform{},
+		&CustomTransformList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	// Processing answers a v1 List, which, like metav1.Status, belongs to no group version of

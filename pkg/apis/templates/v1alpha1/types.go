@@ -169,6 +169,24 @@ type TemplateParameters struct {
 	// properties are the values of template expansion, by Go identifier.
 	// +optional
 	Properties map[string]string `json:"properties,omitempty"`
+	// destinations, when given, process the template once for each destination, with its
+	// properties over the request's; the answer is one List of every destination's objects in
+	// destination order, each annotated templates.stencil.dev/destination: <name>.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Destinations []Destination `json:"destinations,omitempty"`
+}
+
+// Destination is one place the processed objects go to, with its own expansion properties.
+type Destination struct {
+	// name is written into each of the destination's objects, in the
+	// templates.stencil.dev/destination annotation.
+	Name string `json:"name"`
+	// properties override the request's properties for this destination; clusterName defaults
+	// to the destination's name.
+	// +optional
+	Properties map[string]string `json:"properties,omitempty"`
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -193,4 +211,66 @@ type List struct {
 	// +optional
 	// +listType=atomic
 	Parameters []Parameter `json:"parameters,omitempty"`
+}
+
+// +genclient
+// +genclient:nonNamespaced
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// CustomTransform removes fields from every processed object it binds to, after the template's
+// own transformers: the cluster administrator's policy, as KubeStellar's CustomTransform.
+type CustomTransform struct {
+	metav1.TypeMeta `json:",inline"`
+	// Standard object metadata.
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec says which objects the CustomTransform binds to and what it removes.
+	Spec CustomTransformSpec `json:"spec"`
+	// status reports whether the spec is in force.
+	// +optional
+	Status CustomTransformStatus `json:"status,omitempty"`
+}
+
+// CustomTransformSpec says which objects a CustomTransform binds to and what it removes.
+type CustomTransformSpec struct {
+	// apiGroup is the group of the objects; empty for the core group.
+	// +optional
+	APIGroup string `json:"apiGroup,omitempty"`
+	// resource is the lowercase plural resource of the objects, such as "services"; kind may be
+	// given instead.
+	// +optional
+	Resource string `json:"resource,omitempty"`
+	// kind is the kind of the objects, such as "Service", an alternative to resource.
+	// +optional
+	Kind string `json:"kind,omitempty"`
+	// remove are the fields to remove, as JSONPath: $ followed by .name or ["name"] segments,
+	// [*] for every element and [N] for one (negative N counts from the end).
+	// +listType=atomic
+	Remove []string `json:"remove"`
+}
+
+// CustomTransformStatus reports whether the spec is in force.
+type CustomTransformStatus struct {
+	// observedGeneration is the generation the conditions describe.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// conditions hold Accepted: whether every path of spec.remove parsed.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// CustomTransformList is a list of CustomTransforms.
+type CustomTransformList struct {
+	metav1.TypeMeta `json:",inline"`
+	// Standard list metadata.
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	// items are the CustomTransforms.
+	Items []CustomTransform `json:"items"`
 }

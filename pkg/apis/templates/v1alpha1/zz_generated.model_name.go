@@ -22,6 +22,31 @@ limitations under the License.
 package v1alpha1
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in CustomTransform) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.CustomTransform"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in CustomTransformList) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.CustomTransformList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in CustomTransformSpec) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.CustomTransformSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in CustomTransformStatus) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.CustomTransformStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in Destination) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.Destination"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in List) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.List"
 }

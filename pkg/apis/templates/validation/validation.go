@@ -27,6 +27,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/process"
+	"stencil.dev/stencil/pkg/transform"
 )
 
 // ValidateTemplate validates a Template on create.
@@ -45,20 +46,17 @@ func ValidateTemplateUpdate(t, old *templates.Template) field.ErrorList {
 
 // ValidateTemplateBody validates everything of a Template but its metadata: what the engine
 // checks when it compiles the template (parameters, generators, typed defaults, objects,
-// references to undeclared parameters), and the fields the engine does not read.
+// references to undeclared parameters), the transformer configs and their order, and the
+// import list.
 func ValidateTemplateBody(t *templates.Template) field.ErrorList {
 	dialect := process.Stencil
 	if t.OpenShift {
 		dialect = process.OpenShift
 	}
 	allErrs := process.Validate(t, dialect)
+	allErrs = append(allErrs, transform.ValidateTransformers(t)...)
 	allErrs = append(allErrs, validateLiteralLabels(t.ObjectLabels, field.NewPath("objectLabels"))...)
 	allErrs = append(allErrs, validateTransformerImports(t.TransformersFrom, field.NewPath("transformersFrom"))...)
-	for i, ref := range t.TransformerOrder {
-		if ref.Name == "" {
-			allErrs = append(allErrs, field.Required(field.NewPath("transformerOrder").Index(i).Child("name"), ""))
-		}
-	}
 	return allErrs
 }
 
@@ -91,6 +89,30 @@ func validateTransformerImports(imports []templates.TransformerImport, fldPath *
 			allErrs = append(allErrs, field.NotSupported(idxPath.Child("importMode"), imp.ImportMode,
 				[]string{string(templates.ImportModePrepend), string(templates.ImportModeAppend)}))
 		}
+	}
+	return allErrs
+}
+
+// ValidateTemplateParameters validates the body of templates/{name}/processed.
+func ValidateTemplateParameters(params *templates.TemplateParameters, templateName string) field.ErrorList {
+	var allErrs field.ErrorList
+	if params.Name != "" && params.Name != templateName {
+		allErrs = append(allErrs, field.Invalid(field.NewPath("metadata", "name"), params.Name,
+			"must be empty or the name of the template: "+templateName))
+	}
+	allErrs = append(allErrs, metav1validation.ValidateLabels(params.Labels, field.NewPath("labels"))...)
+	allErrs = append(allErrs, transform.ValidateProperties(params.Properties, field.NewPath("properties"))...)
+	seen := map[string]bool{}
+	for i, d := range params.Destinations {
+		path := field.NewPath("destinations").Index(i)
+		switch {
+		case d.Name == "":
+			allErrs = append(allErrs, field.Required(path.Child("name"), ""))
+		case seen[d.Name]:
+			allErrs = append(allErrs, field.Duplicate(path.Child("name"), d.Name))
+		}
+		seen[d.Name] = true
+		allErrs = append(allErrs, transform.ValidateProperties(d.Properties, path.Child("properties"))...)
 	}
 	return allErrs
 }

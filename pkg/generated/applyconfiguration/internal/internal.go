@@ -39,6 +39,16 @@ func Parser() *typed.Parser {
 var parserOnce sync.Once
 var parser *typed.Parser
 var schemaYAML = typed.YAMLObject(`types:
+- name: dev.stencil.stencil.pkg.apis.templates.v1alpha1.CustomTransform
+  scalar: untyped
+  list:
+    elementType:
+      namedType: __untyped_atomic_
+    elementRelationship: atomic
+  map:
+    elementType:
+      namedType: __untyped_deduced_
+    elementRelationship: separable
 - name: dev.stencil.stencil.pkg.apis.templates.v1alpha1.Template
   scalar: untyped
   list:

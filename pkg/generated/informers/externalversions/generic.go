@@ -53,6 +53,8 @@ func (f *genericInformer) Lister() cache.GenericLister {
 func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource) (GenericInformer, error) {
 	switch resource {
 	// Group=templates.stencil.dev, Version=v1alpha1
+	case v1alpha1.SchemeGroupVersion.WithResource("customtransforms"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Templates().V1alpha1().CustomTransforms().Informer()}, nil
 	case v1alpha1.SchemeGroupVersion.WithResource("templates"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Templates().V1alpha1().Templates().Informer()}, nil
 

@@ -22,11 +22,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/registry/rest"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/apis/templates/validation"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/registry/templates/processing"
 )
@@ -68,10 +68,8 @@ func (r *ProcessedREST) Create(ctx context.Context, name string, obj runtime.Obj
 	if !ok {
 		return nil, apierrors.NewBadRequest("the body must be TemplateParameters")
 	}
-	if params.Name != "" && params.Name != name {
-		return nil, apierrors.NewInvalid(templates.Kind("TemplateParameters"), params.Name, field.ErrorList{
-			field.Invalid(field.NewPath("metadata", "name"), params.Name, "must be empty or the name of the template: "+name),
-		})
+	if errs := validation.ValidateTemplateParameters(params, name); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(templates.Kind("TemplateParameters"), name, errs)
 	}
 	if createValidation != nil {
 		if err := createValidation(ctx, obj.DeepCopyObject()); err != nil {
@@ -90,5 +88,7 @@ func (r *ProcessedREST) Create(ctx context.Context, name string, obj runtime.Obj
 			Labels:                  params.Labels,
 			IgnoreUnknownParameters: params.IgnoreUnknownParameters,
 		},
+		Properties:   params.Properties,
+		Destinations: params.Destinations,
 	})
 }

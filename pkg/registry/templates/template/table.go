@@ -20,12 +20,11 @@ import (
 	"context"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-	metatable "k8s.io/apimachinery/pkg/api/meta/table"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/registry"
 )
 
 // tableConvertor prints the columns of kubectl get templates.
@@ -39,26 +38,13 @@ var columns = []metav1.TableColumnDefinition{
 }
 
 func (tableConvertor) ConvertToTable(_ context.Context, obj runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
-	table := &metav1.Table{}
-	if opts, ok := tableOptions.(*metav1.TableOptions); !ok || !opts.NoHeaders {
-		table.ColumnDefinitions = columns
-	}
-	if m, err := meta.ListAccessor(obj); err == nil {
-		table.ResourceVersion = m.GetResourceVersion()
-		table.Continue = m.GetContinue()
-		table.RemainingItemCount = m.GetRemainingItemCount()
-	} else if m, err := meta.CommonAccessor(obj); err == nil {
-		table.ResourceVersion = m.GetResourceVersion()
-	}
-	var err error
-	table.Rows, err = metatable.MetaToTableRow(obj, func(obj runtime.Object, m metav1.Object, name, age string) ([]interface{}, error) {
+	return registry.ConvertToTable(obj, tableOptions, columns, func(obj runtime.Object) ([]interface{}, error) {
 		t, ok := obj.(*templates.Template)
 		if !ok {
 			return nil, fmt.Errorf("not a Template: %T", obj)
 		}
-		return []interface{}{name, ParametersSummary(t.Parameters), int64(len(t.Objects)), age}, nil
+		return []interface{}{ParametersSummary(t.Parameters), int64(len(t.Objects))}, nil
 	})
-	return table, err
 }
 
 // ParametersSummary describes parameters as "N (k required, g generated)".

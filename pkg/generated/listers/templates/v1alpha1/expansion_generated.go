@@ -18,6 +18,10 @@ limitations under the License.
 
 package v1alpha1
 
+// CustomTransformListerExpansion allows custom methods to be added to
+// CustomTransformLister.
+type CustomTransformListerExpansion interface{}
+
 // TemplateListerExpansion allows custom methods to be added to
 // TemplateLister.
 type TemplateListerExpansion interface{}

@@ -24,6 +24,8 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
+	// CustomTransforms returns a CustomTransformInformer.
+	CustomTransforms() TypedCustomTransformInformer
 	// Templates returns a TemplateInformer.
 	Templates() TypedTemplateInformer
 }
@@ -37,6 +39,11 @@ type version struct {
 // New returns a new Interface.
 func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakListOptions internalinterfaces.TweakListOptionsFunc) Interface {
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
+}
+
+// CustomTransforms returns a TypedCustomTransformInformer.
+func (v *version) CustomTransforms() TypedCustomTransformInformer {
+	return &customTransformInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
 }
 
 // Templates returns a TypedTemplateInformer.

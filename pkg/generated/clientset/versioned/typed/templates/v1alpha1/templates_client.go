@@ -28,12 +28,17 @@ import (
 
 type TemplatesV1alpha1Interface interface {
 	RESTClient() rest.Interface
+	CustomTransformsGetter
 	TemplatesGetter
 }
 
 // TemplatesV1alpha1Client is used to interact with features provided by the templates.stencil.dev group.
 type TemplatesV1alpha1Client struct {
 	restClient rest.Interface
+}
+
+func (c *TemplatesV1alpha1Client) CustomTransforms() CustomTransformInterface {
+	return newCustomTransforms(c)
 }
 
 func (c *TemplatesV1alpha1Client) Templates(namespace string) TemplateInterface {

@@ -28,6 +28,10 @@ type FakeTemplatesV1alpha1 struct {
 	*testing.Fake
 }
 
+func (c *FakeTemplatesV1alpha1) CustomTransforms() v1alpha1.CustomTransformInterface {
+	return newFakeCustomTransforms(c)
+}
+
 func (c *FakeTemplatesV1alpha1) Templates(namespace string) v1alpha1.TemplateInterface {
 	return newFakeTemplates(c, namespace)
 }

@@ -1,0 +1,146 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package processing
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/transform"
+)
+
+// DestinationAnnotation names, on each object of a per-destination answer, its destination.
+const DestinationAnnotation = "templates.stencil.dev/destination"
+
+// afterEngine is what runs on the engine's objects: the template's transformers, then the
+// CustomTransforms that bind, then template expansion, once per destination.
+type afterEngine struct {
+	pipeline     *transform.Pipeline
+	rules        []transform.RemovalRule
+	kindResource func(group, kind string) (string, bool)
+	properties   map[string]string
+	destinations []templates.Destination
+}
+
+// outcome is the result of the steps after the engine.
+type outcome struct {
+	objects  []json.RawMessage
+	warnings []string
+	// invalid are the template's or the request's problems, for a 422.
+	invalid field.ErrorList
+}
+
+// run decodes the objects only when a step needs them, and then once for all steps. An error
+// is the server's problem; the caller's problems are in outcome.invalid.
+func (a *afterEngine) run(objects []json.RawMessage) (outcome, error) {
+	if a.pipeline == nil && len(a.rules) == 0 && len(a.destinations) == 0 && !mentionsExpansion(objects) {
+		return outcome{objects: objects}, nil
+	}
+	decoded, err := transform.DecodeObjects(objects)
+	if err != nil {
+		return outcome{}, err
+	}
+	ctx := &transform.Context{}
+	if a.pipeline != nil {
+		if decoded, err = a.pipeline.Transform(ctx, decoded); err != nil {
+			var te *transform.Error
+			if !errors.As(err, &te) {
+				return outcome{}, fmt.Errorf("running transformers: %w", err)
+			}
+			return outcome{warnings: ctx.Warnings(), invalid: field.ErrorList{
+				field.Invalid(field.NewPath("transformers").Key(te.Name), te.Kind, te.Err.Error())}}, nil
+		}
+	}
+	transform.ApplyRemovals(decoded, a.rules, a.kindResource)
+	result := outcome{warnings: ctx.Warnings()}
+	if len(a.destinations) == 0 {
+		if result.invalid = transform.Expand(decoded, a.properties, transform.ExpandLimits{}); len(result.invalid) == 0 {
+			result.objects, err = transform.EncodeObjects(decoded)
+		}
+		return result, err
+	}
+	result.objects, result.invalid, err = a.perDestination(decoded)
+	return result, err
+}
+
+// perDestination expands a fresh copy of the objects for each destination and annotates it.
+func (a *afterEngine) perDestination(objects []transform.Object) ([]json.RawMessage, field.ErrorList, error) {
+	shared, err := transform.EncodeObjects(objects)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []json.RawMessage
+	var errs field.ErrorList
+	for i, d := range a.destinations {
+		copies, err := transform.DecodeObjects(shared)
+		if err != nil {
+			return nil, nil, err
+		}
+		properties := map[string]string{"clusterName": d.Name}
+		for k, v := range a.properties {
+			properties[k] = v
+		}
+		for k, v := range d.Properties {
+			properties[k] = v
+		}
+		for _, e := range transform.Expand(copies, properties, transform.ExpandLimits{}) {
+			e.Field = field.NewPath("destinations").Index(i).String() + "." + e.Field
+			errs = append(errs, e)
+		}
+		for _, obj := range copies {
+			setAnnotation(obj, DestinationAnnotation, d.Name)
+		}
+		encoded, err := transform.EncodeObjects(copies)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, encoded...)
+	}
+	if len(errs) > 0 {
+		return nil, errs, nil
+	}
+	return out, nil, nil
+}
+
+// mentionsExpansion is a cheap byte check that lets most templates skip decoding.
+func mentionsExpansion(objects []json.RawMessage) bool {
+	for _, o := range objects {
+		if bytes.Contains(o, []byte(transform.ExpandTemplatesAnnotation)) {
+			return true
+		}
+	}
+	return false
+}
+
+func setAnnotation(obj transform.Object, key, value string) {
+	metadata, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		metadata = map[string]any{}
+		obj["metadata"] = metadata
+	}
+	annotations, ok := metadata["annotations"].(map[string]any)
+	if !ok {
+		annotations = map[string]any{}
+		metadata["annotations"] = annotations
+	}
+	annotations[key] = value
+}
