@@ -241,7 +241,9 @@ func dropParamRefErrors(errs field.ErrorList, raw []byte, fldPath *field.Path) f
 		if ok && rel != "" {
 			// A type error is reported at the field itself; an unknown-field error may name a
 			// key that a parameter will rename, so look at the parent as well.
-			if v, found := valueAtPath(config, rel); found && valueHasParamRef(v) {
+			// Only errors about a value can change with it: a forbidden field stays forbidden.
+			valueErr := e.Type == field.ErrorTypeInvalid || e.Type == field.ErrorTypeNotSupported
+			if v, found := valueAtPath(config, rel); valueErr && found && valueHasParamRef(v) {
 				continue
 			}
 			if e.Type == field.ErrorTypeForbidden && hasParamRef(rel) {

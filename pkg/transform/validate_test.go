@@ -58,6 +58,11 @@ func TestValidateTransformers(t *testing.T) {
 			"{kind: LabelTransformer, labels: {app: '${APP}'}}",
 			"{kind: PrefixSuffixTransformer, metadata: {name: '${NAME}'}, prefix: '${P}'}")},
 	}, {
+		name: "forbidden fields stay forbidden with parameters",
+		t: &templates.Template{Transformers: raws(t,
+			"{apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, resources: ['${URL}']}")},
+		want: []string{"transformers[0].resources"},
+	}, {
 		name: "order without imports",
 		t: &templates.Template{
 			Transformers:     raws(t, "{kind: LabelTransformer, labels: {a: b}}", "{kind: AnnotationsTransformer}"),
