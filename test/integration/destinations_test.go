@@ -82,8 +82,8 @@ func TestDestinations(t *testing.T) {
 	defer cs.TemplatesV1alpha1().CustomTransforms().Delete(ctx, ct.Name, metav1.DeleteOptions{})
 
 	tpl := &templatesv1.Template{
-		ObjectMeta: metav1.ObjectMeta{Name: "multi"},
-		Parameters: []templatesv1.Parameter{{Name: "GREETING", Value: "hello"}},
+		ObjectMeta:   metav1.ObjectMeta{Name: "multi"},
+		Parameters:   []templatesv1.Parameter{{Name: "GREETING", Value: "hello"}},
 		Transformers: rawList(`{"apiVersion":"builtin","kind":"CleanupTransformer"}`),
 		Objects: rawList(
 			`{"apiVersion":"v1","kind":"Service","metadata":{"name":"web","uid":"u1","resourceVersion":"9","annotations":{"internal":"x","keep":"y"}},"spec":{"clusterIP":"10.0.0.1","clusterIPs":["10.0.0.1"],"ports":[{"port":80,"nodePort":30080,"appProtocol":"http"}]},"status":{"loadBalancer":{}}}`,

@@ -47,10 +47,10 @@ func TestTransformersThroughTheServer(t *testing.T) {
 		Transformers:     rawList(`{"apiVersion":"builtin","kind":"PrefixSuffixTransformer","metadata":{"name":"prefix"},"prefix":"mid-"}`),
 	}
 	app := &templatesv1.Template{
-		ObjectMeta:       metav1.ObjectMeta{Name: "app"},
-		Parameters:       []templatesv1.Parameter{{Name: "ENV", Value: "dev"}},
-		TransformersFrom: []templatesv1.TransformerImport{{Name: "middle"}},
-		Transformers: rawList(`{"apiVersion":"builtin","kind":"AnnotationsTransformer","metadata":{"name":"env"},"annotations":{"env":"${ENV}"}}`),
+		ObjectMeta:           metav1.ObjectMeta{Name: "app"},
+		Parameters:           []templatesv1.Parameter{{Name: "ENV", Value: "dev"}},
+		TransformersFrom:     []templatesv1.TransformerImport{{Name: "middle"}},
+		Transformers:         rawList(`{"apiVersion":"builtin","kind":"AnnotationsTransformer","metadata":{"name":"env"},"annotations":{"env":"${ENV}"}}`),
 		TransformerOverrides: rawList(`{"apiVersion":"builtin","kind":"LabelTransformer","metadata":{"name":"team"},"labels":{"team":"b"}}`),
 		TransformerOrder:     []templatesv1.TransformerReference{{Name: "env"}, {Name: "prefix"}, {Name: "team"}},
 		Objects: rawList(
