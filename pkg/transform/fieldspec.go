@@ -115,11 +115,46 @@ func mustFieldSpecs(specs ...FieldSpec) []fieldSpec {
 // and the defaults otherwise. A config copied from a Kustomize `transformers:` entry thus
 // behaves exactly as in Kustomize, while a config without fieldSpecs gets Stencil's default
 // table instead of Kustomize's nothing (kustomize#4404).
-func withDefaults(defaults, user []fieldSpec, given bool) []fieldSpec {
+func withDefaults(defaults, user []fieldSpec, given bool) specSet {
 	if given {
-		return user
+		return newSpecSet(user)
 	}
-	return defaults
+	return newSpecSet(defaults)
+}
+
+// specSet indexes field specs by kind, so that an object is only checked against the specs
+// that can apply to it (the label defaults alone have thirty).
+type specSet struct {
+	byKind map[string][]*fieldSpec // specs of a kind plus the kind-less ones, in order
+	any    []*fieldSpec            // the kind-less specs
+}
+
+func newSpecSet(specs []fieldSpec) specSet {
+	set := specSet{byKind: map[string][]*fieldSpec{}}
+	for i := range specs {
+		if specs[i].Kind == "" {
+			set.any = append(set.any, &specs[i])
+		} else {
+			set.byKind[specs[i].Kind] = nil
+		}
+	}
+	for kind := range set.byKind {
+		for i := range specs {
+			if specs[i].Kind == "" || specs[i].Kind == kind {
+				set.byKind[kind] = append(set.byKind[kind], &specs[i])
+			}
+		}
+	}
+	return set
+}
+
+// forKind returns the specs that may apply to objects of kind; matches still checks group
+// and version.
+func (s specSet) forKind(kind string) []*fieldSpec {
+	if l, ok := s.byKind[kind]; ok {
+		return l
+	}
+	return s.any
 }
 
 // matches reports whether the spec applies to objects of id.

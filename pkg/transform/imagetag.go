@@ -54,7 +54,7 @@ type ImageTagConfig struct {
 type imageTagTransformer struct {
 	image Image
 	match *regexp.Regexp
-	specs []fieldSpec
+	specs specSet
 }
 
 func newImageTagTransformer(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
@@ -95,8 +95,7 @@ func (t *imageTagTransformer) Transform(_ *Context, objects []Object) ([]Object,
 				t.walkContainers(v, &done)
 			}
 		}
-		for i := range t.specs {
-			s := &t.specs[i]
+		for _, s := range t.specs.forKind(id.kind) {
 			if !s.matches(id) {
 				continue
 			}

@@ -47,7 +47,7 @@ type mapSetter struct {
 	what   string // "labels" or "annotations", for messages
 	values map[string]string
 	keys   []string // sorted, so that errors are deterministic
-	specs  []fieldSpec
+	specs  specSet
 }
 
 func newLabelTransformer(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
@@ -68,7 +68,7 @@ func newLabelTransformer(config []byte, fldPath *field.Path) (Transformer, field
 	return newMapSetter("labels", c.Labels, withDefaults(defaults, specs, c.FieldSpecs != nil)), errs
 }
 
-func newMapSetter(what string, values map[string]string, specs []fieldSpec) *mapSetter {
+func newMapSetter(what string, values map[string]string, specs specSet) *mapSetter {
 	keys := make([]string, 0, len(values))
 	for k := range values {
 		keys = append(keys, k)
@@ -98,8 +98,8 @@ func (t *mapSetter) Transform(_ *Context, objects []Object) ([]Object, error) {
 	}
 	for _, obj := range objects {
 		id := objectGVK(obj)
-		for i := range t.specs {
-			if s := &t.specs[i]; s.matches(id) {
+		for _, s := range t.specs.forKind(id.kind) {
+			if s.matches(id) {
 				if err := s.apply(obj, set); err != nil {
 					return nil, err
 				}

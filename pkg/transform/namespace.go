@@ -53,7 +53,7 @@ type namespaceTransformer struct {
 	namespace string
 	unsetOnly bool
 	subjects  string
-	specs     []fieldSpec
+	specs     specSet
 }
 
 func newNamespaceTransformer(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
@@ -78,13 +78,16 @@ func newNamespaceTransformer(config []byte, fldPath *field.Path) (Transformer, f
 	specs, specErrs := compileFieldSpecs(c.FieldSpecs, fldPath.Child("fieldSpecs"))
 	errs = append(errs, specErrs...)
 	// metadata/namespace is always handled by scope, as Kustomize does.
+	if c.FieldSpecs == nil {
+		specs = defaultNamespaceFields
+	}
 	var kept []fieldSpec
-	for _, s := range withDefaults(defaultNamespaceFields, specs, c.FieldSpecs != nil) {
+	for _, s := range specs {
 		if s.Path != "metadata/namespace" {
 			kept = append(kept, s)
 		}
 	}
-	return &namespaceTransformer{namespace: c.Metadata.Namespace, unsetOnly: c.UnsetOnly, subjects: c.SetRoleBindingSubjects, specs: kept}, errs
+	return &namespaceTransformer{namespace: c.Metadata.Namespace, unsetOnly: c.UnsetOnly, subjects: c.SetRoleBindingSubjects, specs: newSpecSet(kept)}, errs
 }
 
 // saKey identifies a ServiceAccount by name and effective namespace.
@@ -129,8 +132,7 @@ func (t *namespaceTransformer) Transform(ctx *Context, objects []Object) ([]Obje
 		if id.group == "rbac.authorization.k8s.io" && (id.kind == "RoleBinding" || id.kind == "ClusterRoleBinding") {
 			bindings = append(bindings, obj)
 		}
-		for i := range t.specs {
-			s := &t.specs[i]
+		for _, s := range t.specs.forKind(id.kind) {
 			// metadata/name only renames Namespace objects of the core group.
 			if !s.matches(id) || (s.Path == "metadata/name" && nestedString(obj, "apiVersion") != "v1") {
 				continue

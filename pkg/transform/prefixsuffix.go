@@ -45,7 +45,7 @@ var prefixSuffixSkip = []gvkMatcher{
 
 type prefixSuffix struct {
 	prefix, suffix string
-	specs          []fieldSpec
+	specs          specSet
 }
 
 func newPrefixSuffix(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
@@ -68,8 +68,7 @@ func (t *prefixSuffix) Transform(ctx *Context, objects []Object) ([]Object, erro
 		if skipRename(id) {
 			continue
 		}
-		for i := range t.specs {
-			s := &t.specs[i]
+		for _, s := range t.specs.forKind(id.kind) {
 			if !s.matches(id) {
 				continue
 			}

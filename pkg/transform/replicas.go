@@ -46,7 +46,7 @@ type ReplicaCountConfig struct {
 type replicaCountTransformer struct {
 	name  string
 	count json.Number
-	specs []fieldSpec
+	specs specSet
 }
 
 func newReplicaCountTransformer(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
@@ -86,8 +86,8 @@ func (t *replicaCountTransformer) Transform(ctx *Context, objects []Object) ([]O
 			continue
 		}
 		id := objectGVK(obj)
-		for i := range t.specs {
-			if s := &t.specs[i]; s.matches(id) {
+		for _, s := range t.specs.forKind(id.kind) {
+			if s.matches(id) {
 				if err := s.apply(obj, set); err != nil {
 					return nil, err
 				}
