@@ -26,14 +26,16 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
-// Transform applies the patch to every selected object. A patch that selects nothing is not
-// an error (as in Kustomize) but a warning, since it is almost always a mistake (kustomize#4379).
+// Transform applies the patch to every selected object. A patch (or, without a target, a
+// document) that selects nothing is not an error, as for Kustomize's targeted patches, but a
+// warning, since it is almost always a mistake (kustomize#4379).
 func (t *patchTransformer) Transform(ctx *Context, objects []Object) ([]Object, error) {
 	var renames []rename
 	deleted := map[int]bool{}
 	matched := 0
+	docMatched := make([]bool, len(t.ids))
 	for i, obj := range objects {
-		docs := t.selectedDocs(ctx, obj)
+		docs := t.selectedDocs(ctx, obj, docMatched)
 		if len(docs) == 0 {
 			continue
 		}
@@ -61,6 +63,11 @@ func (t *patchTransformer) Transform(ctx *Context, objects []Object) ([]Object, 
 		ctx.Warnf("the patch matches no object")
 		return objects, nil
 	}
+	for i, ok := range docMatched {
+		if !ok {
+			ctx.Warnf("patch document %d matches no object (%s %s)", i, t.ids[i].kind, t.ids[i].name)
+		}
+	}
 	if len(deleted) > 0 {
 		kept := objects[:0:0]
 		for i, obj := range objects {
@@ -75,7 +82,7 @@ func (t *patchTransformer) Transform(ctx *Context, objects []Object) ([]Object, 
 
 // selectedDocs returns the documents that apply to obj: all of them when obj matches the
 // target, or those whose own kind and name are obj's.
-func (t *patchTransformer) selectedDocs(ctx *Context, obj Object) []map[string]any {
+func (t *patchTransformer) selectedDocs(ctx *Context, obj Object, docMatched []bool) []map[string]any {
 	if t.target != nil {
 		if !t.target.matches(ctx, obj) {
 			return nil
@@ -100,6 +107,7 @@ func (t *patchTransformer) selectedDocs(ctx *Context, obj Object) []map[string]a
 			continue
 		}
 		docs = append(docs, t.smp[i])
+		docMatched[i] = true
 	}
 	return docs
 }

@@ -193,6 +193,12 @@ patch: |
 		in:   "{apiVersion: apps/v1, kind: Deployment, metadata: {name: app10}, spec: {template: {spec: {containers: [{name: main, image: web}]}}}}\n---\n{apiVersion: apps/v1, kind: Deployment, metadata: {name: app1}, spec: {}}",
 		want: "{apiVersion: apps/v1, kind: Deployment, metadata: {name: app10}, spec: {template: {spec: {containers: [{name: other, image: x}]}}}}\n---\n{apiVersion: apps/v1, kind: Deployment, metadata: {name: app1}, spec: {}}",
 	}, {
+		name:    "each document without target that matches nothing warns",
+		config:  "{kind: PatchTransformer, patch: \"{kind: ConfigMap, metadata: {name: a}, data: {x: '1'}}\\n---\\n{kind: ConfigMap, metadata: {name: b}, data: {x: '1'}}\"}",
+		in:      "{apiVersion: v1, kind: ConfigMap, metadata: {name: a}}",
+		want:    "{apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: {x: '1'}}",
+		warning: "patch document 1 matches no object (ConfigMap b)",
+	}, {
 		name:   "custom resources get a JSON merge patch; $patch: replace honoured",
 		config: "{kind: PatchTransformer, target: {kind: Foo}, patch: {spec: {items: [c], drop: null, sub: {$patch: replace, only: 1}, big: 123456789012345678901234567890}}}",
 		in:     "{apiVersion: example.com/v1, kind: Foo, metadata: {name: f}, spec: {items: [a, b], drop: x, keep: y, sub: {a: 1, b: 2}}}",
