@@ -21,7 +21,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"sync"
 
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -47,6 +49,7 @@ func Compile(t *templates.Template, d Dialect) (*Plan, field.ErrorList) {
 	c.plan.transformers = c.compileObjects(t.Transformers, "transformers", false)
 	c.plan.transformerOverrides = c.compileObjects(t.TransformerOverrides, "transformerOverrides", false)
 	c.plan.warnings = c.warnings.list()
+	c.release()
 	if len(c.errs) > 0 {
 		return nil, c.errs
 	}
@@ -68,10 +71,28 @@ type compiler struct {
 	warnings warningSet
 	// forceSlow sends every object through the slow path; tests compare both paths with it.
 	forceSlow bool
-	// src, structure and walker are reused by every object compiled.
+	// scratch is reused by every object compiled, and by the next Compile.
+	*scratch
+}
+
+// scratch is the working memory of compiling objects; none of it ends up in a plan.
+type scratch struct {
 	src       []byte
 	structure structure
 	walker    walker
+}
+
+// scratchPool keeps the working memory of Compile calls, so that processing templates given
+// in requests does not allocate it again each time.
+var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
+
+// release returns the compiler's working memory to the pool.
+func (c *compiler) release() {
+	s := c.scratch
+	c.scratch = nil
+	// Drop what points into the template or the plan before pooling.
+	s.walker = walker{path: s.walker.path[:0], keySegs: s.walker.keySegs[:0], valueSegs: s.walker.valueSegs[:0]}
+	scratchPool.Put(s)
 }
 
 func newCompiler(t *templates.Template, d Dialect) *compiler {
@@ -91,6 +112,7 @@ func newCompiler(t *templates.Template, d Dialect) *compiler {
 		template: t,
 		sx:       &syntax{dialect: d, params: index},
 		errs:     errs,
+		scratch:  scratchPool.Get().(*scratch),
 	}
 }
 
@@ -104,10 +126,17 @@ func (c *compiler) compileText() {
 	sort.Strings(keys)
 	for _, k := range keys {
 		path := func() *field.Path { return c.plan.labelsPath.Key(k) }
-		c.plan.labels = append(c.plan.labels, labelTemplate{
+		l := labelTemplate{
 			key:   c.textTemplate(k, path),
 			value: c.textTemplate(c.template.ObjectLabels[k], path),
-		})
+		}
+		for _, part := range append(l.key[:len(l.key):len(l.key)], l.value...) {
+			l.substituted = l.substituted || part.param >= 0
+		}
+		if !l.substituted {
+			c.errs = append(c.errs, metav1validation.ValidateLabels(map[string]string{k: c.template.ObjectLabels[k]}, c.plan.labelsPath)...)
+		}
+		c.plan.labels = append(c.plan.labels, l)
 	}
 }
 

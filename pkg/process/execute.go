@@ -116,10 +116,18 @@ func renderText(parts []textPart, values []string) string {
 // after checking they are valid labels.
 func (p *Plan) objectLabels(values []string, callerLabels map[string]string) (map[string]string, field.ErrorList) {
 	labels := make(map[string]string, len(p.labels)+len(callerLabels))
+	var substituted map[string]string
 	for _, l := range p.labels {
-		labels[renderText(l.key, values)] = renderText(l.value, values)
+		k, v := renderText(l.key, values), renderText(l.value, values)
+		labels[k] = v
+		if l.substituted {
+			if substituted == nil {
+				substituted = map[string]string{}
+			}
+			substituted[k] = v
+		}
 	}
-	errs := metav1validation.ValidateLabels(labels, p.labelsPath)
+	errs := metav1validation.ValidateLabels(substituted, p.labelsPath)
 	for k, v := range callerLabels {
 		labels[k] = v
 	}

@@ -74,6 +74,9 @@ type textPart struct {
 // labelTemplate is one of the template's own object labels before substitution.
 type labelTemplate struct {
 	key, value []textPart
+	// substituted labels hold references, so they are checked once substituted; the others
+	// were checked by Compile.
+	substituted bool
 }
 
 // compiledObject is one object (or transformer config) of the plan: the ops from..to.

@@ -35,6 +35,7 @@ func ValidateReferences(t *templates.Template) field.ErrorList {
 	c.referencesIn(t.Objects, "objects")
 	c.referencesIn(t.Transformers, "transformers")
 	c.referencesIn(t.TransformerOverrides, "transformerOverrides")
+	c.release()
 	return c.errs
 }
 
