@@ -40,7 +40,8 @@ func Process(t *templates.Template, d Dialect, req Request) (*Result, field.Erro
 func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 	values, errs := p.resolveParameters(&req)
 	if len(errs) > 0 {
-		return nil, errs
+		// The caller's labels need no values: report their problems now too.
+		return nil, append(errs, metav1validation.ValidateLabels(req.Labels, field.NewPath("labels"))...)
 	}
 	x := &executor{plan: p, values: make([]paramValue, len(values))}
 	for i, v := range values {
