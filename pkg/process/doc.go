@@ -67,6 +67,7 @@ limitations under the License.
 //   - ${{P}} is typed only as the whole string; with text around it is left as written (as in
 //     OpenShift), with a warning when P is declared.
 //   - There is no $$ escape, as in OpenShift: "$${P}" yields "$" and the value.
+//   - message and labels get ${P} only; a ${{P}} there stays as written.
 //   - References to undeclared parameters stay as written, with one warning per name.
 //   - labels go to metadata.labels only, never to selectors or pod templates.
 //   - OpenShift kinds written with a group-less apiVersion get their group after substitution
@@ -91,6 +92,22 @@ limitations under the License.
 //     extended only where one exists (a Service without selector stays without); missing label
 //     maps under an existing selector or pod template are created.
 //   - A hardcoded metadata.namespace is removed; one holding a reference is kept.
+//   - A null metadata, metadata.labels or pod-template metadata is replaced by the labels when
+//     there are labels to add, and kept otherwise.
+//   - Label keys and values are checked: literal ones by Compile, substituted ones and the
+//     caller's by Execute.
+//   - Objects must be JSON objects with a string kind and apiVersion; duplicate member names
+//     and invalid UTF-8 are errors, and so are keys that collide once substituted.
+//   - transformers and transformerOverrides are substituted like objects (no labels, no
+//     namespace stripping) and returned in Result for the transformer pipeline.
+//   - YAML templates are converted to JSON as kubectl converts them, so a literal integer
+//     beyond 64 bits written in YAML (not in a parameter value) becomes a float there; in
+//     JSON templates every number is kept as written.
+//   - Generator expressions: literal text and groups [...]{n}; a "[" always starts a group,
+//     so a malformed group is an error rather than literal text; ranges follow OpenShift's
+//     order a..z A..Z 0..9 (so [a-Z] is every letter) with both bounds included; a group
+//     draws each of its distinct characters with equal chance.
 //   - Errors are collected and returned together as a field.ErrorList with paths such as
-//     parameters[3] or objects[2].spec.replicas; nothing panics on any input.
+//     parameters[3] or objects[2].spec.replicas; nothing panics on any input. Warnings are
+//     one per distinct message, with the first place and how many more.
 package process
