@@ -17,6 +17,7 @@ limitations under the License.
 package e2e
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,6 +63,26 @@ func TestRBAC(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "Forbidden") {
 			t.Errorf("%s create: want 403, got %v", tc.user, err)
 		}
+	}
+
+	// Processing needs create on templates/processed only: the processor, who cannot read
+	// templates, can process one; the viewer, who can, cannot.
+	params := filepath.Join(t.TempDir(), "params.json")
+	if err := os.WriteFile(params, []byte(`{"parameters":{"NAME":"rbac"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	processed := "/apis/templates.stencil.dev/v1alpha1/namespaces/" + ns + "/templates/redis/processed"
+	if out, err := env.kubectl("processor", "", "create", "--raw", processed, "-f", params); err != nil || !strings.Contains(out, `"kind":"List"`) {
+		t.Errorf("processor processing: %v %.200s", err, out)
+	}
+	for _, user := range []string{"viewer", "nobody"} {
+		if _, err := env.kubectl(user, "", "create", "--raw", processed, "-f", params); err == nil || !strings.Contains(err.Error(), "Forbidden") {
+			t.Errorf("%s processing: want 403, got %v", user, err)
+		}
+	}
+	mysql := filepath.Join(repoRoot, "pkg", "process", "testdata", "mysql-persistent.json")
+	if _, err := env.kubectl("processor", "", "create", "--raw", "/apis/templates.stencil.dev/v1alpha1/namespaces/"+ns+"/processedtemplates", "-f", mysql); err != nil {
+		t.Errorf("processor on processedtemplates: %v", err)
 	}
 
 	// Impersonation goes through kube-apiserver's impersonation checks and then Stencil's

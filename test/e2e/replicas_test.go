@@ -54,6 +54,7 @@ func smallTemplate(name string) *templatesv1.Template {
 func TestReplicasShareState(t *testing.T) {
 	ctx := context.Background()
 	ns := "e2e-replicas"
+	mustKubectl(t, "admin", "", "create", "namespace", ns)
 	created, err := replicaClient(t, 0).TemplatesV1alpha1().Templates(ns).Create(ctx, smallTemplate("via-a"), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -71,6 +72,7 @@ func TestReplicasShareState(t *testing.T) {
 // SIGKILL and restarted; every write that was acknowledged must be stored.
 func TestNoAcknowledgedWriteLost(t *testing.T) {
 	ns := "e2e-failover"
+	mustKubectl(t, "admin", "", "create", "namespace", ns)
 	config := env.restConfig("admin")
 	config.Timeout = 10 * time.Second
 	client, err := clientset.NewForConfig(config)

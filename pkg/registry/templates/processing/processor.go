@@ -86,7 +86,7 @@ type Input struct {
 // expansion. Every problem of the template or the request comes back as one 422 naming its
 // fields; warnings become API warnings.
 func (p *Processor) Process(ctx context.Context, in Input) (*v1alpha1.List, error) {
-	t, importsKey, errs := p.consolidate(ctx, in.Template)
+	t, configs, importsKey, errs := p.consolidate(ctx, in.Template)
 	if len(errs) > 0 {
 		return nil, invalid(in.Template, errs)
 	}
@@ -99,7 +99,7 @@ func (p *Processor) Process(ctx context.Context, in Input) (*v1alpha1.List, erro
 		return nil, invalid(t, errs)
 	}
 	after := &afterEngine{kindResource: p.sources.KindToResource, properties: in.Properties, destinations: in.Destinations}
-	if after.pipeline, errs = p.pipeline(result.Transformers); len(errs) > 0 {
+	if after.pipeline, errs = p.pipeline(configs, result.Transformers); len(errs) > 0 {
 		return nil, invalid(t, errs)
 	}
 	if p.sources.RemovalRules != nil {
@@ -124,10 +124,11 @@ func (p *Processor) Process(ctx context.Context, in Input) (*v1alpha1.List, erro
 
 // consolidate replaces the template's transformer fields by its consolidated list (imports,
 // own transformers, overrides, order), which the engine then substitutes parameters into. It
-// also returns a key naming the imported templates' versions, part of the plan's cache key.
-func (p *Processor) consolidate(ctx context.Context, t *templates.Template) (*templates.Template, string, field.ErrorList) {
+// also returns the list itself, whose paths say where each config was written, and a key
+// naming the imported templates' versions, part of the plan's cache key.
+func (p *Processor) consolidate(ctx context.Context, t *templates.Template) (*templates.Template, []transform.Config, string, field.ErrorList) {
 	if len(t.Transformers) == 0 && len(t.TransformersFrom) == 0 && len(t.TransformerOverrides) == 0 && len(t.TransformerOrder) == 0 {
-		return t, "", nil
+		return t, nil, "", nil
 	}
 	var imports strings.Builder
 	get := func(name string) (*templates.Template, error) {
@@ -144,7 +145,7 @@ func (p *Processor) consolidate(ctx context.Context, t *templates.Template) (*te
 	}
 	configs, errs := transform.Consolidate(t, get)
 	if len(errs) > 0 {
-		return nil, "", errs
+		return nil, nil, "", errs
 	}
 	consolidated := *t
 	consolidated.Transformers = make([]runtime.RawExtension, len(configs))
@@ -152,7 +153,7 @@ func (p *Processor) consolidate(ctx context.Context, t *templates.Template) (*te
 		consolidated.Transformers[i].Raw = c.Raw
 	}
 	consolidated.TransformersFrom, consolidated.TransformerOverrides, consolidated.TransformerOrder = nil, nil, nil
-	return &consolidated, imports.String(), nil
+	return &consolidated, configs, imports.String(), nil
 }
 
 func (p *Processor) plan(t *templates.Template, stored bool, importsKey string) (*process.Plan, field.ErrorList) {
@@ -177,14 +178,15 @@ func (p *Processor) plan(t *templates.Template, stored bool, importsKey string) 
 	return plan, errs
 }
 
-// pipeline compiles the substituted transformer configs, or reuses the pipeline of the same
-// configs: most requests give the same parameters to the transformers.
-func (p *Processor) pipeline(configs []json.RawMessage) (*transform.Pipeline, field.ErrorList) {
-	if len(configs) == 0 {
+// pipeline compiles the consolidated configs as the engine substituted them, or reuses the
+// pipeline of the same substituted configs: most requests give the transformers the same
+// parameters.
+func (p *Processor) pipeline(configs []transform.Config, substituted []json.RawMessage) (*transform.Pipeline, field.ErrorList) {
+	if len(substituted) == 0 {
 		return nil, nil
 	}
 	h := sha256.New()
-	for _, c := range configs {
+	for _, c := range substituted {
 		h.Write(c)
 		h.Write([]byte{0})
 	}
@@ -192,9 +194,12 @@ func (p *Processor) pipeline(configs []json.RawMessage) (*transform.Pipeline, fi
 	if cached, ok := p.pipelines.Get(key); ok {
 		return cached.(*transform.Pipeline), nil
 	}
-	list := make([]transform.Config, len(configs))
-	for i, c := range configs {
-		list[i] = transform.Config{Raw: c, Path: field.NewPath("transformers").Index(i)}
+	list := make([]transform.Config, len(substituted))
+	for i, raw := range substituted {
+		list[i] = transform.Config{Raw: raw, Path: field.NewPath("transformers").Index(i)}
+		if i < len(configs) && configs[i].Path != nil {
+			list[i].Path = configs[i].Path
+		}
 	}
 	pipeline, errs := transform.Compile(list)
 	if len(errs) == 0 {
