@@ -45,10 +45,10 @@ e2e: e2e-binaries
 	$(GO) test $(GOFLAGS_TAGS) -count=1 -v ./test/e2e/... 2>&1 | grep -E -v '^\s*$$' | grep -E '^(=== RUN|--- |\s+\S+_test.go|ok|FAIL|PASS|e2e:|panic)' ; exit $${PIPESTATUS[0]}
 
 fuzz:
-	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzProcess$$' -fuzztime $(FUZZTIME) ./pkg/process
-	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./pkg/transform
-	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzExpand$$' -fuzztime $(FUZZTIME) ./pkg/transform
-	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./pkg/transform/jsonpath
+	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzProcess$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/process
+	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/transform
+	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzExpand$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/transform
+	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/transform/jsonpath
 
 clean:
 	rm -rf $(OUTPUT)

@@ -30,6 +30,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	processinglib "stencil.dev/stencil/pkg/processing"
 	"stencil.dev/stencil/pkg/registry/templates/processing"
 )
 
@@ -86,5 +87,5 @@ func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation 
 			return nil, err
 		}
 	}
-	return r.processor.Process(ctx, processing.Input{Template: t})
+	return r.processor.Process(ctx, processinglib.Input{Template: t})
 }

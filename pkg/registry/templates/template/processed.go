@@ -28,6 +28,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
 	"stencil.dev/stencil/pkg/process"
+	processinglib "stencil.dev/stencil/pkg/processing"
 	"stencil.dev/stencil/pkg/registry/templates/processing"
 )
 
@@ -80,7 +81,7 @@ func (r *ProcessedREST) Create(ctx context.Context, name string, obj runtime.Obj
 	if err != nil {
 		return nil, err
 	}
-	return r.processor.Process(ctx, processing.Input{
+	return r.processor.Process(ctx, processinglib.Input{
 		Template: stored.(*templates.Template),
 		Stored:   true,
 		Request: process.Request{

@@ -1,0 +1,216 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package processing is the whole of processing after decoding, as DESIGN.md orders it: the
+// engine (parameters, substitution, object labels), the consolidated transformers, the
+// CustomTransforms that bind, and template expansion, once per destination. The server's two
+// endpoints and the CLI's --local path all run it, so every path gives the same bytes for the
+// same input. It is a pure library, like the engine and the transformers it joins.
+package processing
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/lru"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/process"
+	"stencil.dev/stencil/pkg/transform"
+)
+
+// cacheSize bounds the compiled plans and pipelines kept; each is about the size of its
+// template.
+const cacheSize = 512
+
+// Processor processes templates; it caches compiled plans of stored templates and compiled
+// transformer pipelines, and is safe for concurrent use.
+type Processor struct {
+	kindToResource func(group, kind string) (string, bool)
+	plans          *lru.Cache
+	pipelines      *lru.Cache
+}
+
+// NewProcessor returns a Processor. kindToResource maps kinds to plural resources for
+// CustomTransforms that name a resource; nil means the built-in table of Kubernetes' kinds.
+func NewProcessor(kindToResource func(group, kind string) (string, bool)) *Processor {
+	return &Processor{kindToResource: kindToResource, plans: lru.New(cacheSize), pipelines: lru.New(cacheSize)}
+}
+
+// Input is one processing request.
+type Input struct {
+	// Template is the template to process.
+	Template *templates.Template
+	// Stored says the template has a UID and resourceVersion naming its content, so its plan
+	// may be cached under them; any other template is compiled for this request only.
+	Stored bool
+	// Request holds the caller's parameter values and labels.
+	Request process.Request
+	// Properties are the values of template expansion.
+	Properties map[string]string
+	// Destinations, when given, repeat expansion per destination.
+	Destinations []templates.Destination
+	// GetTemplate reads the Templates that transformersFrom imports; nil refuses imports.
+	GetTemplate transform.TemplateGetter
+	// RemovalRules are the CustomTransforms in force.
+	RemovalRules []transform.RemovalRule
+}
+
+// Output is the result of processing.
+type Output struct {
+	// Objects are the processed objects, each one JSON object, in template (and destination)
+	// order.
+	Objects []json.RawMessage
+	// Message is the template's message with parameters substituted.
+	Message string
+	// Parameters are the template's parameters with the values used, generated ones included.
+	Parameters []templates.Parameter
+	// Warnings are problems that did not stop processing.
+	Warnings []string
+}
+
+// List returns the objects as the bytes of a v1 List.
+func (o *Output) List() []byte {
+	var b strings.Builder
+	b.WriteString(`{"apiVersion":"v1","kind":"List","items":[`)
+	for i, obj := range o.Objects {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(obj)
+	}
+	b.WriteString("]}")
+	return []byte(b.String())
+}
+
+// Process processes one template. Problems of the template or the request come back as a
+// field.ErrorList, all at once where they are found in one step; an error is a failure of
+// processing itself.
+func (p *Processor) Process(in Input) (*Output, field.ErrorList, error) {
+	t, configs, importsKey, errs := consolidate(in.Template, in.GetTemplate)
+	if len(errs) > 0 {
+		return nil, errs, nil
+	}
+	plan, errs := p.plan(t, in.Stored, importsKey)
+	if len(errs) > 0 {
+		return nil, errs, nil
+	}
+	result, errs := plan.Execute(in.Request)
+	if len(errs) > 0 {
+		return nil, errs, nil
+	}
+	after := &afterEngine{kindResource: p.kindToResource, rules: in.RemovalRules, properties: in.Properties, destinations: in.Destinations}
+	if after.pipeline, errs = p.pipeline(configs, result.Transformers); len(errs) > 0 {
+		return nil, errs, nil
+	}
+	out, err := after.run(result.Objects)
+	if err != nil {
+		return nil, nil, err
+	}
+	warnings := append(result.Warnings, out.warnings...)
+	if len(out.invalid) > 0 {
+		return &Output{Warnings: warnings}, out.invalid, nil
+	}
+	return &Output{Objects: out.objects, Message: result.Message, Parameters: result.Parameters, Warnings: warnings}, nil, nil
+}
+
+// consolidate replaces the template's transformer fields by its consolidated list (imports,
+// own transformers, overrides, order), which the engine then substitutes parameters into. It
+// also returns the list itself, whose paths say where each config was written, and a key
+// naming the imported templates' versions, part of the plan's cache key.
+func consolidate(t *templates.Template, get transform.TemplateGetter) (*templates.Template, []transform.Config, string, field.ErrorList) {
+	if len(t.Transformers) == 0 && len(t.TransformersFrom) == 0 && len(t.TransformerOverrides) == 0 && len(t.TransformerOrder) == 0 {
+		return t, nil, "", nil
+	}
+	var imports strings.Builder
+	var recordingGet transform.TemplateGetter
+	if get != nil {
+		recordingGet = func(name string) (*templates.Template, error) {
+			imported, err := get(name)
+			if err == nil {
+				fmt.Fprintf(&imports, "/%s/%s", imported.UID, imported.ResourceVersion)
+			}
+			return imported, err
+		}
+	}
+	configs, errs := transform.Consolidate(t, recordingGet)
+	if len(errs) > 0 {
+		return nil, nil, "", errs
+	}
+	consolidated := *t
+	consolidated.Transformers = make([]runtime.RawExtension, len(configs))
+	for i, c := range configs {
+		consolidated.Transformers[i].Raw = c.Raw
+	}
+	consolidated.TransformersFrom, consolidated.TransformerOverrides, consolidated.TransformerOrder = nil, nil, nil
+	return &consolidated, configs, imports.String(), nil
+}
+
+func (p *Processor) plan(t *templates.Template, stored bool, importsKey string) (*process.Plan, field.ErrorList) {
+	dialect := process.Stencil
+	if t.OpenShift {
+		dialect = process.OpenShift
+	}
+	if !stored {
+		return process.Compile(t, dialect)
+	}
+	// A resourceVersion names one content of one object, so a plan cached under it (and under
+	// the versions of what it imports) never goes stale; an update gets a new key and the old
+	// plan ages out.
+	key := string(t.UID) + "/" + t.ResourceVersion + importsKey
+	if cached, ok := p.plans.Get(key); ok {
+		return cached.(*process.Plan), nil
+	}
+	plan, errs := process.Compile(t, dialect)
+	if len(errs) == 0 {
+		p.plans.Add(key, plan)
+	}
+	return plan, errs
+}
+
+// pipeline compiles the consolidated configs as the engine substituted them, or reuses the
+// pipeline of the same substituted configs: most requests give the transformers the same
+// parameters.
+func (p *Processor) pipeline(configs []transform.Config, substituted []json.RawMessage) (*transform.Pipeline, field.ErrorList) {
+	if len(substituted) == 0 {
+		return nil, nil
+	}
+	h := sha256.New()
+	for _, c := range substituted {
+		h.Write(c)
+		h.Write([]byte{0})
+	}
+	key := string(h.Sum(nil))
+	if cached, ok := p.pipelines.Get(key); ok {
+		return cached.(*transform.Pipeline), nil
+	}
+	list := make([]transform.Config, len(substituted))
+	for i, raw := range substituted {
+		list[i] = transform.Config{Raw: raw, Path: field.NewPath("transformers").Index(i)}
+		if i < len(configs) && configs[i].Path != nil {
+			list[i].Path = configs[i].Path
+		}
+	}
+	pipeline, errs := transform.Compile(list)
+	if len(errs) == 0 {
+		p.pipelines.Add(key, pipeline)
+	}
+	return pipeline, errs
+}
