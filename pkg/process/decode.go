@@ -27,13 +27,8 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/install"
+	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
-)
-
-// The apiVersions of the Templates DecodeTemplate accepts besides ours.
-const (
-	openShiftAPIVersion = "template.openshift.io/v1"
-	legacyAPIVersion    = "v1"
 )
 
 // scheme converts our versioned Template to the internal one, with defaults applied.
@@ -42,26 +37,6 @@ var scheme = func() *runtime.Scheme {
 	install.Install(s)
 	return s
 }()
-
-// openShiftTemplate is the wire form of template.openshift.io/v1 Template.
-type openShiftTemplate struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-	Message           string                 `json:"message,omitempty"`
-	Objects           []runtime.RawExtension `json:"objects"`
-	Parameters        []openShiftParameter   `json:"parameters,omitempty"`
-	Labels            map[string]string      `json:"labels,omitempty"`
-}
-
-type openShiftParameter struct {
-	Name        string `json:"name"`
-	DisplayName string `json:"displayName,omitempty"`
-	Description string `json:"description,omitempty"`
-	Value       string `json:"value,omitempty"`
-	Generate    string `json:"generate,omitempty"`
-	From        string `json:"from,omitempty"`
-	Required    bool   `json:"required,omitempty"`
-}
 
 // DecodeTemplate reads a Template from JSON or YAML: ours (templates.stencil.dev/v1alpha1), an
 // OpenShift template.openshift.io/v1 Template, or the legacy "apiVersion: v1, kind: Template"
@@ -96,12 +71,12 @@ func DecodeTemplate(data []byte) (t *templates.Template, d Dialect, err error) {
 	case v1alpha1.SchemeGroupVersion.String():
 		t, err := decodeStencil(data)
 		return t, Stencil, err
-	case openShiftAPIVersion, legacyAPIVersion:
+	case openshift.SchemeGroupVersion.String(), openshift.LegacyGroupVersion.String():
 		t, err := decodeOpenShift(data)
 		return t, OpenShift, err
 	}
 	return nil, Stencil, fmt.Errorf("unsupported Template apiVersion %q: use %s, %s or %s",
-		header.APIVersion, v1alpha1.SchemeGroupVersion, openShiftAPIVersion, legacyAPIVersion)
+		header.APIVersion, v1alpha1.SchemeGroupVersion, openshift.SchemeGroupVersion, openshift.LegacyGroupVersion)
 }
 
 func decodeStencil(data []byte) (*templates.Template, error) {
@@ -118,27 +93,11 @@ func decodeStencil(data []byte) (*templates.Template, error) {
 }
 
 func decodeOpenShift(data []byte) (*templates.Template, error) {
-	var in openShiftTemplate
+	var in openshift.Template
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &in); err != nil {
 		return nil, fmt.Errorf("cannot read the OpenShift template: %v", err)
 	}
-	t := &templates.Template{
-		TypeMeta:     in.TypeMeta,
-		ObjectMeta:   in.ObjectMeta,
-		Message:      in.Message,
-		Objects:      in.Objects,
-		ObjectLabels: in.Labels,
-	}
-	for _, p := range in.Parameters {
-		t.Parameters = append(t.Parameters, templates.Parameter{
-			Name:        p.Name,
-			DisplayName: p.DisplayName,
-			Description: p.Description,
-			Value:       p.Value,
-			Required:    p.Required,
-			Generate:    p.Generate,
-			From:        p.From,
-		})
-	}
+	t := &templates.Template{}
+	openshift.ToInternal(&in, t)
 	return t, nil
 }

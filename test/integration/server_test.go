@@ -37,8 +37,8 @@ import (
 	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
 )
 
-// serverBinary is built once by TestMain.
-var serverBinary string
+// serverBinary and cliBinary are built once by TestMain.
+var serverBinary, cliBinary string
 
 // shared serves the tests that do not restart their server.
 var shared *localServer
@@ -54,12 +54,14 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	serverBinary = filepath.Join(dir, "stencil-apiserver")
-	build := exec.Command("go", "build", "-o", serverBinary, "stencil.dev/stencil/cmd/stencil-apiserver")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building stencil-apiserver:", err)
-		return 1
+	serverBinary, cliBinary = filepath.Join(dir, "stencil-apiserver"), filepath.Join(dir, "stencil")
+	for pkg, out := range map[string]string{"stencil.dev/stencil/cmd/stencil-apiserver": serverBinary, "stencil.dev/stencil/cmd/stencil": cliBinary} {
+		build := exec.Command("go", "build", "-o", out, pkg)
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "building %s: %v\n", pkg, err)
+			return 1
+		}
 	}
 	sharedDir := filepath.Join(dir, "shared")
 	if shared, err = startLocalServer(sharedDir); err != nil {

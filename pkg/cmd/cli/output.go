@@ -21,6 +21,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -28,6 +30,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/processing"
 )
 
 // printList writes a List as indented JSON or as YAML. Both keep the member order and the
@@ -148,4 +151,50 @@ func isYAML11Special(s string) bool {
 		return true
 	}
 	return strings.Contains(s, ":") && s[0] >= '0' && s[0] <= '9' && !strings.ContainsAny(s, " \n")
+}
+
+// writeDestinations writes the objects of each destination, named by their
+// templates.stencil.dev/destination annotation, as one List per file: DIR/<destination>.yaml
+// (or .json).
+func writeDestinations(dir string, list []byte, format string) error {
+	var parsed struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(list, &parsed); err != nil {
+		return err
+	}
+	var order []string
+	byDestination := map[string][]json.RawMessage{}
+	for _, item := range parsed.Items {
+		var meta struct {
+			Metadata struct {
+				Annotations map[string]string `json:"annotations"`
+			} `json:"metadata"`
+		}
+		if err := json.Unmarshal(item, &meta); err != nil {
+			return err
+		}
+		name := meta.Metadata.Annotations[processing.DestinationAnnotation]
+		if _, seen := byDestination[name]; !seen {
+			order = append(order, name)
+		}
+		byDestination[name] = append(byDestination[name], item)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, name := range order {
+		if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+			return fmt.Errorf("destination %q cannot name a file", name)
+		}
+		out := &processing.Output{Objects: byDestination[name]}
+		var b bytes.Buffer
+		if err := printList(&b, out.List(), format); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+"."+format), b.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -25,6 +25,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/process"
@@ -32,40 +33,50 @@ import (
 
 // ProcessOptions are the flags and inputs of stencil process.
 type ProcessOptions struct {
-	Filename                string
+	// Filenames are the template (first) and, with --local, files of CustomTransforms.
+	Filenames               []string
 	Params                  []string
 	ParamFile               string
 	Labels                  []string
 	IgnoreUnknownParameters bool
+	Properties              []string
+	Destinations            []string
 	Output                  string
+	OutputDir               string
 	ShowParameters          bool
 	Local                   bool
 
+	// Name is the stored template to process, the positional argument.
+	Name string
 	// Generator replaces crypto/rand for generated values; tests set it.
 	Generator process.Generator
 
+	config  *genericclioptions.ConfigFlags
 	streams IOStreams
 }
 
-// errRemoteUnavailable is returned until stencil process can talk to a Stencil server.
-var errRemoteUnavailable = errors.New("processing on a Stencil server is not available in this build yet: " +
-	"give the template with -f and add --local to process it here")
-
 // NewProcessCommand returns stencil process.
-func NewProcessCommand(streams IOStreams) *cobra.Command {
-	o := &ProcessOptions{streams: streams}
+func NewProcessCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
+	o := &ProcessOptions{config: config, streams: streams}
 	cmd := &cobra.Command{
-		Use:   "process (-f FILENAME | -f -) --local [-p KEY=VALUE]...",
+		Use:   "process (NAME | -f FILENAME) [-p KEY=VALUE]...",
 		Short: "Process a template into a v1 List of objects",
-		Long: "Process a Template: substitute its parameters, apply its labels, and print the objects as a\n" +
-			"v1 List that kubectl apply -f - accepts. Both templates.stencil.dev Templates and OpenShift\n" +
-			"Templates (template.openshift.io/v1, or the legacy v1 Template) are accepted, as JSON or YAML.\n" +
-			"With --local the template is processed here, with no server.",
-		Example: "  # Process a template locally and apply its objects\n" +
-			"  stencil process --local -f mysql.json -p MYSQL_USER=u | kubectl apply -f -\n\n" +
-			"  # List a template's parameters\n" +
-			"  stencil process --local -f mysql.json --parameters",
-		Args: cobra.ArbitraryArgs,
+		Long: "Process a Template: substitute its parameters, apply its labels, run its transformers, and\n" +
+			"print the objects as a v1 List that kubectl apply -f - accepts.\n\n" +
+			"  NAME        processes the Template stored on the Stencil server (templates/NAME/processed)\n" +
+			"  -f FILE     sends the template in FILE to the server (processedtemplates)\n" +
+			"  --local     processes the template in FILE here, with no server; further -f files may\n" +
+			"              hold the CustomTransforms to apply\n\n" +
+			"Both templates.stencil.dev Templates and OpenShift Templates (template.openshift.io/v1, or\n" +
+			"the legacy v1 Template) are accepted, as JSON or YAML. The server is found as kubectl finds\n" +
+			"it: --kubeconfig, --context, -n.",
+		Example: "  # Process a stored template and apply its objects\n" +
+			"  stencil process mysql -p MYSQL_USER=u | kubectl apply -f -\n\n" +
+			"  # The same as a kubectl plugin\n" +
+			"  kubectl stencil process mysql -p MYSQL_USER=u\n\n" +
+			"  # Process a file locally, for two destinations, one file each\n" +
+			"  stencil process --local -f app.yaml --destination virgo --destination leo --output-dir out/",
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Validate(args); err != nil {
 				return err
@@ -74,12 +85,15 @@ func NewProcessCommand(streams IOStreams) *cobra.Command {
 		},
 	}
 	flags := cmd.Flags()
-	flags.StringVarP(&o.Filename, "filename", "f", "", "the template file, or - for standard input")
+	flags.StringArrayVarP(&o.Filenames, "filename", "f", nil, "the template file, or - for standard input; with --local, more files of CustomTransforms")
 	flags.StringArrayVarP(&o.Params, "param", "p", nil, "a parameter value as KEY=VALUE (repeatable)")
 	flags.StringVar(&o.ParamFile, "param-file", "", "a file of KEY=VALUE lines, or - for standard input; -p wins over it")
 	flags.StringArrayVarP(&o.Labels, "labels", "l", nil, "object labels to add, as key=value,key2=value2 (repeatable)")
 	flags.BoolVar(&o.IgnoreUnknownParameters, "ignore-unknown-parameters", false, "accept values for parameters the template does not declare")
+	flags.StringArrayVar(&o.Properties, "property", nil, "a template-expansion property as KEY=VALUE (repeatable)")
+	flags.StringArrayVar(&o.Destinations, "destination", nil, "process once for this destination (repeatable); its objects are annotated with it")
 	flags.StringVarP(&o.Output, "output", "o", "yaml", "output format: yaml or json")
+	flags.StringVar(&o.OutputDir, "output-dir", "", "write one file per destination into this directory instead of printing")
 	flags.BoolVar(&o.ShowParameters, "parameters", false, "print the template's parameters instead of processing it")
 	flags.BoolVar(&o.Local, "local", false, "process the template here instead of on a Stencil server")
 	return cmd
@@ -88,17 +102,36 @@ func NewProcessCommand(streams IOStreams) *cobra.Command {
 // Validate checks the flags before anything is read.
 func (o *ProcessOptions) Validate(args []string) error {
 	var problems []string
+	if len(args) == 1 {
+		o.Name = args[0]
+	}
 	if o.Output != "yaml" && o.Output != "json" {
 		problems = append(problems, fmt.Sprintf("--output must be yaml or json, not %q", o.Output))
 	}
-	if o.Local && len(args) > 0 {
-		problems = append(problems, fmt.Sprintf("unexpected arguments %q: with --local the template is given by -f", args))
+	switch {
+	case o.Name != "" && len(o.Filenames) > 0:
+		problems = append(problems, "give a stored template's NAME or a file with -f, not both")
+	case o.Name == "" && len(o.Filenames) == 0:
+		problems = append(problems, "give a stored template's NAME, or a file with -f (- for standard input)")
+	case o.Local && o.Name != "":
+		problems = append(problems, "--local processes a file: give it with -f instead of NAME")
+	case !o.Local && len(o.Filenames) > 1:
+		problems = append(problems, "more than one -f needs --local: the server applies its own CustomTransforms")
 	}
-	if o.Local && o.Filename == "" {
-		problems = append(problems, "-f is required with --local (use -f - for standard input)")
+	if !o.Local && o.Name == "" && (len(o.Properties) > 0 || len(o.Destinations) > 0) {
+		problems = append(problems, "--property and --destination need a stored template's NAME or --local")
 	}
-	if o.Filename == "-" && o.ParamFile == "-" {
-		problems = append(problems, "standard input can be read only once: -f - and --param-file - cannot go together")
+	if o.OutputDir != "" && len(o.Destinations) == 0 {
+		problems = append(problems, "--output-dir writes one file per destination: give --destination")
+	}
+	stdin := 0
+	for _, f := range append(append([]string{}, o.Filenames...), o.ParamFile) {
+		if f == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		problems = append(problems, "standard input can be read only once: give - to one of -f and --param-file")
 	}
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "\n       "))
@@ -106,34 +139,64 @@ func (o *ProcessOptions) Validate(args []string) error {
 	return nil
 }
 
-// Run processes the template and prints the List.
+// Run processes the template and prints the List, or writes one file per destination.
 func (o *ProcessOptions) Run() error {
-	if !o.Local {
-		return errRemoteUnavailable
-	}
-	data, err := o.read(o.Filename)
-	if err != nil {
-		return err
-	}
-	tmpl, dialect, err := process.DecodeTemplate(data)
-	if err != nil {
-		return fmt.Errorf("%s: %v", o.Filename, err)
-	}
 	if o.ShowParameters {
-		return printParameters(o.streams.Out, tmpl.Parameters)
+		params, err := o.parameters()
+		if err != nil {
+			return err
+		}
+		return printParameters(o.streams.Out, params)
 	}
 	req, err := o.request()
 	if err != nil {
 		return err
 	}
-	result, errs := process.Process(tmpl, dialect, req)
-	if len(errs) > 0 {
-		return &processingError{template: tmpl, errs: errs}
+	var list []byte
+	switch {
+	case o.Local:
+		list, err = o.processLocal(req)
+	case o.Name != "":
+		list, err = o.processStored(req)
+	default:
+		list, err = o.processFile(req)
 	}
-	for _, w := range result.Warnings {
-		fmt.Fprintf(o.streams.ErrOut, "Warning: %s\n", w)
+	if err != nil {
+		return err
 	}
-	return printList(o.streams.Out, result.List(), o.Output)
+	if o.OutputDir != "" {
+		return writeDestinations(o.OutputDir, list, o.Output)
+	}
+	return printList(o.streams.Out, list, o.Output)
+}
+
+// parameters returns the parameters of the template, stored or in the file.
+func (o *ProcessOptions) parameters() ([]templates.Parameter, error) {
+	if o.Name != "" {
+		t, err := o.getStored(o.Name)
+		if err != nil {
+			return nil, err
+		}
+		return t.Parameters, nil
+	}
+	t, _, err := o.decodeTemplateFile()
+	if err != nil {
+		return nil, err
+	}
+	return t.Parameters, nil
+}
+
+// decodeTemplateFile reads the template of the first -f.
+func (o *ProcessOptions) decodeTemplateFile() (*templates.Template, []byte, error) {
+	data, err := o.read(o.Filenames[0])
+	if err != nil {
+		return nil, nil, err
+	}
+	t, _, err := process.DecodeTemplate(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", o.Filenames[0], err)
+	}
+	return t, data, nil
 }
 
 // read returns the contents of a file, or of standard input for "-".

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"strings"
 
+	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/process"
 )
 
@@ -109,4 +110,26 @@ func parseParamFile(data []byte, name string) (map[string]string, []string) {
 		problems = append(problems, fmt.Sprintf("%s: %v", name, err))
 	}
 	return values, problems
+}
+
+// expansion gathers the template-expansion properties and destinations from the flags.
+func (o *ProcessOptions) expansion() (map[string]string, []templates.Destination, error) {
+	var problems []string
+	properties := map[string]string{}
+	for _, p := range o.Properties {
+		key, value, ok := strings.Cut(p, "=")
+		if !ok || key == "" {
+			problems = append(problems, fmt.Sprintf("--property %q: a property is written KEY=VALUE", p))
+			continue
+		}
+		properties[key] = value
+	}
+	var destinations []templates.Destination
+	for _, name := range o.Destinations {
+		destinations = append(destinations, templates.Destination{Name: name})
+	}
+	if len(problems) > 0 {
+		return nil, nil, errors.New(strings.Join(problems, "\n       "))
+	}
+	return properties, destinations, nil
 }

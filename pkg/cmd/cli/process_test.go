@@ -135,9 +135,12 @@ func TestProcessErrors(t *testing.T) {
 			[]string{"parameters[NOPE]", "parameters[6]: Required value: parameter MYSQL_DATABASE is required"}},
 		{"malformed flags", "", []string{"process", "--local", "-f", mysqlTemplate, "-p", "novalue", "-p", "A=1", "-p", "A=2", "-l", "x"},
 			[]string{`-p "novalue"`, "-p A: the parameter is given more than once", `-l "x"`}},
-		{"remote mode", "", []string{"process", "-f", mysqlTemplate}, []string{"--local"}},
+		{"no server", "", []string{"process", "-f", mysqlTemplate, "--server", "https://127.0.0.1:1", "--insecure-skip-tls-verify"}, []string{"connection refused"}},
+		{"unknown parameter to a server", "", []string{"process", "-f", mysqlTemplate, "-p", "NOPE=1"}, []string{"unknown parameter name NOPE"}},
+		{"name and file", "", []string{"process", "mysql", "-f", mysqlTemplate}, []string{"not both"}},
+		{"output dir without destinations", "", []string{"process", "--local", "-f", mysqlTemplate, "--output-dir", "x"}, []string{"give --destination"}},
 		{"bad output", "", []string{"process", "--local", "-f", mysqlTemplate, "-o", "xml"}, []string{"--output must be yaml or json"}},
-		{"no file", "", []string{"process", "--local"}, []string{"-f is required"}},
+		{"no file", "", []string{"process", "--local"}, []string{"give a stored template's NAME, or a file with -f"}},
 		{"not a template", `{"apiVersion":"v1","kind":"Pod"}`, []string{"process", "--local", "-f", "-"}, []string{`not a Template`}},
 		{"invalid label", "", []string{"process", "--local", "-f", mysqlTemplate, "-l", "bad key=x"}, []string{"labels: Invalid value"}},
 	}
@@ -193,5 +196,82 @@ func TestYAMLKeepsStringsAndNumbers(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "99999999999999999999") {
 		t.Errorf("big integer not kept exactly:\n%s", out)
+	}
+}
+
+func TestProcessLocalDestinationsAndCustomTransforms(t *testing.T) {
+	dir := t.TempDir()
+	tpl := filepath.Join(dir, "app.yaml")
+	cts := filepath.Join(dir, "cts.yaml")
+	writeFile(t, tpl, `apiVersion: templates.stencil.dev/v1alpha1
+kind: Template
+metadata: {name: app}
+transformers:
+- {apiVersion: builtin, kind: CleanupTransformer}
+objects:
+- apiVersion: v1
+  kind: Service
+  metadata: {name: web, uid: x}
+  spec: {clusterIP: 10.0.0.1, ports: [{port: 80, nodePort: 30080}]}
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: hello
+    annotations: {control.kubestellar.io/expand-templates: "true"}
+  data: {where: "{{.clusterName}} {{.tier}}", secret: s}
+`)
+	writeFile(t, cts, `apiVersion: templates.stencil.dev/v1alpha1
+kind: CustomTransform
+metadata: {name: no-secrets}
+spec: {resource: configmaps, remove: ["$.data.secret"]}
+`)
+	out := filepath.Join(dir, "out")
+	_, stderr, code := run(t, "", "process", "--local", "-f", tpl, "-f", cts, "--property", "tier=gold",
+		"--destination", "virgo", "--destination", "leo", "--output-dir", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, dest := range []string{"virgo", "leo"} {
+		data, err := os.ReadFile(filepath.Join(out, dest+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(data)
+		for _, want := range []string{"where: " + dest + " gold", "templates.stencil.dev/destination: " + dest, "kind: Service"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s.yaml lacks %q:\n%s", dest, want, text)
+			}
+		}
+		for _, gone := range []string{"secret: s", "nodePort", "clusterIP", "uid"} {
+			if strings.Contains(text, gone) {
+				t.Errorf("%s.yaml still has %q:\n%s", dest, gone, text)
+			}
+		}
+	}
+}
+
+func TestTransformersLocal(t *testing.T) {
+	tpl := filepath.Join(t.TempDir(), "app.yaml")
+	writeFile(t, tpl, `apiVersion: templates.stencil.dev/v1alpha1
+kind: Template
+metadata: {name: app}
+transformers:
+- {apiVersion: builtin, kind: LabelTransformer, labels: {a: b}}
+- {apiVersion: builtin, kind: PrefixSuffixTransformer, metadata: {name: pre}, prefix: x-}
+transformerOrder: [{name: pre}, {name: label-transformer}]
+`)
+	stdout, stderr, code := run(t, "", "transformers", "--local", "-f", tpl)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Index(stdout, "PrefixSuffixTransformer") > strings.Index(stdout, "LabelTransformer") {
+		t.Fatalf("transformerOrder not applied:\n%s", stdout)
+	}
+}
+
+func writeFile(t *testing.T, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -22,8 +22,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
 
 // IOStreams are where a command reads its input and writes its output and errors, so that
@@ -42,8 +45,13 @@ func StandardStreams() IOStreams {
 // NewStencilCommand returns the root command with every subcommand. Subcommands print their
 // own errors through Run, so cobra is told to stay quiet about them.
 func NewStencilCommand(streams IOStreams) *cobra.Command {
+	use := "stencil"
+	// kubectl runs kubectl-stencil for "kubectl stencil"; help should show what users type.
+	if strings.HasPrefix(filepath.Base(os.Args[0]), "kubectl-") {
+		use = "kubectl stencil"
+	}
 	root := &cobra.Command{
-		Use:   "stencil",
+		Use:   use,
 		Short: "Process Kubernetes templates, on a Stencil server or locally",
 		Long: "stencil processes Templates (templates.stencil.dev, and OpenShift's template.openshift.io)\n" +
 			"into a v1 List ready for kubectl apply -f -. It also runs as the kubectl plugin kubectl-stencil.",
@@ -53,7 +61,14 @@ func NewStencilCommand(streams IOStreams) *cobra.Command {
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
-	root.AddCommand(NewProcessCommand(streams))
+	// The flags of kubectl that say which server, user and namespace to use.
+	config := genericclioptions.NewConfigFlags(true)
+	config.AddFlags(root.PersistentFlags())
+	root.AddCommand(
+		NewProcessCommand(config, streams),
+		NewParametersCommand(config, streams),
+		NewTransformersCommand(config, streams),
+	)
 	return root
 }
 

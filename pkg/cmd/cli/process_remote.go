@@ -1,0 +1,181 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	stencilclient "stencil.dev/stencil/pkg/client"
+	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
+	"stencil.dev/stencil/pkg/process"
+)
+
+// client returns a client of the server the kubeconfig flags name, and the namespace to use.
+func (o *ProcessOptions) client() (clientset.Interface, string, error) {
+	return newClient(o.config, o.streams)
+}
+
+// processStored processes a stored template through templates/NAME/processed.
+func (o *ProcessOptions) processStored(req process.Request) ([]byte, error) {
+	cs, namespace, err := o.client()
+	if err != nil {
+		return nil, err
+	}
+	properties, destinations, err := o.expansion()
+	if err != nil {
+		return nil, err
+	}
+	params := &v1alpha1.TemplateParameters{
+		Parameters:              req.Parameters,
+		Labels:                  req.Labels,
+		IgnoreUnknownParameters: req.IgnoreUnknownParameters,
+		Properties:              properties,
+	}
+	for _, d := range destinations {
+		params.Destinations = append(params.Destinations, v1alpha1.Destination{Name: d.Name})
+	}
+	list, err := cs.TemplatesV1alpha1().Templates(namespace).Process(context.Background(), o.Name, params, metav1.CreateOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return listBytes(list)
+}
+
+// processFile sends the template file to processedtemplates, with the values of -p written
+// into its parameters and the labels of -l into its labels, as oc process does.
+func (o *ProcessOptions) processFile(req process.Request) ([]byte, error) {
+	t, data, err := o.decodeTemplateFile()
+	if err != nil {
+		return nil, err
+	}
+	body, err := fillTemplate(data, t, req)
+	if err != nil {
+		return nil, err
+	}
+	cs, namespace, err := o.client()
+	if err != nil {
+		return nil, err
+	}
+	list, err := stencilclient.ProcessTemplate(context.Background(), cs.TemplatesV1alpha1().RESTClient(), namespace, body, metav1.CreateOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return listBytes(list)
+}
+
+// fillTemplate returns the template as JSON with the caller's values and labels in it. Values
+// for parameters the template does not declare are an error unless they may be ignored.
+func fillTemplate(data []byte, t *templates.Template, req process.Request) ([]byte, error) {
+	declared := map[string]bool{}
+	for _, p := range t.Parameters {
+		declared[p.Name] = true
+	}
+	var unknown []string
+	for name := range req.Parameters {
+		if !declared[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 && !req.IgnoreUnknownParameters {
+		sort.Strings(unknown)
+		return nil, fmt.Errorf("unknown parameter name %s: the template does not declare it (add --ignore-unknown-parameters to ignore)",
+			strings.Join(unknown, ", "))
+	}
+	if !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+		var err error
+		if data, err = yaml.YAMLToJSON(data); err != nil {
+			return nil, err
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var doc map[string]any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, err
+	}
+	params, _ := doc["parameters"].([]any)
+	for _, p := range params {
+		if param, ok := p.(map[string]any); ok {
+			if name, _ := param["name"].(string); name != "" {
+				if v, given := req.Parameters[name]; given {
+					param["value"] = v
+					delete(param, "generate")
+				}
+			}
+		}
+	}
+	if len(req.Labels) > 0 {
+		key := "objectLabels"
+		if t.OpenShift {
+			key = "labels"
+		}
+		labels, _ := doc[key].(map[string]any)
+		if labels == nil {
+			labels = map[string]any{}
+		}
+		for k, v := range req.Labels {
+			labels[k] = v
+		}
+		doc[key] = labels
+	}
+	return json.Marshal(doc)
+}
+
+// getStored reads a stored template.
+func (o *ProcessOptions) getStored(name string) (*templates.Template, error) {
+	cs, namespace, err := o.client()
+	if err != nil {
+		return nil, err
+	}
+	return getTemplate(cs, namespace, name)
+}
+
+func getTemplate(cs clientset.Interface, namespace, name string) (*templates.Template, error) {
+	versioned, err := cs.TemplatesV1alpha1().Templates(namespace).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	t := &templates.Template{}
+	if err := v1alpha1.Convert_v1alpha1_Template_To_templates_Template(versioned, t, nil); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// listBytes keeps only what kubectl apply reads of the server's answer: a v1 List of items.
+func listBytes(list *v1alpha1.List) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{"apiVersion":"v1","kind":"List","items":[`)
+	for i, item := range list.Items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(item.Raw)
+	}
+	b.WriteString("]}")
+	return b.Bytes(), nil
+}
