@@ -50,3 +50,53 @@ func TestProcessAndApply(t *testing.T) {
 		mustKubectl(t, "admin", "", "get", "-n", ns, obj)
 	}
 }
+
+// TestKubectlPlugin runs stencil as the kubectl plugin kubectl-stencil, found on PATH by the
+// real kubectl, and pipes its List into kubectl apply.
+func TestKubectlPlugin(t *testing.T) {
+	ns := "e2e-plugin"
+	mustKubectl(t, "admin", "", "create", "namespace", ns)
+	mustKubectl(t, "admin", "", "create", "-n", ns, "-f", filepath.Join(repoRoot, "artifacts", "examples", "redis.yaml"))
+	list := mustKubectl(t, "admin", "", "stencil", "process", "redis", "-n", ns, "-p", "NAME=plugged")
+	if !strings.Contains(list, "kind: List") {
+		t.Fatalf("kubectl stencil process printed:\n%s", list)
+	}
+	mustKubectl(t, "admin", list, "apply", "-n", ns, "-f", "-")
+	mustKubectl(t, "admin", "", "get", "-n", ns, "deployment/plugged", "service/plugged", "secret/plugged")
+
+	// The processor may process but not read: the plugin works for them too.
+	mustKubectl(t, "admin", "", "create", "rolebinding", "processor-process", "-n", ns, "--clusterrole=stencil-process", "--user=processor")
+	if out, err := env.kubectl("processor", "", "stencil", "process", "redis", "-n", ns, "-p", "NAME=other"); err != nil || !strings.Contains(out, "name: other") {
+		t.Fatalf("processor through the plugin: %v\n%s", err, out)
+	}
+}
+
+// TestCustomTransformInCluster stores a CustomTransform through the aggregator; the replicas
+// bind it by resource through kube-apiserver's discovery and apply it when processing.
+func TestCustomTransformInCluster(t *testing.T) {
+	ns := "e2e-customtransform"
+	mustKubectl(t, "admin", "", "create", "namespace", ns)
+	mustKubectl(t, "admin", `apiVersion: templates.stencil.dev/v1alpha1
+kind: CustomTransform
+metadata: {name: e2e-strip-pvc-class}
+spec:
+  resource: persistentvolumeclaims
+  remove: ["$.spec.storageClassName"]
+`, "apply", "-f", "-")
+	defer env.kubectl("admin", "", "delete", "customtransform", "e2e-strip-pvc-class")
+	out := mustKubectl(t, "admin", "", "get", "customtransforms")
+	if !strings.Contains(out, "e2e-strip-pvc-class") || !strings.Contains(out, "persistentvolumeclaims") {
+		t.Fatalf("get customtransforms:\n%s", out)
+	}
+	template := `{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","metadata":{"name":"pvc"},
+	  "objects":[{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"data"},
+	    "spec":{"storageClassName":"fast","accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}]}`
+	file := filepath.Join(t.TempDir(), "pvc.json")
+	if err := os.WriteFile(file, []byte(template), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	list := mustKubectl(t, "admin", "", "create", "--raw", "/apis/templates.stencil.dev/v1alpha1/namespaces/"+ns+"/processedtemplates", "-f", file)
+	if strings.Contains(list, "storageClassName") || !strings.Contains(list, "ReadWriteOnce") {
+		t.Fatalf("the CustomTransform was not applied: %s", list)
+	}
+}
