@@ -23,17 +23,21 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 	"k8s.io/klog/v2"
 )
 
 // embeddedEtcd is an etcd member running inside the server process, listening on loopback
 // ports chosen free at start.
 type embeddedEtcd struct {
-	config *embed.Config
-	server *embed.Etcd
+	config   *embed.Config
+	server   *embed.Etcd
+	stopping atomic.Bool
 }
 
 func newEmbeddedEtcd(dataDir string) (*embeddedEtcd, error) {
@@ -54,8 +58,30 @@ func newEmbeddedEtcd(dataDir string) (*embeddedEtcd, error) {
 	cfg.ListenPeerUrls = []url.URL{peerURL}
 	cfg.AdvertisePeerUrls = []url.URL{peerURL}
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
-	cfg.LogLevel = "error"
-	return &embeddedEtcd{config: cfg}, nil
+	e := &embeddedEtcd{config: cfg}
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.New(&quietOnStop{
+		Core:     zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), zapcore.Lock(os.Stderr), zapcore.ErrorLevel),
+		stopping: &e.stopping,
+	}))
+	return e, nil
+}
+
+// quietOnStop logs etcd's errors, except while it is being stopped: then its listeners report
+// their own closing as errors, which would alarm whoever pressed Ctrl-C.
+type quietOnStop struct {
+	zapcore.Core
+	stopping *atomic.Bool
+}
+
+func (q *quietOnStop) Check(entry zapcore.Entry, checked *zapcore.CheckedEntry) *zapcore.CheckedEntry {
+	if q.stopping.Load() {
+		return checked
+	}
+	return q.Core.Check(entry, checked)
+}
+
+func (q *quietOnStop) With(fields []zapcore.Field) zapcore.Core {
+	return &quietOnStop{Core: q.Core.With(fields), stopping: q.stopping}
 }
 
 func (e *embeddedEtcd) clientURL() string { return e.config.ListenClientUrls[0].String() }
@@ -83,6 +109,7 @@ func (e *embeddedEtcd) start(ctx context.Context) error {
 }
 
 func (e *embeddedEtcd) stop() {
+	e.stopping.Store(true)
 	if e.server != nil {
 		e.server.Close()
 	}
