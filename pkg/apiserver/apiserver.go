@@ -30,6 +30,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/install"
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
+	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/registry/templates/customtransform"
 	"stencil.dev/stencil/pkg/registry/templates/processedtemplate"
 	"stencil.dev/stencil/pkg/registry/templates/processing"
@@ -59,6 +60,11 @@ func init() {
 		&metav1.APIGroupList{},
 		&metav1.APIGroup{},
 		&metav1.APIResourceList{},
+		// Processing answers a v1 List, which belongs to no group version of ours. It is
+		// registered here only, not by v1alpha1.AddToScheme: a client's scheme usually holds
+		// client-go's v1 List already, and clients decode the answer into v1alpha1.List without
+		// a registration.
+		&v1alpha1.List{},
 	)
 }
 

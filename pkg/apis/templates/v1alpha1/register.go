@@ -56,8 +56,5 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&CustomTransformList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
-	// Processing answers a v1 List, which, like metav1.Status, belongs to no group version of
-	// ours; registering it unversioned lets the server send it and clients read it as is.
-	scheme.AddUnversionedTypes(schema.GroupVersion{Version: "v1"}, &List{})
 	return nil
 }
