@@ -18,6 +18,7 @@ package process
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -43,7 +44,11 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 		// The caller's labels need no values: report their problems now too.
 		return nil, append(errs, metav1validation.ValidateLabels(req.Labels, field.NewPath("labels"))...)
 	}
-	x := &executor{plan: p, values: make([]paramValue, len(values))}
+	limit := req.MaxOutputBytes
+	if limit <= 0 {
+		limit = DefaultMaxOutputBytes
+	}
+	x := &executor{plan: p, values: make([]paramValue, len(values)), limit: limit}
 	for i, v := range values {
 		x.values[i] = prepareValue(v, p.params[i].Type, p.usage[i])
 	}
@@ -53,8 +58,12 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 	}
 	x.setLabels(labels)
 
+	message, ok := renderText(p.message, values, limit)
+	if !ok {
+		return nil, field.ErrorList{tooLong(field.NewPath("message"), limit)}
+	}
 	result := &Result{
-		Message:    renderText(p.message, values),
+		Message:    message,
 		Parameters: make([]templates.Parameter, len(p.params)),
 		Warnings:   append([]string(nil), p.warnings...),
 	}
@@ -100,9 +109,30 @@ func prepareValue(v string, t templates.ParameterType, usage paramUsage) paramVa
 	return pv
 }
 
-// renderText substitutes values into a plain-text template.
-func renderText(parts []textPart, values []string) string {
+// DefaultMaxOutputBytes bounds the output of one Execute when the request sets no limit. A
+// template may refer to a parameter many times, so a small request could otherwise ask for
+// gigabytes: the size is the number of references times the value's length.
+const DefaultMaxOutputBytes = 64 << 20
+
+// maxLabelBytes bounds a substituted label key or value; valid ones are far shorter.
+const maxLabelBytes = 1024
+
+// renderText substitutes values into a plain-text template; ok is false when the text would
+// be longer than limit, and then nothing is built.
+func renderText(parts []textPart, values []string, limit int) (string, bool) {
+	size := 0
+	for _, p := range parts {
+		if p.param < 0 {
+			size += len(p.literal)
+		} else {
+			size += len(values[p.param])
+		}
+		if size > limit {
+			return "", false
+		}
+	}
 	var b strings.Builder
+	b.Grow(size)
 	for _, p := range parts {
 		if p.param < 0 {
 			b.WriteString(p.literal)
@@ -110,7 +140,13 @@ func renderText(parts []textPart, values []string) string {
 			b.WriteString(values[p.param])
 		}
 	}
-	return b.String()
+	return b.String(), true
+}
+
+// tooLong reports output beyond the limit at path.
+func tooLong(path *field.Path, limit int) *field.Error {
+	return field.Invalid(path, "", fmt.Sprintf("processing would produce more than %d bytes here: "+
+		"the parameter values are too long for the number of places the template uses them", limit))
 }
 
 // objectLabels returns the template's labels, substituted, with the caller's merged over them,
@@ -118,8 +154,14 @@ func renderText(parts []textPart, values []string) string {
 func (p *Plan) objectLabels(values []string, callerLabels map[string]string) (map[string]string, field.ErrorList) {
 	labels := make(map[string]string, len(p.labels)+len(callerLabels))
 	var substituted map[string]string
+	var errs field.ErrorList
 	for _, l := range p.labels {
-		k, v := renderText(l.key, values), renderText(l.value, values)
+		k, kOK := renderText(l.key, values, maxLabelBytes)
+		v, vOK := renderText(l.value, values, maxLabelBytes)
+		if !kOK || !vOK {
+			errs = append(errs, field.Invalid(p.labelsPath, "", fmt.Sprintf("a label would be longer than %d bytes once substituted", maxLabelBytes)))
+			continue
+		}
 		labels[k] = v
 		if l.substituted {
 			if substituted == nil {
@@ -128,7 +170,7 @@ func (p *Plan) objectLabels(values []string, callerLabels map[string]string) (ma
 			substituted[k] = v
 		}
 	}
-	errs := metav1validation.ValidateLabels(substituted, p.labelsPath)
+	errs = append(errs, metav1validation.ValidateLabels(substituted, p.labelsPath)...)
 	for k, v := range callerLabels {
 		labels[k] = v
 	}
@@ -151,6 +193,9 @@ type executor struct {
 	used []bool
 	// frames are the objects being written whose ops decide on their members.
 	frames []frame
+	// limit bounds the output; overflow says run stopped at it.
+	limit    int
+	overflow bool
 }
 
 type labelMember struct {
@@ -194,6 +239,10 @@ func (x *executor) writeList(objects []compiledObject) []json.RawMessage {
 		}
 		start := len(x.buf)
 		x.run(objects[i].from, objects[i].to)
+		if x.overflow {
+			x.errs = append(x.errs, tooLong(field.NewPath("objects").Index(i), x.limit))
+			return nil
+		}
 		if objects[i].slow {
 			x.reshape(start, &objects[i])
 		}
@@ -219,6 +268,10 @@ func (x *executor) writeConfigs(configs []compiledObject) []json.RawMessage {
 	for i := range configs {
 		start := len(x.buf)
 		x.run(configs[i].from, configs[i].to)
+		if x.overflow {
+			x.errs = append(x.errs, tooLong(field.NewPath("transformers").Index(i), x.limit))
+			break
+		}
 		out[i] = x.buf[start:len(x.buf):len(x.buf)]
 	}
 	x.buf = list

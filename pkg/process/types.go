@@ -52,6 +52,9 @@ type Request struct {
 	IgnoreUnknownParameters bool
 	// Generator is the randomness behind generated values; nil means crypto/rand.
 	Generator Generator
+	// MaxOutputBytes bounds the size of the processed objects, message and configs; zero
+	// means DefaultMaxOutputBytes.
+	MaxOutputBytes int
 }
 
 // Result is the output of processing.

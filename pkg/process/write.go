@@ -35,6 +35,12 @@ func (x *executor) run(from, to int) {
 	p := x.plan
 	ops, arena := p.ops, p.arena
 	for pc := from; pc < to; pc++ {
+		// One comparison per op keeps a request from growing the output without bound; the
+		// buffer passes the limit by one value at most.
+		if len(x.buf) > x.limit {
+			x.overflow = true
+			return
+		}
 		o := &ops[pc]
 		switch o.code {
 		case opLit:
