@@ -121,6 +121,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		Templates:      templateREST,
 		RemovalRules:   customtransform.NewRules(customTransformREST).Current,
 		KindToResource: kindToResource(c.ExtraConfig.ClusterConfig),
+		Authorizer:     c.GenericConfig.Authorization.Authorizer,
 	})
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(templates.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = map[string]rest.Storage{

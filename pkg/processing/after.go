@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/transform"
 )
 
@@ -90,6 +91,11 @@ func (a *afterEngine) perDestination(objects []transform.Object) ([]json.RawMess
 	}
 	var out []json.RawMessage
 	var errs field.ErrorList
+	// The destinations share the expansion budget of one request, and their output together
+	// is bounded as the engine's is.
+	n := len(a.destinations)
+	limits := transform.ExpandLimits{MaxOutputBytes: max(1<<20/n, 64<<10), MaxWork: max(32<<20/n, 1<<20)}
+	total := 0
 	for i, d := range a.destinations {
 		copies, err := transform.DecodeObjects(shared)
 		if err != nil {
@@ -102,7 +108,7 @@ func (a *afterEngine) perDestination(objects []transform.Object) ([]json.RawMess
 		for k, v := range d.Properties {
 			properties[k] = v
 		}
-		for _, e := range transform.Expand(copies, properties, transform.ExpandLimits{}) {
+		for _, e := range transform.Expand(copies, properties, limits) {
 			e.Field = field.NewPath("destinations").Index(i).String() + "." + e.Field
 			errs = append(errs, e)
 		}
@@ -112,6 +118,12 @@ func (a *afterEngine) perDestination(objects []transform.Object) ([]json.RawMess
 		encoded, err := transform.EncodeObjects(copies)
 		if err != nil {
 			return nil, nil, err
+		}
+		for _, o := range encoded {
+			total += len(o)
+		}
+		if total > process.DefaultMaxOutputBytes {
+			return nil, field.ErrorList{field.TooLong(field.NewPath("destinations").Index(i), total, process.DefaultMaxOutputBytes)}, nil
 		}
 		out = append(out, encoded...)
 	}

@@ -44,20 +44,38 @@ type TemplateGetter func(name string) (*templates.Template, error)
 // chains of distinct templates.
 const maxImportDepth = 16
 
+// maxImportReads bounds the imported templates one consolidation reads. Without it, templates
+// that import the same templates through several paths (a diamond at every level) would cost
+// reads exponential in the depth, each one a storage read on the server.
+const maxImportReads = 64
+
 // Consolidate returns the ordered transformer list of t with every import resolved. Configs
 // are not validated beyond their header (Compile does that after substitution). Errors name
 // the field of t that leads to the problem.
 func Consolidate(t *templates.Template, get TemplateGetter) ([]Config, field.ErrorList) {
-	return consolidate(t, get, nil, []string{t.Name})
+	reads := 0
+	return consolidate(t, get, nil, []string{t.Name}, &reads)
 }
 
 // consolidate works on one template; base is nil for the template being processed and the
-// import's path for an imported one, and chain holds the names of the templates on the way.
-func consolidate(t *templates.Template, get TemplateGetter, base *field.Path, chain []string) ([]Config, field.ErrorList) {
+// import's path for an imported one, chain holds the names of the templates on the way, and
+// reads counts the imports read so far.
+func consolidate(t *templates.Template, get TemplateGetter, base *field.Path, chain []string, reads *int) ([]Config, field.ErrorList) {
 	var errs field.ErrorList
 	var before, after []Config
+	imported := map[string]bool{}
 	for i, imp := range t.TransformersFrom {
 		impPath := child(base, "transformersFrom").Index(i)
+		if imported[imp.Name] {
+			errs = append(errs, field.Duplicate(impPath.Child("name"), imp.Name))
+			continue
+		}
+		imported[imp.Name] = true
+		if *reads >= maxImportReads {
+			errs = append(errs, field.TooMany(impPath, *reads+1, maxImportReads))
+			break
+		}
+		*reads++
 		if slices.Contains(chain, imp.Name) {
 			cycle := strings.Join(append(slices.Clone(chain), imp.Name), " -> ")
 			errs = append(errs, field.Invalid(impPath.Child("name"), imp.Name, "transformer import cycle: "+cycle))
@@ -76,16 +94,19 @@ func consolidate(t *templates.Template, get TemplateGetter, base *field.Path, ch
 		case apierrors.IsNotFound(err):
 			errs = append(errs, field.NotFound(impPath.Child("name"), imp.Name))
 			continue
+		case apierrors.IsForbidden(err):
+			errs = append(errs, field.Forbidden(impPath.Child("name"), err.Error()))
+			continue
 		case err != nil:
 			errs = append(errs, field.InternalError(impPath.Child("name"), err))
 			continue
 		}
-		imported, impErrs := consolidate(other, get, impPath, append(chain, imp.Name))
+		list, impErrs := consolidate(other, get, impPath, append(chain, imp.Name), reads)
 		errs = append(errs, impErrs...)
 		if imp.ImportMode == templates.ImportModeAppend {
-			after = append(after, imported...)
+			after = append(after, list...)
 		} else {
-			before = append(before, imported...)
+			before = append(before, list...)
 		}
 	}
 	list := before

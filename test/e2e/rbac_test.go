@@ -85,6 +85,28 @@ func TestRBAC(t *testing.T) {
 		t.Errorf("processor on processedtemplates: %v", err)
 	}
 
+	// A template given to processedtemplates may import only what its caller may get: the
+	// processor cannot read another template's transformers that way, the admin can.
+	mustKubectl(t, "admin", `apiVersion: templates.stencil.dev/v1alpha1
+kind: Template
+metadata: {name: private-transformers}
+transformers:
+- {apiVersion: builtin, kind: LabelTransformer, labels: {secret: "value"}}
+`, "apply", "-n", ns, "-f", "-")
+	importer := filepath.Join(t.TempDir(), "importer.json")
+	if err := os.WriteFile(importer, []byte(`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template",
+	  "transformersFrom":[{"name":"private-transformers"}],
+	  "objects":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"probe"}}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	processedtemplates := "/apis/templates.stencil.dev/v1alpha1/namespaces/" + ns + "/processedtemplates"
+	if out, err := env.kubectl("processor", "", "create", "--raw", processedtemplates, "-f", importer); err == nil || strings.Contains(out, "secret") {
+		t.Errorf("processor imported a template it may not get: %v %s", err, out)
+	}
+	if out, err := env.kubectl("admin", "", "create", "--raw", processedtemplates, "-f", importer); err != nil || !strings.Contains(out, `"secret":"value"`) {
+		t.Errorf("admin import: %v %s", err, out)
+	}
+
 	// Impersonation goes through kube-apiserver's impersonation checks and then Stencil's
 	// delegated authorization for the impersonated user.
 	if _, err := env.kubectl("admin", "", "get", "templates", "-n", ns, "--as=viewer"); err != nil {

@@ -74,15 +74,20 @@ func validateLiteralLabels(labels map[string]string, fldPath *field.Path) field.
 
 func validateTransformerImports(imports []templates.TransformerImport, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
+	seen := map[string]bool{}
 	for i, imp := range imports {
 		idxPath := fldPath.Index(i)
-		if imp.Name == "" {
+		switch {
+		case imp.Name == "":
 			allErrs = append(allErrs, field.Required(idxPath.Child("name"), ""))
-		} else {
+		case seen[imp.Name]:
+			allErrs = append(allErrs, field.Duplicate(idxPath.Child("name"), imp.Name))
+		default:
 			for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(imp.Name, false) {
 				allErrs = append(allErrs, field.Invalid(idxPath.Child("name"), imp.Name, msg))
 			}
 		}
+		seen[imp.Name] = true
 		switch imp.ImportMode {
 		case templates.ImportModePrepend, templates.ImportModeAppend:
 		default:
@@ -93,6 +98,10 @@ func validateTransformerImports(imports []templates.TransformerImport, fldPath *
 	return allErrs
 }
 
+// MaxDestinations bounds the destinations of one request: each one repeats the expansion and
+// the output of the whole template.
+const MaxDestinations = 64
+
 // ValidateTemplateParameters validates the body of templates/{name}/processed.
 func ValidateTemplateParameters(params *templates.TemplateParameters, templateName string) field.ErrorList {
 	var allErrs field.ErrorList
@@ -102,6 +111,9 @@ func ValidateTemplateParameters(params *templates.TemplateParameters, templateNa
 	}
 	allErrs = append(allErrs, metav1validation.ValidateLabels(params.Labels, field.NewPath("labels"))...)
 	allErrs = append(allErrs, transform.ValidateProperties(params.Properties, field.NewPath("properties"))...)
+	if len(params.Destinations) > MaxDestinations {
+		allErrs = append(allErrs, field.TooMany(field.NewPath("destinations"), len(params.Destinations), MaxDestinations))
+	}
 	seen := map[string]bool{}
 	for i, d := range params.Destinations {
 		path := field.NewPath("destinations").Index(i)

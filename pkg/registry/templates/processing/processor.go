@@ -26,6 +26,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/warning"
 
@@ -44,6 +47,9 @@ type Sources struct {
 	// KindToResource maps a kind to its plural resource, for CustomTransforms that name a
 	// resource; nil means the built-in table of Kubernetes' kinds.
 	KindToResource func(group, kind string) (string, bool)
+	// Authorizer decides whether the caller of processedtemplates may read the templates its
+	// template imports.
+	Authorizer authorizer.Authorizer
 }
 
 // Processor processes templates for the endpoints and answers with a v1 List.
@@ -59,9 +65,18 @@ func NewProcessor(sources Sources) *Processor {
 
 // Process processes in, filling in what it reads from storage. Every problem of the template
 // or the request comes back as one 422 naming its fields; warnings become API warnings.
+//
+// A stored template's imports are read for whoever may process it: its author chose them.
+// A template given in the request is the caller's own, so it may import only the templates
+// the caller may get, or processedtemplates would read any template of the namespace.
 func (p *Processor) Process(ctx context.Context, in processing.Input) (*v1alpha1.List, error) {
 	if p.sources.Templates != nil {
 		in.GetTemplate = func(name string) (*templates.Template, error) {
+			if !in.Stored {
+				if err := p.authorizeGet(ctx, name); err != nil {
+					return nil, err
+				}
+			}
 			obj, err := p.sources.Templates.Get(ctx, name, &metav1.GetOptions{})
 			if err != nil {
 				return nil, err
@@ -79,6 +94,12 @@ func (p *Processor) Process(ctx context.Context, in processing.Input) (*v1alpha1
 	out, errs, err := p.processor.Process(in)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
+	}
+	for _, e := range errs {
+		// A storage read that failed is the server's problem, not the template's.
+		if e.Type == field.ErrorTypeInternal {
+			return nil, apierrors.NewInternalError(fmt.Errorf("%s: %s", e.Field, e.Detail))
+		}
 	}
 	if out != nil {
 		for _, w := range out.Warnings {
@@ -110,4 +131,24 @@ func answer(out *processing.Output) (*v1alpha1.List, error) {
 		}
 	}
 	return list, nil
+}
+
+// authorizeGet allows reading the template name only to a caller who may get it.
+func (p *Processor) authorizeGet(ctx context.Context, name string) error {
+	if p.sources.Authorizer == nil {
+		return nil
+	}
+	user, _ := genericapirequest.UserFrom(ctx)
+	namespace, _ := genericapirequest.NamespaceFrom(ctx)
+	decision, reason, err := p.sources.Authorizer.Authorize(ctx, authorizer.AttributesRecord{
+		User: user, Verb: "get", APIGroup: templates.GroupName, APIVersion: v1alpha1.SchemeGroupVersion.Version,
+		Resource: "templates", Namespace: namespace, Name: name, ResourceRequest: true,
+	})
+	if decision == authorizer.DecisionAllow {
+		return nil
+	}
+	if err != nil {
+		reason = err.Error()
+	}
+	return apierrors.NewForbidden(templates.Resource("templates"), name, fmt.Errorf("importing its transformers needs get: %s", reason))
 }
