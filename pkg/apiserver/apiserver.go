@@ -33,7 +33,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/registry/templates/customtransform"
 	"stencil.dev/stencil/pkg/registry/templates/processedtemplate"
-	"stencil.dev/stencil/pkg/registry/templates/processing"
+	"stencil.dev/stencil/pkg/registry/templates/processingrest"
 	templatestorage "stencil.dev/stencil/pkg/registry/templates/template"
 )
 
@@ -117,7 +117,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	processor := processing.NewProcessor(processing.Sources{
+	processor := processingrest.NewProcessor(processingrest.Sources{
 		Templates:      templateREST,
 		RemovalRules:   customtransform.NewRules(customTransformREST).Current,
 		KindToResource: kindToResource(c.ExtraConfig.ClusterConfig),

@@ -17,6 +17,9 @@ limitations under the License.
 package apiserver
 
 import (
+	"sync"
+	"time"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -38,18 +41,36 @@ func kindToResource(config *rest.Config) func(group, kind string) (string, bool)
 		return transform.DefaultKindToResource
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(client))
+	// A kind discovery does not know may be new since the cache was filled, so an unknown kind
+	// refreshes it; but a template full of made-up kinds must not make every request
+	// rediscover the whole cluster, so refreshes are at most one per rediscoveryInterval.
+	var mu sync.Mutex
+	var lastReset time.Time
 	return func(group, kind string) (string, bool) {
 		if resource, ok := transform.DefaultKindToResource(group, kind); ok {
 			return resource, true
 		}
-		mapping, err := mapper.RESTMapping(schema.GroupKind{Group: group, Kind: kind})
+		gk := schema.GroupKind{Group: group, Kind: kind}
+		if mapping, err := mapper.RESTMapping(gk); err == nil {
+			return mapping.Resource.Resource, true
+		}
+		mu.Lock()
+		refresh := time.Since(lastReset) > rediscoveryInterval
+		if refresh {
+			lastReset = time.Now()
+		}
+		mu.Unlock()
+		if !refresh {
+			return "", false
+		}
+		mapper.Reset()
+		mapping, err := mapper.RESTMapping(gk)
 		if err != nil {
-			// A kind discovery does not know may be new since the cache was filled.
-			mapper.Reset()
-			if mapping, err = mapper.RESTMapping(schema.GroupKind{Group: group, Kind: kind}); err != nil {
-				return "", false
-			}
+			return "", false
 		}
 		return mapping.Resource.Resource, true
 	}
 }
+
+// rediscoveryInterval is the least time between two refreshes of the discovery cache.
+const rediscoveryInterval = 30 * time.Second

@@ -40,6 +40,11 @@ import (
 // template.
 const cacheSize = 512
 
+// maxCachedConfigBytes keeps large transformer lists out of the pipeline cache: its key is
+// what callers' values make of the configs, so callers choose what fills it, and 512 entries
+// of this size pin 32 MiB at most.
+const maxCachedConfigBytes = 64 << 10
+
 // Processor processes templates; it caches compiled plans of stored templates and compiled
 // transformer pipelines, and is safe for concurrent use.
 type Processor struct {
@@ -193,9 +198,11 @@ func (p *Processor) pipeline(configs []transform.Config, substituted []json.RawM
 		return nil, nil
 	}
 	h := sha256.New()
+	size := 0
 	for _, c := range substituted {
 		h.Write(c)
 		h.Write([]byte{0})
+		size += len(c)
 	}
 	key := string(h.Sum(nil))
 	if cached, ok := p.pipelines.Get(key); ok {
@@ -209,7 +216,7 @@ func (p *Processor) pipeline(configs []transform.Config, substituted []json.RawM
 		}
 	}
 	pipeline, errs := transform.Compile(list)
-	if len(errs) == 0 {
+	if len(errs) == 0 && size <= maxCachedConfigBytes {
 		p.pipelines.Add(key, pipeline)
 	}
 	return pipeline, errs

@@ -155,8 +155,18 @@ func refuseSources(refuse func(bool, string, string), prefix string, s types.KvP
 	refuse(s.EnvSource != "", prefix+".env", why)
 }
 
+// Kustomize's cost grows faster than its input and its builds are serialised, so one large
+// build would hold up every other; these bound what one build may be given.
+const (
+	maxKustomizeObjects = 1000
+	maxKustomizeBytes   = 4 << 20
+)
+
 // Transform builds the kustomization over the objects.
 func (t *kustomizationTransformer) Transform(ctx *Context, objects []Object) ([]Object, error) {
+	if len(objects) > maxKustomizeObjects {
+		return nil, fmt.Errorf("a Kustomization runs over at most %d objects, not %d", maxKustomizeObjects, len(objects))
+	}
 	var docs []byte
 	for _, obj := range objects {
 		var err error
@@ -164,6 +174,9 @@ func (t *kustomizationTransformer) Transform(ctx *Context, objects []Object) ([]
 			return nil, err
 		}
 		docs = append(docs, "\n---\n"...)
+		if len(docs) > maxKustomizeBytes {
+			return nil, fmt.Errorf("a Kustomization runs over at most %d bytes of objects", maxKustomizeBytes)
+		}
 	}
 	fSys := filesys.MakeFsInMemory()
 	if err := fSys.WriteFile(kustomizeRoot+"/kustomization.yaml", t.kustomization); err != nil {

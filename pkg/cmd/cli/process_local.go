@@ -19,7 +19,9 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -85,8 +87,11 @@ func (o *ProcessOptions) readRemovalRules(name string) ([]transform.RemovalRule,
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	for doc := 1; ; doc++ {
 		raw, err := reader.Read()
-		if err != nil {
+		if errors.Is(err, io.EOF) {
 			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
 		}
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue

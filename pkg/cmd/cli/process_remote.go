@@ -32,6 +32,7 @@ import (
 	stencilclient "stencil.dev/stencil/pkg/client"
 	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
 	"stencil.dev/stencil/pkg/process"
+	"stencil.dev/stencil/pkg/processing"
 )
 
 // client returns a client of the server the kubeconfig flags name, and the namespace to use.
@@ -121,9 +122,9 @@ func fillTemplate(data []byte, t *templates.Template, req process.Request) ([]by
 	for _, p := range params {
 		if param, ok := p.(map[string]any); ok {
 			if name, _ := param["name"].(string); name != "" {
-				if v, given := req.Parameters[name]; given {
+				// An empty value leaves a generator to generate one, as on every other path.
+				if v, given := req.Parameters[name]; given && v != "" {
 					param["value"] = v
-					delete(param, "generate")
 				}
 			}
 		}
@@ -168,14 +169,9 @@ func getTemplate(cs clientset.Interface, namespace, name string) (*templates.Tem
 
 // listBytes keeps only what kubectl apply reads of the server's answer: a v1 List of items.
 func listBytes(list *v1alpha1.List) ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteString(`{"apiVersion":"v1","kind":"List","items":[`)
+	out := &processing.Output{Objects: make([]json.RawMessage, len(list.Items))}
 	for i, item := range list.Items {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(item.Raw)
+		out.Objects[i] = item.Raw
 	}
-	b.WriteString("]}")
-	return b.Bytes(), nil
+	return out.List(), nil
 }

@@ -19,8 +19,6 @@ limitations under the License.
 package validation
 
 import (
-	"strings"
-
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -46,8 +44,8 @@ func ValidateTemplateUpdate(t, old *templates.Template) field.ErrorList {
 
 // ValidateTemplateBody validates everything of a Template but its metadata: what the engine
 // checks when it compiles the template (parameters, generators, typed defaults, objects,
-// references to undeclared parameters), the transformer configs and their order, and the
-// import list.
+// object labels, references to undeclared parameters), the transformer configs and their
+// order, and the import list.
 func ValidateTemplateBody(t *templates.Template) field.ErrorList {
 	dialect := process.Stencil
 	if t.OpenShift {
@@ -55,21 +53,8 @@ func ValidateTemplateBody(t *templates.Template) field.ErrorList {
 	}
 	allErrs := process.Validate(t, dialect)
 	allErrs = append(allErrs, transform.ValidateTransformers(t)...)
-	allErrs = append(allErrs, validateLiteralLabels(t.ObjectLabels, field.NewPath("objectLabels"))...)
 	allErrs = append(allErrs, validateTransformerImports(t.TransformersFrom, field.NewPath("transformersFrom"))...)
 	return allErrs
-}
-
-// validateLiteralLabels checks the labels that hold no parameter reference; the others can only
-// be checked once substituted.
-func validateLiteralLabels(labels map[string]string, fldPath *field.Path) field.ErrorList {
-	literal := map[string]string{}
-	for k, v := range labels {
-		if !strings.Contains(k, "$") && !strings.Contains(v, "$") {
-			literal[k] = v
-		}
-	}
-	return metav1validation.ValidateLabels(literal, fldPath)
 }
 
 func validateTransformerImports(imports []templates.TransformerImport, fldPath *field.Path) field.ErrorList {

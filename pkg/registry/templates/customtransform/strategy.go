@@ -80,6 +80,7 @@ func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	ct := obj.(*templates.CustomTransform)
 	ct.Generation = 1
+	ct.Status = templates.CustomTransformStatus{}
 	setAccepted(ct)
 }
 

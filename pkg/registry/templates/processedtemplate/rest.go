@@ -30,13 +30,13 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
-	processinglib "stencil.dev/stencil/pkg/processing"
-	"stencil.dev/stencil/pkg/registry/templates/processing"
+	"stencil.dev/stencil/pkg/processing"
+	"stencil.dev/stencil/pkg/registry/templates/processingrest"
 )
 
 // REST processes the Template in the request body.
 type REST struct {
-	processor *processing.Processor
+	processor *processingrest.Processor
 }
 
 var _ interface {
@@ -49,7 +49,7 @@ var _ interface {
 } = &REST{}
 
 // NewREST returns the processedtemplates storage.
-func NewREST(processor *processing.Processor) *REST {
+func NewREST(processor *processingrest.Processor) *REST {
 	return &REST{processor: processor}
 }
 
@@ -87,5 +87,5 @@ func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation 
 			return nil, err
 		}
 	}
-	return r.processor.Process(ctx, processinglib.Input{Template: t})
+	return r.processor.Process(ctx, processing.Input{Template: t})
 }

@@ -14,10 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package processing serves the API's two processing endpoints from one pkg/processing
+// Package processingrest serves the API's two processing endpoints from one pkg/processing
 // Processor: it reads what processing needs from storage and turns the outcome into an API
 // answer, a 422 or warnings.
-package processing
+package processingrest
 
 import (
 	"context"
