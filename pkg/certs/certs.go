@@ -91,7 +91,8 @@ func (ca *KeyPair) Sign(req Request) (*KeyPair, error) {
 		IPAddresses:  req.IPs,
 	}
 	if len(req.DNSNames) > 0 || len(req.IPs) > 0 {
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+		// A server may also be a client of its peers, as etcd members are.
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, key.Public(), ca.Key)
 	if err != nil {

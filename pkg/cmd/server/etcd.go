@@ -26,6 +26,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -40,7 +41,7 @@ type embeddedEtcd struct {
 	stopping atomic.Bool
 }
 
-func newEmbeddedEtcd(dataDir string) (*embeddedEtcd, error) {
+func newEmbeddedEtcd(dataDir string, tls etcdTLS) (*embeddedEtcd, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, err
 	}
@@ -51,8 +52,12 @@ func newEmbeddedEtcd(dataDir string) (*embeddedEtcd, error) {
 	cfg := embed.NewConfig()
 	cfg.Name = "stencil-local"
 	cfg.Dir = dataDir
-	clientURL := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0]))}
-	peerURL := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[1]))}
+	clientURL := url.URL{Scheme: "https", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0]))}
+	peerURL := url.URL{Scheme: "https", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[1]))}
+	// Loopback is open to every user of the machine: etcd lets in only client certificates
+	// of its own CA, for clients and peers alike.
+	cfg.ClientTLSInfo = transport.TLSInfo{CertFile: tls.serverCert, KeyFile: tls.serverKey, TrustedCAFile: tls.ca, ClientCertAuth: true}
+	cfg.PeerTLSInfo = transport.TLSInfo{CertFile: tls.serverCert, KeyFile: tls.serverKey, TrustedCAFile: tls.ca, ClientCertAuth: true}
 	cfg.ListenClientUrls = []url.URL{clientURL}
 	cfg.AdvertiseClientUrls = []url.URL{clientURL}
 	cfg.ListenPeerUrls = []url.URL{peerURL}

@@ -106,11 +106,18 @@ func (l *LocalOptions) Complete(ro *genericoptions.RecommendedOptions) error {
 	ro.Authentication.SkipInClusterLookup = true
 	ro.Authorization.RemoteKubeConfigFileOptional = true
 
-	l.etcd, err = newEmbeddedEtcd(filepath.Join(l.Dir, "etcd"))
+	etcdTLS, err := ensureEtcdCertificates(l.certDir())
+	if err != nil {
+		return fmt.Errorf("creating local etcd certificates: %w", err)
+	}
+	l.etcd, err = newEmbeddedEtcd(filepath.Join(l.Dir, "etcd"), etcdTLS)
 	if err != nil {
 		return err
 	}
 	ro.Etcd.StorageConfig.Transport.ServerList = []string{l.etcd.clientURL()}
+	ro.Etcd.StorageConfig.Transport.TrustedCAFile = etcdTLS.ca
+	ro.Etcd.StorageConfig.Transport.CertFile = etcdTLS.clientCert
+	ro.Etcd.StorageConfig.Transport.KeyFile = etcdTLS.clientKey
 	return nil
 }
 

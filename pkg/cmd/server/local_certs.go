@@ -17,6 +17,7 @@ limitations under the License.
 package server
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 
@@ -55,4 +56,45 @@ func ensureClientCertificates(dir string) (string, error) {
 		return "", err
 	}
 	return caFile, admin.Write(dir, "admin")
+}
+
+// etcdTLS are the files that secure local mode's etcd: only a holder of the client
+// certificate, which sits in the owner-only local directory, can read or write it.
+type etcdTLS struct {
+	ca, serverCert, serverKey, clientCert, clientKey string
+}
+
+// ensureEtcdCertificates creates, once, an etcd CA with a serving (and peer) certificate for
+// 127.0.0.1 and a client certificate for the API server.
+func ensureEtcdCertificates(dir string) (etcdTLS, error) {
+	files := etcdTLS{
+		ca:         filepath.Join(dir, "etcd-ca.crt"),
+		serverCert: filepath.Join(dir, "etcd-server.crt"),
+		serverKey:  filepath.Join(dir, "etcd-server.key"),
+		clientCert: filepath.Join(dir, "etcd-client.crt"),
+		clientKey:  filepath.Join(dir, "etcd-client.key"),
+	}
+	serverOK, _ := certutil.CanReadCertAndKey(files.serverCert, files.serverKey)
+	clientOK, _ := certutil.CanReadCertAndKey(files.clientCert, files.clientKey)
+	if _, err := os.Stat(files.ca); err == nil && serverOK && clientOK {
+		return files, nil
+	}
+	ca, err := certs.NewCA("stencil-local-etcd-ca")
+	if err != nil {
+		return files, err
+	}
+	server, err := ca.Sign(certs.Request{CommonName: "stencil-local-etcd", IPs: []net.IP{net.ParseIP("127.0.0.1")}})
+	if err != nil {
+		return files, err
+	}
+	client, err := ca.Sign(certs.Request{CommonName: "stencil-apiserver"})
+	if err != nil {
+		return files, err
+	}
+	for name, kp := range map[string]*certs.KeyPair{"etcd-ca": ca, "etcd-server": server, "etcd-client": client} {
+		if err := kp.Write(dir, name); err != nil {
+			return files, err
+		}
+	}
+	return files, nil
 }
