@@ -45,6 +45,11 @@ const cacheSize = 512
 // of this size pin 32 MiB at most.
 const maxCachedConfigBytes = 64 << 10
 
+// maxCachedPlanBytes keeps plans of very large templates out of the plan cache, so that the
+// cache stays below 512 such plans, about 128 MiB; they are compiled per request instead, at
+// a cost that is small beside their processing.
+const maxCachedPlanBytes = 256 << 10
+
 // Processor processes templates; it caches compiled plans of stored templates and compiled
 // transformer pipelines, and is safe for concurrent use.
 type Processor struct {
@@ -184,7 +189,7 @@ func (p *Processor) plan(t *templates.Template, stored bool, importsKey string) 
 		return cached.(*process.Plan), nil
 	}
 	plan, errs := process.Compile(t, dialect)
-	if len(errs) == 0 {
+	if len(errs) == 0 && templateBytes(t) <= maxCachedPlanBytes {
 		p.plans.Add(key, plan)
 	}
 	return plan, errs
@@ -220,4 +225,15 @@ func (p *Processor) pipeline(configs []transform.Config, substituted []json.RawM
 		p.pipelines.Add(key, pipeline)
 	}
 	return pipeline, errs
+}
+
+// templateBytes is the size of a template's objects and transformer configs.
+func templateBytes(t *templates.Template) int {
+	size := 0
+	for _, list := range [][]runtime.RawExtension{t.Objects, t.Transformers} {
+		for _, raw := range list {
+			size += len(raw.Raw)
+		}
+	}
+	return size
 }
