@@ -41,9 +41,9 @@ func raw(objects ...string) []runtime.RawExtension {
 
 func app() *templates.Template {
 	return &templates.Template{
-		ObjectMeta: metav1.ObjectMeta{Name: "app", UID: "u1", ResourceVersion: "7"},
-		Parameters: []templates.Parameter{{Name: "NAME", Value: "web"}},
-		Transformers: raw(`{"apiVersion":"builtin","kind":"PrefixSuffixTransformer","prefix":"p-"}`),
+		ObjectMeta:       metav1.ObjectMeta{Name: "app", UID: "u1", ResourceVersion: "7"},
+		Parameters:       []templates.Parameter{{Name: "NAME", Value: "web"}},
+		Transformers:     raw(`{"apiVersion":"builtin","kind":"PrefixSuffixTransformer","prefix":"p-"}`),
 		TransformersFrom: []templates.TransformerImport{{Name: "base", ImportMode: templates.ImportModePrepend}},
 		Objects: raw(
 			`{"apiVersion":"v1","kind":"Service","metadata":{"name":"${NAME}"},"spec":{"ports":[{"port":80,"nodePort":30080}]}}`,
