@@ -17,6 +17,8 @@ limitations under the License.
 package integration
 
 import (
+	"strings"
+
 	"sigs.k8s.io/yaml"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
@@ -27,4 +29,15 @@ func yamlOrJSON(data []byte, v any) error { return yaml.Unmarshal(data, v) }
 
 func templatesParam(name, typ, value string) templatesv1.Parameter {
 	return templatesv1.Parameter{Name: name, Type: templatesv1.ParameterType(typ), Value: value}
+}
+
+// splitDocs splits a YAML stream at its --- lines.
+func splitDocs(stream string) []string {
+	var docs []string
+	for _, doc := range strings.Split(stream, "\n---\n") {
+		if strings.TrimSpace(doc) != "" {
+			docs = append(docs, doc)
+		}
+	}
+	return docs
 }
