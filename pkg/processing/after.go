@@ -18,6 +18,7 @@ package processing
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,7 +53,7 @@ type outcome struct {
 
 // run decodes the objects only when a step needs them, and then once for all steps. An error
 // is the server's problem; the caller's problems are in outcome.invalid.
-func (a *afterEngine) run(objects []json.RawMessage) (outcome, error) {
+func (a *afterEngine) run(request context.Context, objects []json.RawMessage) (outcome, error) {
 	if a.pipeline == nil && len(a.rules) == 0 && len(a.destinations) == 0 && !mentionsExpansion(objects) {
 		return outcome{objects: objects}, nil
 	}
@@ -60,7 +61,7 @@ func (a *afterEngine) run(objects []json.RawMessage) (outcome, error) {
 	if err != nil {
 		return outcome{}, err
 	}
-	ctx := &transform.Context{}
+	ctx := transform.NewContext(request)
 	if a.pipeline != nil {
 		if decoded, err = a.pipeline.Transform(ctx, decoded); err != nil {
 			var te *transform.Error
@@ -79,12 +80,12 @@ func (a *afterEngine) run(objects []json.RawMessage) (outcome, error) {
 		}
 		return result, err
 	}
-	result.objects, result.invalid, err = a.perDestination(decoded)
+	result.objects, result.invalid, err = a.perDestination(ctx, decoded)
 	return result, err
 }
 
 // perDestination expands a fresh copy of the objects for each destination and annotates it.
-func (a *afterEngine) perDestination(objects []transform.Object) ([]json.RawMessage, field.ErrorList, error) {
+func (a *afterEngine) perDestination(ctx *transform.Context, objects []transform.Object) ([]json.RawMessage, field.ErrorList, error) {
 	shared, err := transform.EncodeObjects(objects)
 	if err != nil {
 		return nil, nil, err
@@ -97,6 +98,9 @@ func (a *afterEngine) perDestination(objects []transform.Object) ([]json.RawMess
 	limits := transform.ExpandLimits{MaxOutputBytes: max(1<<20/n, 64<<10), MaxWork: max(32<<20/n, 1<<20)}
 	total := 0
 	for i, d := range a.destinations {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		copies, err := transform.DecodeObjects(shared)
 		if err != nil {
 			return nil, nil, err

@@ -22,6 +22,7 @@ limitations under the License.
 package processing
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -112,8 +113,8 @@ func (o *Output) List() []byte {
 
 // Process processes one template. Problems of the template or the request come back as a
 // field.ErrorList, all at once where they are found in one step; an error is a failure of
-// processing itself.
-func (p *Processor) Process(in Input) (*Output, field.ErrorList, error) {
+// processing itself, or ctx's error when the request is done before processing is.
+func (p *Processor) Process(ctx context.Context, in Input) (*Output, field.ErrorList, error) {
 	t, configs, importsKey, errs := consolidate(in.Template, in.GetTemplate)
 	if len(errs) > 0 {
 		return nil, errs, nil
@@ -130,7 +131,10 @@ func (p *Processor) Process(in Input) (*Output, field.ErrorList, error) {
 	if after.pipeline, errs = p.pipeline(configs, result.Transformers); len(errs) > 0 {
 		return nil, errs, nil
 	}
-	out, err := after.run(result.Objects)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	out, err := after.run(ctx, result.Objects)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -17,6 +17,7 @@ limitations under the License.
 package processing
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -65,7 +66,7 @@ func TestProcessOrder(t *testing.T) {
 	rules := []transform.RemovalRule{{Name: "no-nodeport", Resource: "services", Paths: []jsonpath.Path{jsonpath.MustParse("$.spec.ports[*].nodePort")}}}
 	p := NewProcessor(nil)
 	for round := 0; round < 2; round++ { // the second round runs the cached plan and pipeline
-		out, errs, err := p.Process(Input{
+		out, errs, err := p.Process(context.Background(), Input{
 			Template: app(), Stored: true, GetTemplate: base, RemovalRules: rules,
 			Destinations: []templates.Destination{{Name: "virgo"}, {Name: "leo"}},
 		})
@@ -116,7 +117,7 @@ func TestProcessErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			in := Input{Template: app(), GetTemplate: base, Request: process.Request{}}
 			tc.mutate(&in)
-			_, errs, err := NewProcessor(nil).Process(in)
+			_, errs, err := NewProcessor(nil).Process(context.Background(), in)
 			if err != nil {
 				t.Fatal(err)
 			}

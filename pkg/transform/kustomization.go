@@ -20,7 +20,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -43,12 +42,13 @@ const KustomizationAPIVersion = "kustomize.config.k8s.io/v1beta1"
 //     and their warnings returned as transformer warnings; the others (patchesJson6902, whose
 //     position in Kustomize's order differs from patches, and vars) are refused.
 //   - Kustomize keeps its OpenAPI schema in process-global state and resets it on every build
-//     (openapi.SetSchema); builds are serialised by kustomizeMu, and `openapi:` is refused.
+//     (openapi.SetSchema); builds are serialised by kustomizeTurn, and `openapi:` is refused.
 //   - Binaries should be built with -tags kustomize_disable_go_plugin_support, which drops the
 //     Go plugin loader (never reachable here: plugins are disabled) and ~37 MB.
 
-// kustomizeMu serialises krusty builds, whose OpenAPI state is process-global.
-var kustomizeMu sync.Mutex
+// kustomizeTurn serialises krusty builds, whose OpenAPI state is process-global. It is a
+// channel rather than a mutex so that a request that is done stops waiting for its turn.
+var kustomizeTurn = make(chan struct{}, 1)
 
 const (
 	kustomizeRoot        = "/stencil"
@@ -190,7 +190,13 @@ func (t *kustomizationTransformer) Transform(ctx *Context, objects []Object) ([]
 		// With sortOptions, any other Reorder makes krusty log a conflict on os.Stderr.
 		opts.Reorder = krusty.ReorderOptionUnspecified
 	}
+	select {
+	case kustomizeTurn <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	out, err := runKrusty(fSys, opts)
+	<-kustomizeTurn
 	if err != nil {
 		return nil, err
 	}
@@ -201,11 +207,9 @@ func (t *kustomizationTransformer) Transform(ctx *Context, objects []Object) ([]
 }
 
 // runKrusty builds the kustomization at kustomizeRoot (plugins are disabled in krusty's
-// default options) and converts the result, holding kustomizeMu. A panic in Kustomize
-// becomes an error: a bad template must not take the server down.
+// default options) and converts the result; the caller holds kustomizeTurn. A panic in
+// Kustomize becomes an error: a bad template must not take the server down.
 func runKrusty(fSys filesys.FileSystem, opts *krusty.Options) (out []Object, err error) {
-	kustomizeMu.Lock()
-	defer kustomizeMu.Unlock()
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = nil, fmt.Errorf("kustomize failed: %v", r)

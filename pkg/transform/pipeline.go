@@ -154,6 +154,9 @@ func (p *Pipeline) Len() int { return len(p.steps) }
 // further steps (CustomTransforms, template expansion) on the same tree before encoding once.
 func (p *Pipeline) Transform(ctx *Context, objects []Object) ([]Object, error) {
 	for _, s := range p.steps {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		n := len(ctx.warnings)
 		out, err := s.run(ctx, objects)
 		for i := n; i < len(ctx.warnings); i++ {

@@ -33,6 +33,7 @@ limitations under the License.
 package transform
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"unsafe"
@@ -46,6 +47,9 @@ type Object = map[string]any
 // Context carries what a transformer reports besides its result, and what the pipeline
 // remembers about objects between transformers. The zero value is ready to use.
 type Context struct {
+	// request is the context of the request being processed, nil for none; the pipeline stops
+	// between steps once it is done.
+	request  context.Context
 	warnings []string
 	// origins holds the name and namespace an object had when the pipeline started, recorded
 	// only when a transformer changes them, so that patch targets and replica overrides can
@@ -80,6 +84,25 @@ func (c *Context) OriginalName(obj Object) (name, namespace string) {
 		return o.name, o.namespace
 	}
 	return nestedString(obj, "metadata", "name"), nestedString(obj, "metadata", "namespace")
+}
+
+// NewContext returns a Context for the request ctx.
+func NewContext(ctx context.Context) *Context { return &Context{request: ctx} }
+
+// Err is the request's error once it is done (cancelled or past its deadline), else nil.
+func (c *Context) Err() error {
+	if c.request == nil {
+		return nil
+	}
+	return c.request.Err()
+}
+
+// Done is closed when the request is done; nil, which never closes, without a request.
+func (c *Context) Done() <-chan struct{} {
+	if c.request == nil {
+		return nil
+	}
+	return c.request.Done()
 }
 
 // Warnf records a warning; the server returns warnings as API warnings.

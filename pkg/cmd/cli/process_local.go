@@ -19,6 +19,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -56,7 +57,7 @@ func (o *ProcessOptions) processLocal(req process.Request) ([]byte, error) {
 		}
 		rules = append(rules, fileRules...)
 	}
-	out, errs, err := processing.NewProcessor(nil).Process(processing.Input{
+	out, errs, err := processing.NewProcessor(nil).Process(context.Background(), processing.Input{
 		Template:     t,
 		Request:      req,
 		Properties:   properties,

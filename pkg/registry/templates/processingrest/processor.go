@@ -91,7 +91,10 @@ func (p *Processor) Process(ctx context.Context, in processing.Input) (*v1alpha1
 		}
 		in.RemovalRules = rules
 	}
-	out, errs, err := p.processor.Process(in)
+	out, errs, err := p.processor.Process(ctx, in)
+	if ctx.Err() != nil {
+		return nil, apierrors.NewTimeoutError("processing did not finish before the request ended", 0)
+	}
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
