@@ -36,6 +36,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"stencil.dev/stencil/pkg/certs"
+	"stencil.dev/stencil/pkg/netutil"
 )
 
 // binaries are the programs the suite runs.
@@ -132,7 +133,7 @@ func (c *cluster) makePKI() error {
 }
 
 func (c *cluster) startEtcd() error {
-	ports, err := freePorts(2)
+	ports, err := netutil.FreeLoopbackPorts(2)
 	if err != nil {
 		return err
 	}
@@ -159,7 +160,7 @@ func (c *cluster) startEtcd() error {
 }
 
 func (c *cluster) startKubeAPIServer() error {
-	ports, err := freePorts(1)
+	ports, err := netutil.FreeLoopbackPorts(1)
 	if err != nil {
 		return err
 	}

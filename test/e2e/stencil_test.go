@@ -27,6 +27,8 @@ import (
 	"time"
 
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"stencil.dev/stencil/pkg/netutil"
 )
 
 const (
@@ -54,7 +56,7 @@ func (c *cluster) deployStencil(deployDir string, replicas int) error {
 		return err
 	}
 
-	ports, err := freePorts(replicas + 1)
+	ports, err := netutil.FreeLoopbackPorts(replicas + 1)
 	if err != nil {
 		return err
 	}

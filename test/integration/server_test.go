@@ -21,7 +21,6 @@ package integration
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,6 +34,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
+	"stencil.dev/stencil/pkg/netutil"
 )
 
 // serverBinary and cliBinary are built once by TestMain.
@@ -101,10 +101,11 @@ func startLocalServer(dir string) (*localServer, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	ports, err := netutil.FreeLoopbackPorts(1)
 	if err != nil {
 		return nil, err
 	}
+	port := ports[0]
 	logFile, err := os.OpenFile(filepath.Join(dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
@@ -196,12 +197,3 @@ func (s *localServer) client(t testing.TB) clientset.Interface {
 
 // clientFor is a client of the shared server.
 func clientFor(t testing.TB) clientset.Interface { return shared.client(t) }
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}

@@ -31,6 +31,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"k8s.io/klog/v2"
+
+	"stencil.dev/stencil/pkg/netutil"
 )
 
 // embeddedEtcd is an etcd member running inside the server process, listening on loopback
@@ -45,7 +47,7 @@ func newEmbeddedEtcd(dataDir string, tls etcdTLS) (*embeddedEtcd, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, err
 	}
-	ports, err := freeLoopbackPorts(2)
+	ports, err := netutil.FreeLoopbackPorts(2)
 	if err != nil {
 		return nil, err
 	}
@@ -118,17 +120,4 @@ func (e *embeddedEtcd) stop() {
 	if e.server != nil {
 		e.server.Close()
 	}
-}
-
-func freeLoopbackPorts(n int) ([]int, error) {
-	ports := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
