@@ -89,13 +89,18 @@ func (r *Result) List() []byte {
 	if r.list != nil && sameObjects(r.listFor, r.Objects) {
 		return r.list
 	}
-	size := len(listPrefix) + len(listSuffix) + len(r.Objects)
-	for _, o := range r.Objects {
+	return ListBytes(r.Objects)
+}
+
+// ListBytes wraps JSON objects, as they are, into the bytes of a v1 List.
+func ListBytes(objects []json.RawMessage) []byte {
+	size := len(listPrefix) + len(listSuffix) + len(objects)
+	for _, o := range objects {
 		size += len(o)
 	}
 	out := make([]byte, 0, size)
 	out = append(out, listPrefix...)
-	for i, o := range r.Objects {
+	for i, o := range objects {
 		if i > 0 {
 			out = append(out, ',')
 		}

@@ -98,18 +98,7 @@ type Output struct {
 }
 
 // List returns the objects as the bytes of a v1 List.
-func (o *Output) List() []byte {
-	var b strings.Builder
-	b.WriteString(`{"apiVersion":"v1","kind":"List","items":[`)
-	for i, obj := range o.Objects {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(obj)
-	}
-	b.WriteString("]}")
-	return []byte(b.String())
-}
+func (o *Output) List() []byte { return process.ListBytes(o.Objects) }
 
 // Process processes one template. Problems of the template or the request come back as a
 // field.ErrorList, all at once where they are found in one step; an error is a failure of

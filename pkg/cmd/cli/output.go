@@ -30,6 +30,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/processing"
 )
 
@@ -187,9 +188,8 @@ func writeDestinations(dir string, list []byte, format string) error {
 		if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
 			return fmt.Errorf("destination %q cannot name a file", name)
 		}
-		out := &processing.Output{Objects: byDestination[name]}
 		var b bytes.Buffer
-		if err := printList(&b, out.List(), format); err != nil {
+		if err := printList(&b, process.ListBytes(byDestination[name]), format); err != nil {
 			return err
 		}
 		if err := os.WriteFile(filepath.Join(dir, name+"."+format), b.Bytes(), 0o644); err != nil {

@@ -32,7 +32,6 @@ import (
 	stencilclient "stencil.dev/stencil/pkg/client"
 	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
 	"stencil.dev/stencil/pkg/process"
-	"stencil.dev/stencil/pkg/processing"
 )
 
 // client returns a client of the server the kubeconfig flags name, and the namespace to use.
@@ -169,9 +168,9 @@ func getTemplate(cs clientset.Interface, namespace, name string) (*templates.Tem
 
 // listBytes keeps only what kubectl apply reads of the server's answer: a v1 List of items.
 func listBytes(list *v1alpha1.List) ([]byte, error) {
-	out := &processing.Output{Objects: make([]json.RawMessage, len(list.Items))}
+	objects := make([]json.RawMessage, len(list.Items))
 	for i, item := range list.Items {
-		out.Objects[i] = item.Raw
+		objects[i] = item.Raw
 	}
-	return out.List(), nil
+	return process.ListBytes(objects), nil
 }
