@@ -86,10 +86,6 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage) (o
 
 // perDestination expands a fresh copy of the objects for each destination and annotates it.
 func (a *afterEngine) perDestination(ctx *transform.Context, objects []transform.Object) ([]json.RawMessage, field.ErrorList, error) {
-	shared, err := transform.EncodeObjects(objects)
-	if err != nil {
-		return nil, nil, err
-	}
 	var out []json.RawMessage
 	var errs field.ErrorList
 	// The destinations share the expansion budget of one request, and their output together
@@ -101,10 +97,7 @@ func (a *afterEngine) perDestination(ctx *transform.Context, objects []transform
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		copies, err := transform.DecodeObjects(shared)
-		if err != nil {
-			return nil, nil, err
-		}
+		copies := transform.CopyObjects(objects)
 		properties := map[string]string{"clusterName": d.Name}
 		for k, v := range a.properties {
 			properties[k] = v

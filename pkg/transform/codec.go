@@ -383,6 +383,16 @@ func (e *encoder) value(v any) error {
 	return err
 }
 
+// CopyObjects returns a deep copy of decoded objects, for steps that must change one copy per
+// destination while the others stay as they were.
+func CopyObjects(objects []Object) []Object {
+	out := make([]Object, len(objects))
+	for i, obj := range objects {
+		out[i] = deepCopyValue(obj).(map[string]any)
+	}
+	return out
+}
+
 // deepCopyValue copies a tree of maps and slices; scalars are immutable and shared.
 func deepCopyValue(v any) any {
 	switch v := v.(type) {
