@@ -53,6 +53,7 @@ type cluster struct {
 
 	etcd, kubeAPIServer *process
 	replicas            []*process
+	replicaPorts        []int
 	proxy               *serviceProxy
 
 	etcdURL, kubeURL string

@@ -69,6 +69,7 @@ func (c *cluster) deployStencil(deployDir string, replicas int) error {
 			return err
 		}
 		c.replicas = append(c.replicas, p)
+		c.replicaPorts = append(c.replicaPorts, ports[i])
 		backends = append(backends, "127.0.0.1:"+strconv.Itoa(ports[i]))
 	}
 	for i, p := range c.replicas {
@@ -96,12 +97,7 @@ func (c *cluster) replicaArgs(port int) []string {
 
 // replicaURL is where replica i serves, for tests that bypass the Service.
 func (c *cluster) replicaURL(i int) string {
-	for j, arg := range c.replicas[i].args {
-		if strings.HasPrefix(arg, "--secure-port=") {
-			return "https://127.0.0.1:" + strings.TrimPrefix(c.replicas[i].args[j], "--secure-port=")
-		}
-	}
-	panic("replica without --secure-port")
+	return "https://127.0.0.1:" + strconv.Itoa(c.replicaPorts[i])
 }
 
 func (c *cluster) waitReplicaReady(i int, p *process) error {

@@ -84,8 +84,8 @@ func TestDestinations(t *testing.T) {
 	tpl := &templatesv1.Template{
 		ObjectMeta:   metav1.ObjectMeta{Name: "multi"},
 		Parameters:   []templatesv1.Parameter{{Name: "GREETING", Value: "hello"}},
-		Transformers: rawList(`{"apiVersion":"builtin","kind":"CleanupTransformer"}`),
-		Objects: rawList(
+		Transformers: rawObjects(`{"apiVersion":"builtin","kind":"CleanupTransformer"}`),
+		Objects: rawObjects(
 			`{"apiVersion":"v1","kind":"Service","metadata":{"name":"web","uid":"u1","resourceVersion":"9","annotations":{"internal":"x","keep":"y"}},"spec":{"clusterIP":"10.0.0.1","clusterIPs":["10.0.0.1"],"ports":[{"port":80,"nodePort":30080,"appProtocol":"http"}]},"status":{"loadBalancer":{}}}`,
 			`{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"once","labels":{"controller-uid":"c","batch.kubernetes.io/controller-uid":"c","keep":"y"}},"spec":{"suspend":false,"selector":{"matchLabels":{"controller-uid":"c"}},"template":{"metadata":{"labels":{"controller-uid":"c"}},"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"busybox"}]}}}}`,
 			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"greeting","annotations":{"control.kubestellar.io/expand-templates":"true"}},"data":{"text":"${GREETING} from {{.clusterName}} in {{.region}}"}}`,

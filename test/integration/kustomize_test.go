@@ -104,10 +104,7 @@ patches:
 		want[r.GetKind()+"/"+r.GetName()] = obj
 	}
 
-	var objects []string
-	for _, doc := range splitYAML(t, kustomizeObjects) {
-		objects = append(objects, doc)
-	}
+	objects := splitYAML(t, kustomizeObjects)
 	patchJSON, err := json.Marshal(sidecarPatch)
 	must(t, err)
 	tpl := &templatesv1.Template{

@@ -26,6 +26,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
@@ -114,7 +115,7 @@ func TestProcessedTemplatesMatchEngine(t *testing.T) {
 func setParameterValues(t *testing.T, data []byte, values map[string]string) []byte {
 	t.Helper()
 	var doc map[string]any
-	if err := yamlOrJSON(data, &doc); err != nil {
+	if err := yaml.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
 	params, _ := doc["parameters"].([]any)

@@ -24,12 +24,9 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 )
-
-func rawList(items ...string) []runtime.RawExtension { return rawObjects(items...) }
 
 // TestTransformersThroughTheServer stores a three-level import chain and processes the last
 // template: imported transformers run first, overrides and the order apply, parameters reach
@@ -39,21 +36,21 @@ func TestTransformersThroughTheServer(t *testing.T) {
 	client := shared.client(t).TemplatesV1alpha1().Templates("transform")
 	base := &templatesv1.Template{
 		ObjectMeta:   metav1.ObjectMeta{Name: "base"},
-		Transformers: rawList(`{"apiVersion":"builtin","kind":"LabelTransformer","metadata":{"name":"team"},"labels":{"team":"a"}}`),
+		Transformers: rawObjects(`{"apiVersion":"builtin","kind":"LabelTransformer","metadata":{"name":"team"},"labels":{"team":"a"}}`),
 	}
 	middle := &templatesv1.Template{
 		ObjectMeta:       metav1.ObjectMeta{Name: "middle"},
 		TransformersFrom: []templatesv1.TransformerImport{{Name: "base"}},
-		Transformers:     rawList(`{"apiVersion":"builtin","kind":"PrefixSuffixTransformer","metadata":{"name":"prefix"},"prefix":"mid-"}`),
+		Transformers:     rawObjects(`{"apiVersion":"builtin","kind":"PrefixSuffixTransformer","metadata":{"name":"prefix"},"prefix":"mid-"}`),
 	}
 	app := &templatesv1.Template{
 		ObjectMeta:           metav1.ObjectMeta{Name: "app"},
 		Parameters:           []templatesv1.Parameter{{Name: "ENV", Value: "dev"}},
 		TransformersFrom:     []templatesv1.TransformerImport{{Name: "middle"}},
-		Transformers:         rawList(`{"apiVersion":"builtin","kind":"AnnotationsTransformer","metadata":{"name":"env"},"annotations":{"env":"${ENV}"}}`),
-		TransformerOverrides: rawList(`{"apiVersion":"builtin","kind":"LabelTransformer","metadata":{"name":"team"},"labels":{"team":"b"}}`),
+		Transformers:         rawObjects(`{"apiVersion":"builtin","kind":"AnnotationsTransformer","metadata":{"name":"env"},"annotations":{"env":"${ENV}"}}`),
+		TransformerOverrides: rawObjects(`{"apiVersion":"builtin","kind":"LabelTransformer","metadata":{"name":"team"},"labels":{"team":"b"}}`),
 		TransformerOrder:     []templatesv1.TransformerReference{{Name: "env"}, {Name: "prefix"}, {Name: "team"}},
-		Objects: rawList(
+		Objects: rawObjects(
 			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"settings"},"data":{"a":"1"}}`,
 			`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"nginx","envFrom":[{"configMapRef":{"name":"settings"}}]}]}}}}`),
 	}
@@ -100,7 +97,7 @@ func TestTransformersThroughTheServer(t *testing.T) {
 
 func TestInvalidTransformersRefused(t *testing.T) {
 	tpl := newTemplate("bad-transformers", nil)
-	tpl.Transformers = rawList(
+	tpl.Transformers = rawObjects(
 		`{"apiVersion":"builtin","kind":"NoSuchTransformer"}`,
 		`{"apiVersion":"builtin","kind":"PatchTransformer","patch":"[{\"op\":\"replace\",\"path\":\"/x\",\"value\":1}]","target":{"name":"(unclosed"}}`,
 		`{"apiVersion":"builtin","kind":"PatchTransformer","patch":"- op: nope","target":{"kind":"Deployment","labelSelector":"a in (b"}}`,

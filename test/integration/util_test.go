@@ -19,13 +19,8 @@ package integration
 import (
 	"strings"
 
-	"sigs.k8s.io/yaml"
-
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 )
-
-// yamlOrJSON reads YAML or JSON into v.
-func yamlOrJSON(data []byte, v any) error { return yaml.Unmarshal(data, v) }
 
 func templatesParam(name, typ, value string) templatesv1.Parameter {
 	return templatesv1.Parameter{Name: name, Type: templatesv1.ParameterType(typ), Value: value}

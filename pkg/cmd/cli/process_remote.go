@@ -34,14 +34,9 @@ import (
 	"stencil.dev/stencil/pkg/process"
 )
 
-// client returns a client of the server the kubeconfig flags name, and the namespace to use.
-func (o *ProcessOptions) client() (clientset.Interface, string, error) {
-	return newClient(o.config, o.streams)
-}
-
 // processStored processes a stored template through templates/NAME/processed.
 func (o *ProcessOptions) processStored(req process.Request) ([]byte, error) {
-	cs, namespace, err := o.client()
+	cs, namespace, err := newClient(o.config, o.streams)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +71,7 @@ func (o *ProcessOptions) processFile(req process.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	cs, namespace, err := o.client()
+	cs, namespace, err := newClient(o.config, o.streams)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +142,7 @@ func fillTemplate(data []byte, t *templates.Template, req process.Request) ([]by
 
 // getStored reads a stored template.
 func (o *ProcessOptions) getStored(name string) (*templates.Template, error) {
-	cs, namespace, err := o.client()
+	cs, namespace, err := newClient(o.config, o.streams)
 	if err != nil {
 		return nil, err
 	}
