@@ -90,7 +90,7 @@ func setUp(c *cluster) error {
 		kubectlStencil:   filepath.Join(c.dir, "bin", "kubectl-stencil"),
 	}
 	for pkg, out := range map[string]string{"./cmd/stencil-apiserver": c.bin.stencilAPIServer, "./cmd/stencil": c.bin.kubectlStencil} {
-		cmd := exec.Command("go", "build", "-o", out, pkg)
+		cmd := exec.Command("go", "build", "-tags", "kustomize_disable_go_plugin_support", "-o", out, pkg)
 		cmd.Dir, cmd.Stdout, cmd.Stderr = repoRoot, os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("building %s: %w", pkg, err)
