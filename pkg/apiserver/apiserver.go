@@ -33,7 +33,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/registry/templates/customtransform"
 	"stencil.dev/stencil/pkg/registry/templates/processedtemplate"
-	"stencil.dev/stencil/pkg/registry/templates/processingrest"
+	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 	templatestorage "stencil.dev/stencil/pkg/registry/templates/template"
 )
 
@@ -117,7 +117,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	processor := processingrest.NewProcessor(processingrest.Sources{
+	renderer := renderrest.NewAdapter(renderrest.Sources{
 		Templates:      templateREST,
 		RemovalRules:   customtransform.NewRules(customTransformREST).Current,
 		KindToResource: kindToResource(c.ExtraConfig.ClusterConfig),
@@ -126,8 +126,8 @@ func (c completedConfig) New() (*StencilServer, error) {
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(templates.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = map[string]rest.Storage{
 		"templates":           templateREST,
-		"templates/processed": templatestorage.NewProcessedREST(templateREST, processor),
-		"processedtemplates":  processedtemplate.NewREST(processor),
+		"templates/processed": templatestorage.NewProcessedREST(templateREST, renderer),
+		"processedtemplates":  processedtemplate.NewREST(renderer),
 		"customtransforms":    customTransformREST,
 	}
 	if err := s.GenericAPIServer.InstallAPIGroup(&apiGroupInfo); err != nil {

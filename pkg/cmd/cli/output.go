@@ -31,7 +31,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/process"
-	"stencil.dev/stencil/pkg/processing"
+	"stencil.dev/stencil/pkg/render"
 )
 
 // printList writes a List as indented JSON or as YAML. Both keep the member order and the
@@ -175,7 +175,7 @@ func writeDestinations(dir string, list []byte, format string) error {
 		if err := json.Unmarshal(item, &meta); err != nil {
 			return err
 		}
-		name := meta.Metadata.Annotations[processing.DestinationAnnotation]
+		name := meta.Metadata.Annotations[render.DestinationAnnotation]
 		if _, seen := byDestination[name]; !seen {
 			order = append(order, name)
 		}

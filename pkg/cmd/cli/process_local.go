@@ -30,7 +30,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/process"
-	"stencil.dev/stencil/pkg/processing"
+	"stencil.dev/stencil/pkg/render"
 	"stencil.dev/stencil/pkg/transform"
 )
 
@@ -57,7 +57,7 @@ func (o *ProcessOptions) processLocal(req process.Request) ([]byte, error) {
 		}
 		rules = append(rules, fileRules...)
 	}
-	out, errs, err := processing.NewProcessor(nil).Process(context.Background(), processing.Input{
+	out, errs, err := render.NewRenderer(nil).Render(context.Background(), render.Input{
 		Template:     t,
 		Request:      req,
 		Properties:   properties,

@@ -30,13 +30,13 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
-	"stencil.dev/stencil/pkg/processing"
-	"stencil.dev/stencil/pkg/registry/templates/processingrest"
+	"stencil.dev/stencil/pkg/render"
+	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 )
 
 // REST processes the Template in the request body.
 type REST struct {
-	processor *processingrest.Processor
+	renderer *renderrest.Adapter
 }
 
 var _ interface {
@@ -49,8 +49,8 @@ var _ interface {
 } = &REST{}
 
 // NewREST returns the processedtemplates storage.
-func NewREST(processor *processingrest.Processor) *REST {
-	return &REST{processor: processor}
+func NewREST(renderer *renderrest.Adapter) *REST {
+	return &REST{renderer: renderer}
 }
 
 // New returns the kind of the request body: a Template.
@@ -87,5 +87,5 @@ func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation 
 			return nil, err
 		}
 	}
-	return r.processor.Process(ctx, processing.Input{Template: t})
+	return r.renderer.Render(ctx, render.Input{Template: t})
 }

@@ -28,15 +28,15 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
 	"stencil.dev/stencil/pkg/process"
-	"stencil.dev/stencil/pkg/processing"
-	"stencil.dev/stencil/pkg/registry/templates/processingrest"
+	"stencil.dev/stencil/pkg/render"
+	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 )
 
 // ProcessedREST serves templates/{name}/processed: POST TemplateParameters, get back the stored
 // template's objects processed, as a v1 List.
 type ProcessedREST struct {
 	templates rest.Getter
-	processor *processingrest.Processor
+	renderer *renderrest.Adapter
 }
 
 var _ interface {
@@ -47,8 +47,8 @@ var _ interface {
 
 // NewProcessedREST returns the subresource; templates reads the stored template, which needs no
 // authorization of its own: create on templates/processed is the permission to process.
-func NewProcessedREST(templates rest.Getter, processor *processingrest.Processor) *ProcessedREST {
-	return &ProcessedREST{templates: templates, processor: processor}
+func NewProcessedREST(templates rest.Getter, renderer *renderrest.Adapter) *ProcessedREST {
+	return &ProcessedREST{templates: templates, renderer: renderer}
 }
 
 // New returns the kind of the request body.
@@ -81,7 +81,7 @@ func (r *ProcessedREST) Create(ctx context.Context, name string, obj runtime.Obj
 	if err != nil {
 		return nil, err
 	}
-	return r.processor.Process(ctx, processing.Input{
+	return r.renderer.Render(ctx, render.Input{
 		Template: stored.(*templates.Template),
 		Stored:   true,
 		Request: process.Request{

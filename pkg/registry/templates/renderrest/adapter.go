@@ -14,10 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package processingrest serves the API's two processing endpoints from one pkg/processing
-// Processor: it reads what processing needs from storage and turns the outcome into an API
+// Package renderrest serves the API's two processing endpoints from one pkg/render
+// Renderer: it reads what processing needs from storage and turns the outcome into an API
 // answer, a 422 or warnings.
-package processingrest
+package renderrest
 
 import (
 	"context"
@@ -34,7 +34,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
-	"stencil.dev/stencil/pkg/processing"
+	"stencil.dev/stencil/pkg/render"
 	"stencil.dev/stencil/pkg/transform"
 )
 
@@ -52,15 +52,15 @@ type Sources struct {
 	Authorizer authorizer.Authorizer
 }
 
-// Processor processes templates for the endpoints and answers with a v1 List.
-type Processor struct {
+// Adapter processes templates for the endpoints and answers with a v1 List.
+type Adapter struct {
 	sources   Sources
-	processor *processing.Processor
+	renderer *render.Renderer
 }
 
-// NewProcessor returns a Processor reading from sources.
-func NewProcessor(sources Sources) *Processor {
-	return &Processor{sources: sources, processor: processing.NewProcessor(sources.KindToResource)}
+// NewAdapter returns a Adapter reading from sources.
+func NewAdapter(sources Sources) *Adapter {
+	return &Adapter{sources: sources, renderer: render.NewRenderer(sources.KindToResource)}
 }
 
 // Process processes in, filling in what it reads from storage. Every problem of the template
@@ -69,7 +69,7 @@ func NewProcessor(sources Sources) *Processor {
 // A stored template's imports are read for whoever may process it: its author chose them.
 // A template given in the request is the caller's own, so it may import only the templates
 // the caller may get, or processedtemplates would read any template of the namespace.
-func (p *Processor) Process(ctx context.Context, in processing.Input) (*v1alpha1.List, error) {
+func (p *Adapter) Render(ctx context.Context, in render.Input) (*v1alpha1.List, error) {
 	if p.sources.Templates != nil {
 		in.GetTemplate = func(name string) (*templates.Template, error) {
 			if !in.Stored {
@@ -91,7 +91,7 @@ func (p *Processor) Process(ctx context.Context, in processing.Input) (*v1alpha1
 		}
 		in.RemovalRules = rules
 	}
-	out, errs, err := p.processor.Process(ctx, in)
+	out, errs, err := p.renderer.Render(ctx, in)
 	if ctx.Err() != nil {
 		return nil, apierrors.NewTimeoutError("processing did not finish before the request ended", 0)
 	}
@@ -116,7 +116,7 @@ func (p *Processor) Process(ctx context.Context, in processing.Input) (*v1alpha1
 }
 
 // answer wraps the processed objects, as they are, into the v1 List the endpoints return.
-func answer(out *processing.Output) (*v1alpha1.List, error) {
+func answer(out *render.Output) (*v1alpha1.List, error) {
 	list := &v1alpha1.List{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"},
 		Items:    make([]runtime.RawExtension, len(out.Objects)),
@@ -137,7 +137,7 @@ func answer(out *processing.Output) (*v1alpha1.List, error) {
 }
 
 // authorizeGet allows reading the template name only to a caller who may get it.
-func (p *Processor) authorizeGet(ctx context.Context, name string) error {
+func (p *Adapter) authorizeGet(ctx context.Context, name string) error {
 	if p.sources.Authorizer == nil {
 		return nil
 	}

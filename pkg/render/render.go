@@ -14,12 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package processing is the whole of processing after decoding, as DESIGN.md orders it: the
+// Package render is the whole of processing after decoding, as DESIGN.md orders it: the
 // engine (parameters, substitution, object labels), the consolidated transformers, the
 // CustomTransforms that bind, and template expansion, once per destination. The server's two
 // endpoints and the CLI's --local path all run it, so every path gives the same bytes for the
 // same input. It is a pure library, like the engine and the transformers it joins.
-package processing
+package render
 
 import (
 	"context"
@@ -51,18 +51,18 @@ const maxCachedConfigBytes = 64 << 10
 // a cost that is small beside their processing.
 const maxCachedPlanBytes = 256 << 10
 
-// Processor processes templates; it caches compiled plans of stored templates and compiled
+// Renderer processes templates; it caches compiled plans of stored templates and compiled
 // transformer pipelines, and is safe for concurrent use.
-type Processor struct {
+type Renderer struct {
 	kindToResource func(group, kind string) (string, bool)
 	plans          *lru.Cache
 	pipelines      *lru.Cache
 }
 
-// NewProcessor returns a Processor. kindToResource maps kinds to plural resources for
+// NewRenderer returns a Renderer. kindToResource maps kinds to plural resources for
 // CustomTransforms that name a resource; nil means the built-in table of Kubernetes' kinds.
-func NewProcessor(kindToResource func(group, kind string) (string, bool)) *Processor {
-	return &Processor{kindToResource: kindToResource, plans: lru.New(cacheSize), pipelines: lru.New(cacheSize)}
+func NewRenderer(kindToResource func(group, kind string) (string, bool)) *Renderer {
+	return &Renderer{kindToResource: kindToResource, plans: lru.New(cacheSize), pipelines: lru.New(cacheSize)}
 }
 
 // Input is one processing request.
@@ -103,7 +103,7 @@ func (o *Output) List() []byte { return process.ListBytes(o.Objects) }
 // Process processes one template. Problems of the template or the request come back as a
 // field.ErrorList, all at once where they are found in one step; an error is a failure of
 // processing itself, or ctx's error when the request is done before processing is.
-func (p *Processor) Process(ctx context.Context, in Input) (*Output, field.ErrorList, error) {
+func (p *Renderer) Render(ctx context.Context, in Input) (*Output, field.ErrorList, error) {
 	t, configs, importsKey, errs := consolidate(in.Template, in.GetTemplate)
 	if len(errs) > 0 {
 		return nil, errs, nil
@@ -166,7 +166,7 @@ func consolidate(t *templates.Template, get transform.TemplateGetter) (*template
 	return &consolidated, configs, imports.String(), nil
 }
 
-func (p *Processor) plan(t *templates.Template, stored bool, importsKey string) (*process.Plan, field.ErrorList) {
+func (p *Renderer) plan(t *templates.Template, stored bool, importsKey string) (*process.Plan, field.ErrorList) {
 	dialect := process.Stencil
 	if t.OpenShift {
 		dialect = process.OpenShift
@@ -191,7 +191,7 @@ func (p *Processor) plan(t *templates.Template, stored bool, importsKey string) 
 // pipeline compiles the consolidated configs as the engine substituted them, or reuses the
 // pipeline of the same substituted configs: most requests give the transformers the same
 // parameters.
-func (p *Processor) pipeline(configs []transform.Config, substituted []json.RawMessage) (*transform.Pipeline, field.ErrorList) {
+func (p *Renderer) pipeline(configs []transform.Config, substituted []json.RawMessage) (*transform.Pipeline, field.ErrorList) {
 	if len(substituted) == 0 {
 		return nil, nil
 	}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package processing
+package render
 
 import (
 	"context"
@@ -64,9 +64,9 @@ func base(string) (*templates.Template, error) {
 // CustomTransforms, then expansion per destination.
 func TestProcessOrder(t *testing.T) {
 	rules := []transform.RemovalRule{{Name: "no-nodeport", Resource: "services", Paths: []jsonpath.Path{jsonpath.MustParse("$.spec.ports[*].nodePort")}}}
-	p := NewProcessor(nil)
+	p := NewRenderer(nil)
 	for round := 0; round < 2; round++ { // the second round runs the cached plan and pipeline
-		out, errs, err := p.Process(context.Background(), Input{
+		out, errs, err := p.Render(context.Background(), Input{
 			Template: app(), Stored: true, GetTemplate: base, RemovalRules: rules,
 			Destinations: []templates.Destination{{Name: "virgo"}, {Name: "leo"}},
 		})
@@ -117,7 +117,7 @@ func TestProcessErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			in := Input{Template: app(), GetTemplate: base, Request: process.Request{}}
 			tc.mutate(&in)
-			_, errs, err := NewProcessor(nil).Process(context.Background(), in)
+			_, errs, err := NewRenderer(nil).Render(context.Background(), in)
 			if err != nil {
 				t.Fatal(err)
 			}
