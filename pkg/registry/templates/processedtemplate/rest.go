@@ -30,8 +30,8 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
-	"stencil.dev/stencil/pkg/render"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
+	"stencil.dev/stencil/pkg/render"
 )
 
 // REST processes the Template in the request body.

@@ -54,7 +54,7 @@ type Sources struct {
 
 // Adapter processes templates for the endpoints and answers with a v1 List.
 type Adapter struct {
-	sources   Sources
+	sources  Sources
 	renderer *render.Renderer
 }
 

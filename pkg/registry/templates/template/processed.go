@@ -28,15 +28,15 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
 	"stencil.dev/stencil/pkg/process"
-	"stencil.dev/stencil/pkg/render"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
+	"stencil.dev/stencil/pkg/render"
 )
 
 // ProcessedREST serves templates/{name}/processed: POST TemplateParameters, get back the stored
 // template's objects processed, as a v1 List.
 type ProcessedREST struct {
 	templates rest.Getter
-	renderer *renderrest.Adapter
+	renderer  *renderrest.Adapter
 }
 
 var _ interface {
