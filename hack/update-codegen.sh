@@ -7,7 +7,16 @@ set -o pipefail
 
 SCRIPT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 cd "${SCRIPT_ROOT}"
-CODEGEN_PKG="${CODEGEN_PKG:-$(go list -m -f '{{.Dir}}' k8s.io/code-generator)}"
+# `go list -m` prints nothing for a module that is not in the module cache yet (a fresh
+# machine), so download it first.
+if [[ -z "${CODEGEN_PKG:-}" ]]; then
+  go mod download k8s.io/code-generator
+  CODEGEN_PKG="$(go list -m -f '{{.Dir}}' k8s.io/code-generator)"
+fi
+if [[ ! -f "${CODEGEN_PKG}/kube_codegen.sh" ]]; then
+  echo "k8s.io/code-generator not found (CODEGEN_PKG=${CODEGEN_PKG})" >&2
+  exit 1
+fi
 THIS_PKG="stencil.dev/stencil"
 # kube_codegen.sh installs the generators into GOBIN; keep them inside the project.
 export GOBIN="${SCRIPT_ROOT}/_output/codegen-bin"
