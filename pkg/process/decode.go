@@ -18,30 +18,26 @@ package process
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
 	"stencil.dev/stencil/pkg/apis/templates"
-	"stencil.dev/stencil/pkg/apis/templates/install"
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 )
 
-// scheme converts our versioned Template to the internal one, with defaults applied.
-var scheme = func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	install.Install(s)
-	return s
-}()
-
 // DecodeTemplate reads a Template from JSON or YAML: ours (templates.stencil.dev/v1alpha1), an
-// OpenShift template.openshift.io/v1 Template, or the legacy "apiVersion: v1, kind: Template"
-// that oc also accepts. It returns the Template and the dialect to process it by. Of a YAML
-// stream only the first document is read, as oc does.
+// OpenShift template.openshift.io/v1 Template, or the legacy "apiVersion: v1, kind: Template".
+//
+// It is the fast path of a template given in a request: YAML is converted to JSON once, then
+// one scan of the top-level members finds apiVersion and kind and the bytes of each object,
+// which become the template's objects as they are (Compile validates them). Only the small
+// rest of the template (metadata, parameters, labels, transformers) goes through a typed
+// decoder. The objects share data's memory: data must not change while the template is used.
 func DecodeTemplate(data []byte) (t *templates.Template, d Dialect, err error) {
 	// No input may panic this function; the YAML library is the only part not written here.
 	defer func() {
@@ -56,48 +52,165 @@ func DecodeTemplate(data []byte) (t *templates.Template, d Dialect, err error) {
 	}
 	if trimmed[0] != '{' {
 		// JSON input keeps its exact bytes (and big numbers); YAML is converted as kubectl does.
-		if data, err = yaml.YAMLToJSON(data); err != nil {
+		if trimmed, err = yaml.YAMLToJSON(data); err != nil {
 			return nil, Stencil, fmt.Errorf("cannot read the template as YAML: %v", err)
 		}
 	}
-	var header metav1.TypeMeta
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &header); err != nil {
+	top, err := splitTemplate(trimmed)
+	if err != nil {
 		return nil, Stencil, fmt.Errorf("cannot read the template: %v", err)
 	}
-	if header.Kind != "Template" {
-		return nil, Stencil, fmt.Errorf("not a Template: the input is kind %q, apiVersion %q", header.Kind, header.APIVersion)
+	if top.kind != "Template" {
+		return nil, Stencil, fmt.Errorf("not a Template: the input is kind %q, apiVersion %q", top.kind, top.apiVersion)
 	}
-	switch header.APIVersion {
+	switch top.apiVersion {
 	case v1alpha1.SchemeGroupVersion.String():
-		t, err := decodeStencil(data)
+		t, err := decodeStencil(top)
 		return t, Stencil, err
 	case openshift.SchemeGroupVersion.String(), openshift.LegacyGroupVersion.String():
-		t, err := decodeOpenShift(data)
+		t, err := decodeOpenShift(top)
 		return t, OpenShift, err
 	}
 	return nil, Stencil, fmt.Errorf("unsupported Template apiVersion %q: use %s, %s or %s",
-		header.APIVersion, v1alpha1.SchemeGroupVersion, openshift.SchemeGroupVersion, openshift.LegacyGroupVersion)
+		top.apiVersion, v1alpha1.SchemeGroupVersion, openshift.SchemeGroupVersion, openshift.LegacyGroupVersion)
 }
 
-func decodeStencil(data []byte) (*templates.Template, error) {
+func decodeStencil(top *templateBytes) (*templates.Template, error) {
 	var versioned v1alpha1.Template
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &versioned); err != nil {
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(top.rest, &versioned); err != nil {
 		return nil, fmt.Errorf("cannot read the template: %v", err)
 	}
-	scheme.Default(&versioned)
+	versioned.Objects = top.objects
+	v1alpha1.SetObjectDefaults_Template(&versioned)
 	t := &templates.Template{}
-	if err := scheme.Convert(&versioned, t, nil); err != nil {
+	if err := v1alpha1.Convert_v1alpha1_Template_To_templates_Template(&versioned, t, nil); err != nil {
 		return nil, fmt.Errorf("cannot convert the template: %v", err)
 	}
 	return t, nil
 }
 
-func decodeOpenShift(data []byte) (*templates.Template, error) {
+func decodeOpenShift(top *templateBytes) (*templates.Template, error) {
 	var in openshift.Template
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &in); err != nil {
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(top.rest, &in); err != nil {
 		return nil, fmt.Errorf("cannot read the OpenShift template: %v", err)
 	}
+	in.Objects = top.objects
 	t := &templates.Template{}
 	openshift.ToInternal(&in, t)
 	return t, nil
+}
+
+// templateBytes is a template split at its top level.
+type templateBytes struct {
+	apiVersion, kind string
+	// objects are the bytes of each element of "objects", not yet validated.
+	objects []runtime.RawExtension
+	// rest is the template as a JSON object without its objects.
+	rest []byte
+}
+
+// maxDepth bounds the nesting the scan follows, as encoding/json does.
+const maxDepth = 10000
+
+// splitTemplate scans the members of the JSON object data once. It checks the syntax of the
+// top level and of the objects array; what it hands on is checked by whoever reads it.
+func splitTemplate(data []byte) (*templateBytes, error) {
+	s := scanner{b: data}
+	out := &templateBytes{rest: make([]byte, 0, 1024)}
+	out.rest = append(out.rest, '{')
+	s.space()
+	if !s.consume('{') {
+		return nil, s.errorf("a template must be a JSON object")
+	}
+	for first := true; ; first = false {
+		s.space()
+		if s.consume('}') {
+			break
+		}
+		if !first && !s.consume(',') {
+			return nil, s.errorf("expected , or }")
+		}
+		s.space()
+		keyAt := s.i
+		if err := s.skipString(); err != nil {
+			return nil, err
+		}
+		key := s.b[keyAt:s.i]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			// An escaped spelling of a member name is the same member, as for any decoder.
+			key = appendQuoted(nil, stringContent(key))
+		}
+		s.space()
+		if !s.consume(':') {
+			return nil, s.errorf("expected :")
+		}
+		s.space()
+		valueAt := s.i
+		switch string(key) {
+		case `"objects"`:
+			objects, err := s.objects()
+			if err != nil {
+				return nil, err
+			}
+			out.objects = objects
+			continue
+		case `"apiVersion"`, `"kind"`:
+			if err := s.skipValue(0); err != nil {
+				return nil, err
+			}
+			var v string
+			if err := json.Unmarshal(s.b[valueAt:s.i], &v); err != nil {
+				return nil, fmt.Errorf("%s must be a string", stringContent(key))
+			}
+			if string(key) == `"kind"` {
+				out.kind = v
+			} else {
+				out.apiVersion = v
+			}
+		default:
+			if err := s.skipValue(0); err != nil {
+				return nil, err
+			}
+		}
+		if len(out.rest) > 1 {
+			out.rest = append(out.rest, ',')
+		}
+		out.rest = append(out.rest, key...)
+		out.rest = append(out.rest, ':')
+		out.rest = append(out.rest, s.b[valueAt:s.i]...)
+	}
+	s.space()
+	if s.i != len(s.b) {
+		return nil, s.errorf("unexpected data after the template")
+	}
+	out.rest = append(out.rest, '}')
+	return out, nil
+}
+
+// objects reads the array of objects at the scanner, each element as its bytes.
+func (s *scanner) objects() ([]runtime.RawExtension, error) {
+	if s.literal("null") {
+		return nil, nil
+	}
+	if !s.consume('[') {
+		return nil, s.errorf("objects must be an array")
+	}
+	var out []runtime.RawExtension
+	for first := true; ; first = false {
+		s.space()
+		if s.consume(']') {
+			return out, nil
+		}
+		if !first {
+			if !s.consume(',') {
+				return nil, s.errorf("expected , or ]")
+			}
+			s.space()
+		}
+		at := s.i
+		if err := s.skipValue(1); err != nil {
+			return nil, err
+		}
+		out = append(out, runtime.RawExtension{Raw: s.b[at:s.i:s.i]})
+	}
 }

@@ -115,22 +115,8 @@ func shownValue(t templates.ParameterType, value string) any {
 // resolveParameters computes the final value of every parameter for one request: the
 // caller's value, else the default; generated when still empty; then required and type checks.
 func (p *Plan) resolveParameters(req *Request) ([]string, field.ErrorList) {
-	var errs field.ErrorList
-	if !req.IgnoreUnknownParameters {
-		var unknown []string
-		for name := range req.Parameters {
-			if _, ok := p.index[name]; !ok {
-				unknown = append(unknown, name)
-			}
-		}
-		sort.Strings(unknown)
-		for _, name := range unknown {
-			errs = append(errs, field.Invalid(field.NewPath("parameters").Key(name), name,
-				"the template declares no such parameter (ignoreUnknownParameters, or --ignore-unknown-parameters, accepts it)"))
-		}
-	}
+	errs := unknownValues(p.index, req)
 	values := make([]string, len(p.params))
-	base := field.NewPath("parameters")
 	for i := range p.params {
 		param := &p.params[i]
 		value, given := req.Parameters[param.Name]
@@ -146,19 +132,70 @@ func (p *Plan) resolveParameters(req *Request) ([]string, field.ErrorList) {
 			value = param.generator.generate(req.Generator)
 			unchecked = true
 		}
-		switch {
-		case value == "" && param.Required:
-			errs = append(errs, field.Required(base.Index(i),
-				fmt.Sprintf("parameter %s is required and must be specified", param.Name)))
-		case unchecked:
-			if err := param.Type.CheckValue(value); err != nil {
-				errs = append(errs, field.Invalid(base.Index(i), shownValue(param.Type, value),
-					fmt.Sprintf("parameter %s %s", param.Name, err.Error())))
-			}
-		}
+		errs = append(errs, param.checkValue(i, value, unchecked)...)
 		values[i] = value
 	}
 	return values, errs
+}
+
+// CheckValues reports the problems of the request's values that can be known without a
+// compiled template: values for undeclared parameters, required parameters left empty and
+// values of the wrong type. Callers use it beside Compile's errors, so that a template that
+// does not compile still gets every problem of its request reported at once; Execute finds
+// the same problems (and those of generated values) when the template compiles.
+func CheckValues(t *templates.Template, d Dialect, req Request) field.ErrorList {
+	params, index, _ := compileParameters(t.Parameters, d)
+	errs := unknownValues(index, &req)
+	for i := range params {
+		param := &params[i]
+		if checkType(param.Type) != nil {
+			continue // Compile reports the type
+		}
+		value, given := req.Parameters[param.Name]
+		if !given {
+			value = param.Value
+		}
+		if value == "" && param.Generate != "" {
+			continue // generated when the template is executed
+		}
+		errs = append(errs, param.checkValue(i, value, given)...)
+	}
+	return errs
+}
+
+// unknownValues reports the caller's values for parameters the template does not declare.
+func unknownValues(index map[string]int, req *Request) field.ErrorList {
+	if req.IgnoreUnknownParameters {
+		return nil
+	}
+	var unknown []string
+	for name := range req.Parameters {
+		if _, ok := index[name]; !ok {
+			unknown = append(unknown, name)
+		}
+	}
+	sort.Strings(unknown)
+	var errs field.ErrorList
+	for _, name := range unknown {
+		errs = append(errs, field.Invalid(field.NewPath("parameters").Key(name), name,
+			"the template declares no such parameter (ignoreUnknownParameters, or --ignore-unknown-parameters, accepts it)"))
+	}
+	return errs
+}
+
+// checkValue checks the final value of parameter i; unchecked says it is not the default,
+// which Compile has checked.
+func (param *compiledParameter) checkValue(i int, value string, unchecked bool) field.ErrorList {
+	path := field.NewPath("parameters").Index(i)
+	switch {
+	case value == "" && param.Required:
+		return field.ErrorList{field.Required(path, fmt.Sprintf("parameter %s is required and must be specified", param.Name))}
+	case unchecked:
+		if err := param.Type.CheckValue(value); err != nil {
+			return field.ErrorList{field.Invalid(path, shownValue(param.Type, value), fmt.Sprintf("parameter %s %s", param.Name, err.Error()))}
+		}
+	}
+	return nil
 }
 
 // canonicalInteger drops the leading zeros of an integer parameter, so that ${{P}} yields a

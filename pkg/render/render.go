@@ -26,6 +26,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -106,19 +107,22 @@ func (o *Output) List() []byte { return process.ListBytes(o.Objects) }
 func (p *Renderer) Render(ctx context.Context, in Input) (*Output, field.ErrorList, error) {
 	t, configs, importsKey, errs := consolidate(in.Template, in.GetTemplate)
 	if len(errs) > 0 {
-		return nil, errs, nil
+		return nil, sortErrors(errs), nil
 	}
 	plan, errs := p.plan(t, in.Stored, importsKey)
 	if len(errs) > 0 {
-		return nil, errs, nil
+		// The request's values and the transformer configs can be checked without a plan:
+		// report their problems now too, rather than one kind of problem per try.
+		errs = append(errs, process.CheckValues(t, dialectOf(t), in.Request)...)
+		return nil, sortErrors(append(errs, p.configProblems(in)...)), nil
 	}
 	result, errs := plan.Execute(in.Request)
 	if len(errs) > 0 {
-		return nil, errs, nil
+		return nil, sortErrors(append(errs, p.configProblems(in)...)), nil
 	}
 	after := &afterEngine{kindResource: p.kindToResource, rules: in.RemovalRules, properties: in.Properties, destinations: in.Destinations}
 	if after.pipeline, errs = p.pipeline(configs, result.Transformers); len(errs) > 0 {
-		return nil, errs, nil
+		return nil, sortErrors(errs), nil
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
@@ -129,9 +133,76 @@ func (p *Renderer) Render(ctx context.Context, in Input) (*Output, field.ErrorLi
 	}
 	warnings := append(result.Warnings, out.warnings...)
 	if len(out.invalid) > 0 {
-		return &Output{Warnings: warnings}, out.invalid, nil
+		return &Output{Warnings: warnings}, sortErrors(out.invalid), nil
 	}
 	return &Output{Objects: out.objects, Message: result.Message, Parameters: result.Parameters, Warnings: warnings}, nil, nil
+}
+
+// configProblems checks the transformer configs of a template given in the request as they
+// are written, before substitution; a stored template's were checked when it was written.
+func (p *Renderer) configProblems(in Input) field.ErrorList {
+	if in.Stored {
+		return nil
+	}
+	return transform.ValidateTransformers(in.Template)
+}
+
+// sortErrors orders problems by field path (indices as numbers, so objects[2] comes before
+// objects[10]), keeping the order of those at one path, and drops exact repeats, so that a
+// 422 names each problem once and in a stable order.
+func sortErrors(errs field.ErrorList) field.ErrorList {
+	sort.SliceStable(errs, func(i, j int) bool { return lessPath(errs[i].Field, errs[j].Field) })
+	type problem struct {
+		field, detail string
+		kind          field.ErrorType
+	}
+	seen := make(map[problem]bool, len(errs))
+	out := errs[:0]
+	for _, e := range errs {
+		key := problem{e.Field, e.Detail, e.Type}
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// lessPath compares field paths, with runs of digits compared as numbers.
+func lessPath(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digitRun(a), digitRun(b)
+		if da > 0 && db > 0 {
+			if da != db {
+				return da < db // no leading zeros in indices: the shorter number is smaller
+			}
+			if a[:da] != b[:db] {
+				return a[:da] < b[:db]
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func digitRun(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
+}
+
+func dialectOf(t *templates.Template) process.Dialect {
+	if t.OpenShift {
+		return process.OpenShift
+	}
+	return process.Stencil
 }
 
 // consolidate replaces the template's transformer fields by its consolidated list (imports,
@@ -167,10 +238,7 @@ func consolidate(t *templates.Template, get transform.TemplateGetter) (*template
 }
 
 func (p *Renderer) plan(t *templates.Template, stored bool, importsKey string) (*process.Plan, field.ErrorList) {
-	dialect := process.Stencil
-	if t.OpenShift {
-		dialect = process.OpenShift
-	}
+	dialect := dialectOf(t)
 	if !stored {
 		return process.Compile(t, dialect)
 	}
