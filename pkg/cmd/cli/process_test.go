@@ -122,7 +122,8 @@ func TestProcessParametersTable(t *testing.T) {
 func TestProcessErrors(t *testing.T) {
 	broken := `{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","metadata":{"name":"broken"},
 		"parameters":[{"name":"A","required":true},{"name":"N","type":"int","value":"x"}],
-		"objects":[{"apiVersion":"v1","kind":"ConfigMap","data":{"a":"${A}","b":"${MISSING}"}},{"kind":"Secret"}]}`
+		"objects":[{"apiVersion":"v1","kind":"ConfigMap","data":{"a":"${A}","b":"${MISSING}"}},{"kind":"Secret"}],
+		"transformers":[{"apiVersion":"builtin","kind":"PatchTransformer","target":{"kind":"Deployment"}}]}`
 	cases := []struct {
 		name  string
 		stdin string
@@ -130,7 +131,8 @@ func TestProcessErrors(t *testing.T) {
 		want  []string
 	}{
 		{"every template error at once", broken, []string{"process", "--local", "-f", "-"},
-			[]string{`unable to process template "broken"`, "parameters[1].value", "objects[0].data.b", "objects[1].apiVersion"}},
+			[]string{`unable to process template "broken"`, "parameters[1].value", "objects[0].data.b", "objects[1].apiVersion",
+				"parameters[0]: Required value", "transformers[0].patch: Required value"}},
 		{"every value error at once", "", []string{"process", "--local", "-f", mysqlTemplate, "-p", "NOPE=1", "-p", "MYSQL_DATABASE="},
 			[]string{"parameters[NOPE]", "parameters[6]: Required value: parameter MYSQL_DATABASE is required"}},
 		{"malformed flags", "", []string{"process", "--local", "-f", mysqlTemplate, "-p", "novalue", "-p", "A=1", "-p", "A=2", "-l", "x"},
