@@ -37,9 +37,6 @@ import (
 	templatestorage "stencil.dev/stencil/pkg/registry/templates/template"
 )
 
-// ComponentName names Stencil in the component version registry.
-const ComponentName = "stencil"
-
 var (
 	// Scheme holds every type the server encodes or decodes.
 	Scheme = runtime.NewScheme()

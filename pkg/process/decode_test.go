@@ -95,7 +95,7 @@ func TestConcurrentExecute(t *testing.T) {
 					t.Error(errs)
 					return
 				}
-				if string(got.List()) != string(want.List()) {
+				if string(ListBytes(got.Objects)) != string(ListBytes(want.Objects)) {
 					t.Errorf("goroutine %d: output differs", g)
 					return
 				}
@@ -116,7 +116,7 @@ func TestListFollowsObjects(t *testing.T) {
 		t.Fatal(errs)
 	}
 	r.Objects = r.Objects[1:]
-	if got, want := string(r.List()), `{"apiVersion":"v1","kind":"List","items":[`+cm(`"b":"2"`)+`]}`; got != want {
+	if got, want := string(ListBytes(r.Objects)), `{"apiVersion":"v1","kind":"List","items":[`+cm(`"b":"2"`)+`]}`; got != want {
 		t.Errorf("got %s\nwant %s", got, want)
 	}
 }

@@ -28,15 +28,6 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 )
 
-// Process compiles and executes a Template in one call, for templates that are not cached.
-func Process(t *templates.Template, d Dialect, req Request) (*Result, field.ErrorList) {
-	plan, errs := Compile(t, d)
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	return plan.Execute(req)
-}
-
 // Execute processes the plan with one request's values. All problems are returned at once.
 func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 	values, errs := p.resolveParameters(&req)
@@ -72,7 +63,6 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 		result.Parameters[i].Value = values[i]
 	}
 	result.Objects = x.writeList(p.objects)
-	result.list, result.listFor = x.buf, result.Objects
 	result.Transformers = x.writeConfigs(p.transformers)
 	result.TransformerOverrides = x.writeConfigs(p.transformerOverrides)
 	if len(x.errs) > 0 {

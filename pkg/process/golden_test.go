@@ -83,7 +83,7 @@ func TestGolden(t *testing.T) {
 			if len(r.Objects) != len(tmpl.Objects) {
 				t.Errorf("%d objects, want %d", len(r.Objects), len(tmpl.Objects))
 			}
-			g := golden{List: jsontext.Value(r.List()), Message: r.Message, Warnings: r.Warnings}
+			g := golden{List: jsontext.Value(ListBytes(r.Objects)), Message: r.Message, Warnings: r.Warnings}
 			for _, p := range r.Parameters {
 				g.Parameters = append(g.Parameters, goldenParam{Name: p.Name, Value: p.Value})
 			}

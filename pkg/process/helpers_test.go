@@ -75,11 +75,11 @@ func processCase(t *testing.T, template string, req Request) (*Result, field.Err
 			t.Fatalf("invalid JSON object: %s", o)
 		}
 	}
-	if !jsontext.Value(fast.List()).IsValid() {
-		t.Fatalf("invalid JSON list: %s", fast.List())
+	if !jsontext.Value(ListBytes(fast.Objects)).IsValid() {
+		t.Fatalf("invalid JSON list: %s", ListBytes(fast.Objects))
 	}
 	if compare {
-		if got, want := string(fast.List()), string(slow.List()); got != want {
+		if got, want := string(ListBytes(fast.Objects)), string(ListBytes(slow.Objects)); got != want {
 			t.Fatalf("fast and slow paths differ:\nfast %s\nslow %s", got, want)
 		}
 	}

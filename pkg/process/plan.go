@@ -54,9 +54,6 @@ type Plan struct {
 	outputSize int
 }
 
-// Dialect returns the dialect the plan was compiled for.
-func (p *Plan) Dialect() Dialect { return p.dialect }
-
 // paramUsage records how the objects use a parameter, so Execute prepares only what is used.
 type paramUsage uint8
 

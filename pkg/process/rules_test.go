@@ -169,7 +169,7 @@ func TestMessageAndTransformers(t *testing.T) {
 	if got, want := string(r.Transformers[0]), `{"apiVersion":"builtin","kind":"ReplicaCountTransformer","replicas":[{"name":"bob","count":2}]}`; got != want {
 		t.Errorf("transformer %s, want %s", got, want)
 	}
-	if got := string(r.List()); got != `{"apiVersion":"v1","kind":"List","items":[]}` {
+	if got := string(ListBytes(r.Objects)); got != `{"apiVersion":"v1","kind":"List","items":[]}` {
 		t.Errorf("empty list %s", got)
 	}
 }

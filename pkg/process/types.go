@@ -18,7 +18,6 @@ package process
 
 import (
 	"encoding/json"
-	"io"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 )
@@ -71,10 +70,6 @@ type Result struct {
 	Transformers []json.RawMessage
 	// TransformerOverrides are the template's transformer overrides with parameters substituted.
 	TransformerOverrides []json.RawMessage
-
-	// list is the v1 List Execute wrote around Objects, valid while Objects is unchanged.
-	list    []byte
-	listFor []json.RawMessage
 }
 
 // listPrefix and listSuffix wrap the objects of a processed template into a v1 List.
@@ -82,15 +77,6 @@ const (
 	listPrefix = `{"apiVersion":"v1","kind":"List","items":[`
 	listSuffix = `]}`
 )
-
-// List returns the objects as the bytes of a v1 List:
-// {"apiVersion":"v1","kind":"List","items":[...]}.
-func (r *Result) List() []byte {
-	if r.list != nil && sameObjects(r.listFor, r.Objects) {
-		return r.list
-	}
-	return ListBytes(r.Objects)
-}
 
 // ListBytes wraps JSON objects, as they are, into the bytes of a v1 List.
 func ListBytes(objects []json.RawMessage) []byte {
@@ -107,24 +93,4 @@ func ListBytes(objects []json.RawMessage) []byte {
 		out = append(out, o...)
 	}
 	return append(out, listSuffix...)
-}
-
-// WriteList writes the bytes of List to w.
-func (r *Result) WriteList(w io.Writer) error {
-	_, err := w.Write(r.List())
-	return err
-}
-
-// sameObjects reports whether the caller left the objects as Execute returned them, so that
-// the List Execute already wrote around them is still right.
-func sameObjects(a, b []json.RawMessage) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if len(a[i]) != len(b[i]) || (len(a[i]) > 0 && &a[i][0] != &b[i][0]) {
-			return false
-		}
-	}
-	return true
 }

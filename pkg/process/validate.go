@@ -50,7 +50,7 @@ func (c *compiler) referencesIn(raws []runtime.RawExtension, list string) {
 		c.structure.build(src)
 		w := c.newWalker(src, objectPath{list, i}, true)
 		start := w.mark()
-		w.object(0, len(src), context{envIndex: -1})
+		w.object(0, len(src), walkContext{envIndex: -1})
 		w.rewind(start)
 		c.errs = append(c.errs, w.errs...)
 	}

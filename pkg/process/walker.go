@@ -48,8 +48,8 @@ type pathSegment struct {
 	index int
 }
 
-// context is what a value's position means for compiling it.
-type context struct {
+// walkContext is what a value's position means for compiling it.
+type walkContext struct {
 	// targets are the label targets at and below this value; targetIndex is its index among
 	// its parent's children.
 	targets     *labelTarget
@@ -113,13 +113,13 @@ func isPlainFieldName(s string) bool {
 
 // mayChange reports whether compiling the value at src[at:end] in context cx can give
 // anything but its bytes.
-func (w *walker) mayChange(at, end int, cx context) bool {
+func (w *walker) mayChange(at, end int, cx walkContext) bool {
 	return cx.targets != nil || cx.metadata || cx.createInstead != nil || w.st.hasDollar(at, end)
 }
 
 // value compiles the value at src[at:end], which mayChange. It emits the value's ops and
 // reports whether they differ from its bytes; when not, it emits nothing.
-func (w *walker) value(at, end int, cx context) bool {
+func (w *walker) value(at, end int, cx walkContext) bool {
 	switch w.src[at] {
 	case '{':
 		return w.object(at, end, cx)
@@ -137,7 +137,7 @@ func (w *walker) value(at, end int, cx context) bool {
 }
 
 // array compiles the array at src[at:end].
-func (w *walker) array(at, end int, cx context) bool {
+func (w *walker) array(at, end int, cx walkContext) bool {
 	m := w.mark()
 	w.emitLit([]byte{'['})
 	changed := false
@@ -153,7 +153,7 @@ func (w *walker) array(at, end int, cx context) bool {
 	i := at + 1
 	for index := 0; i < end-1; index++ {
 		itemEnd := w.st.end(w.src, i)
-		item := context{expandIn: cx.expandIn, envIndex: cx.envIndex}
+		item := walkContext{expandIn: cx.expandIn, envIndex: cx.envIndex}
 		if cx.envOf != nil {
 			item.envItemOf, item.envIndex = cx.envOf, index
 		}

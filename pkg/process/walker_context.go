@@ -26,8 +26,8 @@ import (
 
 // memberContext returns the context of the member name of an object in context cx, and
 // whether the member is dropped (a hardcoded namespace).
-func (w *walker) memberContext(cx context, name []byte, valueAt int) (context, bool) {
-	child := context{envIndex: -1}
+func (w *walker) memberContext(cx walkContext, name []byte, valueAt int) (walkContext, bool) {
+	child := walkContext{envIndex: -1}
 	if cx.targets != nil {
 		if i, t := cx.targets.child(name); t != nil {
 			child.targets, child.targetIndex = t, i

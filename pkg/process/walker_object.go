@@ -23,7 +23,7 @@ import (
 // objectEmitter holds the state of one object being compiled.
 type objectEmitter struct {
 	w       *walker
-	cx      context
+	cx      walkContext
 	open    int // the opOpen op
 	flags   uint8
 	state   commaState
@@ -36,7 +36,7 @@ type objectEmitter struct {
 }
 
 // object compiles the object at src[at:end].
-func (w *walker) object(at, end int, cx context) bool {
+func (w *walker) object(at, end int, cx walkContext) bool {
 	m := w.mark()
 	// The "{" ends a literal that nothing may extend, so that it can be split off into an
 	// opOpen once we know whether the object needs bookkeeping at run time.
@@ -163,7 +163,7 @@ func (o *objectEmitter) member(keyAt, keyEnd, valueEnd int) {
 
 	key := compiledString{kind: unchanged}
 	if keyMayChange {
-		key = w.compileString(keyRaw, context{}, true, &w.keySegs)
+		key = w.compileString(keyRaw, walkContext{}, true, &w.keySegs)
 		if key.kind == textWithParams {
 			o.flags |= frameCheckKeys
 		}

@@ -44,7 +44,7 @@ func (c *compiler) compileObject(raw []byte, at objectPath, templateObject bool)
 	start := c.newWalker(src, at, false).mark()
 	for slow := c.forceSlow; ; slow = true {
 		w := c.newWalker(src, at, slow)
-		cx := context{envIndex: -1}
+		cx := walkContext{envIndex: -1}
 		if templateObject {
 			cx.top = true
 			if errs := w.header(&cx); len(errs) > 0 {
@@ -91,7 +91,7 @@ func (c *compiler) target(t *labelTarget) uint32 {
 // header checks the object's kind and apiVersion and, when they are literals, decides where
 // its labels go and its OpenShift group. A parameterised kind or apiVersion sends the object
 // to the slow path, which decides after substitution.
-func (w *walker) header(cx *context) field.ErrorList {
+func (w *walker) header(cx *walkContext) field.ErrorList {
 	var raws [2][]byte
 	forEachMember(w.src, 0, func(key []byte, at, end int) {
 		switch string(key) {
@@ -162,7 +162,7 @@ type compiledString struct {
 
 // compileString compiles the JSON string raw. A key never takes a typed value. Reference
 // segments that stay as written are turned into literal text.
-func (w *walker) compileString(raw []byte, cx context, key bool, scratch *[]segment) compiledString {
+func (w *walker) compileString(raw []byte, cx walkContext, key bool, scratch *[]segment) compiledString {
 	if !mayHoldReference(raw) {
 		return compiledString{kind: unchanged}
 	}
