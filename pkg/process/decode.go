@@ -28,6 +28,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // DecodeTemplate reads a Template from JSON or YAML: ours (templates.stencil.dev/v1alpha1), an
@@ -138,7 +139,7 @@ func splitTemplate(data []byte) (*templateBytes, error) {
 		key := s.b[keyAt:s.i]
 		if bytes.IndexByte(key, '\\') >= 0 {
 			// An escaped spelling of a member name is the same member, as for any decoder.
-			key = appendQuoted(nil, stringContent(key))
+			key = jsonbytes.AppendQuoted(nil, jsonbytes.StringContent(key))
 		}
 		s.space()
 		if !s.consume(':') {
@@ -160,7 +161,7 @@ func splitTemplate(data []byte) (*templateBytes, error) {
 			}
 			var v string
 			if err := json.Unmarshal(s.b[valueAt:s.i], &v); err != nil {
-				return nil, fmt.Errorf("%s must be a string", stringContent(key))
+				return nil, fmt.Errorf("%s must be a string", jsonbytes.StringContent(key))
 			}
 			if string(key) == `"kind"` {
 				out.kind = v

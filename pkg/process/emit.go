@@ -19,6 +19,8 @@ package process
 import (
 	"bytes"
 	"sort"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // structure indexes one compacted object in one pass, so that the walker can skip any value
@@ -60,7 +62,7 @@ func (s *structure) build(src []byte) {
 	for i := 0; i < len(src); i++ {
 		switch src[i] {
 		case '"':
-			i = skipString(src, i) - 1
+			i = jsonbytes.SkipString(src, i) - 1
 		case '{', '[':
 			stack = append(stack, int32(i))
 		case '}', ']':
@@ -77,9 +79,9 @@ func (s *structure) end(src []byte, i int) int {
 	case '{', '[':
 		return int(s.ends[i])
 	case '"':
-		return skipString(src, i)
+		return jsonbytes.SkipString(src, i)
 	}
-	return skipValue(src, i)
+	return jsonbytes.SkipValue(src, i)
 }
 
 // hasDollar reports whether src[from:to] holds a "$".
@@ -125,7 +127,7 @@ func (w *walker) emitLit(b []byte) {
 func (w *walker) emitEscaped(text []byte) {
 	p := w.c.plan
 	at := len(p.arena)
-	p.arena = appendEscaped(p.arena, text)
+	p.arena = jsonbytes.AppendEscaped(p.arena, text)
 	w.extendLit(at)
 }
 

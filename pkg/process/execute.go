@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // Execute processes the plan with one request's values. All problems are returned at once.
@@ -84,16 +85,16 @@ type paramValue struct {
 func prepareValue(v string, t templates.ParameterType, usage paramUsage) paramValue {
 	pv := paramValue{raw: v}
 	if usage&usedAsText != 0 {
-		pv.text = appendEscaped(nil, v)
+		pv.text = jsonbytes.AppendEscaped(nil, v)
 	}
 	if usage&usedAsJSON != 0 {
 		if t == templates.ParameterTypeInt && v != "" && t.CheckValue(v) == nil {
 			v = canonicalInteger(v)
 		}
-		if compact, err := compactJSON([]byte(v)); err == nil {
+		if compact, err := jsonbytes.Compact([]byte(v)); err == nil {
 			pv.json, pv.null = compact, string(compact) == "null"
 		} else {
-			pv.json = appendQuoted(nil, v)
+			pv.json = jsonbytes.AppendQuoted(nil, v)
 		}
 	}
 	return pv
@@ -205,9 +206,9 @@ func (x *executor) setLabels(labels map[string]string) {
 	x.labelObject = append(x.labelObject, '{')
 	for i := range x.labels {
 		l := &x.labels[i]
-		l.member = appendQuoted(nil, l.key)
+		l.member = jsonbytes.AppendQuoted(nil, l.key)
 		l.member = append(l.member, ':')
-		l.member = appendQuoted(l.member, labels[l.key])
+		l.member = jsonbytes.AppendQuoted(l.member, labels[l.key])
 		x.labelIndex[l.key] = i
 		if i > 0 {
 			x.labelObject = append(x.labelObject, ',')

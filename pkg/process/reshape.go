@@ -18,6 +18,8 @@ package process
 
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // The slow path: an object whose kind, apiVersion or label targets depend on parameter values
@@ -44,7 +46,7 @@ func parseTree(b []byte, i int) (*tree, int) {
 	case '{':
 		t := &tree{object: true}
 		for i++; b[i] != '}'; {
-			keyEnd := skipString(b, i)
+			keyEnd := jsonbytes.SkipString(b, i)
 			value, end := parseTree(b, keyEnd+1)
 			t.members = append(t.members, treeMember{key: b[i:keyEnd], value: value})
 			i = end
@@ -65,7 +67,7 @@ func parseTree(b []byte, i int) (*tree, int) {
 		}
 		return t, i + 1
 	}
-	end := skipValue(b, i)
+	end := jsonbytes.SkipValue(b, i)
 	return &tree{raw: b[i:end]}, end
 }
 
@@ -99,7 +101,7 @@ func (t *tree) appendTo(dst []byte) []byte {
 // member returns the member named name, or nil.
 func (t *tree) member(name string) *treeMember {
 	for i := range t.members {
-		if string(stringContent(t.members[i].key)) == name {
+		if string(jsonbytes.StringContent(t.members[i].key)) == name {
 			return &t.members[i]
 		}
 	}
@@ -111,7 +113,7 @@ func (t *tree) stringValue() (string, bool) {
 	if len(t.raw) == 0 || t.raw[0] != '"' {
 		return "", false
 	}
-	return string(stringContent(t.raw)), true
+	return string(jsonbytes.StringContent(t.raw)), true
 }
 
 // reshape gives the object written at x.buf[start:] its group and labels.
@@ -138,7 +140,7 @@ func (x *executor) reshape(start int, obj *compiledObject) {
 	kind, apiVersion := header[0], header[1]
 	if x.plan.dialect == OpenShift {
 		if grouped, ok := groupify([]byte(apiVersion), []byte(kind)); ok {
-			doc.member("apiVersion").value = &tree{raw: appendQuoted(nil, grouped)}
+			doc.member("apiVersion").value = &tree{raw: jsonbytes.AppendQuoted(nil, grouped)}
 		}
 	}
 	if len(x.labels) > 0 {
@@ -155,7 +157,7 @@ func (x *executor) applyLabelTargets(t *tree, targets *labelTarget) {
 		m := t.member(target.key)
 		switch {
 		case m == nil && target.create:
-			t.members = append(t.members, treeMember{key: appendQuoted(nil, target.key), value: x.createdTree(target)})
+			t.members = append(t.members, treeMember{key: jsonbytes.AppendQuoted(nil, target.key), value: x.createdTree(target)})
 		case m == nil:
 		case string(m.value.raw) == "null" && target.create:
 			m.value = x.createdTree(target)
@@ -173,7 +175,7 @@ func (x *executor) mergeLabels(t *tree) {
 	clear(x.used)
 	kept := t.members[:0]
 	for _, m := range t.members {
-		at, ok := x.labelIndex[string(stringContent(m.key))]
+		at, ok := x.labelIndex[string(jsonbytes.StringContent(m.key))]
 		if !ok {
 			kept = append(kept, m)
 			continue
@@ -194,7 +196,7 @@ func (x *executor) mergeLabels(t *tree) {
 
 // labelTreeMember turns a prepared `"key":"value"` member into a tree member.
 func labelTreeMember(member []byte) treeMember {
-	keyEnd := skipString(member, 0)
+	keyEnd := jsonbytes.SkipString(member, 0)
 	return treeMember{key: member[:keyEnd], value: &tree{raw: member[keyEnd+1:]}}
 }
 
@@ -207,7 +209,7 @@ func (x *executor) createdTree(target *labelTarget) *tree {
 	t := &tree{object: true}
 	for _, c := range target.children {
 		if c.create {
-			t.members = append(t.members, treeMember{key: appendQuoted(nil, c.key), value: x.createdTree(c)})
+			t.members = append(t.members, treeMember{key: jsonbytes.AppendQuoted(nil, c.key), value: x.createdTree(c)})
 		}
 	}
 	return t

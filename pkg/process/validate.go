@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // ValidateReferences checks the parameter references of one of our Templates: ${X}, ${{X}} and
@@ -43,7 +44,7 @@ func ValidateReferences(t *templates.Template) field.ErrorList {
 // objects.
 func (c *compiler) referencesIn(raws []runtime.RawExtension, list string) {
 	for i := range raws {
-		src, err := compactJSON(raws[i].Raw)
+		src, err := jsonbytes.Compact(raws[i].Raw)
 		if err != nil || len(src) == 0 || src[0] != '{' {
 			continue
 		}

@@ -18,6 +18,8 @@ package process
 
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // walker compiles one object into ops. It reads the compacted JSON once, descends only into
@@ -88,7 +90,7 @@ func (w *walker) fieldPathOf(segments []pathSegment) *field.Path {
 			p = p.Index(seg.index)
 			continue
 		}
-		name := string(stringContent(seg.key))
+		name := string(jsonbytes.StringContent(seg.key))
 		if isPlainFieldName(name) {
 			p = p.Child(name)
 		} else {

@@ -22,6 +22,8 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // memberContext returns the context of the member name of an object in context cx, and
@@ -63,7 +65,7 @@ func (w *walker) parameterisedNamespace(at int) bool {
 	if w.src[at] != '"' {
 		return false
 	}
-	content := stringContent(w.src[at:skipString(w.src, at)])
+	content := jsonbytes.StringContent(w.src[at:jsonbytes.SkipString(w.src, at)])
 	segs, _ := w.c.sx.split(content, w.valueSegs[:0])
 	for _, seg := range segs {
 		if seg.ref {
@@ -108,12 +110,12 @@ func envNames(container []byte) [][]byte {
 			return
 		}
 		for i := at + 1; container[i] != ']'; {
-			itemEnd := skipValue(container, i)
+			itemEnd := jsonbytes.SkipValue(container, i)
 			var name []byte
 			if container[i] == '{' {
 				forEachMember(container, i, func(k []byte, vAt, vEnd int) {
 					if string(k) == `"name"` && container[vAt] == '"' {
-						name = stringContent(container[vAt:vEnd])
+						name = jsonbytes.StringContent(container[vAt:vEnd])
 					}
 				})
 			}
@@ -131,8 +133,8 @@ func envNames(container []byte) [][]byte {
 // at b[i:].
 func forEachMember(b []byte, i int, fn func(key []byte, at, end int)) {
 	for i++; b[i] != '}'; {
-		keyEnd := skipString(b, i)
-		end := skipValue(b, keyEnd+1)
+		keyEnd := jsonbytes.SkipString(b, i)
+		end := jsonbytes.SkipValue(b, keyEnd+1)
 		fn(b[i:keyEnd], keyEnd+1, end)
 		i = end
 		if b[i] == ',' {

@@ -18,6 +18,8 @@ package process
 
 import (
 	"slices"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // objectEmitter holds the state of one object being compiled.
@@ -48,7 +50,7 @@ func (w *walker) object(at, end int, cx walkContext) bool {
 		o.changed = true
 	}
 	for i := at + 1; i < end-1; {
-		keyEnd := skipString(w.src, i)
+		keyEnd := jsonbytes.SkipString(w.src, i)
 		valueEnd := w.st.end(w.src, keyEnd+1)
 		o.member(i, keyEnd, valueEnd)
 		i = valueEnd + 1 // past the comma or the closing brace
@@ -139,7 +141,7 @@ func (o *objectEmitter) member(keyAt, keyEnd, valueEnd int) {
 	w, cx := o.w, o.cx
 	valueAt := keyEnd + 1
 	keyRaw := w.src[keyAt:keyEnd]
-	name := stringContent(keyRaw)
+	name := jsonbytes.StringContent(keyRaw)
 	child, drop := w.memberContext(cx, name, valueAt)
 	if child.targets != nil && !drop {
 		o.present |= 1 << child.targetIndex

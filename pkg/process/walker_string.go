@@ -21,6 +21,8 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // compileObject compiles one object, or one transformer config when templateObject is false.
@@ -31,7 +33,7 @@ func (c *compiler) compileObject(raw []byte, at objectPath, templateObject bool)
 	if trimmed := bytes.TrimSpace(raw); len(trimmed) == 0 || string(trimmed) == "null" {
 		return compiledObject{}, field.ErrorList{field.Required(path(), "an object is needed here")}
 	}
-	src, err := compactInto(c.src[:0], raw)
+	src, err := jsonbytes.CompactInto(c.src[:0], raw)
 	c.src = src
 	if err != nil {
 		return compiledObject{}, field.ErrorList{field.Invalid(path(), "", "not valid JSON: "+err.Error())}
@@ -111,12 +113,12 @@ func (w *walker) header(cx *walkContext) field.ErrorList {
 			errs = append(errs, field.Required(w.root.path().Child(name), ""))
 		case raw[0] != '"':
 			errs = append(errs, field.Invalid(w.root.path().Child(name), string(raw), "must be a string"))
-		case w.c.sx.hasReference(stringContent(raw)):
+		case w.c.sx.hasReference(jsonbytes.StringContent(raw)):
 			dynamic = true
 		case len(raw) == 2:
 			errs = append(errs, field.Required(w.root.path().Child(name), ""))
 		default:
-			values[i] = stringContent(raw)
+			values[i] = jsonbytes.StringContent(raw)
 		}
 	}
 	if len(errs) > 0 || dynamic || w.slow {
@@ -127,7 +129,7 @@ func (w *walker) header(cx *walkContext) field.ErrorList {
 	cx.targets = labelTargetsFor(w.c.plan.dialect, apiVersion, kind)
 	if w.c.plan.dialect == OpenShift {
 		if grouped, ok := groupify(apiVersion, kind); ok {
-			w.apiVersion = appendQuoted(nil, grouped)
+			w.apiVersion = jsonbytes.AppendQuoted(nil, grouped)
 		}
 	}
 	return nil
@@ -163,10 +165,10 @@ type compiledString struct {
 // compileString compiles the JSON string raw. A key never takes a typed value. Reference
 // segments that stay as written are turned into literal text.
 func (w *walker) compileString(raw []byte, cx walkContext, key bool, scratch *[]segment) compiledString {
-	if !mayHoldReference(raw) {
+	if !jsonbytes.MayContainDollar(raw) {
 		return compiledString{kind: unchanged}
 	}
-	content := stringContent(raw)
+	content := jsonbytes.StringContent(raw)
 	segs, changed := w.c.sx.split(content, (*scratch)[:0])
 	*scratch = segs
 	dialect := w.c.plan.dialect

@@ -20,6 +20,8 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // frame is an object being written whose ops decide on its members at run time.
@@ -115,7 +117,7 @@ func (x *executor) close() {
 
 // writeCreated writes a missing label target as a member: "metadata":{"labels":{...}}.
 func (x *executor) writeCreated(t *labelTarget) {
-	x.buf = appendQuoted(x.buf, t.key)
+	x.buf = jsonbytes.AppendQuoted(x.buf, t.key)
 	x.buf = append(x.buf, ':')
 	if t.labels {
 		x.buf = append(x.buf, x.labelObject...)
@@ -140,7 +142,7 @@ func (x *executor) writeCreated(t *labelTarget) {
 func (x *executor) checkDuplicateKeys(object []byte, path string) {
 	seen := map[string]bool{}
 	forEachMember(object, 0, func(key []byte, _, _ int) {
-		name := string(stringContent(key))
+		name := string(jsonbytes.StringContent(key))
 		if seen[name] {
 			x.errs = append(x.errs, field.Duplicate(field.NewPath(path), name))
 		}

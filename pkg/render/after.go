@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/jsonbytes"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/transform"
 )
@@ -57,7 +58,7 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage) (o
 	if a.pipeline == nil && len(a.rules) == 0 && len(a.destinations) == 0 && !mentionsExpansion(objects) {
 		return outcome{objects: objects}, nil
 	}
-	decoded, err := transform.DecodeObjects(objects)
+	decoded, err := jsonbytes.DecodeObjects(objects)
 	if err != nil {
 		return outcome{}, err
 	}
@@ -76,7 +77,7 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage) (o
 	result := outcome{warnings: ctx.Warnings()}
 	if len(a.destinations) == 0 {
 		if result.invalid = transform.Expand(decoded, a.properties, transform.ExpandLimits{}); len(result.invalid) == 0 {
-			result.objects, err = transform.EncodeObjects(decoded)
+			result.objects, err = jsonbytes.EncodeObjects(decoded)
 		}
 		return result, err
 	}
@@ -97,7 +98,7 @@ func (a *afterEngine) perDestination(ctx *transform.Context, objects []transform
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		copies := transform.CopyObjects(objects)
+		copies := jsonbytes.CopyObjects(objects)
 		properties := map[string]string{"clusterName": d.Name}
 		for k, v := range a.properties {
 			properties[k] = v
@@ -112,7 +113,7 @@ func (a *afterEngine) perDestination(ctx *transform.Context, objects []transform
 		for _, obj := range copies {
 			setAnnotation(obj, DestinationAnnotation, d.Name)
 		}
-		encoded, err := transform.EncodeObjects(copies)
+		encoded, err := jsonbytes.EncodeObjects(copies)
 		if err != nil {
 			return nil, nil, err
 		}

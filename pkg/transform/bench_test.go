@@ -24,6 +24,8 @@ import (
 
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // The benchmarks run the same transformations through our pipeline and through krusty:
@@ -158,7 +160,7 @@ func TestBenchEquivalence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ours, err := DecodeObjects(out)
+	ours, err := jsonbytes.DecodeObjects(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // Composition, after Kustomize's KEP-2299 (never merged there): a Template's consolidated
@@ -150,7 +151,7 @@ func child(base *field.Path, name string) *field.Path {
 
 // newConfig reads one transformer config and defaults its apiVersion and metadata.name.
 func newConfig(raw runtime.RawExtension, path *field.Path) (Config, *field.Error) {
-	obj, err := DecodeObject(raw.Raw)
+	obj, err := jsonbytes.DecodeObject(raw.Raw)
 	if err != nil {
 		return Config{}, field.Invalid(path, string(raw.Raw), "a transformer config must be an object: "+err.Error())
 	}
@@ -158,7 +159,7 @@ func newConfig(raw runtime.RawExtension, path *field.Path) (Config, *field.Error
 	if ferr != nil {
 		return Config{}, ferr
 	}
-	enc, err := appendJSON(nil, obj)
+	enc, err := jsonbytes.AppendValue(nil, obj)
 	if err != nil {
 		return Config{}, field.Invalid(path, "", err.Error())
 	}
@@ -197,7 +198,7 @@ func defaultHeader(obj Object, path *field.Path) (configHeader, *field.Error) {
 
 // applyOverride patches the config of list with the override's apiVersion, kind and name.
 func applyOverride(list []Config, raw runtime.RawExtension, path *field.Path) *field.Error {
-	patch, err := DecodeObject(raw.Raw)
+	patch, err := jsonbytes.DecodeObject(raw.Raw)
 	if err != nil {
 		return field.Invalid(path, string(raw.Raw), "an override must be an object: "+err.Error())
 	}
@@ -210,7 +211,7 @@ func applyOverride(list []Config, raw runtime.RawExtension, path *field.Path) *f
 		if c.APIVersion != h.APIVersion || c.Kind != h.Kind || c.Name != h.Metadata.Name {
 			continue
 		}
-		obj, err := DecodeObject(c.Raw)
+		obj, err := jsonbytes.DecodeObject(c.Raw)
 		if err != nil {
 			return field.InternalError(path, err)
 		}
@@ -220,7 +221,7 @@ func applyOverride(list []Config, raw runtime.RawExtension, path *field.Path) *f
 		if err != nil {
 			return field.Invalid(path, string(raw.Raw), err.Error())
 		}
-		enc, err := appendJSON(nil, merged)
+		enc, err := jsonbytes.AppendValue(nil, merged)
 		if err != nil {
 			return field.Invalid(path, string(raw.Raw), err.Error())
 		}

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // raws turns YAML configs into RawExtensions.
@@ -123,7 +124,7 @@ func TestConsolidateChain(t *testing.T) {
 	if err != nil || len(warnings) > 0 {
 		t.Fatal(err, warnings)
 	}
-	objs, _ := DecodeObjects(out)
+	objs, _ := jsonbytes.DecodeObjects(out)
 	assertObjects(t, objs, yamlDocs(t, `
 apiVersion: apps/v1
 kind: Deployment

@@ -25,6 +25,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // BuiltinAPIVersion is the apiVersion of Stencil's built-in transformers.
@@ -230,7 +232,7 @@ func dropParamRefErrors(errs field.ErrorList, raw []byte, fldPath *field.Path) f
 	if len(errs) == 0 || !strings.Contains(string(raw), "$") {
 		return errs
 	}
-	config, err := DecodeObject(raw)
+	config, err := jsonbytes.DecodeObject(raw)
 	if err != nil {
 		return errs
 	}

@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // The equivalence tests run the same transformation through our built-ins and through
@@ -333,7 +334,7 @@ patches:
 				objectsYAML = equivalenceObjects
 			}
 			objects := yamlDocs(t, objectsYAML)
-			raw, err := EncodeObjects(objects)
+			raw, err := jsonbytes.EncodeObjects(objects)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -371,7 +372,7 @@ patches:
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := DecodeObjects(out)
+			got, err := jsonbytes.DecodeObjects(out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -392,7 +393,7 @@ patches:
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err = DecodeObjects(out)
+			got, err = jsonbytes.DecodeObjects(out)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,6 +24,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // yamlDocs parses multi-document YAML into objects.
@@ -139,7 +141,7 @@ func assertObjects(t testing.TB, got, want []Object) {
 
 func mustYAML(t testing.TB, objs []Object) string {
 	t.Helper()
-	raws, err := EncodeObjects(objs)
+	raws, err := jsonbytes.EncodeObjects(objs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,8 @@ import (
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // KustomizationAPIVersion is the apiVersion of an inline Kustomization transformer.
@@ -170,7 +172,7 @@ func (t *kustomizationTransformer) Transform(ctx *Context, objects []Object) ([]
 	var docs []byte
 	for _, obj := range objects {
 		var err error
-		if docs, err = appendJSON(docs, obj); err != nil {
+		if docs, err = jsonbytes.AppendValue(docs, obj); err != nil {
 			return nil, err
 		}
 		docs = append(docs, "\n---\n"...)

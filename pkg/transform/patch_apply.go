@@ -24,6 +24,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // Transform applies the patch to every selected object. A patch (or, without a target, a
@@ -123,7 +125,7 @@ func (t *patchTransformer) apply(obj Object, doc map[string]any) (bool, error) {
 	}
 	// The merge takes values from the patch into the object and edits the patch, so every
 	// object gets its own copy.
-	patch := deepCopyValue(doc).(map[string]any)
+	patch := jsonbytes.CopyValue(doc).(map[string]any)
 	if meta, ok := patch["metadata"].(map[string]any); ok {
 		// The target keeps its namespace, and its name unless the options say otherwise:
 		// with a target, the patch's name is only a placeholder.
@@ -149,7 +151,7 @@ func (t *patchTransformer) apply(obj Object, doc map[string]any) (bool, error) {
 
 // applyJSON applies the JSON 6902 patch through its encoded form.
 func (t *patchTransformer) applyJSON(obj Object) error {
-	doc, err := appendJSON(nil, obj)
+	doc, err := jsonbytes.AppendValue(nil, obj)
 	if err != nil {
 		return err
 	}
@@ -157,7 +159,7 @@ func (t *patchTransformer) applyJSON(obj Object) error {
 	if err != nil {
 		return err
 	}
-	patched, err := DecodeObject(out)
+	patched, err := jsonbytes.DecodeObject(out)
 	if err != nil {
 		return err
 	}

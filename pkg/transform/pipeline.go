@@ -22,6 +22,8 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // Config is one transformer config of a consolidated list.
@@ -188,7 +190,7 @@ func (p *Pipeline) Run(objects []json.RawMessage) ([]json.RawMessage, []string, 
 	if len(p.steps) == 0 {
 		return objects, nil, nil
 	}
-	decoded, err := DecodeObjects(objects)
+	decoded, err := jsonbytes.DecodeObjects(objects)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -197,12 +199,7 @@ func (p *Pipeline) Run(objects []json.RawMessage) ([]json.RawMessage, []string, 
 	if err != nil {
 		return nil, ctx.Warnings(), err
 	}
-	size := 0
-	for _, o := range objects {
-		size += len(o)
-	}
-	// Transformers mostly add a little to each object.
-	out, err := encodeObjects(decoded, size+size/4)
+	out, err := jsonbytes.EncodeObjects(decoded)
 	if err != nil {
 		return nil, ctx.Warnings(), err
 	}

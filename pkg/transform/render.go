@@ -20,7 +20,7 @@ import (
 	"bytes"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // RenderYAML renders a consolidated list for display (`stencil transformers NAME`, the KEP's
@@ -32,7 +32,7 @@ func RenderYAML(configs []Config) ([]byte, error) {
 		return []byte("[]\n"), nil
 	}
 	for i, c := range configs {
-		y, err := yaml.JSONToYAML(c.Raw)
+		y, err := jsonbytes.ToYAML(c.Raw)
 		if err != nil {
 			return nil, err
 		}

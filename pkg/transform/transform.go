@@ -41,7 +41,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// Object is one Kubernetes object in the pipeline, as decoded by DecodeObjects.
+// Object is one Kubernetes object in the pipeline, as decoded by jsonbytes.DecodeObjects.
 type Object = map[string]any
 
 // Context carries what a transformer reports besides its result, and what the pipeline

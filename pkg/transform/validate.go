@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // ValidateTransformers checks what can be known about a Template's transformers when it is
@@ -60,7 +61,7 @@ func ValidateTransformers(t *templates.Template) field.ErrorList {
 	}
 	for i, raw := range t.TransformerOverrides {
 		path := field.NewPath("transformerOverrides").Index(i)
-		patch, err := DecodeObject(raw.Raw)
+		patch, err := jsonbytes.DecodeObject(raw.Raw)
 		if err != nil {
 			errs = append(errs, field.Invalid(path, string(raw.Raw), "an override must be an object: "+err.Error()))
 			continue

@@ -30,7 +30,7 @@ import (
 // jsonNumber matches a number as JSON writes it.
 var jsonNumber = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$`)
 
-// yamlToValue converts a kyaml node into the tree DecodeObjects builds. Reading the node
+// yamlToValue converts a kyaml node into the tree jsonbytes.DecodeObjects builds. Reading the node
 // directly keeps the exact text of numbers (a yaml.v3 decode would turn large integers into
 // float64) and saves a YAML -> JSON round trip.
 func yamlToValue(n *yaml.Node) (any, error) {

@@ -26,10 +26,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/go-json-experiment/json/jsontext"
-	"go.yaml.in/yaml/v3"
-
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/jsonbytes"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/render"
 )
@@ -46,7 +44,7 @@ func printList(w io.Writer, list []byte, format string) error {
 		_, err := w.Write(out.Bytes())
 		return err
 	}
-	out, err := jsonToYAML(list)
+	out, err := jsonbytes.ToYAML(list)
 	if err != nil {
 		return err
 	}
@@ -67,91 +65,6 @@ func printParameters(w io.Writer, params []templates.Parameter) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%t\n", p.Name, oneLine.Replace(p.Description), p.Generate, oneLine.Replace(value), p.Required)
 	}
 	return tw.Flush()
-}
-
-// jsonToYAML converts one JSON value to YAML without going through maps, so that member order
-// and big numbers survive.
-func jsonToYAML(data []byte) ([]byte, error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(data))
-	node, err := yamlNode(dec)
-	if err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
-	enc := yaml.NewEncoder(&out)
-	enc.SetIndent(2)
-	enc.CompactSeqIndent()
-	if err := enc.Encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{node}}); err != nil {
-		return nil, err
-	}
-	if err := enc.Close(); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
-}
-
-// yamlNode reads the next JSON value from dec as a YAML node.
-func yamlNode(dec *jsontext.Decoder) (*yaml.Node, error) {
-	tok, err := dec.ReadToken()
-	if err != nil {
-		return nil, err
-	}
-	switch tok.Kind() {
-	case '{', '[':
-		node := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-		closing := jsontext.Kind('}')
-		if tok.Kind() == '[' {
-			node.Kind, node.Tag, closing = yaml.SequenceNode, "!!seq", ']'
-		}
-		for dec.PeekKind() != closing {
-			if node.Kind == yaml.MappingNode {
-				key, err := dec.ReadToken()
-				if err != nil {
-					return nil, err
-				}
-				node.Content = append(node.Content, stringNode(key.String()))
-			}
-			child, err := yamlNode(dec)
-			if err != nil {
-				return nil, err
-			}
-			node.Content = append(node.Content, child)
-		}
-		if _, err := dec.ReadToken(); err != nil {
-			return nil, err
-		}
-		if len(node.Content) == 0 {
-			node.Style = yaml.FlowStyle
-		}
-		return node, nil
-	case '"':
-		return stringNode(tok.String()), nil
-	case 'n':
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}, nil
-	case 't', 'f':
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: tok.String()}, nil
-	}
-	// A number, written as it is: a YAML plain scalar reads back as the same number.
-	return &yaml.Node{Kind: yaml.ScalarNode, Value: tok.String()}, nil
-}
-
-// stringNode is a YAML string that YAML 1.1 readers (such as kubectl's) also read as a string:
-// yaml.v3 quotes what YAML 1.2 would read otherwise, and we quote 1.1's extra booleans and
-// sexagesimal numbers.
-func stringNode(s string) *yaml.Node {
-	node := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
-	if isYAML11Special(s) {
-		node.Style = yaml.DoubleQuotedStyle
-	}
-	return node
-}
-
-func isYAML11Special(s string) bool {
-	switch strings.ToLower(s) {
-	case "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~", "":
-		return true
-	}
-	return strings.Contains(s, ":") && s[0] >= '0' && s[0] <= '9' && !strings.ContainsAny(s, " \n")
 }
 
 // writeDestinations writes the objects of each destination, named by their

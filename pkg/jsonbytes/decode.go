@@ -14,27 +14,24 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package transform
+package jsonbytes
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
-	"slices"
-	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// The pipeline decodes and encodes with jsontext directly instead of encoding/json: it is the
-// largest fixed cost of a run, and a token loop that builds the tree itself is several times
-// faster than reflection. The tree is the one encoding/json builds with UseNumber.
+// Trees are decoded and encoded with jsontext directly instead of encoding/json: a token loop
+// that builds the tree itself is several times faster than reflection. The tree is the one
+// encoding/json builds with UseNumber.
 
-// DecodeObjects decodes every object into an Object; numbers become json.Number so that
+// DecodeObjects decodes every object into a tree; numbers become json.Number so that
 // integers keep their precision.
-func DecodeObjects(raws []json.RawMessage) ([]Object, error) {
-	objects := make([]Object, len(raws))
+func DecodeObjects(raws []json.RawMessage) ([]map[string]any, error) {
+	objects := make([]map[string]any, len(raws))
 	for i, raw := range raws {
 		obj, err := DecodeObject(raw)
 		if err != nil {
@@ -49,10 +46,10 @@ func DecodeObjects(raws []json.RawMessage) ([]Object, error) {
 // the tree instead, at no cost.
 var validJSON = []jsontext.Options{jsontext.AllowDuplicateNames(true)}
 
-// DecodeObject decodes one JSON object into an Object. jsontext validates the bytes in one
+// DecodeObject decodes one JSON object into a tree. jsontext validates the bytes in one
 // allocation-free pass; the tree is then built by a parser that needs no error handling. Only
 // invalid input goes through jsontext's decoder, for its error message.
-func DecodeObject(raw []byte) (Object, error) {
+func DecodeObject(raw []byte) (map[string]any, error) {
 	if !jsontext.Value(raw).IsValid(validJSON...) {
 		return decodeObjectSlow(raw)
 	}
@@ -67,7 +64,7 @@ func DecodeObject(raw []byte) (Object, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
-	return v.(Object), nil
+	return v.(map[string]any), nil
 }
 
 // parser builds the tree of valid JSON.
@@ -201,12 +198,12 @@ var internedKeys = func() map[string]string {
 }()
 
 // decodeObjectSlow decodes with jsontext's decoder, which explains what is wrong.
-func decodeObjectSlow(raw []byte) (Object, error) {
+func decodeObjectSlow(raw []byte) (map[string]any, error) {
 	return decodeObject(jsontext.NewDecoder(bytes.NewReader(raw)))
 }
 
 // decodeObject reads one object from dec.
-func decodeObject(dec *jsontext.Decoder) (Object, error) {
+func decodeObject(dec *jsontext.Decoder) (map[string]any, error) {
 	if k := dec.PeekKind(); k != '{' {
 		if k == 0 {
 			_, err := dec.ReadToken()
@@ -221,7 +218,7 @@ func decodeObject(dec *jsontext.Decoder) (Object, error) {
 	if _, err := dec.ReadToken(); err == nil {
 		return nil, fmt.Errorf("unexpected data after the JSON object")
 	}
-	return v.(Object), nil
+	return v.(map[string]any), nil
 }
 
 // decodeValue reads the next value from dec.
@@ -275,139 +272,4 @@ func decodeValue(dec *jsontext.Decoder) (any, error) {
 		return nil, nil
 	}
 	return nil, fmt.Errorf("unexpected JSON token %v", tok)
-}
-
-// EncodeObjects encodes every object as compact JSON with sorted keys, as encoding/json does.
-// All objects share one buffer, which saves an allocation per object.
-func EncodeObjects(objects []Object) ([]json.RawMessage, error) {
-	return encodeObjects(objects, 0)
-}
-
-// encodeObjects encodes with a guess of the total size, to grow the buffer once at most.
-func encodeObjects(objects []Object, sizeHint int) ([]json.RawMessage, error) {
-	e := encoder{buf: make([]byte, 0, sizeHint)}
-	ends := make([]int, len(objects))
-	for i, obj := range objects {
-		if err := e.value(obj); err != nil {
-			return nil, fmt.Errorf("object %d: %w", i, err)
-		}
-		ends[i] = len(e.buf)
-	}
-	out := make([]json.RawMessage, len(objects))
-	start := 0
-	for i, end := range ends {
-		out[i] = e.buf[start:end:end]
-		start = end
-	}
-	return out, nil
-}
-
-// appendJSON appends v encoded as JSON.
-func appendJSON(b []byte, v any) ([]byte, error) {
-	e := encoder{buf: b}
-	err := e.value(v)
-	return e.buf, err
-}
-
-// encoder writes the tree as JSON. It handles the types DecodeObjects produces plus the plain
-// Go values transformers are likely to set, and falls back to encoding/json for others.
-type encoder struct {
-	buf  []byte
-	keys []string // a stack of the keys of the maps being written, to sort them without allocating
-}
-
-func (e *encoder) value(v any) error {
-	var err error
-	switch v := v.(type) {
-	case nil:
-		e.buf = append(e.buf, "null"...)
-	case string:
-		e.buf, err = jsontext.AppendQuote(e.buf, v)
-	case json.Number:
-		if v == "" {
-			v = "0"
-		}
-		e.buf = append(e.buf, v...)
-	case bool:
-		e.buf = strconv.AppendBool(e.buf, v)
-	case map[string]any:
-		start := len(e.keys)
-		for k := range v {
-			e.keys = append(e.keys, k)
-		}
-		slices.Sort(e.keys[start:])
-		e.buf = append(e.buf, '{')
-		for i := start; i < start+len(v); i++ {
-			if i > start {
-				e.buf = append(e.buf, ',')
-			}
-			// e.keys may be reallocated by the recursion, so it is indexed each time.
-			k := e.keys[i]
-			if e.buf, err = jsontext.AppendQuote(e.buf, k); err != nil {
-				return err
-			}
-			e.buf = append(e.buf, ':')
-			if err = e.value(v[k]); err != nil {
-				return err
-			}
-		}
-		e.keys = e.keys[:start]
-		e.buf = append(e.buf, '}')
-	case []any:
-		e.buf = append(e.buf, '[')
-		for i, el := range v {
-			if i > 0 {
-				e.buf = append(e.buf, ',')
-			}
-			if err = e.value(el); err != nil {
-				return err
-			}
-		}
-		e.buf = append(e.buf, ']')
-	case int:
-		e.buf = strconv.AppendInt(e.buf, int64(v), 10)
-	case int64:
-		e.buf = strconv.AppendInt(e.buf, v, 10)
-	case float64:
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("unsupported number %v", v)
-		}
-		e.buf = strconv.AppendFloat(e.buf, v, 'g', -1, 64)
-	default:
-		raw, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		e.buf = append(e.buf, raw...)
-	}
-	return err
-}
-
-// CopyObjects returns a deep copy of decoded objects, for steps that must change one copy per
-// destination while the others stay as they were.
-func CopyObjects(objects []Object) []Object {
-	out := make([]Object, len(objects))
-	for i, obj := range objects {
-		out[i] = deepCopyValue(obj).(map[string]any)
-	}
-	return out
-}
-
-// deepCopyValue copies a tree of maps and slices; scalars are immutable and shared.
-func deepCopyValue(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(v))
-		for k, e := range v {
-			m[k] = deepCopyValue(e)
-		}
-		return m
-	case []any:
-		l := make([]any, len(v))
-		for i, e := range v {
-			l[i] = deepCopyValue(e)
-		}
-		return l
-	}
-	return v
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package transform
+package jsonbytes
 
 import (
 	"bytes"
@@ -85,7 +85,7 @@ func FuzzDecode(f *testing.F) {
 		if !reflect.DeepEqual(std, obj) {
 			t.Fatalf("trees differ:\n%#v\n%#v", std, obj)
 		}
-		enc, err := EncodeObjects([]Object{obj})
+		enc, err := EncodeObjects([]map[string]any{obj})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,74 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package jsonbytes
+
+import "unicode/utf8"
+
+// hexDigits spell \u00XX escapes.
+const hexDigits = "0123456789abcdef"
+
+// AppendEscaped appends s as the content of a JSON string (without quotes). Invalid UTF-8
+// becomes U+FFFD, so the output is always valid JSON.
+func AppendEscaped[T ~[]byte | ~string](dst []byte, s T) []byte {
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+			if r != utf8.RuneError || size != 1 {
+				i += size
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		i++
+		start = i
+	}
+	return append(dst, s[start:]...)
+}
+
+// AppendQuoted appends s as a JSON string.
+func AppendQuoted[T ~[]byte | ~string](dst []byte, s T) []byte {
+	dst = append(dst, '"')
+	dst = AppendEscaped(dst, s)
+	return append(dst, '"')
+}

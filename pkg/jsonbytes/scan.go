@@ -1,0 +1,107 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package jsonbytes
+
+import (
+	"bytes"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// The helpers below walk JSON that Compact has already validated and compacted, so they need no
+// error handling: every object, array and string is well formed and has no whitespace.
+
+// strictJSON rejects what a Kubernetes object must not hold.
+var strictJSON = []jsontext.Options{jsontext.AllowDuplicateNames(false), jsontext.AllowInvalidUTF8(false)}
+
+// Compact validates raw and returns it without insignificant whitespace, in a new buffer.
+// Duplicate names and invalid UTF-8 are errors.
+func Compact(raw []byte) ([]byte, error) { return CompactInto(nil, raw) }
+
+// CompactInto is Compact writing into dst's space, so that a caller can reuse one buffer.
+func CompactInto(dst, raw []byte) ([]byte, error) {
+	v := jsontext.Value(append(dst[:0], raw...))
+	if err := v.Compact(strictJSON...); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// SkipString returns the offset after the string starting at b[i].
+func SkipString(b []byte, i int) int {
+	for j := i + 1; ; {
+		q := j + bytes.IndexByte(b[j:], '"')
+		escapes := 0
+		for k := q - 1; b[k] == '\\'; k-- {
+			escapes++
+		}
+		if escapes%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
+	}
+}
+
+// SkipValue returns the offset after the value starting at b[i].
+func SkipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return SkipString(b, i)
+	case '{', '[':
+		depth := 0
+		for {
+			switch b[i] {
+			case '"':
+				i = SkipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+	default:
+		for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' {
+			i++
+		}
+		return i
+	}
+}
+
+// MayContainDollar is a fast pre-check on raw JSON for a "$", written as is or escaped as
+// \u0024: without one, no string in raw can hold a parameter reference.
+func MayContainDollar(raw []byte) bool {
+	return bytes.IndexByte(raw, '$') >= 0 || bytes.Contains(raw, []byte(`\u0024`))
+}
+
+// StringContent returns the decoded content of the quoted JSON string raw. It does not copy
+// when raw holds no escape.
+func StringContent(raw []byte) []byte {
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return inner
+	}
+	out, err := jsontext.AppendUnquote(nil, raw)
+	if err != nil {
+		return inner // unreachable on validated input
+	}
+	return out
+}

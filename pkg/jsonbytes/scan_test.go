@@ -1,0 +1,70 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package jsonbytes
+
+import "testing"
+
+func TestSkipValue(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int // the offset after the first value
+	}{
+		{`"a\"b",1`, 6},
+		{`"a\\",1`, 5},
+		{`{"k":["}",{"x":"]"}]},1`, 21},
+		{`-12.5e3,1`, 7},
+		{`true]`, 4},
+		{`null`, 4},
+	} {
+		if got := SkipValue([]byte(tc.in), 0); got != tc.want {
+			t.Errorf("SkipValue(%s) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestStringContent(t *testing.T) {
+	for in, want := range map[string]string{`"plain"`: "plain", `"a\nb\u0024"`: "a\nb$", `""`: ""} {
+		if got := string(StringContent([]byte(in))); got != want {
+			t.Errorf("StringContent(%s) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestAppendQuotedRoundTrips(t *testing.T) {
+	for _, s := range []string{"", "plain", "quote \" backslash \\", "\n\r\t\b\f\x00\x1f", "é ✓", "bad \xff utf-8"} {
+		quoted := AppendQuoted(nil, s)
+		compact, err := Compact(quoted)
+		if err != nil {
+			t.Fatalf("%q: invalid JSON %s: %v", s, quoted, err)
+		}
+		want := s
+		if s == "bad \xff utf-8" {
+			want = "bad \ufffd utf-8"
+		}
+		if got := string(StringContent(compact)); got != want {
+			t.Errorf("%q: read back %q", s, got)
+		}
+	}
+}
+
+func TestMayContainDollar(t *testing.T) {
+	for in, want := range map[string]bool{`"${X}"`: true, `"\u0024{X}"`: true, `"{X}"`: false} {
+		if got := MayContainDollar([]byte(in)); got != want {
+			t.Errorf("MayContainDollar(%s) = %v", in, got)
+		}
+	}
+}
