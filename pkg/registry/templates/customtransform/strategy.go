@@ -36,6 +36,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
+	"stencil.dev/stencil/pkg/transform"
 )
 
 // strategy implements the create, update and delete behaviour of CustomTransforms.
@@ -66,6 +67,7 @@ func Match(label labels.Selector, field fields.Selector) storage.SelectionPredic
 	return storage.SelectionPredicate{Label: label, Field: field, GetAttrs: GetAttrs}
 }
 
+// NamespaceScoped is false: CustomTransforms are the admin's policy for every namespace.
 func (strategy) NamespaceScoped() bool { return false }
 
 // GetResetFields says the server owns status: clients' apply never manages it.
@@ -105,22 +107,38 @@ func setAccepted(ct *templates.CustomTransform) {
 	})
 }
 
+// Validate reports every problem of a new CustomTransform in one list: the API's checks and
+// the JSONPath syntax of spec.remove.
 func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return validation.ValidateCustomTransform(obj.(*templates.CustomTransform))
+	ct := obj.(*templates.CustomTransform)
+	return validation.SortByField(append(validation.ValidateCustomTransform(ct), pathErrors(ct)...))
 }
 
+// pathErrors checks spec.remove with the parser processing uses, so that what is stored
+// always parses.
+func pathErrors(ct *templates.CustomTransform) field.ErrorList {
+	return transform.ValidateRemovalPaths(ct.Spec.Remove, field.NewPath("spec", "remove"))
+}
+
+// WarningsOnCreate has none: every problem found at write time refuses the object.
 func (strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
 
+// AllowCreateOnUpdate is false: a CustomTransform is created with POST.
 func (strategy) AllowCreateOnUpdate(context.Context) bool { return false }
 
+// AllowUnconditionalUpdate lets kubectl replace work without a resourceVersion.
 func (strategy) AllowUnconditionalUpdate(context.Context) bool { return true }
 
+// Canonicalize leaves the object as the client wrote it.
 func (strategy) Canonicalize(runtime.Object) {}
 
+// ValidateUpdate checks an update as Validate checks a create, with the metadata rules of updates.
 func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return validation.ValidateCustomTransformUpdate(obj.(*templates.CustomTransform), old.(*templates.CustomTransform))
+	ct := obj.(*templates.CustomTransform)
+	return validation.SortByField(append(validation.ValidateCustomTransformUpdate(ct, old.(*templates.CustomTransform)), pathErrors(ct)...))
 }
 
+// WarningsOnUpdate has none, as WarningsOnCreate.
 func (strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
 	return nil
 }
