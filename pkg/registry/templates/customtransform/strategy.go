@@ -77,8 +77,8 @@ func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 	}
 }
 
-// PrepareForCreate starts the generation and, since invalid paths never get stored, reports
-// the spec as accepted.
+// PrepareForCreate starts the generation and writes the server's status; a status sent by the
+// client is dropped.
 func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	ct := obj.(*templates.CustomTransform)
 	ct.Generation = 1
@@ -89,21 +89,35 @@ func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 // PrepareForUpdate counts spec changes in the generation and keeps the status the server's.
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	ct, oldCT := obj.(*templates.CustomTransform), old.(*templates.CustomTransform)
-	ct.Status = oldCT.Status
+	// The status is copied, not shared: setAccepted must not edit the object being replaced.
+	ct.Status = *oldCT.Status.DeepCopy()
+	ct.Generation = oldCT.Generation
 	if !apiequality.Semantic.DeepEqual(ct.Spec, oldCT.Spec) {
-		ct.Generation = oldCT.Generation + 1
+		ct.Generation++
 	}
 	setAccepted(ct)
 }
 
+const (
+	// conditionAccepted says whether the spec in force is the one of metadata.generation.
+	conditionAccepted = "Accepted"
+	// reasonValid is the only reason there is: an invalid spec is refused at create and update,
+	// so it never becomes the stored one.
+	reasonValid = "Valid"
+)
+
+// setAccepted reports the spec of the current generation as accepted. Whether spec.apiGroup
+// and spec.resource or spec.kind name an existing kind is not known here: it depends on the
+// cluster's discovery when a template is processed, and a binding that matches no object
+// simply removes nothing. The condition keeps its lastTransitionTime while it stays True.
 func setAccepted(ct *templates.CustomTransform) {
 	ct.Status.ObservedGeneration = ct.Generation
 	meta.SetStatusCondition(&ct.Status.Conditions, metav1.Condition{
-		Type:               "Accepted",
+		Type:               conditionAccepted,
 		Status:             metav1.ConditionTrue,
 		ObservedGeneration: ct.Generation,
-		Reason:             "PathsValid",
-		Message:            fmt.Sprintf("%d paths are removed from the objects this binds to", len(ct.Spec.Remove)),
+		Reason:             reasonValid,
+		Message:            fmt.Sprintf("the spec is valid: %d paths are removed from the objects this binds to", len(ct.Spec.Remove)),
 	})
 }
 
