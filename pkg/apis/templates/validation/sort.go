@@ -24,15 +24,17 @@ import (
 )
 
 // SortByField orders errs by field path, in place, and returns it. Errors gathered by several
-// checkers then read as one report of the object from top to bottom; indexes compare as
-// numbers (items[2] before items[10]), and errors at the same field keep the order in which
-// they were found.
+// checkers then read as one report of the object from top to bottom: a field comes before the
+// fields inside it and before longer names (transformers[0] before transformersFrom), indexes
+// compare as numbers (items[2] before items[10]), and errors at the same field keep the order
+// in which they were found.
 func SortByField(errs field.ErrorList) field.ErrorList {
 	slices.SortStableFunc(errs, func(a, b *field.Error) int { return comparePaths(a.Field, b.Field) })
 	return errs
 }
 
-// comparePaths compares field paths as text, except that runs of digits compare by value.
+// comparePaths compares field paths as text, except that runs of digits compare by value and
+// the separators of path segments sort before every other character.
 func comparePaths(a, b string) int {
 	for a != "" && b != "" {
 		da, db := digitRun(a), digitRun(b)
@@ -43,12 +45,24 @@ func comparePaths(a, b string) int {
 			a, b = a[da:], b[db:]
 			continue
 		}
-		if a[0] != b[0] {
-			return int(a[0]) - int(b[0])
+		if ca, cb := sortKey(a[0]), sortKey(b[0]); ca != cb {
+			return ca - cb
 		}
 		a, b = a[1:], b[1:]
 	}
 	return len(a) - len(b)
+}
+
+func sortKey(c byte) int {
+	switch c {
+	case '.':
+		return -3
+	case '[':
+		return -2
+	case ']':
+		return -1
+	}
+	return int(c)
 }
 
 func digitRun(s string) int {

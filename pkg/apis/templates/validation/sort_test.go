@@ -36,7 +36,9 @@ func TestSortByField(t *testing.T) {
 		{name: "nested indexes", in: []string{"a[1].b[10]", "a[1].b[9]", "a[0].b[11]"}, want: []string{"a[0].b[11]", "a[1].b[9]", "a[1].b[10]"}},
 		{name: "long numbers", in: []string{"a[123456789012345678901234567890]", "a[99]"}, want: []string{"a[99]", "a[123456789012345678901234567890]"}},
 		{name: "leading zeros keep a total order", in: []string{"k[007]", "k[7]", "k[07]"}, want: []string{"k[007]", "k[07]", "k[7]"}},
+		{name: "segments before longer names", in: []string{"transformersFrom[0].name", "transformers[0].kind", "transformers.x", "a-b", "a.b"}, want: []string{"a.b", "a-b", "transformers.x", "transformers[0].kind", "transformersFrom[0].name"}},
 		{name: "keys", in: []string{"data[b]", "data[a2]", "data[a10]"}, want: []string{"data[a2]", "data[a10]", "data[b]"}},
+		{name: "key before a longer key", in: []string{"data[a-b]", "data[a]"}, want: []string{"data[a]", "data[a-b]"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
