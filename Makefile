@@ -29,6 +29,7 @@ test: verify unit integration e2e fuzz
 verify:
 	@unformatted=$$(gofmt -l cmd pkg hack test); if [ -n "$$unformatted" ]; then echo "gofmt: $$unformatted"; exit 1; fi
 	$(GO) vet $(GOFLAGS_TAGS) ./...
+	hack/verify-imports.sh
 	hack/verify-codegen.sh
 
 unit:

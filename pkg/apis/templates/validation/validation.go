@@ -14,8 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package validation checks Templates before they are stored, reporting every problem at once
-// with its field path.
+// Package validation holds the API checks of the templates group: metadata, names and the
+// shape of fields, what can be judged from the object alone. Checks that need the engine
+// (compiling references, transformer configs, JSONPath, property names) are composed with
+// these by the registry strategies, so that pkg/apis depends on nothing above it.
 package validation
 
 import (
@@ -24,37 +26,18 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
-	"stencil.dev/stencil/pkg/process"
-	"stencil.dev/stencil/pkg/transform"
 )
 
-// ValidateTemplate validates a Template on create.
+// ValidateTemplate validates the metadata and the import list of a Template on create.
 func ValidateTemplate(t *templates.Template) field.ErrorList {
 	allErrs := apimachineryvalidation.ValidateObjectMeta(&t.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
-	allErrs = append(allErrs, ValidateTemplateBody(t)...)
-	return allErrs
+	return append(allErrs, validateTransformerImports(t.TransformersFrom, field.NewPath("transformersFrom"))...)
 }
 
-// ValidateTemplateUpdate validates a Template on update.
+// ValidateTemplateUpdate validates the metadata and the import list of a Template on update.
 func ValidateTemplateUpdate(t, old *templates.Template) field.ErrorList {
 	allErrs := apimachineryvalidation.ValidateObjectMetaUpdate(&t.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
-	allErrs = append(allErrs, ValidateTemplateBody(t)...)
-	return allErrs
-}
-
-// ValidateTemplateBody validates everything of a Template but its metadata: what the engine
-// checks when it compiles the template (parameters, generators, typed defaults, objects,
-// object labels, references to undeclared parameters), the transformer configs and their
-// order, and the import list.
-func ValidateTemplateBody(t *templates.Template) field.ErrorList {
-	dialect := process.Stencil
-	if t.OpenShift {
-		dialect = process.OpenShift
-	}
-	allErrs := process.Validate(t, dialect)
-	allErrs = append(allErrs, transform.ValidateTransformers(t)...)
-	allErrs = append(allErrs, validateTransformerImports(t.TransformersFrom, field.NewPath("transformersFrom"))...)
-	return allErrs
+	return append(allErrs, validateTransformerImports(t.TransformersFrom, field.NewPath("transformersFrom"))...)
 }
 
 func validateTransformerImports(imports []templates.TransformerImport, fldPath *field.Path) field.ErrorList {
@@ -87,7 +70,8 @@ func validateTransformerImports(imports []templates.TransformerImport, fldPath *
 // the output of the whole template.
 const MaxDestinations = 64
 
-// ValidateTemplateParameters validates the body of templates/{name}/processed.
+// ValidateTemplateParameters validates the body of templates/{name}/processed but for the
+// names of its properties, which the expansion engine judges.
 func ValidateTemplateParameters(params *templates.TemplateParameters, templateName string) field.ErrorList {
 	var allErrs field.ErrorList
 	if params.Name != "" && params.Name != templateName {
@@ -95,7 +79,6 @@ func ValidateTemplateParameters(params *templates.TemplateParameters, templateNa
 			"must be empty or the name of the template: "+templateName))
 	}
 	allErrs = append(allErrs, metav1validation.ValidateLabels(params.Labels, field.NewPath("labels"))...)
-	allErrs = append(allErrs, transform.ValidateProperties(params.Properties, field.NewPath("properties"))...)
 	if len(params.Destinations) > MaxDestinations {
 		allErrs = append(allErrs, field.TooMany(field.NewPath("destinations"), len(params.Destinations), MaxDestinations))
 	}
@@ -109,7 +92,6 @@ func ValidateTemplateParameters(params *templates.TemplateParameters, templateNa
 			allErrs = append(allErrs, field.Duplicate(path.Child("name"), d.Name))
 		}
 		seen[d.Name] = true
-		allErrs = append(allErrs, transform.ValidateProperties(d.Properties, path.Child("properties"))...)
 	}
 	return allErrs
 }

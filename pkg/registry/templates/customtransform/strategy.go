@@ -36,6 +36,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
+	"stencil.dev/stencil/pkg/transform"
 )
 
 // strategy implements the create, update and delete behaviour of CustomTransforms.
@@ -66,6 +67,7 @@ func Match(label labels.Selector, field fields.Selector) storage.SelectionPredic
 	return storage.SelectionPredicate{Label: label, Field: field, GetAttrs: GetAttrs}
 }
 
+// NamespaceScoped is false: CustomTransforms are the admin's policy for every namespace.
 func (strategy) NamespaceScoped() bool { return false }
 
 // GetResetFields says the server owns status: clients' apply never manages it.
@@ -75,8 +77,8 @@ func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 	}
 }
 
-// PrepareForCreate starts the generation and, since invalid paths never get stored, reports
-// the spec as accepted.
+// PrepareForCreate starts the generation and writes the server's status; a status sent by the
+// client is dropped.
 func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	ct := obj.(*templates.CustomTransform)
 	ct.Generation = 1
@@ -87,40 +89,70 @@ func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 // PrepareForUpdate counts spec changes in the generation and keeps the status the server's.
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	ct, oldCT := obj.(*templates.CustomTransform), old.(*templates.CustomTransform)
-	ct.Status = oldCT.Status
+	// The status is copied, not shared: setAccepted must not edit the object being replaced.
+	ct.Status = *oldCT.Status.DeepCopy()
+	ct.Generation = oldCT.Generation
 	if !apiequality.Semantic.DeepEqual(ct.Spec, oldCT.Spec) {
-		ct.Generation = oldCT.Generation + 1
+		ct.Generation++
 	}
 	setAccepted(ct)
 }
 
+const (
+	// conditionAccepted says whether the spec in force is the one of metadata.generation.
+	conditionAccepted = "Accepted"
+	// reasonValid is the only reason there is: an invalid spec is refused at create and update,
+	// so it never becomes the stored one.
+	reasonValid = "Valid"
+)
+
+// setAccepted reports the spec of the current generation as accepted. Whether spec.apiGroup
+// and spec.resource or spec.kind name an existing kind is not known here: it depends on the
+// cluster's discovery when a template is processed, and a binding that matches no object
+// simply removes nothing. The condition keeps its lastTransitionTime while it stays True.
 func setAccepted(ct *templates.CustomTransform) {
 	ct.Status.ObservedGeneration = ct.Generation
 	meta.SetStatusCondition(&ct.Status.Conditions, metav1.Condition{
-		Type:               "Accepted",
+		Type:               conditionAccepted,
 		Status:             metav1.ConditionTrue,
 		ObservedGeneration: ct.Generation,
-		Reason:             "PathsValid",
-		Message:            fmt.Sprintf("%d paths are removed from the objects this binds to", len(ct.Spec.Remove)),
+		Reason:             reasonValid,
+		Message:            fmt.Sprintf("the spec is valid: %d paths are removed from the objects this binds to", len(ct.Spec.Remove)),
 	})
 }
 
+// Validate reports every problem of a new CustomTransform in one list: the API's checks and
+// the JSONPath syntax of spec.remove.
 func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return validation.ValidateCustomTransform(obj.(*templates.CustomTransform))
+	ct := obj.(*templates.CustomTransform)
+	return validation.SortByField(append(validation.ValidateCustomTransform(ct), pathErrors(ct)...))
 }
 
+// pathErrors checks spec.remove with the parser processing uses, so that what is stored
+// always parses.
+func pathErrors(ct *templates.CustomTransform) field.ErrorList {
+	return transform.ValidateRemovalPaths(ct.Spec.Remove, field.NewPath("spec", "remove"))
+}
+
+// WarningsOnCreate has none: every problem found at write time refuses the object.
 func (strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
 
+// AllowCreateOnUpdate is false: a CustomTransform is created with POST.
 func (strategy) AllowCreateOnUpdate(context.Context) bool { return false }
 
+// AllowUnconditionalUpdate lets kubectl replace work without a resourceVersion.
 func (strategy) AllowUnconditionalUpdate(context.Context) bool { return true }
 
+// Canonicalize leaves the object as the client wrote it.
 func (strategy) Canonicalize(runtime.Object) {}
 
+// ValidateUpdate checks an update as Validate checks a create, with the metadata rules of updates.
 func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return validation.ValidateCustomTransformUpdate(obj.(*templates.CustomTransform), old.(*templates.CustomTransform))
+	ct := obj.(*templates.CustomTransform)
+	return validation.SortByField(append(validation.ValidateCustomTransformUpdate(ct, old.(*templates.CustomTransform)), pathErrors(ct)...))
 }
 
+// WarningsOnUpdate has none, as WarningsOnCreate.
 func (strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
 	return nil
 }

@@ -22,6 +22,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/registry/rest"
 
 	"stencil.dev/stencil/pkg/apis/templates"
@@ -30,6 +31,7 @@ import (
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 	"stencil.dev/stencil/pkg/render"
+	"stencil.dev/stencil/pkg/transform"
 )
 
 // ProcessedREST serves templates/{name}/processed: POST TemplateParameters, get back the stored
@@ -69,8 +71,9 @@ func (r *ProcessedREST) Create(ctx context.Context, name string, obj runtime.Obj
 	if !ok {
 		return nil, apierrors.NewBadRequest("the body must be TemplateParameters")
 	}
-	if errs := validation.ValidateTemplateParameters(params, name); len(errs) > 0 {
-		return nil, apierrors.NewInvalid(templates.Kind("TemplateParameters"), name, errs)
+	errs := append(validation.ValidateTemplateParameters(params, name), propertyErrors(params)...)
+	if len(errs) > 0 {
+		return nil, apierrors.NewInvalid(templates.Kind("TemplateParameters"), name, validation.SortByField(errs))
 	}
 	if createValidation != nil {
 		if err := createValidation(ctx, obj.DeepCopyObject()); err != nil {
@@ -92,4 +95,14 @@ func (r *ProcessedREST) Create(ctx context.Context, name string, obj runtime.Obj
 		Properties:   params.Properties,
 		Destinations: params.Destinations,
 	})
+}
+
+// propertyErrors checks the names of the expansion properties, of the request and of each
+// destination, by the expansion engine's rule.
+func propertyErrors(params *templates.TemplateParameters) field.ErrorList {
+	errs := transform.ValidateProperties(params.Properties, field.NewPath("properties"))
+	for i, d := range params.Destinations {
+		errs = append(errs, transform.ValidateProperties(d.Properties, field.NewPath("destinations").Index(i).Child("properties"))...)
+	}
+	return errs
 }

@@ -32,6 +32,8 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
+	"stencil.dev/stencil/pkg/process"
+	"stencil.dev/stencil/pkg/transform"
 )
 
 // templateStrategy implements the create, update and delete behaviour of Templates.
@@ -62,16 +64,22 @@ func Match(label labels.Selector, field fields.Selector) storage.SelectionPredic
 	return storage.SelectionPredicate{Label: label, Field: field, GetAttrs: GetAttrs}
 }
 
+// NamespaceScoped is true: a Template lives in a namespace.
 func (templateStrategy) NamespaceScoped() bool { return true }
 
+// PrepareForCreate keeps the Template as sent: it has no status and no server-set fields.
 func (templateStrategy) PrepareForCreate(context.Context, runtime.Object) {}
 
+// PrepareForUpdate keeps the Template as sent, as PrepareForCreate.
 func (templateStrategy) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}
 
+// Validate reports every problem of a new Template, the API's and the engine's, in one list.
 func (templateStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return validation.ValidateTemplate(obj.(*templates.Template))
+	t := obj.(*templates.Template)
+	return validation.SortByField(append(validation.ValidateTemplate(t), engineErrors(t)...))
 }
 
+// WarningsOnCreate has none: every problem found at write time refuses the object.
 func (templateStrategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
 
 // AllowCreateOnUpdate is false: a Template is created with POST, as with most resources.
@@ -81,12 +89,29 @@ func (templateStrategy) AllowCreateOnUpdate(context.Context) bool { return false
 // carries one is still checked and answers 409 when it is stale.
 func (templateStrategy) AllowUnconditionalUpdate(context.Context) bool { return true }
 
+// Canonicalize leaves the object as the client wrote it.
 func (templateStrategy) Canonicalize(runtime.Object) {}
 
+// ValidateUpdate checks an update as Validate checks a create, with the metadata rules of updates.
 func (templateStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return validation.ValidateTemplateUpdate(obj.(*templates.Template), old.(*templates.Template))
+	t := obj.(*templates.Template)
+	return validation.SortByField(append(validation.ValidateTemplateUpdate(t, old.(*templates.Template)), engineErrors(t)...))
 }
 
+// engineErrors are the checks of a Template that need the engine, so that a template is
+// refused when it is stored rather than each time it is processed: what compiling finds
+// (parameters, generators, typed defaults, objects, object labels, references to undeclared
+// parameters) and the transformer configs, overrides and order.
+func engineErrors(t *templates.Template) field.ErrorList {
+	dialect := process.Stencil
+	if t.OpenShift {
+		dialect = process.OpenShift
+	}
+	errs := process.Validate(t, dialect)
+	return append(errs, transform.ValidateTransformers(t)...)
+}
+
+// WarningsOnUpdate has none, as WarningsOnCreate.
 func (templateStrategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
 	return nil
 }

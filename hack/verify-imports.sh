@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Fails when a package of ours depends on a layer above its own. The arrows point down only:
+#
+#   cmd -> pkg/cmd -> pkg/apiserver -> pkg/registry -> pkg/render (glue)
+#       -> pkg/process (engine), pkg/transform (transformers) -> pkg/apis
+#
+# A package may skip layers downwards and use its own layer; pkg/apis uses nothing of ours
+# outside pkg/apis. pkg/jsonbytes, pkg/netutil and pkg/certs are leaf utilities that every
+# layer but pkg/apis may use. Layers are matched by path prefix, so subpackages (for example
+# pkg/transform/jsonpath) belong to their parent's layer. Packages in no layer (generated
+# code, the client, hack tools) are checked only through the layered packages that use them:
+# the check reads every package's transitive dependencies, not only its direct imports.
+set -o errexit
+set -o nounset
+set -o pipefail
+
+SCRIPT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+cd "${SCRIPT_ROOT}"
+GO="${GO:-go}"
+TAGS="kustomize_disable_go_plugin_support"
+MODULE="$("${GO}" list -m)"
+
+# One line per package: its path, then every package it depends on, directly or not.
+DEPS="$("${GO}" list -tags "${TAGS}" -f '{{.ImportPath}}{{range .Deps}} {{.}}{{end}}' ./...)"
+awk -v module="${MODULE}/" '
+  function under(p, prefix) { return p == prefix || index(p, prefix "/") == 1 }
+  # layer maps a package path of the module to its rank; -1 is no layer.
+  function layer(p) {
+    if (under(p, "pkg/apis")) return 0
+    if (under(p, "pkg/jsonbytes") || under(p, "pkg/netutil") || under(p, "pkg/certs")) return 1
+    if (under(p, "pkg/process") || under(p, "pkg/transform")) return 2
+    if (under(p, "pkg/render")) return 3
+    if (under(p, "pkg/registry")) return 4
+    if (under(p, "pkg/apiserver")) return 5
+    if (under(p, "pkg/cmd")) return 6
+    if (under(p, "cmd")) return 7
+    return -1
+  }
+  BEGIN {
+    split("pkg/apis,leaf utilities,engine and transformers,pkg/render,pkg/registry,pkg/apiserver,pkg/cmd,cmd", names, ",")
+    bad = 0
+  }
+  {
+    if (index($1, module) != 1) next
+    pkg = substr($1, length(module) + 1)
+    rank = layer(pkg)
+    if (rank < 0) next
+    for (i = 2; i <= NF; i++) {
+      if (index($i, module) != 1) continue
+      dep = substr($i, length(module) + 1)
+      d = layer(dep)
+      if (d > rank || (rank == 0 && d != 0)) {
+        printf "%s (%s) depends on %s (%s)\n", pkg, names[rank + 1], dep, (d < 0 ? "in no layer" : names[d + 1])
+        bad = 1
+      }
+    }
+  }
+  END { exit bad }
+' <<<"${DEPS}" || {
+  echo "an import points up the layers: see hack/verify-imports.sh for the arrows" >&2
+  exit 1
+}
+echo "imports point down the layers"
