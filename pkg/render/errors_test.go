@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/validation"
 	"stencil.dev/stencil/pkg/process"
 )
 
@@ -83,7 +84,7 @@ func TestAllErrorsAtOnce(t *testing.T) {
 		}
 	}
 	for i := 1; i < len(errs); i++ {
-		if lessPath(errs[i].Field, errs[i-1].Field) {
+		if sorted := validation.SortByField(append(field.ErrorList(nil), errs...)); sorted[i].Field != errs[i].Field {
 			t.Errorf("errors not ordered by field path: %s before %s", errs[i-1].Field, errs[i].Field)
 		}
 	}
@@ -103,20 +104,6 @@ func TestValueAndConfigErrorsTogether(t *testing.T) {
 	for _, f := range []string{"parameters[0]", "parameters[1]", "parameters[EXTRA]", "transformers[0].kind", "transformers[1].patch"} {
 		if !got[f] && !got[strings.TrimSuffix(f, ".kind")] {
 			t.Errorf("missing a problem at %s in %v", f, errs.ToAggregate())
-		}
-	}
-}
-
-func TestLessPath(t *testing.T) {
-	for _, c := range []struct{ a, b string }{
-		{"objects[2]", "objects[10]"},
-		{"objects[2].spec", "objects[10]"},
-		{"objects[10]", "parameters[0]"},
-		{"parameters", "parameters[0]"},
-		{"parameters[9].name", "parameters[10]"},
-	} {
-		if !lessPath(c.a, c.b) || lessPath(c.b, c.a) {
-			t.Errorf("want %s < %s", c.a, c.b)
 		}
 	}
 }

@@ -26,7 +26,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -34,6 +33,7 @@ import (
 	"k8s.io/utils/lru"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/validation"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/transform"
 )
@@ -147,18 +147,16 @@ func (p *Renderer) configProblems(in Input) field.ErrorList {
 	return transform.ValidateTransformers(in.Template)
 }
 
-// sortErrors orders problems by field path (indices as numbers, so objects[2] comes before
-// objects[10]), keeping the order of those at one path, and drops exact repeats, so that a
-// 422 names each problem once and in a stable order.
+// sortErrors orders problems by field path, as every validation of the API does, and drops
+// exact repeats (a check run twice on one config), so that a 422 names each problem once.
 func sortErrors(errs field.ErrorList) field.ErrorList {
-	sort.SliceStable(errs, func(i, j int) bool { return lessPath(errs[i].Field, errs[j].Field) })
 	type problem struct {
 		field, detail string
 		kind          field.ErrorType
 	}
 	seen := make(map[problem]bool, len(errs))
 	out := errs[:0]
-	for _, e := range errs {
+	for _, e := range validation.SortByField(errs) {
 		key := problem{e.Field, e.Detail, e.Type}
 		if !seen[key] {
 			seen[key] = true
@@ -166,36 +164,6 @@ func sortErrors(errs field.ErrorList) field.ErrorList {
 		}
 	}
 	return out
-}
-
-// lessPath compares field paths, with runs of digits compared as numbers.
-func lessPath(a, b string) bool {
-	for a != "" && b != "" {
-		da, db := digitRun(a), digitRun(b)
-		if da > 0 && db > 0 {
-			if da != db {
-				return da < db // no leading zeros in indices: the shorter number is smaller
-			}
-			if a[:da] != b[:db] {
-				return a[:da] < b[:db]
-			}
-			a, b = a[da:], b[db:]
-			continue
-		}
-		if a[0] != b[0] {
-			return a[0] < b[0]
-		}
-		a, b = a[1:], b[1:]
-	}
-	return len(a) < len(b)
-}
-
-func digitRun(s string) int {
-	n := 0
-	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-		n++
-	}
-	return n
 }
 
 func dialectOf(t *templates.Template) process.Dialect {
