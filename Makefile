@@ -10,7 +10,7 @@ GOFLAGS_TAGS := -tags $(GOTAGS)
 # How long `make test` fuzzes each target; a longer hunt: make fuzz FUZZTIME=10m
 FUZZTIME  ?= 15s
 
-.PHONY: all build run test verify unit integration e2e fuzz e2e-binaries clean
+.PHONY: all build run test verify unit integration e2e fuzz e2e-binaries bench clean
 
 all: build
 
@@ -47,9 +47,14 @@ e2e: e2e-binaries
 
 fuzz:
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzProcess$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/process
+	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzCompact$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/process
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/jsonbytes
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzExpand$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/transform
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/transform/jsonpath
+
+## bench: the benchmark suite beside its baselines, as one table of ratios (docs/performance.md)
+bench:
+	hack/bench.sh
 
 clean:
 	rm -rf $(OUTPUT)

@@ -1,3 +1,5 @@
+//go:build !race
+
 /*
 Copyright The Stencil Authors.
 
@@ -15,7 +17,6 @@ limitations under the License.
 */
 
 // The race detector changes what escapes to the heap, so the budgets hold without it only.
-//go:build !race
 
 package process
 

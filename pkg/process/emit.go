@@ -17,61 +17,10 @@ limitations under the License.
 package process
 
 import (
-	"bytes"
 	"sort"
 
 	"stencil.dev/stencil/pkg/jsonbytes"
 )
-
-// structure indexes one compacted object in one pass, so that the walker can skip any value
-// that holds no "$" in constant time instead of reading it again at every depth.
-type structure struct {
-	// ends[i] is the offset after the object or array that opens at i; other entries are junk.
-	ends []int32
-	// dollars are the offsets of every "$" (and of every \u0024 escape), in order.
-	dollars []int32
-	stack   []int32
-}
-
-func (s *structure) build(src []byte) {
-	if cap(s.ends) < len(src) {
-		s.ends = make([]int32, len(src)+len(src)/2)
-	}
-	s.ends = s.ends[:len(src)]
-	s.dollars = s.dollars[:0]
-	for i := 0; ; {
-		j := bytes.IndexByte(src[i:], '$')
-		if j < 0 {
-			break
-		}
-		s.dollars = append(s.dollars, int32(i+j))
-		i += j + 1
-	}
-	if escaped := []byte(`\u0024`); bytes.Contains(src, escaped) {
-		for i := 0; ; {
-			j := bytes.Index(src[i:], escaped)
-			if j < 0 {
-				break
-			}
-			s.dollars = append(s.dollars, int32(i+j))
-			i += j + 1
-		}
-		sort.Slice(s.dollars, func(a, b int) bool { return s.dollars[a] < s.dollars[b] })
-	}
-	stack := s.stack[:0]
-	for i := 0; i < len(src); i++ {
-		switch src[i] {
-		case '"':
-			i = jsonbytes.SkipString(src, i) - 1
-		case '{', '[':
-			stack = append(stack, int32(i))
-		case '}', ']':
-			s.ends[stack[len(stack)-1]] = int32(i + 1)
-			stack = stack[:len(stack)-1]
-		}
-	}
-	s.stack = stack
-}
 
 // end returns the offset after the value at src[i:].
 func (s *structure) end(src []byte, i int) int {

@@ -21,7 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
-	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // ValidateReferences checks the parameter references of one of our Templates: ${X}, ${{X}} and
@@ -44,11 +43,11 @@ func ValidateReferences(t *templates.Template) field.ErrorList {
 // objects.
 func (c *compiler) referencesIn(raws []runtime.RawExtension, list string) {
 	for i := range raws {
-		src, err := jsonbytes.Compact(raws[i].Raw)
+		src, err := c.structure.compact(c.src[:0], raws[i].Raw)
+		c.src = src
 		if err != nil || len(src) == 0 || src[0] != '{' {
 			continue
 		}
-		c.structure.build(src)
 		w := c.newWalker(src, objectPath{list, i}, true)
 		start := w.mark()
 		w.object(0, len(src), walkContext{envIndex: -1})

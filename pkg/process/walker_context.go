@@ -132,9 +132,20 @@ func envNames(container []byte) [][]byte {
 // forEachMember calls fn with the raw key and the value's bounds of each member of the object
 // at b[i:].
 func forEachMember(b []byte, i int, fn func(key []byte, at, end int)) {
+	forEachMemberOf(b, i, nil, fn)
+}
+
+// forEachMemberOf is forEachMember over b indexed by st, when st is not nil: the ends of
+// objects and arrays are then looked up instead of read again.
+func forEachMemberOf(b []byte, i int, st *structure, fn func(key []byte, at, end int)) {
 	for i++; b[i] != '}'; {
 		keyEnd := jsonbytes.SkipString(b, i)
-		end := jsonbytes.SkipValue(b, keyEnd+1)
+		var end int
+		if st != nil {
+			end = st.end(b, keyEnd+1)
+		} else {
+			end = jsonbytes.SkipValue(b, keyEnd+1)
+		}
 		fn(b[i:keyEnd], keyEnd+1, end)
 		i = end
 		if b[i] == ',' {

@@ -33,7 +33,7 @@ func (c *compiler) compileObject(raw []byte, at objectPath, templateObject bool)
 	if trimmed := bytes.TrimSpace(raw); len(trimmed) == 0 || string(trimmed) == "null" {
 		return compiledObject{}, field.ErrorList{field.Required(path(), "an object is needed here")}
 	}
-	src, err := jsonbytes.CompactInto(c.src[:0], raw)
+	src, err := c.structure.compact(c.src[:0], raw)
 	c.src = src
 	if err != nil {
 		return compiledObject{}, field.ErrorList{field.Invalid(path(), "", "not valid JSON: "+err.Error())}
@@ -41,7 +41,6 @@ func (c *compiler) compileObject(raw []byte, at objectPath, templateObject bool)
 	if src[0] != '{' {
 		return compiledObject{}, field.ErrorList{field.Invalid(path(), "", "must be a JSON object")}
 	}
-	c.structure.build(src)
 	p := c.plan
 	start := c.newWalker(src, at, false).mark()
 	for slow := c.forceSlow; ; slow = true {
@@ -95,7 +94,7 @@ func (c *compiler) target(t *labelTarget) uint32 {
 // to the slow path, which decides after substitution.
 func (w *walker) header(cx *walkContext) field.ErrorList {
 	var raws [2][]byte
-	forEachMember(w.src, 0, func(key []byte, at, end int) {
+	forEachMemberOf(w.src, 0, w.st, func(key []byte, at, end int) {
 		switch string(key) {
 		case `"kind"`:
 			raws[0] = w.src[at:end]

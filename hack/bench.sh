@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs the benchmark suite, each measured path beside its baseline in the same run, and prints
+# one table of ratios (hack/benchtable). The raw output stays in _output/bench/ for benchstat.
+# BENCHTIME=1s hack/bench.sh for steadier numbers; the default keeps a run to a few minutes.
+set -o errexit
+set -o nounset
+set -o pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+cd "${ROOT}"
+OUT="${ROOT}/_output/bench"
+BENCHTIME="${BENCHTIME:-300ms}"
+TAGS="-tags kustomize_disable_go_plugin_support"
+mkdir -p "${OUT}"
+raw="${OUT}/bench-$(date +%Y%m%d-%H%M%S).txt"
+{
+  go test ${TAGS} -run '^$' -bench 'FromBytes|Process' -benchmem -benchtime "${BENCHTIME}" ./pkg/process/
+  go test ${TAGS} -run '^$' -bench 'Pipeline|Krusty' -benchmem -benchtime 2x ./pkg/transform/
+  go test ${TAGS} -run '^$' -bench 'ProcessedVsGet' -benchmem -benchtime 2s ./test/integration/
+} | tee "${raw}"
+echo
+go run ./hack/benchtable < "${raw}" | tee "${OUT}/table.txt"

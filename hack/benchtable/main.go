@@ -1,0 +1,146 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command benchtable reads the output of `go test -bench` (make bench) and prints one table:
+// each measured path beside its baseline of the same run, the ratio, and the target.
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// comparison pairs a benchmark with its baseline: the benchmark names are the pattern with
+// its last group replaced by the two words.
+type comparison struct {
+	what     string
+	pattern  *regexp.Regexp
+	measured string
+	baseline string
+	// target is the ratio measured/baseline to stay under; inverted compares throughput
+	// (baseline/measured must stay over target).
+	target   float64
+	inverted bool
+}
+
+var comparisons = []comparison{
+	{"template in the request, JSON -> List, vs encoding/json map decode+encode",
+		regexp.MustCompile(`^BenchmarkFromBytes/(.+)/json/(oneshot|baseline)$`), "oneshot", "baseline", 0.3, false},
+	{"template in the request, YAML -> List, vs sigs.k8s.io/yaml YAMLToJSON alone",
+		regexp.MustCompile(`^BenchmarkFromBytes/(.+)/yaml/(oneshot|baseline)$`), "oneshot", "baseline", 1.3, false},
+	{"stored template, cached plan, vs encoding/json map decode+encode of its objects",
+		regexp.MustCompile(`^BenchmarkProcess/(.+)/(cached|baseline)$`), "cached", "baseline", 0.3, false},
+	{"built-in transformers vs krusty (kustomize), same kustomization",
+		regexp.MustCompile(`^Benchmark(Pipeline|Krusty)/(pairs=\d+)$`), "Pipeline", "Krusty", 0.02, false},
+	{"server: POST templates/{name}/processed, requests/s vs GET of the same template",
+		regexp.MustCompile(`^BenchmarkProcessedVsGet/(POST-processed|GET)$`), "POST-processed", "GET", 0.8, true},
+	{"server: POST processedtemplates (template in the request), requests/s vs GET",
+		regexp.MustCompile(`^BenchmarkProcessedVsGet/(POST-processedtemplates|GET)$`), "POST-processedtemplates", "GET", 0.8, true},
+}
+
+var line = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+\d+\s+([\d.]+) ns/op`)
+
+func main() {
+	nsPerOp := map[string]float64{}
+	scanner := bufio.NewScanner(os.Stdin)
+	scanner.Buffer(make([]byte, 1<<20), 1<<20)
+	for scanner.Scan() {
+		if m := line.FindStringSubmatch(scanner.Text()); m != nil {
+			v, err := strconv.ParseFloat(m[3], 64)
+			if err == nil {
+				nsPerOp[m[1]] = v
+			}
+		}
+	}
+	fmt.Printf("%-44s %-22s %12s %12s %8s %8s\n", "comparison", "case", "measured", "baseline", "ratio", "target")
+	missed := 0
+	for _, c := range comparisons {
+		rows := pairs(c, nsPerOp)
+		for _, r := range rows {
+			ratio := r.measured / r.baseline
+			target := fmt.Sprintf("<= %.2f", c.target)
+			ok := ratio <= c.target
+			if c.inverted {
+				ratio = r.baseline / r.measured
+				target = fmt.Sprintf(">= %.2f", c.target)
+				ok = ratio >= c.target
+			}
+			mark := ""
+			if !ok {
+				mark, missed = "  MISSED", missed+1
+			}
+			fmt.Printf("%-44.44s %-22.22s %12s %12s %8.3f %8s%s\n", c.what, r.name, duration(r.measured), duration(r.baseline), ratio, target, mark)
+		}
+	}
+	fmt.Printf("\n%d comparisons missed their target\n", missed)
+}
+
+type row struct {
+	name               string
+	measured, baseline float64
+}
+
+// pairs finds, for one comparison, every case that has both numbers.
+func pairs(c comparison, nsPerOp map[string]float64) []row {
+	byCase := map[string]*row{}
+	for name, v := range nsPerOp {
+		m := c.pattern.FindStringSubmatch(name)
+		if m == nil {
+			continue
+		}
+		which, key := m[len(m)-1], strings.Join(m[1:len(m)-1], "/")
+		if c.measured == "Pipeline" {
+			which, key = m[1], m[2]
+		}
+		if strings.HasPrefix(c.measured, "POST") {
+			key = c.measured
+		}
+		r := byCase[key]
+		if r == nil {
+			r = &row{name: key}
+			byCase[key] = r
+		}
+		switch which {
+		case c.measured:
+			r.measured = v
+		case c.baseline:
+			r.baseline = v
+		}
+	}
+	var out []row
+	for _, r := range byCase {
+		if r.measured > 0 && r.baseline > 0 {
+			out = append(out, *r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+func duration(ns float64) string {
+	switch {
+	case ns >= 1e6:
+		return fmt.Sprintf("%.2f ms", ns/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.1f µs", ns/1e3)
+	}
+	return fmt.Sprintf("%.0f ns", ns)
+}

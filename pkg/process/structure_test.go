@@ -1,0 +1,104 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package process
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
+)
+
+// checkCompact compares structure.compact with jsontext's strict compaction: both accept the
+// same inputs and write the same bytes, and the index points where a reader would find the
+// ends of containers and the dollars.
+func checkCompact(t *testing.T, in []byte) {
+	t.Helper()
+	var s structure
+	got, err := s.compact(nil, in)
+	want, wantErr := jsonbytes.Compact(in)
+	if (err == nil) != (wantErr == nil) {
+		t.Fatalf("%q: compact error %v, jsontext error %v", in, err, wantErr)
+	}
+	if err != nil {
+		return
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%q: compact wrote %q, jsontext %q", in, got, want)
+	}
+	var dollars []int32
+	for i := 0; i < len(got); i++ {
+		switch got[i] {
+		case '"':
+			end := jsonbytes.SkipString(got, i)
+			for k := i; k < end; k++ {
+				if got[k] == '$' {
+					dollars = append(dollars, int32(k))
+				}
+				if got[k] == '\\' {
+					if bytes.HasPrefix(got[k:], []byte(`\u0024`)) {
+						dollars = append(dollars, int32(k))
+					}
+					k++
+				}
+			}
+			i = end - 1
+		case '{', '[':
+			if end := jsonbytes.SkipValue(got, i); int(s.ends[i]) != end {
+				t.Fatalf("%q: container at %d ends at %d, index says %d", got, i, end, s.ends[i])
+			}
+		}
+	}
+	if fmt.Sprint(dollars) != fmt.Sprint(s.dollars) {
+		t.Fatalf("%q: dollars at %v, index says %v", got, dollars, s.dollars)
+	}
+}
+
+func TestCompactAgreesWithJSONText(t *testing.T) {
+	for _, in := range []string{
+		`{}`, ` { "a" : [ 1 , 2.5e-3 , -0 , true , false , null , "x" ] } `, `[]`, `"s"`, `1`, `-1.0E+2`,
+		`{"a":{"b":{"c":[[],{}]}}}`, `{"$":"${A}","b":"\u0024{B}","c":"\\u0024"}`,
+		`{"a":1,"a":2}`, `{"a":1,"\u0061":2}`, `{"a":{"x":1},"b":{"x":1}}`,
+		`{"a":"\ud83d\ude00"}`, `{"a":"\ud83d"}`, `{"a":"\ude00"}`, `{"a":"\ud83dx"}`, `{"a":"\x"}`,
+		"{\"a\":\"\xff\"}", "{\"a\":\"\x01\"}", `{"a":"é日本"}`, `{"a":01}`, `{"a":1.}`, `{"a":.5}`, `{"a":1e}`,
+		`{"a":-}`, `{"a":tru}`, `{"a":nul}`, `{"a":1,}`, `[1,]`, `{"a"}`, `{"a":}`, `{a:1}`, `{"a":1}}`,
+		`{"a":1} x`, `[1 2]`, `{"a":1 "b":2}`, ``, ` `, `"unterminated`, `{"a":"\u00"}`, `{"a":"\/\b\f\n\r\t"}`,
+		`{"a":[1,{"b":[true]}],"c":"$$(X)"}`, `[[[[[[[[[[]]]]]]]]]]`, `{"a":1e400}`, `{"a":123456789012345678901234567890}`,
+	} {
+		checkCompact(t, []byte(in))
+	}
+	many := make([]string, 100)
+	for i := range many {
+		many[i] = fmt.Sprintf(`"k%d":%d`, i, i)
+	}
+	checkCompact(t, []byte("{"+strings.Join(many, ",")+"}"))
+	checkCompact(t, []byte("{"+strings.Join(many, ",")+`,"k7":0}`))
+	checkCompact(t, []byte(strings.Repeat("[", maxNesting)+strings.Repeat("]", maxNesting)))
+	checkCompact(t, []byte(strings.Repeat("[", maxNesting+1)+strings.Repeat("]", maxNesting+1)))
+}
+
+// FuzzCompact looks for an input where the one-pass compaction and jsontext disagree.
+func FuzzCompact(f *testing.F) {
+	for _, seed := range []string{`{"a":[1,"${B}",{"c":null}]}`, `{"a":"\u0024\ud83d\ude00"}`, `[1,2.5e3,-0,true]`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		checkCompact(t, in)
+	})
+}
