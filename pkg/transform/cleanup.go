@@ -113,7 +113,7 @@ func (c cleaner) warn(path *field.Path, value any, want string) {
 	if c.ctx == nil {
 		return // a caller that does not collect warnings
 	}
-	c.ctx.Warnf("cleanup: %s: %s is %s, not %s; left unchanged", describe(c.obj), path, jsonTypeOf(value), want)
+	c.ctx.Warnf("cleanup: %s: %s is %s, not %s; left unchanged", Describe(c.obj), path, jsonTypeOf(value), want)
 }
 
 // object returns parent[key] when it is an object. A missing or null value is nil without a

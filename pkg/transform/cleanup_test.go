@@ -18,9 +18,13 @@ package transform
 
 import (
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
+
+	"stencil.dev/stencil/pkg/transform/remove"
 )
 
 // ksObject decodes a test object the way the pipeline does (numbers as json.Number).
@@ -275,5 +279,36 @@ func TestCleanupTransformer(t *testing.T) {
 	}
 	if !reflect.DeepEqual(ksObject(t, `{"a":1}`), Object{"a": json.Number("1")}) {
 		t.Fatal("ksObject must decode numbers as json.Number, as the pipeline does")
+	}
+}
+
+// TestCleanupThenCustomTransformCase28 is KubeStellar's generic_transport_controller_test
+// (case 28): a CustomTransform for ClusterRoles over 100 random objects of four kinds removes the label only from
+// ClusterRoles; everything else equals the built-in cleanup.
+func TestCleanupThenCustomTransformCase28(t *testing.T) {
+	kinds := []struct{ apiVersion, kind string }{
+		{"v1", "ConfigMap"}, {"rbac.authorization.k8s.io/v1", "ClusterRole"},
+		{"networking.k8s.io/v1", "NetworkPolicy"}, {"autoscaling/v2", "HorizontalPodAutoscaler"},
+	}
+	rng := rand.New(rand.NewPCG(28, 28))
+	rules := []remove.Rule{{Name: "ct", APIGroup: "rbac.authorization.k8s.io", Resource: "clusterroles",
+		Paths: []remove.Path{remove.MustParsePath(`$.metadata.labels["test.kubestellar.io/delete-me"]`)}}}
+	for i := 0; i < 100; i++ {
+		k := kinds[rng.IntN(len(kinds))]
+		src := fmt.Sprintf(`{"apiVersion":%q,"kind":%q,"metadata":{"name":"o%d","uid":"u%d","resourceVersion":"%d",
+			"labels":{"test.kubestellar.io/delete-me":"x","test.kubestellar.io/dont-delete-me":"y"}},"spec":{"n":%d},"status":{"s":1}}`,
+			k.apiVersion, k.kind, i, i, rng.IntN(1000), rng.IntN(1000))
+		obj := ksObject(t, src)
+		Cleanup(nil, obj)
+		remove.ApplyRules([]Object{obj}, rules, nil)
+
+		want := ksObject(t, src)
+		Cleanup(nil, want)
+		if k.kind == "ClusterRole" {
+			delete(want["metadata"].(map[string]any)["labels"].(map[string]any), "test.kubestellar.io/delete-me")
+		}
+		if got, want := ksJSON(t, obj), ksJSON(t, want); got != want {
+			t.Fatalf("object %d (%s):\ngot  %s\nwant %s", i, k.kind, got, want)
+		}
 	}
 }

@@ -30,6 +30,10 @@ limitations under the License.
 //
 // ValidateTransformers checks a Template's own transformers at create and update, and
 // RenderYAML shows a consolidated list.
+//
+// Two steps that are not list transformers have their own packages: remove (CustomTransform
+// removal rules, and the JSONPath the RemoveTransformer built-in shares with them) and expand
+// (template expansion, which runs last). Objects are decoded and encoded by pkg/jsonbytes.
 package transform
 
 import (

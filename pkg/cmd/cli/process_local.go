@@ -31,7 +31,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/render"
-	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/remove"
 )
 
 // processLocal processes the template file here, with the server's own processing library, and
@@ -49,7 +49,7 @@ func (o *ProcessOptions) processLocal(req process.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var rules []transform.RemovalRule
+	var rules []remove.Rule
 	for _, name := range o.Filenames[1:] {
 		fileRules, err := o.readRemovalRules(name)
 		if err != nil {
@@ -79,12 +79,12 @@ func (o *ProcessOptions) processLocal(req process.Request) ([]byte, error) {
 }
 
 // readRemovalRules reads the CustomTransforms of a YAML or JSON file, one or more documents.
-func (o *ProcessOptions) readRemovalRules(name string) ([]transform.RemovalRule, error) {
+func (o *ProcessOptions) readRemovalRules(name string) ([]remove.Rule, error) {
 	data, err := o.read(name)
 	if err != nil {
 		return nil, err
 	}
-	var rules []transform.RemovalRule
+	var rules []remove.Rule
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	for doc := 1; ; doc++ {
 		raw, err := reader.Read()
@@ -104,11 +104,11 @@ func (o *ProcessOptions) readRemovalRules(name string) ([]transform.RemovalRule,
 		if ct.Kind != "CustomTransform" || ct.APIVersion != v1alpha1.SchemeGroupVersion.String() {
 			return nil, fmt.Errorf("%s, document %d: want a %s CustomTransform, got %s %s", name, doc, v1alpha1.SchemeGroupVersion, ct.APIVersion, ct.Kind)
 		}
-		paths, errs := transform.ParseRemovalPaths(ct.Spec.Remove, field.NewPath("spec", "remove"))
+		paths, errs := remove.ParsePaths(ct.Spec.Remove, field.NewPath("spec", "remove"))
 		if len(errs) > 0 {
 			return nil, fmt.Errorf("%s: CustomTransform %q: %v", name, ct.Name, errs.ToAggregate())
 		}
-		rules = append(rules, transform.RemovalRule{
+		rules = append(rules, remove.Rule{
 			Name: ct.Name, APIGroup: ct.Spec.APIGroup, Resource: ct.Spec.Resource, Kind: ct.Spec.Kind, Paths: paths,
 		})
 	}

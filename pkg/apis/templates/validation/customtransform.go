@@ -22,7 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
-	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/remove"
 )
 
 // ValidateCustomTransform validates a CustomTransform on create.
@@ -57,5 +57,5 @@ func validateCustomTransformSpec(spec *templates.CustomTransformSpec, fldPath *f
 	if len(spec.Remove) == 0 {
 		allErrs = append(allErrs, field.Required(fldPath.Child("remove"), "name at least one field to remove"))
 	}
-	return append(allErrs, transform.ValidateRemovalPaths(spec.Remove, fldPath.Child("remove"))...)
+	return append(allErrs, remove.ValidatePaths(spec.Remove, fldPath.Child("remove"))...)
 }

@@ -26,6 +26,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/expand"
 )
 
 // ValidateTemplate validates a Template on create.
@@ -95,7 +96,7 @@ func ValidateTemplateParameters(params *templates.TemplateParameters, templateNa
 			"must be empty or the name of the template: "+templateName))
 	}
 	allErrs = append(allErrs, metav1validation.ValidateLabels(params.Labels, field.NewPath("labels"))...)
-	allErrs = append(allErrs, transform.ValidateProperties(params.Properties, field.NewPath("properties"))...)
+	allErrs = append(allErrs, expand.ValidateProperties(params.Properties, field.NewPath("properties"))...)
 	if len(params.Destinations) > MaxDestinations {
 		allErrs = append(allErrs, field.TooMany(field.NewPath("destinations"), len(params.Destinations), MaxDestinations))
 	}
@@ -109,7 +110,7 @@ func ValidateTemplateParameters(params *templates.TemplateParameters, templateNa
 			allErrs = append(allErrs, field.Duplicate(path.Child("name"), d.Name))
 		}
 		seen[d.Name] = true
-		allErrs = append(allErrs, transform.ValidateProperties(d.Properties, path.Child("properties"))...)
+		allErrs = append(allErrs, expand.ValidateProperties(d.Properties, path.Child("properties"))...)
 	}
 	return allErrs
 }

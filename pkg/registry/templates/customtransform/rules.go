@@ -26,7 +26,7 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 
 	"stencil.dev/stencil/pkg/apis/templates"
-	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/remove"
 )
 
 // Rules turns the stored CustomTransforms into removal rules for processing. It lists them from
@@ -36,14 +36,14 @@ type Rules struct {
 
 	mu              sync.Mutex
 	resourceVersion string
-	rules           []transform.RemovalRule
+	rules           []remove.Rule
 }
 
 // NewRules reads CustomTransforms from store.
 func NewRules(store rest.Lister) *Rules { return &Rules{store: store} }
 
 // Current returns the rules in force.
-func (r *Rules) Current(ctx context.Context) ([]transform.RemovalRule, error) {
+func (r *Rules) Current(ctx context.Context) ([]remove.Rule, error) {
 	// CustomTransforms are cluster-scoped; the request's namespace must not narrow the list.
 	ctx = genericapirequest.WithNamespace(ctx, "")
 	// ResourceVersion "0" is served by the watch cache, not by etcd.
@@ -57,11 +57,11 @@ func (r *Rules) Current(ctx context.Context) ([]transform.RemovalRule, error) {
 	if list.ResourceVersion != "" && list.ResourceVersion == r.resourceVersion {
 		return r.rules, nil
 	}
-	rules := make([]transform.RemovalRule, 0, len(list.Items))
+	rules := make([]remove.Rule, 0, len(list.Items))
 	for _, ct := range list.Items {
 		// Stored paths were validated on write; one that no longer parses is skipped, not fatal.
-		paths, _ := transform.ParseRemovalPaths(ct.Spec.Remove, field.NewPath("spec", "remove"))
-		rules = append(rules, transform.RemovalRule{
+		paths, _ := remove.ParsePaths(ct.Spec.Remove, field.NewPath("spec", "remove"))
+		rules = append(rules, remove.Rule{
 			Name:     ct.Name,
 			APIGroup: ct.Spec.APIGroup,
 			Resource: ct.Spec.Resource,

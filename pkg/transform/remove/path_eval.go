@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package jsonpath
+package remove
 
 import (
 	"maps"
@@ -61,19 +61,19 @@ func Select(root any, p Path) []any {
 	return nodes
 }
 
-// Remove deletes from root every node the path selects. An object member is deleted (never
+// RemoveFrom deletes from root every node the path selects. An object member is deleted (never
 // set to null); an array element is cut out, so later elements move up. A path that selects
-// nothing changes nothing. Remove never replaces root itself: Parse rejects "$" alone.
-func Remove(root map[string]any, p Path) {
+// nothing changes nothing. It never replaces root itself: ParsePath rejects "$" alone.
+func (p Path) RemoveFrom(root map[string]any) {
 	if len(p) == 0 {
 		return
 	}
-	remove(root, p)
+	removeBelow(root, p)
 }
 
-// remove deletes what p selects below node and returns the node to store in its parent's
+// removeBelow deletes what p selects below node and returns the node to store in its parent's
 // place: cutting an element out of an array yields a new slice header.
-func remove(node any, p Path) any {
+func removeBelow(node any, p Path) any {
 	seg, rest := p[0], p[1:]
 	switch n := node.(type) {
 	case map[string]any:
@@ -85,7 +85,7 @@ func remove(node any, p Path) any {
 			case len(rest) == 0:
 				delete(n, seg.Name)
 			default:
-				n[seg.Name] = remove(child, rest)
+				n[seg.Name] = removeBelow(child, rest)
 			}
 		case Wildcard:
 			if len(rest) == 0 {
@@ -93,7 +93,7 @@ func remove(node any, p Path) any {
 				break
 			}
 			for k, child := range n {
-				n[k] = remove(child, rest)
+				n[k] = removeBelow(child, rest)
 			}
 		}
 	case []any:
@@ -108,7 +108,7 @@ func remove(node any, p Path) any {
 				out = append(out, n[:i]...)
 				return append(out, n[i+1:]...)
 			default:
-				n[i] = remove(n[i], rest)
+				n[i] = removeBelow(n[i], rest)
 			}
 		case Wildcard:
 			if len(rest) == 0 {
@@ -116,7 +116,7 @@ func remove(node any, p Path) any {
 				return []any{}
 			}
 			for i := range n {
-				n[i] = remove(n[i], rest)
+				n[i] = removeBelow(n[i], rest)
 			}
 		}
 	}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package jsonpath
+package remove
 
 import (
 	"encoding/json"
@@ -63,17 +63,17 @@ func TestParse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Parse(tt.in)
+			got, err := ParsePath(tt.in)
 			if err != nil {
-				t.Fatalf("Parse(%q): %v", tt.in, err)
+				t.Fatalf("ParsePath(%q): %v", tt.in, err)
 			}
 			if !reflect.DeepEqual(got, tt.want) {
-				t.Fatalf("Parse(%q) = %#v, want %#v", tt.in, got, tt.want)
+				t.Fatalf("ParsePath(%q) = %#v, want %#v", tt.in, got, tt.want)
 			}
 			// The canonical form parses back to the same path.
-			again, err := Parse(got.String())
+			again, err := ParsePath(got.String())
 			if err != nil || !reflect.DeepEqual(again, got) {
-				t.Fatalf("Parse(%q.String() = %q) = %#v, %v", tt.in, got.String(), again, err)
+				t.Fatalf("ParsePath(%q.String() = %q) = %#v, %v", tt.in, got.String(), again, err)
 			}
 		})
 	}
@@ -132,16 +132,16 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := Parse(tt.in)
+			p, err := ParsePath(tt.in)
 			if err == nil {
-				t.Fatalf("Parse(%q) = %v, want an error", tt.in, p)
+				t.Fatalf("ParsePath(%q) = %v, want an error", tt.in, p)
 			}
 			var se *SyntaxError
 			if !errors.As(err, &se) {
-				t.Fatalf("Parse(%q) error %T, want *SyntaxError", tt.in, err)
+				t.Fatalf("ParsePath(%q) error %T, want *SyntaxError", tt.in, err)
 			}
 			if se.Offset != tt.offset || !strings.Contains(err.Error(), tt.msg) {
-				t.Fatalf("Parse(%q) = %q (offset %d), want offset %d and %q", tt.in, err, se.Offset, tt.offset, tt.msg)
+				t.Fatalf("ParsePath(%q) = %q (offset %d), want offset %d and %q", tt.in, err, se.Offset, tt.offset, tt.msg)
 			}
 		})
 	}
@@ -199,7 +199,7 @@ func TestSelect(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			got := encode(t, Select(decode(t, doc), MustParse(tt.path)))
+			got := encode(t, Select(decode(t, doc), MustParsePath(tt.path)))
 			if got != tt.want {
 				t.Fatalf("Select(%s) = %s, want %s", tt.path, got, tt.want)
 			}
@@ -239,7 +239,7 @@ func TestRemove(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := decode(t, tt.doc)
-			Remove(doc, MustParse(tt.path))
+			MustParsePath(tt.path).RemoveFrom(doc)
 			if got, want := encode(t, doc), encode(t, decode(t, tt.want)); got != want {
 				t.Fatalf("Remove(%s) = %s, want %s", tt.path, got, want)
 			}
@@ -252,7 +252,7 @@ func TestRemove(t *testing.T) {
 func TestRemoveDoesNotAliasCallerSlices(t *testing.T) {
 	arr := []any{"a", "b", "c"}
 	doc := map[string]any{"x": arr}
-	Remove(doc, MustParse(`$.x[0]`))
+	MustParsePath(`$.x[0]`).RemoveFrom(doc)
 	if !reflect.DeepEqual(arr, []any{"a", "b", "c"}) {
 		t.Fatalf("caller's slice changed: %v", arr)
 	}
