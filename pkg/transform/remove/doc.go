@@ -15,9 +15,9 @@ limitations under the License.
 */
 
 // Package remove deletes fields from objects: the JSONPath subset that names them, the removal
-// rules of CustomTransforms (Rule, ApplyRules) and the path checks (ParsePaths) that both they
-// and the RemoveTransformer built-in use. It is a pure library: it imports nothing from the server,
-// and nothing from the transformer pipeline either.
+// rules of CustomTransforms (RuleFor builds one, ApplyRules applies them) and the path checks
+// (ParsePaths) that both they and the RemoveTransformer built-in use. It is a pure library: it
+// imports nothing from the server, nor from the transformer pipeline.
 //
 // The RemoveTransformer built-in is registered in package transform with the other built-ins:
 // there it is a thin shell that reads its config and its target and calls Path.RemoveFrom.

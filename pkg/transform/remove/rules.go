@@ -22,6 +22,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"stencil.dev/stencil/pkg/apis/templates"
 )
 
 // Rule is a CustomTransform as processing applies it: the admin's removals for every
@@ -109,7 +111,7 @@ func groupKindOf(obj map[string]any) (group, kind string) {
 
 // ParsePaths parses JSONPath removal paths. It returns the paths that parse, in order,
 // and an error at fldPath[i], with the byte offset of the problem, for each that does not. It
-// validates RemoveTransformer's paths and a CustomTransform's spec.remove.
+// validates RemoveTransformer's paths and, through RuleFor, a CustomTransform's spec.remove.
 func ParsePaths(paths []string, fldPath *field.Path) ([]Path, field.ErrorList) {
 	var errs field.ErrorList
 	out := make([]Path, 0, len(paths))
@@ -124,9 +126,20 @@ func ParsePaths(paths []string, fldPath *field.Path) ([]Path, field.ErrorList) {
 	return out, errs
 }
 
-// ValidatePaths validates a CustomTransform's spec.remove; pass
-// field.NewPath("spec", "remove") so that errors name spec.remove[i].
-func ValidatePaths(paths []string, fldPath *field.Path) field.ErrorList {
-	_, errs := ParsePaths(paths, fldPath)
-	return errs
+// RuleFor is the one way from a CustomTransform to its removal rule: the server builds its
+// rules with it and checks each CustomTransform written with it, and stencil process --local
+// does the same with the files it is given, so that both accept the same CustomTransforms.
+// Callers add the API's own checks (validation.ValidateCustomTransform); RuleFor judges what
+// only the removal engine can, the paths, with errors at spec.remove[i]. The rule holds the
+// paths that parse, so that a server can still apply the valid removals of an object stored
+// before validation got stricter, as KubeStellar does.
+func RuleFor(ct *templates.CustomTransform) (Rule, field.ErrorList) {
+	paths, errs := ParsePaths(ct.Spec.Remove, field.NewPath("spec", "remove"))
+	return Rule{
+		Name:     ct.Name,
+		APIGroup: ct.Spec.APIGroup,
+		Resource: ct.Spec.Resource,
+		Kind:     ct.Spec.Kind,
+		Paths:    paths,
+	}, errs
 }

@@ -20,7 +20,9 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/util/validation/field"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"stencil.dev/stencil/pkg/apis/templates"
 )
 
 // decodeList decodes a JSON array of test objects.
@@ -130,10 +132,15 @@ func TestApplyRulesOrder(t *testing.T) {
 	}
 }
 
-func TestValidatePaths(t *testing.T) {
+func TestRuleFor(t *testing.T) {
 	// Case 30's bad path and case 21's "$": rejected when the CustomTransform is created,
 	// naming spec.remove[i] (KubeStellar only reports them in status, lazily).
-	errs := ValidatePaths([]string{`$.metadata.labels["a"]`, `$`, `$.a..b`, `$.spec.ports[*].nodePort`}, field.NewPath("spec", "remove"))
+	ct := &templates.CustomTransform{
+		ObjectMeta: metav1.ObjectMeta{Name: "ct"},
+		Spec: templates.CustomTransformSpec{APIGroup: "apps", Resource: "deployments",
+			Remove: []string{`$.metadata.labels["a"]`, `$`, `$.a..b`, `$.spec.ports[*].nodePort`}},
+	}
+	rule, errs := RuleFor(ct)
 	want := []string{
 		`spec.remove[1]: Invalid value: "$": invalid JSONPath at byte 1: "$" alone identifies the whole object`,
 		`spec.remove[2]: Invalid value: "$.a..b": invalid JSONPath at byte 3: descendant segments`,
@@ -146,10 +153,10 @@ func TestValidatePaths(t *testing.T) {
 			t.Errorf("error %d = %q, want prefix %q", i, errs[i].Error(), w)
 		}
 	}
-	// The paths that parse are still returned, so a server can apply the valid removals of
+	// The paths that parse are still in the rule, so a server can apply the valid removals of
 	// an object stored before validation got stricter, as KubeStellar does.
-	paths, errs := ParsePaths([]string{`$.a`, `$`, `$.b`}, field.NewPath("spec", "remove"))
-	if len(errs) != 1 || len(paths) != 2 || paths[1].String() != `$.b` {
-		t.Fatalf("ParsePaths = %v, %v", paths, errs)
+	if rule.Name != "ct" || rule.APIGroup != "apps" || rule.Resource != "deployments" || rule.Kind != "" ||
+		len(rule.Paths) != 2 || rule.Paths[1].String() != `$.spec.ports[*].nodePort` {
+		t.Fatalf("RuleFor = %+v", rule)
 	}
 }

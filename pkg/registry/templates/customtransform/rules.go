@@ -21,7 +21,6 @@ import (
 	"sync"
 
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 
@@ -58,16 +57,10 @@ func (r *Rules) Current(ctx context.Context) ([]remove.Rule, error) {
 		return r.rules, nil
 	}
 	rules := make([]remove.Rule, 0, len(list.Items))
-	for _, ct := range list.Items {
+	for i := range list.Items {
 		// Stored paths were validated on write; one that no longer parses is skipped, not fatal.
-		paths, _ := remove.ParsePaths(ct.Spec.Remove, field.NewPath("spec", "remove"))
-		rules = append(rules, remove.Rule{
-			Name:     ct.Name,
-			APIGroup: ct.Spec.APIGroup,
-			Resource: ct.Spec.Resource,
-			Kind:     ct.Spec.Kind,
-			Paths:    paths,
-		})
+		rule, _ := remove.RuleFor(&list.Items[i])
+		rules = append(rules, rule)
 	}
 	r.resourceVersion, r.rules = list.ResourceVersion, rules
 	return rules, nil

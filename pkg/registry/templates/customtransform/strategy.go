@@ -36,6 +36,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
+	"stencil.dev/stencil/pkg/transform/remove"
 )
 
 // strategy implements the create, update and delete behaviour of CustomTransforms.
@@ -105,8 +106,18 @@ func setAccepted(ct *templates.CustomTransform) {
 	})
 }
 
+// Validate reports every problem of a new CustomTransform in one list: the API's checks and
+// the JSONPath syntax of spec.remove.
 func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return validation.ValidateCustomTransform(obj.(*templates.CustomTransform))
+	ct := obj.(*templates.CustomTransform)
+	return append(validation.ValidateCustomTransform(ct), pathErrors(ct)...)
+}
+
+// pathErrors checks spec.remove as processing builds the rule, with remove.RuleFor, so that
+// what is stored always parses and stencil process --local refuses what this refuses.
+func pathErrors(ct *templates.CustomTransform) field.ErrorList {
+	_, errs := remove.RuleFor(ct)
+	return errs
 }
 
 func (strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
@@ -117,8 +128,10 @@ func (strategy) AllowUnconditionalUpdate(context.Context) bool { return true }
 
 func (strategy) Canonicalize(runtime.Object) {}
 
+// ValidateUpdate checks an update as Validate checks a create, with the metadata rules of updates.
 func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return validation.ValidateCustomTransformUpdate(obj.(*templates.CustomTransform), old.(*templates.CustomTransform))
+	ct := obj.(*templates.CustomTransform)
+	return append(validation.ValidateCustomTransformUpdate(ct, old.(*templates.CustomTransform)), pathErrors(ct)...)
 }
 
 func (strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
