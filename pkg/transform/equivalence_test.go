@@ -227,7 +227,7 @@ patches:
 			if len(errs) > 0 {
 				t.Fatal(errs.ToAggregate())
 			}
-			out, _, err := p.Run(raw)
+			out, _, err := runPipeline(p, raw)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -248,7 +248,7 @@ patches:
 			if len(errs) > 0 {
 				t.Fatal(errs.ToAggregate())
 			}
-			out, _, err = kp.Run(raw)
+			out, _, err = runPipeline(kp, raw)
 			if err != nil {
 				t.Fatal(err)
 			}

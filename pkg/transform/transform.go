@@ -21,12 +21,14 @@ limitations under the License.
 // their precision), every transformer edits that tree, and the result is encoded once. A
 // template without transformers never reaches this package.
 //
-// The engine uses it in three steps:
+// Processing (pkg/render) uses it in four steps:
 //
 //	configs, errs := transform.Consolidate(tmpl, getter) // imports, overrides, order
 //	// substitute parameters into each configs[i].Raw
 //	pipeline, errs := transform.Compile(configs)          // 422 errors with field paths
-//	objects, warnings, err := pipeline.Run(objects)       // err is a *transform.Error
+//	objects, err := jsonbytes.DecodeObjects(raws)         // once, for every later step
+//	ctx := transform.NewContext(request)                  // warnings, cancellation
+//	objects, err = pipeline.Transform(ctx, objects)       // err is a *transform.Error
 //
 // ValidateTransformers checks a Template's own transformers at create and update, and
 // RenderYAML shows a consolidated list.
@@ -138,8 +140,8 @@ func registerBuiltin(kind string, factory Factory) {
 	builtins[kind] = factory
 }
 
-// BuiltinKinds lists the kinds of the built-in transformers.
-func BuiltinKinds() []string {
+// builtinKinds lists the kinds of the built-in transformers.
+func builtinKinds() []string {
 	kinds := make([]string, 0, len(builtins))
 	for k := range builtins {
 		kinds = append(kinds, k)

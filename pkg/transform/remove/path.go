@@ -22,58 +22,49 @@ import (
 	"unicode/utf8"
 )
 
-// SegmentKind says what a Segment selects.
-type SegmentKind uint8
+// segmentKind says what a segment selects.
+type segmentKind uint8
 
 const (
-	// Member selects the object member named Segment.Name.
-	Member SegmentKind = iota
-	// Index selects the array element at Segment.Index (negative counts from the end).
-	Index
-	// Wildcard selects every member of an object or every element of an array.
-	Wildcard
+	// memberSegment selects the object member named segment.Name.
+	memberSegment segmentKind = iota
+	// indexSegment selects the array element at segment.Index (negative counts from the end).
+	indexSegment
+	// wildcardSegment selects every member of an object or every element of an array.
+	wildcardSegment
 )
 
-// Segment is one step of a Path.
-type Segment struct {
-	Kind SegmentKind
-	// Name is the member name of a Member segment, unescaped.
+// segment is one step of a Path.
+type segment struct {
+	Kind segmentKind
+	// Name is the member name of a memberSegment, unescaped.
 	Name string
-	// Index is the array index of an Index segment. It is an int64 because RFC 9535 allows
+	// Index is the array index of an indexSegment. It is an int64 because RFC 9535 allows
 	// the I-JSON range, ±(2^53-1), on every platform.
 	Index int64
 }
 
-// Path is a parsed JSONPath. Paths returned by ParsePath have at least one segment.
-type Path []Segment
+// Path is a parsed JSONPath. Paths returned by parsePath have at least one segment.
+type Path []segment
 
 // maxIndex is the largest magnitude RFC 9535 allows for an index (I-JSON's exact integers).
 const maxIndex = 1<<53 - 1
 
-// SyntaxError is a parse error; Offset is the byte offset in the input where it was found.
-type SyntaxError struct {
+// syntaxError is a parse error; Offset is the byte offset in the input where it was found.
+type syntaxError struct {
 	Offset int
 	Msg    string
 }
 
 // Error says where the path is wrong, so a user can find the spot in a long path.
-func (e *SyntaxError) Error() string {
+func (e *syntaxError) Error() string {
 	return fmt.Sprintf("invalid JSONPath at byte %d: %s", e.Offset, e.Msg)
 }
 
-// ParsePath parses a path of the subset described in the package documentation.
-func ParsePath(s string) (Path, error) {
+// parsePath parses a path of the subset described in the package documentation.
+func parsePath(s string) (Path, error) {
 	p := parser{src: s}
 	return p.parse()
-}
-
-// MustParsePath is ParsePath for paths known at compile time; it panics on error.
-func MustParsePath(s string) Path {
-	p, err := ParsePath(s)
-	if err != nil {
-		panic(err)
-	}
-	return p
 }
 
 type parser struct {
@@ -82,7 +73,7 @@ type parser struct {
 }
 
 func (p *parser) fail(offset int, format string, args ...any) error {
-	return &SyntaxError{Offset: offset, Msg: fmt.Sprintf(format, args...)}
+	return &syntaxError{Offset: offset, Msg: fmt.Sprintf(format, args...)}
 }
 
 func (p *parser) parse() (Path, error) {
@@ -99,7 +90,7 @@ func (p *parser) parse() (Path, error) {
 	var path Path
 	for p.pos < len(p.src) {
 		var (
-			seg Segment
+			seg segment
 			err error
 		)
 		switch c := p.src[p.pos]; c {
@@ -138,21 +129,21 @@ func (p *parser) unexpected(want string) error {
 }
 
 // dotSegment parses ".name" (RFC 9535 member-name-shorthand).
-func (p *parser) dotSegment() (Segment, error) {
+func (p *parser) dotSegment() (segment, error) {
 	p.pos++ // "."
 	if p.pos < len(p.src) {
 		switch p.src[p.pos] {
 		case '.':
-			return Segment{}, p.fail(p.pos-1, `descendant segments ("..") are not supported`)
+			return segment{}, p.fail(p.pos-1, `descendant segments ("..") are not supported`)
 		case '*':
-			return Segment{}, p.fail(p.pos, `".*" is not supported; use "[*]"`)
+			return segment{}, p.fail(p.pos, `".*" is not supported; use "[*]"`)
 		}
 	}
 	start := p.pos
 	for p.pos < len(p.src) {
 		r, size := utf8.DecodeRuneInString(p.src[p.pos:])
 		if r == utf8.RuneError && size == 1 {
-			return Segment{}, p.fail(p.pos, "invalid UTF-8")
+			return segment{}, p.fail(p.pos, "invalid UTF-8")
 		}
 		if !isNameFirst(r) && (p.pos == start || !isDigit(r)) {
 			break
@@ -160,49 +151,49 @@ func (p *parser) dotSegment() (Segment, error) {
 		p.pos += size
 	}
 	if p.pos == start {
-		return Segment{}, p.unexpected(`a member name after "." (a letter, "_" or non-ASCII character)`)
+		return segment{}, p.unexpected(`a member name after "." (a letter, "_" or non-ASCII character)`)
 	}
-	return Segment{Kind: Member, Name: p.src[start:p.pos]}, nil
+	return segment{Kind: memberSegment, Name: p.src[start:p.pos]}, nil
 }
 
 // bracketSegment parses `["string"]`, `[*]` or `[N]`.
-func (p *parser) bracketSegment() (Segment, error) {
+func (p *parser) bracketSegment() (segment, error) {
 	p.pos++ // "["
 	if p.pos >= len(p.src) {
-		return Segment{}, p.unexpected(`a string, "*" or an index after "["`)
+		return segment{}, p.unexpected(`a string, "*" or an index after "["`)
 	}
-	var seg Segment
+	var seg segment
 	switch c := p.src[p.pos]; {
 	case c == '"':
 		name, err := p.stringLiteral()
 		if err != nil {
-			return Segment{}, err
+			return segment{}, err
 		}
-		seg = Segment{Kind: Member, Name: name}
+		seg = segment{Kind: memberSegment, Name: name}
 	case c == '*':
 		p.pos++
-		seg = Segment{Kind: Wildcard}
+		seg = segment{Kind: wildcardSegment}
 	case c == '-' || isDigit(rune(c)):
 		n, err := p.index()
 		if err != nil {
-			return Segment{}, err
+			return segment{}, err
 		}
-		seg = Segment{Kind: Index, Index: n}
+		seg = segment{Kind: indexSegment, Index: n}
 	case c == ']':
-		return Segment{}, p.fail(p.pos, `empty brackets; expected a string, "*" or an index`)
+		return segment{}, p.fail(p.pos, `empty brackets; expected a string, "*" or an index`)
 	case c == '?':
-		return Segment{}, p.fail(p.pos, "filter expressions are not supported")
+		return segment{}, p.fail(p.pos, "filter expressions are not supported")
 	default:
-		return Segment{}, p.unexpected(`a double-quoted string, "*" or an index after "["`)
+		return segment{}, p.unexpected(`a double-quoted string, "*" or an index after "["`)
 	}
 	if p.pos < len(p.src) && p.src[p.pos] == ',' {
-		return Segment{}, p.fail(p.pos, "unions of several selectors are not supported; write one segment per selector")
+		return segment{}, p.fail(p.pos, "unions of several selectors are not supported; write one segment per selector")
 	}
 	if p.pos < len(p.src) && p.src[p.pos] == ':' {
-		return Segment{}, p.fail(p.pos, "array slices are not supported")
+		return segment{}, p.fail(p.pos, "array slices are not supported")
 	}
 	if p.pos >= len(p.src) || p.src[p.pos] != ']' {
-		return Segment{}, p.unexpected(`"]"`)
+		return segment{}, p.unexpected(`"]"`)
 	}
 	p.pos++
 	return seg, nil

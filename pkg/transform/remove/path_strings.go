@@ -148,13 +148,13 @@ func isNameFirst(r rune) bool {
 func isDigit(r rune) bool { return r >= '0' && r <= '9' }
 
 // String renders the path in canonical form: shorthand where the name allows it, otherwise a
-// double-quoted string with the minimal RFC 9535 escapes. ParsePath(p.String()) equals p.
+// double-quoted string with the minimal RFC 9535 escapes. parsePath(p.String()) equals p.
 func (p Path) String() string {
 	var b strings.Builder
 	b.WriteByte('$')
 	for _, s := range p {
 		switch s.Kind {
-		case Member:
+		case memberSegment:
 			if isShorthand(s.Name) {
 				b.WriteByte('.')
 				b.WriteString(s.Name)
@@ -163,11 +163,11 @@ func (p Path) String() string {
 				writeQuoted(&b, s.Name)
 				b.WriteByte(']')
 			}
-		case Index:
+		case indexSegment:
 			b.WriteByte('[')
 			b.WriteString(strconv.FormatInt(s.Index, 10))
 			b.WriteByte(']')
-		case Wildcard:
+		case wildcardSegment:
 			b.WriteString("[*]")
 		}
 	}

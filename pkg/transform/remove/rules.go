@@ -116,7 +116,7 @@ func ParsePaths(paths []string, fldPath *field.Path) ([]Path, field.ErrorList) {
 	var errs field.ErrorList
 	out := make([]Path, 0, len(paths))
 	for i, s := range paths {
-		p, err := ParsePath(s)
+		p, err := parsePath(s)
 		if err != nil {
 			errs = append(errs, field.Invalid(fldPath.Index(i), s, err.Error()))
 			continue

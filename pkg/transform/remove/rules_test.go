@@ -38,7 +38,7 @@ func decodeList(t testing.TB, s string) []map[string]any {
 func rule(name, group, resource, kind string, paths ...string) Rule {
 	r := Rule{Name: name, APIGroup: group, Resource: resource, Kind: kind}
 	for _, p := range paths {
-		r.Paths = append(r.Paths, MustParsePath(p))
+		r.Paths = append(r.Paths, mustParse(p))
 	}
 	return r
 }
