@@ -67,6 +67,7 @@ func newCleanupTransformer(config []byte, fldPath *field.Path) (Transformer, fie
 	return cleanupTransformer{}, nil
 }
 
+// Transform cleans every object in place.
 func (cleanupTransformer) Transform(ctx *Context, objects []Object) ([]Object, error) {
 	for _, obj := range objects {
 		cleanObject(ctx, obj)

@@ -59,10 +59,12 @@ type Error struct {
 	Err error
 }
 
+// Error names the transformer, then says what went wrong.
 func (e *Error) Error() string {
 	return fmt.Sprintf("transformer %q (%s): %v", e.Name, e.Kind, e.Err)
 }
 
+// Unwrap returns Err, so that errors.Is and errors.As see through the transformer.
 func (e *Error) Unwrap() error { return e.Err }
 
 // configHeader is what Compile reads before choosing the factory.

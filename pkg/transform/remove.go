@@ -67,6 +67,8 @@ func newRemoveTransformer(config []byte, fldPath *field.Path) (Transformer, fiel
 	return t, nil
 }
 
+// Transform removes the paths from every object the target selects, warning when it selects
+// none.
 func (t *removeTransformer) Transform(ctx *Context, objects []Object) ([]Object, error) {
 	matched := false
 	for _, obj := range objects {
