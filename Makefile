@@ -49,8 +49,8 @@ fuzz:
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzProcess$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/process
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzCompact$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/process
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/jsonbytes
-	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzExpand$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/transform
-	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/transform/jsonpath
+	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzExpand$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/transform/expand
+	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/transform/remove
 
 ## bench: the benchmark suite beside its baselines, as one table of ratios (docs/performance.md)
 bench:

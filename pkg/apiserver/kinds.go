@@ -26,7 +26,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
-	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/remove"
 )
 
 // kindToResource maps kinds to resources through the hosting cluster's discovery when there is
@@ -34,11 +34,11 @@ import (
 // does not know the kind.
 func kindToResource(config *rest.Config) func(group, kind string) (string, bool) {
 	if config == nil {
-		return transform.DefaultKindToResource
+		return remove.DefaultKindToResource
 	}
 	client, err := discovery.NewDiscoveryClientForConfig(config)
 	if err != nil {
-		return transform.DefaultKindToResource
+		return remove.DefaultKindToResource
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(client))
 	// A kind discovery does not know may be new since the cache was filled, so an unknown kind
@@ -47,7 +47,7 @@ func kindToResource(config *rest.Config) func(group, kind string) (string, bool)
 	var mu sync.Mutex
 	var lastReset time.Time
 	return func(group, kind string) (string, bool) {
-		if resource, ok := transform.DefaultKindToResource(group, kind); ok {
+		if resource, ok := remove.DefaultKindToResource(group, kind); ok {
 			return resource, true
 		}
 		gk := schema.GroupKind{Group: group, Kind: kind}

@@ -29,6 +29,8 @@ import (
 	"stencil.dev/stencil/pkg/jsonbytes"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/expand"
+	"stencil.dev/stencil/pkg/transform/remove"
 )
 
 // DestinationAnnotation names, on each object of a per-destination answer, its destination.
@@ -38,7 +40,7 @@ const DestinationAnnotation = "templates.stencil.dev/destination"
 // CustomTransforms that bind, then template expansion, once per destination.
 type afterEngine struct {
 	pipeline     *transform.Pipeline
-	rules        []transform.RemovalRule
+	rules        []remove.Rule
 	kindResource func(group, kind string) (string, bool)
 	properties   map[string]string
 	destinations []templates.Destination
@@ -73,10 +75,10 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage) (o
 				field.Invalid(field.NewPath("transformers").Key(te.Name), te.Kind, te.Err.Error())}}, nil
 		}
 	}
-	transform.ApplyRemovals(decoded, a.rules, a.kindResource)
+	remove.ApplyRules(decoded, a.rules, a.kindResource)
 	result := outcome{warnings: ctx.Warnings()}
 	if len(a.destinations) == 0 {
-		if result.invalid = transform.Expand(decoded, a.properties, transform.ExpandLimits{}); len(result.invalid) == 0 {
+		if result.invalid = expand.Templates(decoded, a.properties, expand.Limits{}); len(result.invalid) == 0 {
 			result.objects, err = jsonbytes.EncodeObjects(decoded)
 		}
 		return result, err
@@ -92,7 +94,7 @@ func (a *afterEngine) perDestination(ctx *transform.Context, objects []transform
 	// The destinations share the expansion budget of one request, and their output together
 	// is bounded as the engine's is.
 	n := len(a.destinations)
-	limits := transform.ExpandLimits{MaxOutputBytes: max(1<<20/n, 64<<10), MaxWork: max(32<<20/n, 1<<20)}
+	limits := expand.Limits{MaxOutputBytes: max(1<<20/n, 64<<10), MaxWork: max(32<<20/n, 1<<20)}
 	total := 0
 	for i, d := range a.destinations {
 		if err := ctx.Err(); err != nil {
@@ -106,7 +108,7 @@ func (a *afterEngine) perDestination(ctx *transform.Context, objects []transform
 		for k, v := range d.Properties {
 			properties[k] = v
 		}
-		for _, e := range transform.Expand(copies, properties, limits) {
+		for _, e := range expand.Templates(copies, properties, limits) {
 			e.Field = field.NewPath("destinations").Index(i).String() + "." + e.Field
 			errs = append(errs, e)
 		}
@@ -134,7 +136,7 @@ func (a *afterEngine) perDestination(ctx *transform.Context, objects []transform
 // mentionsExpansion is a cheap byte check that lets most templates skip decoding.
 func mentionsExpansion(objects []json.RawMessage) bool {
 	for _, o := range objects {
-		if bytes.Contains(o, []byte(transform.ExpandTemplatesAnnotation)) {
+		if bytes.Contains(o, []byte(expand.TemplatesAnnotation)) {
 			return true
 		}
 	}

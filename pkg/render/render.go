@@ -36,6 +36,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/validation"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/remove"
 )
 
 // cacheSize bounds the compiled plans and pipelines kept; each is about the size of its
@@ -82,7 +83,7 @@ type Input struct {
 	// GetTemplate reads the Templates that transformersFrom imports; nil refuses imports.
 	GetTemplate transform.TemplateGetter
 	// RemovalRules are the CustomTransforms in force.
-	RemovalRules []transform.RemovalRule
+	RemovalRules []remove.Rule
 }
 
 // Output is the result of processing.

@@ -28,8 +28,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/process"
-	"stencil.dev/stencil/pkg/transform"
-	"stencil.dev/stencil/pkg/transform/jsonpath"
+	"stencil.dev/stencil/pkg/transform/remove"
 )
 
 func raw(objects ...string) []runtime.RawExtension {
@@ -63,7 +62,12 @@ func base(string) (*templates.Template, error) {
 // TestProcessOrder checks DESIGN.md's order: engine, imported then own transformers,
 // CustomTransforms, then expansion per destination.
 func TestProcessOrder(t *testing.T) {
-	rules := []transform.RemovalRule{{Name: "no-nodeport", Resource: "services", Paths: []jsonpath.Path{jsonpath.MustParse("$.spec.ports[*].nodePort")}}}
+	rule, errs := remove.RuleFor(&templates.CustomTransform{ObjectMeta: metav1.ObjectMeta{Name: "no-nodeport"},
+		Spec: templates.CustomTransformSpec{Resource: "services", Remove: []string{"$.spec.ports[*].nodePort"}}})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	rules := []remove.Rule{rule}
 	p := NewRenderer(nil)
 	for round := 0; round < 2; round++ { // the second round runs the cached plan and pipeline
 		out, errs, err := p.Render(context.Background(), Input{

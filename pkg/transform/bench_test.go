@@ -123,7 +123,7 @@ func BenchmarkPipeline(b *testing.B) {
 		b.Run(fmt.Sprintf("pairs=%d", pairs), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, _, err := p.Run(in); err != nil {
+				if _, _, err := runPipeline(p, in); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -156,7 +156,7 @@ func BenchmarkKrusty(b *testing.B) {
 // TestBenchEquivalence checks that both sides of the benchmark produce the same objects.
 func TestBenchEquivalence(t *testing.T) {
 	in := benchObjects(4)
-	out, _, err := benchPipeline(t).Run(in)
+	out, _, err := runPipeline(benchPipeline(t), in)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,19 +67,20 @@ func newCleanupTransformer(config []byte, fldPath *field.Path) (Transformer, fie
 	return cleanupTransformer{}, nil
 }
 
+// Transform cleans every object in place.
 func (cleanupTransformer) Transform(ctx *Context, objects []Object) ([]Object, error) {
 	for _, obj := range objects {
-		Cleanup(ctx, obj)
+		cleanObject(ctx, obj)
 	}
 	return objects, nil
 }
 
-// Cleanup removes from obj what the cluster it was read from populated, so that it can be
+// cleanObject removes from obj what the cluster it was read from populated, so that it can be
 // applied to another cluster: KubeStellar's destination-independent cleanup, with its quirks
 // fixed. Fields are deleted, never set to null; a field of an unexpected type is left as it is
 // and reported through ctx, and one bad annotation never costs the others; a map that the
 // cleanup empties (annotations, labels) is removed rather than left as {}. ctx may be nil.
-func Cleanup(ctx *Context, obj Object) {
+func cleanObject(ctx *Context, obj Object) {
 	c := cleaner{ctx: ctx, obj: obj}
 	meta := c.object(obj, "metadata", field.NewPath("metadata"))
 	for _, f := range cleanupMetadataFields {
@@ -113,7 +114,7 @@ func (c cleaner) warn(path *field.Path, value any, want string) {
 	if c.ctx == nil {
 		return // a caller that does not collect warnings
 	}
-	c.ctx.Warnf("cleanup: %s: %s is %s, not %s; left unchanged", describe(c.obj), path, jsonTypeOf(value), want)
+	c.ctx.Warnf("cleanup: %s: %s is %s, not %s; left unchanged", Describe(c.obj), path, jsonTypeOf(value), want)
 }
 
 // object returns parent[key] when it is an object. A missing or null value is nil without a

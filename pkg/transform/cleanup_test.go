@@ -18,9 +18,16 @@ package transform
 
 import (
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/transform/remove"
 )
 
 // ksObject decodes a test object the way the pipeline does (numbers as json.Number).
@@ -224,7 +231,7 @@ func TestCleanup(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			obj := ksObject(t, tt.in)
 			ctx := &Context{}
-			Cleanup(ctx, obj)
+			cleanObject(ctx, obj)
 			if got, want := ksJSON(t, obj), ksJSON(t, ksObject(t, tt.want)); got != want {
 				t.Errorf("got  %s\nwant %s", got, want)
 			}
@@ -239,7 +246,7 @@ func TestCleanup(t *testing.T) {
 			}
 			// Cleaning twice changes nothing more: the server may meet already clean objects.
 			again := ksJSON(t, obj)
-			Cleanup(nil, obj)
+			cleanObject(nil, obj)
 			if got := ksJSON(t, obj); got != again {
 				t.Errorf("second cleanup changed the object:\n%s\n%s", again, got)
 			}
@@ -275,5 +282,41 @@ func TestCleanupTransformer(t *testing.T) {
 	}
 	if !reflect.DeepEqual(ksObject(t, `{"a":1}`), Object{"a": json.Number("1")}) {
 		t.Fatal("ksObject must decode numbers as json.Number, as the pipeline does")
+	}
+}
+
+// TestCleanupThenCustomTransformCase28 is KubeStellar's generic_transport_controller_test
+// (case 28): a CustomTransform for ClusterRoles over 100 random objects of four kinds removes the label only from
+// ClusterRoles; everything else equals the built-in cleanup.
+func TestCleanupThenCustomTransformCase28(t *testing.T) {
+	kinds := []struct{ apiVersion, kind string }{
+		{"v1", "ConfigMap"}, {"rbac.authorization.k8s.io/v1", "ClusterRole"},
+		{"networking.k8s.io/v1", "NetworkPolicy"}, {"autoscaling/v2", "HorizontalPodAutoscaler"},
+	}
+	rng := rand.New(rand.NewPCG(28, 28))
+	rule, errs := remove.RuleFor(&templates.CustomTransform{ObjectMeta: metav1.ObjectMeta{Name: "ct"},
+		Spec: templates.CustomTransformSpec{APIGroup: "rbac.authorization.k8s.io", Resource: "clusterroles",
+			Remove: []string{`$.metadata.labels["test.kubestellar.io/delete-me"]`}}})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	rules := []remove.Rule{rule}
+	for i := 0; i < 100; i++ {
+		k := kinds[rng.IntN(len(kinds))]
+		src := fmt.Sprintf(`{"apiVersion":%q,"kind":%q,"metadata":{"name":"o%d","uid":"u%d","resourceVersion":"%d",
+			"labels":{"test.kubestellar.io/delete-me":"x","test.kubestellar.io/dont-delete-me":"y"}},"spec":{"n":%d},"status":{"s":1}}`,
+			k.apiVersion, k.kind, i, i, rng.IntN(1000), rng.IntN(1000))
+		obj := ksObject(t, src)
+		cleanObject(nil, obj)
+		remove.ApplyRules([]Object{obj}, rules, nil)
+
+		want := ksObject(t, src)
+		cleanObject(nil, want)
+		if k.kind == "ClusterRole" {
+			delete(want["metadata"].(map[string]any)["labels"].(map[string]any), "test.kubestellar.io/delete-me")
+		}
+		if got, want := ksJSON(t, obj), ksJSON(t, want); got != want {
+			t.Fatalf("object %d (%s):\ngot  %s\nwant %s", i, k.kind, got, want)
+		}
 	}
 }

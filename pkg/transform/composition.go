@@ -186,7 +186,7 @@ func defaultHeader(obj Object, path *field.Path) (configHeader, *field.Error) {
 		return h, field.Invalid(path.Child("metadata"), obj["metadata"], "must be an object")
 	}
 	if meta["name"] == nil || meta["name"] == "" {
-		meta["name"] = DefaultName(kind)
+		meta["name"] = defaultName(kind)
 	}
 	name, ok := meta["name"].(string)
 	if !ok {

@@ -120,7 +120,7 @@ func TestConsolidateChain(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}
-	out, warnings, err := p.Run([]json.RawMessage{yamlJSON(t, "{apiVersion: apps/v1, kind: Deployment, metadata: {name: web}, spec: {template: {spec: {containers: [{name: c, image: nginx}]}}}}")})
+	out, warnings, err := runPipeline(p, []json.RawMessage{yamlJSON(t, "{apiVersion: apps/v1, kind: Deployment, metadata: {name: web}, spec: {template: {spec: {containers: [{name: c, image: nginx}]}}}}")})
 	if err != nil || len(warnings) > 0 {
 		t.Fatal(err, warnings)
 	}

@@ -54,9 +54,9 @@ type ConfigMetadata struct {
 	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
-// DefaultName is the default metadata.name of a transformer: its kind in kebab case, as the
+// defaultName is the default metadata.name of a transformer: its kind in kebab case, as the
 // Composition KEP says ("PrefixSuffixTransformer" -> "prefix-suffix-transformer").
-func DefaultName(kind string) string {
+func defaultName(kind string) string {
 	var b strings.Builder
 	runes := []rune(kind)
 	for i, r := range runes {

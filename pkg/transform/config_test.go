@@ -30,8 +30,8 @@ func TestDefaultName(t *testing.T) {
 		"ImageTag2Transformer":    "image-tag2-transformer",
 		"lower":                   "lower",
 	} {
-		if got := DefaultName(in); got != want {
-			t.Errorf("DefaultName(%q) = %q, want %q", in, got, want)
+		if got := defaultName(in); got != want {
+			t.Errorf("defaultName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -171,7 +171,7 @@ type leafFunc func(parent map[string]any, key string) error
 // apply calls fn on every field of obj the spec names. The caller checks matches first.
 func (fs *fieldSpec) apply(obj Object, fn leafFunc) error {
 	if err := fs.walk(obj, fs.segments, fn); err != nil {
-		return fmt.Errorf("field %q of %s: %w", fs.Path, describe(obj), err)
+		return fmt.Errorf("field %q of %s: %w", fs.Path, Describe(obj), err)
 	}
 	return nil
 }

@@ -156,3 +156,19 @@ func mustYAML(t testing.TB, objs []Object) string {
 	}
 	return b.String()
 }
+
+// runPipeline runs p from bytes to bytes, as processing does: decode once, run every
+// transformer, encode once. An error is an *Error, except when an object is not a JSON object.
+func runPipeline(p *Pipeline, objects []json.RawMessage) ([]json.RawMessage, []string, error) {
+	decoded, err := jsonbytes.DecodeObjects(objects)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx := &Context{}
+	decoded, err = p.Transform(ctx, decoded)
+	if err != nil {
+		return nil, ctx.Warnings(), err
+	}
+	out, err := jsonbytes.EncodeObjects(decoded)
+	return out, ctx.Warnings(), err
+}

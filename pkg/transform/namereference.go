@@ -305,7 +305,7 @@ func (f *refFixer) lookup(name, namespace string, byNamespace bool) (*rename, er
 		}
 		if found != nil && (found.newName != r.newName || found.namespace != r.namespace) {
 			return nil, fmt.Errorf("%s refers to %s %q, which matches several renamed objects (%s, %s)",
-				describe(f.referrer), f.target.kind, name, qualified(found), qualified(r))
+				Describe(f.referrer), f.target.kind, name, qualified(found), qualified(r))
 		}
 		found = r
 	}

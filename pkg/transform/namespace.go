@@ -119,11 +119,11 @@ func (t *namespaceTransformer) Transform(ctx *Context, objects []Object) ([]Obje
 			ctx.RecordOrigin(obj)
 			meta, err := ensureMap(obj, "metadata")
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", describe(obj), err)
+				return nil, fmt.Errorf("%s: %w", Describe(obj), err)
 			}
 			old := effectiveNamespace(objectNamespace(obj))
 			if err := set(meta, "namespace"); err != nil {
-				return nil, fmt.Errorf("%s: metadata.namespace: %w", describe(obj), err)
+				return nil, fmt.Errorf("%s: metadata.namespace: %w", Describe(obj), err)
 			}
 			if id.group == "" && id.kind == "ServiceAccount" {
 				moved[saKey{objectName(obj), old}] = objectNamespace(obj)
@@ -143,7 +143,7 @@ func (t *namespaceTransformer) Transform(ctx *Context, objects []Object) ([]Obje
 		}
 		key := [4]string{nestedString(obj, "apiVersion"), id.kind, objectNamespace(obj), objectName(obj)}
 		if seen[key] && key[3] != "" {
-			return nil, fmt.Errorf("setting namespace %q makes two objects %s", t.namespace, describe(obj))
+			return nil, fmt.Errorf("setting namespace %q makes two objects %s", t.namespace, Describe(obj))
 		}
 		seen[key] = true
 	}

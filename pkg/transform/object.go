@@ -89,8 +89,8 @@ func objectName(obj Object) string { return nestedString(obj, "metadata", "name"
 // objectNamespace returns metadata.namespace.
 func objectNamespace(obj Object) string { return nestedString(obj, "metadata", "namespace") }
 
-// describe names an object in messages as Kustomize does: "apps/v1 Deployment ns/name".
-func describe(obj Object) string {
+// Describe names an object in messages as Kustomize does: "apps/v1 Deployment ns/name".
+func Describe(obj Object) string {
 	id := objectName(obj)
 	if ns := objectNamespace(obj); ns != "" {
 		id = ns + "/" + id

@@ -50,7 +50,7 @@ func (t *patchTransformer) Transform(ctx *Context, objects []Object) ([]Object, 
 		for _, doc := range docs {
 			del, err := t.apply(obj, doc)
 			if err != nil {
-				return nil, fmt.Errorf("patching %s: %w", describe(obj), err)
+				return nil, fmt.Errorf("patching %s: %w", Describe(obj), err)
 			}
 			if del {
 				deleted[i] = true

@@ -22,8 +22,6 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // Config is one transformer config of a consolidated list.
@@ -61,10 +59,12 @@ type Error struct {
 	Err error
 }
 
+// Error names the transformer, then says what went wrong.
 func (e *Error) Error() string {
 	return fmt.Sprintf("transformer %q (%s): %v", e.Name, e.Kind, e.Err)
 }
 
+// Unwrap returns Err, so that errors.Is and errors.As see through the transformer.
 func (e *Error) Unwrap() error { return e.Err }
 
 // configHeader is what Compile reads before choosing the factory.
@@ -117,7 +117,7 @@ func Compile(configs []Config) (*Pipeline, field.ErrorList) {
 		}
 		name := h.Metadata.Name
 		if name == "" {
-			name = DefaultName(h.Kind)
+			name = defaultName(h.Kind)
 		}
 		if names[name] {
 			errs = append(errs, field.Duplicate(path.Child("metadata", "name"), name))
@@ -144,13 +144,10 @@ func kindError(path *field.Path, apiVersion, kind, why string) *field.Error {
 	if apiVersion == KustomizationAPIVersion {
 		return field.Invalid(path.Child("kind"), kind, why)
 	}
-	kinds := BuiltinKinds()
+	kinds := builtinKinds()
 	slices.Sort(kinds)
 	return field.NotSupported(path.Child("kind"), kind, append(kinds, "Kustomization ("+KustomizationAPIVersion+")"))
 }
-
-// Len returns the number of transformers.
-func (p *Pipeline) Len() int { return len(p.steps) }
 
 // Transform runs every transformer in order over decoded objects. The engine uses it to run
 // further steps (CustomTransforms, template expansion) on the same tree before encoding once.
@@ -181,27 +178,4 @@ func (s *step) run(ctx *Context, objects []Object) (out []Object, err error) {
 		}
 	}()
 	return s.t.Transform(ctx, objects)
-}
-
-// Run decodes the objects once, runs every transformer and encodes the result once. It
-// returns the warnings of the transformers. An error is an *Error, except when an object is
-// not a JSON object. Objects are encoded with sorted keys.
-func (p *Pipeline) Run(objects []json.RawMessage) ([]json.RawMessage, []string, error) {
-	if len(p.steps) == 0 {
-		return objects, nil, nil
-	}
-	decoded, err := jsonbytes.DecodeObjects(objects)
-	if err != nil {
-		return nil, nil, err
-	}
-	ctx := &Context{}
-	decoded, err = p.Transform(ctx, decoded)
-	if err != nil {
-		return nil, ctx.Warnings(), err
-	}
-	out, err := jsonbytes.EncodeObjects(decoded)
-	if err != nil {
-		return nil, ctx.Warnings(), err
-	}
-	return out, ctx.Warnings(), nil
 }

@@ -47,7 +47,7 @@ func TestPipelineRun(t *testing.T) {
 		"{kind: PatchTransformer, target: {kind: Deployment, name: web}, patch: {spec: {replicas: 2}}}",
 		"{kind: PatchTransformer, metadata: {name: nothing}, target: {kind: Nope}, patch: {spec: {}}}")
 	in := []json.RawMessage{json.RawMessage(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":1}}`)}
-	out, warnings, err := p.Run(in)
+	out, warnings, err := runPipeline(p, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,12 +61,12 @@ func TestPipelineRun(t *testing.T) {
 
 func TestPipelineErrors(t *testing.T) {
 	p := compileYAML(t, "{kind: PatchTransformer, target: {kind: Service}, patch: [{op: remove, path: /spec/missing}]}")
-	_, _, err := p.Run([]json.RawMessage{json.RawMessage(`{"apiVersion":"v1","kind":"Service","metadata":{"name":"s"},"spec":{}}`)})
+	_, _, err := runPipeline(p, []json.RawMessage{json.RawMessage(`{"apiVersion":"v1","kind":"Service","metadata":{"name":"s"},"spec":{}}`)})
 	var terr *Error
 	if !errors.As(err, &terr) || terr.Name != "patch-transformer" || terr.Kind != "PatchTransformer" {
 		t.Errorf("want a transform.Error, got %#v", err)
 	}
-	if _, _, err := p.Run([]json.RawMessage{json.RawMessage(`[]`)}); err == nil {
+	if _, _, err := runPipeline(p, []json.RawMessage{json.RawMessage(`[]`)}); err == nil {
 		t.Error("want an error for a non-object")
 	}
 
@@ -88,10 +88,11 @@ func TestPipelineEmpty(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	in := []json.RawMessage{json.RawMessage(`{"b":1, "a":2}`)}
-	out, _, err := p.Run(in)
-	if err != nil || string(out[0]) != string(in[0]) {
-		t.Errorf("an empty pipeline must return its input: %s %v", out[0], err)
+	in := []Object{{"b": json.Number("1"), "a": json.Number("2")}}
+	ctx := &Context{}
+	out, err := p.Transform(ctx, in)
+	if err != nil || len(out) != 1 || len(out[0]) != 2 || out[0]["b"] != json.Number("1") || len(ctx.Warnings()) > 0 {
+		t.Errorf("an empty pipeline must return its input: %v %v %v", out, err, ctx.Warnings())
 	}
 }
 
@@ -105,7 +106,7 @@ func TestPipelineConcurrent(t *testing.T) {
 		"{kind: PatchTransformer, target: {kind: Deployment}, patch: {spec: {template: {spec: {containers: [{name: side, image: s}]}}}}}",
 		"{kind: NamespaceTransformer, metadata: {namespace: ns}}")
 	in := benchObjects(5)
-	want, _, err := p.Run(in)
+	want, _, err := runPipeline(p, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestPipelineConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out, _, err := p.Run(in)
+			out, _, err := runPipeline(p, in)
 			if err != nil {
 				t.Error(err)
 				return

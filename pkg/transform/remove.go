@@ -19,9 +19,11 @@ package transform
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"stencil.dev/stencil/pkg/transform/jsonpath"
+	"stencil.dev/stencil/pkg/transform/remove"
 )
 
+// RemoveTransformer is a shell over package remove, which holds the paths and how they
+// remove; it is registered here so that the list of built-ins is complete without it.
 func init() { registerBuiltin("RemoveTransformer", newRemoveTransformer) }
 
 // removeConfig is the config of RemoveTransformer:
@@ -39,7 +41,7 @@ type removeConfig struct {
 
 type removeTransformer struct {
 	target *selector
-	paths  []jsonpath.Path
+	paths  []remove.Path
 }
 
 func newRemoveTransformer(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
@@ -56,7 +58,7 @@ func newRemoveTransformer(config []byte, fldPath *field.Path) (Transformer, fiel
 	if len(cfg.Paths) == 0 {
 		errs = append(errs, field.Required(pathsPath, "at least one JSONPath to remove"))
 	}
-	paths, pathErrs := ParseRemovalPaths(cfg.Paths, pathsPath)
+	paths, pathErrs := remove.ParsePaths(cfg.Paths, pathsPath)
 	errs = append(errs, pathErrs...)
 	if len(errs) > 0 {
 		return nil, errs
@@ -65,6 +67,8 @@ func newRemoveTransformer(config []byte, fldPath *field.Path) (Transformer, fiel
 	return t, nil
 }
 
+// Transform removes the paths from every object the target selects, warning when it selects
+// none.
 func (t *removeTransformer) Transform(ctx *Context, objects []Object) ([]Object, error) {
 	matched := false
 	for _, obj := range objects {
@@ -73,7 +77,7 @@ func (t *removeTransformer) Transform(ctx *Context, objects []Object) ([]Object,
 		}
 		matched = true
 		for _, p := range t.paths {
-			jsonpath.Remove(obj, p)
+			p.RemoveFrom(obj)
 		}
 	}
 	if !matched && t.target != nil {

@@ -21,15 +21,21 @@ limitations under the License.
 // their precision), every transformer edits that tree, and the result is encoded once. A
 // template without transformers never reaches this package.
 //
-// The engine uses it in three steps:
+// Processing (pkg/render) uses it in four steps:
 //
 //	configs, errs := transform.Consolidate(tmpl, getter) // imports, overrides, order
 //	// substitute parameters into each configs[i].Raw
 //	pipeline, errs := transform.Compile(configs)          // 422 errors with field paths
-//	objects, warnings, err := pipeline.Run(objects)       // err is a *transform.Error
+//	objects, err := jsonbytes.DecodeObjects(raws)         // once, for every later step
+//	ctx := transform.NewContext(request)                  // warnings, cancellation
+//	objects, err = pipeline.Transform(ctx, objects)       // err is a *transform.Error
 //
 // ValidateTransformers checks a Template's own transformers at create and update, and
 // RenderYAML shows a consolidated list.
+//
+// Two steps that are not list transformers have their own packages: remove (CustomTransform
+// removal rules, and the JSONPath the RemoveTransformer built-in shares with them) and expand
+// (template expansion, which runs last). Objects are decoded and encoded by pkg/jsonbytes.
 package transform
 
 import (
@@ -134,8 +140,8 @@ func registerBuiltin(kind string, factory Factory) {
 	builtins[kind] = factory
 }
 
-// BuiltinKinds lists the kinds of the built-in transformers.
-func BuiltinKinds() []string {
+// builtinKinds lists the kinds of the built-in transformers.
+func builtinKinds() []string {
 	kinds := make([]string, 0, len(builtins))
 	for k := range builtins {
 		kinds = append(kinds, k)

@@ -24,14 +24,17 @@ import (
 	"fmt"
 	"io"
 
-	"k8s.io/apimachinery/pkg/util/validation/field"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/apiserver/pkg/storage/names"
 	"sigs.k8s.io/yaml"
 
+	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/apis/templates/validation"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/render"
-	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/remove"
 )
 
 // processLocal processes the template file here, with the server's own processing library, and
@@ -49,7 +52,7 @@ func (o *ProcessOptions) processLocal(req process.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var rules []transform.RemovalRule
+	var rules []remove.Rule
 	for _, name := range o.Filenames[1:] {
 		fileRules, err := o.readRemovalRules(name)
 		if err != nil {
@@ -79,12 +82,12 @@ func (o *ProcessOptions) processLocal(req process.Request) ([]byte, error) {
 }
 
 // readRemovalRules reads the CustomTransforms of a YAML or JSON file, one or more documents.
-func (o *ProcessOptions) readRemovalRules(name string) ([]transform.RemovalRule, error) {
+func (o *ProcessOptions) readRemovalRules(name string) ([]remove.Rule, error) {
 	data, err := o.read(name)
 	if err != nil {
 		return nil, err
 	}
-	var rules []transform.RemovalRule
+	var rules []remove.Rule
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	for doc := 1; ; doc++ {
 		raw, err := reader.Read()
@@ -104,13 +107,30 @@ func (o *ProcessOptions) readRemovalRules(name string) ([]transform.RemovalRule,
 		if ct.Kind != "CustomTransform" || ct.APIVersion != v1alpha1.SchemeGroupVersion.String() {
 			return nil, fmt.Errorf("%s, document %d: want a %s CustomTransform, got %s %s", name, doc, v1alpha1.SchemeGroupVersion, ct.APIVersion, ct.Kind)
 		}
-		paths, errs := transform.ParseRemovalPaths(ct.Spec.Remove, field.NewPath("spec", "remove"))
-		if len(errs) > 0 {
-			return nil, fmt.Errorf("%s: CustomTransform %q: %v", name, ct.Name, errs.ToAggregate())
+		rule, err := removalRule(&ct)
+		if err != nil {
+			return nil, fmt.Errorf("%s, document %d: %w", name, doc, err)
 		}
-		rules = append(rules, transform.RemovalRule{
-			Name: ct.Name, APIGroup: ct.Spec.APIGroup, Resource: ct.Spec.Resource, Kind: ct.Spec.Kind, Paths: paths,
-		})
+		rules = append(rules, rule)
 	}
 	return rules, nil
+}
+
+// removalRule builds the rule of a CustomTransform read from a file, refusing it, with the
+// server's field paths and message, when the server would refuse to store it.
+func removalRule(versioned *v1alpha1.CustomTransform) (remove.Rule, error) {
+	var ct templates.CustomTransform
+	if err := v1alpha1.Convert_v1alpha1_CustomTransform_To_templates_CustomTransform(versioned, &ct, nil); err != nil {
+		return remove.Rule{}, err
+	}
+	// The server names the object before validating it.
+	if ct.Name == "" && ct.GenerateName != "" {
+		ct.Name = names.SimpleNameGenerator.GenerateName(ct.GenerateName)
+	}
+	errs := validation.ValidateCustomTransform(&ct)
+	rule, pathErrs := remove.RuleFor(&ct)
+	if errs = append(errs, pathErrs...); len(errs) > 0 {
+		return remove.Rule{}, apierrors.NewInvalid(templates.Kind("CustomTransform"), ct.Name, errs)
+	}
+	return rule, nil
 }

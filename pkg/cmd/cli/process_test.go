@@ -219,6 +219,45 @@ spec: {resource: configmaps, remove: ["$.data.secret"]}
 	}
 }
 
+// TestProcessLocalRefusesWhatTheServerRefuses checks that --local runs the server's checks on
+// CustomTransforms, and names the problems with the server's field paths.
+func TestProcessLocalRefusesWhatTheServerRefuses(t *testing.T) {
+	dir := t.TempDir()
+	cts := filepath.Join(dir, "cts.yaml")
+	for _, tc := range []struct {
+		name, spec string
+		want       []string
+	}{{
+		name: "an invalid path",
+		spec: `{resource: configmaps, remove: ["$.data.ok", "$", "$.a..b"]}`,
+		want: []string{`spec.remove[1]: Invalid value: "$"`, `spec.remove[2]: Invalid value: "$.a..b"`},
+	}, {
+		name: "kind and resource",
+		spec: `{resource: configmaps, kind: ConfigMap, remove: ["$.data"]}`,
+		want: []string{"spec.kind: Forbidden: give resource or kind, not both"},
+	}, {
+		name: "neither kind nor resource, nor paths",
+		spec: `{apiGroup: "Not_A_Group"}`,
+		want: []string{"spec.apiGroup: Invalid value", "spec.resource: Required value", "spec.remove: Required value"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			writeFile(t, cts, "apiVersion: templates.stencil.dev/v1alpha1\nkind: CustomTransform\nmetadata: {name: ct}\nspec: "+tc.spec+"\n")
+			_, stderr, code := run(t, "", "process", "--local", "-f", mysqlTemplate, "-f", cts, "-p", "MYSQL_USER=u")
+			if code == 0 {
+				t.Fatal("--local accepted a CustomTransform the server refuses")
+			}
+			if !strings.Contains(stderr, `CustomTransform.templates.stencil.dev "ct" is invalid`) {
+				t.Errorf("stderr does not name the CustomTransform:\n%s", stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}
+
 func TestTransformersLocal(t *testing.T) {
 	tpl := filepath.Join(t.TempDir(), "app.yaml")
 	writeFile(t, tpl, `apiVersion: templates.stencil.dev/v1alpha1

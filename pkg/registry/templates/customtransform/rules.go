@@ -21,12 +21,11 @@ import (
 	"sync"
 
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 
 	"stencil.dev/stencil/pkg/apis/templates"
-	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/remove"
 )
 
 // Rules turns the stored CustomTransforms into removal rules for processing. It lists them from
@@ -36,14 +35,14 @@ type Rules struct {
 
 	mu              sync.Mutex
 	resourceVersion string
-	rules           []transform.RemovalRule
+	rules           []remove.Rule
 }
 
 // NewRules reads CustomTransforms from store.
 func NewRules(store rest.Lister) *Rules { return &Rules{store: store} }
 
 // Current returns the rules in force.
-func (r *Rules) Current(ctx context.Context) ([]transform.RemovalRule, error) {
+func (r *Rules) Current(ctx context.Context) ([]remove.Rule, error) {
 	// CustomTransforms are cluster-scoped; the request's namespace must not narrow the list.
 	ctx = genericapirequest.WithNamespace(ctx, "")
 	// ResourceVersion "0" is served by the watch cache, not by etcd.
@@ -57,17 +56,11 @@ func (r *Rules) Current(ctx context.Context) ([]transform.RemovalRule, error) {
 	if list.ResourceVersion != "" && list.ResourceVersion == r.resourceVersion {
 		return r.rules, nil
 	}
-	rules := make([]transform.RemovalRule, 0, len(list.Items))
-	for _, ct := range list.Items {
+	rules := make([]remove.Rule, 0, len(list.Items))
+	for i := range list.Items {
 		// Stored paths were validated on write; one that no longer parses is skipped, not fatal.
-		paths, _ := transform.ParseRemovalPaths(ct.Spec.Remove, field.NewPath("spec", "remove"))
-		rules = append(rules, transform.RemovalRule{
-			Name:     ct.Name,
-			APIGroup: ct.Spec.APIGroup,
-			Resource: ct.Spec.Resource,
-			Kind:     ct.Spec.Kind,
-			Paths:    paths,
-		})
+		rule, _ := remove.RuleFor(&list.Items[i])
+		rules = append(rules, rule)
 	}
 	r.resourceVersion, r.rules = list.ResourceVersion, rules
 	return rules, nil

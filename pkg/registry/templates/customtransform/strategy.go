@@ -36,7 +36,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
-	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/remove"
 )
 
 // strategy implements the create, update and delete behaviour of CustomTransforms.
@@ -131,7 +131,8 @@ func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList 
 // pathErrors checks spec.remove with the parser processing uses, so that what is stored
 // always parses.
 func pathErrors(ct *templates.CustomTransform) field.ErrorList {
-	return transform.ValidateRemovalPaths(ct.Spec.Remove, field.NewPath("spec", "remove"))
+	_, errs := remove.RuleFor(ct)
+	return errs
 }
 
 // WarningsOnCreate has none: every problem found at write time refuses the object.

@@ -35,7 +35,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/render"
-	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/remove"
 )
 
 // Sources are what processing reads from the server besides the request.
@@ -43,7 +43,7 @@ type Sources struct {
 	// Templates reads the stored Templates of the request's namespace, for transformersFrom.
 	Templates rest.Getter
 	// RemovalRules returns the CustomTransforms in force; nil means none.
-	RemovalRules func(ctx context.Context) ([]transform.RemovalRule, error)
+	RemovalRules func(ctx context.Context) ([]remove.Rule, error)
 	// KindToResource maps a kind to its plural resource, for CustomTransforms that name a
 	// resource; nil means the built-in table of Kubernetes' kinds.
 	KindToResource func(group, kind string) (string, bool)

@@ -31,7 +31,7 @@ import (
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 	"stencil.dev/stencil/pkg/render"
-	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/expand"
 )
 
 // ProcessedREST serves templates/{name}/processed: POST TemplateParameters, get back the stored
@@ -100,9 +100,9 @@ func (r *ProcessedREST) Create(ctx context.Context, name string, obj runtime.Obj
 // propertyErrors checks the names of the expansion properties, of the request and of each
 // destination, by the expansion engine's rule.
 func propertyErrors(params *templates.TemplateParameters) field.ErrorList {
-	errs := transform.ValidateProperties(params.Properties, field.NewPath("properties"))
+	errs := expand.ValidateProperties(params.Properties, field.NewPath("properties"))
 	for i, d := range params.Destinations {
-		errs = append(errs, transform.ValidateProperties(d.Properties, field.NewPath("destinations").Index(i).Child("properties"))...)
+		errs = append(errs, expand.ValidateProperties(d.Properties, field.NewPath("destinations").Index(i).Child("properties"))...)
 	}
 	return errs
 }

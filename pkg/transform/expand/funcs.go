@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package transform
+package expand
 
 // The functions templates may call: text/template's defaults, reimplemented or wrapped so
 // that every byte they build or compare is charged to the expander's budget, and index made

@@ -14,26 +14,33 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package transform
+// Package expand runs template expansion, KubeStellar's last step of processing: string values
+// of opted-in objects executed as Go text/template over the request's properties. It is not a
+// list transformer: it runs once per destination after the pipeline and the CustomTransforms,
+// on the objects they leave. It is a pure library: it imports nothing from the server.
+package expand
 
 import (
 	"errors"
 	"fmt"
 	"go/token"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"stencil.dev/stencil/pkg/transform"
 )
 
-// ExpandTemplatesAnnotation opts an object into template expansion when its value is "true".
-const ExpandTemplatesAnnotation = "control.kubestellar.io/expand-templates"
+// TemplatesAnnotation opts an object into template expansion when its value is "true".
+const TemplatesAnnotation = "control.kubestellar.io/expand-templates"
 
-// ExpandLimits bounds the cost of one Expand call. A template comes from whoever sends the
+// Limits bounds the cost of one Templates call. A template comes from whoever sends the
 // request, so neither its output nor its running time may grow without bound (KubeStellar
 // has no limit: kubestellar/kubestellar#3737). Zero fields take the defaults.
-type ExpandLimits struct {
+type Limits struct {
 	// MaxOutputBytes bounds the total size of all expanded strings. Default: 1 MiB.
 	MaxOutputBytes int
 	// MaxWork bounds the evaluation effort, in bytes handled: every byte written, built by a
@@ -48,8 +55,8 @@ const (
 	defaultExpandWork        = 32 << 20
 )
 
-// Expand runs template expansion, the last step of processing: in every object annotated
-// ExpandTemplatesAnnotation: "true", every string value containing "{{" is executed as a Go
+// Templates runs template expansion, the last step of processing: in every object annotated
+// TemplatesAnnotation: "true", every string value containing "{{" is executed as a Go
 // text/template over properties, and replaced by its output. Map keys are not expanded and
 // the annotation stays, as in KubeStellar.
 //
@@ -57,19 +64,21 @@ const (
 // with the default functions of text/template only, except that index on a missing key is an
 // error too (KubeStellar returns ""). "clusterName" is always defined, empty unless given.
 //
-// Because templates come from the caller, the run is bounded (see ExpandLimits), templates
+// Because templates come from the caller, the run is bounded (see Limits), templates
 // may not call themselves recursively, and one string may hold at most 1000 control
 // structures; KubeStellar has none of these limits.
 //
 // Every failure is reported with the field path of the string (objects[i].data.key) and the
 // object's apiVersion, kind and name. Objects are only changed when there is no error:
 // nothing partial is returned.
-func Expand(objects []Object, properties map[string]string, limits ExpandLimits) field.ErrorList {
+func Templates(objects []transform.Object, properties map[string]string, limits Limits) field.ErrorList {
 	e := newExpander(properties, limits)
 	var errs field.ErrorList
 	root := field.NewPath("objects")
 	for i, obj := range objects {
-		if v, _ := nestedMap(obj, "metadata", "annotations")[ExpandTemplatesAnnotation].(string); v != "true" {
+		metadata, _ := obj["metadata"].(map[string]any)
+		annotations, _ := metadata["annotations"].(map[string]any)
+		if v, _ := annotations[TemplatesAnnotation].(string); v != "true" {
 			continue
 		}
 		e.obj = obj
@@ -106,7 +115,7 @@ type expandEdit struct {
 func (e *expander) walk(node any, path *field.Path, errs *field.ErrorList) {
 	switch n := node.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(n) {
+		for _, k := range slices.Sorted(maps.Keys(n)) {
 			child := expandChildPath(path, k)
 			if s, ok := n[k].(string); ok {
 				if out, changed := e.expand(s, child, errs); changed {
@@ -167,7 +176,7 @@ func (e *expander) expand(s string, path *field.Path, errs *field.ErrorList) (st
 	default:
 		detail = err.Error()
 	}
-	*errs = append(*errs, field.Invalid(path, expandShorten(s), describe(e.obj)+": "+detail))
+	*errs = append(*errs, field.Invalid(path, expandShorten(s), transform.Describe(e.obj)+": "+detail))
 	return "", false
 }
 

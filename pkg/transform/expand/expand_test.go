@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package transform
+package expand
 
 import (
 	"fmt"
@@ -147,7 +147,7 @@ func TestExpand(t *testing.T) {
 			}
 			objs := ksList(t, tt.objects)
 			before := ksJSON(t, objs)
-			errs := Expand(objs, p, ExpandLimits{})
+			errs := Templates(objs, p, Limits{})
 			if len(errs) != len(tt.errs) {
 				t.Fatalf("got %d errors %v, want %d", len(errs), errs, len(tt.errs))
 			}
@@ -177,31 +177,31 @@ func TestExpandLimits(t *testing.T) {
 		name   string
 		data   string
 		props  map[string]string
-		limits ExpandLimits
+		limits Limits
 		err    string
 	}{
-		{"output", `{"a":"{{range 2000}}0123456789{{end}}","b":"{{.nope}}"}`, nil, ExpandLimits{MaxOutputBytes: 10000}, "output exceeds the limit of 10000 bytes"},
-		{"output across strings", `{"a":"{{range 600}}0123456789{{end}}","b":"{{range 600}}0123456789{{end}}"}`, nil, ExpandLimits{MaxOutputBytes: 10000}, "objects[0].data.b: Invalid value"},
-		{"default output limit", `{"a":"{{range 110000}}0123456789{{end}}"}`, nil, ExpandLimits{}, "limit of 1048576 bytes"},
-		{"empty loop", `{"a":"{{range 1000000000000}}{{end}}"}`, nil, ExpandLimits{}, "work limit"},
-		{"nested loops", `{"a":"{{range 100000}}{{range 100000}}{{end}}{{end}}"}`, nil, ExpandLimits{}, "work limit"},
-		{"loop with break", `{"a":"{{range 1000000000000}}{{continue}}{{end}}"}`, nil, ExpandLimits{}, "work limit"},
-		{"recursion", `{"a":"{{define \"r\"}}{{template \"r\"}}{{end}}{{template \"r\"}}"}`, nil, ExpandLimits{}, `template "r" calls itself`},
-		{"mutual recursion", `{"a":"{{define \"a\"}}{{if 1}}{{template \"b\"}}{{end}}{{end}}{{define \"b\"}}{{range 1}}{{template \"a\"}}{{end}}{{end}}x"}`, nil, ExpandLimits{}, "calls itself"},
-		{"nesting", `{"a":"` + strings.Repeat("{{if 1}}", 1001) + strings.Repeat("{{end}}", 1001) + `"}`, nil, ExpandLimits{}, "the template has 1001 control structures"},
-		{"nesting hidden in else", `{"a":"{{if 0}}` + strings.Repeat("{{else if 0}}", 1001) + `{{end}}"}`, nil, ExpandLimits{}, "the template has 1002 control structures"},
+		{"output", `{"a":"{{range 2000}}0123456789{{end}}","b":"{{.nope}}"}`, nil, Limits{MaxOutputBytes: 10000}, "output exceeds the limit of 10000 bytes"},
+		{"output across strings", `{"a":"{{range 600}}0123456789{{end}}","b":"{{range 600}}0123456789{{end}}"}`, nil, Limits{MaxOutputBytes: 10000}, "objects[0].data.b: Invalid value"},
+		{"default output limit", `{"a":"{{range 110000}}0123456789{{end}}"}`, nil, Limits{}, "limit of 1048576 bytes"},
+		{"empty loop", `{"a":"{{range 1000000000000}}{{end}}"}`, nil, Limits{}, "work limit"},
+		{"nested loops", `{"a":"{{range 100000}}{{range 100000}}{{end}}{{end}}"}`, nil, Limits{}, "work limit"},
+		{"loop with break", `{"a":"{{range 1000000000000}}{{continue}}{{end}}"}`, nil, Limits{}, "work limit"},
+		{"recursion", `{"a":"{{define \"r\"}}{{template \"r\"}}{{end}}{{template \"r\"}}"}`, nil, Limits{}, `template "r" calls itself`},
+		{"mutual recursion", `{"a":"{{define \"a\"}}{{if 1}}{{template \"b\"}}{{end}}{{end}}{{define \"b\"}}{{range 1}}{{template \"a\"}}{{end}}{{end}}x"}`, nil, Limits{}, "calls itself"},
+		{"nesting", `{"a":"` + strings.Repeat("{{if 1}}", 1001) + strings.Repeat("{{end}}", 1001) + `"}`, nil, Limits{}, "the template has 1001 control structures"},
+		{"nesting hidden in else", `{"a":"{{if 0}}` + strings.Repeat("{{else if 0}}", 1001) + `{{end}}"}`, nil, Limits{}, "the template has 1002 control structures"},
 		{
 			"doubling template calls",
 			`{"a":"{{define \"a0\"}}{{end}}{{define \"a1\"}}{{template \"a0\"}}{{template \"a0\"}}{{end}}{{define \"a2\"}}{{template \"a1\"}}{{template \"a1\"}}{{end}}{{define \"a3\"}}{{template \"a2\"}}{{template \"a2\"}}{{end}}{{define \"a4\"}}{{template \"a3\"}}{{template \"a3\"}}{{end}}{{define \"a5\"}}{{template \"a4\"}}{{template \"a4\"}}{{end}}{{define \"a6\"}}{{template \"a5\"}}{{template \"a5\"}}{{end}}{{define \"a7\"}}{{template \"a6\"}}{{template \"a6\"}}{{end}}{{define \"a8\"}}{{template \"a7\"}}{{template \"a7\"}}{{end}}{{define \"a9\"}}{{template \"a8\"}}{{template \"a8\"}}{{end}}{{define \"b0\"}}{{template \"a9\"}}{{template \"a9\"}}{{end}}{{define \"b1\"}}{{template \"b0\"}}{{template \"b0\"}}{{end}}{{define \"b2\"}}{{template \"b1\"}}{{template \"b1\"}}{{end}}{{define \"b3\"}}{{template \"b2\"}}{{template \"b2\"}}{{end}}{{define \"b4\"}}{{template \"b3\"}}{{template \"b3\"}}{{end}}{{define \"b5\"}}{{template \"b4\"}}{{template \"b4\"}}{{end}}{{define \"b6\"}}{{template \"b5\"}}{{template \"b5\"}}{{end}}{{define \"b7\"}}{{template \"b6\"}}{{template \"b6\"}}{{end}}{{define \"b8\"}}{{template \"b7\"}}{{template \"b7\"}}{{end}}{{define \"b9\"}}{{template \"b8\"}}{{template \"b8\"}}{{end}}{{template \"b9\"}}"}`,
-			nil, ExpandLimits{}, "work limit",
+			nil, Limits{}, "work limit",
 		},
-		{"printf width", `{"a":"{{printf \"%0999999d%0999999d\" 1 2}}"}`, nil, ExpandLimits{MaxWork: 1 << 20}, "work limit"},
-		{"printf star width", `{"a":"{{printf \"%*d\" 999999 1}}"}`, nil, ExpandLimits{MaxWork: 1 << 20}, "work limit"},
-		{"doubling variables", `{"a":"{{$a := printf \"%01000d\" 1}}{{$b := print $a $a $a $a $a $a $a $a}}{{$c := print $b $b $b $b $b $b $b $b}}{{$d := print $c $c $c $c $c $c $c $c}}{{$e := print $d $d $d $d $d $d $d $d}}{{$f := print $e $e $e $e $e $e $e $e}}{{$g := print $f $f $f $f $f $f $f $f}}{{len $g}}"}`, nil, ExpandLimits{}, "work limit"},
-		{"escapers", `{"a":"{{$a := html .big}}{{$b := js .big}}{{$c := urlquery .big .big .big .big}}"}`, map[string]string{"big": strings.Repeat("<", 1<<20)}, ExpandLimits{MaxWork: 8 << 20}, "work limit"},
-		{"comparisons", `{"a":"{{range 100000}}{{if eq $.x $.y}}{{end}}{{end}}"}`, map[string]string{"x": big, "y": big + ""}, ExpandLimits{}, "work limit"},
-		{"index keys", `{"a":"{{range 100000}}{{index $ $.x | len}}{{end}}"}`, map[string]string{"x": big, big: "v"}, ExpandLimits{}, "work limit"},
-		{"long keys are shortened in messages", `{"a":"{{index $ $.x}}"}`, map[string]string{"x": big}, ExpandLimits{}, `map has no entry for key "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"...`},
+		{"printf width", `{"a":"{{printf \"%0999999d%0999999d\" 1 2}}"}`, nil, Limits{MaxWork: 1 << 20}, "work limit"},
+		{"printf star width", `{"a":"{{printf \"%*d\" 999999 1}}"}`, nil, Limits{MaxWork: 1 << 20}, "work limit"},
+		{"doubling variables", `{"a":"{{$a := printf \"%01000d\" 1}}{{$b := print $a $a $a $a $a $a $a $a}}{{$c := print $b $b $b $b $b $b $b $b}}{{$d := print $c $c $c $c $c $c $c $c}}{{$e := print $d $d $d $d $d $d $d $d}}{{$f := print $e $e $e $e $e $e $e $e}}{{$g := print $f $f $f $f $f $f $f $f}}{{len $g}}"}`, nil, Limits{}, "work limit"},
+		{"escapers", `{"a":"{{$a := html .big}}{{$b := js .big}}{{$c := urlquery .big .big .big .big}}"}`, map[string]string{"big": strings.Repeat("<", 1<<20)}, Limits{MaxWork: 8 << 20}, "work limit"},
+		{"comparisons", `{"a":"{{range 100000}}{{if eq $.x $.y}}{{end}}{{end}}"}`, map[string]string{"x": big, "y": big + ""}, Limits{}, "work limit"},
+		{"index keys", `{"a":"{{range 100000}}{{index $ $.x | len}}{{end}}"}`, map[string]string{"x": big, big: "v"}, Limits{}, "work limit"},
+		{"long keys are shortened in messages", `{"a":"{{index $ $.x}}"}`, map[string]string{"x": big}, Limits{}, `map has no entry for key "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"...`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -210,7 +210,7 @@ func TestExpandLimits(t *testing.T) {
 				props = map[string]string{}
 			}
 			objs := ksList(t, `[`+expandObj("c", tt.data)+`]`)
-			errs := Expand(objs, props, tt.limits)
+			errs := Templates(objs, props, tt.limits)
 			if len(errs) != 1 || !strings.Contains(errs[0].Error(), tt.err) {
 				t.Fatalf("got %v, want one error containing %q", errs, tt.err)
 			}
@@ -229,7 +229,7 @@ func TestExpandAllowedNesting(t *testing.T) {
 		return b.String()
 	}() + `{{template \"t399\"}}"}`
 	objs := ksList(t, `[`+expandObj("c", data)+`]`)
-	if errs := Expand(objs, nil, ExpandLimits{}); len(errs) > 0 {
+	if errs := Templates(objs, nil, Limits{}); len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	if got := objs[0]["data"].(map[string]any)["a"]; got != "x0" {
@@ -270,7 +270,7 @@ func BenchmarkExpand(b *testing.B) {
 			b.StopTimer()
 			objs := ksList(b, "["+objects+"]")
 			b.StartTimer()
-			if errs := Expand(objs, props, ExpandLimits{}); len(errs) > 0 {
+			if errs := Templates(objs, props, Limits{}); len(errs) > 0 {
 				b.Fatal(errs)
 			}
 		}
@@ -281,7 +281,7 @@ func BenchmarkExpand(b *testing.B) {
 			b.StopTimer()
 			objs := ksList(b, "["+plain+"]")
 			b.StartTimer()
-			if errs := Expand(objs, props, ExpandLimits{}); len(errs) > 0 {
+			if errs := Templates(objs, props, Limits{}); len(errs) > 0 {
 				b.Fatal(errs)
 			}
 		}

@@ -14,10 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package transform
+package expand
 
 // The expander keeps text/template safe on input from any caller: it offers text/template's
-// default functions only, wrapped so that their cost is charged to ExpandLimits, and it
+// default functions only, wrapped so that their cost is charged to Limits, and it
 // instruments every parsed template so that loops and template calls pay per iteration.
 // Without that, `{{range 1000000000}}{{end}}` or a chain of templates calling each other
 // twice would run for hours while producing no output for a size limit to catch.
@@ -30,6 +30,8 @@ import (
 	"strings"
 	"text/template"
 	"text/template/parse"
+
+	"stencil.dev/stencil/pkg/transform"
 )
 
 var (
@@ -45,7 +47,7 @@ const expandNodeCost = 100
 // that only spends their own budget.
 const expandStepFunc = "_step"
 
-// expander is the state of one Expand call: the properties, the budgets and what they have
+// expander is the state of one Templates call: the properties, the budgets and what they have
 // spent, and the edits to make once every template has run.
 type expander struct {
 	data      map[string]string
@@ -57,11 +59,11 @@ type expander struct {
 	work      int // work so far
 	out       *strings.Builder
 	exhausted bool
-	obj       Object
+	obj       transform.Object
 	edits     []expandEdit
 }
 
-func newExpander(properties map[string]string, limits ExpandLimits) *expander {
+func newExpander(properties map[string]string, limits Limits) *expander {
 	e := &expander{
 		data:      make(map[string]string, len(properties)+1),
 		maxOutput: cmp.Or(max(limits.MaxOutputBytes, 0), defaultExpandOutputBytes),

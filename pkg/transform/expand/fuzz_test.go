@@ -14,16 +14,18 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package transform
+package expand
 
 import (
 	"reflect"
 	"strings"
 	"testing"
 	"text/template"
+
+	"stencil.dev/stencil/pkg/transform"
 )
 
-// FuzzExpand runs expansion on fuzzed templates and property values. It checks that Expand
+// FuzzExpand runs expansion on fuzzed templates and property values. It checks that Templates
 // never panics, never changes anything when it fails, names the object and path in every
 // error, respects its limits, and, whenever it succeeds, gives exactly what plain
 // text/template gives: the safety wrappers must not change what a template means.
@@ -48,20 +50,20 @@ func FuzzExpand(f *testing.F) {
 	} {
 		f.Add(seed[0], seed[1])
 	}
-	limits := ExpandLimits{MaxOutputBytes: 1 << 16, MaxWork: 1 << 20}
+	limits := Limits{MaxOutputBytes: 1 << 16, MaxWork: 1 << 20}
 	f.Fuzz(func(t *testing.T, text, value string) {
 		props := map[string]string{"clusterName": "c1", "region": value, "p1": "X"}
-		mk := func() Object {
-			return Object{
+		mk := func() transform.Object {
+			return transform.Object{
 				"apiVersion": "v1", "kind": "ConfigMap",
-				"metadata": map[string]any{"name": "cm", "annotations": map[string]any{ExpandTemplatesAnnotation: "true"}},
+				"metadata": map[string]any{"name": "cm", "annotations": map[string]any{TemplatesAnnotation: "true"}},
 				"data":     map[string]any{"a": text, "plain": "no template"},
 				"keys":     map[string]any{text: "key"},
 				"list":     []any{text, 1, nil},
 			}
 		}
 		obj := mk()
-		errs := Expand([]Object{obj}, props, limits)
+		errs := Templates([]transform.Object{obj}, props, limits)
 		if len(errs) > 0 {
 			if !reflect.DeepEqual(obj, mk()) {
 				t.Fatalf("expansion of %q failed but changed the object", text)
@@ -94,16 +96,16 @@ func FuzzExpand(f *testing.F) {
 		plain, err := template.New("objects[0].data.a").Option("missingkey=error").Parse(text)
 		if err != nil {
 			if strings.Contains(text, expandStepFunc) {
-				return // the only function Expand adds
+				return // the only function Templates adds
 			}
-			t.Fatalf("Expand accepted %q, text/template does not: %v", text, err)
+			t.Fatalf("Templates accepted %q, text/template does not: %v", text, err)
 		}
 		var b strings.Builder
 		if err := plain.Execute(&b, props); err != nil {
-			t.Fatalf("Expand accepted %q, text/template fails: %v", text, err)
+			t.Fatalf("Templates accepted %q, text/template fails: %v", text, err)
 		}
 		if b.String() != got {
-			t.Fatalf("Expand(%q) = %q, text/template gives %q", text, got, b.String())
+			t.Fatalf("Templates(%q) = %q, text/template gives %q", text, got, b.String())
 		}
 	})
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package jsonpath
+package remove
 
 import (
 	"errors"
@@ -22,7 +22,7 @@ import (
 	"testing"
 )
 
-// FuzzParse checks that Parse never panics, that every error carries an offset inside the
+// FuzzParse checks that parsePath never panics, that every error carries an offset inside the
 // input, and that every accepted path has a canonical form that parses back to itself.
 // Accepted paths are also evaluated, so the evaluators meet every shape the parser allows.
 func FuzzParse(f *testing.F) {
@@ -33,27 +33,27 @@ func FuzzParse(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		p, err := Parse(s)
+		p, err := parsePath(s)
 		if err != nil {
-			var se *SyntaxError
+			var se *syntaxError
 			if !errors.As(err, &se) {
-				t.Fatalf("Parse(%q): error %T is not a *SyntaxError", s, err)
+				t.Fatalf("parsePath(%q): error %T is not a *syntaxError", s, err)
 			}
 			if se.Offset < 0 || se.Offset > len(s) {
-				t.Fatalf("Parse(%q): offset %d outside the input", s, se.Offset)
+				t.Fatalf("parsePath(%q): offset %d outside the input", s, se.Offset)
 			}
 			return
 		}
 		if len(p) == 0 {
-			t.Fatalf("Parse(%q) accepted a path without segments", s)
+			t.Fatalf("parsePath(%q) accepted a path without segments", s)
 		}
 		canon := p.String()
-		again, err := Parse(canon)
+		again, err := parsePath(canon)
 		if err != nil {
-			t.Fatalf("Parse(%q).String() = %q does not parse: %v", s, canon, err)
+			t.Fatalf("parsePath(%q).String() = %q does not parse: %v", s, canon, err)
 		}
 		if !reflect.DeepEqual(again, p) {
-			t.Fatalf("Parse(%q) = %#v but its canonical form %q parses to %#v", s, p, canon, again)
+			t.Fatalf("parsePath(%q) = %#v but its canonical form %q parses to %#v", s, p, canon, again)
 		}
 		if again.String() != canon {
 			t.Fatalf("canonical form of %q is not stable: %q then %q", s, canon, again.String())
@@ -62,7 +62,7 @@ func FuzzParse(f *testing.F) {
 			"a": map[string]any{"b": []any{map[string]any{"c": "x"}, nil, "s", []any{1.0}}},
 			"":  nil, "ñ": []any{map[string]any{}},
 		}
-		_ = Select(doc, p)
-		Remove(doc, p)
+		_ = selectValues(doc, p)
+		p.RemoveFrom(doc)
 	})
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package jsonpath
+package remove
 
 import (
 	"encoding/json"
@@ -24,10 +24,19 @@ import (
 	"testing"
 )
 
-func m(name string) Segment { return Segment{Kind: Member, Name: name} }
-func ix(i int64) Segment    { return Segment{Kind: Index, Index: i} }
+// mustParse is parsePath for the paths of the tests; it panics on error.
+func mustParse(s string) Path {
+	p, err := parsePath(s)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
 
-var star = Segment{Kind: Wildcard}
+func m(name string) segment { return segment{Kind: memberSegment, Name: name} }
+func ix(i int64) segment    { return segment{Kind: indexSegment, Index: i} }
+
+var star = segment{Kind: wildcardSegment}
 
 func TestParse(t *testing.T) {
 	tests := []struct {
@@ -63,17 +72,17 @@ func TestParse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Parse(tt.in)
+			got, err := parsePath(tt.in)
 			if err != nil {
-				t.Fatalf("Parse(%q): %v", tt.in, err)
+				t.Fatalf("parsePath(%q): %v", tt.in, err)
 			}
 			if !reflect.DeepEqual(got, tt.want) {
-				t.Fatalf("Parse(%q) = %#v, want %#v", tt.in, got, tt.want)
+				t.Fatalf("parsePath(%q) = %#v, want %#v", tt.in, got, tt.want)
 			}
 			// The canonical form parses back to the same path.
-			again, err := Parse(got.String())
+			again, err := parsePath(got.String())
 			if err != nil || !reflect.DeepEqual(again, got) {
-				t.Fatalf("Parse(%q.String() = %q) = %#v, %v", tt.in, got.String(), again, err)
+				t.Fatalf("parsePath(%q.String() = %q) = %#v, %v", tt.in, got.String(), again, err)
 			}
 		})
 	}
@@ -132,16 +141,16 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := Parse(tt.in)
+			p, err := parsePath(tt.in)
 			if err == nil {
-				t.Fatalf("Parse(%q) = %v, want an error", tt.in, p)
+				t.Fatalf("parsePath(%q) = %v, want an error", tt.in, p)
 			}
-			var se *SyntaxError
+			var se *syntaxError
 			if !errors.As(err, &se) {
-				t.Fatalf("Parse(%q) error %T, want *SyntaxError", tt.in, err)
+				t.Fatalf("parsePath(%q) error %T, want *syntaxError", tt.in, err)
 			}
 			if se.Offset != tt.offset || !strings.Contains(err.Error(), tt.msg) {
-				t.Fatalf("Parse(%q) = %q (offset %d), want offset %d and %q", tt.in, err, se.Offset, tt.offset, tt.msg)
+				t.Fatalf("parsePath(%q) = %q (offset %d), want offset %d and %q", tt.in, err, se.Offset, tt.offset, tt.msg)
 			}
 		})
 	}
@@ -199,9 +208,9 @@ func TestSelect(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			got := encode(t, Select(decode(t, doc), MustParse(tt.path)))
+			got := encode(t, selectValues(decode(t, doc), mustParse(tt.path)))
 			if got != tt.want {
-				t.Fatalf("Select(%s) = %s, want %s", tt.path, got, tt.want)
+				t.Fatalf("selectValues(%s) = %s, want %s", tt.path, got, tt.want)
 			}
 		})
 	}
@@ -239,7 +248,7 @@ func TestRemove(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := decode(t, tt.doc)
-			Remove(doc, MustParse(tt.path))
+			mustParse(tt.path).RemoveFrom(doc)
 			if got, want := encode(t, doc), encode(t, decode(t, tt.want)); got != want {
 				t.Fatalf("Remove(%s) = %s, want %s", tt.path, got, want)
 			}
@@ -252,7 +261,7 @@ func TestRemove(t *testing.T) {
 func TestRemoveDoesNotAliasCallerSlices(t *testing.T) {
 	arr := []any{"a", "b", "c"}
 	doc := map[string]any{"x": arr}
-	Remove(doc, MustParse(`$.x[0]`))
+	mustParse(`$.x[0]`).RemoveFrom(doc)
 	if !reflect.DeepEqual(arr, []any{"a", "b", "c"}) {
 		t.Fatalf("caller's slice changed: %v", arr)
 	}

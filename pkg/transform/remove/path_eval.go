@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package jsonpath
+package remove
 
 import (
 	"maps"
@@ -26,9 +26,9 @@ import (
 // array, an index on an object, anything on a scalar or null, an index out of range) selects
 // nothing, as in RFC 9535, so a path through missing parts of an object is a silent no-op.
 
-// Select returns the values the path selects in root: array elements in order, and the members
+// selectValues returns the values the path selects in root: array elements in order, and the members
 // a wildcard selects in an object in key order, so results are deterministic.
-func Select(root any, p Path) []any {
+func selectValues(root any, p Path) []any {
 	nodes := []any{root}
 	for _, seg := range p {
 		var next []any
@@ -36,22 +36,22 @@ func Select(root any, p Path) []any {
 			switch n := n.(type) {
 			case map[string]any:
 				switch seg.Kind {
-				case Member:
+				case memberSegment:
 					if v, ok := n[seg.Name]; ok {
 						next = append(next, v)
 					}
-				case Wildcard:
+				case wildcardSegment:
 					for _, k := range slices.Sorted(maps.Keys(n)) {
 						next = append(next, n[k])
 					}
 				}
 			case []any:
 				switch seg.Kind {
-				case Index:
+				case indexSegment:
 					if i, ok := resolveIndex(seg.Index, len(n)); ok {
 						next = append(next, n[i])
 					}
-				case Wildcard:
+				case wildcardSegment:
 					next = append(next, n...)
 				}
 			}
@@ -61,44 +61,44 @@ func Select(root any, p Path) []any {
 	return nodes
 }
 
-// Remove deletes from root every node the path selects. An object member is deleted (never
+// RemoveFrom deletes from root every node the path selects. An object member is deleted (never
 // set to null); an array element is cut out, so later elements move up. A path that selects
-// nothing changes nothing. Remove never replaces root itself: Parse rejects "$" alone.
-func Remove(root map[string]any, p Path) {
+// nothing changes nothing. It never replaces root itself: parsePath rejects "$" alone.
+func (p Path) RemoveFrom(root map[string]any) {
 	if len(p) == 0 {
 		return
 	}
-	remove(root, p)
+	removeBelow(root, p)
 }
 
-// remove deletes what p selects below node and returns the node to store in its parent's
+// removeBelow deletes what p selects below node and returns the node to store in its parent's
 // place: cutting an element out of an array yields a new slice header.
-func remove(node any, p Path) any {
+func removeBelow(node any, p Path) any {
 	seg, rest := p[0], p[1:]
 	switch n := node.(type) {
 	case map[string]any:
 		switch seg.Kind {
-		case Member:
+		case memberSegment:
 			child, ok := n[seg.Name]
 			switch {
 			case !ok:
 			case len(rest) == 0:
 				delete(n, seg.Name)
 			default:
-				n[seg.Name] = remove(child, rest)
+				n[seg.Name] = removeBelow(child, rest)
 			}
-		case Wildcard:
+		case wildcardSegment:
 			if len(rest) == 0 {
 				clear(n)
 				break
 			}
 			for k, child := range n {
-				n[k] = remove(child, rest)
+				n[k] = removeBelow(child, rest)
 			}
 		}
 	case []any:
 		switch seg.Kind {
-		case Index:
+		case indexSegment:
 			i, ok := resolveIndex(seg.Index, len(n))
 			switch {
 			case !ok:
@@ -108,15 +108,15 @@ func remove(node any, p Path) any {
 				out = append(out, n[:i]...)
 				return append(out, n[i+1:]...)
 			default:
-				n[i] = remove(n[i], rest)
+				n[i] = removeBelow(n[i], rest)
 			}
-		case Wildcard:
+		case wildcardSegment:
 			if len(rest) == 0 {
 				// An empty array, not null: the field stays, with every element removed.
 				return []any{}
 			}
 			for i := range n {
-				n[i] = remove(n[i], rest)
+				n[i] = removeBelow(n[i], rest)
 			}
 		}
 	}
