@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"sigs.k8s.io/yaml"
 )
@@ -55,4 +56,62 @@ func TestYAMLKeepsStringsAndNumbers(t *testing.T) {
 	if !strings.Contains(string(out), "99999999999999999999") {
 		t.Errorf("big integer not kept exactly:\n%s", out)
 	}
+}
+
+// readsBack checks that the YAML of the JSON value in reads back, as kubectl reads YAML, to
+// the same value.
+func readsBack(t *testing.T, in []byte) {
+	t.Helper()
+	out, err := ToYAML(in)
+	if err != nil {
+		t.Fatalf("%s: %v", in, err)
+	}
+	back, err := yaml.YAMLToJSON(out)
+	if err != nil {
+		t.Fatalf("%s: the YAML does not read back: %v\n%s", in, err, out)
+	}
+	var a, b any
+	if err := json.Unmarshal(in, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(back, &b); err != nil {
+		t.Fatal(err)
+	}
+	aj, _ := json.Marshal(a)
+	bj, _ := json.Marshal(b)
+	if string(aj) != string(bj) {
+		t.Fatalf("YAML does not read back the same:\n%s\nwant %s\ngot  %s", out, aj, bj)
+	}
+}
+
+func TestYAMLShapes(t *testing.T) {
+	for _, in := range []string{
+		`{"a":{"b":[1,{"c":"d","e":[[],[1,[2,{"f":null}]]]},{}],"g":{}}}`, `[[["x"]],{"a":1}]`, `"top"`, `1`, `[]`, `{}`,
+		`{"script":"#!/bin/sh\necho hi\n\n","trailing":"a\nb","kept":"a\n\n","spaces":"a \nb","lead":" a\nb","tab":"a\tb\nc"}`,
+		`{"multi key\nline":1,"a: b":2,"#c":3,"-":4,"":5,"yes":6}`, `{"l":["a\nb",{"k":"x\ny\n"}]}`,
+		`{"u":"\u0000\u001f\u007f\u0085\u2028\ufeff\ud83d\ude00é","q":"say \"hi\" \\ back"}`,
+		`{"name":"nginx:1.21","url":"https://example.com/a?b=c","desc":"Deployment number 3 of the template","sp":"a  b","hash":"a #b"}`,
+	} {
+		readsBack(t, []byte(in))
+	}
+}
+
+// FuzzToYAML looks for a JSON value whose YAML reads back as something else.
+func FuzzToYAML(f *testing.F) {
+	f.Add([]byte(`{"a":["x\ny",{"b":"yes"}],"c":"1:20"}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var v any
+		if json.Unmarshal(in, &v) != nil || !utf8.Valid(in) {
+			return
+		}
+		if _, err := Compact(in); err != nil {
+			return // duplicate names and the like: not JSON the engine writes
+		}
+		// Big numbers come back as floats from YAML readers, and -0 as the integer 0: the same
+		// numbers to Kubernetes, different bytes to encoding/json. Compare the rest.
+		if strings.ContainsAny(string(in), "eE.") || strings.Contains(string(in), "-0") || len(in) > 2000 {
+			return
+		}
+		readsBack(t, in)
+	})
 }
