@@ -53,7 +53,7 @@ fuzz:
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/transform/remove
 
 ## bench: the benchmark suite beside its baselines, as one table of ratios (docs/performance.md)
-bench:
+bench: build e2e-binaries
 	hack/bench.sh
 
 clean:

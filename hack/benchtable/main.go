@@ -50,6 +50,10 @@ var comparisons = []comparison{
 		regexp.MustCompile(`^BenchmarkProcess/(.+)/(cached|baseline)$`), "cached", "baseline", 0.3, false},
 	{"built-in transformers vs krusty (kustomize), same kustomization",
 		regexp.MustCompile(`^Benchmark(Pipeline|Krusty)/(pairs=\d+)$`), "Pipeline", "Krusty", 0.02, false},
+	{"whole process, 800 pairs: stencil CLI (YAML out) vs kubectl kustomize",
+		regexp.MustCompile(`^BenchmarkWholeProcess/(stencil-yaml|kubectl-kustomize)$`), "stencil-yaml", "kubectl-kustomize", 0.01, false},
+	{"whole process, 800 pairs: stencil CLI (JSON out) vs kubectl kustomize",
+		regexp.MustCompile(`^BenchmarkWholeProcess/(stencil-json|kubectl-kustomize)$`), "stencil-json", "kubectl-kustomize", 0.01, false},
 	{"server: POST templates/{name}/processed, requests/s vs GET of the same template",
 		regexp.MustCompile(`^BenchmarkProcessedVsGet/(POST-processed|GET)$`), "POST-processed", "GET", 0.8, true},
 	{"server: POST processedtemplates (template in the request), requests/s vs GET",
@@ -110,7 +114,7 @@ func pairs(c comparison, nsPerOp map[string]float64) []row {
 		if c.measured == "Pipeline" {
 			which, key = m[1], m[2]
 		}
-		if strings.HasPrefix(c.measured, "POST") {
+		if strings.HasPrefix(c.measured, "POST") || strings.HasPrefix(c.measured, "stencil-") {
 			key = c.measured
 		}
 		r := byCase[key]
