@@ -25,12 +25,17 @@ limitations under the License.
 // "apiVersion: v1, kind: Template") from JSON or YAML. Compile validates it and compiles it
 // once into a Plan; Plan.Execute processes it with one request's values. A Plan is immutable
 // and safe for concurrent Execute calls, so the server caches the plans of stored templates.
+// CheckValues reports the problems of a request's values without a plan, so that a template
+// that does not compile still gets all of its problems reported at once.
 //
 // # Why a plan
 //
 // A generic engine decodes every object into maps, walks them and encodes them again, which
-// costs more than the substitution itself. Compile instead validates and compacts each object
-// once, then splits its bytes at every parameter reference and at every place a request can
+// costs more than the substitution itself. For a template given in a request, DecodeTemplate
+// converts YAML to JSON once and scans the template's top level once, handing each object's
+// bytes to Compile as they are. Compile then validates, compacts and indexes each object in one
+// pass (structure.go: the ends of every object and array and the place of every "$"), splits
+// its bytes at every parameter reference and at every place a request can
 // change the structure (metadata.labels, selectors, pod-template labels, members a null value
 // removes). Runs of bytes that no request can change are kept as they are, so Execute mostly
 // copies bytes into one output buffer. Objects whose structure depends on parameter values
