@@ -27,6 +27,8 @@ import (
 	basecompatibility "k8s.io/component-base/compatibility"
 	baseversion "k8s.io/component-base/version"
 	"k8s.io/klog/v2"
+
+	"stencil.dev/stencil/pkg/version"
 )
 
 // NewCommandStartStencilServer returns the stencil-apiserver command.
@@ -39,6 +41,8 @@ func NewCommandStartStencilServer(ctx context.Context, defaults *StencilServerOp
 			"delegates authentication and authorization to kube-apiserver; with --local it runs alone on " +
 			"127.0.0.1 with an embedded etcd and writes a kubeconfig for kubectl.",
 		SilenceUsage: true,
+		// cobra answers --version before any other flag is acted on.
+		Version: version.Get().String(),
 		PersistentPreRunE: func(*cobra.Command, []string) error {
 			return o.ComponentGlobalsRegistry.Set()
 		},
@@ -53,6 +57,7 @@ func NewCommandStartStencilServer(ctx context.Context, defaults *StencilServerOp
 		},
 	}
 	cmd.SetContext(ctx)
+	cmd.SetVersionTemplate("stencil-apiserver {{.Version}}\n")
 
 	// Registering is skipped when a test process already did it.
 	_, _ = o.ComponentGlobalsRegistry.ComponentGlobalsOrRegister(basecompatibility.DefaultKubeComponent,
