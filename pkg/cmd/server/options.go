@@ -51,6 +51,8 @@ type StencilServerOptions struct {
 	// AlternateDNS are extra names of the self-signed serving certificate, such as the
 	// APIService's <service>.<namespace>.svc.
 	AlternateDNS []string
+	// ServingCert shares one self-made certificate between the replicas in a cluster.
+	ServingCert *ServingCertOptions
 
 	StdOut io.Writer
 	StdErr io.Writer
@@ -65,6 +67,7 @@ func NewStencilServerOptions(out, errOut io.Writer) *StencilServerOptions {
 		),
 		ComponentGlobalsRegistry: compatibility.DefaultComponentGlobalsRegistry,
 		Local:                    NewLocalOptions(),
+		ServingCert:              &ServingCertOptions{},
 		StdOut:                   out,
 		StdErr:                   errOut,
 	}
@@ -79,6 +82,7 @@ func (o *StencilServerOptions) AddFlags(fs *pflag.FlagSet) {
 	o.Local.AddFlags(fs)
 	fs.StringSliceVar(&o.AlternateDNS, "alternate-dns", o.AlternateDNS,
 		"Extra DNS names of the self-signed serving certificate, such as stencil-apiserver.stencil-system.svc.")
+	o.ServingCert.AddFlags(fs)
 	o.ComponentGlobalsRegistry.AddFlags(fs)
 }
 
@@ -97,14 +101,19 @@ func (o *StencilServerOptions) Validate() error {
 	errs = append(errs, o.RecommendedOptions.Validate()...)
 	errs = append(errs, o.ComponentGlobalsRegistry.Validate()...)
 	errs = append(errs, o.Local.Validate()...)
+	errs = append(errs, o.ServingCert.Validate(o)...)
 	return utilerrors.NewAggregate(errs)
 }
 
 // Config builds the server configuration from the completed options.
 func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
-	if err := o.RecommendedOptions.SecureServing.MaybeDefaultWithSelfSignedCerts(
-		"localhost", o.AlternateDNS, []net.IP{netutils.ParseIPSloppy("127.0.0.1")}); err != nil {
-		return nil, fmt.Errorf("creating self-signed certificates: %w", err)
+	// A certificate from --self-signed-cert-secret is in memory already; writing one to
+	// --cert-dir would fail on a read-only root filesystem anyway.
+	if o.RecommendedOptions.SecureServing.ServerCert.GeneratedCert == nil {
+		if err := o.RecommendedOptions.SecureServing.MaybeDefaultWithSelfSignedCerts(
+			"localhost", o.AlternateDNS, []net.IP{netutils.ParseIPSloppy("127.0.0.1")}); err != nil {
+			return nil, fmt.Errorf("creating self-signed certificates: %w", err)
+		}
 	}
 
 	serverConfig := genericapiserver.NewRecommendedConfig(apiserver.Codecs)

@@ -76,6 +76,10 @@ func (o *StencilServerOptions) Run(ctx context.Context) error {
 		}
 		defer stop()
 	}
+	certController, err := o.ServingCert.start(ctx, o.RecommendedOptions, o.AlternateDNS, nil)
+	if err != nil {
+		return err
+	}
 	config, err := o.Config()
 	if err != nil {
 		return err
@@ -89,6 +93,7 @@ func (o *StencilServerOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	runServingCertController(server.GenericAPIServer, certController)
 	if o.Local.Enabled {
 		server.GenericAPIServer.AddPostStartHookOrDie("stencil-local-ready", func(genericapiserver.PostStartHookContext) error {
 			klog.Infof("Stencil is serving on https://%s; use it with: kubectl --kubeconfig %s get templates",
