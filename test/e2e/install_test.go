@@ -19,9 +19,15 @@ package e2e
 import (
 	"encoding/base64"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
 )
 
 // TestInstall checks what kubectl apply -k artifacts/deploy set up beyond the API itself: the
@@ -44,6 +50,38 @@ func TestInstall(t *testing.T) {
 		mustKubectl(t, "admin", "", "patch", "apiservice", apiServiceName, "--type=merge", "-p", patch)
 		if err := env.waitAPIServiceTrusted(); err != nil {
 			t.Fatal(err)
+		}
+	})
+
+	t.Run("controller metrics", func(t *testing.T) {
+		config, err := env.replicaConfig(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		client, err := rest.HTTPClientFor(config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := client.Get(config.Host + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("/metrics: %d %v", resp.StatusCode, err)
+		}
+		var expiry float64
+		for _, line := range strings.Split(string(body), "\n") {
+			if v, ok := strings.CutPrefix(line, "stencil_serving_certificate_expiration_timestamp_seconds "); ok {
+				expiry, _ = strconv.ParseFloat(v, 64)
+			}
+		}
+		if now := float64(time.Now().Unix()); expiry < now+30*24*3600 {
+			t.Errorf("the certificate's expiry is %v, not months after now (%v)", expiry, now)
+		}
+		if !strings.Contains(string(body), `workqueue_adds_total{name="stencil_serving_cert"}`) {
+			t.Error("no workqueue series of the certificate controller")
 		}
 	})
 

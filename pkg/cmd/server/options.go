@@ -32,11 +32,16 @@ import (
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/apiserver/pkg/util/compatibility"
 	basecompatibility "k8s.io/component-base/compatibility"
+	"k8s.io/component-base/logs"
+	logsapi "k8s.io/component-base/logs/api/v1"
+	// The JSON format of --logging-format.
+	_ "k8s.io/component-base/logs/json/register"
 	netutils "k8s.io/utils/net"
 
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/apiserver"
 	stencilopenapi "stencil.dev/stencil/pkg/generated/openapi"
+	"stencil.dev/stencil/pkg/metrics"
 )
 
 const defaultEtcdPathPrefix = "/registry/templates.stencil.dev"
@@ -53,6 +58,8 @@ type StencilServerOptions struct {
 	AlternateDNS []string
 	// ServingCert shares one self-made certificate between the replicas in a cluster.
 	ServingCert *ServingCertOptions
+	// Logs configures component-base logging: --logging-format=json, -v, --vmodule.
+	Logs *logs.Options
 
 	StdOut io.Writer
 	StdErr io.Writer
@@ -68,6 +75,7 @@ func NewStencilServerOptions(out, errOut io.Writer) *StencilServerOptions {
 		ComponentGlobalsRegistry: compatibility.DefaultComponentGlobalsRegistry,
 		Local:                    NewLocalOptions(),
 		ServingCert:              &ServingCertOptions{},
+		Logs:                     logs.NewOptions(),
 		StdOut:                   out,
 		StdErr:                   errOut,
 	}
@@ -83,6 +91,7 @@ func (o *StencilServerOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.AlternateDNS, "alternate-dns", o.AlternateDNS,
 		"Extra DNS names of the self-signed serving certificate, such as stencil-apiserver.stencil-system.svc.")
 	o.ServingCert.AddFlags(fs)
+	logsapi.AddFlags(o.Logs, fs)
 	o.ComponentGlobalsRegistry.AddFlags(fs)
 }
 
@@ -135,6 +144,6 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 	}
 	return &apiserver.Config{
 		GenericConfig: serverConfig,
-		ExtraConfig:   apiserver.ExtraConfig{ClusterConfig: serverConfig.ClientConfig},
+		ExtraConfig:   apiserver.ExtraConfig{ClusterConfig: serverConfig.ClientConfig, Observer: metrics.NewRecorder()},
 	}, nil
 }

@@ -22,14 +22,22 @@ import (
 
 	"github.com/spf13/cobra"
 
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	basecompatibility "k8s.io/component-base/compatibility"
+	logsapi "k8s.io/component-base/logs/api/v1"
 	baseversion "k8s.io/component-base/version"
 	"k8s.io/klog/v2"
 
+	"stencil.dev/stencil/pkg/metrics"
 	"stencil.dev/stencil/pkg/version"
 )
+
+func init() {
+	// The logging options consult their feature gates; kube-apiserver registers them the same way.
+	utilruntime.Must(logsapi.AddFeatureGates(utilfeature.DefaultMutableFeatureGate))
+}
 
 // NewCommandStartStencilServer returns the stencil-apiserver command.
 func NewCommandStartStencilServer(ctx context.Context, defaults *StencilServerOptions) *cobra.Command {
@@ -44,7 +52,11 @@ func NewCommandStartStencilServer(ctx context.Context, defaults *StencilServerOp
 		// cobra answers --version before any other flag is acted on.
 		Version: version.Get().String(),
 		PersistentPreRunE: func(*cobra.Command, []string) error {
-			return o.ComponentGlobalsRegistry.Set()
+			if err := o.ComponentGlobalsRegistry.Set(); err != nil {
+				return err
+			}
+			// Before anything else logs, so that every line has the chosen format.
+			return logsapi.ValidateAndApply(o.Logs, o.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent))
 		},
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := o.Complete(); err != nil {
@@ -76,7 +88,7 @@ func (o *StencilServerOptions) Run(ctx context.Context) error {
 		}
 		defer stop()
 	}
-	certController, err := o.ServingCert.start(ctx, o.RecommendedOptions, o.AlternateDNS, nil)
+	certController, err := o.ServingCert.start(ctx, o.RecommendedOptions, o.AlternateDNS, metrics.NewRecorder())
 	if err != nil {
 		return err
 	}
