@@ -7,28 +7,48 @@ LOCAL_DIR := $(OUTPUT)/local
 # Kustomize's Go plugin loader is never used: plugins are refused on the server.
 GOTAGS    := kustomize_disable_go_plugin_support
 GOFLAGS_TAGS := -tags $(GOTAGS)
+# What --version reports: `git describe`, or a default outside a git checkout.
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-unknown)
+GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+GIT_TREE_STATE ?= $(shell if [ -n "$$(git status --porcelain 2>/dev/null)" ]; then echo dirty; else echo clean; fi)
+# The commit's time, not the clock's, so that rebuilding a commit gives the same binary and image.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+BUILD_DATE := $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ 2>/dev/null)
+VERSION_PKG := stencil.dev/stencil/pkg/version
+LDFLAGS   := -X $(VERSION_PKG).gitVersion=$(VERSION) -X $(VERSION_PKG).gitCommit=$(GIT_COMMIT) \
+             -X $(VERSION_PKG).gitTreeState=$(GIT_TREE_STATE) -X $(VERSION_PKG).buildDate=$(BUILD_DATE)
+IMAGE_DIR ?= $(OUTPUT)/image
+IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 # How long `make test` fuzzes each target; a longer hunt: make fuzz FUZZTIME=10m
 FUZZTIME  ?= 15s
 
-.PHONY: all build run test verify unit integration e2e fuzz e2e-binaries bench clean
+.PHONY: all build image run test verify unit integration release e2e fuzz e2e-binaries bench clean
 
 all: build
 
 build:
-	$(GO) build $(GOFLAGS_TAGS) -o $(BIN)/stencil-apiserver ./cmd/stencil-apiserver
-	$(GO) build $(GOFLAGS_TAGS) -o $(BIN)/stencil ./cmd/stencil
+	$(GO) build $(GOFLAGS_TAGS) -ldflags "$(LDFLAGS)" -o $(BIN)/stencil-apiserver ./cmd/stencil-apiserver
+	$(GO) build $(GOFLAGS_TAGS) -ldflags "$(LDFLAGS)" -o $(BIN)/stencil ./cmd/stencil
 	ln -sf stencil $(BIN)/kubectl-stencil
+
+## image: an OCI layout and a docker archive of stencil-apiserver in _output/image; no daemon, no base image
+image:
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build $(GOFLAGS_TAGS) -trimpath -ldflags "-s -w $(LDFLAGS)" \
+		-o $(IMAGE_DIR)/stencil-apiserver ./cmd/stencil-apiserver
+	cd hack/image && $(GO) run . --binary $(abspath $(IMAGE_DIR))/stencil-apiserver --output $(abspath $(IMAGE_DIR)) \
+		--version $(VERSION) --revision $(GIT_COMMIT) --arch $(IMAGE_ARCH) --created $(SOURCE_DATE_EPOCH)
 
 ## run: the server on https://127.0.0.1:8443 with embedded etcd; kubeconfig in _output/local/kubeconfig
 run: build
 	$(BIN)/stencil-apiserver --local --local-dir $(LOCAL_DIR)
 
 ## test: static checks, generated code, unit, integration, e2e against kube-apiserver, fuzzing
-test: verify unit integration e2e fuzz
+test: verify unit integration release e2e fuzz
 
 verify:
 	@unformatted=$$(gofmt -l cmd pkg hack test); if [ -n "$$unformatted" ]; then echo "gofmt: $$unformatted"; exit 1; fi
 	$(GO) vet $(GOFLAGS_TAGS) ./...
+	cd hack/image && $(GO) vet ./...
 	hack/verify-imports.sh
 	hack/verify-codegen.sh
 
@@ -37,6 +57,10 @@ unit:
 
 integration:
 	$(GO) test $(GOFLAGS_TAGS) ./test/integration/...
+
+## release: what make build and make image produce (version stamp, static binary, image config)
+release:
+	$(GO) test $(GOFLAGS_TAGS) ./test/release/...
 
 e2e-binaries:
 	hack/build-e2e-binaries.sh

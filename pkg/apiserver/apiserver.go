@@ -70,6 +70,8 @@ type ExtraConfig struct {
 	// ClusterConfig reaches the hosting cluster's kube-apiserver, for discovery; nil when the
 	// server runs without a cluster.
 	ClusterConfig *restclient.Config
+	// Observer turns processing into metrics; nil for none.
+	Observer renderrest.Observer
 }
 
 // Config is the configuration of a Stencil server.
@@ -119,6 +121,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		RemovalRules:   customtransform.NewRules(customTransformREST).Current,
 		KindToResource: kindToResource(c.ExtraConfig.ClusterConfig),
 		Authorizer:     c.GenericConfig.Authorization.Authorizer,
+		Observer:       c.ExtraConfig.Observer,
 	})
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(templates.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = map[string]rest.Storage{

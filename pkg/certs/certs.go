@@ -66,6 +66,8 @@ type Request struct {
 	// DNSNames and IPs make it a serving certificate.
 	DNSNames []string
 	IPs      []net.IP
+	// Validity is how long the certificate is valid; zero means ten years.
+	Validity time.Duration
 }
 
 // Sign issues a certificate for req: a serving certificate when it names hosts, a client
@@ -80,11 +82,15 @@ func (ca *KeyPair) Sign(req Request) (*KeyPair, error) {
 		return nil, err
 	}
 	now := time.Now()
+	lifetime := validity
+	if req.Validity > 0 {
+		lifetime = req.Validity
+	}
 	tmpl := &x509.Certificate{
 		SerialNumber: serial,
 		Subject:      pkix.Name{CommonName: req.CommonName, Organization: req.Organizations},
 		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(validity),
+		NotAfter:     now.Add(lifetime),
 		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 		DNSNames:     req.DNSNames,
@@ -106,8 +112,11 @@ func (ca *KeyPair) Sign(req Request) (*KeyPair, error) {
 }
 
 // CertPEM encodes the certificate.
-func (kp *KeyPair) CertPEM() []byte {
-	return pem.EncodeToMemory(&pem.Block{Type: certutil.CertificateBlockType, Bytes: kp.Cert.Raw})
+func (kp *KeyPair) CertPEM() []byte { return EncodeCertPEM(kp.Cert) }
+
+// EncodeCertPEM encodes one certificate as PEM.
+func EncodeCertPEM(cert *x509.Certificate) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: certutil.CertificateBlockType, Bytes: cert.Raw})
 }
 
 // KeyPEM encodes the private key.

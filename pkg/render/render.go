@@ -59,6 +59,7 @@ type Renderer struct {
 	kindToResource func(group, kind string) (string, bool)
 	plans          *lru.Cache
 	pipelines      *lru.Cache
+	observer       CacheObserver
 }
 
 // NewRenderer returns a Renderer. kindToResource maps kinds to plural resources for
@@ -216,11 +217,14 @@ func (p *Renderer) plan(t *templates.Template, stored bool, importsKey string) (
 	// plan ages out.
 	key := string(t.UID) + "/" + t.ResourceVersion + importsKey
 	if cached, ok := p.plans.Get(key); ok {
+		p.cacheLookup(PlanCache, true)
 		return cached.(*process.Plan), nil
 	}
+	p.cacheLookup(PlanCache, false)
 	plan, errs := process.Compile(t, dialect)
 	if len(errs) == 0 && templateBytes(t) <= maxCachedPlanBytes {
 		p.plans.Add(key, plan)
+		p.cacheEntries(PlanCache, p.plans.Len())
 	}
 	return plan, errs
 }
@@ -241,8 +245,10 @@ func (p *Renderer) pipeline(configs []transform.Config, substituted []json.RawMe
 	}
 	key := string(h.Sum(nil))
 	if cached, ok := p.pipelines.Get(key); ok {
+		p.cacheLookup(PipelineCache, true)
 		return cached.(*transform.Pipeline), nil
 	}
+	p.cacheLookup(PipelineCache, false)
 	list := make([]transform.Config, len(substituted))
 	for i, raw := range substituted {
 		list[i] = transform.Config{Raw: raw, Path: field.NewPath("transformers").Index(i)}
@@ -253,6 +259,7 @@ func (p *Renderer) pipeline(configs []transform.Config, substituted []json.RawMe
 	pipeline, errs := transform.Compile(list)
 	if len(errs) == 0 && size <= maxCachedConfigBytes {
 		p.pipelines.Add(key, pipeline)
+		p.cacheEntries(PipelineCache, p.pipelines.Len())
 	}
 	return pipeline, errs
 }

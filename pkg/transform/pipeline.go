@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -152,12 +153,15 @@ func kindError(path *field.Path, apiVersion, kind, why string) *field.Error {
 // Transform runs every transformer in order over decoded objects. The engine uses it to run
 // further steps (CustomTransforms, template expansion) on the same tree before encoding once.
 func (p *Pipeline) Transform(ctx *Context, objects []Object) ([]Object, error) {
+	observe := ctx.stepObserver()
 	for _, s := range p.steps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		n := len(ctx.warnings)
+		start := time.Now()
 		out, err := s.run(ctx, objects)
+		observe(s.kind, time.Since(start))
 		for i := n; i < len(ctx.warnings); i++ {
 			ctx.warnings[i] = fmt.Sprintf("transformer %q: %s", s.name, ctx.warnings[i])
 		}

@@ -54,7 +54,9 @@ type cluster struct {
 	etcd, kubeAPIServer *process
 	replicas            []*process
 	replicaPorts        []int
-	proxy               *serviceProxy
+	// deploymentArgs are the flags of the installed Deployment, as the kubelet would pass them.
+	deploymentArgs []string
+	proxy          *serviceProxy
 
 	etcdURL, kubeURL string
 	servicePort      int
@@ -82,10 +84,6 @@ func (c *cluster) makePKI() error {
 	if err != nil {
 		return err
 	}
-	stencilCA, err := certs.NewCA("e2e-stencil-ca")
-	if err != nil {
-		return err
-	}
 	loopback := []net.IP{net.ParseIP("127.0.0.1")}
 	pairs := []struct {
 		name   string
@@ -95,8 +93,6 @@ func (c *cluster) makePKI() error {
 		{"kube-apiserver", c.kubeCA, certs.Request{CommonName: "kube-apiserver", DNSNames: []string{"localhost", "kubernetes.default.svc"}, IPs: loopback}},
 		{"admin", c.kubeCA, certs.Request{CommonName: "e2e-admin", Organizations: []string{"system:masters"}}},
 		{"front-proxy-client", frontProxyCA, certs.Request{CommonName: "front-proxy-client"}},
-		{"stencil-serving", stencilCA, certs.Request{CommonName: "stencil-apiserver",
-			DNSNames: []string{"localhost", "stencil-apiserver.stencil-system.svc"}, IPs: loopback}},
 	}
 	for _, p := range pairs {
 		kp, err := p.issuer.Sign(p.req)
@@ -107,7 +103,7 @@ func (c *cluster) makePKI() error {
 			return err
 		}
 	}
-	for name, ca := range map[string]*certs.KeyPair{"kube-ca": c.kubeCA, "front-proxy-ca": frontProxyCA, "stencil-ca": stencilCA} {
+	for name, ca := range map[string]*certs.KeyPair{"kube-ca": c.kubeCA, "front-proxy-ca": frontProxyCA} {
 		if err := ca.Write(c.dir, name); err != nil {
 			return err
 		}

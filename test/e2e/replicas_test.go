@@ -31,9 +31,10 @@ import (
 )
 
 func replicaClient(t *testing.T, i int) clientset.Interface {
-	config := env.restConfig("admin")
-	config.Host = env.replicaURL(i)
-	config.CAFile = env.path("stencil-ca.crt")
+	config, err := env.replicaConfig(i)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cs, err := clientset.NewForConfig(config)
 	if err != nil {
 		t.Fatal(err)

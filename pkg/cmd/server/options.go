@@ -32,11 +32,16 @@ import (
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/apiserver/pkg/util/compatibility"
 	basecompatibility "k8s.io/component-base/compatibility"
+	"k8s.io/component-base/logs"
+	logsapi "k8s.io/component-base/logs/api/v1"
+	// The JSON format of --logging-format.
+	_ "k8s.io/component-base/logs/json/register"
 	netutils "k8s.io/utils/net"
 
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/apiserver"
 	stencilopenapi "stencil.dev/stencil/pkg/generated/openapi"
+	"stencil.dev/stencil/pkg/metrics"
 )
 
 const defaultEtcdPathPrefix = "/registry/templates.stencil.dev"
@@ -51,6 +56,10 @@ type StencilServerOptions struct {
 	// AlternateDNS are extra names of the self-signed serving certificate, such as the
 	// APIService's <service>.<namespace>.svc.
 	AlternateDNS []string
+	// ServingCert shares one self-made certificate between the replicas in a cluster.
+	ServingCert *ServingCertOptions
+	// Logs configures component-base logging: --logging-format=json, -v, --vmodule.
+	Logs *logs.Options
 
 	StdOut io.Writer
 	StdErr io.Writer
@@ -65,6 +74,8 @@ func NewStencilServerOptions(out, errOut io.Writer) *StencilServerOptions {
 		),
 		ComponentGlobalsRegistry: compatibility.DefaultComponentGlobalsRegistry,
 		Local:                    NewLocalOptions(),
+		ServingCert:              &ServingCertOptions{},
+		Logs:                     logs.NewOptions(),
 		StdOut:                   out,
 		StdErr:                   errOut,
 	}
@@ -79,6 +90,8 @@ func (o *StencilServerOptions) AddFlags(fs *pflag.FlagSet) {
 	o.Local.AddFlags(fs)
 	fs.StringSliceVar(&o.AlternateDNS, "alternate-dns", o.AlternateDNS,
 		"Extra DNS names of the self-signed serving certificate, such as stencil-apiserver.stencil-system.svc.")
+	o.ServingCert.AddFlags(fs)
+	logsapi.AddFlags(o.Logs, fs)
 	o.ComponentGlobalsRegistry.AddFlags(fs)
 }
 
@@ -97,14 +110,19 @@ func (o *StencilServerOptions) Validate() error {
 	errs = append(errs, o.RecommendedOptions.Validate()...)
 	errs = append(errs, o.ComponentGlobalsRegistry.Validate()...)
 	errs = append(errs, o.Local.Validate()...)
+	errs = append(errs, o.ServingCert.Validate(o)...)
 	return utilerrors.NewAggregate(errs)
 }
 
 // Config builds the server configuration from the completed options.
 func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
-	if err := o.RecommendedOptions.SecureServing.MaybeDefaultWithSelfSignedCerts(
-		"localhost", o.AlternateDNS, []net.IP{netutils.ParseIPSloppy("127.0.0.1")}); err != nil {
-		return nil, fmt.Errorf("creating self-signed certificates: %w", err)
+	// A certificate from --self-signed-cert-secret is in memory already; writing one to
+	// --cert-dir would fail on a read-only root filesystem anyway.
+	if o.RecommendedOptions.SecureServing.ServerCert.GeneratedCert == nil {
+		if err := o.RecommendedOptions.SecureServing.MaybeDefaultWithSelfSignedCerts(
+			"localhost", o.AlternateDNS, []net.IP{netutils.ParseIPSloppy("127.0.0.1")}); err != nil {
+			return nil, fmt.Errorf("creating self-signed certificates: %w", err)
+		}
 	}
 
 	serverConfig := genericapiserver.NewRecommendedConfig(apiserver.Codecs)
@@ -126,6 +144,6 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 	}
 	return &apiserver.Config{
 		GenericConfig: serverConfig,
-		ExtraConfig:   apiserver.ExtraConfig{ClusterConfig: serverConfig.ClientConfig},
+		ExtraConfig:   apiserver.ExtraConfig{ClusterConfig: serverConfig.ClientConfig, Observer: metrics.NewRecorder()},
 	}, nil
 }

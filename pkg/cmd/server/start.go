@@ -22,12 +22,22 @@ import (
 
 	"github.com/spf13/cobra"
 
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	basecompatibility "k8s.io/component-base/compatibility"
+	logsapi "k8s.io/component-base/logs/api/v1"
 	baseversion "k8s.io/component-base/version"
 	"k8s.io/klog/v2"
+
+	"stencil.dev/stencil/pkg/metrics"
+	"stencil.dev/stencil/pkg/version"
 )
+
+func init() {
+	// The logging options consult their feature gates; kube-apiserver registers them the same way.
+	utilruntime.Must(logsapi.AddFeatureGates(utilfeature.DefaultMutableFeatureGate))
+}
 
 // NewCommandStartStencilServer returns the stencil-apiserver command.
 func NewCommandStartStencilServer(ctx context.Context, defaults *StencilServerOptions) *cobra.Command {
@@ -39,8 +49,14 @@ func NewCommandStartStencilServer(ctx context.Context, defaults *StencilServerOp
 			"delegates authentication and authorization to kube-apiserver; with --local it runs alone on " +
 			"127.0.0.1 with an embedded etcd and writes a kubeconfig for kubectl.",
 		SilenceUsage: true,
+		// cobra answers --version before any other flag is acted on.
+		Version: version.Get().String(),
 		PersistentPreRunE: func(*cobra.Command, []string) error {
-			return o.ComponentGlobalsRegistry.Set()
+			if err := o.ComponentGlobalsRegistry.Set(); err != nil {
+				return err
+			}
+			// Before anything else logs, so that every line has the chosen format.
+			return logsapi.ValidateAndApply(o.Logs, o.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent))
 		},
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := o.Complete(); err != nil {
@@ -53,6 +69,7 @@ func NewCommandStartStencilServer(ctx context.Context, defaults *StencilServerOp
 		},
 	}
 	cmd.SetContext(ctx)
+	cmd.SetVersionTemplate("stencil-apiserver {{.Version}}\n")
 
 	// Registering is skipped when a test process already did it.
 	_, _ = o.ComponentGlobalsRegistry.ComponentGlobalsOrRegister(basecompatibility.DefaultKubeComponent,
@@ -71,6 +88,10 @@ func (o *StencilServerOptions) Run(ctx context.Context) error {
 		}
 		defer stop()
 	}
+	certController, err := o.ServingCert.start(ctx, o.RecommendedOptions, o.AlternateDNS, metrics.NewRecorder())
+	if err != nil {
+		return err
+	}
 	config, err := o.Config()
 	if err != nil {
 		return err
@@ -84,6 +105,7 @@ func (o *StencilServerOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	runServingCertController(server.GenericAPIServer, certController)
 	if o.Local.Enabled {
 		server.GenericAPIServer.AddPostStartHookOrDie("stencil-local-ready", func(genericapiserver.PostStartHookContext) error {
 			klog.Infof("Stencil is serving on https://%s; use it with: kubectl --kubeconfig %s get templates",

@@ -22,6 +22,7 @@ package renderrest
 import (
 	"context"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,7 +35,9 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/metrics"
 	"stencil.dev/stencil/pkg/render"
+	"stencil.dev/stencil/pkg/transform"
 	"stencil.dev/stencil/pkg/transform/remove"
 )
 
@@ -50,6 +53,18 @@ type Sources struct {
 	// Authorizer decides whether the caller of processedtemplates may read the templates its
 	// template imports.
 	Authorizer authorizer.Authorizer
+	// Observer hears of every request, transformer run and cache lookup, for metrics; nil
+	// for none.
+	Observer Observer
+}
+
+// Observer is what the server's metrics need from processing.
+type Observer interface {
+	render.CacheObserver
+	// Processed reports one request; err is what the endpoint answers, nil for success.
+	Processed(endpoint string, took time.Duration, templateBytes, objects, objectBytes int, err error)
+	// Transformer reports one transformer's run.
+	Transformer(kind string, took time.Duration)
 }
 
 // Adapter processes templates for the endpoints and answers with a v1 List.
@@ -60,7 +75,11 @@ type Adapter struct {
 
 // NewAdapter returns a Adapter reading from sources.
 func NewAdapter(sources Sources) *Adapter {
-	return &Adapter{sources: sources, renderer: render.NewRenderer(sources.KindToResource)}
+	renderer := render.NewRenderer(sources.KindToResource)
+	if sources.Observer != nil {
+		renderer.ObserveCaches(sources.Observer)
+	}
+	return &Adapter{sources: sources, renderer: renderer}
 }
 
 // Process processes in, filling in what it reads from storage. Every problem of the template
@@ -69,7 +88,12 @@ func NewAdapter(sources Sources) *Adapter {
 // A stored template's imports are read for whoever may process it: its author chose them.
 // A template given in the request is the caller's own, so it may import only the templates
 // the caller may get, or processedtemplates would read any template of the namespace.
-func (p *Adapter) Render(ctx context.Context, in render.Input) (*v1alpha1.List, error) {
+func (p *Adapter) Render(ctx context.Context, in render.Input) (list *v1alpha1.List, err error) {
+	if o := p.sources.Observer; o != nil {
+		start := time.Now()
+		ctx = transform.WithStepObserver(ctx, o.Transformer)
+		defer func() { observe(o, in, time.Since(start), list, err) }()
+	}
 	if p.sources.Templates != nil {
 		in.GetTemplate = func(name string) (*templates.Template, error) {
 			if !in.Stored {
@@ -113,6 +137,28 @@ func (p *Adapter) Render(ctx context.Context, in render.Input) (*v1alpha1.List, 
 		return nil, apierrors.NewInvalid(templates.Kind("Template"), in.Template.Name, errs)
 	}
 	return answer(out)
+}
+
+// observe reports one request to o.
+func observe(o Observer, in render.Input, took time.Duration, list *v1alpha1.List, err error) {
+	endpoint := metrics.EndpointProcessedTemplates
+	if in.Stored {
+		endpoint = metrics.EndpointProcessed
+	}
+	templateBytes := 0
+	for _, raws := range [][]runtime.RawExtension{in.Template.Objects, in.Template.Transformers} {
+		for _, raw := range raws {
+			templateBytes += len(raw.Raw)
+		}
+	}
+	objects, objectBytes := 0, 0
+	if list != nil {
+		objects = len(list.Items)
+		for _, item := range list.Items {
+			objectBytes += len(item.Raw)
+		}
+	}
+	o.Processed(endpoint, took, templateBytes, objects, objectBytes, err)
 }
 
 // answer wraps the processed objects, as they are, into the v1 List the endpoints return.
