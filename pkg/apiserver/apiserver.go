@@ -72,6 +72,8 @@ type ExtraConfig struct {
 	ClusterConfig *restclient.Config
 	// Observer turns processing into metrics; nil for none.
 	Observer renderrest.Observer
+	// PlanCacheBytes and PipelineCacheBytes bound the renderer's caches; 0 means its defaults.
+	PlanCacheBytes, PipelineCacheBytes int64
 }
 
 // Config is the configuration of a Stencil server.
@@ -122,6 +124,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		KindToResource: kindToResource(c.ExtraConfig.ClusterConfig),
 		Authorizer:     c.GenericConfig.Authorization.Authorizer,
 		Observer:       c.ExtraConfig.Observer,
+		PlanCacheBytes: c.ExtraConfig.PlanCacheBytes, PipelineCacheBytes: c.ExtraConfig.PipelineCacheBytes,
 	})
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(templates.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = map[string]rest.Storage{

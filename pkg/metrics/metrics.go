@@ -88,6 +88,11 @@ var (
 		Help:           "Entries in the renderer's caches.",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"cache"})
+	cacheBytes = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Namespace: namespace, Subsystem: "render", Name: "cache_bytes",
+		Help:           "Estimated bytes held by the renderer's caches, each bounded by its flag (--plan-cache-bytes, --pipeline-cache-bytes).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"cache"})
 	transformerDuration = metrics.NewHistogramVec(&metrics.HistogramOpts{
 		Namespace: namespace, Subsystem: "transformer", Name: "duration_seconds",
 		Help:           "Time one transformer took over a request's objects, by transformer kind.",
@@ -118,7 +123,7 @@ type Recorder struct{}
 func NewRecorder() *Recorder {
 	registerOnce.Do(func() {
 		legacyregistry.MustRegister(requests, errorsByReason, duration, inputBytes, outputObjects, outputBytes,
-			cacheLookups, cacheEntries, transformerDuration, certificateExpiry, buildInfo)
+			cacheLookups, cacheEntries, cacheBytes, transformerDuration, certificateExpiry, buildInfo)
 		v := version.Get()
 		buildInfo.WithLabelValues(v.GitVersion, v.GitCommit, v.GoVersion).Set(1)
 	})
@@ -160,8 +165,9 @@ func (*Recorder) CacheLookup(cache string, hit bool) {
 }
 
 // CacheEntries records the size of one of the renderer's caches.
-func (*Recorder) CacheEntries(cache string, entries int) {
+func (*Recorder) CacheEntries(cache string, entries int, bytes int64) {
 	cacheEntries.WithLabelValues(cache).Set(float64(entries))
+	cacheBytes.WithLabelValues(cache).Set(float64(bytes))
 }
 
 // Transformer records the run of one transformer.

@@ -17,6 +17,8 @@ limitations under the License.
 package process
 
 import (
+	"unsafe"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -137,4 +139,19 @@ type op struct {
 	param int32
 	a, b  uint32
 	jump  uint32
+}
+
+// Size estimates the memory a Plan holds, for caches bounded in bytes: its arena and program
+// dominate, plus its parameters and the bookkeeping of its objects.
+func (p *Plan) Size() int64 {
+	size := int64(cap(p.arena)) + int64(cap(p.ops))*int64(unsafe.Sizeof(op{}))
+	size += int64(len(p.objects)+len(p.transformers)+len(p.transformerOverrides)) * int64(unsafe.Sizeof(compiledObject{}))
+	for i := range p.params {
+		param := &p.params[i].Parameter
+		size += int64(unsafe.Sizeof(compiledParameter{}) + uintptr(len(param.Name)+len(param.DisplayName)+len(param.Description)+len(param.Value)+len(param.From)))
+	}
+	for _, k := range p.keyPaths {
+		size += int64(len(k))
+	}
+	return size + 512 // the Plan itself, its maps and small slices
 }

@@ -55,7 +55,7 @@ func manyProblems() (*templates.Template, process.Request) {
 // answer names every one of them, ordered by field path.
 func TestAllErrorsAtOnce(t *testing.T) {
 	tmpl, req := manyProblems()
-	_, errs, err := NewRenderer(nil).Render(context.Background(), Input{Template: tmpl, Request: req})
+	_, errs, err := NewRenderer(Options{}).Render(context.Background(), Input{Template: tmpl, Request: req})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestValueAndConfigErrorsTogether(t *testing.T) {
 	tmpl, req := manyProblems()
 	tmpl.Parameters[2].From = "[a-z]{4}"
 	tmpl.Objects = tmpl.Objects[:1]
-	_, errs, _ := NewRenderer(nil).Render(context.Background(), Input{Template: tmpl, Request: req})
+	_, errs, _ := NewRenderer(Options{}).Render(context.Background(), Input{Template: tmpl, Request: req})
 	got := map[string]bool{}
 	for _, e := range errs {
 		got[e.Field] = true

@@ -29,8 +29,8 @@ const (
 type CacheObserver interface {
 	// CacheLookup reports one lookup in cache, found or not.
 	CacheLookup(cache string, hit bool)
-	// CacheEntries reports how many entries cache holds after it grew.
-	CacheEntries(cache string, entries int)
+	// CacheEntries reports how many entries cache holds, and their bytes, after it grew.
+	CacheEntries(cache string, entries int, bytes int64)
 }
 
 // ObserveCaches makes the Renderer report its caches to o from now on. Call it before the
@@ -43,8 +43,9 @@ func (p *Renderer) cacheLookup(cache string, hit bool) {
 	}
 }
 
-func (p *Renderer) cacheEntries(cache string, entries int) {
+func (p *Renderer) cacheEntries(cache string, c *byteCache) {
 	if p.observer != nil {
-		p.observer.CacheEntries(cache, entries)
+		entries, bytes := c.stats()
+		p.observer.CacheEntries(cache, entries, bytes)
 	}
 }

@@ -30,7 +30,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/utils/lru"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
@@ -39,33 +38,49 @@ import (
 	"stencil.dev/stencil/pkg/transform/remove"
 )
 
-// cacheSize bounds the compiled plans and pipelines kept; each is about the size of its
-// template.
-const cacheSize = 512
+// Default sizes of the Renderer's caches.
+const (
+	// DefaultPlanCacheBytes holds the plans of a few thousand typical templates; a plan is
+	// about the size of its template's objects.
+	DefaultPlanCacheBytes = 64 << 20
+	// DefaultPipelineCacheBytes holds compiled transformer lists; their keys are what callers'
+	// values make of the configs, so callers choose what fills this cache.
+	DefaultPipelineCacheBytes = 16 << 20
+)
 
-// maxCachedConfigBytes keeps large transformer lists out of the pipeline cache: its key is
-// what callers' values make of the configs, so callers choose what fills it, and 512 entries
-// of this size pin 32 MiB at most.
-const maxCachedConfigBytes = 64 << 10
-
-// maxCachedPlanBytes keeps plans of very large templates out of the plan cache, so that the
-// cache stays below 512 such plans, about 128 MiB; they are compiled per request instead, at
-// a cost that is small beside their processing.
-const maxCachedPlanBytes = 256 << 10
+// Options configure a Renderer; the zero value is a Renderer with the default caches and the
+// built-in table of Kubernetes' kinds.
+type Options struct {
+	// KindToResource maps kinds to plural resources for CustomTransforms that name a
+	// resource; nil means the built-in table of Kubernetes' kinds.
+	KindToResource func(group, kind string) (string, bool)
+	// PlanCacheBytes bounds the compiled plans of stored templates kept; 0 means
+	// DefaultPlanCacheBytes. A plan over an eighth of it is compiled per request instead.
+	PlanCacheBytes int64
+	// PipelineCacheBytes bounds the compiled transformer pipelines kept; 0 means
+	// DefaultPipelineCacheBytes.
+	PipelineCacheBytes int64
+}
 
 // Renderer processes templates; it caches compiled plans of stored templates and compiled
-// transformer pipelines, and is safe for concurrent use.
+// transformer pipelines, both bounded in bytes, and is safe for concurrent use.
 type Renderer struct {
 	kindToResource func(group, kind string) (string, bool)
-	plans          *lru.Cache
-	pipelines      *lru.Cache
+	plans          *byteCache
+	pipelines      *byteCache
 	observer       CacheObserver
 }
 
-// NewRenderer returns a Renderer. kindToResource maps kinds to plural resources for
-// CustomTransforms that name a resource; nil means the built-in table of Kubernetes' kinds.
-func NewRenderer(kindToResource func(group, kind string) (string, bool)) *Renderer {
-	return &Renderer{kindToResource: kindToResource, plans: lru.New(cacheSize), pipelines: lru.New(cacheSize)}
+// NewRenderer returns a Renderer configured by opts.
+func NewRenderer(opts Options) *Renderer {
+	if opts.PlanCacheBytes <= 0 {
+		opts.PlanCacheBytes = DefaultPlanCacheBytes
+	}
+	if opts.PipelineCacheBytes <= 0 {
+		opts.PipelineCacheBytes = DefaultPipelineCacheBytes
+	}
+	return &Renderer{kindToResource: opts.KindToResource,
+		plans: newByteCache(opts.PlanCacheBytes), pipelines: newByteCache(opts.PipelineCacheBytes)}
 }
 
 // Input is one processing request.
@@ -216,15 +231,14 @@ func (p *Renderer) plan(t *templates.Template, stored bool, importsKey string) (
 	// the versions of what it imports) never goes stale; an update gets a new key and the old
 	// plan ages out.
 	key := string(t.UID) + "/" + t.ResourceVersion + importsKey
-	if cached, ok := p.plans.Get(key); ok {
+	if cached, ok := p.plans.get(key); ok {
 		p.cacheLookup(PlanCache, true)
 		return cached.(*process.Plan), nil
 	}
 	p.cacheLookup(PlanCache, false)
 	plan, errs := process.Compile(t, dialect)
-	if len(errs) == 0 && templateBytes(t) <= maxCachedPlanBytes {
-		p.plans.Add(key, plan)
-		p.cacheEntries(PlanCache, p.plans.Len())
+	if len(errs) == 0 && p.plans.add(key, plan, plan.Size()) {
+		p.cacheEntries(PlanCache, p.plans)
 	}
 	return plan, errs
 }
@@ -244,7 +258,7 @@ func (p *Renderer) pipeline(configs []transform.Config, substituted []json.RawMe
 		size += len(c)
 	}
 	key := string(h.Sum(nil))
-	if cached, ok := p.pipelines.Get(key); ok {
+	if cached, ok := p.pipelines.get(key); ok {
 		p.cacheLookup(PipelineCache, true)
 		return cached.(*transform.Pipeline), nil
 	}
@@ -257,20 +271,9 @@ func (p *Renderer) pipeline(configs []transform.Config, substituted []json.RawMe
 		}
 	}
 	pipeline, errs := transform.Compile(list)
-	if len(errs) == 0 && size <= maxCachedConfigBytes {
-		p.pipelines.Add(key, pipeline)
-		p.cacheEntries(PipelineCache, p.pipelines.Len())
+	// A compiled pipeline holds its configs decoded, a few times their bytes.
+	if len(errs) == 0 && p.pipelines.add(key, pipeline, int64(4*size+1024)) {
+		p.cacheEntries(PipelineCache, p.pipelines)
 	}
 	return pipeline, errs
-}
-
-// templateBytes is the size of a template's objects and transformer configs.
-func templateBytes(t *templates.Template) int {
-	size := 0
-	for _, list := range [][]runtime.RawExtension{t.Objects, t.Transformers} {
-		for _, raw := range list {
-			size += len(raw.Raw)
-		}
-	}
-	return size
 }

@@ -68,7 +68,7 @@ func TestProcessOrder(t *testing.T) {
 		t.Fatal(errs)
 	}
 	rules := []remove.Rule{rule}
-	p := NewRenderer(nil)
+	p := NewRenderer(Options{})
 	for round := 0; round < 2; round++ { // the second round runs the cached plan and pipeline
 		out, errs, err := p.Render(context.Background(), Input{
 			Template: app(), Stored: true, GetTemplate: base, RemovalRules: rules,
@@ -121,7 +121,7 @@ func TestProcessErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			in := Input{Template: app(), GetTemplate: base, Request: process.Request{}}
 			tc.mutate(&in)
-			_, errs, err := NewRenderer(nil).Render(context.Background(), in)
+			_, errs, err := NewRenderer(Options{}).Render(context.Background(), in)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -178,6 +178,9 @@ func TestMetrics(t *testing.T) {
 		if got := value(after, "stencil_render_cache_entries", labelsOf("cache", cache)); got != 1 {
 			t.Errorf("%s cache: %v entries, want 1", cache, got)
 		}
+		if got := value(after, "stencil_render_cache_bytes", labelsOf("cache", cache)); got <= 0 || got > 1<<20 {
+			t.Errorf("%s cache: %v bytes, want the size of one small entry", cache, got)
+		}
 	}
 	info := labelsOf()
 	for _, smp := range after {

@@ -60,7 +60,7 @@ func (o *ProcessOptions) processLocal(req process.Request) ([]byte, error) {
 		}
 		rules = append(rules, fileRules...)
 	}
-	out, errs, err := render.NewRenderer(nil).Render(context.Background(), render.Input{
+	out, errs, err := render.NewRenderer(render.Options{}).Render(context.Background(), render.Input{
 		Template:     t,
 		Request:      req,
 		Properties:   properties,

@@ -58,6 +58,8 @@ type StencilServerOptions struct {
 	AlternateDNS []string
 	// ServingCert shares one self-made certificate between the replicas in a cluster.
 	ServingCert *ServingCertOptions
+	// Processing bounds what processing keeps between requests.
+	Processing *ProcessingOptions
 	// Logs configures component-base logging: --logging-format=json, -v, --vmodule.
 	Logs *logs.Options
 
@@ -75,6 +77,7 @@ func NewStencilServerOptions(out, errOut io.Writer) *StencilServerOptions {
 		ComponentGlobalsRegistry: compatibility.DefaultComponentGlobalsRegistry,
 		Local:                    NewLocalOptions(),
 		ServingCert:              &ServingCertOptions{},
+		Processing:               NewProcessingOptions(),
 		Logs:                     logs.NewOptions(),
 		StdOut:                   out,
 		StdErr:                   errOut,
@@ -91,6 +94,7 @@ func (o *StencilServerOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.AlternateDNS, "alternate-dns", o.AlternateDNS,
 		"Extra DNS names of the self-signed serving certificate, such as stencil-apiserver.stencil-system.svc.")
 	o.ServingCert.AddFlags(fs)
+	o.Processing.AddFlags(fs)
 	logsapi.AddFlags(o.Logs, fs)
 	o.ComponentGlobalsRegistry.AddFlags(fs)
 }
@@ -111,6 +115,7 @@ func (o *StencilServerOptions) Validate() error {
 	errs = append(errs, o.ComponentGlobalsRegistry.Validate()...)
 	errs = append(errs, o.Local.Validate()...)
 	errs = append(errs, o.ServingCert.Validate(o)...)
+	errs = append(errs, o.Processing.Validate()...)
 	return utilerrors.NewAggregate(errs)
 }
 
@@ -144,6 +149,7 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 	}
 	return &apiserver.Config{
 		GenericConfig: serverConfig,
-		ExtraConfig:   apiserver.ExtraConfig{ClusterConfig: serverConfig.ClientConfig, Observer: metrics.NewRecorder()},
+		ExtraConfig: apiserver.ExtraConfig{ClusterConfig: serverConfig.ClientConfig, Observer: metrics.NewRecorder(),
+			PlanCacheBytes: o.Processing.PlanCacheBytes, PipelineCacheBytes: o.Processing.PipelineCacheBytes},
 	}, nil
 }

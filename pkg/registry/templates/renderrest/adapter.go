@@ -53,6 +53,8 @@ type Sources struct {
 	// Authorizer decides whether the caller of processedtemplates may read the templates its
 	// template imports.
 	Authorizer authorizer.Authorizer
+	// PlanCacheBytes and PipelineCacheBytes bound the renderer's caches; 0 means its defaults.
+	PlanCacheBytes, PipelineCacheBytes int64
 	// Observer hears of every request, transformer run and cache lookup, for metrics; nil
 	// for none.
 	Observer Observer
@@ -75,7 +77,8 @@ type Adapter struct {
 
 // NewAdapter returns a Adapter reading from sources.
 func NewAdapter(sources Sources) *Adapter {
-	renderer := render.NewRenderer(sources.KindToResource)
+	renderer := render.NewRenderer(render.Options{KindToResource: sources.KindToResource,
+		PlanCacheBytes: sources.PlanCacheBytes, PipelineCacheBytes: sources.PipelineCacheBytes})
 	if sources.Observer != nil {
 		renderer.ObserveCaches(sources.Observer)
 	}
