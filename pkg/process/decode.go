@@ -82,6 +82,13 @@ func decodeStencil(top *templateBytes) (*templates.Template, error) {
 		return nil, fmt.Errorf("cannot read the template: %v", err)
 	}
 	versioned.Objects = top.objects
+	if top.hasParameters {
+		versioned.Parameters = make([]v1alpha1.Parameter, len(top.parameters))
+		for i, p := range top.parameters {
+			versioned.Parameters[i] = v1alpha1.Parameter{Name: p.Name, DisplayName: p.DisplayName, Description: p.Description,
+				Value: p.Value, Required: p.Required, Type: v1alpha1.ParameterType(p.Type), Generate: p.Generate, From: p.From}
+		}
+	}
 	v1alpha1.SetObjectDefaults_Template(&versioned)
 	t := &templates.Template{}
 	if err := v1alpha1.Convert_v1alpha1_Template_To_templates_Template(&versioned, t, nil); err != nil {
@@ -96,6 +103,13 @@ func decodeOpenShift(top *templateBytes) (*templates.Template, error) {
 		return nil, fmt.Errorf("cannot read the OpenShift template: %v", err)
 	}
 	in.Objects = top.objects
+	if top.hasParameters {
+		in.Parameters = make([]openshift.Parameter, len(top.parameters))
+		for i, p := range top.parameters {
+			in.Parameters[i] = openshift.Parameter{Name: p.Name, DisplayName: p.DisplayName, Description: p.Description,
+				Value: p.Value, Generate: p.Generate, From: p.From, Required: p.Required}
+		}
+	}
 	t := &templates.Template{}
 	openshift.ToInternal(&in, t)
 	return t, nil
@@ -106,7 +120,12 @@ type templateBytes struct {
 	apiVersion, kind string
 	// objects are the bytes of each element of "objects", not yet validated.
 	objects []runtime.RawExtension
-	// rest is the template as a JSON object without its objects.
+	// parameters are the template's parameters, read apart from the rest (see
+	// decodeParameters); hasParameters says the template has the member.
+	parameters    []templates.Parameter
+	hasParameters bool
+
+	// rest is the template as a JSON object without its objects and parameters.
 	rest []byte
 }
 
@@ -154,6 +173,16 @@ func splitTemplate(data []byte) (*templateBytes, error) {
 				return nil, err
 			}
 			out.objects = objects
+			continue
+		case `"parameters"`:
+			if err := s.skipValue(0); err != nil {
+				return nil, err
+			}
+			params, err := decodeParameters(s.b[valueAt:s.i])
+			if err != nil {
+				return nil, err
+			}
+			out.parameters, out.hasParameters = params, true
 			continue
 		case `"apiVersion"`, `"kind"`:
 			if err := s.skipValue(0); err != nil {
