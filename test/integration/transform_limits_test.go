@@ -101,3 +101,40 @@ func peakRSS(t *testing.T, pid int) int {
 	t.Fatalf("no VmHWM in /proc/%d/status", pid)
 	return 0
 }
+
+// TestHugeKustomizationDoesNotBlockOthers is issue 17's second finding over HTTP: one
+// Kustomization of 1,000 objects and 80 patches over all of them held the one build lock for
+// two minutes, and every other Kustomization request got a 504. It is refused before it
+// builds, and a small one sent beside it is served.
+func TestHugeKustomizationDoesNotBlockOthers(t *testing.T) {
+	objects := make([]string, 1000)
+	for i := range objects {
+		objects[i] = fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c%d"},"data":{"a":"b"}}`, i)
+	}
+	patches := make([]string, 80)
+	for i := range patches {
+		patches[i] = fmt.Sprintf(`{"target":{"kind":"ConfigMap"},"patch":"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"any\"},\"data\":{\"k%d\":\"v\"}}"}`, i)
+	}
+	kustomize := func(objects []string, patches []string) []byte {
+		return []byte(`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","metadata":{"name":"kz"},` +
+			`"objects":[` + strings.Join(objects, ",") + `],"transformers":[{"apiVersion":"kustomize.config.k8s.io/v1beta1",` +
+			`"kind":"Kustomization","metadata":{"name":"kz"},"patches":[` + strings.Join(patches, ",") + `]}]}`)
+	}
+	type answer struct {
+		status int
+		raw    []byte
+	}
+	huge := make(chan answer, 1)
+	go func() {
+		status, raw, _ := rawPost(t, groupPath+"processedtemplates", kustomize(objects, patches))
+		huge <- answer{status, raw}
+	}()
+	status, raw, _ := rawPost(t, groupPath+"processedtemplates", kustomize(objects[:3], patches[:2]))
+	if status != http.StatusCreated || !strings.Contains(string(raw), `"k1":"v"`) {
+		t.Fatalf("the small Kustomization beside the huge one: status %d: %.300s", status, raw)
+	}
+	got := <-huge
+	if got.status != http.StatusUnprocessableEntity || !strings.Contains(string(got.raw), "transformers[kz]") || !strings.Contains(string(got.raw), "at most 5000") {
+		t.Fatalf("the huge Kustomization: status %d, want a 422 naming it and the limit: %.500s", got.status, got.raw)
+	}
+}
