@@ -72,6 +72,10 @@ func envInt(name string, def int) int {
 var serverBinary string
 
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(etcdDirEnv); dir != "" {
+		// This process is the etcd of TestEtcdPause, started by the test binary itself.
+		os.Exit(runEtcd(dir))
+	}
 	os.Exit(runTests(m))
 }
 
