@@ -21,8 +21,11 @@ IMAGE_DIR ?= $(OUTPUT)/image
 IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 # How long `make test` fuzzes each target; a longer hunt: make fuzz FUZZTIME=10m
 FUZZTIME  ?= 15s
+# Requests per load benchmark of the reliability suite (`make soak` sends more).
+RELIABILITY_REQUESTS ?= 400
+RELIABILITY_TIMEOUT  ?= 10m
 
-.PHONY: all build image run test verify unit integration release e2e fuzz e2e-binaries bench clean
+.PHONY: all build image run test verify unit integration release reliability soak e2e fuzz e2e-binaries bench clean
 
 all: build
 
@@ -42,8 +45,8 @@ image:
 run: build
 	$(BIN)/stencil-apiserver --local --local-dir $(LOCAL_DIR)
 
-## test: static checks, generated code, unit, integration, e2e against kube-apiserver, fuzzing
-test: verify unit integration release e2e fuzz
+## test: static checks, generated code, unit, integration, release, reliability, e2e against kube-apiserver, fuzzing
+test: verify unit integration release reliability e2e fuzz
 
 verify:
 	@unformatted=$$(gofmt -l cmd pkg hack test); if [ -n "$$unformatted" ]; then echo "gofmt: $$unformatted"; exit 1; fi
@@ -61,6 +64,17 @@ integration:
 ## release: what make build and make image produce (version stamp, static binary, image config)
 release:
 	$(GO) test $(GOFLAGS_TAGS) ./test/release/...
+
+## reliability: load (16 and 64 clients), kill -9 under creates, etcd paused; the figures are in its output
+reliability:
+	$(GO) test $(GOFLAGS_TAGS) -count=1 -v -timeout $(RELIABILITY_TIMEOUT) -bench . -benchtime $(RELIABILITY_REQUESTS)x ./test/reliability/... 2>&1 \
+	  | grep -E '^(--- |ok|FAIL|PASS|Benchmark\S+\s+[0-9]|\s+\S+_test.go|panic)'; exit $${PIPESTATUS[0]}
+
+## soak: the reliability suite at a bigger setting: more requests, kill rounds and etcd pauses
+soak:
+	STENCIL_RELIABILITY_KILL_ROUNDS=10 STENCIL_RELIABILITY_ACKS_PER_ROUND=2000 \
+	STENCIL_RELIABILITY_PAUSE_ROUNDS=5 STENCIL_RELIABILITY_PAUSE_SECONDS=10 \
+	  $(MAKE) reliability RELIABILITY_REQUESTS=10000 RELIABILITY_TIMEOUT=60m
 
 e2e-binaries:
 	hack/build-e2e-binaries.sh

@@ -18,6 +18,8 @@ limitations under the License.
 package apiserver
 
 import (
+	"net/http"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -99,6 +101,11 @@ type CompletedConfig struct {
 
 // Complete fills in the fields not set.
 func (cfg *Config) Complete() CompletedConfig {
+	if chain := cfg.GenericConfig.BuildHandlerChainFunc; chain != nil {
+		cfg.GenericConfig.BuildHandlerChainFunc = func(api http.Handler, c *genericapiserver.Config) http.Handler {
+			return chain(quietAfterDeadline(api), c)
+		}
+	}
 	return CompletedConfig{&completedConfig{cfg.GenericConfig.Complete(), &cfg.ExtraConfig}}
 }
 

@@ -27,7 +27,6 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/jsonbytes"
-	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/transform"
 	"stencil.dev/stencil/pkg/transform/expand"
 	"stencil.dev/stencil/pkg/transform/remove"
@@ -44,6 +43,9 @@ type afterEngine struct {
 	kindResource func(group, kind string) (string, bool)
 	properties   map[string]string
 	destinations []templates.Destination
+	// maxBytes is the request's output budget, which the transformers' output is held to as
+	// the engine's was.
+	maxBytes int
 }
 
 // outcome is the result of the steps after the engine.
@@ -64,7 +66,7 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage) (o
 	if err != nil {
 		return outcome{}, err
 	}
-	ctx := transform.NewContext(request)
+	ctx := transform.NewContext(request, a.maxBytes)
 	if a.pipeline != nil {
 		if decoded, err = a.pipeline.Transform(ctx, decoded); err != nil {
 			var te *transform.Error
@@ -122,8 +124,8 @@ func (a *afterEngine) perDestination(ctx *transform.Context, objects []transform
 		for _, o := range encoded {
 			total += len(o)
 		}
-		if total > process.DefaultMaxOutputBytes {
-			return nil, field.ErrorList{field.TooLong(field.NewPath("destinations").Index(i), total, process.DefaultMaxOutputBytes)}, nil
+		if total > a.maxBytes {
+			return nil, field.ErrorList{field.TooLong(field.NewPath("destinations").Index(i), total, a.maxBytes)}, nil
 		}
 		out = append(out, encoded...)
 	}

@@ -137,7 +137,11 @@ func (p *Renderer) Render(ctx context.Context, in Input) (*Output, field.ErrorLi
 	if len(errs) > 0 {
 		return nil, sortErrors(append(errs, p.configProblems(in)...)), nil
 	}
-	after := &afterEngine{kindResource: p.kindToResource, rules: in.RemovalRules, properties: in.Properties, destinations: in.Destinations}
+	after := &afterEngine{kindResource: p.kindToResource, rules: in.RemovalRules, properties: in.Properties, destinations: in.Destinations,
+		maxBytes: in.Request.MaxOutputBytes}
+	if after.maxBytes <= 0 {
+		after.maxBytes = process.DefaultMaxOutputBytes
+	}
 	if after.pipeline, errs = p.pipeline(configs, result.Transformers); len(errs) > 0 {
 		return nil, sortErrors(errs), nil
 	}

@@ -80,8 +80,11 @@ func newImageTagTransformer(config []byte, fldPath *field.Path) (Transformer, fi
 
 // Transform rewrites matching images in container lists anywhere in an object, as Kustomize's
 // legacy image filter does, and in the fields of the specs.
-func (t *imageTagTransformer) Transform(_ *Context, objects []Object) ([]Object, error) {
+func (t *imageTagTransformer) Transform(ctx *Context, objects []Object) ([]Object, error) {
 	for _, obj := range objects {
+		if err := ctx.spend(0); err != nil {
+			return nil, err
+		}
 		id := objectGVK(obj)
 		if id.kind == "CustomResourceDefinition" {
 			continue
@@ -92,7 +95,9 @@ func (t *imageTagTransformer) Transform(_ *Context, objects []Object) ([]Object,
 		for k, v := range obj {
 			// Metadata holds no containers; skipping it saves most of the walk.
 			if k != "metadata" {
-				t.walkContainers(v, &done)
+				if err := t.walkContainers(ctx, v, &done); err != nil {
+					return nil, err
+				}
 			}
 		}
 		for _, s := range t.specs.forKind(id.kind) {
@@ -106,6 +111,7 @@ func (t *imageTagTransformer) Transform(_ *Context, objects []Object) ([]Object,
 				switch v := parent[key].(type) {
 				case string:
 					parent[key] = t.update(v)
+					return ctx.spend(len(parent[key].(string)) - len(v))
 				case nil:
 				default:
 					return fmt.Errorf("image must be a string")
@@ -121,8 +127,9 @@ func (t *imageTagTransformer) Transform(_ *Context, objects []Object) ([]Object,
 }
 
 // walkContainers updates the image of every element of a "containers" or "initContainers"
-// list at any depth.
-func (t *imageTagTransformer) walkContainers(node any, done *map[unsafe.Pointer]bool) {
+// list at any depth. A new name or tag is a new string in every container it reaches, spent
+// from ctx's budget.
+func (t *imageTagTransformer) walkContainers(ctx *Context, node any, done *map[unsafe.Pointer]bool) error {
 	switch n := node.(type) {
 	case map[string]any:
 		for k, v := range n {
@@ -136,23 +143,32 @@ func (t *imageTagTransformer) walkContainers(node any, done *map[unsafe.Pointer]
 				for _, c := range list {
 					if cm, ok := c.(map[string]any); ok {
 						if img, ok := cm["image"].(string); ok && t.matches(img) {
-							cm["image"] = t.update(img)
+							updated := t.update(img)
+							cm["image"] = updated
 							if *done == nil {
 								*done = map[unsafe.Pointer]bool{}
 							}
 							(*done)[objectKey(cm)] = true
+							if err := ctx.spend(len(updated) - len(img)); err != nil {
+								return err
+							}
 						}
 					}
 				}
 				continue
 			}
-			t.walkContainers(v, done)
+			if err := t.walkContainers(ctx, v, done); err != nil {
+				return err
+			}
 		}
 	case []any:
 		for _, e := range n {
-			t.walkContainers(e, done)
+			if err := t.walkContainers(ctx, e, done); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
 }
 
 // update applies the override to one image reference if it matches.

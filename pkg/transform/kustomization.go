@@ -43,14 +43,12 @@ const KustomizationAPIVersion = "kustomize.config.k8s.io/v1beta1"
 //     exact modern form (commonLabels, imageTags, patchesStrategicMerge) are rewritten to it
 //     and their warnings returned as transformer warnings; the others (patchesJson6902, whose
 //     position in Kustomize's order differs from patches, and vars) are refused.
-//   - Kustomize keeps its OpenAPI schema in process-global state and resets it on every build
-//     (openapi.SetSchema); builds are serialised by kustomizeTurn, and `openapi:` is refused.
+//   - Kustomize keeps its OpenAPI schema in process-global state: see warmKustomize for why
+//     builds may still run concurrently, as long as `openapi:` is refused.
+//   - A build cannot be interrupted, so its cost is bounded before it starts: see
+//     checkKustomizeCost.
 //   - Binaries should be built with -tags kustomize_disable_go_plugin_support, which drops the
 //     Go plugin loader (never reachable here: plugins are disabled) and ~37 MB.
-
-// kustomizeTurn serialises krusty builds, whose OpenAPI state is process-global. It is a
-// channel rather than a mutex so that a request that is done stops waiting for its turn.
-var kustomizeTurn = make(chan struct{}, 1)
 
 const (
 	kustomizeRoot        = "/stencil"
@@ -63,6 +61,11 @@ type kustomizationTransformer struct {
 	// sortOptions is set when the kustomization orders its output itself. The objects keep
 	// their order otherwise (sortOptions: {order: legacy} gives kustomize build's order).
 	sortOptions bool
+	// patches, replacements and generated (the objects the generators add) are what
+	// checkKustomizeCost reads.
+	patches      []kustomizePatch
+	replacements []types.ReplacementField
+	generated    int
 }
 
 func newKustomizationTransformer(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
@@ -103,7 +106,9 @@ func newKustomizationTransformer(config []byte, fldPath *field.Path) (Transforme
 	if err != nil {
 		errs = append(errs, field.InternalError(fldPath, err))
 	}
-	return &kustomizationTransformer{kustomization: raw, warnings: warnings, sortOptions: k.SortOptions != nil}, errs
+	return &kustomizationTransformer{kustomization: raw, warnings: warnings, sortOptions: k.SortOptions != nil,
+		patches: compileKustomizePatches(k.Patches), replacements: k.Replacements,
+		generated: len(k.ConfigMapGenerator) + len(k.SecretGenerator)}, errs
 }
 
 // refuseKustomizationFields reports every field that would reach outside the process, run a
@@ -157,28 +162,27 @@ func refuseSources(refuse func(bool, string, string), prefix string, s types.KvP
 	refuse(s.EnvSource != "", prefix+".env", why)
 }
 
-// Kustomize's cost grows faster than its input and its builds are serialised, so one large
-// build would hold up every other; these bound what one build may be given.
-const (
-	maxKustomizeObjects = 1000
-	maxKustomizeBytes   = 4 << 20
-)
-
 // Transform builds the kustomization over the objects.
 func (t *kustomizationTransformer) Transform(ctx *Context, objects []Object) ([]Object, error) {
 	if len(objects) > maxKustomizeObjects {
 		return nil, fmt.Errorf("a Kustomization runs over at most %d objects, not %d", maxKustomizeObjects, len(objects))
 	}
 	var docs []byte
-	for _, obj := range objects {
+	sizes := make([]int, len(objects))
+	for i, obj := range objects {
+		start := len(docs)
 		var err error
 		if docs, err = jsonbytes.AppendValue(docs, obj); err != nil {
 			return nil, err
 		}
+		sizes[i] = len(docs) - start
 		docs = append(docs, "\n---\n"...)
 		if len(docs) > maxKustomizeBytes {
 			return nil, fmt.Errorf("a Kustomization runs over at most %d bytes of objects", maxKustomizeBytes)
 		}
+	}
+	if err := t.checkKustomizeCost(ctx, objects, sizes); err != nil {
+		return nil, err
 	}
 	fSys := filesys.MakeFsInMemory()
 	if err := fSys.WriteFile(kustomizeRoot+"/kustomization.yaml", t.kustomization); err != nil {
@@ -192,13 +196,12 @@ func (t *kustomizationTransformer) Transform(ctx *Context, objects []Object) ([]
 		// With sortOptions, any other Reorder makes krusty log a conflict on os.Stderr.
 		opts.Reorder = krusty.ReorderOptionUnspecified
 	}
-	select {
-	case kustomizeTurn <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	warmKustomize()
+	if err := acquireKustomizeSlot(ctx); err != nil {
+		return nil, err
 	}
 	out, err := runKrusty(fSys, opts)
-	<-kustomizeTurn
+	releaseKustomizeSlot()
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +212,7 @@ func (t *kustomizationTransformer) Transform(ctx *Context, objects []Object) ([]
 }
 
 // runKrusty builds the kustomization at kustomizeRoot (plugins are disabled in krusty's
-// default options) and converts the result; the caller holds kustomizeTurn. A panic in
+// default options) and converts the result; the caller holds a slot. A panic in
 // Kustomize becomes an error: a bad template must not take the server down.
 func runKrusty(fSys filesys.FileSystem, opts *krusty.Options) (out []Object, err error) {
 	defer func() {

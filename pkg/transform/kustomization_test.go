@@ -109,22 +109,51 @@ data: {A: "1"}
 	}})
 }
 
-// TestKustomizationConcurrent runs builds in parallel: run with -race, it shows that the
-// serialisation covers krusty's global state.
+// TestKustomizationConcurrent runs builds of different kustomizations in parallel, more of
+// them than there are slots: run with -race, it shows that concurrent builds share no state
+// that is written (see warmKustomize), with strategic merges that read Kustomize's schema and
+// namespaces that read its table of namespaced kinds.
 func TestKustomizationConcurrent(t *testing.T) {
-	tr, errs := newTransformer(t, "{apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, namePrefix: p-, labels: [{pairs: {a: b}}]}")
-	if len(errs) > 0 {
-		t.Fatal(errs.ToAggregate())
+	configs := []string{
+		"{apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, namePrefix: p-, labels: [{pairs: {a: b}, includeSelectors: true}]}",
+		"{apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, namespace: ns, images: [{name: nginx, newTag: '1.27'}], replicas: [{name: web, count: 2}]}",
+		"{apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, patches: [{patch: '{apiVersion: apps/v1, kind: Deployment, metadata: {name: web}, spec: {template: {spec: {containers: [{name: side, image: envoy}]}}}}'}]}",
+		"{apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, commonAnnotations: {x: z}, configMapGenerator: [{name: cfg, literals: [A=1]}], replacements: [{source: {kind: ConfigMap, name: c, fieldPath: metadata.name}, targets: [{select: {kind: Deployment}, fieldPaths: [metadata.annotations.cm], options: {create: true}}]}]}",
 	}
+	var transformers []Transformer
+	for _, c := range configs {
+		tr, errs := newTransformer(t, c)
+		if len(errs) > 0 {
+			t.Fatal(errs.ToAggregate())
+		}
+		transformers = append(transformers, tr)
+	}
+	const objects = `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec: {selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: nginx}]}}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: c}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: r}
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w}
+`
 	var wg sync.WaitGroup
-	errc := make(chan error, 8)
-	for i := range 8 {
+	errc := make(chan error, 4*len(transformers))
+	for i := range 4 * len(transformers) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			in := yamlDocs(t, fmt.Sprintf("{apiVersion: v1, kind: ConfigMap, metadata: {name: c%d}}", i))
-			out, err := tr.Transform(&Context{}, in)
-			if err == nil && (len(out) != 1 || objectName(out[0]) != fmt.Sprintf("p-c%d", i)) {
+			out, err := transformers[i%len(transformers)].Transform(&Context{}, yamlDocs(t, objects))
+			if err == nil && len(out) < 4 {
 				err = fmt.Errorf("unexpected output %v", out)
 			}
 			errc <- err

@@ -22,6 +22,8 @@ import (
 
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 func init() { registerBuiltin("LabelTransformer", newLabelTransformer) }
@@ -78,7 +80,7 @@ func newMapSetter(what string, values map[string]string, specs specSet) *mapSett
 }
 
 // Transform sets the keys in every field the specs name, creating maps where they say so.
-func (t *mapSetter) Transform(_ *Context, objects []Object) ([]Object, error) {
+func (t *mapSetter) Transform(ctx *Context, objects []Object) ([]Object, error) {
 	if len(t.keys) == 0 {
 		return objects, nil
 	}
@@ -91,12 +93,24 @@ func (t *mapSetter) Transform(_ *Context, objects []Object) ([]Object, error) {
 			m = make(map[string]any, len(t.keys))
 			parent[key] = m
 		}
+		// The values are shared, not copied, but every copy of them is written out: what the
+		// output gains is spent from the budget.
+		grown := 0
 		for _, k := range t.keys {
+			grown += len(t.values[k]) + len(`""`)
+			if old, ok := m[k]; ok {
+				grown -= jsonbytes.EncodedSize(old, 0)
+			} else {
+				grown += len(k) + len(`"":,`)
+			}
 			m[k] = t.values[k]
 		}
-		return nil
+		return ctx.spend(grown)
 	}
 	for _, obj := range objects {
+		if err := ctx.spend(0); err != nil {
+			return nil, err
+		}
 		id := objectGVK(obj)
 		for _, s := range t.specs.forKind(id.kind) {
 			if s.matches(id) {

@@ -19,8 +19,10 @@ package transform
 import (
 	"fmt"
 	"maps"
+	"math"
 	"sync"
 
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -37,6 +39,9 @@ func (t *patchTransformer) Transform(ctx *Context, objects []Object) ([]Object, 
 	matched := 0
 	docMatched := make([]bool, len(t.ids))
 	for i, obj := range objects {
+		if err := ctx.spend(0); err != nil {
+			return nil, err
+		}
 		docs := t.selectedDocs(ctx, obj, docMatched)
 		if len(docs) == 0 {
 			continue
@@ -48,7 +53,7 @@ func (t *patchTransformer) Transform(ctx *Context, objects []Object) ([]Object, 
 			ctx.RecordOrigin(obj)
 		}
 		for _, doc := range docs {
-			del, err := t.apply(obj, doc)
+			del, err := t.apply(ctx, obj, doc)
 			if err != nil {
 				return nil, fmt.Errorf("patching %s: %w", Describe(obj), err)
 			}
@@ -115,10 +120,10 @@ func (t *patchTransformer) selectedDocs(ctx *Context, obj Object, docMatched []b
 }
 
 // apply patches obj in place with one document (nil for the JSON patch) and reports whether
-// the patch deletes the object.
-func (t *patchTransformer) apply(obj Object, doc map[string]any) (bool, error) {
+// the patch deletes the object. What the patch adds is spent from ctx's budget.
+func (t *patchTransformer) apply(ctx *Context, obj Object, doc map[string]any) (bool, error) {
 	if doc == nil {
-		return false, t.applyJSON(obj)
+		return false, t.applyJSON(ctx, obj)
 	}
 	if doc["$patch"] == "delete" {
 		return true, nil
@@ -141,30 +146,90 @@ func (t *patchTransformer) apply(obj Object, doc map[string]any) (bool, error) {
 		delete(patch, "kind")
 		delete(patch, "apiVersion")
 	}
+	before := 0
+	if ctx.maxBytes > 0 {
+		before = jsonbytes.EncodedSize(obj, 0)
+	}
 	merged, err := strategicpatch.StrategicMergeMapPatchUsingLookupPatchMeta(obj, patch, lookupSchema(objectGVK(obj)))
 	if err != nil {
 		return false, err
 	}
 	replaceContents(obj, merged)
+	if ctx.maxBytes > 0 {
+		// A merge adds at most the patch to the object, so measuring after it is enough.
+		return false, ctx.spend(jsonbytes.EncodedSize(obj, 0) - before)
+	}
 	return false, nil
 }
 
 // applyJSON applies the JSON 6902 patch through its encoded form.
-func (t *patchTransformer) applyJSON(obj Object) error {
+//
+// One application can grow the object a lot: each copy operation may double it, so eleven
+// of them make one kilobyte two megabytes. When the most the patch could make of the object
+// fits the budget, the patch is applied at once; otherwise operation by operation, with the
+// budget and the request checked after each, so that it stops before it runs away.
+func (t *patchTransformer) applyJSON(ctx *Context, obj Object) error {
 	doc, err := jsonbytes.AppendValue(nil, obj)
 	if err != nil {
 		return err
 	}
-	out, err := t.json.Apply(doc)
-	if err != nil {
-		return err
+	var out []byte
+	if ctx.fits(jsonPatchBound(t.json, len(doc)) - len(doc)) {
+		if out, err = t.json.Apply(doc); err != nil {
+			return err
+		}
+	} else {
+		out = doc
+		for _, op := range t.json {
+			if out, err = (jsonpatch.Patch{op}).Apply(out); err != nil {
+				return err
+			}
+			if !ctx.fits(len(out) - len(doc)) {
+				return ctx.tooLarge()
+			}
+			if err := ctx.spend(0); err != nil {
+				return err
+			}
+		}
 	}
 	patched, err := jsonbytes.DecodeObject(out)
 	if err != nil {
 		return err
 	}
 	replaceContents(obj, patched)
+	if ctx.maxBytes > 0 {
+		// The library's encoding escapes more than ours: measure the object as ours writes it.
+		return ctx.spend(jsonbytes.EncodedSize(obj, 0) - len(doc))
+	}
 	return nil
+}
+
+// jsonPatchBound is the most a JSON 6902 patch can make of a document of n bytes: an add or a
+// replace adds at most its value and its path (as the new key), a move at most its path, and a
+// copy at most the whole document again.
+func jsonPatchBound(p jsonpatch.Patch, n int) int {
+	const ceiling = math.MaxInt / 4 // far above any budget, and safe to double once more
+	for _, op := range p {
+		path := 0
+		if raw := op["path"]; raw != nil {
+			path = len(*raw)
+		}
+		switch op.Kind() {
+		case "add", "replace":
+			if raw := op["value"]; raw != nil {
+				n += len(*raw)
+			}
+			n += path + len(`"":,`)
+		case "move":
+			n += path
+		case "copy":
+			n += n + path + len(`"":,`)
+		}
+		if n > ceiling {
+			return ceiling
+		}
+	}
+	return n
 }
 
 // replaceContents makes obj hold the keys of from, so that obj keeps its identity (the

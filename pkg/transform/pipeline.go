@@ -152,8 +152,17 @@ func kindError(path *field.Path, apiVersion, kind, why string) *field.Error {
 
 // Transform runs every transformer in order over decoded objects. The engine uses it to run
 // further steps (CustomTransforms, template expansion) on the same tree before encoding once.
+//
+// Each step's output is measured against ctx's budget before the next step runs, so the
+// transformer that made the objects too large is the one named; the request's end stops the
+// pipeline between steps, and inside the steps that go through every object.
 func (p *Pipeline) Transform(ctx *Context, objects []Object) ([]Object, error) {
 	observe := ctx.stepObserver()
+	if len(p.steps) > 0 && ctx.maxBytes > 0 {
+		// The engine held its output to the same budget, so this only sets the starting size;
+		// objects already past it fail in the first step that adds to them.
+		_ = ctx.measure(objects)
+	}
 	for _, s := range p.steps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -165,7 +174,14 @@ func (p *Pipeline) Transform(ctx *Context, objects []Object) ([]Object, error) {
 		for i := n; i < len(ctx.warnings); i++ {
 			ctx.warnings[i] = fmt.Sprintf("transformer %q: %s", s.name, ctx.warnings[i])
 		}
+		if err == nil && ctx.maxBytes > 0 {
+			err = ctx.measure(out)
+		}
 		if err != nil {
+			// A request that ended is not the transformer's fault, whatever it returned.
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return nil, ctxErr
+			}
 			return nil, &Error{Name: s.name, Kind: s.kind, Err: err}
 		}
 		objects = out

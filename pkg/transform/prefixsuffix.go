@@ -63,7 +63,11 @@ func (t *prefixSuffix) Transform(ctx *Context, objects []Object) ([]Object, erro
 		return objects, nil
 	}
 	var renames []rename
+	grown := len(t.prefix) + len(t.suffix)
 	for _, obj := range objects {
+		if err := ctx.spend(0); err != nil {
+			return nil, err
+		}
 		id := objectGVK(obj)
 		if skipRename(id) {
 			continue
@@ -85,7 +89,8 @@ func (t *prefixSuffix) Transform(ctx *Context, objects []Object) ([]Object, erro
 				if isName && old != "" {
 					renames = append(renames, rename{id: id, namespace: objectNamespace(obj), oldName: old, newName: t.prefix + old + t.suffix})
 				}
-				return nil
+				// Each name is a new string: a long prefix over many objects adds up.
+				return ctx.spend(grown)
 			})
 			if err != nil {
 				return nil, err

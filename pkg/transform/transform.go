@@ -27,7 +27,7 @@ limitations under the License.
 //	// substitute parameters into each configs[i].Raw
 //	pipeline, errs := transform.Compile(configs)          // 422 errors with field paths
 //	objects, err := jsonbytes.DecodeObjects(raws)         // once, for every later step
-//	ctx := transform.NewContext(request)                  // warnings, cancellation
+//	ctx := transform.NewContext(request, maxBytes)        // warnings, cancellation, budget
 //	objects, err = pipeline.Transform(ctx, objects)       // err is a *transform.Error
 //
 // ValidateTransformers checks a Template's own transformers at create and update, and
@@ -40,11 +40,14 @@ package transform
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"unsafe"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // Object is one Kubernetes object in the pipeline, as decoded by jsonbytes.DecodeObjects.
@@ -57,6 +60,10 @@ type Context struct {
 	// between steps once it is done.
 	request  context.Context
 	warnings []string
+	// maxBytes bounds the objects' size as JSON after every step, and during the steps that
+	// add to every object; zero means no bound. size is that size as measured after the last
+	// step, plus what the running step has reported adding since.
+	maxBytes, size int
 	// origins holds the name and namespace an object had when the pipeline started, recorded
 	// only when a transformer changes them, so that patch targets and replica overrides can
 	// still select it by its original name, as Kustomize's selectors do.
@@ -92,8 +99,56 @@ func (c *Context) OriginalName(obj Object) (name, namespace string) {
 	return nestedString(obj, "metadata", "name"), nestedString(obj, "metadata", "namespace")
 }
 
-// NewContext returns a Context for the request ctx.
-func NewContext(ctx context.Context) *Context { return &Context{request: ctx} }
+// NewContext returns a Context for the request ctx whose objects may grow to at most maxBytes
+// of JSON; zero means no bound.
+//
+// The engine bounds what substitution writes, but a transformer multiplies what it is given
+// (a JSON 6902 copy doubles an object, an annotation is set on every object), so a small
+// request could otherwise ask for gigabytes: each step's output is held to the same budget.
+func NewContext(ctx context.Context, maxBytes int) *Context {
+	return &Context{request: ctx, maxBytes: max(maxBytes, 0)}
+}
+
+// errOutputTooLarge is wrapped by the error of a transformer whose objects pass the budget.
+var errOutputTooLarge = errors.New("output too large")
+
+func (c *Context) tooLarge() error {
+	return fmt.Errorf("%w: the objects would pass the limit of %d bytes of JSON for one request", errOutputTooLarge, c.maxBytes)
+}
+
+// fits reports whether the objects may grow by n more bytes.
+func (c *Context) fits(n int) bool { return c.maxBytes == 0 || c.size+n <= c.maxBytes }
+
+// spend records that the running step added n bytes (negative when it removed some) and says
+// whether the step may go on: the request's error once it is done, errOutputTooLarge once the
+// objects pass the budget. Steps that add to every object call it once per object or per
+// patch application, so that work stops in the middle of a long step, not only after it.
+func (c *Context) spend(n int) error {
+	if err := c.Err(); err != nil {
+		return err
+	}
+	c.size += n
+	if !c.fits(0) {
+		return c.tooLarge()
+	}
+	return nil
+}
+
+// measure sets size to the objects' size as JSON and reports whether it is within the budget.
+func (c *Context) measure(objects []Object) error {
+	c.size = 0
+	for _, obj := range objects {
+		limit := 0
+		if c.maxBytes > 0 {
+			limit = max(c.maxBytes-c.size, 1)
+		}
+		c.size += jsonbytes.EncodedSize(obj, limit)
+		if !c.fits(0) {
+			return c.tooLarge()
+		}
+	}
+	return nil
+}
 
 // Err is the request's error once it is done (cancelled or past its deadline), else nil.
 func (c *Context) Err() error {

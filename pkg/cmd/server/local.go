@@ -55,9 +55,9 @@ func NewLocalOptions() *LocalOptions {
 // AddFlags adds the local-mode flags.
 func (l *LocalOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&l.Enabled, "local", l.Enabled,
-		"Run stand-alone on 127.0.0.1 with an embedded etcd, a self-signed certificate and a generated "+
-			"kubeconfig (no cluster needed). Delegated authentication, authorization and admission are off; "+
-			"only the generated kubeconfig's client certificate is allowed in.")
+		"Run stand-alone on 127.0.0.1 with an embedded etcd (or the etcd of --etcd-servers, when given), a "+
+			"self-signed certificate and a generated kubeconfig (no cluster needed). Delegated authentication, "+
+			"authorization and admission are off; only the generated kubeconfig's client certificate is allowed in.")
 	fs.StringVar(&l.Dir, "local-dir", l.Dir, "Directory of local mode's etcd data, certificates and kubeconfig.")
 }
 
@@ -106,6 +106,12 @@ func (l *LocalOptions) Complete(ro *genericoptions.RecommendedOptions) error {
 	ro.Authentication.SkipInClusterLookup = true
 	ro.Authorization.RemoteKubeConfigFileOptional = true
 
+	if len(ro.Etcd.StorageConfig.Transport.ServerList) > 0 {
+		// An etcd of the user's own, reached with the --etcd-* flags as given: one shared by
+		// several local servers, or, in the reliability suite, one that a test can pause
+		// without pausing the server.
+		return nil
+	}
 	etcdTLS, err := ensureEtcdCertificates(l.certDir())
 	if err != nil {
 		return fmt.Errorf("creating local etcd certificates: %w", err)
@@ -121,8 +127,11 @@ func (l *LocalOptions) Complete(ro *genericoptions.RecommendedOptions) error {
 	return nil
 }
 
-// Start starts the embedded etcd; the returned function stops it.
+// Start starts the embedded etcd, if there is one; the returned function stops it.
 func (l *LocalOptions) Start(ctx context.Context) (func(), error) {
+	if l.etcd == nil {
+		return func() {}, nil
+	}
 	if err := l.etcd.start(ctx); err != nil {
 		return nil, err
 	}
