@@ -76,6 +76,8 @@ type ExtraConfig struct {
 	Observer renderrest.Observer
 	// PlanCacheBytes and PipelineCacheBytes bound the renderer's caches; 0 means its defaults.
 	PlanCacheBytes, PipelineCacheBytes int64
+	// MaxOutputBytes bounds the JSON one processing request may make; 0 means the default.
+	MaxOutputBytes int
 }
 
 // Config is the configuration of a Stencil server.
@@ -132,6 +134,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		Authorizer:     c.GenericConfig.Authorization.Authorizer,
 		Observer:       c.ExtraConfig.Observer,
 		PlanCacheBytes: c.ExtraConfig.PlanCacheBytes, PipelineCacheBytes: c.ExtraConfig.PipelineCacheBytes,
+		MaxOutputBytes: c.ExtraConfig.MaxOutputBytes,
 	})
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(templates.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = map[string]rest.Storage{

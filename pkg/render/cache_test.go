@@ -17,8 +17,12 @@ limitations under the License.
 package render
 
 import (
+	"context"
 	"fmt"
+	"strings"
 	"testing"
+
+	"stencil.dev/stencil/pkg/process"
 )
 
 func TestByteCacheStaysWithinItsBudget(t *testing.T) {
@@ -51,5 +55,18 @@ func TestByteCacheStaysWithinItsBudget(t *testing.T) {
 	c.add("20", 20, 50)
 	if _, bytes := c.stats(); bytes != 750 {
 		t.Errorf("replacing an entry: %d bytes, want 750", bytes)
+	}
+}
+
+// TestMaxOutputBytesOption checks that the Renderer's bound applies to requests that set none.
+func TestMaxOutputBytesOption(t *testing.T) {
+	in := Input{Template: app(), Request: process.Request{Parameters: map[string]string{"NAME": strings.Repeat("n", 2000)}}}
+	in.Template.TransformersFrom = nil
+	if _, errs, err := NewRenderer(Options{}).Render(context.Background(), in); err != nil || len(errs) > 0 {
+		t.Fatalf("default bound: %v %v", err, errs)
+	}
+	_, errs, err := NewRenderer(Options{MaxOutputBytes: 1000}).Render(context.Background(), in)
+	if err != nil || len(errs) == 0 || !strings.Contains(errs.ToAggregate().Error(), "1000") {
+		t.Fatalf("a bound of 1000 bytes: error %v, problems %v", err, errs)
 	}
 }

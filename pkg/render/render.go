@@ -60,6 +60,10 @@ type Options struct {
 	// PipelineCacheBytes bounds the compiled transformer pipelines kept; 0 means
 	// DefaultPipelineCacheBytes.
 	PipelineCacheBytes int64
+	// MaxOutputBytes bounds the JSON one request may make, through substitution and every
+	// transformer, unless the request sets a lower bound; 0 means
+	// process.DefaultMaxOutputBytes.
+	MaxOutputBytes int
 }
 
 // Renderer processes templates; it caches compiled plans of stored templates and compiled
@@ -68,6 +72,7 @@ type Renderer struct {
 	kindToResource func(group, kind string) (string, bool)
 	plans          *byteCache
 	pipelines      *byteCache
+	maxOutputBytes int
 	observer       CacheObserver
 }
 
@@ -79,7 +84,10 @@ func NewRenderer(opts Options) *Renderer {
 	if opts.PipelineCacheBytes <= 0 {
 		opts.PipelineCacheBytes = DefaultPipelineCacheBytes
 	}
-	return &Renderer{kindToResource: opts.KindToResource,
+	if opts.MaxOutputBytes <= 0 {
+		opts.MaxOutputBytes = process.DefaultMaxOutputBytes
+	}
+	return &Renderer{kindToResource: opts.KindToResource, maxOutputBytes: opts.MaxOutputBytes,
 		plans: newByteCache(opts.PlanCacheBytes), pipelines: newByteCache(opts.PipelineCacheBytes)}
 }
 
@@ -126,6 +134,9 @@ func (p *Renderer) Render(ctx context.Context, in Input) (*Output, field.ErrorLi
 	if len(errs) > 0 {
 		return nil, sortErrors(errs), nil
 	}
+	if in.Request.MaxOutputBytes <= 0 {
+		in.Request.MaxOutputBytes = p.maxOutputBytes
+	}
 	plan, errs := p.plan(t, in.Stored, importsKey)
 	if len(errs) > 0 {
 		// The request's values and the transformer configs can be checked without a plan:
@@ -139,9 +150,6 @@ func (p *Renderer) Render(ctx context.Context, in Input) (*Output, field.ErrorLi
 	}
 	after := &afterEngine{kindResource: p.kindToResource, rules: in.RemovalRules, properties: in.Properties, destinations: in.Destinations,
 		maxBytes: in.Request.MaxOutputBytes}
-	if after.maxBytes <= 0 {
-		after.maxBytes = process.DefaultMaxOutputBytes
-	}
 	if after.pipeline, errs = p.pipeline(configs, result.Transformers); len(errs) > 0 {
 		return nil, sortErrors(errs), nil
 	}

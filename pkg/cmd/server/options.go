@@ -150,6 +150,7 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 	return &apiserver.Config{
 		GenericConfig: serverConfig,
 		ExtraConfig: apiserver.ExtraConfig{ClusterConfig: serverConfig.ClientConfig, Observer: metrics.NewRecorder(),
-			PlanCacheBytes: o.Processing.PlanCacheBytes, PipelineCacheBytes: o.Processing.PipelineCacheBytes},
+			PlanCacheBytes: o.Processing.PlanCacheBytes, PipelineCacheBytes: o.Processing.PipelineCacheBytes,
+			MaxOutputBytes: o.Processing.MaxOutputBytes},
 	}, nil
 }

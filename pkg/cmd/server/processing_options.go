@@ -21,6 +21,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/render"
 )
 
@@ -30,11 +31,14 @@ type ProcessingOptions struct {
 	PlanCacheBytes int64
 	// PipelineCacheBytes bounds the compiled transformer pipelines.
 	PipelineCacheBytes int64
+	// MaxOutputBytes bounds the JSON one processing request may make.
+	MaxOutputBytes int
 }
 
 // NewProcessingOptions returns the defaults.
 func NewProcessingOptions() *ProcessingOptions {
-	return &ProcessingOptions{PlanCacheBytes: render.DefaultPlanCacheBytes, PipelineCacheBytes: render.DefaultPipelineCacheBytes}
+	return &ProcessingOptions{PlanCacheBytes: render.DefaultPlanCacheBytes, PipelineCacheBytes: render.DefaultPipelineCacheBytes,
+		MaxOutputBytes: process.DefaultMaxOutputBytes}
 }
 
 // AddFlags adds the processing flags to fs.
@@ -43,6 +47,8 @@ func (o *ProcessingOptions) AddFlags(fs *pflag.FlagSet) {
 		"Bytes of compiled stored templates kept between requests (least recently used go first); a template over an eighth of it is compiled per request.")
 	fs.Int64Var(&o.PipelineCacheBytes, "pipeline-cache-bytes", o.PipelineCacheBytes,
 		"Bytes of compiled transformer lists kept between requests.")
+	fs.IntVar(&o.MaxOutputBytes, "max-output-bytes", o.MaxOutputBytes,
+		"Bytes of JSON one processing request may make, through substitution and every transformer; a request past it gets a 422 naming where. With --max-concurrent-processing it bounds the memory processing can take.")
 }
 
 // Validate reports invalid values.
@@ -53,6 +59,9 @@ func (o *ProcessingOptions) Validate() []error {
 	}
 	if o.PipelineCacheBytes < 1<<20 {
 		errs = append(errs, fmt.Errorf("--pipeline-cache-bytes must be at least 1048576, got %d", o.PipelineCacheBytes))
+	}
+	if o.MaxOutputBytes < 1<<20 {
+		errs = append(errs, fmt.Errorf("--max-output-bytes must be at least 1048576, got %d", o.MaxOutputBytes))
 	}
 	return errs
 }

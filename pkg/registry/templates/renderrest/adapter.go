@@ -55,6 +55,8 @@ type Sources struct {
 	Authorizer authorizer.Authorizer
 	// PlanCacheBytes and PipelineCacheBytes bound the renderer's caches; 0 means its defaults.
 	PlanCacheBytes, PipelineCacheBytes int64
+	// MaxOutputBytes bounds the JSON one request may make; 0 means the renderer's default.
+	MaxOutputBytes int
 	// Observer hears of every request, transformer run and cache lookup, for metrics; nil
 	// for none.
 	Observer Observer
@@ -78,7 +80,8 @@ type Adapter struct {
 // NewAdapter returns a Adapter reading from sources.
 func NewAdapter(sources Sources) *Adapter {
 	renderer := render.NewRenderer(render.Options{KindToResource: sources.KindToResource,
-		PlanCacheBytes: sources.PlanCacheBytes, PipelineCacheBytes: sources.PipelineCacheBytes})
+		PlanCacheBytes: sources.PlanCacheBytes, PipelineCacheBytes: sources.PipelineCacheBytes,
+		MaxOutputBytes: sources.MaxOutputBytes})
 	if sources.Observer != nil {
 		renderer.ObserveCaches(sources.Observer)
 	}
