@@ -36,7 +36,13 @@ func AddToScheme(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(SchemeGroupVersion, &Template{})
 	scheme.AddKnownTypeWithName(LegacyGroupVersion.WithKind("Template"), &Template{})
 	return scheme.AddConversionFunc((*Template)(nil), (*templates.Template)(nil), func(a, b interface{}, s conversion.Scope) error {
-		ToInternal(a.(*Template), b.(*templates.Template))
+		// As for our Templates (see v1alpha1's conversion): a number structured-merge-diff
+		// cannot read must be refused while the body is decoded.
+		in := a.(*Template)
+		if errs := templates.RawNumberErrors(in.Objects, nil, nil); len(errs) > 0 {
+			return errs.ToAggregate()
+		}
+		ToInternal(in, b.(*templates.Template))
 		return nil
 	})
 }

@@ -27,3 +27,15 @@ import (
 func Convert_templates_Template_To_v1alpha1_Template(in *templates.Template, out *Template, s conversion.Scope) error {
 	return autoConvert_templates_Template_To_v1alpha1_Template(in, out, s)
 }
+
+// Convert_v1alpha1_Template_To_templates_Template refuses numbers that Kubernetes cannot read
+// in objects and transformer configs. They must be refused while the body is decoded: the API
+// server tracks managed fields before any validation runs, and structured-merge-diff panics
+// on such a number inside a RawExtension. A custom resource with one is refused at the same
+// step, with a 400.
+func Convert_v1alpha1_Template_To_templates_Template(in *Template, out *templates.Template, s conversion.Scope) error {
+	if errs := templates.RawNumberErrors(in.Objects, in.Transformers, in.TransformerOverrides); len(errs) > 0 {
+		return errs.ToAggregate()
+	}
+	return autoConvert_v1alpha1_Template_To_templates_Template(in, out, s)
+}
