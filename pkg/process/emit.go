@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"sort"
 
+	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
@@ -31,6 +32,9 @@ type structure struct {
 	// dollars are the offsets of every "$" (and of every \u0024 escape), in order.
 	dollars []int32
 	stack   []int32
+	// numbersFit is false when a number is one Kubernetes cannot read (see
+	// templates.NumberFits); the pass that indexes the object checks them for free.
+	numbersFit bool
 }
 
 func (s *structure) build(src []byte) {
@@ -59,10 +63,15 @@ func (s *structure) build(src []byte) {
 		sort.Slice(s.dollars, func(a, b int) bool { return s.dollars[a] < s.dollars[b] })
 	}
 	stack := s.stack[:0]
+	s.numbersFit = true
 	for i := 0; i < len(src); i++ {
-		switch src[i] {
+		switch c := src[i]; c {
 		case '"':
 			i = jsonbytes.SkipString(src, i) - 1
+		case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			end := jsonbytes.SkipValue(src, i)
+			s.numbersFit = s.numbersFit && templates.NumberFits(src[i:end])
+			i = end - 1
 		case '{', '[':
 			stack = append(stack, int32(i))
 		case '}', ']':

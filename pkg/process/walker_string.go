@@ -42,12 +42,12 @@ func (c *compiler) compileObject(raw []byte, at objectPath, templateObject bool)
 	if src[0] != '{' {
 		return compiledObject{}, field.ErrorList{field.Invalid(path(), "", "must be a JSON object")}
 	}
+	c.structure.build(src)
 	// Kubernetes reads numbers as int64 or float64: a larger one would come out as it is,
 	// and kubectl could not read the answer.
-	if errs := templates.NumberErrors(src, path()); len(errs) > 0 {
-		return compiledObject{}, errs
+	if !c.structure.numbersFit {
+		return compiledObject{}, templates.NumberErrors(src, path())
 	}
-	c.structure.build(src)
 	p := c.plan
 	start := c.newWalker(src, at, false).mark()
 	for slow := c.forceSlow; ; slow = true {
