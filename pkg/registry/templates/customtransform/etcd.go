@@ -63,6 +63,12 @@ func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*RES
 	return &REST{store}, nil
 }
 
+// Update answers what PUT and PATCH requests get wrong with a 4xx (see registry.CheckedUpdate).
+func (r *REST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc,
+	updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	return r.Store.Update(ctx, name, registry.CheckedUpdate(objInfo, templates.Kind("CustomTransform")), createValidation, updateValidation, forceAllowCreate, options)
+}
+
 // Categories puts CustomTransforms in kubectl get stencil.
 func (*REST) Categories() []string { return []string{"stencil"} }
 

@@ -17,12 +17,16 @@ limitations under the License.
 package template
 
 import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/registry"
 )
 
 // REST is the etcd-backed storage of Templates.
@@ -55,6 +59,12 @@ func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*RES
 		return nil, err
 	}
 	return &REST{store}, nil
+}
+
+// Update answers what PUT and PATCH requests get wrong with a 4xx (see registry.CheckedUpdate).
+func (r *REST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc,
+	updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	return r.Store.Update(ctx, name, registry.CheckedUpdate(objInfo, templates.Kind("Template")), createValidation, updateValidation, forceAllowCreate, options)
 }
 
 // ShortNames lets users type kubectl get tpl.
