@@ -17,6 +17,7 @@ limitations under the License.
 package integration
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -95,5 +96,38 @@ func TestWritesRefusedWithoutServerErrors(t *testing.T) {
 	// Up to the limit a template is stored.
 	if resp := shared.mustDo(t, "POST", apiPath(ns, "templates"), ctJSON, bigTemplate("fits", 1000<<10)); resp.status != 201 {
 		t.Fatalf("a template just below the limit: %d %.300s", resp.status, resp.body)
+	}
+}
+
+// TestCustomTransformLimits is finding 6 of issue 17: a CustomTransform's paths apply to every
+// object of every processing request, so their number and size are bounded, and its kind
+// must be a kind's name.
+func TestCustomTransformLimits(t *testing.T) {
+	customTransform := func(kind string, paths []string) []byte {
+		quoted, _ := json.Marshal(paths)
+		return []byte(`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"CustomTransform","metadata":{"name":"limits"},"spec":{"kind":"` + kind + `","remove":` + string(quoted) + `}}`)
+	}
+	many := make([]string, 10000)
+	for i := range many {
+		many[i] = fmt.Sprintf("$.spec.f%d", i)
+	}
+	cases := []struct {
+		name   string
+		body   []byte
+		causes string
+	}{
+		{"10,000 paths", customTransform("Widget", many), "spec.remove: FieldValueTooMany"},
+		{"a path of 1 MB", customTransform("Widget", []string{"$.spec." + strings.Repeat("a", 1<<20)}), "spec.remove[0]: FieldValueTooLong"},
+		// JSON decoding turns invalid UTF-8 into U+FFFD, which no kind holds.
+		{"a kind of invalid UTF-8", customTransform("Wid\xff\xfeget", []string{"$.a"}), "spec.kind: FieldValueInvalid"},
+		{"a kind with a slash", customTransform("apps/Deployment", []string{"$.a"}), "spec.kind: FieldValueInvalid"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := shared.mustDo(t, "POST", "/apis/templates.stencil.dev/v1alpha1/customtransforms", ctJSON, tc.body)
+			if causes := strings.Join(resp.causes(), ","); resp.status != 422 || causes != tc.causes {
+				t.Fatalf("status %d causes %s, want 422 with %s: %.300s", resp.status, causes, tc.causes, resp.body)
+			}
+		})
 	}
 }
