@@ -70,6 +70,9 @@ type ExtraConfig struct {
 	// ClusterConfig reaches the hosting cluster's kube-apiserver, for discovery; nil when the
 	// server runs without a cluster.
 	ClusterConfig *restclient.Config
+	// MaxConcurrentProcessing bounds the processing requests that run at once; zero means
+	// renderrest.DefaultMaxConcurrent.
+	MaxConcurrentProcessing int
 }
 
 // Config is the configuration of a Stencil server.
@@ -119,7 +122,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		RemovalRules:   customtransform.NewRules(customTransformREST).Current,
 		KindToResource: kindToResource(c.ExtraConfig.ClusterConfig),
 		Authorizer:     c.GenericConfig.Authorization.Authorizer,
-	})
+	}, c.ExtraConfig.MaxConcurrentProcessing)
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(templates.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = map[string]rest.Storage{
 		"templates":           templateREST,

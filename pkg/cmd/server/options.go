@@ -37,6 +37,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/apiserver"
 	stencilopenapi "stencil.dev/stencil/pkg/generated/openapi"
+	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 )
 
 const defaultEtcdPathPrefix = "/registry/templates.stencil.dev"
@@ -51,6 +52,8 @@ type StencilServerOptions struct {
 	// AlternateDNS are extra names of the self-signed serving certificate, such as the
 	// APIService's <service>.<namespace>.svc.
 	AlternateDNS []string
+	// MaxConcurrentProcessing bounds the processing requests that run at once.
+	MaxConcurrentProcessing int
 
 	StdOut io.Writer
 	StdErr io.Writer
@@ -65,6 +68,7 @@ func NewStencilServerOptions(out, errOut io.Writer) *StencilServerOptions {
 		),
 		ComponentGlobalsRegistry: compatibility.DefaultComponentGlobalsRegistry,
 		Local:                    NewLocalOptions(),
+		MaxConcurrentProcessing:  renderrest.DefaultMaxConcurrent,
 		StdOut:                   out,
 		StdErr:                   errOut,
 	}
@@ -79,6 +83,9 @@ func (o *StencilServerOptions) AddFlags(fs *pflag.FlagSet) {
 	o.Local.AddFlags(fs)
 	fs.StringSliceVar(&o.AlternateDNS, "alternate-dns", o.AlternateDNS,
 		"Extra DNS names of the self-signed serving certificate, such as stencil-apiserver.stencil-system.svc.")
+	fs.IntVar(&o.MaxConcurrentProcessing, "max-concurrent-processing", o.MaxConcurrentProcessing,
+		"Processing requests (processedtemplates, templates/{name}/processed) that run at once; each may take a few hundred MB. "+
+			"Others wait up to a quarter of their time limit (15 s at most) and then get 429 with Retry-After.")
 	o.ComponentGlobalsRegistry.AddFlags(fs)
 }
 
@@ -97,6 +104,9 @@ func (o *StencilServerOptions) Validate() error {
 	errs = append(errs, o.RecommendedOptions.Validate()...)
 	errs = append(errs, o.ComponentGlobalsRegistry.Validate()...)
 	errs = append(errs, o.Local.Validate()...)
+	if o.MaxConcurrentProcessing < 1 {
+		errs = append(errs, fmt.Errorf("--max-concurrent-processing must be at least 1"))
+	}
 	return utilerrors.NewAggregate(errs)
 }
 
@@ -126,6 +136,6 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 	}
 	return &apiserver.Config{
 		GenericConfig: serverConfig,
-		ExtraConfig:   apiserver.ExtraConfig{ClusterConfig: serverConfig.ClientConfig},
+		ExtraConfig:   apiserver.ExtraConfig{ClusterConfig: serverConfig.ClientConfig, MaxConcurrentProcessing: o.MaxConcurrentProcessing},
 	}, nil
 }

@@ -56,11 +56,14 @@ type Sources struct {
 type Adapter struct {
 	sources  Sources
 	renderer *render.Renderer
+	limiter  *limiter
 }
 
-// NewAdapter returns a Adapter reading from sources.
-func NewAdapter(sources Sources) *Adapter {
-	return &Adapter{sources: sources, renderer: render.NewRenderer(sources.KindToResource)}
+// NewAdapter returns an Adapter reading from sources that processes at most maxConcurrent
+// requests at once (DefaultMaxConcurrent when it is not positive); the others wait for their
+// turn and are answered with a 429 when it does not come soon.
+func NewAdapter(sources Sources, maxConcurrent int) *Adapter {
+	return &Adapter{sources: sources, renderer: render.NewRenderer(sources.KindToResource), limiter: newLimiter(maxConcurrent)}
 }
 
 // Process processes in, filling in what it reads from storage. Every problem of the template
@@ -70,6 +73,11 @@ func NewAdapter(sources Sources) *Adapter {
 // A template given in the request is the caller's own, so it may import only the templates
 // the caller may get, or processedtemplates would read any template of the namespace.
 func (p *Adapter) Render(ctx context.Context, in render.Input) (*v1alpha1.List, error) {
+	release, err := p.limiter.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if p.sources.Templates != nil {
 		in.GetTemplate = func(name string) (*templates.Template, error) {
 			if !in.Stored {
