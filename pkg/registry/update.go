@@ -19,6 +19,8 @@ package registry
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -29,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/klog/v2"
 )
 
 // CheckedUpdate wraps the UpdatedObjectInfo of a PUT or PATCH so that what the request got
@@ -48,8 +51,20 @@ type checkedUpdate struct {
 
 // UpdatedObject builds the updated object as the wrapped info does and checks its
 // resourceVersion.
-func (u checkedUpdate) UpdatedObject(ctx context.Context, oldObj runtime.Object) (runtime.Object, error) {
-	obj, err := u.UpdatedObjectInfo.UpdatedObject(ctx, oldObj)
+func (u checkedUpdate) UpdatedObject(ctx context.Context, oldObj runtime.Object) (obj runtime.Object, err error) {
+	if isPatch(ctx) {
+		// The strategic merge library panics on some patches (a $setElementOrder list whose
+		// items are objects the patch does not hold), which the API server answers by
+		// dropping the connection. It works on the request's own copies of the object, so
+		// nothing is left half done: the patch is refused, and the panic logged for a report.
+		defer func() {
+			if r := recover(); r != nil {
+				klog.ErrorS(nil, "Refused a patch that the patch machinery could not apply", "kind", u.kind, "failure", r, "stack", string(debug.Stack()))
+				obj, err = nil, apierrors.NewBadRequest(fmt.Sprintf("the patch cannot be applied: %v", r))
+			}
+		}()
+	}
+	obj, err = u.UpdatedObjectInfo.UpdatedObject(ctx, oldObj)
 	if err != nil {
 		return nil, patchError(ctx, err)
 	}
@@ -88,6 +103,11 @@ var patchFaults = []string{
 	"doesn't match $setElementOrder",
 }
 
+func isPatch(ctx context.Context) bool {
+	info, ok := genericapirequest.RequestInfoFrom(ctx)
+	return ok && info.Verb == "patch"
+}
+
 // patchError turns an error that applying a patch's content caused into a 400, as the patch
 // handler does for the errors it knows.
 func patchError(ctx context.Context, err error) error {
@@ -95,7 +115,7 @@ func patchError(ctx context.Context, err error) error {
 	if errors.As(err, &status) {
 		return err
 	}
-	if info, ok := genericapirequest.RequestInfoFrom(ctx); !ok || info.Verb != "patch" {
+	if !isPatch(ctx) {
 		return err
 	}
 	msg := err.Error()

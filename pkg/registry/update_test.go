@@ -32,12 +32,17 @@ import (
 
 // fakeInfo returns obj and err as the updated object, as a patch handler would.
 type fakeInfo struct {
-	obj runtime.Object
-	err error
+	obj    runtime.Object
+	err    error
+	panics bool
 }
 
 func (f fakeInfo) Preconditions() *metav1.Preconditions { return nil }
 func (f fakeInfo) UpdatedObject(context.Context, runtime.Object) (runtime.Object, error) {
+	if f.panics {
+		var m map[string]any
+		m["boom"] = 1
+	}
 	return f.obj, f.err
 }
 
@@ -67,6 +72,8 @@ func TestCheckedUpdate(t *testing.T) {
 		{"apply against the schema", patch, fakeInfo{err: fmt.Errorf("failed to create typed patch object (x): .parameters: expected list")}, 400},
 		// The stored object failing is the server's problem, as in kube-apiserver.
 		{"live object", patch, fakeInfo{err: fmt.Errorf("failed to create typed live object (x): broken")}, -1},
+		// The patch machinery's panics are the patch's fault; elsewhere they are not caught.
+		{"a panic applying a patch", patch, fakeInfo{panics: true}, 400},
 		// Outside a patch the same words do not come from a patch.
 		{"not a patch", put, fakeInfo{err: fmt.Errorf("unknown patch type: bogus")}, -1},
 	}
@@ -85,5 +92,24 @@ func TestCheckedUpdate(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestCheckedUpdateLeavesOtherPanics(t *testing.T) {
+	put := genericapirequest.WithRequestInfo(context.Background(), &genericapirequest.RequestInfo{Verb: "update"})
+	defer func() {
+		if recover() == nil {
+			t.Fatal("a panic outside a patch was swallowed")
+		}
+	}()
+	_, _ = CheckedUpdate(fakeInfo{panics: true}, schema.GroupKind{Kind: "Template"}).UpdatedObject(put, nil)
+}
+
+func TestCheckReadVersion(t *testing.T) {
+	for rv, ok := range map[string]bool{"": true, "0": true, "42": true, "abc": false, "-1": false, "1.5": false, "18446744073709551616": false} {
+		err := checkReadVersion(rv)
+		if (err == nil) != ok || err != nil && !apierrors.IsBadRequest(err) {
+			t.Errorf("%q: %v, want ok=%v or a 400", rv, err, ok)
+		}
 	}
 }

@@ -81,6 +81,17 @@ func TestWritesRefusedWithoutServerErrors(t *testing.T) {
 			"apiVersion: templates.stencil.dev/v1alpha1\nkind: Template\nmetadata: {name: t}\nparameters: [{name: A}, {name: A}]\n", 400, "duplicate entries"},
 		{"apply creating with duplicate names", "PATCH", apiPath(ns, "templates/new?fieldManager=test"), ctApply,
 			"apiVersion: templates.stencil.dev/v1alpha1\nkind: Template\nmetadata: {name: new}\nparameters: [{name: A}, {name: A}]\n", 400, "duplicate entries"},
+		// A $setElementOrder list of objects the patch does not hold panics the library.
+		{"strategic merge panicking the library", "PATCH", apiPath(ns, "templates/t"), ctStrategic,
+			`{"$setElementOrder/parameters":[{"name":"Z"}],"parameters":[{"name":"A","value":"q"}]}`, 400, "the patch cannot be applied"},
+		// Reads parse the version too: list answered 400, get and watch 500.
+		{"get at resourceVersion abc", "GET", apiPath(ns, "templates/t?resourceVersion=abc"), "", "", 400, "invalid resource version"},
+		{"watch from resourceVersion abc", "GET", apiPath(ns, "templates?watch=1&resourceVersion=abc"), "", "", 400, "invalid resource version"},
+		{"list at resourceVersion abc", "GET", apiPath(ns, "templates?resourceVersion=abc"), "", "", 400, "invalid resource version"},
+		{"get a CustomTransform at resourceVersion x", "GET", ctPath + "?resourceVersion=x", "", "", 400, "invalid resource version"},
+		// kubectl create of what kubectl get printed carries a resourceVersion.
+		{"create with a resourceVersion", "POST", apiPath(ns, "templates"), ctJSON,
+			`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","metadata":{"name":"copy","resourceVersion":"5"}}`, 422, "metadata.resourceVersion: Invalid value: \"5\": must be empty"},
 		{"apply spec: notamap to a CustomTransform", "PATCH", ctPath + "?fieldManager=test", ctApply,
 			"apiVersion: templates.stencil.dev/v1alpha1\nkind: CustomTransform\nmetadata: {name: writes-ct}\nspec: notamap\n", 400, "expected map"},
 	}

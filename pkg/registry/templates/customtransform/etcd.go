@@ -33,7 +33,7 @@ import (
 
 // REST is the etcd-backed storage of CustomTransforms.
 type REST struct {
-	*genericregistry.Store
+	registry.Store
 }
 
 var _ rest.StandardStorage = &REST{}
@@ -60,13 +60,7 @@ func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*RES
 	if err := store.CompleteWithOptions(options); err != nil {
 		return nil, err
 	}
-	return &REST{store}, nil
-}
-
-// Update answers what PUT and PATCH requests get wrong with a 4xx (see registry.CheckedUpdate).
-func (r *REST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc,
-	updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
-	return r.Store.Update(ctx, name, registry.CheckedUpdate(objInfo, templates.Kind("CustomTransform")), createValidation, updateValidation, forceAllowCreate, options)
+	return &REST{registry.NewStore(store, templates.Kind("CustomTransform"))}, nil
 }
 
 // Categories puts CustomTransforms in kubectl get stencil.

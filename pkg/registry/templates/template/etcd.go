@@ -17,9 +17,6 @@ limitations under the License.
 package template
 
 import (
-	"context"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
@@ -31,7 +28,7 @@ import (
 
 // REST is the etcd-backed storage of Templates.
 type REST struct {
-	*genericregistry.Store
+	registry.Store
 }
 
 var _ rest.StandardStorage = &REST{}
@@ -58,13 +55,7 @@ func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*RES
 	if err := store.CompleteWithOptions(options); err != nil {
 		return nil, err
 	}
-	return &REST{store}, nil
-}
-
-// Update answers what PUT and PATCH requests get wrong with a 4xx (see registry.CheckedUpdate).
-func (r *REST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc,
-	updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
-	return r.Store.Update(ctx, name, registry.CheckedUpdate(objInfo, templates.Kind("Template")), createValidation, updateValidation, forceAllowCreate, options)
+	return &REST{registry.NewStore(store, templates.Kind("Template"))}, nil
 }
 
 // ShortNames lets users type kubectl get tpl.
