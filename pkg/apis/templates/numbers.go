@@ -31,8 +31,8 @@ import (
 // JSON's grammar allows it.
 const NumberRangeDetail = "must be a number Kubernetes can read: an integer or a floating-point number within ±1.8e308"
 
-// maxNumberErrors bounds the problems reported for one value: a 3 MB body of "1e400," would
-// otherwise answer with half a million causes.
+// maxNumberErrors bounds the problems reported for one value or one template: a 3 MB body of
+// "1e400," would otherwise answer with half a million causes.
 const maxNumberErrors = 8
 
 // maxShownNumber bounds how much of a long number a message repeats.
@@ -106,7 +106,8 @@ func NumberErrors(raw []byte, fldPath *field.Path) field.ErrorList {
 }
 
 // RawNumberErrors reports the numbers Kubernetes cannot read in a Template's objects,
-// transformers and transformerOverrides, with their field paths.
+// transformers and transformerOverrides, with their field paths; a few at most, as
+// NumberErrors.
 func RawNumberErrors(objects, transformers, overrides []runtime.RawExtension) field.ErrorList {
 	var errs field.ErrorList
 	for _, list := range []struct {
@@ -114,6 +115,9 @@ func RawNumberErrors(objects, transformers, overrides []runtime.RawExtension) fi
 		raws []runtime.RawExtension
 	}{{"objects", objects}, {"transformers", transformers}, {"transformerOverrides", overrides}} {
 		for i := range list.raws {
+			if len(errs) >= maxNumberErrors {
+				return errs
+			}
 			errs = append(errs, NumberErrors(list.raws[i].Raw, field.NewPath(list.name).Index(i))...)
 		}
 	}

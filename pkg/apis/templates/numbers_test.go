@@ -21,6 +21,7 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -84,5 +85,19 @@ func TestNumberErrorsAreBounded(t *testing.T) {
 	raw := "[" + strings.Repeat("1e400,", 100000) + "0]"
 	if errs := NumberErrors([]byte(raw), field.NewPath("objects")); len(errs) != maxNumberErrors {
 		t.Fatalf("%d errors, want %d", len(errs), maxNumberErrors)
+	}
+}
+
+func TestRawNumberErrorsAreBounded(t *testing.T) {
+	objects := make([]runtime.RawExtension, 1000)
+	for i := range objects {
+		objects[i].Raw = []byte(`{"n":[1e400,1e400]}`)
+	}
+	errs := RawNumberErrors(objects, nil, objects)
+	if len(errs) < maxNumberErrors || len(errs) > 2*maxNumberErrors {
+		t.Fatalf("%d errors, want about %d", len(errs), maxNumberErrors)
+	}
+	if errs[0].Field != "objects[0].n[0]" {
+		t.Fatalf("first error at %s", errs[0].Field)
 	}
 }
