@@ -122,7 +122,8 @@ func (c completedConfig) New() (*StencilServer, error) {
 		RemovalRules:   customtransform.NewRules(customTransformREST).Current,
 		KindToResource: kindToResource(c.ExtraConfig.ClusterConfig),
 		Authorizer:     c.GenericConfig.Authorization.Authorizer,
-	}, c.ExtraConfig.MaxConcurrentProcessing)
+		MaxConcurrent:  c.ExtraConfig.MaxConcurrentProcessing,
+	})
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(templates.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = map[string]rest.Storage{
 		"templates":           templateREST,

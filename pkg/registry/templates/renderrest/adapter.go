@@ -50,6 +50,9 @@ type Sources struct {
 	// Authorizer decides whether the caller of processedtemplates may read the templates its
 	// template imports.
 	Authorizer authorizer.Authorizer
+	// MaxConcurrent bounds the requests processed at once; the others wait for their turn and
+	// are answered with a 429 when it does not come soon. 0 means DefaultMaxConcurrent.
+	MaxConcurrent int
 }
 
 // Adapter processes templates for the endpoints and answers with a v1 List.
@@ -59,11 +62,9 @@ type Adapter struct {
 	limiter  *limiter
 }
 
-// NewAdapter returns an Adapter reading from sources that processes at most maxConcurrent
-// requests at once (DefaultMaxConcurrent when it is not positive); the others wait for their
-// turn and are answered with a 429 when it does not come soon.
-func NewAdapter(sources Sources, maxConcurrent int) *Adapter {
-	return &Adapter{sources: sources, renderer: render.NewRenderer(sources.KindToResource), limiter: newLimiter(maxConcurrent)}
+// NewAdapter returns an Adapter reading from sources.
+func NewAdapter(sources Sources) *Adapter {
+	return &Adapter{sources: sources, renderer: render.NewRenderer(sources.KindToResource), limiter: newLimiter(sources.MaxConcurrent)}
 }
 
 // Process processes in, filling in what it reads from storage. Every problem of the template
