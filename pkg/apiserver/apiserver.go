@@ -78,6 +78,9 @@ type ExtraConfig struct {
 	PlanCacheBytes, PipelineCacheBytes int64
 	// MaxOutputBytes bounds the JSON one processing request may make; 0 means the default.
 	MaxOutputBytes int
+	// MaxConcurrentProcessing bounds the processing requests that run at once; zero means
+	// renderrest.DefaultMaxConcurrent.
+	MaxConcurrentProcessing int
 }
 
 // Config is the configuration of a Stencil server.
@@ -135,6 +138,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		Observer:       c.ExtraConfig.Observer,
 		PlanCacheBytes: c.ExtraConfig.PlanCacheBytes, PipelineCacheBytes: c.ExtraConfig.PipelineCacheBytes,
 		MaxOutputBytes: c.ExtraConfig.MaxOutputBytes,
+		MaxConcurrent:  c.ExtraConfig.MaxConcurrentProcessing,
 	})
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(templates.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = map[string]rest.Storage{

@@ -56,6 +56,12 @@ limitations under the License.
 //   - A value is never scanned again: P="${Q}" yields the literal "${Q}".
 //   - Numbers are copied as written, so big integers keep full precision. A parameter of type
 //     int substitutes through ${{P}} as the canonical integer (leading zeros dropped).
+//   - Every number must be one Kubernetes can read, an int64 or a float64 (within ±1.8e308):
+//     kube-apiserver, structured-merge-diff and kubectl read no other, although JSON's grammar
+//     allows 1e400. In objects and transformer configs a larger one is an error naming its
+//     field; an int parameter's value must be such an integer; and a value given to ${{P}}
+//     that holds a larger number is not JSON Kubernetes can read, so it stays a string, as
+//     any value that is not JSON does ("1e400" gives the string "1e400").
 //   - $(X) where X is not a parameter is Kubernetes' variable syntax and is left alone.
 //     $(X) where X is a parameter and also a variable Kubernetes would expand at that place is
 //     an error: in command and args, any env var of the container; in env[k].value, the env

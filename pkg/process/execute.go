@@ -91,7 +91,9 @@ func prepareValue(v string, t templates.ParameterType, usage paramUsage) paramVa
 		if t == templates.ParameterTypeInt && v != "" && t.CheckValue(v) == nil {
 			v = canonicalInteger(v)
 		}
-		if compact, err := jsonbytes.Compact([]byte(v)); err == nil {
+		// A value with a number Kubernetes cannot read is not JSON to Kubernetes: it stays a
+		// string, as OpenShift's processor leaves a value its JSON reader refuses.
+		if compact, err := jsonbytes.Compact([]byte(v)); err == nil && len(templates.NumberErrors(compact, nil)) == 0 {
 			pv.json, pv.null = compact, string(compact) == "null"
 		} else {
 			pv.json = jsonbytes.AppendQuoted(nil, v)

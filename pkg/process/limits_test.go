@@ -62,3 +62,49 @@ func TestOutputIsBounded(t *testing.T) {
 		t.Fatalf("a short value: %v", errs)
 	}
 }
+
+// TestNumbersKubernetesCannotRead checks that no number beyond what Kubernetes reads (int64 or
+// float64) reaches the output: in objects and transformer configs it is an error naming the
+// field; in a value substituted as JSON it makes the value a string; an int parameter must
+// hold one Kubernetes reads.
+func TestNumbersKubernetesCannotRead(t *testing.T) {
+	huge := "1" + strings.Repeat("0", 400)
+	tpl := &templates.Template{
+		Objects: []runtime.RawExtension{
+			{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"spec":{"ok":[1e308,-2.5,99999999999999999999],"n":1e400}}`)},
+			{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b"},"spec":{"list":[0,` + huge + `]}}`)},
+		},
+		Transformers: []runtime.RawExtension{{Raw: []byte(`{"apiVersion":"builtin","kind":"ReplicaCountTransformer","replica":{"name":"a","count":-1e999}}`)}},
+	}
+	_, errs := Compile(tpl, Stencil)
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Field)
+	}
+	if want := "objects[0].spec.n objects[1].spec.list[1] transformers[0].replica.count"; strings.Join(got, " ") != want {
+		t.Fatalf("errors at %q, want %q: %v", got, want, errs)
+	}
+	// OpenShift's templates are decoded without the API's conversion: Compile finds them too.
+	_, errs = processCase(t, openShiftTemplateJSON(`[]`, `[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"n":1e400}]`), Request{})
+	errorsContain(t, errs, "objects[0].n: Invalid value: \"1e400\"")
+
+	values := map[string]string{
+		"1e400": `"1e400"`, "-1e999": `"-1e999"`, `[1,1e400]`: `"[1,1e400]"`, `{"a":` + huge + `}`: `"{\"a\":` + huge + `}"`,
+		"1e308": `1e308`, "99999999999999999999": `99999999999999999999`, "[1.5]": `[1.5]`,
+	}
+	for value, want := range values {
+		result, errs := processCase(t, stencilTemplate(`[{"name":"P"}]`, `[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":"${{P}}"}]`),
+			Request{Parameters: map[string]string{"P": value}})
+		if len(errs) > 0 {
+			t.Fatalf("%.40s: %v", value, errs)
+		}
+		if got := objectsOf(result); !strings.Contains(got, `"data":`+want+`}`) {
+			t.Errorf("${{P}} with %.40s gave %.200s, want data %.60s", value, got, want)
+		}
+	}
+
+	_, errs = processCase(t, stencilTemplate(`[{"name":"N","type":"int","value":"`+huge+`"}]`, `[]`), Request{})
+	errorsContain(t, errs, "parameters[0].value", "within ±1.8e308")
+	_, errs = processCase(t, stencilTemplate(`[{"name":"N","type":"int"}]`, `[]`), Request{Parameters: map[string]string{"N": "-" + huge}})
+	errorsContain(t, errs, "parameters[0]", "within ±1.8e308")
+}

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
@@ -35,6 +36,9 @@ type structure struct {
 	// kept between calls to save allocations.
 	frames []openContainer
 	names  [][]byte
+	// numbersFit is false when a number is one Kubernetes cannot read (see
+	// templates.NumberFits); the pass checks them as it goes.
+	numbersFit bool
 }
 
 // openContainer is an open object or array while compacting.
@@ -63,6 +67,7 @@ func (s *structure) compact(dst, src []byte) ([]byte, error) {
 	}
 	s.ends = s.ends[:cap(s.ends)]
 	s.dollars, s.frames, s.names = s.dollars[:0], s.frames[:0], s.names[:0]
+	s.numbersFit = true
 	dst = dst[:0]
 	i := skipSpace(src, 0)
 	// expectValue: a value comes next; else a comma or the container's end does.
@@ -130,6 +135,9 @@ func (s *structure) compact(dst, src []byte) ([]byte, error) {
 				end := scalarEnd(src, i)
 				if !validScalar(src[i:end]) {
 					return dst, syntaxError(src, i, "a value")
+				}
+				if c == '-' || c >= '0' && c <= '9' {
+					s.numbersFit = s.numbersFit && templates.NumberFits(src[i:end])
 				}
 				dst, i = append(dst, src[i:end]...), end
 			}

@@ -22,6 +22,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
@@ -40,6 +41,11 @@ func (c *compiler) compileObject(raw []byte, at objectPath, templateObject bool)
 	}
 	if src[0] != '{' {
 		return compiledObject{}, field.ErrorList{field.Invalid(path(), "", "must be a JSON object")}
+	}
+	// Kubernetes reads numbers as int64 or float64: a larger one would come out as it is,
+	// and kubectl could not read the answer.
+	if !c.structure.numbersFit {
+		return compiledObject{}, templates.NumberErrors(src, path())
 	}
 	p := c.plan
 	start := c.newWalker(src, at, false).mark()

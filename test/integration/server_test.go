@@ -95,9 +95,9 @@ type localServer struct {
 	config  *rest.Config
 }
 
-// startLocalServer starts a server on a free port with its data in dir, and extraArgs, and
+// startLocalServer starts a server on a free port with its data in dir and extra flags, and
 // waits until it answers /readyz.
-func startLocalServer(dir string, extraArgs ...string) (*localServer, error) {
+func startLocalServer(dir string, flags ...string) (*localServer, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func startLocalServer(dir string, extraArgs ...string) (*localServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(serverBinary, append([]string{"--local", "--local-dir", dir, "--secure-port", strconv.Itoa(port)}, extraArgs...)...)
+	cmd := exec.Command(serverBinary, append([]string{"--local", "--local-dir", dir, "--secure-port", strconv.Itoa(port)}, flags...)...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
@@ -126,9 +126,9 @@ func startLocalServer(dir string, extraArgs ...string) (*localServer, error) {
 }
 
 // startTestServer starts a server of its own for one test and stops it when the test ends.
-func startTestServer(t *testing.T, dir string, extraArgs ...string) *localServer {
+func startTestServer(t *testing.T, dir string, flags ...string) *localServer {
 	t.Helper()
-	s, err := startLocalServer(dir, extraArgs...)
+	s, err := startLocalServer(dir, flags...)
 	if err != nil {
 		dumpLog(dir)
 		t.Fatal(err)

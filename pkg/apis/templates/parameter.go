@@ -34,6 +34,10 @@ func (t ParameterType) CheckValue(value string) error {
 		if !isInteger(value) {
 			return fmt.Errorf("must be an integer")
 		}
+		// It is substituted as a JSON number, so it must be one Kubernetes can read.
+		if !NumberFits(value) {
+			return fmt.Errorf("must be an integer within ±1.8e308, the largest number Kubernetes can read")
+		}
 	case ParameterTypeBool:
 		if value != "true" && value != "false" {
 			return fmt.Errorf("must be true or false")
@@ -48,8 +52,8 @@ func (t ParameterType) CheckValue(value string) error {
 	return nil
 }
 
-// isInteger accepts an optionally negative run of decimal digits of any length, so that a value
-// substituted as a JSON number keeps its full precision.
+// isInteger accepts an optionally negative run of decimal digits, so that a value substituted as
+// a JSON number keeps its full precision; its length is NumberFits' to judge.
 func isInteger(s string) bool {
 	if s[0] == '-' {
 		s = s[1:]

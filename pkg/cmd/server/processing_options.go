@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"stencil.dev/stencil/pkg/process"
+	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 	"stencil.dev/stencil/pkg/render"
 )
 
@@ -33,12 +34,14 @@ type ProcessingOptions struct {
 	PipelineCacheBytes int64
 	// MaxOutputBytes bounds the JSON one processing request may make.
 	MaxOutputBytes int
+	// MaxConcurrent bounds the processing requests that run at once.
+	MaxConcurrent int
 }
 
 // NewProcessingOptions returns the defaults.
 func NewProcessingOptions() *ProcessingOptions {
 	return &ProcessingOptions{PlanCacheBytes: render.DefaultPlanCacheBytes, PipelineCacheBytes: render.DefaultPipelineCacheBytes,
-		MaxOutputBytes: process.DefaultMaxOutputBytes}
+		MaxOutputBytes: process.DefaultMaxOutputBytes, MaxConcurrent: renderrest.DefaultMaxConcurrent}
 }
 
 // AddFlags adds the processing flags to fs.
@@ -47,6 +50,9 @@ func (o *ProcessingOptions) AddFlags(fs *pflag.FlagSet) {
 		"Bytes of compiled stored templates kept between requests (least recently used go first); a template over an eighth of it is compiled per request.")
 	fs.Int64Var(&o.PipelineCacheBytes, "pipeline-cache-bytes", o.PipelineCacheBytes,
 		"Bytes of compiled transformer lists kept between requests.")
+	fs.IntVar(&o.MaxConcurrent, "max-concurrent-processing", o.MaxConcurrent,
+		"Processing requests (processedtemplates, templates/{name}/processed) that run at once; each may take a few hundred MB. "+
+			"Others wait up to a quarter of their time limit (15 s at most) and then get 429 with Retry-After.")
 	fs.IntVar(&o.MaxOutputBytes, "max-output-bytes", o.MaxOutputBytes,
 		"Bytes of JSON one processing request may make, through substitution and every transformer; a request past it gets a 422 naming where. With --max-concurrent-processing it bounds the memory processing can take.")
 }
@@ -59,6 +65,9 @@ func (o *ProcessingOptions) Validate() []error {
 	}
 	if o.PipelineCacheBytes < 1<<20 {
 		errs = append(errs, fmt.Errorf("--pipeline-cache-bytes must be at least 1048576, got %d", o.PipelineCacheBytes))
+	}
+	if o.MaxConcurrent < 1 {
+		errs = append(errs, fmt.Errorf("--max-concurrent-processing must be at least 1, got %d", o.MaxConcurrent))
 	}
 	if o.MaxOutputBytes < 1<<20 {
 		errs = append(errs, fmt.Errorf("--max-output-bytes must be at least 1048576, got %d", o.MaxOutputBytes))

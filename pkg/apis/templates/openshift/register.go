@@ -36,7 +36,15 @@ func AddToScheme(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(SchemeGroupVersion, &Template{})
 	scheme.AddKnownTypeWithName(LegacyGroupVersion.WithKind("Template"), &Template{})
 	return scheme.AddConversionFunc((*Template)(nil), (*templates.Template)(nil), func(a, b interface{}, s conversion.Scope) error {
-		ToInternal(a.(*Template), b.(*templates.Template))
+		// As for our Templates (see v1alpha1's conversion): a number structured-merge-diff
+		// cannot read, and maps too large for it, must be refused while the body is decoded.
+		in := a.(*Template)
+		errs := templates.EntryErrors(append(templates.MetadataEntries(&in.ObjectMeta),
+			templates.EntryCount{Path: "parameters", N: len(in.Parameters)}, templates.EntryCount{Path: "labels", N: len(in.Labels)})...)
+		if errs = append(errs, templates.RawNumberErrors(in.Objects, nil, nil)...); len(errs) > 0 {
+			return errs.ToAggregate()
+		}
+		ToInternal(in, b.(*templates.Template))
 		return nil
 	})
 }

@@ -27,3 +27,46 @@ import (
 func Convert_templates_Template_To_v1alpha1_Template(in *templates.Template, out *Template, s conversion.Scope) error {
 	return autoConvert_templates_Template_To_v1alpha1_Template(in, out, s)
 }
+
+// Convert_v1alpha1_Template_To_templates_Template refuses numbers that Kubernetes cannot read
+// in objects and transformer configs, and maps beyond templates.MaxEntries. They must be
+// refused while the body is decoded: the API server tracks managed fields before any
+// validation runs, and structured-merge-diff panics on such a number inside a RawExtension
+// and takes quadratic time on such a map. A custom resource with such a number is refused at
+// the same step, with a 400.
+func Convert_v1alpha1_Template_To_templates_Template(in *Template, out *templates.Template, s conversion.Scope) error {
+	errs := templates.EntryErrors(append(templates.MetadataEntries(&in.ObjectMeta),
+		templates.EntryCount{Path: "parameters", N: len(in.Parameters)}, templates.EntryCount{Path: "objectLabels", N: len(in.ObjectLabels)})...)
+	errs = append(errs, templates.RawNumberErrors(in.Objects, in.Transformers, in.TransformerOverrides)...)
+	if len(errs) > 0 {
+		return errs.ToAggregate()
+	}
+	return autoConvert_v1alpha1_Template_To_templates_Template(in, out, s)
+}
+
+// Convert_v1alpha1_TemplateParameters_To_templates_TemplateParameters refuses maps beyond
+// templates.MaxEntries while the body is decoded, as the Template's conversion does; the
+// destinations' properties count together.
+func Convert_v1alpha1_TemplateParameters_To_templates_TemplateParameters(in *TemplateParameters, out *templates.TemplateParameters, s conversion.Scope) error {
+	properties := 0
+	for _, d := range in.Destinations {
+		properties += len(d.Properties)
+	}
+	errs := templates.EntryErrors(append(templates.MetadataEntries(&in.ObjectMeta),
+		templates.EntryCount{Path: "parameters", N: len(in.Parameters)}, templates.EntryCount{Path: "labels", N: len(in.Labels)},
+		templates.EntryCount{Path: "properties", N: len(in.Properties)}, templates.EntryCount{Path: "destinations", N: len(in.Destinations)},
+		templates.EntryCount{Path: "destinations[*].properties", N: properties})...)
+	if len(errs) > 0 {
+		return errs.ToAggregate()
+	}
+	return autoConvert_v1alpha1_TemplateParameters_To_templates_TemplateParameters(in, out, s)
+}
+
+// Convert_v1alpha1_CustomTransform_To_templates_CustomTransform refuses metadata maps beyond
+// templates.MaxEntries while the body is decoded, as the Template's conversion does.
+func Convert_v1alpha1_CustomTransform_To_templates_CustomTransform(in *CustomTransform, out *templates.CustomTransform, s conversion.Scope) error {
+	if errs := templates.EntryErrors(templates.MetadataEntries(&in.ObjectMeta)...); len(errs) > 0 {
+		return errs.ToAggregate()
+	}
+	return autoConvert_v1alpha1_CustomTransform_To_templates_CustomTransform(in, out, s)
+}

@@ -17,6 +17,9 @@ limitations under the License.
 package validation
 
 import (
+	"strings"
+	"unicode/utf8"
+
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -53,9 +56,67 @@ func validateCustomTransformSpec(spec *templates.CustomTransformSpec, fldPath *f
 		for _, msg := range validation.IsDNS1123Label(spec.Resource) {
 			allErrs = append(allErrs, field.Invalid(fldPath.Child("resource"), spec.Resource, msg))
 		}
+	default:
+		allErrs = append(allErrs, validateKind(spec.Kind, fldPath.Child("kind"))...)
 	}
-	if len(spec.Remove) == 0 {
-		allErrs = append(allErrs, field.Required(fldPath.Child("remove"), "name at least one field to remove"))
+	return append(allErrs, validateRemovePaths(spec.Remove, fldPath.Child("remove"))...)
+}
+
+// MaxRemovePaths bounds spec.remove: every CustomTransform in force applies each of its paths
+// to every object it binds to, in every processing request, so its size is a cost that every
+// template pays.
+const MaxRemovePaths = 100
+
+// MaxRemovePathLength bounds one path of spec.remove; real paths are a few dozen bytes.
+const MaxRemovePathLength = 1024
+
+// validateKind checks a kind by the rule of CustomResourceDefinition names: mixed case, but
+// otherwise a DNS-1035 label.
+func validateKind(kind string, fldPath *field.Path) field.ErrorList {
+	if !utf8.ValidString(kind) {
+		return field.ErrorList{field.Invalid(fldPath, kind, "must be valid UTF-8")}
+	}
+	if msgs := validation.IsDNS1035Label(strings.ToLower(kind)); len(msgs) > 0 {
+		return field.ErrorList{field.Invalid(fldPath, kind, "may have mixed case, but should otherwise match: "+strings.Join(msgs, ","))}
+	}
+	return nil
+}
+
+// RemovePathsWithinLimits reports whether paths respect MaxRemovePaths, MaxRemovePathLength
+// and UTF-8, so that parsing them costs little; the strategy parses only such paths.
+func RemovePathsWithinLimits(paths []string) bool {
+	if len(paths) > MaxRemovePaths {
+		return false
+	}
+	for _, p := range paths {
+		if len(p) > MaxRemovePathLength || !utf8.ValidString(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// validateRemovePaths checks the number, size, encoding and uniqueness of the paths; their
+// syntax is the JSONPath parser's to judge.
+func validateRemovePaths(paths []string, fldPath *field.Path) field.ErrorList {
+	if len(paths) == 0 {
+		return field.ErrorList{field.Required(fldPath, "name at least one field to remove")}
+	}
+	if len(paths) > MaxRemovePaths {
+		return field.ErrorList{field.TooMany(fldPath, len(paths), MaxRemovePaths)}
+	}
+	var allErrs field.ErrorList
+	seen := make(map[string]bool, len(paths))
+	for i, p := range paths {
+		switch {
+		case len(p) > MaxRemovePathLength:
+			allErrs = append(allErrs, field.TooLong(fldPath.Index(i), "", MaxRemovePathLength))
+		case !utf8.ValidString(p):
+			allErrs = append(allErrs, field.Invalid(fldPath.Index(i), p, "must be valid UTF-8"))
+		case seen[p]:
+			allErrs = append(allErrs, field.Duplicate(fldPath.Index(i), p))
+		}
+		seen[p] = true
 	}
 	return allErrs
 }

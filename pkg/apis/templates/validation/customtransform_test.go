@@ -17,6 +17,8 @@ limitations under the License.
 package validation
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -81,6 +83,35 @@ func TestValidateCustomTransform(t *testing.T) {
 			mutate: func(ct *templates.CustomTransform) { ct.Spec.Remove = []string{"spec.noDollar"} },
 		},
 		{
+			// As the kinds of CustomResourceDefinitions: mixed case, otherwise a DNS-1035 label.
+			name: "kinds",
+			mutate: func(ct *templates.CustomTransform) {
+				ct.Spec = templates.CustomTransformSpec{Kind: "HorizontalPodAutoscaler", Remove: []string{"$.a"}}
+			},
+		},
+		{name: "kind with a dot", mutate: kind("Widget.v1"), want: []string{"spec.kind: FieldValueInvalid"}},
+		{name: "kind starting with a digit", mutate: kind("1Widget"), want: []string{"spec.kind: FieldValueInvalid"}},
+		{name: "kind of 64 characters", mutate: kind("K" + strings.Repeat("k", 63)), want: []string{"spec.kind: FieldValueInvalid"}},
+		{name: "kind of 63 characters", mutate: kind("K" + strings.Repeat("k", 62))},
+		{name: "kind not UTF-8", mutate: kind("Wid\xffget"), want: []string{"spec.kind: FieldValueInvalid"}},
+		{name: "kind not ASCII", mutate: kind("Wïdget"), want: []string{"spec.kind: FieldValueInvalid"}},
+		{name: "100 paths", mutate: paths(100, 10)},
+		{name: "101 paths", mutate: paths(101, 10), want: []string{"spec.remove: FieldValueTooMany"}},
+		{name: "10,000 paths", mutate: paths(10000, 10), want: []string{"spec.remove: FieldValueTooMany"}},
+		{name: "a path of 1024 bytes", mutate: paths(1, 1024)},
+		{name: "a path of 1025 bytes", mutate: paths(1, 1025), want: []string{"spec.remove[0]: FieldValueTooLong"}},
+		{name: "a path of 1 MB", mutate: paths(2, 1<<20), want: []string{"spec.remove[0]: FieldValueTooLong", "spec.remove[1]: FieldValueTooLong"}},
+		{
+			name:   "a path not UTF-8",
+			mutate: func(ct *templates.CustomTransform) { ct.Spec.Remove = []string{"$.ok", "$.a\xc3"} },
+			want:   []string{"spec.remove[1]: FieldValueInvalid"},
+		},
+		{
+			name:   "a path twice",
+			mutate: func(ct *templates.CustomTransform) { ct.Spec.Remove = []string{"$.a", "$.b", "$.a"} },
+			want:   []string{"spec.remove[2]: FieldValueDuplicate"},
+		},
+		{
 			name: "every problem at once",
 			mutate: func(ct *templates.CustomTransform) {
 				ct.Namespace = "apps"
@@ -100,6 +131,41 @@ func TestValidateCustomTransform(t *testing.T) {
 			tc.mutate(ct)
 			checkCauses(t, ValidateCustomTransform(ct), tc.want)
 		})
+	}
+}
+
+// kind binds the CustomTransform to kind.
+func kind(kind string) func(*templates.CustomTransform) {
+	return func(ct *templates.CustomTransform) { ct.Spec.Resource, ct.Spec.Kind = "", kind }
+}
+
+// paths gives the CustomTransform n distinct paths of size bytes each.
+func paths(n, size int) func(*templates.CustomTransform) {
+	return func(ct *templates.CustomTransform) {
+		ct.Spec.Remove = make([]string, n)
+		for i := range ct.Spec.Remove {
+			p := fmt.Sprintf("$.f%d", i)
+			ct.Spec.Remove[i] = p + strings.Repeat("x", size-len(p))
+		}
+	}
+}
+
+func TestRemovePathsWithinLimits(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		paths func(*templates.CustomTransform)
+		want  bool
+	}{
+		{"100 short paths", paths(100, 10), true},
+		{"101 paths", paths(101, 10), false},
+		{"a long path", paths(1, MaxRemovePathLength+1), false},
+		{"not UTF-8", func(ct *templates.CustomTransform) { ct.Spec.Remove = []string{"$.\xff"} }, false},
+	} {
+		ct := validCustomTransform()
+		tc.paths(ct)
+		if got := RemovePathsWithinLimits(ct.Spec.Remove); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
 

@@ -17,6 +17,7 @@ limitations under the License.
 package validation
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -73,5 +74,26 @@ func TestSortByFieldIsStable(t *testing.T) {
 	want := []string{"a ", "b first", "b second", "b third"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestSortByFieldBoundsTheReport(t *testing.T) {
+	var errs field.ErrorList
+	for i := 100_000; i > 0; i-- {
+		errs = append(errs, field.Invalid(field.NewPath("parameters").Key(fmt.Sprintf("P%06d", i)), "x", "not declared"))
+	}
+	got := SortByField(errs)
+	if len(got) != MaxReportedErrors+1 {
+		t.Fatalf("%d errors, want %d", len(got), MaxReportedErrors+1)
+	}
+	if got[0].Field != "parameters[P000001]" || got[MaxReportedErrors-1].Field != "parameters[P001000]" {
+		t.Fatalf("not the first problems in field order: %s ... %s", got[0].Field, got[MaxReportedErrors-1].Field)
+	}
+	last := got[MaxReportedErrors]
+	if last.Type != field.ErrorTypeTooMany || last.Field != "parameters[P001001]" || last.BadValue != 99_000 {
+		t.Fatalf("last error %v, want the count of the rest", last)
+	}
+	if exact := SortByField(errs[:MaxReportedErrors]); len(exact) != MaxReportedErrors {
+		t.Fatalf("a report of exactly the limit was changed to %d errors", len(exact))
 	}
 }

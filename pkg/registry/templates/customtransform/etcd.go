@@ -33,7 +33,7 @@ import (
 
 // REST is the etcd-backed storage of CustomTransforms.
 type REST struct {
-	*genericregistry.Store
+	registry.Store
 }
 
 var _ rest.StandardStorage = &REST{}
@@ -60,7 +60,7 @@ func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*RES
 	if err := store.CompleteWithOptions(options); err != nil {
 		return nil, err
 	}
-	return &REST{store}, nil
+	return &REST{registry.NewStore(store, templates.Kind("CustomTransform"))}, nil
 }
 
 // Categories puts CustomTransforms in kubectl get stencil.

@@ -19,6 +19,7 @@ package customtransform
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -221,7 +222,7 @@ func TestValidate(t *testing.T) {
 				ct.Spec.Kind = "Service"
 				ct.Spec.Remove = make([]string, 11)
 				for i := range ct.Spec.Remove {
-					ct.Spec.Remove[i] = "$.ok"
+					ct.Spec.Remove[i] = fmt.Sprintf("$.ok%d", i)
 				}
 				ct.Spec.Remove[10], ct.Spec.Remove[2] = "bad", "$."
 			},
@@ -231,6 +232,22 @@ func TestValidate(t *testing.T) {
 				"spec.remove[2]: FieldValueInvalid",
 				"spec.remove[10]: FieldValueInvalid",
 			},
+		},
+		{
+			// Beyond the limits the paths are not parsed: one cause says what to fix.
+			name: "10,000 broken paths",
+			mutate: func(ct *templates.CustomTransform) {
+				ct.Spec.Remove = make([]string, 10000)
+				for i := range ct.Spec.Remove {
+					ct.Spec.Remove[i] = fmt.Sprintf("broken%d", i)
+				}
+			},
+			want: []string{"spec.remove: FieldValueTooMany"},
+		},
+		{
+			name:   "a path of 1 MB",
+			mutate: func(ct *templates.CustomTransform) { ct.Spec.Remove = []string{"$." + strings.Repeat("a", 1<<20)} },
+			want:   []string{"spec.remove[0]: FieldValueTooLong"},
 		},
 	}
 	s := newTestStrategy()

@@ -53,6 +53,9 @@ type Sources struct {
 	// Authorizer decides whether the caller of processedtemplates may read the templates its
 	// template imports.
 	Authorizer authorizer.Authorizer
+	// MaxConcurrent bounds the requests processed at once; the others wait for their turn and
+	// are answered with a 429 when it does not come soon. 0 means DefaultMaxConcurrent.
+	MaxConcurrent int
 	// PlanCacheBytes and PipelineCacheBytes bound the renderer's caches; 0 means its defaults.
 	PlanCacheBytes, PipelineCacheBytes int64
 	// MaxOutputBytes bounds the JSON one request may make; 0 means the renderer's default.
@@ -75,9 +78,10 @@ type Observer interface {
 type Adapter struct {
 	sources  Sources
 	renderer *render.Renderer
+	limiter  *limiter
 }
 
-// NewAdapter returns a Adapter reading from sources.
+// NewAdapter returns an Adapter reading from sources.
 func NewAdapter(sources Sources) *Adapter {
 	renderer := render.NewRenderer(render.Options{KindToResource: sources.KindToResource,
 		PlanCacheBytes: sources.PlanCacheBytes, PipelineCacheBytes: sources.PipelineCacheBytes,
@@ -85,7 +89,7 @@ func NewAdapter(sources Sources) *Adapter {
 	if sources.Observer != nil {
 		renderer.ObserveCaches(sources.Observer)
 	}
-	return &Adapter{sources: sources, renderer: renderer}
+	return &Adapter{sources: sources, renderer: renderer, limiter: newLimiter(sources.MaxConcurrent)}
 }
 
 // Process processes in, filling in what it reads from storage. Every problem of the template
@@ -100,6 +104,11 @@ func (p *Adapter) Render(ctx context.Context, in render.Input) (list *v1alpha1.L
 		ctx = transform.WithStepObserver(ctx, o.Transformer)
 		defer func() { observe(o, in, time.Since(start), list, err) }()
 	}
+	release, err := p.limiter.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if p.sources.Templates != nil {
 		in.GetTemplate = func(name string) (*templates.Template, error) {
 			if !in.Stored {

@@ -23,11 +23,12 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/registry"
 )
 
 // REST is the etcd-backed storage of Templates.
 type REST struct {
-	*genericregistry.Store
+	registry.Store
 }
 
 var _ rest.StandardStorage = &REST{}
@@ -54,7 +55,7 @@ func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*RES
 	if err := store.CompleteWithOptions(options); err != nil {
 		return nil, err
 	}
-	return &REST{store}, nil
+	return &REST{registry.NewStore(store, templates.Kind("Template"))}, nil
 }
 
 // ShortNames lets users type kubectl get tpl.

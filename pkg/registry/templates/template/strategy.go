@@ -73,10 +73,12 @@ func (templateStrategy) PrepareForCreate(context.Context, runtime.Object) {}
 // PrepareForUpdate keeps the Template as sent, as PrepareForCreate.
 func (templateStrategy) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}
 
-// Validate reports every problem of a new Template, the API's and the engine's, in one list.
+// Validate reports every problem of a new Template, the API's and the engine's, and a size
+// beyond what etcd stores, in one list.
 func (templateStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
 	t := obj.(*templates.Template)
-	return validation.SortByField(append(validation.ValidateTemplate(t), engineErrors(t)...))
+	errs := append(validation.ValidateTemplate(t), engineErrors(t)...)
+	return validation.SortByField(append(errs, sizeErrors(t)...))
 }
 
 // WarningsOnCreate has none: every problem found at write time refuses the object.
@@ -95,7 +97,8 @@ func (templateStrategy) Canonicalize(runtime.Object) {}
 // ValidateUpdate checks an update as Validate checks a create, with the metadata rules of updates.
 func (templateStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
 	t := obj.(*templates.Template)
-	return validation.SortByField(append(validation.ValidateTemplateUpdate(t, old.(*templates.Template)), engineErrors(t)...))
+	errs := append(validation.ValidateTemplateUpdate(t, old.(*templates.Template)), engineErrors(t)...)
+	return validation.SortByField(append(errs, sizeErrors(t)...))
 }
 
 // engineErrors are the checks of a Template that need the engine, so that a template is

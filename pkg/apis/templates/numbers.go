@@ -1,0 +1,197 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package templates
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// NumberRangeDetail explains the numbers Kubernetes refuses. Its JSON readers (the API server's
+// for custom resources, structured-merge-diff for managed fields, kubectl) hold a number as an
+// int64 or a float64, so a number beyond ±1.8e308 cannot be read by any of them, even though
+// JSON's grammar allows it.
+const NumberRangeDetail = "must be a number Kubernetes can read: an integer or a floating-point number within ±1.8e308"
+
+// maxNumberErrors bounds the problems reported for one value or one template: a 3 MB body of
+// "1e400," would otherwise answer with half a million causes.
+const maxNumberErrors = 8
+
+// maxShownNumber bounds how much of a long number a message repeats.
+const maxShownNumber = 40
+
+// NumberFits reports whether the JSON number n is one Kubernetes can read (see
+// NumberRangeDetail). Only overflow counts: a number too small for a float64 reads as zero, as
+// everywhere else in Kubernetes.
+func NumberFits[T ~string | ~[]byte](n T) bool {
+	// Without an exponent, a number of at most 308 digits is below 1e308: the common case
+	// needs no parsing.
+	if len(n) <= 308 {
+		exponent := false
+		for i := 0; i < len(n); i++ {
+			exponent = exponent || n[i] == 'e' || n[i] == 'E'
+		}
+		if !exponent {
+			return true
+		}
+	}
+	_, err := strconv.ParseFloat(string(n), 64)
+	return err == nil
+}
+
+// NumberErrors reports the numbers in the JSON value raw that Kubernetes cannot read, each at
+// its path below fldPath (at most a few per value). Bytes that are not valid JSON yield no
+// errors here: the JSON reader reports those.
+func NumberErrors(raw []byte, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	var stack []numberFrame
+	for i := 0; i < len(raw) && len(errs) < maxNumberErrors; {
+		c := raw[i]
+		switch {
+		case c == '"':
+			end := skipJSONString(raw, i)
+			if end < 0 {
+				return errs
+			}
+			if n := len(stack); n > 0 && stack[n-1].expectKey {
+				stack[n-1].key, stack[n-1].expectKey = raw[i:end], false
+			}
+			i = end
+		case c == '{' || c == '[':
+			stack = append(stack, numberFrame{array: c == '[', expectKey: c == '{'})
+			i++
+		case c == '}' || c == ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			i++
+		case c == ',':
+			if n := len(stack); n > 0 {
+				stack[n-1].index++
+				stack[n-1].expectKey = !stack[n-1].array
+			}
+			i++
+		case c == '-' || c >= '0' && c <= '9':
+			end := i + 1
+			for end < len(raw) && isNumberByte(raw[end]) {
+				end++
+			}
+			if !NumberFits(raw[i:end]) {
+				errs = append(errs, field.Invalid(numberPath(fldPath, stack), shortNumber(raw[i:end]), NumberRangeDetail))
+			}
+			i = end
+		default:
+			i++
+		}
+	}
+	return errs
+}
+
+// RawNumberErrors reports the numbers Kubernetes cannot read in a Template's objects,
+// transformers and transformerOverrides, with their field paths; a few at most, as
+// NumberErrors.
+func RawNumberErrors(objects, transformers, overrides []runtime.RawExtension) field.ErrorList {
+	var errs field.ErrorList
+	for _, list := range []struct {
+		name string
+		raws []runtime.RawExtension
+	}{{"objects", objects}, {"transformers", transformers}, {"transformerOverrides", overrides}} {
+		for i := range list.raws {
+			if len(errs) >= maxNumberErrors {
+				return errs
+			}
+			errs = append(errs, NumberErrors(list.raws[i].Raw, field.NewPath(list.name).Index(i))...)
+		}
+	}
+	return errs
+}
+
+// numberFrame is one open object or array around the number being read.
+type numberFrame struct {
+	array     bool
+	index     int
+	key       []byte
+	expectKey bool
+}
+
+func isNumberByte(c byte) bool {
+	return c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'
+}
+
+// skipJSONString returns the offset after the string starting at raw[i], or -1 when it does
+// not end.
+func skipJSONString(raw []byte, i int) int {
+	for j := i + 1; j < len(raw); {
+		q := bytes.IndexByte(raw[j:], '"')
+		if q < 0 {
+			return -1
+		}
+		q += j
+		escapes := 0
+		for k := q - 1; k > i && raw[k] == '\\'; k-- {
+			escapes++
+		}
+		if escapes%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
+	}
+	return -1
+}
+
+// numberPath is the field path of the value the stack points at; it is built only for errors.
+func numberPath(fldPath *field.Path, stack []numberFrame) *field.Path {
+	p := fldPath
+	for _, f := range stack {
+		if f.array {
+			p = p.Index(f.index)
+			continue
+		}
+		var name string
+		if err := json.Unmarshal(f.key, &name); err != nil {
+			name = string(f.key)
+		}
+		if isPlainName(name) {
+			p = p.Child(name)
+		} else {
+			p = p.Key(name)
+		}
+	}
+	return p
+}
+
+// isPlainName reports whether a member name reads well as .name in a path, rather than [name].
+func isPlainName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func shortNumber(n []byte) string {
+	if len(n) <= maxShownNumber {
+		return string(n)
+	}
+	return string(n[:maxShownNumber]) + "... (" + strconv.Itoa(len(n)) + " characters)"
+}
