@@ -60,6 +60,8 @@ const (
 	ParameterTypeInt    ParameterType = "int"
 	ParameterTypeBool   ParameterType = "bool"
 	ParameterTypeBase64 ParameterType = "base64"
+	ParameterTypeNumber ParameterType = "number"
+	ParameterTypeJSON   ParameterType = "json"
 )
 
 // GeneratorExpression is the only generator: it builds a value from an expression such as [a-z]{8}.
@@ -83,6 +85,23 @@ type Parameter struct {
 	Generate string
 	// From is the generator input.
 	From string
+
+	// Enum lists the only values accepted, written as values are (strings).
+	Enum []string
+	// Pattern is an RE2 expression the value must match somewhere, as OpenAPI's pattern.
+	Pattern string
+	// Minimum is the smallest int or number accepted, a decimal number kept as text.
+	Minimum *string
+	// Maximum is the largest int or number accepted, a decimal number kept as text.
+	Maximum *string
+	// MinLength is the fewest characters a string value may have.
+	MinLength *int64
+	// MaxLength is the most characters a string value may have.
+	MaxLength *int64
+	// Multiline hints to a UI that the value spans lines.
+	Multiline bool
+	// Secret says the value is masked in UIs and not printed by the CLI unless asked.
+	Secret bool
 }
 
 // ImportMode says where imported transformers go relative to a Template's own.

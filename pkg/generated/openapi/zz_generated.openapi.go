@@ -3132,10 +3132,10 @@ func schema_pkg_apis_templates_v1alpha1_Parameter(ref common.ReferenceCallback) 
 					},
 					"type": {
 						SchemaProps: spec.SchemaProps{
-							Description: "type constrains the value: string (the default), int, bool or base64.\n\nPossible enum values:\n - `\"base64\"`\n - `\"bool\"`\n - `\"int\"`\n - `\"string\"`",
+							Description: "type constrains the value: string (the default), int (an integer of any size), bool, base64, number (a JSON number) or json (any JSON value).\n\nPossible enum values:\n - `\"base64\"`\n - `\"bool\"`\n - `\"int\"`\n - `\"json\"`\n - `\"number\"`\n - `\"string\"`",
 							Type:        []string{"string"},
 							Format:      "",
-							Enum:        []interface{}{"base64", "bool", "int", "string"},
+							Enum:        []interface{}{"base64", "bool", "int", "json", "number", "string"},
 						},
 					},
 					"generate": {
@@ -3149,6 +3149,74 @@ func schema_pkg_apis_templates_v1alpha1_Parameter(ref common.ReferenceCallback) 
 						SchemaProps: spec.SchemaProps{
 							Description: "from is the generator input, such as \"[a-zA-Z0-9]{16}\".",
 							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"enum": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "set",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "enum lists the only values accepted, for types string, int and number. Values are written as parameter values are, as strings (\"3\" for an int).",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"pattern": {
+						SchemaProps: spec.SchemaProps{
+							Description: "pattern is an RE2 regular expression a string value must match. As OpenAPI's pattern, it matches anywhere in the value: anchor it with ^ and $ to match the whole value.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"minimum": {
+						SchemaProps: spec.SchemaProps{
+							Description: "minimum is the smallest value accepted for types int and number, inclusive. It is a decimal number written as a string, such as \"1\" or \"0.5\" (API conventions avoid floats, and a string keeps every digit of an int of any size); it is compared exactly.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"maximum": {
+						SchemaProps: spec.SchemaProps{
+							Description: "maximum is the largest value accepted for types int and number, inclusive, written as minimum is.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"minLength": {
+						SchemaProps: spec.SchemaProps{
+							Description: "minLength is the fewest characters (Unicode code points) a string value may have.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"maxLength": {
+						SchemaProps: spec.SchemaProps{
+							Description: "maxLength is the most characters (Unicode code points) a string value may have.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"multiline": {
+						SchemaProps: spec.SchemaProps{
+							Description: "multiline hints to a UI that the value spans lines; it changes no processing.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"secret": {
+						SchemaProps: spec.SchemaProps{
+							Description: "secret says the value is masked in UIs and not printed by the stencil CLI unless asked (--show-secrets); it still appears in the processed objects.",
+							Type:        []string{"boolean"},
 							Format:      "",
 						},
 					},
