@@ -86,7 +86,9 @@ func decodeStencil(top *templateBytes) (*templates.Template, error) {
 		versioned.Parameters = make([]v1alpha1.Parameter, len(top.parameters))
 		for i, p := range top.parameters {
 			versioned.Parameters[i] = v1alpha1.Parameter{Name: p.Name, DisplayName: p.DisplayName, Description: p.Description,
-				Value: p.Value, Required: p.Required, Type: v1alpha1.ParameterType(p.Type), Generate: p.Generate, From: p.From}
+				Value: p.Value, Required: p.Required, Type: v1alpha1.ParameterType(p.Type), Generate: p.Generate, From: p.From,
+				Enum: p.Enum, Pattern: p.Pattern, Minimum: p.Minimum, Maximum: p.Maximum, MinLength: p.MinLength,
+				MaxLength: p.MaxLength, Multiline: p.Multiline, Secret: p.Secret}
 		}
 	}
 	v1alpha1.SetObjectDefaults_Template(&versioned)

@@ -24,10 +24,11 @@ import (
 	"unicode/utf8"
 )
 
-// ParseBound reads a minimum or maximum exactly: big.Rat keeps every digit of an int of any
-// size and every decimal of a number, where a float64 would round both.
+// ParseBound reads a minimum, a maximum or a numeric value exactly: big.Rat keeps every digit
+// of an int of any size and every decimal of a number, where a float64 would round both. It
+// takes JSON numbers and the integers of the int type, which may have leading zeros.
 func ParseBound(s string) (*big.Rat, bool) {
-	if !isJSONNumber(s) {
+	if s == "" || !isJSONNumber(s) && !isInteger(s) {
 		return nil, false
 	}
 	return new(big.Rat).SetString(s)

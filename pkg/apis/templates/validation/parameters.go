@@ -75,6 +75,7 @@ func ValidateParameterConstraints(p *templates.Parameter, path *field.Path) (*re
 		max, _ := templates.ParseBound(*p.Maximum)
 		if min.Cmp(max) > 0 {
 			errs = append(errs, field.Invalid(path.Child("minimum"), *p.Minimum, "must not be greater than maximum "+*p.Maximum))
+			bounds = false
 		}
 	}
 
@@ -94,6 +95,7 @@ func ValidateParameterConstraints(p *templates.Parameter, path *field.Path) (*re
 	}
 	if lengths && p.MinLength != nil && p.MaxLength != nil && *p.MinLength > *p.MaxLength {
 		errs = append(errs, field.Invalid(path.Child("minLength"), *p.MinLength, fmt.Sprintf("must not be greater than maxLength %d", *p.MaxLength)))
+		lengths = false
 	}
 
 	// The values are judged only against constraints that are themselves valid, so that one
