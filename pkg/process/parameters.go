@@ -18,7 +18,6 @@ package process
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -28,11 +27,12 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/validation"
 )
 
-// compiledParameter is a declared parameter with its generator parsed and its pattern compiled.
+// compiledParameter is a declared parameter with its generator parsed and its constraints
+// compiled.
 type compiledParameter struct {
 	templates.Parameter
 	generator *expression
-	pattern   *regexp.Regexp
+	checker   *templates.ValueChecker
 }
 
 // validParameterName reports whether name is a parameter name of the dialect: a C identifier
@@ -76,9 +76,8 @@ func compileParameters(params []templates.Parameter, d Dialect) ([]compiledParam
 				errs = append(errs, field.Invalid(path.Child("value"), shownValue(&p, p.Value), err.Error()))
 			}
 			// OpenShift's Parameter has no constraints, so this finds nothing for its templates.
-			pattern, cerrs := validation.ValidateParameterConstraints(&params[i], path)
-			out[i].pattern = pattern
-			errs = append(errs, cerrs...)
+			errs = append(errs, validation.ValidateParameterConstraints(&params[i], path)...)
+			out[i].checker = templates.NewValueChecker(&params[i])
 		}
 		switch p.Generate {
 		case "":
@@ -203,7 +202,7 @@ func (param *compiledParameter) checkValue(i int, value string, unchecked bool) 
 		if err := param.Type.CheckValue(value); err != nil {
 			return field.ErrorList{field.Invalid(path, shownValue(&param.Parameter, value), fmt.Sprintf("parameter %s %s", param.Name, err.Error()))}
 		}
-		if reasons := param.ConstraintViolations(value, param.pattern); len(reasons) > 0 {
+		if reasons := param.checker.Violations(value); len(reasons) > 0 {
 			return field.ErrorList{field.Invalid(path, shownValue(&param.Parameter, value),
 				fmt.Sprintf("parameter %s %s", param.Name, strings.Join(reasons, "; ")))}
 		}

@@ -24,8 +24,10 @@ import (
 	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
+	kjson "sigs.k8s.io/json"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
@@ -80,6 +82,10 @@ func decodeParameter(dec *jsontext.Decoder, p *templates.Parameter) error {
 	if tok.Kind() != '{' {
 		return errors.New(": must be an object")
 	}
+	// items and properties, rare and nested, are read by the typed decoder into the versioned
+	// types, so that repeated members merge as they do there.
+	var items *v1alpha1.JSONValueSchema
+	var properties map[string]v1alpha1.JSONValueSchema
 	for dec.PeekKind() != '}' {
 		// The raw name, compared without allocating; only an escaped one is unquoted.
 		name, err := dec.ReadValue()
@@ -123,6 +129,10 @@ func decodeParameter(dec *jsontext.Decoder, p *templates.Parameter) error {
 			err = decodeLength(dec, &p.MaxLength, "maxLength")
 		case "enum":
 			err = decodeEnum(dec, p)
+		case "items":
+			err = decodeTyped(dec, &items, "items")
+		case "properties":
+			err = decodeTyped(dec, &properties, "properties")
 		default:
 			if err := dec.SkipValue(); err != nil {
 				return fmt.Errorf(": %w", err)
@@ -149,6 +159,31 @@ func decodeParameter(dec *jsontext.Decoder, p *templates.Parameter) error {
 	}
 	if _, err := dec.ReadToken(); err != nil {
 		return fmt.Errorf(": %w", err)
+	}
+	p.Items, p.Properties = nil, nil
+	if items != nil {
+		p.Items = &templates.JSONValueSchema{}
+		_ = v1alpha1.Convert_v1alpha1_JSONValueSchema_To_templates_JSONValueSchema(items, p.Items, nil)
+	}
+	if properties != nil {
+		p.Properties = make(map[string]templates.JSONValueSchema, len(properties))
+		for name, v := range properties {
+			var s templates.JSONValueSchema
+			_ = v1alpha1.Convert_v1alpha1_JSONValueSchema_To_templates_JSONValueSchema(&v, &s, nil)
+			p.Properties[name] = s
+		}
+	}
+	return nil
+}
+
+// decodeTyped reads one member's value with the typed decoder into target.
+func decodeTyped(dec *jsontext.Decoder, target any, member string) error {
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return fmt.Errorf(".%s: %w", member, err)
+	}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, target); err != nil {
+		return fmt.Errorf(".%s: %w", member, err)
 	}
 	return nil
 }

@@ -102,6 +102,24 @@ type Parameter struct {
 	Multiline bool
 	// Secret says the value is masked in UIs and not printed by the CLI unless asked.
 	Secret bool
+	// Items, for type json, makes the value an array whose every element keeps this schema.
+	Items *JSONValueSchema
+	// Properties, for type json, makes the value an object whose members named here keep
+	// their schemas.
+	Properties map[string]JSONValueSchema
+}
+
+// JSONValueSchema describes an element or a member of a json parameter's value, one level deep.
+type JSONValueSchema struct {
+	// Type is the JSON type: string, int, number, bool, or json for any value.
+	Type ParameterType
+	// Enum, Pattern, Minimum, Maximum, MinLength and MaxLength are a Parameter's constraints.
+	Enum      []string
+	Pattern   string
+	Minimum   *string
+	Maximum   *string
+	MinLength *int64
+	MaxLength *int64
 }
 
 // ImportMode says where imported transformers go relative to a Template's own.

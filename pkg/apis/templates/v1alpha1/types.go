@@ -147,6 +147,43 @@ type Parameter struct {
 	// (--show-secrets); it still appears in the processed objects.
 	// +optional
 	Secret bool `json:"secret,omitempty"`
+	// items, for type json only, makes the value a JSON array whose every element keeps this
+	// schema.
+	// +optional
+	Items *JSONValueSchema `json:"items,omitempty"`
+	// properties, for type json only, makes the value a JSON object whose members named here
+	// keep their schemas when present; other members are free. items and properties exclude
+	// each other.
+	// +optional
+	Properties map[string]JSONValueSchema `json:"properties,omitempty"`
+}
+
+// JSONValueSchema describes an element or a member of a json parameter's value, with a
+// parameter's constraint keywords; it is one level deep (a json element takes no constraints).
+type JSONValueSchema struct {
+	// type is the JSON type of the element or member: string, int (a number without fraction
+	// or exponent), number, bool, or json for any value.
+	Type ParameterType `json:"type"`
+	// enum lists the only values accepted, for types string, int and number; a string's enum
+	// word is its content, a number's its digits.
+	// +optional
+	// +listType=set
+	Enum []string `json:"enum,omitempty"`
+	// pattern is an RE2 regular expression a string must match, anywhere unless anchored.
+	// +optional
+	Pattern string `json:"pattern,omitempty"`
+	// minimum is the smallest int or number accepted, inclusive, a decimal number as a string.
+	// +optional
+	Minimum *string `json:"minimum,omitempty"`
+	// maximum is the largest int or number accepted, inclusive, a decimal number as a string.
+	// +optional
+	Maximum *string `json:"maximum,omitempty"`
+	// minLength is the fewest characters a string may have.
+	// +optional
+	MinLength *int64 `json:"minLength,omitempty"`
+	// maxLength is the most characters a string may have.
+	// +optional
+	MaxLength *int64 `json:"maxLength,omitempty"`
 }
 
 // ImportMode says where imported transformers go relative to a Template's own.

@@ -66,6 +66,13 @@ type ParameterApplyConfiguration struct {
 	// secret says the value is masked in UIs and not printed by the stencil CLI unless asked
 	// (--show-secrets); it still appears in the processed objects.
 	Secret *bool `json:"secret,omitempty"`
+	// items, for type json only, makes the value a JSON array whose every element keeps this
+	// schema.
+	Items *JSONValueSchemaApplyConfiguration `json:"items,omitempty"`
+	// properties, for type json only, makes the value a JSON object whose members named here
+	// keep their schemas when present; other members are free. items and properties exclude
+	// each other.
+	Properties map[string]JSONValueSchemaApplyConfiguration `json:"properties,omitempty"`
 }
 
 // ParameterApplyConfiguration constructs a declarative configuration of the Parameter type for use with
@@ -201,5 +208,27 @@ func (b *ParameterApplyConfiguration) WithMultiline(value bool) *ParameterApplyC
 // If called multiple times, the Secret field is set to the value of the last call.
 func (b *ParameterApplyConfiguration) WithSecret(value bool) *ParameterApplyConfiguration {
 	b.Secret = &value
+	return b
+}
+
+// WithItems sets the Items field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Items field is set to the value of the last call.
+func (b *ParameterApplyConfiguration) WithItems(value *JSONValueSchemaApplyConfiguration) *ParameterApplyConfiguration {
+	b.Items = value
+	return b
+}
+
+// WithProperties puts the entries into the Properties field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, the entries provided by each call will be put on the Properties field,
+// overwriting an existing map entries in Properties field with the same key.
+func (b *ParameterApplyConfiguration) WithProperties(entries map[string]JSONValueSchemaApplyConfiguration) *ParameterApplyConfiguration {
+	if b.Properties == nil && len(entries) > 0 {
+		b.Properties = make(map[string]JSONValueSchemaApplyConfiguration, len(entries))
+	}
+	for k, v := range entries {
+		b.Properties[k] = v
+	}
 	return b
 }
