@@ -100,11 +100,16 @@ limitations under the License.
 //     minLength and maxLength count Unicode code points. One value breaking several
 //     constraints is one error at parameters[i] listing every reason; a secret or base64
 //     value is never echoed in an error.
+//   - A json parameter's items make its value an array whose every element has the items'
+//     type (int: a JSON number without fraction or exponent) and keeps their keywords;
+//     properties make it an object whose members named there, when present, do the same.
+//     Keywords compare a string element's content and a number's digits. One level deep: an
+//     element of type json takes no keywords.
 //   - The constraints themselves are checked by Compile and by the store, through
 //     validation.ValidateParameterConstraints: each fits its type (enum: string, int, number;
-//     pattern, minLength, maxLength: string; minimum, maximum: int, number), the pattern
-//     compiles (once per plan), the bounds are numbers in order, and the default and every
-//     enum word keep the other constraints.
+//     pattern, minLength, maxLength: string; minimum, maximum: int, number; items,
+//     properties: json, not both), the patterns compile (once per plan), the bounds are
+//     numbers in order, and the default and every enum word keep the other constraints.
 //   - Object labels (the template's, substituted, then the caller's over them) go to
 //     metadata.labels of every object. In the Stencil dialect they also go to the selectors and
 //     pod-template labels of Deployment, ReplicaSet, StatefulSet, DaemonSet (apps, extensions),
