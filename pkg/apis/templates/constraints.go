@@ -147,16 +147,16 @@ func (c *ValueChecker) Violations(value string) []string {
 // elementViolations checks a decoded element or member: its JSON type, then the constraints
 // on its text (a string's content, a number's digits).
 func (c *schemaChecker) elementViolations(v any) []string {
-	text, ok := ElementText(c.Type, v)
+	text, ok := elementText(c.Type, v)
 	if !ok {
 		return []string{"must be of type " + string(c.Type)}
 	}
 	return c.violations(text)
 }
 
-// ElementText gives a decoded JSON element (decoded with UseNumber) as the text constraints
+// elementText gives a decoded JSON element (decoded with UseNumber) as the text constraints
 // compare, and whether it has type t.
-func ElementText(t ParameterType, v any) (string, bool) {
+func elementText(t ParameterType, v any) (string, bool) {
 	switch t {
 	case ParameterTypeString:
 		s, ok := v.(string)

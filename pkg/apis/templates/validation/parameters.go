@@ -19,6 +19,7 @@ package validation
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -96,22 +97,13 @@ func validateElement(schema templates.JSONValueSchema, secret bool, path *field.
 	case schema.Type == "":
 		*errs = append(*errs, field.Required(path.Child("type"), ""))
 		return s, false
-	case !contains(elementTypes, string(schema.Type)):
+	case !slices.Contains(elementTypes, string(schema.Type)):
 		*errs = append(*errs, field.NotSupported(path.Child("type"), schema.Type, elementTypes))
 		return s, false
 	}
 	s, more := validateSchema(schema, schema.Type, secret, path)
 	*errs = append(*errs, more...)
 	return s, true
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 // validateSchema checks the keywords of one schema of type typ: each fits the type, the
