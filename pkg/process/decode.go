@@ -85,8 +85,9 @@ func decodeStencil(top *templateBytes) (*templates.Template, error) {
 	if top.hasParameters {
 		versioned.Parameters = make([]v1alpha1.Parameter, len(top.parameters))
 		for i, p := range top.parameters {
-			versioned.Parameters[i] = v1alpha1.Parameter{Name: p.Name, DisplayName: p.DisplayName, Description: p.Description,
-				Value: p.Value, Required: p.Required, Type: v1alpha1.ParameterType(p.Type), Generate: p.Generate, From: p.From}
+			if err := v1alpha1.Convert_templates_Parameter_To_v1alpha1_Parameter(&p, &versioned.Parameters[i], nil); err != nil {
+				return nil, fmt.Errorf("cannot convert the template: %v", err)
+			}
 		}
 	}
 	v1alpha1.SetObjectDefaults_Template(&versioned)

@@ -96,6 +96,26 @@ limitations under the License.
 //     still empty after that is an error when the parameter is required. Values are checked
 //     against the parameter's type. Caller values for undeclared parameters are errors unless
 //     Request.IgnoreUnknownParameters is set.
+//   - Types: string (the default), int (an integer of any size, leading zeros allowed), bool,
+//     base64, number (JSON's number grammar) and json (any JSON value, json.Valid).
+//   - Constraints (our dialect only: OpenShift's Parameter has none, and the decoder drops
+//     them) apply to every non-empty final value, the caller's, the default and a generated
+//     one; an empty value is unset. enum compares as text, and by exact value for int and
+//     number ("03" is "3"); pattern is RE2 and, as OpenAPI's, matches anywhere unless anchored;
+//     minimum and maximum are inclusive and compared exactly (big.Rat, no float rounding);
+//     minLength and maxLength count Unicode code points. One value breaking several
+//     constraints is one error at parameters[i] listing every reason; a secret or base64
+//     value is never echoed in an error.
+//   - A json parameter's items make its value an array whose every element has the items'
+//     type (int: a JSON number without fraction or exponent) and keeps their keywords;
+//     properties make it an object whose members named there, when present, do the same.
+//     Keywords compare a string element's content and a number's digits. One level deep: an
+//     element of type json takes no keywords.
+//   - The constraints themselves are checked by Compile and by the store, through
+//     validation.ValidateParameterConstraints: each fits its type (enum: string, int, number;
+//     pattern, minLength, maxLength: string; minimum, maximum: int, number; items,
+//     properties: json, not both), the patterns compile (once per plan), the bounds are
+//     numbers in order, and the default and every enum word keep the other constraints.
 //   - Object labels (the template's, substituted, then the caller's over them) go to
 //     metadata.labels of every object. In the Stencil dialect they also go to the selectors and
 //     pod-template labels of Deployment, ReplicaSet, StatefulSet, DaemonSet (apps, extensions),

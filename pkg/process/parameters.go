@@ -24,12 +24,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/validation"
 )
 
-// compiledParameter is a declared parameter with its generator parsed.
+// compiledParameter is a declared parameter with its generator parsed and its constraints
+// compiled.
 type compiledParameter struct {
 	templates.Parameter
 	generator *expression
+	checker   *templates.ValueChecker
 }
 
 // validParameterName reports whether name is a parameter name of the dialect: a C identifier
@@ -68,8 +71,13 @@ func compileParameters(params []templates.Parameter, d Dialect) ([]compiledParam
 		}
 		if err := checkType(p.Type); err != nil {
 			errs = append(errs, field.NotSupported(path.Child("type"), p.Type, templates.SupportedParameterTypes))
-		} else if err := p.Type.CheckValue(p.Value); err != nil {
-			errs = append(errs, field.Invalid(path.Child("value"), shownValue(p.Type, p.Value), err.Error()))
+		} else {
+			if err := p.Type.CheckValue(p.Value); err != nil {
+				errs = append(errs, field.Invalid(path.Child("value"), shownValue(&p, p.Value), err.Error()))
+			}
+			// OpenShift's Parameter has no constraints, so this finds nothing for its templates.
+			errs = append(errs, validation.ValidateParameterConstraints(&params[i], path)...)
+			out[i].checker = templates.NewValueChecker(&params[i])
 		}
 		switch p.Generate {
 		case "":
@@ -104,9 +112,9 @@ func checkType(t templates.ParameterType) error {
 	return fmt.Errorf("unknown type %q", t)
 }
 
-// shownValue keeps base64 values, which are usually secrets, out of error messages.
-func shownValue(t templates.ParameterType, value string) any {
-	if t == templates.ParameterTypeBase64 {
+// shownValue keeps secret and base64 values, which are usually secrets, out of error messages.
+func shownValue(p *templates.Parameter, value string) any {
+	if p.Secret || p.Type == templates.ParameterTypeBase64 {
 		return field.OmitValueType{}
 	}
 	return value
@@ -190,9 +198,13 @@ func (param *compiledParameter) checkValue(i int, value string, unchecked bool) 
 	switch {
 	case value == "" && param.Required:
 		return field.ErrorList{field.Required(path, fmt.Sprintf("parameter %s is required and must be specified", param.Name))}
-	case unchecked:
+	case unchecked && value != "":
 		if err := param.Type.CheckValue(value); err != nil {
-			return field.ErrorList{field.Invalid(path, shownValue(param.Type, value), fmt.Sprintf("parameter %s %s", param.Name, err.Error()))}
+			return field.ErrorList{field.Invalid(path, shownValue(&param.Parameter, value), fmt.Sprintf("parameter %s %s", param.Name, err.Error()))}
+		}
+		if reasons := param.checker.Violations(value); len(reasons) > 0 {
+			return field.ErrorList{field.Invalid(path, shownValue(&param.Parameter, value),
+				fmt.Sprintf("parameter %s %s", param.Name, strings.Join(reasons, "; ")))}
 		}
 	}
 	return nil

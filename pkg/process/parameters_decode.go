@@ -21,10 +21,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
+	kjson "sigs.k8s.io/json"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
@@ -36,7 +39,7 @@ var lenientJSON = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontex
 // what a small template holds besides its objects (long descriptions), and a reflection-based
 // decoder, which validates the bytes before decoding them, costs more there than compiling
 // the objects. Members it does not know are skipped, as a non-strict decoder does; the
-// OpenShift dialect drops type afterwards, which its Parameter does not have.
+// OpenShift dialect drops type and the constraints afterwards, which its Parameter does not have.
 func decodeParameters(data []byte) ([]templates.Parameter, error) {
 	dec := jsontext.NewDecoder(bytes.NewReader(data), lenientJSON...)
 	tok, err := dec.ReadToken()
@@ -79,6 +82,10 @@ func decodeParameter(dec *jsontext.Decoder, p *templates.Parameter) error {
 	if tok.Kind() != '{' {
 		return errors.New(": must be an object")
 	}
+	// items and properties, rare and nested, are read by the typed decoder into the versioned
+	// types, so that repeated members merge as they do there.
+	var items *v1alpha1.JSONValueSchema
+	var properties map[string]v1alpha1.JSONValueSchema
 	for dec.PeekKind() != '}' {
 		// The raw name, compared without allocating; only an escaped one is unquoted.
 		name, err := dec.ReadValue()
@@ -104,22 +111,37 @@ func decodeParameter(dec *jsontext.Decoder, p *templates.Parameter) error {
 			member, target = "from", &p.From
 		case "type":
 			member, target = "type", (*string)(&p.Type)
+		case "pattern":
+			member, target = "pattern", &p.Pattern
 		case "required":
-			v, err := dec.ReadToken()
-			if err != nil {
-				return fmt.Errorf(".required: %w", err)
-			}
-			switch v.Kind() {
-			case 't', 'f':
-				p.Required = v.Bool()
-			case 'n':
-			default:
-				return errors.New(".required: must be true or false")
-			}
-			continue
+			err = decodeBool(dec, &p.Required, "required")
+		case "multiline":
+			err = decodeBool(dec, &p.Multiline, "multiline")
+		case "secret":
+			err = decodeBool(dec, &p.Secret, "secret")
+		case "minimum":
+			err = decodeBound(dec, &p.Minimum, "minimum")
+		case "maximum":
+			err = decodeBound(dec, &p.Maximum, "maximum")
+		case "minLength":
+			err = decodeLength(dec, &p.MinLength, "minLength")
+		case "maxLength":
+			err = decodeLength(dec, &p.MaxLength, "maxLength")
+		case "enum":
+			err = decodeEnum(dec, p)
+		case "items":
+			err = decodeTyped(dec, &items, "items")
+		case "properties":
+			err = decodeTyped(dec, &properties, "properties")
 		default:
 			if err := dec.SkipValue(); err != nil {
 				return fmt.Errorf(": %w", err)
+			}
+			continue
+		}
+		if target == nil { // a member of another type, read above
+			if err != nil {
+				return err
 			}
 			continue
 		}
@@ -137,6 +159,124 @@ func decodeParameter(dec *jsontext.Decoder, p *templates.Parameter) error {
 	}
 	if _, err := dec.ReadToken(); err != nil {
 		return fmt.Errorf(": %w", err)
+	}
+	p.Items, p.Properties = nil, nil
+	if items != nil {
+		p.Items = &templates.JSONValueSchema{}
+		_ = v1alpha1.Convert_v1alpha1_JSONValueSchema_To_templates_JSONValueSchema(items, p.Items, nil)
+	}
+	if properties != nil {
+		p.Properties = make(map[string]templates.JSONValueSchema, len(properties))
+		for name, v := range properties {
+			var s templates.JSONValueSchema
+			_ = v1alpha1.Convert_v1alpha1_JSONValueSchema_To_templates_JSONValueSchema(&v, &s, nil)
+			p.Properties[name] = s
+		}
+	}
+	return nil
+}
+
+// decodeTyped reads one member's value with the typed decoder into target.
+func decodeTyped(dec *jsontext.Decoder, target any, member string) error {
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return fmt.Errorf(".%s: %w", member, err)
+	}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, target); err != nil {
+		return fmt.Errorf(".%s: %w", member, err)
+	}
+	return nil
+}
+
+// decodeBool reads required, multiline or secret into target; member names it in errors.
+func decodeBool(dec *jsontext.Decoder, target *bool, member string) error {
+	v, err := dec.ReadToken()
+	if err != nil {
+		return fmt.Errorf(".%s: %w", member, err)
+	}
+	switch v.Kind() {
+	case 't', 'f':
+		*target = v.Bool()
+	case 'n':
+	default:
+		return fmt.Errorf(".%s: must be true or false", member)
+	}
+	return nil
+}
+
+// decodeBound reads minimum or maximum, a string or null as the typed decoder reads *string.
+func decodeBound(dec *jsontext.Decoder, target **string, member string) error {
+	v, err := dec.ReadToken()
+	if err != nil {
+		return fmt.Errorf(".%s: %w", member, err)
+	}
+	var bound *string
+	switch v.Kind() {
+	case '"':
+		s := v.String()
+		bound = &s
+	case 'n':
+	default:
+		return fmt.Errorf(".%s: must be a string holding a number", member)
+	}
+	*target = bound
+	return nil
+}
+
+// decodeLength reads minLength or maxLength, an int64 or null.
+func decodeLength(dec *jsontext.Decoder, target **int64, member string) error {
+	v, err := dec.ReadToken()
+	if err != nil {
+		return fmt.Errorf(".%s: %w", member, err)
+	}
+	var length *int64
+	switch v.Kind() {
+	case '0':
+		n, err := strconv.ParseInt(v.String(), 10, 64)
+		if err != nil {
+			return fmt.Errorf(".%s: must be an integer", member)
+		}
+		length = &n
+	case 'n':
+	default:
+		return fmt.Errorf(".%s: must be an integer", member)
+	}
+	*target = length
+	return nil
+}
+
+// decodeEnum reads enum as encoding/json reads a []string: null keeps it nil, [] makes it
+// empty, a null element is "".
+func decodeEnum(dec *jsontext.Decoder, p *templates.Parameter) error {
+	v, err := dec.ReadToken()
+	if err != nil {
+		return fmt.Errorf(".enum: %w", err)
+	}
+	switch v.Kind() {
+	case 'n':
+		p.Enum = nil
+		return nil
+	case '[':
+	default:
+		return errors.New(".enum: must be an array of strings")
+	}
+	p.Enum = []string{}
+	for i := 0; dec.PeekKind() != ']'; i++ {
+		e, err := dec.ReadToken()
+		if err != nil {
+			return fmt.Errorf(".enum[%d]: %w", i, err)
+		}
+		switch e.Kind() {
+		case '"':
+			p.Enum = append(p.Enum, e.String())
+		case 'n':
+			p.Enum = append(p.Enum, "")
+		default:
+			return fmt.Errorf(".enum[%d]: must be a string", i)
+		}
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return fmt.Errorf(".enum: %w", err)
 	}
 	return nil
 }

@@ -33,6 +33,14 @@ func TestDecodeParametersAgreesWithTheTypedDecoder(t *testing.T) {
 		`[{"name":"A","name":"B"}]`, `[{"name":null,"required":null}]`, `[null]`, `[{"n\u0061me":"escaped"}]`,
 		`[{"name":"A","unknown":{"deep":[1,2,{"x":null}]}}]`, "[{\"name\":\"bad\xffutf8\"}]", `[{"name":"é\u00e9\n"}]`,
 		`[{"name":1}]`, `[{"required":"true"}]`, `[{"name":["A"]}]`, `{}`, `[1]`, `[{"name":"A"},]`, `[{"Name":"case"}]`,
+		`[{"name":"A","enum":["a",null,"b"],"pattern":"^a","minimum":"1","maximum":"2.5","minLength":0,"maxLength":9,"multiline":true,"secret":false}]`,
+		`[{"enum":[]}]`, `[{"enum":null,"minimum":null,"maxLength":null,"secret":null}]`, `[{"enum":["a"],"enum":["b","c"]}]`,
+		`[{"minimum":1}]`, `[{"minLength":1.5}]`, `[{"maxLength":"3"}]`, `[{"maxLength":99999999999999999999}]`, `[{"enum":[1]}]`,
+		`[{"enum":"a"}]`, `[{"secret":"yes"}]`, `[{"minimum":"1","minimum":null}]`,
+		`[{"name":"J","type":"json","items":{"type":"int","enum":["1"],"minimum":"0","maxLength":2}}]`,
+		`[{"properties":{"port":{"type":"int","maximum":"65535"},"host":{"type":"string","pattern":"^a"}}}]`,
+		`[{"items":{"type":"int"},"items":{"minimum":"1"}}]`, `[{"properties":{"a":{"type":"int"}},"properties":{"b":{"type":"bool"}}}]`,
+		`[{"items":null,"properties":null}]`, `[{"items":[1]}]`, `[{"properties":{"a":1}}]`, `[{"items":{"type":"int","extra":1}}]`,
 	} {
 		var want []v1alpha1.Parameter
 		wantErr := kjson.UnmarshalCaseSensitivePreserveInts([]byte(in), &want)
@@ -46,8 +54,11 @@ func TestDecodeParametersAgreesWithTheTypedDecoder(t *testing.T) {
 		}
 		var gotVersioned []v1alpha1.Parameter
 		for _, p := range got {
-			gotVersioned = append(gotVersioned, v1alpha1.Parameter{Name: p.Name, DisplayName: p.DisplayName, Description: p.Description,
-				Value: p.Value, Required: p.Required, Type: v1alpha1.ParameterType(p.Type), Generate: p.Generate, From: p.From})
+			var v v1alpha1.Parameter
+			if err := v1alpha1.Convert_templates_Parameter_To_v1alpha1_Parameter(&p, &v, nil); err != nil {
+				t.Fatal(err)
+			}
+			gotVersioned = append(gotVersioned, v)
 		}
 		if len(gotVersioned) == 0 && len(want) == 0 {
 			continue // [] and null both mean no parameters

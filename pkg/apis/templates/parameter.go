@@ -18,6 +18,7 @@ package templates
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 )
 
@@ -46,6 +47,14 @@ func (t ParameterType) CheckValue(value string) error {
 		if _, err := base64.StdEncoding.DecodeString(value); err != nil {
 			return fmt.Errorf("must be base64: %v", err)
 		}
+	case ParameterTypeNumber:
+		if !isJSONNumber(value) {
+			return fmt.Errorf("must be a JSON number")
+		}
+	case ParameterTypeJSON:
+		if !json.Valid([]byte(value)) {
+			return fmt.Errorf("must be a JSON value")
+		}
 	default:
 		return fmt.Errorf("unknown parameter type %q", t)
 	}
@@ -72,4 +81,45 @@ func isInteger(s string) bool {
 // SupportedParameterTypes lists the values Parameter.Type accepts.
 var SupportedParameterTypes = []string{
 	string(ParameterTypeString), string(ParameterTypeInt), string(ParameterTypeBool), string(ParameterTypeBase64),
+	string(ParameterTypeNumber), string(ParameterTypeJSON),
+}
+
+// isJSONNumber follows JSON's number grammar, so that a number value substitutes through
+// ${{P}} as a number and not as a string.
+func isJSONNumber(s string) bool {
+	if s != "" && s[0] == '-' {
+		s = s[1:]
+	}
+	digits := func() int {
+		n := 0
+		for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+			n++
+		}
+		s = s[n:]
+		return n
+	}
+	switch {
+	case s == "":
+		return false
+	case s[0] == '0':
+		s = s[1:]
+	case digits() == 0:
+		return false
+	}
+	if s != "" && s[0] == '.' {
+		s = s[1:]
+		if digits() == 0 {
+			return false
+		}
+	}
+	if s != "" && (s[0] == 'e' || s[0] == 'E') {
+		s = s[1:]
+		if s != "" && (s[0] == '+' || s[0] == '-') {
+			s = s[1:]
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return s == ""
 }

@@ -60,6 +60,8 @@ const (
 	ParameterTypeInt    ParameterType = "int"
 	ParameterTypeBool   ParameterType = "bool"
 	ParameterTypeBase64 ParameterType = "base64"
+	ParameterTypeNumber ParameterType = "number"
+	ParameterTypeJSON   ParameterType = "json"
 )
 
 // GeneratorExpression is the only generator: it builds a value from an expression such as [a-z]{8}.
@@ -83,6 +85,41 @@ type Parameter struct {
 	Generate string
 	// From is the generator input.
 	From string
+
+	// Enum lists the only values accepted, written as values are (strings).
+	Enum []string
+	// Pattern is an RE2 expression the value must match somewhere, as OpenAPI's pattern.
+	Pattern string
+	// Minimum is the smallest int or number accepted, a decimal number kept as text.
+	Minimum *string
+	// Maximum is the largest int or number accepted, a decimal number kept as text.
+	Maximum *string
+	// MinLength is the fewest characters a string value may have.
+	MinLength *int64
+	// MaxLength is the most characters a string value may have.
+	MaxLength *int64
+	// Multiline hints to a UI that the value spans lines.
+	Multiline bool
+	// Secret says the value is masked in UIs and not printed by the CLI unless asked.
+	Secret bool
+	// Items, for type json, makes the value an array whose every element keeps this schema.
+	Items *JSONValueSchema
+	// Properties, for type json, makes the value an object whose members named here keep
+	// their schemas.
+	Properties map[string]JSONValueSchema
+}
+
+// JSONValueSchema describes an element or a member of a json parameter's value, one level deep.
+type JSONValueSchema struct {
+	// Type is the JSON type: string, int, number, bool, or json for any value.
+	Type ParameterType
+	// Enum, Pattern, Minimum, Maximum, MinLength and MaxLength are a Parameter's constraints.
+	Enum      []string
+	Pattern   string
+	Minimum   *string
+	Maximum   *string
+	MinLength *int64
+	MaxLength *int64
 }
 
 // ImportMode says where imported transformers go relative to a Template's own.

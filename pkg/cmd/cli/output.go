@@ -52,15 +52,20 @@ func printList(w io.Writer, list []byte, format string) error {
 	return err
 }
 
-// printParameters writes the parameters as a table, as oc process --parameters does.
-func printParameters(w io.Writer, params []templates.Parameter) error {
+// printParameters writes the parameters as a table, as oc process --parameters does. A secret
+// parameter's default is masked unless showSecrets: a terminal's scrollback and a CI log are
+// not places for it. Its generator input is no secret and shows.
+func printParameters(w io.Writer, params []templates.Parameter, showSecrets bool) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tDESCRIPTION\tGENERATOR\tVALUE\tREQUIRED")
 	oneLine := strings.NewReplacer("\r\n", " ", "\n", " ", "\t", " ")
 	for _, p := range params {
 		value := p.Value
-		if value == "" && p.Generate != "" {
+		switch {
+		case value == "" && p.Generate != "":
 			value = p.From
+		case value != "" && p.Secret && !showSecrets:
+			value = "<secret>"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%t\n", p.Name, oneLine.Replace(p.Description), p.Generate, oneLine.Replace(value), p.Required)
 	}

@@ -28,7 +28,8 @@ func NewParametersCommand(config *genericclioptions.ConfigFlags, streams IOStrea
 		Use:   "parameters (NAME | -f FILENAME)",
 		Short: "List the parameters of a template",
 		Long: "List the parameters of a stored template, or of the template in a file, with their\n" +
-			"descriptions, generators, default values and whether they are required.",
+			"descriptions, generators, default values and whether they are required. The value of a\n" +
+			"secret parameter shows as <secret> unless --show-secrets is given.",
 		Example: "  stencil parameters mysql\n  stencil parameters -f mysql.json",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -41,6 +42,7 @@ func NewParametersCommand(config *genericclioptions.ConfigFlags, streams IOStrea
 			return o.Run()
 		},
 	}
+	cmd.Flags().BoolVar(&o.ShowSecrets, "show-secrets", false, "print the values of secret parameters instead of <secret>")
 	cmd.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "the template file, or - for standard input")
 	return cmd
 }

@@ -44,6 +44,7 @@ type ProcessOptions struct {
 	Output                  string
 	OutputDir               string
 	ShowParameters          bool
+	ShowSecrets             bool
 	Local                   bool
 
 	// Name is the stored template to process, the positional argument.
@@ -95,6 +96,7 @@ func NewProcessCommand(config *genericclioptions.ConfigFlags, streams IOStreams)
 	flags.StringVarP(&o.Output, "output", "o", "yaml", "output format: yaml or json")
 	flags.StringVar(&o.OutputDir, "output-dir", "", "write one file per destination into this directory instead of printing")
 	flags.BoolVar(&o.ShowParameters, "parameters", false, "print the template's parameters instead of processing it")
+	flags.BoolVar(&o.ShowSecrets, "show-secrets", false, "with --parameters, print the values of secret parameters instead of <secret>")
 	flags.BoolVar(&o.Local, "local", false, "process the template here instead of on a Stencil server")
 	return cmd
 }
@@ -146,7 +148,7 @@ func (o *ProcessOptions) Run() error {
 		if err != nil {
 			return err
 		}
-		return printParameters(o.streams.Out, params)
+		return printParameters(o.streams.Out, params, o.ShowSecrets)
 	}
 	req, err := o.request()
 	if err != nil {

@@ -283,3 +283,20 @@ func writeFile(t *testing.T, name, content string) {
 		t.Fatal(err)
 	}
 }
+
+func TestParametersMaskSecrets(t *testing.T) {
+	tmpl := `{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","metadata":{"name":"s"},
+		"parameters":[{"name":"TOKEN","value":"hunter2","secret":true},{"name":"GEN","generate":"expression","from":"[a-z]{4}","secret":true},{"name":"PLAIN","value":"visible"}]}`
+	stdout, stderr, code := run(t, tmpl, "parameters", "-f", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stdout, "hunter2") || !strings.Contains(stdout, "<secret>") || !strings.Contains(stdout, "visible") ||
+		!strings.Contains(stdout, "[a-z]{4}") {
+		t.Errorf("a secret default must show as <secret>, the rest as it is:\n%s", stdout)
+	}
+	stdout, _, _ = run(t, tmpl, "parameters", "-f", "-", "--show-secrets")
+	if !strings.Contains(stdout, "hunter2") || strings.Contains(stdout, "<secret>") {
+		t.Errorf("--show-secrets must print the value:\n%s", stdout)
+	}
+}

@@ -38,6 +38,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &templatesv1alpha1.CustomTransformSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("CustomTransformStatus"):
 		return &templatesv1alpha1.CustomTransformStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("JSONValueSchema"):
+		return &templatesv1alpha1.JSONValueSchemaApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("Parameter"):
 		return &templatesv1alpha1.ParameterApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("Template"):

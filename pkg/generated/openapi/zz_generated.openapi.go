@@ -93,6 +93,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.CustomTransformSpec{}.OpenAPIModelName():   schema_pkg_apis_templates_v1alpha1_CustomTransformSpec(ref),
 		v1alpha1.CustomTransformStatus{}.OpenAPIModelName(): schema_pkg_apis_templates_v1alpha1_CustomTransformStatus(ref),
 		v1alpha1.Destination{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_Destination(ref),
+		v1alpha1.JSONValueSchema{}.OpenAPIModelName():       schema_pkg_apis_templates_v1alpha1_JSONValueSchema(ref),
 		v1alpha1.List{}.OpenAPIModelName():                  schema_pkg_apis_templates_v1alpha1_List(ref),
 		v1alpha1.Parameter{}.OpenAPIModelName():             schema_pkg_apis_templates_v1alpha1_Parameter(ref),
 		v1alpha1.Template{}.OpenAPIModelName():              schema_pkg_apis_templates_v1alpha1_Template(ref),
@@ -3012,6 +3013,83 @@ func schema_pkg_apis_templates_v1alpha1_Destination(ref common.ReferenceCallback
 	}
 }
 
+func schema_pkg_apis_templates_v1alpha1_JSONValueSchema(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "JSONValueSchema describes an element or a member of a json parameter's value, with a parameter's constraint keywords; it is one level deep (a json element takes no constraints).",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"type": {
+						SchemaProps: spec.SchemaProps{
+							Description: "type is the JSON type of the element or member: string, int (a number without fraction or exponent), number, bool, or json for any value.\n\nPossible enum values:\n - `\"base64\"`\n - `\"bool\"`\n - `\"int\"`\n - `\"json\"`\n - `\"number\"`\n - `\"string\"`",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"base64", "bool", "int", "json", "number", "string"},
+						},
+					},
+					"enum": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "set",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "enum lists the only values accepted, for types string, int and number; a string's enum word is its content, a number's its digits.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"pattern": {
+						SchemaProps: spec.SchemaProps{
+							Description: "pattern is an RE2 regular expression a string must match, anywhere unless anchored.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"minimum": {
+						SchemaProps: spec.SchemaProps{
+							Description: "minimum is the smallest int or number accepted, inclusive, a decimal number as a string.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"maximum": {
+						SchemaProps: spec.SchemaProps{
+							Description: "maximum is the largest int or number accepted, inclusive, a decimal number as a string.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"minLength": {
+						SchemaProps: spec.SchemaProps{
+							Description: "minLength is the fewest characters a string may have.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"maxLength": {
+						SchemaProps: spec.SchemaProps{
+							Description: "maxLength is the most characters a string may have.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+				},
+				Required: []string{"type"},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_templates_v1alpha1_List(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -3132,10 +3210,10 @@ func schema_pkg_apis_templates_v1alpha1_Parameter(ref common.ReferenceCallback) 
 					},
 					"type": {
 						SchemaProps: spec.SchemaProps{
-							Description: "type constrains the value: string (the default), int, bool or base64.\n\nPossible enum values:\n - `\"base64\"`\n - `\"bool\"`\n - `\"int\"`\n - `\"string\"`",
+							Description: "type constrains the value: string (the default), int (an integer of any size), bool, base64, number (a JSON number) or json (any JSON value).\n\nPossible enum values:\n - `\"base64\"`\n - `\"bool\"`\n - `\"int\"`\n - `\"json\"`\n - `\"number\"`\n - `\"string\"`",
 							Type:        []string{"string"},
 							Format:      "",
-							Enum:        []interface{}{"base64", "bool", "int", "string"},
+							Enum:        []interface{}{"base64", "bool", "int", "json", "number", "string"},
 						},
 					},
 					"generate": {
@@ -3152,10 +3230,100 @@ func schema_pkg_apis_templates_v1alpha1_Parameter(ref common.ReferenceCallback) 
 							Format:      "",
 						},
 					},
+					"enum": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "set",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "enum lists the only values accepted, for types string, int and number. Values are written as parameter values are, as strings (\"3\" for an int).",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"pattern": {
+						SchemaProps: spec.SchemaProps{
+							Description: "pattern is an RE2 regular expression a string value must match. As OpenAPI's pattern, it matches anywhere in the value: anchor it with ^ and $ to match the whole value.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"minimum": {
+						SchemaProps: spec.SchemaProps{
+							Description: "minimum is the smallest value accepted for types int and number, inclusive. It is a decimal number written as a string, such as \"1\" or \"0.5\" (API conventions avoid floats, and a string keeps every digit of an int of any size); it is compared exactly.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"maximum": {
+						SchemaProps: spec.SchemaProps{
+							Description: "maximum is the largest value accepted for types int and number, inclusive, written as minimum is.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"minLength": {
+						SchemaProps: spec.SchemaProps{
+							Description: "minLength is the fewest characters (Unicode code points) a string value may have.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"maxLength": {
+						SchemaProps: spec.SchemaProps{
+							Description: "maxLength is the most characters (Unicode code points) a string value may have.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"multiline": {
+						SchemaProps: spec.SchemaProps{
+							Description: "multiline hints to a UI that the value spans lines; it changes no processing.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"secret": {
+						SchemaProps: spec.SchemaProps{
+							Description: "secret says the value is masked in UIs and not printed by the stencil CLI unless asked (--show-secrets); it still appears in the processed objects.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "items, for type json only, makes the value a JSON array whose every element keeps this schema.",
+							Ref:         ref(v1alpha1.JSONValueSchema{}.OpenAPIModelName()),
+						},
+					},
+					"properties": {
+						SchemaProps: spec.SchemaProps{
+							Description: "properties, for type json only, makes the value a JSON object whose members named here keep their schemas when present; other members are free. items and properties exclude each other.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.JSONValueSchema{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
 				},
 				Required: []string{"name"},
 			},
 		},
+		Dependencies: []string{
+			v1alpha1.JSONValueSchema{}.OpenAPIModelName()},
 	}
 }
 

@@ -81,6 +81,8 @@ const (
 	ParameterTypeInt    ParameterType = "int"
 	ParameterTypeBool   ParameterType = "bool"
 	ParameterTypeBase64 ParameterType = "base64"
+	ParameterTypeNumber ParameterType = "number"
+	ParameterTypeJSON   ParameterType = "json"
 )
 
 // Parameter is one value substituted into a Template.
@@ -99,7 +101,8 @@ type Parameter struct {
 	// required means processing fails when the value is still empty after generation.
 	// +optional
 	Required bool `json:"required,omitempty"`
-	// type constrains the value: string (the default), int, bool or base64.
+	// type constrains the value: string (the default), int (an integer of any size), bool,
+	// base64, number (a JSON number) or json (any JSON value).
 	// +optional
 	Type ParameterType `json:"type,omitempty"`
 	// generate names the generator used when the value is empty; only "expression" exists.
@@ -108,6 +111,79 @@ type Parameter struct {
 	// from is the generator input, such as "[a-zA-Z0-9]{16}".
 	// +optional
 	From string `json:"from,omitempty"`
+
+	// The constraints below apply to a non-empty value, the caller's, the default or a generated
+	// one; an empty value is an unset one, which required forbids. A Template whose default or
+	// enum breaks its own constraints, or whose constraint does not fit its type, is refused.
+
+	// enum lists the only values accepted, for types string, int and number. Values are written
+	// as parameter values are, as strings ("3" for an int).
+	// +optional
+	// +listType=set
+	Enum []string `json:"enum,omitempty"`
+	// pattern is an RE2 regular expression a string value must match. As OpenAPI's pattern, it
+	// matches anywhere in the value: anchor it with ^ and $ to match the whole value.
+	// +optional
+	Pattern string `json:"pattern,omitempty"`
+	// minimum is the smallest value accepted for types int and number, inclusive. It is a
+	// decimal number written as a string, such as "1" or "0.5" (API conventions avoid floats,
+	// and a string keeps every digit of an int of any size); it is compared exactly.
+	// +optional
+	Minimum *string `json:"minimum,omitempty"`
+	// maximum is the largest value accepted for types int and number, inclusive, written as
+	// minimum is.
+	// +optional
+	Maximum *string `json:"maximum,omitempty"`
+	// minLength is the fewest characters (Unicode code points) a string value may have.
+	// +optional
+	MinLength *int64 `json:"minLength,omitempty"`
+	// maxLength is the most characters (Unicode code points) a string value may have.
+	// +optional
+	MaxLength *int64 `json:"maxLength,omitempty"`
+	// multiline hints to a UI that the value spans lines; it changes no processing.
+	// +optional
+	Multiline bool `json:"multiline,omitempty"`
+	// secret says the value is masked in UIs and not printed by the stencil CLI unless asked
+	// (--show-secrets); it still appears in the processed objects.
+	// +optional
+	Secret bool `json:"secret,omitempty"`
+	// items, for type json only, makes the value a JSON array whose every element keeps this
+	// schema.
+	// +optional
+	Items *JSONValueSchema `json:"items,omitempty"`
+	// properties, for type json only, makes the value a JSON object whose members named here
+	// keep their schemas when present; other members are free. items and properties exclude
+	// each other.
+	// +optional
+	Properties map[string]JSONValueSchema `json:"properties,omitempty"`
+}
+
+// JSONValueSchema describes an element or a member of a json parameter's value, with a
+// parameter's constraint keywords; it is one level deep (a json element takes no constraints).
+type JSONValueSchema struct {
+	// type is the JSON type of the element or member: string, int (a number without fraction
+	// or exponent), number, bool, or json for any value.
+	Type ParameterType `json:"type"`
+	// enum lists the only values accepted, for types string, int and number; a string's enum
+	// word is its content, a number's its digits.
+	// +optional
+	// +listType=set
+	Enum []string `json:"enum,omitempty"`
+	// pattern is an RE2 regular expression a string must match, anywhere unless anchored.
+	// +optional
+	Pattern string `json:"pattern,omitempty"`
+	// minimum is the smallest int or number accepted, inclusive, a decimal number as a string.
+	// +optional
+	Minimum *string `json:"minimum,omitempty"`
+	// maximum is the largest int or number accepted, inclusive, a decimal number as a string.
+	// +optional
+	Maximum *string `json:"maximum,omitempty"`
+	// minLength is the fewest characters a string may have.
+	// +optional
+	MinLength *int64 `json:"minLength,omitempty"`
+	// maxLength is the most characters a string may have.
+	// +optional
+	MaxLength *int64 `json:"maxLength,omitempty"`
 }
 
 // ImportMode says where imported transformers go relative to a Template's own.

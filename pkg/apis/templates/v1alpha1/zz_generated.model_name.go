@@ -47,6 +47,11 @@ func (in Destination) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in JSONValueSchema) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.JSONValueSchema"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in List) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.List"
 }

@@ -37,12 +37,42 @@ type ParameterApplyConfiguration struct {
 	Value *string `json:"value,omitempty"`
 	// required means processing fails when the value is still empty after generation.
 	Required *bool `json:"required,omitempty"`
-	// type constrains the value: string (the default), int, bool or base64.
+	// type constrains the value: string (the default), int (an integer of any size), bool,
+	// base64, number (a JSON number) or json (any JSON value).
 	Type *templatesv1alpha1.ParameterType `json:"type,omitempty"`
 	// generate names the generator used when the value is empty; only "expression" exists.
 	Generate *string `json:"generate,omitempty"`
 	// from is the generator input, such as "[a-zA-Z0-9]{16}".
 	From *string `json:"from,omitempty"`
+	// enum lists the only values accepted, for types string, int and number. Values are written
+	// as parameter values are, as strings ("3" for an int).
+	Enum []string `json:"enum,omitempty"`
+	// pattern is an RE2 regular expression a string value must match. As OpenAPI's pattern, it
+	// matches anywhere in the value: anchor it with ^ and $ to match the whole value.
+	Pattern *string `json:"pattern,omitempty"`
+	// minimum is the smallest value accepted for types int and number, inclusive. It is a
+	// decimal number written as a string, such as "1" or "0.5" (API conventions avoid floats,
+	// and a string keeps every digit of an int of any size); it is compared exactly.
+	Minimum *string `json:"minimum,omitempty"`
+	// maximum is the largest value accepted for types int and number, inclusive, written as
+	// minimum is.
+	Maximum *string `json:"maximum,omitempty"`
+	// minLength is the fewest characters (Unicode code points) a string value may have.
+	MinLength *int64 `json:"minLength,omitempty"`
+	// maxLength is the most characters (Unicode code points) a string value may have.
+	MaxLength *int64 `json:"maxLength,omitempty"`
+	// multiline hints to a UI that the value spans lines; it changes no processing.
+	Multiline *bool `json:"multiline,omitempty"`
+	// secret says the value is masked in UIs and not printed by the stencil CLI unless asked
+	// (--show-secrets); it still appears in the processed objects.
+	Secret *bool `json:"secret,omitempty"`
+	// items, for type json only, makes the value a JSON array whose every element keeps this
+	// schema.
+	Items *JSONValueSchemaApplyConfiguration `json:"items,omitempty"`
+	// properties, for type json only, makes the value a JSON object whose members named here
+	// keep their schemas when present; other members are free. items and properties exclude
+	// each other.
+	Properties map[string]JSONValueSchemaApplyConfiguration `json:"properties,omitempty"`
 }
 
 // ParameterApplyConfiguration constructs a declarative configuration of the Parameter type for use with
@@ -112,5 +142,93 @@ func (b *ParameterApplyConfiguration) WithGenerate(value string) *ParameterApply
 // If called multiple times, the From field is set to the value of the last call.
 func (b *ParameterApplyConfiguration) WithFrom(value string) *ParameterApplyConfiguration {
 	b.From = &value
+	return b
+}
+
+// WithEnum adds the given value to the Enum field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Enum field.
+func (b *ParameterApplyConfiguration) WithEnum(values ...string) *ParameterApplyConfiguration {
+	for i := range values {
+		b.Enum = append(b.Enum, values[i])
+	}
+	return b
+}
+
+// WithPattern sets the Pattern field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Pattern field is set to the value of the last call.
+func (b *ParameterApplyConfiguration) WithPattern(value string) *ParameterApplyConfiguration {
+	b.Pattern = &value
+	return b
+}
+
+// WithMinimum sets the Minimum field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Minimum field is set to the value of the last call.
+func (b *ParameterApplyConfiguration) WithMinimum(value string) *ParameterApplyConfiguration {
+	b.Minimum = &value
+	return b
+}
+
+// WithMaximum sets the Maximum field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Maximum field is set to the value of the last call.
+func (b *ParameterApplyConfiguration) WithMaximum(value string) *ParameterApplyConfiguration {
+	b.Maximum = &value
+	return b
+}
+
+// WithMinLength sets the MinLength field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the MinLength field is set to the value of the last call.
+func (b *ParameterApplyConfiguration) WithMinLength(value int64) *ParameterApplyConfiguration {
+	b.MinLength = &value
+	return b
+}
+
+// WithMaxLength sets the MaxLength field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the MaxLength field is set to the value of the last call.
+func (b *ParameterApplyConfiguration) WithMaxLength(value int64) *ParameterApplyConfiguration {
+	b.MaxLength = &value
+	return b
+}
+
+// WithMultiline sets the Multiline field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Multiline field is set to the value of the last call.
+func (b *ParameterApplyConfiguration) WithMultiline(value bool) *ParameterApplyConfiguration {
+	b.Multiline = &value
+	return b
+}
+
+// WithSecret sets the Secret field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Secret field is set to the value of the last call.
+func (b *ParameterApplyConfiguration) WithSecret(value bool) *ParameterApplyConfiguration {
+	b.Secret = &value
+	return b
+}
+
+// WithItems sets the Items field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Items field is set to the value of the last call.
+func (b *ParameterApplyConfiguration) WithItems(value *JSONValueSchemaApplyConfiguration) *ParameterApplyConfiguration {
+	b.Items = value
+	return b
+}
+
+// WithProperties puts the entries into the Properties field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, the entries provided by each call will be put on the Properties field,
+// overwriting an existing map entries in Properties field with the same key.
+func (b *ParameterApplyConfiguration) WithProperties(entries map[string]JSONValueSchemaApplyConfiguration) *ParameterApplyConfiguration {
+	if b.Properties == nil && len(entries) > 0 {
+		b.Properties = make(map[string]JSONValueSchemaApplyConfiguration, len(entries))
+	}
+	for k, v := range entries {
+		b.Properties[k] = v
+	}
 	return b
 }

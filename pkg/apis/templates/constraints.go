@@ -1,0 +1,235 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package templates
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// ParseBound reads a minimum, a maximum or a numeric value exactly: big.Rat keeps every digit
+// of an int of any size and every decimal of a number, where a float64 would round both. It
+// takes JSON numbers and the integers of the int type, which may have leading zeros.
+func ParseBound(s string) (*big.Rat, bool) {
+	if s == "" || !isJSONNumber(s) && !isInteger(s) {
+		return nil, false
+	}
+	return new(big.Rat).SetString(s)
+}
+
+// Schema is the constraint keywords of a parameter, which an element or member of a json
+// value shares; validation and value checks read both through it.
+func (p *Parameter) Schema() JSONValueSchema {
+	return JSONValueSchema{Type: p.Type, Enum: p.Enum, Pattern: p.Pattern, Minimum: p.Minimum, Maximum: p.Maximum,
+		MinLength: p.MinLength, MaxLength: p.MaxLength}
+}
+
+// ValueChecker checks values against one parameter's constraints, with its patterns compiled
+// once; a Plan keeps one per parameter. It is no API type, and immutable once made.
+// +k8s:deepcopy-gen=false
+type ValueChecker struct {
+	self       schemaChecker
+	items      *schemaChecker
+	properties map[string]*schemaChecker
+	names      []string
+}
+
+// schemaChecker is one schema with its pattern compiled; a pattern that does not compile is
+// validation's error and constrains nothing here.
+// +k8s:deepcopy-gen=false
+type schemaChecker struct {
+	JSONValueSchema
+	pattern *regexp.Regexp
+}
+
+func newSchemaChecker(s JSONValueSchema) *schemaChecker {
+	c := &schemaChecker{JSONValueSchema: s}
+	if s.Pattern != "" {
+		c.pattern, _ = regexp.Compile(s.Pattern)
+	}
+	return c
+}
+
+// HasConstraints says whether any constraint keyword is set; most parameters have none, and
+// compiling them then costs nothing.
+func (p *Parameter) HasConstraints() bool {
+	return len(p.Enum) > 0 || p.Pattern != "" || p.Minimum != nil || p.Maximum != nil || p.MinLength != nil ||
+		p.MaxLength != nil || p.Items != nil || len(p.Properties) > 0
+}
+
+// NewValueChecker compiles the parameter's constraints; it is nil when there are none.
+func NewValueChecker(p *Parameter) *ValueChecker {
+	if !p.HasConstraints() {
+		return nil
+	}
+	c := &ValueChecker{self: *newSchemaChecker(p.Schema())}
+	if p.Items != nil {
+		c.items = newSchemaChecker(*p.Items)
+	}
+	if len(p.Properties) > 0 {
+		c.properties = make(map[string]*schemaChecker, len(p.Properties))
+		for name, s := range p.Properties {
+			c.properties[name] = newSchemaChecker(s)
+			c.names = append(c.names, name)
+		}
+		sort.Strings(c.names)
+	}
+	return c
+}
+
+// Violations returns why value breaks the constraints, every reason at once. The value must be
+// non-empty and of the parameter's type (CheckValue). The reasons name the constraint but not
+// the value, which may be secret.
+func (c *ValueChecker) Violations(value string) []string {
+	if c == nil {
+		return nil
+	}
+	out := c.self.violations(value)
+	if c.items == nil && c.properties == nil {
+		return out
+	}
+	var v any
+	dec := json.NewDecoder(strings.NewReader(value))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return out // CheckValue's error
+	}
+	if c.items != nil {
+		arr, ok := v.([]any)
+		if !ok {
+			return append(out, "must be a JSON array")
+		}
+		for i, e := range arr {
+			for _, r := range c.items.elementViolations(e) {
+				out = append(out, fmt.Sprintf("element %d %s", i, r))
+			}
+		}
+	}
+	if c.properties != nil {
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return append(out, "must be a JSON object")
+		}
+		for _, name := range c.names {
+			m, present := obj[name]
+			if !present {
+				continue
+			}
+			for _, r := range c.properties[name].elementViolations(m) {
+				out = append(out, fmt.Sprintf("member %q %s", name, r))
+			}
+		}
+	}
+	return out
+}
+
+// elementViolations checks a decoded element or member: its JSON type, then the constraints
+// on its text (a string's content, a number's digits).
+func (c *schemaChecker) elementViolations(v any) []string {
+	text, ok := elementText(c.Type, v)
+	if !ok {
+		return []string{"must be of type " + string(c.Type)}
+	}
+	return c.violations(text)
+}
+
+// elementText gives a decoded JSON element (decoded with UseNumber) as the text constraints
+// compare, and whether it has type t.
+func elementText(t ParameterType, v any) (string, bool) {
+	switch t {
+	case ParameterTypeString:
+		s, ok := v.(string)
+		return s, ok
+	case ParameterTypeInt:
+		n, ok := v.(json.Number)
+		return string(n), ok && isInteger(string(n))
+	case ParameterTypeNumber:
+		n, ok := v.(json.Number)
+		return string(n), ok
+	case ParameterTypeBool:
+		b, ok := v.(bool)
+		return fmt.Sprint(b), ok
+	}
+	var buf bytes.Buffer
+	_ = json.NewEncoder(&buf).Encode(v)
+	return strings.TrimSpace(buf.String()), true
+}
+
+// violations checks a non-empty value of the schema's type against its keywords.
+func (c *schemaChecker) violations(value string) []string {
+	var out []string
+	if len(c.Enum) > 0 && !c.inEnum(value) {
+		out = append(out, fmt.Sprintf("must be one of %q", c.Enum))
+	}
+	if c.pattern != nil && !c.pattern.MatchString(value) {
+		out = append(out, fmt.Sprintf("must match the pattern %q", c.Pattern))
+	}
+	if c.Minimum != nil || c.Maximum != nil {
+		if v, ok := ParseBound(value); ok {
+			if min, ok := boundOf(c.Minimum); ok && v.Cmp(min) < 0 {
+				out = append(out, fmt.Sprintf("must be at least %s", *c.Minimum))
+			}
+			if max, ok := boundOf(c.Maximum); ok && v.Cmp(max) > 0 {
+				out = append(out, fmt.Sprintf("must be at most %s", *c.Maximum))
+			}
+		}
+	}
+	if c.MinLength != nil || c.MaxLength != nil {
+		n := int64(utf8.RuneCountInString(value))
+		if c.MinLength != nil && n < *c.MinLength {
+			out = append(out, fmt.Sprintf("must be at least %d characters long", *c.MinLength))
+		}
+		if c.MaxLength != nil && n > *c.MaxLength {
+			out = append(out, fmt.Sprintf("must be at most %d characters long", *c.MaxLength))
+		}
+	}
+	return out
+}
+
+// inEnum compares numbers by value, so that "03" is the enum's "3" as ${{P}} makes it.
+func (c *schemaChecker) inEnum(value string) bool {
+	if slices.Contains(c.Enum, value) {
+		return true
+	}
+	if c.Type != ParameterTypeInt && c.Type != ParameterTypeNumber {
+		return false
+	}
+	v, ok := ParseBound(value)
+	if !ok {
+		return false
+	}
+	return slices.ContainsFunc(c.Enum, func(e string) bool {
+		n, ok := ParseBound(e)
+		return ok && n.Cmp(v) == 0
+	})
+}
+
+// boundOf parses an optional bound; a bound that does not parse is the schema's error and
+// constrains nothing here.
+func boundOf(s *string) (*big.Rat, bool) {
+	if s == nil {
+		return nil, false
+	}
+	return ParseBound(*s)
+}
