@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"stencil.dev/stencil/pkg/jsonbytes"
+	"stencil.dev/stencil/pkg/transform/transformtest"
 )
 
 // The benchmarks run the same transformations through our pipeline and through krusty:
@@ -39,57 +40,10 @@ import (
 // result's bytes (our Run decodes and encodes; krusty reads its in-memory file system and
 // the result is printed as YAML, as kustomize build does).
 
-// benchKustomization is the kustomization of the krusty side; labels with includeSelectors
-// is commonLabels without its deprecation warning on os.Stderr.
-const benchKustomization = `
-apiVersion: kustomize.config.k8s.io/v1beta1
-kind: Kustomization
-resources: [objects.yaml]
-namePrefix: prod-
-labels: [{pairs: {team: platform, env: prod}, includeSelectors: true}]
-images: [{name: nginx, newName: registry.example.com/nginx, newTag: "1.25.3"}]
-patches:
-- target: {group: apps, kind: Deployment, name: app-.*, labelSelector: tier=web}
-  patch: |
-    apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: placeholder}
-    spec:
-      template:
-        spec:
-          containers:
-          - name: proxy
-            image: envoyproxy/envoy:v1.30
-            ports: [{containerPort: 9901}]
-`
-
-// benchConfigs is the same pipeline as our transformer list, in Kustomize's order.
-var benchConfigs = []string{
-	`{"kind":"PatchTransformer","target":{"group":"apps","kind":"Deployment","name":"app-.*","labelSelector":"tier=web"},"patch":{"spec":{"template":{"spec":{"containers":[{"name":"proxy","image":"envoyproxy/envoy:v1.30","ports":[{"containerPort":9901}]}]}}}}}`,
-	`{"kind":"PrefixSuffixTransformer","prefix":"prod-"}`,
-	`{"kind":"LabelTransformer","labels":{"team":"platform","env":"prod"}}`,
-	`{"kind":"ImageTagTransformer","imageTag":{"name":"nginx","newName":"registry.example.com/nginx","newTag":"1.25.3"}}`,
-}
-
-// benchObjects returns n Deployment+Service pairs as JSON; every other Deployment is a
-// tier=web one that the patch selects.
-func benchObjects(n int) []json.RawMessage {
-	out := make([]json.RawMessage, 0, 2*n)
-	for i := range n {
-		tier := "web"
-		if i%2 == 1 {
-			tier = "worker"
-		}
-		out = append(out, json.RawMessage(fmt.Sprintf(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"app-%[1]d","labels":{"app":"app-%[1]d","tier":"%[2]s"}},"spec":{"replicas":2,"selector":{"matchLabels":{"app":"app-%[1]d"}},"template":{"metadata":{"labels":{"app":"app-%[1]d","tier":"%[2]s"}},"spec":{"containers":[{"name":"main","image":"nginx:1.21","ports":[{"containerPort":8080,"name":"http"}],"env":[{"name":"INDEX","value":"%[1]d"}],"resources":{"requests":{"cpu":"100m","memory":"128Mi"}}}]}}}}`, i, tier)),
-			json.RawMessage(fmt.Sprintf(`{"apiVersion":"v1","kind":"Service","metadata":{"name":"app-%[1]d","labels":{"app":"app-%[1]d"}},"spec":{"selector":{"app":"app-%[1]d"},"ports":[{"port":80,"targetPort":"http"}]}}`, i)))
-	}
-	return out
-}
-
-// benchPipeline compiles benchConfigs.
+// benchPipeline compiles the workload's transformer list.
 func benchPipeline(tb testing.TB) *Pipeline {
-	configs := make([]Config, len(benchConfigs))
-	for i, c := range benchConfigs {
+	configs := make([]Config, len(transformtest.Transformers))
+	for i, c := range transformtest.Transformers {
 		configs[i] = Config{Raw: json.RawMessage(c)}
 	}
 	p, errs := Compile(configs)
@@ -107,7 +61,7 @@ func benchFS(tb testing.TB, objects []json.RawMessage) filesys.FileSystem {
 		docs.Write(o)
 		docs.WriteString("\n---\n")
 	}
-	if err := fSys.WriteFile("/app/kustomization.yaml", []byte(benchKustomization)); err != nil {
+	if err := fSys.WriteFile("/app/kustomization.yaml", []byte(transformtest.Kustomization)); err != nil {
 		tb.Fatal(err)
 	}
 	if err := fSys.WriteFile("/app/objects.yaml", []byte(docs.String())); err != nil {
@@ -119,7 +73,7 @@ func benchFS(tb testing.TB, objects []json.RawMessage) filesys.FileSystem {
 func BenchmarkPipeline(b *testing.B) {
 	p := benchPipeline(b)
 	for _, pairs := range []int{200, 800, 10000} {
-		in := benchObjects(pairs)
+		in := transformtest.Pairs(pairs)
 		b.Run(fmt.Sprintf("pairs=%d", pairs), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -134,7 +88,7 @@ func BenchmarkPipeline(b *testing.B) {
 
 func BenchmarkKrusty(b *testing.B) {
 	for _, pairs := range []int{200, 800} {
-		fSys := benchFS(b, benchObjects(pairs))
+		fSys := benchFS(b, transformtest.Pairs(pairs))
 		b.Run(fmt.Sprintf("pairs=%d", pairs), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -155,7 +109,7 @@ func BenchmarkKrusty(b *testing.B) {
 
 // TestBenchEquivalence checks that both sides of the benchmark produce the same objects.
 func TestBenchEquivalence(t *testing.T) {
-	in := benchObjects(4)
+	in := transformtest.Pairs(4)
 	out, _, err := runPipeline(benchPipeline(t), in)
 	if err != nil {
 		t.Fatal(err)

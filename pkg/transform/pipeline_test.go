@@ -22,6 +22,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"stencil.dev/stencil/pkg/transform/transformtest"
 )
 
 // compileYAML consolidates YAML configs of one template and compiles them.
@@ -105,7 +107,7 @@ func TestPipelineConcurrent(t *testing.T) {
 		"{kind: ImageTagTransformer, imageTag: {name: nginx, newTag: '2'}}",
 		"{kind: PatchTransformer, target: {kind: Deployment}, patch: {spec: {template: {spec: {containers: [{name: side, image: s}]}}}}}",
 		"{kind: NamespaceTransformer, metadata: {namespace: ns}}")
-	in := benchObjects(5)
+	in := transformtest.Pairs(5)
 	want, _, err := runPipeline(p, in)
 	if err != nil {
 		t.Fatal(err)
