@@ -19,10 +19,17 @@ package main
 
 import (
 	"os"
+	"runtime/debug"
 
 	"stencil.dev/stencil/pkg/cmd/cli"
 )
 
 func main() {
+	// The CLI lives for one command, so the memory a lazier collector holds is given back at
+	// exit within milliseconds; collecting at 4x the live heap instead of 2x saves a tenth of
+	// a large run. GOGC, when set, still decides.
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(400)
+	}
 	os.Exit(cli.Run(cli.StandardStreams(), os.Args[1:]))
 }

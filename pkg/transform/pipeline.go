@@ -46,6 +46,14 @@ type Pipeline struct {
 	steps []step
 }
 
+// accountsOutput names the built-ins that spend what they add from the budget as they go
+// (or only remove), so that measuring every object again after them would find what the
+// budget already knows; on 1,600 objects that measuring took a fifth of a CLI run.
+var accountsOutput = map[string]bool{
+	"LabelTransformer": true, "AnnotationsTransformer": true, "PrefixSuffixTransformer": true,
+	"ImageTagTransformer": true, "PatchTransformer": true, "RemoveTransformer": true, "CleanupTransformer": true,
+}
+
 type step struct {
 	name, kind string
 	t          Transformer
@@ -174,7 +182,7 @@ func (p *Pipeline) Transform(ctx *Context, objects []Object) ([]Object, error) {
 		for i := n; i < len(ctx.warnings); i++ {
 			ctx.warnings[i] = fmt.Sprintf("transformer %q: %s", s.name, ctx.warnings[i])
 		}
-		if err == nil && ctx.maxBytes > 0 {
+		if err == nil && ctx.maxBytes > 0 && !accountsOutput[s.kind] {
 			err = ctx.measure(out)
 		}
 		if err != nil {
