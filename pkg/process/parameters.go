@@ -53,47 +53,51 @@ func compileParameters(params []templates.Parameter, d Dialect) ([]compiledParam
 	index := make(map[string]int, len(params))
 	base := field.NewPath("parameters")
 	for i, p := range params {
-		path := base.Index(i)
+		// Paths are made only for problems: most templates have none, and a path per
+		// parameter was most of what compiling parameters allocated.
+		path := func() *field.Path { return base.Index(i) }
 		out[i].Parameter = p
 		switch _, dup := index[p.Name]; {
 		case p.Name == "":
-			errs = append(errs, field.Required(path.Child("name"), ""))
+			errs = append(errs, field.Required(path().Child("name"), ""))
 		case !validParameterName(p.Name, d):
 			pattern := "^[A-Za-z_][A-Za-z0-9_]*$"
 			if d == OpenShift {
 				pattern = "^[a-zA-Z0-9_]+$"
 			}
-			errs = append(errs, field.Invalid(path.Child("name"), p.Name, "must match "+pattern))
+			errs = append(errs, field.Invalid(path().Child("name"), p.Name, "must match "+pattern))
 		case dup:
-			errs = append(errs, field.Duplicate(path.Child("name"), p.Name))
+			errs = append(errs, field.Duplicate(path().Child("name"), p.Name))
 		default:
 			index[p.Name] = i
 		}
 		if err := checkType(p.Type); err != nil {
-			errs = append(errs, field.NotSupported(path.Child("type"), p.Type, templates.SupportedParameterTypes))
+			errs = append(errs, field.NotSupported(path().Child("type"), p.Type, templates.SupportedParameterTypes))
 		} else {
 			if err := p.Type.CheckValue(p.Value); err != nil {
-				errs = append(errs, field.Invalid(path.Child("value"), shownValue(&p, p.Value), err.Error()))
+				errs = append(errs, field.Invalid(path().Child("value"), shownValue(&p, p.Value), err.Error()))
 			}
 			// OpenShift's Parameter has no constraints, so this finds nothing for its templates.
-			errs = append(errs, validation.ValidateParameterConstraints(&params[i], path)...)
-			out[i].checker = templates.NewValueChecker(&params[i])
+			if params[i].HasConstraints() {
+				errs = append(errs, validation.ValidateParameterConstraints(&params[i], path())...)
+				out[i].checker = templates.NewValueChecker(&params[i])
+			}
 		}
 		switch p.Generate {
 		case "":
 		case templates.GeneratorExpression:
 			if p.From == "" {
-				errs = append(errs, field.Required(path.Child("from"), "the expression generator needs an expression"))
+				errs = append(errs, field.Required(path().Child("from"), "the expression generator needs an expression"))
 				break
 			}
 			gen, err := parseExpression(p.From)
 			if err != nil {
-				errs = append(errs, field.Invalid(path.Child("from"), p.From, err.Error()))
+				errs = append(errs, field.Invalid(path().Child("from"), p.From, err.Error()))
 				break
 			}
 			out[i].generator = gen
 		default:
-			errs = append(errs, field.NotSupported(path.Child("generate"), p.Generate, []string{templates.GeneratorExpression}))
+			errs = append(errs, field.NotSupported(path().Child("generate"), p.Generate, []string{templates.GeneratorExpression}))
 		}
 	}
 	return out, index, errs

@@ -55,11 +55,10 @@ func decodeParameters(data []byte) ([]templates.Parameter, error) {
 	}
 	var out []templates.Parameter
 	for i := 0; dec.PeekKind() != ']'; i++ {
-		var p templates.Parameter
-		if err := decodeParameter(dec, &p); err != nil {
+		out = append(out, templates.Parameter{})
+		if err := decodeParameter(dec, &out[len(out)-1]); err != nil {
 			return nil, fmt.Errorf("parameters[%d]%w", i, err)
 		}
-		out = append(out, p)
 	}
 	if _, err := dec.ReadToken(); err != nil {
 		return nil, err
