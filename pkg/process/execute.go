@@ -40,6 +40,17 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 	if limit <= 0 {
 		limit = DefaultMaxOutputBytes
 	}
+	// The answer carries every value too, generated ones included: they spend from the same
+	// budget, or many generators in a small body could answer with tens of megabytes.
+	valueBytes := 0
+	for _, v := range values {
+		valueBytes += len(v)
+	}
+	if valueBytes > limit {
+		return nil, field.ErrorList{field.Invalid(field.NewPath("parameters"), "",
+			fmt.Sprintf("the parameter values, generated ones included, come to more than %d bytes, the bound of one request", limit))}
+	}
+	limit -= valueBytes
 	x := &executor{plan: p, values: make([]paramValue, len(values)), limit: limit}
 	for i, v := range values {
 		x.values[i] = prepareValue(v, p.params[i].Type, p.usage[i])

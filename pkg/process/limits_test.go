@@ -17,6 +17,7 @@ limitations under the License.
 package process
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -107,4 +108,27 @@ func TestNumbersKubernetesCannotRead(t *testing.T) {
 	errorsContain(t, errs, "parameters[0].value", "within ±1.8e308")
 	_, errs = processCase(t, stencilTemplate(`[{"name":"N","type":"int"}]`, `[]`), Request{Parameters: map[string]string{"N": "-" + huge}})
 	errorsContain(t, errs, "parameters[0]", "within ±1.8e308")
+}
+
+// TestValuesSpendFromTheOutputBudget checks that generated values, which the answer carries,
+// count against the bound of one request.
+func TestValuesSpendFromTheOutputBudget(t *testing.T) {
+	params := make([]string, 40)
+	for i := range params {
+		params[i] = fmt.Sprintf(`{"name":"P%d","generate":"expression","from":"[a-z]{255}"}`, i)
+	}
+	tmpl, d, err := DecodeTemplate([]byte(stencilTemplate("["+strings.Join(params, ",")+"]", `[]`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, errs := Compile(tmpl, d)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if _, errs := plan.Execute(Request{MaxOutputBytes: 8000}); len(errs) == 0 || errs[0].Field != "parameters" {
+		t.Fatalf("40 values of 255 bytes under a bound of 8000: %v", errs)
+	}
+	if _, errs := plan.Execute(Request{MaxOutputBytes: 20000}); len(errs) > 0 {
+		t.Fatalf("under a bound of 20000: %v", errs)
+	}
 }
