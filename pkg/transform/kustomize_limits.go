@@ -129,10 +129,11 @@ func (p *kustomizePatch) matches(obj Object, renamed bool) int {
 }
 
 // checkKustomizeCost refuses a build before it starts when its patches and replacements would
-// take more than maxKustomizeWork, or could make objects larger than ctx's budget: JSON 6902
-// copies double an object each, so eleven copy operations over 200 small ConfigMaps make
-// hundreds of megabytes. sizes are the objects' sizes as JSON.
+// take more than ctx's limit (maxKustomizeWork by default), or could make objects larger than
+// ctx's budget: JSON 6902 copies double an object each, so eleven copy operations over 200
+// small ConfigMaps make hundreds of megabytes. sizes are the objects' sizes as JSON.
 func (t *kustomizationTransformer) checkKustomizeCost(ctx *Context, objects []Object, sizes []int) error {
+	maxWork := ctx.limits.kustomizeWork()
 	work := len(objects) + t.generated
 	grown := 0
 	renamed := false
@@ -152,7 +153,7 @@ func (t *kustomizationTransformer) checkKustomizeCost(ctx *Context, objects []Ob
 			}
 			grown += sizes[i] - before
 		}
-		if work > maxKustomizeWork {
+		if work > maxWork {
 			break
 		}
 		renamed = renamed || p.renames
@@ -170,9 +171,9 @@ func (t *kustomizationTransformer) checkKustomizeCost(ctx *Context, objects []Ob
 			}
 		}
 	}
-	if work > maxKustomizeWork {
+	if work > maxWork {
 		return fmt.Errorf("this Kustomization would apply its patches and replacements to %d objects in all (counting each object once more); "+
-			"at most %d are allowed: give its patches narrower targets, or split it", work, maxKustomizeWork)
+			"at most %d are allowed: give its patches narrower targets, or split it", work, maxWork)
 	}
 	if !ctx.fits(grown) {
 		return fmt.Errorf("its patches could add %d bytes to the objects: %w", grown, ctx.tooLarge())
