@@ -48,6 +48,8 @@ type afterEngine struct {
 	maxBytes int
 	// limits are the server's processing limits, for the transformers and expansion.
 	limits transform.Limits
+	// buildSlots are the Renderer's Kustomization build slots; nil for the process's own.
+	buildSlots *transform.BuildSlots
 }
 
 // outcome is the result of the steps after the engine.
@@ -68,7 +70,7 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage) (o
 	if err != nil {
 		return outcome{}, err
 	}
-	ctx := transform.NewContext(request, a.maxBytes).SetLimits(a.limits)
+	ctx := transform.NewContext(request, a.maxBytes).SetLimits(a.limits).SetBuildSlots(a.buildSlots)
 	if a.pipeline != nil {
 		if decoded, err = a.pipeline.Transform(ctx, decoded); err != nil {
 			var te *transform.Error

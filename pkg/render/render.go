@@ -77,6 +77,7 @@ type Renderer struct {
 	pipelines      *byteCache
 	maxOutputBytes int
 	limits         transform.Limits
+	buildSlots     *transform.BuildSlots // nil: the process's shared slots
 	observer       CacheObserver
 }
 
@@ -91,8 +92,12 @@ func NewRenderer(opts Options) *Renderer {
 	if opts.MaxOutputBytes <= 0 {
 		opts.MaxOutputBytes = process.DefaultMaxOutputBytes
 	}
-	return &Renderer{kindToResource: opts.KindToResource, maxOutputBytes: opts.MaxOutputBytes, limits: opts.Limits,
+	p := &Renderer{kindToResource: opts.KindToResource, maxOutputBytes: opts.MaxOutputBytes, limits: opts.Limits,
 		plans: newByteCache(opts.PlanCacheBytes), pipelines: newByteCache(opts.PipelineCacheBytes)}
+	if opts.Limits.KustomizeBuilds > 0 {
+		p.buildSlots = transform.NewBuildSlots(opts.Limits.KustomizeBuilds)
+	}
+	return p
 }
 
 // Input is one processing request.
@@ -153,7 +158,7 @@ func (p *Renderer) Render(ctx context.Context, in Input) (*Output, field.ErrorLi
 		return nil, sortErrors(append(errs, p.configProblems(in)...)), nil
 	}
 	after := &afterEngine{kindResource: p.kindToResource, rules: in.RemovalRules, properties: in.Properties, destinations: in.Destinations,
-		maxBytes: in.Request.MaxOutputBytes, limits: p.limits}
+		maxBytes: in.Request.MaxOutputBytes, limits: p.limits, buildSlots: p.buildSlots}
 	if after.pipeline, errs = p.pipeline(configs, result.Transformers); len(errs) > 0 {
 		return nil, sortErrors(errs), nil
 	}

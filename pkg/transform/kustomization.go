@@ -201,7 +201,7 @@ func (t *kustomizationTransformer) Transform(ctx *Context, objects []Object) ([]
 		return nil, err
 	}
 	out, err := runKrusty(fSys, opts)
-	releaseKustomizeSlot()
+	releaseKustomizeSlot(ctx)
 	if err != nil {
 		return nil, err
 	}

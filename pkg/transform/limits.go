@@ -44,6 +44,10 @@ type Limits struct {
 	// KustomizeApplications bounds objects plus patch and replacement applications of one
 	// inline Kustomization.
 	KustomizeApplications int
+	// KustomizeBuilds bounds the Kustomization builds running at once across every request
+	// of a server, so it is not read from one request's Context: whoever holds the server's
+	// state makes BuildSlots of it. Zero means the process's shared DefaultKustomizeBuilds.
+	KustomizeBuilds int
 	// ExpansionOutputBytes and ExpansionWork bound template expansion over one request, all
 	// destinations together; zero means pkg/transform/expand's defaults. They are applied by
 	// the caller of expand, since expand depends on this package and not the other way.

@@ -70,6 +70,8 @@ type Context struct {
 	origins map[unsafe.Pointer]origin
 	// limits are the request's processing limits; zero fields mean the defaults.
 	limits Limits
+	// buildSlots bounds the Kustomization builds running at once; nil for the process's own.
+	buildSlots *BuildSlots
 }
 
 // origin is the identity an object had before the first rename.

@@ -48,8 +48,8 @@ func NewProcessingOptions() *ProcessingOptions {
 		MaxOutputBytes: process.DefaultMaxOutputBytes, MaxConcurrent: renderrest.DefaultMaxConcurrent,
 		Limits: transform.Limits{
 			KustomizeObjects: transform.DefaultKustomizeObjects, KustomizeBytes: transform.DefaultKustomizeBytes,
-			KustomizeApplications: transform.DefaultKustomizeApplications,
-			ExpansionOutputBytes:  expand.DefaultOutputBytes, ExpansionWork: expand.DefaultWork,
+			KustomizeApplications: transform.DefaultKustomizeApplications, KustomizeBuilds: transform.DefaultKustomizeBuilds(),
+			ExpansionOutputBytes: expand.DefaultOutputBytes, ExpansionWork: expand.DefaultWork,
 			TransformerImports: transform.DefaultTransformerImports, ImportDepth: transform.DefaultImportDepth,
 		}}
 }
@@ -72,6 +72,8 @@ func (o *ProcessingOptions) AddFlags(fs *pflag.FlagSet) {
 		"Bytes of JSON of the objects one inline Kustomization transformer may run over.")
 	fs.IntVar(&l.KustomizeApplications, "max-kustomize-applications", l.KustomizeApplications,
 		"Objects plus patch and replacement applications one inline Kustomization may make, estimated before the build starts (a build cannot be stopped once started); each costs about a millisecond.")
+	fs.IntVar(&l.KustomizeBuilds, "max-concurrent-kustomize-builds", l.KustomizeBuilds,
+		"Inline Kustomization builds that run at once over all requests (a build cannot be stopped once started, so each takes a core until it ends); others wait their turn. Default: half the cores, 2 at least.")
 	fs.IntVar(&l.ExpansionOutputBytes, "max-expansion-output-bytes", l.ExpansionOutputBytes,
 		"Bytes template expansion may write for one request, shared among its destinations (each keeps at least 64 KiB).")
 	fs.IntVar(&l.ExpansionWork, "max-expansion-work", l.ExpansionWork,
@@ -102,7 +104,7 @@ func (o *ProcessingOptions) Validate() []error {
 		value int
 	}{
 		{"max-kustomize-objects", o.Limits.KustomizeObjects}, {"max-kustomize-bytes", o.Limits.KustomizeBytes},
-		{"max-kustomize-applications", o.Limits.KustomizeApplications},
+		{"max-kustomize-applications", o.Limits.KustomizeApplications}, {"max-concurrent-kustomize-builds", o.Limits.KustomizeBuilds},
 		{"max-expansion-output-bytes", o.Limits.ExpansionOutputBytes}, {"max-expansion-work", o.Limits.ExpansionWork},
 		{"max-transformer-imports", o.Limits.TransformerImports}, {"max-import-depth", o.Limits.ImportDepth},
 	} {

@@ -32,17 +32,17 @@ func TestProcessingLimitFlags(t *testing.T) {
 	}
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	o.AddFlags(fs)
-	args := []string{"--max-kustomize-objects=10", "--max-kustomize-bytes=2000", "--max-kustomize-applications=30",
+	args := []string{"--max-kustomize-objects=10", "--max-kustomize-bytes=2000", "--max-kustomize-applications=30", "--max-concurrent-kustomize-builds=3",
 		"--max-expansion-output-bytes=4000", "--max-expansion-work=5000", "--max-transformer-imports=6", "--max-import-depth=7"}
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
 	l := o.Limits
-	if l.KustomizeObjects != 10 || l.KustomizeBytes != 2000 || l.KustomizeApplications != 30 || l.ExpansionOutputBytes != 4000 ||
+	if l.KustomizeObjects != 10 || l.KustomizeBytes != 2000 || l.KustomizeApplications != 30 || l.KustomizeBuilds != 3 || l.ExpansionOutputBytes != 4000 ||
 		l.ExpansionWork != 5000 || l.TransformerImports != 6 || l.ImportDepth != 7 {
 		t.Fatalf("flags not parsed into the limits: %+v", l)
 	}
-	for _, flag := range []string{"max-kustomize-objects", "max-kustomize-bytes", "max-kustomize-applications",
+	for _, flag := range []string{"max-kustomize-objects", "max-kustomize-bytes", "max-kustomize-applications", "max-concurrent-kustomize-builds",
 		"max-expansion-output-bytes", "max-expansion-work", "max-transformer-imports", "max-import-depth"} {
 		o := NewProcessingOptions()
 		fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
