@@ -37,6 +37,7 @@ import (
 	"stencil.dev/stencil/pkg/registry/templates/processedtemplate"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 	templatestorage "stencil.dev/stencil/pkg/registry/templates/template"
+	"stencil.dev/stencil/pkg/transform"
 )
 
 var (
@@ -78,6 +79,9 @@ type ExtraConfig struct {
 	PlanCacheBytes, PipelineCacheBytes int64
 	// MaxOutputBytes bounds the JSON one processing request may make; 0 means the default.
 	MaxOutputBytes int
+	// ProcessingLimits are the other per-request processing limits; zero fields mean the
+	// defaults.
+	ProcessingLimits transform.Limits
 	// MaxConcurrentProcessing bounds the processing requests that run at once; zero means
 	// renderrest.DefaultMaxConcurrent.
 	MaxConcurrentProcessing int
@@ -138,6 +142,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		Observer:       c.ExtraConfig.Observer,
 		PlanCacheBytes: c.ExtraConfig.PlanCacheBytes, PipelineCacheBytes: c.ExtraConfig.PipelineCacheBytes,
 		MaxOutputBytes: c.ExtraConfig.MaxOutputBytes,
+		Limits:         c.ExtraConfig.ProcessingLimits,
 		MaxConcurrent:  c.ExtraConfig.MaxConcurrentProcessing,
 	})
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(templates.GroupName, Scheme, metav1.ParameterCodec, Codecs)

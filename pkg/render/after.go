@@ -46,6 +46,10 @@ type afterEngine struct {
 	// maxBytes is the request's output budget, which the transformers' output is held to as
 	// the engine's was.
 	maxBytes int
+	// limits are the server's processing limits, for the transformers and expansion.
+	limits transform.Limits
+	// buildSlots are the Renderer's Kustomization build slots; nil for the process's own.
+	buildSlots *transform.BuildSlots
 }
 
 // outcome is the result of the steps after the engine.
@@ -66,7 +70,7 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage) (o
 	if err != nil {
 		return outcome{}, err
 	}
-	ctx := transform.NewContext(request, a.maxBytes)
+	ctx := transform.NewContext(request, a.maxBytes).SetLimits(a.limits).SetBuildSlots(a.buildSlots)
 	if a.pipeline != nil {
 		if decoded, err = a.pipeline.Transform(ctx, decoded); err != nil {
 			var te *transform.Error
@@ -80,7 +84,7 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage) (o
 	remove.ApplyRules(decoded, a.rules, a.kindResource)
 	result := outcome{warnings: ctx.Warnings()}
 	if len(a.destinations) == 0 {
-		if result.invalid = expand.Templates(decoded, a.properties, expand.Limits{}); len(result.invalid) == 0 {
+		if result.invalid = expand.Templates(decoded, a.properties, a.expansionLimits(1)); len(result.invalid) == 0 {
 			result.objects, err = jsonbytes.EncodeObjects(decoded)
 		}
 		return result, err
@@ -89,14 +93,28 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage) (o
 	return result, err
 }
 
+// expansionLimits shares the request's expansion budget among n runs. Each run keeps a floor
+// (64 KiB of output, 1 Mi of work, or the whole budget when that is smaller) so that many
+// destinations still expand small templates; so n runs may take up to n floors together.
+func (a *afterEngine) expansionLimits(n int) expand.Limits {
+	output := a.limits.ExpansionOutputBytes
+	if output <= 0 {
+		output = expand.DefaultOutputBytes
+	}
+	work := a.limits.ExpansionWork
+	if work <= 0 {
+		work = expand.DefaultWork
+	}
+	return expand.Limits{MaxOutputBytes: max(output/n, min(64<<10, output)), MaxWork: max(work/n, min(1<<20, work))}
+}
+
 // perDestination expands a fresh copy of the objects for each destination and annotates it.
 func (a *afterEngine) perDestination(ctx *transform.Context, objects []transform.Object) ([]json.RawMessage, field.ErrorList, error) {
 	var out []json.RawMessage
 	var errs field.ErrorList
 	// The destinations share the expansion budget of one request, and their output together
 	// is bounded as the engine's is.
-	n := len(a.destinations)
-	limits := expand.Limits{MaxOutputBytes: max(1<<20/n, 64<<10), MaxWork: max(32<<20/n, 1<<20)}
+	limits := a.expansionLimits(len(a.destinations))
 	total := 0
 	for i, d := range a.destinations {
 		if err := ctx.Err(); err != nil {

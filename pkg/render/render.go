@@ -64,6 +64,9 @@ type Options struct {
 	// transformer, unless the request sets a lower bound; 0 means
 	// process.DefaultMaxOutputBytes.
 	MaxOutputBytes int
+	// Limits are the other per-request processing limits (Kustomization, expansion,
+	// transformer imports); zero fields mean their defaults.
+	Limits transform.Limits
 }
 
 // Renderer processes templates; it caches compiled plans of stored templates and compiled
@@ -73,6 +76,8 @@ type Renderer struct {
 	plans          *byteCache
 	pipelines      *byteCache
 	maxOutputBytes int
+	limits         transform.Limits
+	buildSlots     *transform.BuildSlots // nil: the process's shared slots
 	observer       CacheObserver
 }
 
@@ -87,8 +92,12 @@ func NewRenderer(opts Options) *Renderer {
 	if opts.MaxOutputBytes <= 0 {
 		opts.MaxOutputBytes = process.DefaultMaxOutputBytes
 	}
-	return &Renderer{kindToResource: opts.KindToResource, maxOutputBytes: opts.MaxOutputBytes,
+	p := &Renderer{kindToResource: opts.KindToResource, maxOutputBytes: opts.MaxOutputBytes, limits: opts.Limits,
 		plans: newByteCache(opts.PlanCacheBytes), pipelines: newByteCache(opts.PipelineCacheBytes)}
+	if opts.Limits.KustomizeBuilds > 0 {
+		p.buildSlots = transform.NewBuildSlots(opts.Limits.KustomizeBuilds)
+	}
+	return p
 }
 
 // Input is one processing request.
@@ -130,7 +139,7 @@ func (o *Output) List() []byte { return process.ListBytes(o.Objects) }
 // field.ErrorList, all at once where they are found in one step; an error is a failure of
 // processing itself, or ctx's error when the request is done before processing is.
 func (p *Renderer) Render(ctx context.Context, in Input) (*Output, field.ErrorList, error) {
-	t, configs, importsKey, errs := consolidate(in.Template, in.GetTemplate)
+	t, configs, importsKey, errs := consolidate(in.Template, in.GetTemplate, p.limits)
 	if len(errs) > 0 {
 		return nil, sortErrors(errs), nil
 	}
@@ -149,7 +158,7 @@ func (p *Renderer) Render(ctx context.Context, in Input) (*Output, field.ErrorLi
 		return nil, sortErrors(append(errs, p.configProblems(in)...)), nil
 	}
 	after := &afterEngine{kindResource: p.kindToResource, rules: in.RemovalRules, properties: in.Properties, destinations: in.Destinations,
-		maxBytes: in.Request.MaxOutputBytes}
+		maxBytes: in.Request.MaxOutputBytes, limits: p.limits, buildSlots: p.buildSlots}
 	if after.pipeline, errs = p.pipeline(configs, result.Transformers); len(errs) > 0 {
 		return nil, sortErrors(errs), nil
 	}
@@ -206,7 +215,7 @@ func dialectOf(t *templates.Template) process.Dialect {
 // own transformers, overrides, order), which the engine then substitutes parameters into. It
 // also returns the list itself, whose paths say where each config was written, and a key
 // naming the imported templates' versions, part of the plan's cache key.
-func consolidate(t *templates.Template, get transform.TemplateGetter) (*templates.Template, []transform.Config, string, field.ErrorList) {
+func consolidate(t *templates.Template, get transform.TemplateGetter, limits transform.Limits) (*templates.Template, []transform.Config, string, field.ErrorList) {
 	if len(t.Transformers) == 0 && len(t.TransformersFrom) == 0 && len(t.TransformerOverrides) == 0 && len(t.TransformerOrder) == 0 {
 		return t, nil, "", nil
 	}
@@ -221,7 +230,7 @@ func consolidate(t *templates.Template, get transform.TemplateGetter) (*template
 			return imported, err
 		}
 	}
-	configs, errs := transform.Consolidate(t, recordingGet)
+	configs, errs := transform.ConsolidateWithin(t, recordingGet, limits)
 	if len(errs) > 0 {
 		return nil, nil, "", errs
 	}

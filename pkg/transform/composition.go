@@ -54,14 +54,20 @@ const maxImportReads = 64
 // are not validated beyond their header (Compile does that after substitution). Errors name
 // the field of t that leads to the problem.
 func Consolidate(t *templates.Template, get TemplateGetter) ([]Config, field.ErrorList) {
+	return ConsolidateWithin(t, get, Limits{})
+}
+
+// ConsolidateWithin is Consolidate under limits' TransformerImports and ImportDepth, for a
+// server whose operator changed them.
+func ConsolidateWithin(t *templates.Template, get TemplateGetter, limits Limits) ([]Config, field.ErrorList) {
 	reads := 0
-	return consolidate(t, get, nil, []string{t.Name}, &reads)
+	return consolidate(t, get, nil, []string{t.Name}, &reads, limits)
 }
 
 // consolidate works on one template; base is nil for the template being processed and the
 // import's path for an imported one, chain holds the names of the templates on the way, and
 // reads counts the imports read so far.
-func consolidate(t *templates.Template, get TemplateGetter, base *field.Path, chain []string, reads *int) ([]Config, field.ErrorList) {
+func consolidate(t *templates.Template, get TemplateGetter, base *field.Path, chain []string, reads *int, limits Limits) ([]Config, field.ErrorList) {
 	var errs field.ErrorList
 	var before, after []Config
 	imported := map[string]bool{}
@@ -72,8 +78,8 @@ func consolidate(t *templates.Template, get TemplateGetter, base *field.Path, ch
 			continue
 		}
 		imported[imp.Name] = true
-		if *reads >= maxImportReads {
-			errs = append(errs, field.TooMany(impPath, *reads+1, maxImportReads))
+		if *reads >= limits.importReads() {
+			errs = append(errs, field.TooMany(impPath, *reads+1, limits.importReads()))
 			break
 		}
 		*reads++
@@ -82,8 +88,8 @@ func consolidate(t *templates.Template, get TemplateGetter, base *field.Path, ch
 			errs = append(errs, field.Invalid(impPath.Child("name"), imp.Name, "transformer import cycle: "+cycle))
 			continue
 		}
-		if len(chain) > maxImportDepth {
-			errs = append(errs, field.Invalid(impPath.Child("name"), imp.Name, fmt.Sprintf("transformer imports nest deeper than %d templates", maxImportDepth)))
+		if len(chain) > limits.importDepth() {
+			errs = append(errs, field.Invalid(impPath.Child("name"), imp.Name, fmt.Sprintf("transformer imports nest deeper than %d templates", limits.importDepth())))
 			continue
 		}
 		if get == nil {
@@ -102,7 +108,7 @@ func consolidate(t *templates.Template, get TemplateGetter, base *field.Path, ch
 			errs = append(errs, field.InternalError(impPath.Child("name"), err))
 			continue
 		}
-		list, impErrs := consolidate(other, get, impPath, append(chain, imp.Name), reads)
+		list, impErrs := consolidate(other, get, impPath, append(chain, imp.Name), reads, limits)
 		errs = append(errs, impErrs...)
 		if imp.ImportMode == templates.ImportModeAppend {
 			after = append(after, list...)

@@ -164,8 +164,8 @@ func refuseSources(refuse func(bool, string, string), prefix string, s types.KvP
 
 // Transform builds the kustomization over the objects.
 func (t *kustomizationTransformer) Transform(ctx *Context, objects []Object) ([]Object, error) {
-	if len(objects) > maxKustomizeObjects {
-		return nil, fmt.Errorf("a Kustomization runs over at most %d objects, not %d", maxKustomizeObjects, len(objects))
+	if limit := ctx.limits.kustomizeObjects(); len(objects) > limit {
+		return nil, fmt.Errorf("a Kustomization runs over at most %d objects, not %d", limit, len(objects))
 	}
 	var docs []byte
 	sizes := make([]int, len(objects))
@@ -177,8 +177,8 @@ func (t *kustomizationTransformer) Transform(ctx *Context, objects []Object) ([]
 		}
 		sizes[i] = len(docs) - start
 		docs = append(docs, "\n---\n"...)
-		if len(docs) > maxKustomizeBytes {
-			return nil, fmt.Errorf("a Kustomization runs over at most %d bytes of objects", maxKustomizeBytes)
+		if limit := ctx.limits.kustomizeBytes(); len(docs) > limit {
+			return nil, fmt.Errorf("a Kustomization runs over at most %d bytes of objects", limit)
 		}
 	}
 	if err := t.checkKustomizeCost(ctx, objects, sizes); err != nil {
@@ -201,7 +201,7 @@ func (t *kustomizationTransformer) Transform(ctx *Context, objects []Object) ([]
 		return nil, err
 	}
 	out, err := runKrusty(fSys, opts)
-	releaseKustomizeSlot()
+	releaseKustomizeSlot(ctx)
 	if err != nil {
 		return nil, err
 	}

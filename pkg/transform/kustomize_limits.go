@@ -44,9 +44,10 @@ const (
 	maxKustomizeWork = 5000
 )
 
-// kustomizeSlots holds one token per running build. Builds may run concurrently (see
-// warmKustomize for the one global Kustomize keeps); the bound is on the cores they take.
-var kustomizeSlots = make(chan struct{}, max(2, runtime.GOMAXPROCS(0)/2))
+// kustomizeSlots holds one token per running build of a Context without BuildSlots of its
+// own. Builds may run concurrently (see warmKustomize for the one global Kustomize keeps); the
+// bound is on the cores they take.
+var kustomizeSlots = make(chan struct{}, DefaultKustomizeBuilds())
 
 // kustomizePatch is what the estimate needs of one entry of a Kustomization's patches.
 type kustomizePatch struct {
@@ -129,10 +130,11 @@ func (p *kustomizePatch) matches(obj Object, renamed bool) int {
 }
 
 // checkKustomizeCost refuses a build before it starts when its patches and replacements would
-// take more than maxKustomizeWork, or could make objects larger than ctx's budget: JSON 6902
-// copies double an object each, so eleven copy operations over 200 small ConfigMaps make
-// hundreds of megabytes. sizes are the objects' sizes as JSON.
+// take more than ctx's limit (maxKustomizeWork by default), or could make objects larger than
+// ctx's budget: JSON 6902 copies double an object each, so eleven copy operations over 200
+// small ConfigMaps make hundreds of megabytes. sizes are the objects' sizes as JSON.
 func (t *kustomizationTransformer) checkKustomizeCost(ctx *Context, objects []Object, sizes []int) error {
+	maxWork := ctx.limits.kustomizeWork()
 	work := len(objects) + t.generated
 	grown := 0
 	renamed := false
@@ -152,7 +154,7 @@ func (t *kustomizationTransformer) checkKustomizeCost(ctx *Context, objects []Ob
 			}
 			grown += sizes[i] - before
 		}
-		if work > maxKustomizeWork {
+		if work > maxWork {
 			break
 		}
 		renamed = renamed || p.renames
@@ -170,9 +172,9 @@ func (t *kustomizationTransformer) checkKustomizeCost(ctx *Context, objects []Ob
 			}
 		}
 	}
-	if work > maxKustomizeWork {
+	if work > maxWork {
 		return fmt.Errorf("this Kustomization would apply its patches and replacements to %d objects in all (counting each object once more); "+
-			"at most %d are allowed: give its patches narrower targets, or split it", work, maxKustomizeWork)
+			"at most %d are allowed: give its patches narrower targets, or split it", work, maxWork)
 	}
 	if !ctx.fits(grown) {
 		return fmt.Errorf("its patches could add %d bytes to the objects: %w", grown, ctx.tooLarge())
@@ -180,22 +182,55 @@ func (t *kustomizationTransformer) checkKustomizeCost(ctx *Context, objects []Ob
 	return nil
 }
 
+// BuildSlots bounds the Kustomization builds that run at once. A server makes one and gives it
+// to every request's Context (SetBuildSlots), so that its operator may size it; a Context
+// without one shares the process's default slots.
+type BuildSlots struct{ c chan struct{} }
+
+// NewBuildSlots returns n slots; n below 1 means DefaultKustomizeBuilds.
+func NewBuildSlots(n int) *BuildSlots {
+	if n < 1 {
+		n = DefaultKustomizeBuilds()
+	}
+	return &BuildSlots{c: make(chan struct{}, n)}
+}
+
+// DefaultKustomizeBuilds is the default number of concurrent builds: half the cores the
+// process may use, but two at least so that one slow build does not hold up every other.
+func DefaultKustomizeBuilds() int { return max(2, runtime.GOMAXPROCS(0)/2) }
+
+// SetBuildSlots makes the Kustomization builds of c take their turns from slots. It returns
+// c, so that it chains after NewContext.
+func (c *Context) SetBuildSlots(slots *BuildSlots) *Context {
+	c.buildSlots = slots
+	return c
+}
+
+// kustomizeSlots returns the build slots the Context's builds take.
+func (c *Context) kustomizeSlots() chan struct{} {
+	if c.buildSlots != nil {
+		return c.buildSlots.c
+	}
+	return kustomizeSlots
+}
+
 // acquireKustomizeSlot waits for a build slot, or for the request to end.
 func acquireKustomizeSlot(ctx *Context) error {
+	slots := ctx.kustomizeSlots()
 	select {
-	case kustomizeSlots <- struct{}{}:
+	case slots <- struct{}{}:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	// Both may be ready at once, and select picks either: a request that ended does not build.
 	if err := ctx.Err(); err != nil {
-		<-kustomizeSlots
+		<-slots
 		return err
 	}
 	return nil
 }
 
-func releaseKustomizeSlot() { <-kustomizeSlots }
+func releaseKustomizeSlot(ctx *Context) { <-ctx.kustomizeSlots() }
 
 var kustomizeWarm sync.Once
 

@@ -68,6 +68,10 @@ type Context struct {
 	// only when a transformer changes them, so that patch targets and replica overrides can
 	// still select it by its original name, as Kustomize's selectors do.
 	origins map[unsafe.Pointer]origin
+	// limits are the request's processing limits; zero fields mean the defaults.
+	limits Limits
+	// buildSlots bounds the Kustomization builds running at once; nil for the process's own.
+	buildSlots *BuildSlots
 }
 
 // origin is the identity an object had before the first rename.

@@ -151,6 +151,7 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 		GenericConfig: serverConfig,
 		ExtraConfig: apiserver.ExtraConfig{ClusterConfig: serverConfig.ClientConfig, Observer: metrics.NewRecorder(),
 			PlanCacheBytes: o.Processing.PlanCacheBytes, PipelineCacheBytes: o.Processing.PipelineCacheBytes,
-			MaxOutputBytes: o.Processing.MaxOutputBytes, MaxConcurrentProcessing: o.Processing.MaxConcurrent},
+			MaxOutputBytes: o.Processing.MaxOutputBytes, MaxConcurrentProcessing: o.Processing.MaxConcurrent,
+			ProcessingLimits: o.Processing.Limits},
 	}, nil
 }

@@ -24,6 +24,8 @@ import (
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 	"stencil.dev/stencil/pkg/render"
+	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/expand"
 )
 
 // ProcessingOptions bound the memory processing keeps between requests.
@@ -36,12 +38,20 @@ type ProcessingOptions struct {
 	MaxOutputBytes int
 	// MaxConcurrent bounds the processing requests that run at once.
 	MaxConcurrent int
+	// Limits bound what one request's transformers, imports and expansion may cost.
+	Limits transform.Limits
 }
 
 // NewProcessingOptions returns the defaults.
 func NewProcessingOptions() *ProcessingOptions {
 	return &ProcessingOptions{PlanCacheBytes: render.DefaultPlanCacheBytes, PipelineCacheBytes: render.DefaultPipelineCacheBytes,
-		MaxOutputBytes: process.DefaultMaxOutputBytes, MaxConcurrent: renderrest.DefaultMaxConcurrent}
+		MaxOutputBytes: process.DefaultMaxOutputBytes, MaxConcurrent: renderrest.DefaultMaxConcurrent,
+		Limits: transform.Limits{
+			KustomizeObjects: transform.DefaultKustomizeObjects, KustomizeBytes: transform.DefaultKustomizeBytes,
+			KustomizeApplications: transform.DefaultKustomizeApplications, KustomizeBuilds: transform.DefaultKustomizeBuilds(),
+			ExpansionOutputBytes: expand.DefaultOutputBytes, ExpansionWork: expand.DefaultWork,
+			TransformerImports: transform.DefaultTransformerImports, ImportDepth: transform.DefaultImportDepth,
+		}}
 }
 
 // AddFlags adds the processing flags to fs.
@@ -55,6 +65,23 @@ func (o *ProcessingOptions) AddFlags(fs *pflag.FlagSet) {
 			"Others wait up to a quarter of their time limit (15 s at most) and then get 429 with Retry-After.")
 	fs.IntVar(&o.MaxOutputBytes, "max-output-bytes", o.MaxOutputBytes,
 		"Bytes of JSON one processing request may make, through substitution and every transformer; a request past it gets a 422 naming where. With --max-concurrent-processing it bounds the memory processing can take.")
+	l := &o.Limits
+	fs.IntVar(&l.KustomizeObjects, "max-kustomize-objects", l.KustomizeObjects,
+		"Objects one inline Kustomization transformer may run over; a build costs about a millisecond per object, and some of its passes grow with their square.")
+	fs.IntVar(&l.KustomizeBytes, "max-kustomize-bytes", l.KustomizeBytes,
+		"Bytes of JSON of the objects one inline Kustomization transformer may run over.")
+	fs.IntVar(&l.KustomizeApplications, "max-kustomize-applications", l.KustomizeApplications,
+		"Objects plus patch and replacement applications one inline Kustomization may make, estimated before the build starts (a build cannot be stopped once started); each costs about a millisecond.")
+	fs.IntVar(&l.KustomizeBuilds, "max-concurrent-kustomize-builds", l.KustomizeBuilds,
+		"Inline Kustomization builds that run at once over all requests (a build cannot be stopped once started, so each takes a core until it ends); others wait their turn. Default: half the cores, 2 at least.")
+	fs.IntVar(&l.ExpansionOutputBytes, "max-expansion-output-bytes", l.ExpansionOutputBytes,
+		"Bytes template expansion may write for one request, shared among its destinations (each keeps at least 64 KiB).")
+	fs.IntVar(&l.ExpansionWork, "max-expansion-work", l.ExpansionWork,
+		"Units of template expansion work (about a byte handled each) for one request, shared among its destinations (each keeps at least 1 Mi).")
+	fs.IntVar(&l.TransformerImports, "max-transformer-imports", l.TransformerImports,
+		"Templates one request's transformersFrom imports may read, counting each read; each is a storage read.")
+	fs.IntVar(&l.ImportDepth, "max-import-depth", l.ImportDepth,
+		"Depth of transformersFrom import chains.")
 }
 
 // Validate reports invalid values.
@@ -71,6 +98,20 @@ func (o *ProcessingOptions) Validate() []error {
 	}
 	if o.MaxOutputBytes < 1<<20 {
 		errs = append(errs, fmt.Errorf("--max-output-bytes must be at least 1048576, got %d", o.MaxOutputBytes))
+	}
+	for _, f := range []struct {
+		name  string
+		value int
+	}{
+		{"max-kustomize-objects", o.Limits.KustomizeObjects}, {"max-kustomize-bytes", o.Limits.KustomizeBytes},
+		{"max-kustomize-applications", o.Limits.KustomizeApplications}, {"max-concurrent-kustomize-builds", o.Limits.KustomizeBuilds},
+		{"max-expansion-output-bytes", o.Limits.ExpansionOutputBytes}, {"max-expansion-work", o.Limits.ExpansionWork},
+		{"max-transformer-imports", o.Limits.TransformerImports}, {"max-import-depth", o.Limits.ImportDepth},
+	} {
+		// Zero would silently mean the default further down, so it is refused with the rest.
+		if f.value < 1 {
+			errs = append(errs, fmt.Errorf("--%s must be at least 1, got %d", f.name, f.value))
+		}
 	}
 	return errs
 }

@@ -66,8 +66,8 @@ type expander struct {
 func newExpander(properties map[string]string, limits Limits) *expander {
 	e := &expander{
 		data:      make(map[string]string, len(properties)+1),
-		maxOutput: cmp.Or(max(limits.MaxOutputBytes, 0), defaultExpandOutputBytes),
-		maxWork:   cmp.Or(max(limits.MaxWork, 0), defaultExpandWork),
+		maxOutput: cmp.Or(max(limits.MaxOutputBytes, 0), DefaultOutputBytes),
+		maxWork:   cmp.Or(max(limits.MaxWork, 0), DefaultWork),
 	}
 	e.data["clusterName"] = ""
 	for k, v := range properties {

@@ -50,9 +50,12 @@ type Limits struct {
 	MaxWork int
 }
 
+// Defaults of Limits; a server's flags default to them too.
 const (
-	defaultExpandOutputBytes = 1 << 20
-	defaultExpandWork        = 32 << 20
+	// DefaultOutputBytes is the default of Limits.MaxOutputBytes.
+	DefaultOutputBytes = 1 << 20
+	// DefaultWork is the default of Limits.MaxWork.
+	DefaultWork = 32 << 20
 )
 
 // Templates runs template expansion, the last step of processing: in every object annotated

@@ -60,6 +60,8 @@ type Sources struct {
 	PlanCacheBytes, PipelineCacheBytes int64
 	// MaxOutputBytes bounds the JSON one request may make; 0 means the renderer's default.
 	MaxOutputBytes int
+	// Limits are the other per-request processing limits; zero fields mean the defaults.
+	Limits transform.Limits
 	// Observer hears of every request, transformer run and cache lookup, for metrics; nil
 	// for none.
 	Observer Observer
@@ -85,7 +87,7 @@ type Adapter struct {
 func NewAdapter(sources Sources) *Adapter {
 	renderer := render.NewRenderer(render.Options{KindToResource: sources.KindToResource,
 		PlanCacheBytes: sources.PlanCacheBytes, PipelineCacheBytes: sources.PipelineCacheBytes,
-		MaxOutputBytes: sources.MaxOutputBytes})
+		MaxOutputBytes: sources.MaxOutputBytes, Limits: sources.Limits})
 	if sources.Observer != nil {
 		renderer.ObserveCaches(sources.Observer)
 	}

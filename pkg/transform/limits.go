@@ -1,0 +1,80 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package transform
+
+// Default per-request processing limits; the server's flags default to them. Why each value
+// was chosen is written where it is enforced (kustomize_limits.go, composition.go).
+const (
+	// DefaultKustomizeObjects bounds the objects one inline Kustomization runs over.
+	DefaultKustomizeObjects = maxKustomizeObjects
+	// DefaultKustomizeBytes bounds the JSON of the objects one inline Kustomization runs over.
+	DefaultKustomizeBytes = maxKustomizeBytes
+	// DefaultKustomizeApplications bounds the objects plus patch and replacement applications
+	// of one inline Kustomization.
+	DefaultKustomizeApplications = maxKustomizeWork
+	// DefaultTransformerImports bounds the templates one consolidation reads.
+	DefaultTransformerImports = maxImportReads
+	// DefaultImportDepth bounds transformer import chains.
+	DefaultImportDepth = maxImportDepth
+)
+
+// Limits are the per-request processing limits a server operator may change. They bound what
+// one request costs, not whether a stored object is valid, so they are carried per request
+// (in a Context, or given to ConsolidateWithin) rather than held in package state. A zero or
+// negative field means its default.
+type Limits struct {
+	// KustomizeObjects bounds the objects one inline Kustomization runs over.
+	KustomizeObjects int
+	// KustomizeBytes bounds the JSON bytes of the objects one inline Kustomization runs over.
+	KustomizeBytes int
+	// KustomizeApplications bounds objects plus patch and replacement applications of one
+	// inline Kustomization.
+	KustomizeApplications int
+	// KustomizeBuilds bounds the Kustomization builds running at once across every request
+	// of a server, so it is not read from one request's Context: whoever holds the server's
+	// state makes BuildSlots of it. Zero means the process's shared DefaultKustomizeBuilds.
+	KustomizeBuilds int
+	// ExpansionOutputBytes and ExpansionWork bound template expansion over one request, all
+	// destinations together; zero means pkg/transform/expand's defaults. They are applied by
+	// the caller of expand, since expand depends on this package and not the other way.
+	ExpansionOutputBytes, ExpansionWork int
+	// TransformerImports bounds the imported templates one consolidation reads.
+	TransformerImports int
+	// ImportDepth bounds transformer import chains.
+	ImportDepth int
+}
+
+// orDefault returns v, or def when v is not positive.
+func orDefault(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+func (l Limits) kustomizeObjects() int { return orDefault(l.KustomizeObjects, maxKustomizeObjects) }
+func (l Limits) kustomizeBytes() int   { return orDefault(l.KustomizeBytes, maxKustomizeBytes) }
+func (l Limits) kustomizeWork() int    { return orDefault(l.KustomizeApplications, maxKustomizeWork) }
+func (l Limits) importReads() int      { return orDefault(l.TransformerImports, maxImportReads) }
+func (l Limits) importDepth() int      { return orDefault(l.ImportDepth, maxImportDepth) }
+
+// SetLimits sets the processing limits the transformers run under; without it, the defaults.
+// It returns c, so that it chains after NewContext.
+func (c *Context) SetLimits(l Limits) *Context {
+	c.limits = l
+	return c
+}
