@@ -17,11 +17,9 @@ limitations under the License.
 package integration
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -92,7 +90,7 @@ func TestHostileInputs(t *testing.T) {
 	if recovered := s.logMentions(t, "Refused a patch that the patch machinery could not apply"); len(recovered) != libraryPanics {
 		t.Errorf("%d patches refused after a library panic, want %d", len(recovered), libraryPanics)
 	}
-	peak := peakMemory(t, s)
+	peak := peakRSS(t, s.cmd.Process.Pid)
 	if peak > maxServerMemory {
 		t.Errorf("the server's peak resident memory is %d MiB, above %d MiB", peak>>20, maxServerMemory>>20)
 	}
@@ -181,26 +179,4 @@ func heavyBurst(t *testing.T, s *localServer, client *http.Client) burstResult {
 	}
 	wg.Wait()
 	return result
-}
-
-// peakMemory reads the server process's peak resident set size (VmHWM) from /proc.
-func peakMemory(t *testing.T, s *localServer) int {
-	t.Helper()
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	scanner := bufio.NewScanner(f)
-	for scanner.Scan() {
-		if rest, ok := strings.CutPrefix(scanner.Text(), "VmHWM:"); ok {
-			kb, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
-			if err != nil {
-				t.Fatalf("reading VmHWM %q: %v", rest, err)
-			}
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmHWM in /proc/<pid>/status")
-	return 0
 }

@@ -85,7 +85,7 @@ func peakRSS(t *testing.T, pid int) int {
 	t.Helper()
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		t.Skipf("no /proc here: %v", err)
+		t.Fatalf("reading the server's memory (the suite runs on Linux): %v", err)
 	}
 	defer f.Close()
 	scanner := bufio.NewScanner(f)

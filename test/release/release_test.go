@@ -54,11 +54,9 @@ func makeTarget(t *testing.T, target string, vars ...string) string {
 // TestBuildStampsVersion builds both binaries with make build and asks each for its version.
 func TestBuildStampsVersion(t *testing.T) {
 	bin := t.TempDir()
-	makeTarget(t, "build", "BIN="+bin, "VERSION="+testVersion)
-	commit, err := exec.Command("git", "-C", repoRoot, "rev-parse", "HEAD").Output()
-	if err != nil {
-		t.Skipf("not a git checkout: %v", err)
-	}
+	// The commit is given as make would take it from git, so that the test needs no checkout.
+	const commit = "0123456789abcdef0123456789abcdef01234567"
+	makeTarget(t, "build", "BIN="+bin, "VERSION="+testVersion, "GIT_COMMIT="+commit)
 	for _, args := range [][]string{
 		{filepath.Join(bin, "stencil-apiserver"), "--version"},
 		{filepath.Join(bin, "stencil"), "version"},
@@ -68,7 +66,7 @@ func TestBuildStampsVersion(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
 		}
-		for _, want := range []string{testVersion, "commit " + strings.TrimSpace(string(commit))} {
+		for _, want := range []string{testVersion, "commit " + commit} {
 			if !strings.Contains(string(out), want) {
 				t.Errorf("%s printed %q, without %q", strings.Join(args, " "), out, want)
 			}
