@@ -53,7 +53,6 @@ func FuzzProcess(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_ = ValidateReferences(tmpl)
 		plan, errs := Compile(tmpl, dialect)
 		if len(errs) > 0 {
 			return

@@ -98,15 +98,6 @@ type expressionPart struct {
 	length   int
 }
 
-// ValidateGeneratorExpression reports whether from is a valid expression of the "expression"
-// generator: literal text and groups such as [a-zA-Z0-9]{16}, where a group holds ranges
-// (a-z, A-Z, 0-9, or any range in the order a..zA..Z0..9) and the classes \w (letters, digits
-// and _), \d (digits), \a (letters and digits) and \A (symbols), and {n} is 1 to 255.
-func ValidateGeneratorExpression(from string) error {
-	_, err := parseExpression(from)
-	return err
-}
-
 // parseExpression compiles a generator expression. A "[" always starts a group, so that a
 // mistyped group is an error rather than literal text in a password.
 func parseExpression(from string) (*expression, error) {

@@ -22,7 +22,6 @@ limitations under the License.
 package servingcert
 
 import (
-	"bytes"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -138,9 +137,4 @@ func (b *Bundle) leaf() (*x509.Certificate, error) {
 // secretData is b as the data of a kubernetes.io/tls Secret.
 func (b *Bundle) secretData() map[string][]byte {
 	return map[string][]byte{CAKey: b.CABundle, corev1.TLSCertKey: b.CertPEM, corev1.TLSPrivateKeyKey: b.KeyPEM}
-}
-
-// sameAs says whether two bundles serve the same certificate with the same CAs.
-func (b *Bundle) sameAs(o *Bundle) bool {
-	return o != nil && bytes.Equal(b.CABundle, o.CABundle) && bytes.Equal(b.CertPEM, o.CertPEM) && bytes.Equal(b.KeyPEM, o.KeyPEM)
 }

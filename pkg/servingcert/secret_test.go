@@ -17,6 +17,7 @@ limitations under the License.
 package servingcert
 
 import (
+	"bytes"
 	"context"
 	"crypto/x509"
 	"sync"
@@ -227,4 +228,9 @@ func countActions(client *fake.Clientset, verb string) int {
 		}
 	}
 	return n
+}
+
+// sameAs says whether two bundles serve the same certificate with the same CAs.
+func (b *Bundle) sameAs(o *Bundle) bool {
+	return o != nil && bytes.Equal(b.CABundle, o.CABundle) && bytes.Equal(b.CertPEM, o.CertPEM) && bytes.Equal(b.KeyPEM, o.KeyPEM)
 }

@@ -16,50 +16,12 @@ limitations under the License.
 
 package remove
 
-import (
-	"maps"
-	"slices"
-)
+import ()
 
 // The evaluators work on trees as encoding/json decodes them into any: map[string]any,
 // []any and scalars. A segment that does not fit the node it meets (a member name on an
 // array, an index on an object, anything on a scalar or null, an index out of range) selects
 // nothing, as in RFC 9535, so a path through missing parts of an object is a silent no-op.
-
-// selectValues returns the values the path selects in root: array elements in order, and the members
-// a wildcard selects in an object in key order, so results are deterministic.
-func selectValues(root any, p Path) []any {
-	nodes := []any{root}
-	for _, seg := range p {
-		var next []any
-		for _, n := range nodes {
-			switch n := n.(type) {
-			case map[string]any:
-				switch seg.Kind {
-				case memberSegment:
-					if v, ok := n[seg.Name]; ok {
-						next = append(next, v)
-					}
-				case wildcardSegment:
-					for _, k := range slices.Sorted(maps.Keys(n)) {
-						next = append(next, n[k])
-					}
-				}
-			case []any:
-				switch seg.Kind {
-				case indexSegment:
-					if i, ok := resolveIndex(seg.Index, len(n)); ok {
-						next = append(next, n[i])
-					}
-				case wildcardSegment:
-					next = append(next, n...)
-				}
-			}
-		}
-		nodes = next
-	}
-	return nodes
-}
 
 // RemoveFrom deletes from root every node the path selects. An object member is deleted (never
 // set to null); an array element is cut out, so later elements move up. A path that selects

@@ -19,7 +19,9 @@ package remove
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -268,4 +270,39 @@ func TestRemoveDoesNotAliasCallerSlices(t *testing.T) {
 	if !reflect.DeepEqual(doc["x"], []any{"b", "c"}) {
 		t.Fatalf("doc = %v", doc)
 	}
+}
+
+// selectValues returns the values the path selects in root: array elements in order, and the members
+// a wildcard selects in an object in key order, so results are deterministic.
+func selectValues(root any, p Path) []any {
+	nodes := []any{root}
+	for _, seg := range p {
+		var next []any
+		for _, n := range nodes {
+			switch n := n.(type) {
+			case map[string]any:
+				switch seg.Kind {
+				case memberSegment:
+					if v, ok := n[seg.Name]; ok {
+						next = append(next, v)
+					}
+				case wildcardSegment:
+					for _, k := range slices.Sorted(maps.Keys(n)) {
+						next = append(next, n[k])
+					}
+				}
+			case []any:
+				switch seg.Kind {
+				case indexSegment:
+					if i, ok := resolveIndex(seg.Index, len(n)); ok {
+						next = append(next, n[i])
+					}
+				case wildcardSegment:
+					next = append(next, n...)
+				}
+			}
+		}
+		nodes = next
+	}
+	return nodes
 }
