@@ -87,30 +87,20 @@ func (o *ProcessingOptions) AddFlags(fs *pflag.FlagSet) {
 // Validate reports invalid values.
 func (o *ProcessingOptions) Validate() []error {
 	var errs []error
-	if o.PlanCacheBytes < 1<<20 {
-		errs = append(errs, fmt.Errorf("--plan-cache-bytes must be at least 1048576, got %d", o.PlanCacheBytes))
-	}
-	if o.PipelineCacheBytes < 1<<20 {
-		errs = append(errs, fmt.Errorf("--pipeline-cache-bytes must be at least 1048576, got %d", o.PipelineCacheBytes))
-	}
-	if o.MaxConcurrent < 1 {
-		errs = append(errs, fmt.Errorf("--max-concurrent-processing must be at least 1, got %d", o.MaxConcurrent))
-	}
-	if o.MaxOutputBytes < 1<<20 {
-		errs = append(errs, fmt.Errorf("--max-output-bytes must be at least 1048576, got %d", o.MaxOutputBytes))
-	}
 	for _, f := range []struct {
-		name  string
-		value int
+		name       string
+		value, min int64
 	}{
-		{"max-kustomize-objects", o.Limits.KustomizeObjects}, {"max-kustomize-bytes", o.Limits.KustomizeBytes},
-		{"max-kustomize-applications", o.Limits.KustomizeApplications}, {"max-concurrent-kustomize-builds", o.Limits.KustomizeBuilds},
-		{"max-expansion-output-bytes", o.Limits.ExpansionOutputBytes}, {"max-expansion-work", o.Limits.ExpansionWork},
-		{"max-transformer-imports", o.Limits.TransformerImports}, {"max-import-depth", o.Limits.ImportDepth},
+		{"plan-cache-bytes", o.PlanCacheBytes, 1 << 20}, {"pipeline-cache-bytes", o.PipelineCacheBytes, 1 << 20},
+		{"max-output-bytes", int64(o.MaxOutputBytes), 1 << 20}, {"max-concurrent-processing", int64(o.MaxConcurrent), 1},
+		{"max-kustomize-objects", int64(o.Limits.KustomizeObjects), 1}, {"max-kustomize-bytes", int64(o.Limits.KustomizeBytes), 1},
+		{"max-kustomize-applications", int64(o.Limits.KustomizeApplications), 1}, {"max-concurrent-kustomize-builds", int64(o.Limits.KustomizeBuilds), 1},
+		{"max-expansion-output-bytes", int64(o.Limits.ExpansionOutputBytes), 1}, {"max-expansion-work", int64(o.Limits.ExpansionWork), 1},
+		{"max-transformer-imports", int64(o.Limits.TransformerImports), 1}, {"max-import-depth", int64(o.Limits.ImportDepth), 1},
 	} {
 		// Zero would silently mean the default further down, so it is refused with the rest.
-		if f.value < 1 {
-			errs = append(errs, fmt.Errorf("--%s must be at least 1, got %d", f.name, f.value))
+		if f.value < f.min {
+			errs = append(errs, fmt.Errorf("--%s must be at least %d, got %d", f.name, f.min, f.value))
 		}
 	}
 	return errs
