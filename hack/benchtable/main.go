@@ -25,11 +25,10 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
-	"strings"
 )
 
-// comparison pairs a benchmark with its baseline: the benchmark names are the pattern with
-// its last group replaced by the two words.
+// comparison pairs a benchmark with its baseline. Its pattern names two groups: side, which is
+// measured or baseline, and case, what the row is about (the whole name when it has none).
 type comparison struct {
 	what     string
 	pattern  *regexp.Regexp
@@ -43,21 +42,21 @@ type comparison struct {
 
 var comparisons = []comparison{
 	{"template in the request, JSON -> List, vs encoding/json map decode+encode",
-		regexp.MustCompile(`^BenchmarkFromBytes/(.+)/json/(oneshot|baseline)$`), "oneshot", "baseline", 0.3, false},
+		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/json/(?P<side>oneshot|baseline)$`), "oneshot", "baseline", 0.3, false},
 	{"template in the request, YAML -> List, vs sigs.k8s.io/yaml YAMLToJSON alone",
-		regexp.MustCompile(`^BenchmarkFromBytes/(.+)/yaml/(oneshot|baseline)$`), "oneshot", "baseline", 1.3, false},
+		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/yaml/(?P<side>oneshot|baseline)$`), "oneshot", "baseline", 1.3, false},
 	{"stored template, cached plan, vs encoding/json map decode+encode of its objects",
-		regexp.MustCompile(`^BenchmarkProcess/(.+)/(cached|baseline)$`), "cached", "baseline", 0.3, false},
+		regexp.MustCompile(`^BenchmarkProcess/(?P<case>.+)/(?P<side>cached|baseline)$`), "cached", "baseline", 0.3, false},
 	{"built-in transformers vs krusty (kustomize), same kustomization",
-		regexp.MustCompile(`^Benchmark(Pipeline|Krusty)/(pairs=\d+)$`), "Pipeline", "Krusty", 0.02, false},
+		regexp.MustCompile(`^Benchmark(?P<side>Pipeline|Krusty)/(?P<case>pairs=\d+)$`), "Pipeline", "Krusty", 0.02, false},
 	{"whole process, 800 pairs: stencil CLI (YAML out) vs kubectl kustomize",
-		regexp.MustCompile(`^BenchmarkWholeProcess/(stencil-yaml|kubectl-kustomize)$`), "stencil-yaml", "kubectl-kustomize", 0.01, false},
+		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-yaml|kubectl-kustomize)$`), "stencil-yaml", "kubectl-kustomize", 0.01, false},
 	{"whole process, 800 pairs: stencil CLI (JSON out) vs kubectl kustomize",
-		regexp.MustCompile(`^BenchmarkWholeProcess/(stencil-json|kubectl-kustomize)$`), "stencil-json", "kubectl-kustomize", 0.01, false},
+		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-json|kubectl-kustomize)$`), "stencil-json", "kubectl-kustomize", 0.01, false},
 	{"server: POST templates/{name}/processed, requests/s vs GET of the same template",
-		regexp.MustCompile(`^BenchmarkProcessedVsGet/(POST-processed|GET)$`), "POST-processed", "GET", 0.8, true},
+		regexp.MustCompile(`^BenchmarkProcessedVsGet/(?P<side>POST-processed|GET)$`), "POST-processed", "GET", 0.8, true},
 	{"server: POST processedtemplates (template in the request), requests/s vs GET",
-		regexp.MustCompile(`^BenchmarkProcessedVsGet/(POST-processedtemplates|GET)$`), "POST-processedtemplates", "GET", 0.8, true},
+		regexp.MustCompile(`^BenchmarkProcessedVsGet/(?P<side>POST-processedtemplates|GET)$`), "POST-processedtemplates", "GET", 0.8, true},
 }
 
 var line = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+\d+\s+([\d.]+) ns/op`)
@@ -110,12 +109,9 @@ func pairs(c comparison, nsPerOp map[string]float64) []row {
 		if m == nil {
 			continue
 		}
-		which, key := m[len(m)-1], strings.Join(m[1:len(m)-1], "/")
-		if c.measured == "Pipeline" {
-			which, key = m[1], m[2]
-		}
-		if strings.HasPrefix(c.measured, "POST") || strings.HasPrefix(c.measured, "stencil-") {
-			key = c.measured
+		which, key := m[c.pattern.SubexpIndex("side")], c.measured
+		if i := c.pattern.SubexpIndex("case"); i >= 0 {
+			key = m[i]
 		}
 		r := byCase[key]
 		if r == nil {
