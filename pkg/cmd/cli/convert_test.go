@@ -134,7 +134,7 @@ transformerOrder:
 	if annotations["keep"] != "me" || annotations[openshift.StencilFieldsAnnotation] == nil {
 		t.Fatalf("want the template's annotation and the Stencil fields annotation:\n%s", theirs)
 	}
-	for _, field := range []string{"objectLabels", "transformers", "type"} {
+	for _, field := range []string{"objectLabels", "generators", "transformers", "type"} {
 		if strings.Contains(theirs, "\n"+field+":") || strings.Contains(theirs, " "+field+":") {
 			t.Errorf("OpenShift's form has no %s:\n%s", field, theirs)
 		}

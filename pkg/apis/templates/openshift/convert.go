@@ -29,7 +29,7 @@ import (
 )
 
 // StencilFieldsAnnotation holds, in a Template of OpenShift's form, what Stencil's form has and
-// OpenShift's cannot: the transformers, the parameters' types and constraints, and the dialect.
+// OpenShift's cannot: the generators and transformers, the parameters' types and constraints, and the dialect.
 // Kubernetes keeps the fields of one version that another lacks the same way (as HPA v1 keeps
 // v2's metrics in an annotation), so that reading and writing through either group loses
 // nothing. Its value is JSON in Stencil's v1alpha1 spelling. A Template of OpenShift's
@@ -46,6 +46,7 @@ type stencilFields struct {
 	// Parameters hold each parameter's name and the fields OpenShift's Parameter lacks, in the
 	// order of the template's parameters; absent when no parameter has such fields.
 	Parameters           []v1alpha1.Parameter            `json:"parameters,omitempty"`
+	Generators           []runtime.RawExtension          `json:"generators,omitempty"`
 	Transformers         []runtime.RawExtension          `json:"transformers,omitempty"`
 	TransformersFrom     []v1alpha1.TransformerImport    `json:"transformersFrom,omitempty"`
 	TransformerOverrides []runtime.RawExtension          `json:"transformerOverrides,omitempty"`
@@ -73,7 +74,7 @@ func FromInternal(in *templates.Template, out *Template) error {
 			Value: p.Value, Generate: p.Generate, From: p.From, Required: p.Required}
 		extraParameters = extraParameters || hasStencilFields(&p)
 	}
-	fields := stencilFields{Transformers: in.Transformers, TransformerOverrides: in.TransformerOverrides}
+	fields := stencilFields{Generators: in.Generators, Transformers: in.Transformers, TransformerOverrides: in.TransformerOverrides}
 	if in.OpenShift {
 		fields.Dialect = v1alpha1.DialectOpenShift
 	}
@@ -92,7 +93,7 @@ func FromInternal(in *templates.Template, out *Template) error {
 	for _, ref := range in.TransformerOrder {
 		fields.TransformerOrder = append(fields.TransformerOrder, v1alpha1.TransformerReference{Name: ref.Name})
 	}
-	if in.OpenShift && !extraParameters && len(fields.Transformers)+len(fields.TransformersFrom)+len(fields.TransformerOverrides)+len(fields.TransformerOrder) == 0 {
+	if in.OpenShift && !extraParameters && len(fields.Generators)+len(fields.Transformers)+len(fields.TransformersFrom)+len(fields.TransformerOverrides)+len(fields.TransformerOrder) == 0 {
 		return nil
 	}
 	value, err := json.Marshal(fields)
@@ -158,10 +159,12 @@ func restoreStencilFields(value string, out *templates.Template) error {
 		return field.ErrorList{field.NotSupported(path.Child("dialect"), fields.Dialect,
 			[]v1alpha1.Dialect{v1alpha1.DialectStencil, v1alpha1.DialectOpenShift})}.ToAggregate()
 	}
-	if errs := templates.RawNumberErrors(nil, fields.Transformers, fields.TransformerOverrides); len(errs) > 0 {
+	if errs := templates.RawNumberErrors(templates.RawList{Name: "generators", Raws: fields.Generators},
+		templates.RawList{Name: "transformers", Raws: fields.Transformers},
+		templates.RawList{Name: "transformerOverrides", Raws: fields.TransformerOverrides}); len(errs) > 0 {
 		return errs.ToAggregate()
 	}
-	out.Transformers, out.TransformerOverrides = fields.Transformers, fields.TransformerOverrides
+	out.Generators, out.Transformers, out.TransformerOverrides = fields.Generators, fields.Transformers, fields.TransformerOverrides
 	for _, imp := range fields.TransformersFrom {
 		v1alpha1.SetDefaults_TransformerImport(&imp)
 		out.TransformersFrom = append(out.TransformersFrom, templates.TransformerImport{Name: imp.Name, ImportMode: templates.ImportMode(imp.ImportMode)})

@@ -106,7 +106,7 @@ func AddToScheme(scheme *runtime.Scheme) error {
 func decodeTemplate(in *Template, out *templates.Template) error {
 	errs := templates.EntryErrors(append(templates.MetadataEntries(&in.ObjectMeta),
 		templates.EntryCount{Path: "parameters", N: len(in.Parameters)}, templates.EntryCount{Path: "labels", N: len(in.Labels)})...)
-	if errs = append(errs, templates.RawNumberErrors(in.Objects, nil, nil)...); len(errs) > 0 {
+	if errs = append(errs, templates.RawNumberErrors(templates.RawList{Name: "objects", Raws: in.Objects})...); len(errs) > 0 {
 		return errs.ToAggregate()
 	}
 	return ToInternal(in, out)
