@@ -111,6 +111,13 @@ objects:
     replicas: ${{REPLICAS}}
 objectLabels:
   app: ${NAME}
+generators:
+- apiVersion: builtin
+  kind: ConfigMapGenerator
+  metadata:
+    name: settings
+  literals:
+  - mode=${NAME}
 transformers:
 - apiVersion: builtin
   kind: PrefixSuffixTransformer
