@@ -69,6 +69,7 @@ func NewStencilCommand(streams IOStreams) *cobra.Command {
 		NewParametersCommand(config, streams),
 		NewTransformersCommand(config, streams),
 		NewConvertCommand(streams),
+		NewUICommand(config, streams),
 		NewVersionCommand(streams),
 	)
 	return root
