@@ -36,6 +36,11 @@ func (c *compiler) compileObject(raw []byte, at objectPath, templateObject bool)
 	}
 	src, err := c.structure.compact(c.src[:0], raw)
 	c.src = src
+	if err != nil && templateObject && c.plan.dialect == OpenShift {
+		if _, duplicate := err.(*duplicateNameError); duplicate {
+			src, err = c.lastMemberWins(raw, path())
+		}
+	}
 	if err != nil {
 		return compiledObject{}, field.ErrorList{field.Invalid(path(), "", "not valid JSON: "+err.Error())}
 	}

@@ -81,8 +81,24 @@ func (templateStrategy) Validate(_ context.Context, obj runtime.Object) field.Er
 	return validation.SortByField(append(errs, sizeErrors(t)...))
 }
 
-// WarningsOnCreate has none: every problem found at write time refuses the object.
-func (templateStrategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
+// WarningsOnCreate reports what a Template of OpenShift's dialect gets away with, as OpenShift
+// does (duplicate parameter names, invalid labels, undeclared references); Stencil's dialect
+// refuses all of it in Validate.
+func (templateStrategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	return dialectWarnings(obj.(*templates.Template))
+}
+
+// dialectWarnings are the warnings of compiling a Template of OpenShift's dialect.
+func dialectWarnings(t *templates.Template) []string {
+	if !t.OpenShift {
+		return nil
+	}
+	plan, errs := process.Compile(t, process.OpenShift)
+	if len(errs) > 0 {
+		return nil
+	}
+	return plan.Warnings()
+}
 
 // AllowCreateOnUpdate is false: a Template is created with POST, as with most resources.
 func (templateStrategy) AllowCreateOnUpdate(context.Context) bool { return false }
@@ -115,7 +131,7 @@ func engineErrors(t *templates.Template) field.ErrorList {
 	return append(errs, transform.ValidateTransformers(t)...)
 }
 
-// WarningsOnUpdate has none, as WarningsOnCreate.
-func (templateStrategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
-	return nil
+// WarningsOnUpdate reports what WarningsOnCreate does.
+func (templateStrategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []string {
+	return dialectWarnings(obj.(*templates.Template))
 }
