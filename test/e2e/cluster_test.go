@@ -71,6 +71,7 @@ var tokenUsers = map[string]string{
 	"viewer":    "viewer-token",
 	"nobody":    "nobody-token",
 	"reader":    "reader-token",
+	"ui-user":   "ui-user-token",
 }
 
 func (c *cluster) path(name string) string { return filepath.Join(c.dir, name) }
