@@ -150,14 +150,14 @@ func deleteKeys(m map[string]any, path []string, keys ...string) {
 
 // podTemplatePaths are where each workload kind keeps its pod template, by group and kind.
 var podTemplatePaths = map[string][]string{
-	"apps/Deployment":          {"spec", "template"},
-	"apps/ReplicaSet":          {"spec", "template"},
-	"apps/StatefulSet":         {"spec", "template"},
-	"apps/DaemonSet":           {"spec", "template"},
-	"/ReplicationController":   {"spec", "template"},
-	"/PodTemplate":             {"template"},
-	"batch/Job":                {"spec", "template"},
-	"batch/CronJob":            {"spec", "jobTemplate", "spec", "template"},
+	"apps/Deployment":        {"spec", "template"},
+	"apps/ReplicaSet":        {"spec", "template"},
+	"apps/StatefulSet":       {"spec", "template"},
+	"apps/DaemonSet":         {"spec", "template"},
+	"/ReplicationController": {"spec", "template"},
+	"/PodTemplate":           {"template"},
+	"batch/Job":              {"spec", "template"},
+	"batch/CronJob":          {"spec", "jobTemplate", "spec", "template"},
 }
 
 // podTemplates returns the pod templates of obj (metadata and spec), or, for a Pod, the Pod.

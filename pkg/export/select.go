@@ -23,8 +23,8 @@ import (
 // namespaceDefaults are the objects every namespace gets by itself, by group/kind/name: the
 // ServiceAccount controller's default account and the CA bundles published into each one.
 var namespaceDefaults = map[string]string{
-	"/ServiceAccount/default":            "every namespace gets it from the ServiceAccount controller",
-	"/ConfigMap/kube-root-ca.crt":        "every namespace gets it from the root CA publisher",
+	"/ServiceAccount/default":             "every namespace gets it from the ServiceAccount controller",
+	"/ConfigMap/kube-root-ca.crt":         "every namespace gets it from the root CA publisher",
 	"/ConfigMap/openshift-service-ca.crt": "every namespace gets it from OpenShift's service CA operator",
 }
 
