@@ -18,6 +18,7 @@ package export
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -136,20 +137,33 @@ func namespaceOf(n int) []string {
 }
 
 // BenchmarkExport500 exports a namespace of 500 objects (100 each of Deployments, Services,
-// ConfigMaps, Secrets and ServiceAccounts), from decoded objects to the validated Template.
+// ConfigMaps, Secrets and ServiceAccounts), from decoded objects to the validated Template,
+// beside its baseline: encoding/json writing the same objects, what printing them as read
+// (kubectl get -o json) costs at least.
 func BenchmarkExport500(b *testing.B) {
 	docs := namespaceOf(500)
-	b.ReportAllocs()
-	for b.Loop() {
-		b.StopTimer()
+	b.Run("export", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			objects := decode(b, docs...)
+			b.StartTimer()
+			res, err := Export(objects, Options{Name: "shop", Parameterize: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(res.Template.Objects) != 500 {
+				b.Fatalf("%d objects", len(res.Template.Objects))
+			}
+		}
+	})
+	b.Run("baseline-encoding-json", func(b *testing.B) {
 		objects := decode(b, docs...)
-		b.StartTimer()
-		res, err := Export(objects, Options{Name: "shop", Parameterize: true})
-		if err != nil {
-			b.Fatal(err)
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := json.Marshal(objects); err != nil {
+				b.Fatal(err)
+			}
 		}
-		if len(res.Template.Objects) != 500 {
-			b.Fatalf("%d objects", len(res.Template.Objects))
-		}
-	}
+	})
 }

@@ -70,6 +70,10 @@ var tokenUsers = map[string]string{
 	"processor": "processor-token",
 	"viewer":    "viewer-token",
 	"nobody":    "nobody-token",
+	// exporter runs an application in the namespaces of TestExport; nosecrets reads it without
+	// Secrets.
+	"exporter":  "exporter-token",
+	"nosecrets": "nosecrets-token",
 }
 
 func (c *cluster) path(name string) string { return filepath.Join(c.dir, name) }
