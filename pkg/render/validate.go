@@ -25,7 +25,7 @@ import (
 )
 
 // TemplateErrors are the checks of a Template that need the engine: what compiling finds
-// (parameters, generators, typed defaults, objects, object labels, references to undeclared
+// (parameters, generators and their expressions, typed defaults, objects, object labels, references to undeclared
 // parameters) and the transformer configs, overrides and order. The store runs them on every
 // write, so that a template is refused when it is stored rather than each time it is
 // processed, and stencil export runs them on the template it writes.
@@ -35,5 +35,6 @@ func TemplateErrors(t *templates.Template) field.ErrorList {
 		dialect = process.OpenShift
 	}
 	errs := process.Validate(t, dialect)
+	errs = append(errs, transform.ValidateGenerators(t)...)
 	return append(errs, transform.ValidateTransformers(t)...)
 }

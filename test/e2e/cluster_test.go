@@ -70,6 +70,7 @@ var tokenUsers = map[string]string{
 	"processor": "processor-token",
 	"viewer":    "viewer-token",
 	"nobody":    "nobody-token",
+	"reader":    "reader-token",
 	// exporter runs an application in the namespaces of TestExport; nosecrets reads it without
 	// Secrets.
 	"exporter":  "exporter-token",

@@ -69,6 +69,8 @@ func NewStencilCommand(streams IOStreams) *cobra.Command {
 		NewExportCommand(config, streams),
 		NewParametersCommand(config, streams),
 		NewTransformersCommand(config, streams),
+		NewConvertCommand(streams),
+		NewUICommand(config, streams),
 		NewVersionCommand(streams),
 	)
 	return root

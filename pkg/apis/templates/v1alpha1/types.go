@@ -50,6 +50,12 @@ type Template struct {
 	// and pod templates.
 	// +optional
 	ObjectLabels map[string]string `json:"objectLabels,omitempty"`
+	// generators are KRM-style generator configs (ConfigMapGenerator, SecretGenerator, or an
+	// exec plugin's config) whose objects join the template's objects before the transformers
+	// run. Parameters are substituted into them as into objects.
+	// +optional
+	// +listType=atomic
+	Generators []runtime.RawExtension `json:"generators,omitempty"`
 	// transformers is the ordered pipeline of KRM-style transformer configs run over the objects
 	// after substitution and object labels.
 	// +optional
@@ -69,6 +75,11 @@ type Template struct {
 	// +optional
 	// +listType=atomic
 	TransformerOrder []TransformerReference `json:"transformerOrder,omitempty"`
+	// dialect is the set of rules the Template is processed by: Stencil's (when empty) or
+	// OpenShift's, those of a template.openshift.io/v1 Template (see Dialect). A Template created
+	// through template.openshift.io/v1 has dialect OpenShift.
+	// +optional
+	Dialect Dialect `json:"dialect,omitempty"`
 }
 
 // ParameterType constrains the value of a parameter.

@@ -334,10 +334,12 @@ func autoConvert_v1alpha1_Template_To_templates_Template(in *Template, out *temp
 	out.Parameters = *(*[]templates.Parameter)(unsafe.Pointer(&in.Parameters))
 	out.Objects = *(*[]runtime.RawExtension)(unsafe.Pointer(&in.Objects))
 	out.ObjectLabels = *(*map[string]string)(unsafe.Pointer(&in.ObjectLabels))
+	out.Generators = *(*[]runtime.RawExtension)(unsafe.Pointer(&in.Generators))
 	out.Transformers = *(*[]runtime.RawExtension)(unsafe.Pointer(&in.Transformers))
 	out.TransformersFrom = *(*[]templates.TransformerImport)(unsafe.Pointer(&in.TransformersFrom))
 	out.TransformerOverrides = *(*[]runtime.RawExtension)(unsafe.Pointer(&in.TransformerOverrides))
 	out.TransformerOrder = *(*[]templates.TransformerReference)(unsafe.Pointer(&in.TransformerOrder))
+	// WARNING: in.Dialect requires manual conversion: does not exist in peer-type
 	return nil
 }
 
@@ -347,6 +349,7 @@ func autoConvert_templates_Template_To_v1alpha1_Template(in *templates.Template,
 	out.Parameters = *(*[]Parameter)(unsafe.Pointer(&in.Parameters))
 	out.Objects = *(*[]runtime.RawExtension)(unsafe.Pointer(&in.Objects))
 	out.ObjectLabels = *(*map[string]string)(unsafe.Pointer(&in.ObjectLabels))
+	out.Generators = *(*[]runtime.RawExtension)(unsafe.Pointer(&in.Generators))
 	out.Transformers = *(*[]runtime.RawExtension)(unsafe.Pointer(&in.Transformers))
 	out.TransformersFrom = *(*[]TransformerImport)(unsafe.Pointer(&in.TransformersFrom))
 	out.TransformerOverrides = *(*[]runtime.RawExtension)(unsafe.Pointer(&in.TransformerOverrides))

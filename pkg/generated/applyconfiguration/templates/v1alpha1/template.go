@@ -46,6 +46,10 @@ type TemplateApplyConfiguration struct {
 	// objectLabels are added to every object and, for workloads and Services, to their selectors
 	// and pod templates.
 	ObjectLabels map[string]string `json:"objectLabels,omitempty"`
+	// generators are KRM-style generator configs (ConfigMapGenerator, SecretGenerator, or an
+	// exec plugin's config) whose objects join the template's objects before the transformers
+	// run. Parameters are substituted into them as into objects.
+	Generators []runtime.RawExtension `json:"generators,omitempty"`
 	// transformers is the ordered pipeline of KRM-style transformer configs run over the objects
 	// after substitution and object labels.
 	Transformers []runtime.RawExtension `json:"transformers,omitempty"`
@@ -57,6 +61,10 @@ type TemplateApplyConfiguration struct {
 	TransformerOverrides []runtime.RawExtension `json:"transformerOverrides,omitempty"`
 	// transformerOrder reorders the consolidated transformer list by name.
 	TransformerOrder []TransformerReferenceApplyConfiguration `json:"transformerOrder,omitempty"`
+	// dialect is the set of rules the Template is processed by: Stencil's (when empty) or
+	// OpenShift's, those of a template.openshift.io/v1 Template (see Dialect). A Template created
+	// through template.openshift.io/v1 has dialect OpenShift.
+	Dialect *templatesv1alpha1.Dialect `json:"dialect,omitempty"`
 }
 
 // Template constructs a declarative configuration of the Template type for use with
@@ -316,6 +324,16 @@ func (b *TemplateApplyConfiguration) WithObjectLabels(entries map[string]string)
 	return b
 }
 
+// WithGenerators adds the given value to the Generators field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Generators field.
+func (b *TemplateApplyConfiguration) WithGenerators(values ...runtime.RawExtension) *TemplateApplyConfiguration {
+	for i := range values {
+		b.Generators = append(b.Generators, values[i])
+	}
+	return b
+}
+
 // WithTransformers adds the given value to the Transformers field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the Transformers field.
@@ -359,6 +377,14 @@ func (b *TemplateApplyConfiguration) WithTransformerOrder(values ...*Transformer
 		}
 		b.TransformerOrder = append(b.TransformerOrder, *values[i])
 	}
+	return b
+}
+
+// WithDialect sets the Dialect field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Dialect field is set to the value of the last call.
+func (b *TemplateApplyConfiguration) WithDialect(value templatesv1alpha1.Dialect) *TemplateApplyConfiguration {
+	b.Dialect = &value
 	return b
 }
 
