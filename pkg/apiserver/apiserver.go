@@ -37,6 +37,7 @@ import (
 	"stencil.dev/stencil/pkg/registry/templates/processedtemplate"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 	templatestorage "stencil.dev/stencil/pkg/registry/templates/template"
+	"stencil.dev/stencil/pkg/registry/templates/templateinstance"
 	"stencil.dev/stencil/pkg/transform"
 )
 
@@ -134,6 +135,10 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
+	instanceREST, instanceStatusREST, err := templateinstance.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.ClusterConfig == nil)
+	if err != nil {
+		return nil, err
+	}
 	renderer := renderrest.NewAdapter(renderrest.Sources{
 		Templates:      templateREST,
 		RemovalRules:   customtransform.NewRules(customTransformREST).Current,
@@ -147,10 +152,12 @@ func (c completedConfig) New() (*StencilServer, error) {
 	})
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(templates.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = map[string]rest.Storage{
-		"templates":           templateREST,
-		"templates/processed": templatestorage.NewProcessedREST(templateREST, renderer),
-		"processedtemplates":  processedtemplate.NewREST(renderer),
-		"customtransforms":    customTransformREST,
+		"templates":                templateREST,
+		"templates/processed":      templatestorage.NewProcessedREST(templateREST, renderer),
+		"processedtemplates":       processedtemplate.NewREST(renderer),
+		"customtransforms":         customTransformREST,
+		"templateinstances":        instanceREST,
+		"templateinstances/status": instanceStatusREST,
 	}
 	if err := s.GenericAPIServer.InstallAPIGroup(&apiGroupInfo); err != nil {
 		return nil, err
