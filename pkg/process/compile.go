@@ -46,6 +46,7 @@ func Compile(t *templates.Template, d Dialect) (*Plan, field.ErrorList) {
 	c.plan.ops = make([]op, 0, 4*dollars+8*len(t.Objects)+16)
 	c.compileText()
 	c.plan.objects = c.compileObjects(t.Objects, "objects", true)
+	c.plan.generators = c.compileObjects(t.Generators, "generators", false)
 	c.plan.transformers = c.compileObjects(t.Transformers, "transformers", false)
 	c.plan.transformerOverrides = c.compileObjects(t.TransformerOverrides, "transformerOverrides", false)
 	c.plan.warnings = c.warnings.list()

@@ -100,8 +100,11 @@ func decodeStencil(top *templateBytes) (*templates.Template, error) {
 
 func decodeOpenShift(top *templateBytes) (*templates.Template, error) {
 	var in openshift.Template
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(top.rest, &in); err != nil {
-		return nil, fmt.Errorf("cannot read the OpenShift template: %v", err)
+	if !leanOpenShift(top.rest, &in) {
+		in = openshift.Template{}
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(top.rest, &in); err != nil {
+			return nil, fmt.Errorf("cannot read the OpenShift template: %v", err)
+		}
 	}
 	in.Objects = top.objects
 	if top.hasParameters {

@@ -129,7 +129,7 @@ limitations under the License.
 //     caller's by Execute.
 //   - Objects must be JSON objects with a string kind and apiVersion; duplicate member names
 //     and invalid UTF-8 are errors, and so are keys that collide once substituted.
-//   - transformers and transformerOverrides are substituted like objects (no labels, no
+//   - generators, transformers and transformerOverrides are substituted like objects (no labels, no
 //     namespace stripping) and returned in Result for the transformer pipeline.
 //   - YAML templates are converted to JSON as kubectl converts them, so a literal integer
 //     beyond 64 bits written in YAML (not in a parameter value) becomes a float there; in

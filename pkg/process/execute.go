@@ -75,8 +75,9 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 		result.Parameters[i].Value = values[i]
 	}
 	result.Objects = x.writeList(p.objects)
-	result.Transformers = x.writeConfigs(p.transformers)
-	result.TransformerOverrides = x.writeConfigs(p.transformerOverrides)
+	result.Generators = x.writeConfigs(p.generators, "generators")
+	result.Transformers = x.writeConfigs(p.transformers, "transformers")
+	result.TransformerOverrides = x.writeConfigs(p.transformerOverrides, "transformerOverrides")
 	if len(x.errs) > 0 {
 		return nil, x.errs
 	}
@@ -261,23 +262,24 @@ func (x *executor) writeList(objects []compiledObject) []json.RawMessage {
 	return out
 }
 
-// writeConfigs writes transformer configs into a buffer of their own.
-func (x *executor) writeConfigs(configs []compiledObject) []json.RawMessage {
+// writeConfigs writes the generator or transformer configs of the field list into a buffer
+// of their own.
+func (x *executor) writeConfigs(configs []compiledObject, list string) []json.RawMessage {
 	if len(configs) == 0 {
 		return nil
 	}
-	list := x.buf
+	objects := x.buf
 	x.buf = nil
 	out := make([]json.RawMessage, len(configs))
 	for i := range configs {
 		start := len(x.buf)
 		x.run(configs[i].from, configs[i].to)
 		if x.overflow {
-			x.errs = append(x.errs, tooLong(field.NewPath("transformers").Index(i), x.limit))
+			x.errs = append(x.errs, tooLong(field.NewPath(list).Index(i), x.limit))
 			break
 		}
 		out[i] = x.buf[start:len(x.buf):len(x.buf)]
 	}
-	x.buf = list
+	x.buf = objects
 	return out
 }

@@ -48,6 +48,7 @@ type Plan struct {
 	keyPaths []string
 
 	objects              []compiledObject
+	generators           []compiledObject
 	transformers         []compiledObject
 	transformerOverrides []compiledObject
 
@@ -145,7 +146,7 @@ type op struct {
 // dominate, plus its parameters and the bookkeeping of its objects.
 func (p *Plan) Size() int64 {
 	size := int64(cap(p.arena)) + int64(cap(p.ops))*int64(unsafe.Sizeof(op{}))
-	size += int64(len(p.objects)+len(p.transformers)+len(p.transformerOverrides)) * int64(unsafe.Sizeof(compiledObject{}))
+	size += int64(len(p.objects)+len(p.generators)+len(p.transformers)+len(p.transformerOverrides)) * int64(unsafe.Sizeof(compiledObject{}))
 	for i := range p.params {
 		param := &p.params[i].Parameter
 		size += int64(unsafe.Sizeof(compiledParameter{}) + uintptr(len(param.Name)+len(param.DisplayName)+len(param.Description)+len(param.Value)+len(param.From)))

@@ -66,6 +66,8 @@ type Result struct {
 	Parameters []templates.Parameter
 	// Warnings are problems that did not stop processing.
 	Warnings []string
+	// Generators are the template's generator configs with parameters substituted.
+	Generators []json.RawMessage
 	// Transformers are the template's transformer configs with parameters substituted.
 	Transformers []json.RawMessage
 	// TransformerOverrides are the template's transformer overrides with parameters substituted.

@@ -77,8 +77,11 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage) (o
 			if !errors.As(err, &te) {
 				return outcome{}, fmt.Errorf("running transformers: %w", err)
 			}
-			return outcome{warnings: ctx.Warnings(), invalid: field.ErrorList{
-				field.Invalid(field.NewPath("transformers").Key(te.Name), te.Kind, te.Err.Error())}}, nil
+			path := field.NewPath("transformers").Key(te.Name)
+			if te.Generator {
+				path = te.Path
+			}
+			return outcome{warnings: ctx.Warnings(), invalid: field.ErrorList{field.Invalid(path, te.Kind, te.Err.Error())}}, nil
 		}
 	}
 	remove.ApplyRules(decoded, a.rules, a.kindResource)

@@ -159,7 +159,7 @@ func (p *Renderer) Render(ctx context.Context, in Input) (*Output, field.ErrorLi
 	}
 	after := &afterEngine{kindResource: p.kindToResource, rules: in.RemovalRules, properties: in.Properties, destinations: in.Destinations,
 		maxBytes: in.Request.MaxOutputBytes, limits: p.limits, buildSlots: p.buildSlots}
-	if after.pipeline, errs = p.pipeline(configs, result.Transformers); len(errs) > 0 {
+	if after.pipeline, errs = p.pipeline(configs, result.Generators, result.Transformers); len(errs) > 0 {
 		return nil, sortErrors(errs), nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -182,7 +182,7 @@ func (p *Renderer) configProblems(in Input) field.ErrorList {
 	if in.Stored {
 		return nil
 	}
-	return transform.ValidateTransformers(in.Template)
+	return append(transform.ValidateGenerators(in.Template), transform.ValidateTransformers(in.Template)...)
 }
 
 // sortErrors orders problems by field path, as every validation of the API does, and drops
@@ -264,15 +264,20 @@ func (p *Renderer) plan(t *templates.Template, stored bool, importsKey string) (
 	return plan, errs
 }
 
-// pipeline compiles the consolidated configs as the engine substituted them, or reuses the
-// pipeline of the same substituted configs: most requests give the transformers the same
-// parameters.
-func (p *Renderer) pipeline(configs []transform.Config, substituted []json.RawMessage) (*transform.Pipeline, field.ErrorList) {
-	if len(substituted) == 0 {
+// pipeline compiles the generators and the consolidated transformer configs as the engine
+// substituted them, or reuses the pipeline of the same substituted configs: most requests
+// give them the same parameters.
+func (p *Renderer) pipeline(configs []transform.Config, generators, substituted []json.RawMessage) (*transform.Pipeline, field.ErrorList) {
+	if len(generators) == 0 && len(substituted) == 0 {
 		return nil, nil
 	}
 	h := sha256.New()
 	size := 0
+	for _, c := range generators {
+		h.Write(c)
+		h.Write([]byte{1})
+		size += len(c)
+	}
 	for _, c := range substituted {
 		h.Write(c)
 		h.Write([]byte{0})
@@ -284,12 +289,13 @@ func (p *Renderer) pipeline(configs []transform.Config, substituted []json.RawMe
 		return cached.(*transform.Pipeline), nil
 	}
 	p.cacheLookup(PipelineCache, false)
-	list := make([]transform.Config, len(substituted))
+	list := transform.GeneratorConfigs(generators)
 	for i, raw := range substituted {
-		list[i] = transform.Config{Raw: raw, Path: field.NewPath("transformers").Index(i)}
+		c := transform.Config{Raw: raw, Path: field.NewPath("transformers").Index(i)}
 		if i < len(configs) && configs[i].Path != nil {
-			list[i].Path = configs[i].Path
+			c.Path = configs[i].Path
 		}
+		list = append(list, c)
 	}
 	pipeline, errs := transform.Compile(list)
 	// A compiled pipeline holds its configs decoded, a few times their bytes.

@@ -38,6 +38,9 @@ type Config struct {
 	// Path is where the config was written, for error messages: "transformers[2]" in the
 	// Template itself, "transformersFrom[0].transformers[1]" in an imported one.
 	Path *field.Path
+	// Generator says the config is one of the Template's generators, which run before every
+	// transformer (see GeneratorConfigs).
+	Generator bool
 }
 
 // Pipeline is a compiled transformer list. It holds no state between runs, so one Pipeline
@@ -57,20 +60,26 @@ var accountsOutput = map[string]bool{
 type step struct {
 	name, kind string
 	t          Transformer
+	// generator and path say where a generator's config was written.
+	generator bool
+	path      *field.Path
 }
 
-// Error is a transformer failing on the objects it was given: a problem of the template or
-// its parameters, not of the server.
+// Error is a generator or transformer failing on the objects it was given: a problem of the
+// template or its parameters, not of the server.
 type Error struct {
 	// Name and Kind identify the transformer.
 	Name, Kind string
+	// Generator says the step is one of the Template's generators; Path then says which.
+	Generator bool
+	Path      *field.Path
 	// Err is what went wrong.
 	Err error
 }
 
-// Error names the transformer, then says what went wrong.
+// Error names the generator or transformer, then says what went wrong.
 func (e *Error) Error() string {
-	return fmt.Sprintf("transformer %q (%s): %v", e.Name, e.Kind, e.Err)
+	return fmt.Sprintf("%s %q (%s): %v", stepNoun(e.Generator), e.Name, e.Kind, e.Err)
 }
 
 // Unwrap returns Err, so that errors.Is and errors.As see through the transformer.
@@ -116,7 +125,19 @@ func Compile(configs []Config) (*Pipeline, field.ErrorList) {
 		}
 		var h configHeader
 		if err := json.Unmarshal(c.Raw, &h); err != nil {
-			errs = append(errs, field.Invalid(path, "", "malformed transformer config: "+err.Error()))
+			errs = append(errs, field.Invalid(path, "", "malformed "+stepNoun(c.Generator)+" config: "+err.Error()))
+			continue
+		}
+		if c.Generator {
+			factory, why := generatorFactoryFor(h.APIVersion, h.Kind)
+			if factory == nil {
+				errs = append(errs, generatorKindError(path, h.APIVersion, h.Kind, why))
+				continue
+			}
+			t, terrs := factory(c.Raw, path)
+			errs = append(errs, terrs...)
+			// A generator is named by what it makes; two may make the same name (merge).
+			p.steps = append(p.steps, step{name: generatedName(c.Raw), kind: h.Kind, t: t, generator: true, path: path})
 			continue
 		}
 		factory, why := factoryFor(h.APIVersion, h.Kind)
@@ -176,12 +197,14 @@ func (p *Pipeline) Transform(ctx *Context, objects []Object) ([]Object, error) {
 			return nil, err
 		}
 		n := len(ctx.warnings)
+		marks := ctx.hashMarksOf(objects)
 		start := time.Now()
 		out, err := s.run(ctx, objects)
 		observe(s.kind, time.Since(start))
 		for i := n; i < len(ctx.warnings); i++ {
-			ctx.warnings[i] = fmt.Sprintf("transformer %q: %s", s.name, ctx.warnings[i])
+			ctx.warnings[i] = fmt.Sprintf("%s %q: %s", stepNoun(s.generator), s.name, ctx.warnings[i])
 		}
+		ctx.carryHashMarks(marks, out)
 		if err == nil && ctx.maxBytes > 0 && !accountsOutput[s.kind] {
 			err = ctx.measure(out)
 		}
@@ -190,11 +213,32 @@ func (p *Pipeline) Transform(ctx *Context, objects []Object) ([]Object, error) {
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return nil, ctxErr
 			}
-			return nil, &Error{Name: s.name, Kind: s.kind, Err: err}
+			return nil, &Error{Name: s.name, Kind: s.kind, Generator: s.generator, Path: s.path, Err: err}
 		}
 		objects = out
 	}
+	if err := ctx.appendHashes(objects); err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		return nil, &Error{Name: "name-suffix-hash", Kind: "ConfigMapGenerator", Generator: true, Path: field.NewPath("generators"), Err: err}
+	}
 	return objects, nil
+}
+
+// generatedName is the name a generator config gives its object, for messages.
+func generatedName(raw []byte) string {
+	var c struct {
+		Name     string `json:"name"`
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(raw, &c)
+	if c.Name != "" {
+		return c.Name
+	}
+	return c.Metadata.Name
 }
 
 // run runs one transformer; a panic (a bug, or a library meeting input it does not expect)

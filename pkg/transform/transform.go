@@ -72,6 +72,9 @@ type Context struct {
 	limits Limits
 	// buildSlots bounds the Kustomization builds running at once; nil for the process's own.
 	buildSlots *BuildSlots
+	// needsHash holds the generated objects that get Kustomize's content-hash name suffix at
+	// the end of the pipeline.
+	needsHash map[unsafe.Pointer]bool
 }
 
 // origin is the identity an object had before the first rename.

@@ -105,20 +105,25 @@ func NumberErrors(raw []byte, fldPath *field.Path) field.ErrorList {
 	return errs
 }
 
-// RawNumberErrors reports the numbers Kubernetes cannot read in a Template's objects,
-// transformers and transformerOverrides, with their field paths; a few at most, as
-// NumberErrors.
-func RawNumberErrors(objects, transformers, overrides []runtime.RawExtension) field.ErrorList {
+// RawList is one list of raw objects of a Template, named by its field.
+type RawList struct {
+	// Name is the list's field name, the root of the errors' paths.
+	Name string
+	// Raws are the list's objects.
+	Raws []runtime.RawExtension
+}
+
+// RawNumberErrors reports the numbers Kubernetes cannot read in a Template's raw lists
+// (objects, generators, transformers, transformerOverrides), with their field paths; a few at
+// most, as NumberErrors.
+func RawNumberErrors(lists ...RawList) field.ErrorList {
 	var errs field.ErrorList
-	for _, list := range []struct {
-		name string
-		raws []runtime.RawExtension
-	}{{"objects", objects}, {"transformers", transformers}, {"transformerOverrides", overrides}} {
-		for i := range list.raws {
+	for _, list := range lists {
+		for i := range list.Raws {
 			if len(errs) >= maxNumberErrors {
 				return errs
 			}
-			errs = append(errs, NumberErrors(list.raws[i].Raw, field.NewPath(list.name).Index(i))...)
+			errs = append(errs, NumberErrors(list.Raws[i].Raw, field.NewPath(list.Name).Index(i))...)
 		}
 	}
 	return errs

@@ -93,7 +93,7 @@ func TestRawNumberErrorsAreBounded(t *testing.T) {
 	for i := range objects {
 		objects[i].Raw = []byte(`{"n":[1e400,1e400]}`)
 	}
-	errs := RawNumberErrors(objects, nil, objects)
+	errs := RawNumberErrors(RawList{"objects", objects}, RawList{"transformerOverrides", objects})
 	if len(errs) < maxNumberErrors || len(errs) > 2*maxNumberErrors {
 		t.Fatalf("%d errors, want about %d", len(errs), maxNumberErrors)
 	}

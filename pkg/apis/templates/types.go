@@ -36,6 +36,9 @@ type Template struct {
 	Objects []runtime.RawExtension
 	// ObjectLabels are added to every object, its selectors and its pod templates.
 	ObjectLabels map[string]string
+	// Generators are KRM-style generator configs whose objects join the template's objects
+	// before the transformers run.
+	Generators []runtime.RawExtension
 	// Transformers is the ordered pipeline run over the objects after substitution.
 	Transformers []runtime.RawExtension
 	// TransformersFrom imports the consolidated transformer lists of other Templates.

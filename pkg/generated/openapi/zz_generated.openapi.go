@@ -3468,6 +3468,24 @@ func schema_pkg_apis_templates_v1alpha1_Template(ref common.ReferenceCallback) c
 							},
 						},
 					},
+					"generators": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "generators are KRM-style generator configs (ConfigMapGenerator, SecretGenerator, or an exec plugin's config) whose objects join the template's objects before the transformers run. Parameters are substituted into them as into objects.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(runtime.RawExtension{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
 					"transformers": {
 						VendorExtensible: spec.VendorExtensible{
 							Extensions: spec.Extensions{

@@ -41,7 +41,7 @@ func AddToScheme(scheme *runtime.Scheme) error {
 		in := a.(*Template)
 		errs := templates.EntryErrors(append(templates.MetadataEntries(&in.ObjectMeta),
 			templates.EntryCount{Path: "parameters", N: len(in.Parameters)}, templates.EntryCount{Path: "labels", N: len(in.Labels)})...)
-		if errs = append(errs, templates.RawNumberErrors(in.Objects, nil, nil)...); len(errs) > 0 {
+		if errs = append(errs, templates.RawNumberErrors(templates.RawList{Name: "objects", Raws: in.Objects})...); len(errs) > 0 {
 			return errs.ToAggregate()
 		}
 		ToInternal(in, b.(*templates.Template))

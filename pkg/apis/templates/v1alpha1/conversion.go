@@ -38,7 +38,9 @@ func Convert_templates_Template_To_v1alpha1_Template(in *templates.Template, out
 func Convert_v1alpha1_Template_To_templates_Template(in *Template, out *templates.Template, s conversion.Scope) error {
 	errs := templates.EntryErrors(append(templates.MetadataEntries(&in.ObjectMeta),
 		templates.EntryCount{Path: "parameters", N: len(in.Parameters)}, templates.EntryCount{Path: "objectLabels", N: len(in.ObjectLabels)})...)
-	errs = append(errs, templates.RawNumberErrors(in.Objects, in.Transformers, in.TransformerOverrides)...)
+	errs = append(errs, templates.RawNumberErrors(templates.RawList{Name: "objects", Raws: in.Objects},
+		templates.RawList{Name: "generators", Raws: in.Generators}, templates.RawList{Name: "transformers", Raws: in.Transformers},
+		templates.RawList{Name: "transformerOverrides", Raws: in.TransformerOverrides})...)
 	if len(errs) > 0 {
 		return errs.ToAggregate()
 	}

@@ -50,6 +50,12 @@ type Template struct {
 	// and pod templates.
 	// +optional
 	ObjectLabels map[string]string `json:"objectLabels,omitempty"`
+	// generators are KRM-style generator configs (ConfigMapGenerator, SecretGenerator, or an
+	// exec plugin's config) whose objects join the template's objects before the transformers
+	// run. Parameters are substituted into them as into objects.
+	// +optional
+	// +listType=atomic
+	Generators []runtime.RawExtension `json:"generators,omitempty"`
 	// transformers is the ordered pipeline of KRM-style transformer configs run over the objects
 	// after substitution and object labels.
 	// +optional

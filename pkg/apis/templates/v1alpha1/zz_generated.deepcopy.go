@@ -351,6 +351,13 @@ func (in *Template) DeepCopyInto(out *Template) {
 			(*out)[key] = val
 		}
 	}
+	if in.Generators != nil {
+		in, out := &in.Generators, &out.Generators
+		*out = make([]runtime.RawExtension, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.Transformers != nil {
 		in, out := &in.Transformers, &out.Transformers
 		*out = make([]runtime.RawExtension, len(*in))

@@ -90,6 +90,7 @@ func largestField(t *templates.Template) (string, int) {
 		name string
 		size int
 	}{
+		{"generators", rawSize(t.Generators)},
 		{"transformers", rawSize(t.Transformers)},
 		{"transformerOverrides", rawSize(t.TransformerOverrides)},
 		{"parameters", params},

@@ -111,6 +111,7 @@ func engineErrors(t *templates.Template) field.ErrorList {
 		dialect = process.OpenShift
 	}
 	errs := process.Validate(t, dialect)
+	errs = append(errs, transform.ValidateGenerators(t)...)
 	return append(errs, transform.ValidateTransformers(t)...)
 }
 

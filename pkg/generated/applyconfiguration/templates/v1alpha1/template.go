@@ -46,6 +46,10 @@ type TemplateApplyConfiguration struct {
 	// objectLabels are added to every object and, for workloads and Services, to their selectors
 	// and pod templates.
 	ObjectLabels map[string]string `json:"objectLabels,omitempty"`
+	// generators are KRM-style generator configs (ConfigMapGenerator, SecretGenerator, or an
+	// exec plugin's config) whose objects join the template's objects before the transformers
+	// run. Parameters are substituted into them as into objects.
+	Generators []runtime.RawExtension `json:"generators,omitempty"`
 	// transformers is the ordered pipeline of KRM-style transformer configs run over the objects
 	// after substitution and object labels.
 	Transformers []runtime.RawExtension `json:"transformers,omitempty"`
@@ -312,6 +316,16 @@ func (b *TemplateApplyConfiguration) WithObjectLabels(entries map[string]string)
 	}
 	for k, v := range entries {
 		b.ObjectLabels[k] = v
+	}
+	return b
+}
+
+// WithGenerators adds the given value to the Generators field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Generators field.
+func (b *TemplateApplyConfiguration) WithGenerators(values ...runtime.RawExtension) *TemplateApplyConfiguration {
+	for i := range values {
+		b.Generators = append(b.Generators, values[i])
 	}
 	return b
 }

@@ -1,0 +1,133 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package transform
+
+import (
+	"encoding/json"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/jsonbytes"
+)
+
+// Generators are the first phase of the pipeline (seed 000's phases): each adds objects to
+// the template's, or replaces or merges into one of them (behavior), before any transformer
+// runs. A generator is a Transformer whose config comes from the Template's generators list;
+// what differs is only where it runs and how it is named in errors.
+
+// builtinGenerators maps the kind of an apiVersion: builtin generator to its factory.
+var builtinGenerators = map[string]Factory{}
+
+// registerGenerator is called from the init function of each built-in generator's file.
+func registerGenerator(kind string, factory Factory) {
+	if _, dup := builtinGenerators[kind]; dup {
+		panic("transform: generator registered twice: " + kind)
+	}
+	builtinGenerators[kind] = factory
+}
+
+// generatorFactoryFor returns the factory of a generator kind, or why there is none.
+func generatorFactoryFor(apiVersion, kind string) (Factory, string) {
+	if apiVersion != "" && apiVersion != BuiltinAPIVersion {
+		return nil, "generator plugins are not enabled: use apiVersion " + BuiltinAPIVersion
+	}
+	if f, ok := builtinGenerators[kind]; ok {
+		return f, ""
+	}
+	return nil, "unknown built-in generator kind"
+}
+
+// generatorKindError reports an unusable generator apiVersion or kind.
+func generatorKindError(path *field.Path, apiVersion, kind, why string) *field.Error {
+	if kind == "" {
+		return field.Required(path.Child("kind"), "")
+	}
+	if apiVersion != "" && apiVersion != BuiltinAPIVersion {
+		return field.Invalid(path.Child("apiVersion"), apiVersion, why)
+	}
+	kinds := make([]string, 0, len(builtinGenerators))
+	for k := range builtinGenerators {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	return field.NotSupported(path.Child("kind"), kind, kinds)
+}
+
+// GeneratorConfigs returns a Template's generator configs, apiVersion defaulted to builtin,
+// with their paths, for Compile.
+func GeneratorConfigs(raws []json.RawMessage) []Config {
+	configs := make([]Config, len(raws))
+	path := field.NewPath("generators")
+	for i, raw := range raws {
+		configs[i] = Config{Raw: raw, Path: path.Index(i), Generator: true}
+	}
+	return configs
+}
+
+// ValidateGenerators checks what can be known about a Template's generators when it is
+// created or updated; fields holding parameter references are checked after substitution.
+func ValidateGenerators(t *templates.Template) field.ErrorList {
+	var errs field.ErrorList
+	for i, raw := range t.Generators {
+		path := field.NewPath("generators").Index(i)
+		h, err := readGeneratorHeader(raw, path)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		factory, why := generatorFactoryFor(h.APIVersion, h.Kind)
+		if factory == nil {
+			if !hasParamRef(h.APIVersion) && !hasParamRef(h.Kind) {
+				errs = append(errs, generatorKindError(path, h.APIVersion, h.Kind, why))
+			}
+			continue
+		}
+		_, ferrs := factory(raw.Raw, path)
+		errs = append(errs, dropParamRefErrors(ferrs, raw.Raw, path)...)
+	}
+	return errs
+}
+
+// readGeneratorHeader reads a generator config's apiVersion and kind.
+func readGeneratorHeader(raw runtime.RawExtension, path *field.Path) (configHeader, *field.Error) {
+	var h configHeader
+	obj, err := jsonbytes.DecodeObject(raw.Raw)
+	if err != nil {
+		return h, field.Invalid(path, string(raw.Raw), "a generator config must be an object: "+err.Error())
+	}
+	var ok bool
+	if h.Kind, ok = obj["kind"].(string); !ok || h.Kind == "" {
+		return h, field.Required(path.Child("kind"), "")
+	}
+	if v, present := obj["apiVersion"]; present {
+		if h.APIVersion, ok = v.(string); !ok {
+			return h, field.Invalid(path.Child("apiVersion"), v, "must be a string")
+		}
+	}
+	return h, nil
+}
+
+// stepNoun says what a step is in messages: a generator or a transformer.
+func stepNoun(generator bool) string {
+	if generator {
+		return "generator"
+	}
+	return "transformer"
+}

@@ -1,0 +1,168 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package transform
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"unsafe"
+)
+
+// Generated ConfigMaps and Secrets get a suffix that hashes their content, so that a change of
+// content is a new name and the workloads that refer to it roll. As in Kustomize, the suffix is
+// added once, after every transformer (a prefix, a patch of the data), and every reference is
+// then fixed up to the new name in one pass.
+
+// markForHash records that obj gets the hash suffix at the end of the pipeline, or not.
+func (c *Context) markForHash(obj Object, hash bool) {
+	if !hash {
+		return
+	}
+	if c.needsHash == nil {
+		c.needsHash = map[unsafe.Pointer]bool{}
+	}
+	c.needsHash[objectKey(obj)] = true
+}
+
+// unmarkForHash forgets that obj was to get the hash suffix (it was replaced).
+func (c *Context) unmarkForHash(obj Object) { delete(c.needsHash, objectKey(obj)) }
+
+// hashMarks are the identities of the marked objects before a step, so that the marks follow
+// objects a step rebuilt (a Kustomization, a plugin) instead of editing them in place.
+type hashMarks []objectID
+
+// objectID is an object's identity in the list.
+type objectID struct {
+	apiVersion, kind, namespace, name string
+}
+
+func idOf(obj Object) objectID {
+	return objectID{nestedString(obj, "apiVersion"), nestedString(obj, "kind"), objectNamespace(obj), objectName(obj)}
+}
+
+// hashMarksOf returns the identities of the marked objects among objects; nil when none is
+// marked, which is the common case and costs nothing.
+func (c *Context) hashMarksOf(objects []Object) hashMarks {
+	if len(c.needsHash) == 0 {
+		return nil
+	}
+	var marks hashMarks
+	for _, obj := range objects {
+		if c.needsHash[objectKey(obj)] {
+			marks = append(marks, idOf(obj))
+		}
+	}
+	return marks
+}
+
+// carryHashMarks marks the objects of out that have the identity of a marked object of the
+// step's input but are not that object.
+func (c *Context) carryHashMarks(marks hashMarks, out []Object) {
+	if len(marks) == 0 {
+		return
+	}
+	want := make(map[objectID]bool, len(marks))
+	for _, id := range marks {
+		want[id] = true
+	}
+	for _, obj := range out {
+		if !c.needsHash[objectKey(obj)] && want[idOf(obj)] {
+			c.needsHash[objectKey(obj)] = true
+		}
+	}
+}
+
+// appendHashes renames every marked object to name-hash and fixes the references to it.
+func (c *Context) appendHashes(objects []Object) error {
+	if len(c.needsHash) == 0 {
+		return nil
+	}
+	var renames []rename
+	for _, obj := range objects {
+		if !c.needsHash[objectKey(obj)] {
+			continue
+		}
+		h, err := contentHash(obj)
+		if err != nil {
+			return err
+		}
+		metadata, ok := obj["metadata"].(map[string]any)
+		if !ok {
+			continue
+		}
+		old := objectName(obj)
+		c.RecordOrigin(obj)
+		metadata["name"] = old + "-" + h
+		renames = append(renames, rename{id: objectGVK(obj), namespace: objectNamespace(obj), oldName: old, newName: old + "-" + h})
+		if err := c.spend(len(h) + 1); err != nil {
+			return err
+		}
+	}
+	return fixNameReferences(objects, renames)
+}
+
+// contentHash is Kustomize's name suffix (api/hasher): the SHA-256 of the JSON of the kind,
+// the data maps and, for a Secret, its type, cut to ten hex digits with 0, 1, 3, a and e
+// replaced so that the suffix never reads as a word or a number. The name is part of what
+// Kustomize hashes, but it looks it up under a path that never matches, so it is always
+// empty: the same content has the same suffix whatever the name.
+func contentHash(obj Object) (string, error) {
+	m := map[string]any{"kind": nestedString(obj, "kind"), "name": ""}
+	field := func(key string) any {
+		if v, ok := obj[key].(map[string]any); ok {
+			return v
+		}
+		if s, ok := obj[key].(string); ok {
+			return s
+		}
+		return ""
+	}
+	m["data"] = field("data")
+	switch m["kind"] {
+	case "ConfigMap":
+		if v, ok := obj["binaryData"].(map[string]any); ok {
+			m["binaryData"] = v
+		}
+	case "Secret":
+		m["type"] = field("type")
+		if v, ok := obj["stringData"].(map[string]any); ok {
+			m["stringData"] = v
+		}
+	}
+	encoded, err := json.Marshal(m)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(encoded)
+	digits := []byte(hex.EncodeToString(sum[:])[:10])
+	for i, d := range digits {
+		switch d {
+		case '0':
+			digits[i] = 'g'
+		case '1':
+			digits[i] = 'h'
+		case '3':
+			digits[i] = 'k'
+		case 'a':
+			digits[i] = 'm'
+		case 'e':
+			digits[i] = 't'
+		}
+	}
+	return string(digits), nil
+}
