@@ -154,6 +154,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = map[string]rest.Storage{
 		"templates":                templateREST,
 		"templates/processed":      templatestorage.NewProcessedREST(templateREST, renderer),
+		"templates/schema":         templatestorage.NewSchemaREST(templateREST),
 		"processedtemplates":       processedtemplate.NewREST(renderer),
 		"customtransforms":         customTransformREST,
 		"templateinstances":        instanceREST,
