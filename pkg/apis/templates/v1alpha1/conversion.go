@@ -23,10 +23,17 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 )
 
-// Convert_templates_Template_To_v1alpha1_Template drops the in-memory OpenShift mark, which has
-// no wire form.
+// Convert_templates_Template_To_v1alpha1_Template writes the OpenShift mark as the dialect, left
+// empty for Stencil's so that a Template of our own dialect reads as it always did.
 func Convert_templates_Template_To_v1alpha1_Template(in *templates.Template, out *Template, s conversion.Scope) error {
-	return autoConvert_templates_Template_To_v1alpha1_Template(in, out, s)
+	if err := autoConvert_templates_Template_To_v1alpha1_Template(in, out, s); err != nil {
+		return err
+	}
+	out.Dialect = ""
+	if in.OpenShift {
+		out.Dialect = DialectOpenShift
+	}
+	return nil
 }
 
 // Convert_v1alpha1_Template_To_templates_Template refuses numbers that Kubernetes cannot read
@@ -41,10 +48,19 @@ func Convert_v1alpha1_Template_To_templates_Template(in *Template, out *template
 	errs = append(errs, templates.RawNumberErrors(templates.RawList{Name: "objects", Raws: in.Objects},
 		templates.RawList{Name: "generators", Raws: in.Generators}, templates.RawList{Name: "transformers", Raws: in.Transformers},
 		templates.RawList{Name: "transformerOverrides", Raws: in.TransformerOverrides})...)
+	switch in.Dialect {
+	case "", DialectStencil, DialectOpenShift:
+	default:
+		errs = append(errs, field.NotSupported(field.NewPath("dialect"), in.Dialect, []Dialect{DialectStencil, DialectOpenShift}))
+	}
 	if len(errs) > 0 {
 		return errs.ToAggregate()
 	}
-	return autoConvert_v1alpha1_Template_To_templates_Template(in, out, s)
+	if err := autoConvert_v1alpha1_Template_To_templates_Template(in, out, s); err != nil {
+		return err
+	}
+	out.OpenShift = in.Dialect == DialectOpenShift
+	return nil
 }
 
 // Convert_v1alpha1_TemplateParameters_To_templates_TemplateParameters refuses maps beyond

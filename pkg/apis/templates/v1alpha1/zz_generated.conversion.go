@@ -469,6 +469,7 @@ func autoConvert_v1alpha1_Template_To_templates_Template(in *Template, out *temp
 	out.TransformersFrom = *(*[]templates.TransformerImport)(unsafe.Pointer(&in.TransformersFrom))
 	out.TransformerOverrides = *(*[]runtime.RawExtension)(unsafe.Pointer(&in.TransformerOverrides))
 	out.TransformerOrder = *(*[]templates.TransformerReference)(unsafe.Pointer(&in.TransformerOrder))
+	// WARNING: in.Dialect requires manual conversion: does not exist in peer-type
 	return nil
 }
 
