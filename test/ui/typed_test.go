@@ -91,29 +91,34 @@ func TestFormBuilder(t *testing.T) {
 		"N":{"type":"number","maximum":1.5},
 		"J":{"type":"array","x-stencil-type":"json"},
 		"X":{"type":"string","contentEncoding":"base64"},
-		"DB_PASSWORD":{"type":"string"}}}`
+		"DB_PASSWORD":{"type":"string"},
+		"R":{"type":"string","default":"512Mi","minLength":1},
+		"W":{"type":"string","writeOnly":true,"x-stencil-secret":true,"minLength":1,"x-stencil-generated":"[a-z]{4}"}}}`
 	var fields []map[string]any
-	b.eval(`import('/js/schema.js').then(m => m.fieldsFromSchema(`+schema+`, ['A', 'B']))`, &fields)
+	b.eval(`import('/js/schema.js').then(m => m.fieldsFromSchema(`+schema+`))`, &fields)
 	got := map[string][]any{}
 	var order []string
 	for _, f := range fields {
 		name := f["name"].(string)
 		order = append(order, name)
-		got[name] = []any{f["widget"], f["type"], f["required"], f["default"]}
+		got[name] = []any{f["widget"], f["type"], f["required"], f["default"], f["writeOnly"]}
 	}
+	// required in the form: listed in required and not generated, or a default that must not
+	// be emptied (minLength 1); the secret-looking name is masked though the schema does not say.
 	want := map[string][]any{
-		"S": {"password", "string", false, ""}, "A": {"number", "int", true, "3"}, "B": {"checkbox", "bool", false, "true"},
-		"E": {"select", "string", false, "y"}, "M": {"textarea", "string", false, ""}, "G": {"text", "string", false, ""},
-		"N": {"number", "number", false, ""}, "J": {"textarea", "json", false, ""}, "X": {"text", "base64", false, ""},
-		"DB_PASSWORD": {"password", "string", false, ""},
+		"S": {"password", "string", false, "", true}, "A": {"number", "int", true, "3", false}, "B": {"checkbox", "bool", false, "true", false},
+		"E": {"select", "string", false, "y", false}, "M": {"textarea", "string", false, "", false}, "G": {"text", "string", false, "", false},
+		"N": {"number", "number", false, "", false}, "J": {"textarea", "json", false, "", false}, "X": {"text", "base64", false, "", false},
+		"DB_PASSWORD": {"password", "string", false, "", false}, "R": {"text", "string", true, "512Mi", false},
+		"W": {"password", "string", false, "", true},
 	}
 	if !reflect.DeepEqual(got, want) {
 		g, _ := json.Marshal(got)
 		w, _ := json.Marshal(want)
 		t.Errorf("fields\n got %s\nwant %s", g, w)
 	}
-	if strings.Join(order, ",") != "A,B,S,E,M,G,N,J,X,DB_PASSWORD" {
-		t.Errorf("order %v: the template's order first, then the schema's", order)
+	if strings.Join(order, ",") != "S,A,B,E,M,G,N,J,X,DB_PASSWORD,R,W" {
+		t.Errorf("order %v, want the schema's", order)
 	}
 	var problems [][]string
 	b.eval(`import('/js/schema.js').then(m => { const f = m.fieldsFromSchema(`+schema+`); const by = Object.fromEntries(f.map(x => [x.name, x]));
