@@ -35,6 +35,7 @@ import (
 	"stencil.dev/stencil/pkg/registry/templates/processedtemplate"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 	templatestorage "stencil.dev/stencil/pkg/registry/templates/template"
+	"stencil.dev/stencil/pkg/registry/templates/templateinstance"
 	"stencil.dev/stencil/pkg/transform"
 )
 
@@ -131,6 +132,10 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
+	instanceREST, instanceStatusREST, err := templateinstance.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.ClusterConfig == nil)
+	if err != nil {
+		return nil, err
+	}
 	renderer := renderrest.NewAdapter(renderrest.Sources{
 		Templates:      templateREST,
 		RemovalRules:   customtransform.NewRules(customTransformREST).Current,
@@ -144,11 +149,13 @@ func (c completedConfig) New() (*StencilServer, error) {
 	})
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(templates.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = map[string]rest.Storage{
-		"templates":           templateREST,
-		"templates/processed": templatestorage.NewProcessedREST(templateREST, renderer),
-		"templates/schema":    templatestorage.NewSchemaREST(templateREST),
-		"processedtemplates":  processedtemplate.NewREST(renderer),
-		"customtransforms":    customTransformREST,
+		"templates":                templateREST,
+		"templates/processed":      templatestorage.NewProcessedREST(templateREST, renderer),
+		"templates/schema":         templatestorage.NewSchemaREST(templateREST),
+		"processedtemplates":       processedtemplate.NewREST(renderer),
+		"customtransforms":         customTransformREST,
+		"templateinstances":        instanceREST,
+		"templateinstances/status": instanceStatusREST,
 	}
 	if err := s.GenericAPIServer.InstallAPIGroup(&apiGroupInfo); err != nil {
 		return nil, err
