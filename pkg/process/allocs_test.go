@@ -76,8 +76,8 @@ func TestAllocationBudgets(t *testing.T) {
 		// The cached path allocates per request, not per object: 1,000 objects cost what 100 do.
 		{"stored synthetic-100, cached plan", syntheticPlan(100), 70},
 		{"stored synthetic-1000, cached plan", syntheticPlan(1000), 70},
-		{"mysql-persistent from the request's bytes", oneshot(mysql), 350},
-		{"amp-sized from the request's bytes", oneshot(amp), 720},
+		{"mysql-persistent from the request's bytes", oneshot(mysql), 290},
+		{"amp-sized from the request's bytes", oneshot(amp), 615},
 	} {
 		if got := testing.AllocsPerRun(20, c.run); got > c.budget {
 			t.Errorf("%s: %.0f allocations per request, budget %.0f", c.name, got, c.budget)

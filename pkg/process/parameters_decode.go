@@ -41,6 +41,9 @@ var lenientJSON = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontex
 // the objects. Members it does not know are skipped, as a non-strict decoder does; the
 // OpenShift dialect drops type and the constraints afterwards, which its Parameter does not have.
 func decodeParameters(data []byte) ([]templates.Parameter, error) {
+	if params, ok := leanParameters(data); ok {
+		return params, nil
+	}
 	dec := jsontext.NewDecoder(bytes.NewReader(data), lenientJSON...)
 	tok, err := dec.ReadToken()
 	if err != nil {

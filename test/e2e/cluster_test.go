@@ -70,6 +70,13 @@ var tokenUsers = map[string]string{
 	"processor": "processor-token",
 	"viewer":    "viewer-token",
 	"nobody":    "nobody-token",
+	"reader":    "reader-token",
+	// exporter runs an application in the namespaces of TestExport; nosecrets reads it without
+	// Secrets.
+	"exporter":  "exporter-token",
+	"nosecrets": "nosecrets-token",
+	// ui-user runs the catalog in TestCatalogUICreates.
+	"ui-user": "ui-user-token",
 }
 
 func (c *cluster) path(name string) string { return filepath.Join(c.dir, name) }

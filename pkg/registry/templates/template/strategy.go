@@ -33,7 +33,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
-	"stencil.dev/stencil/pkg/process"
+	"stencil.dev/stencil/pkg/render"
 	"stencil.dev/stencil/pkg/transform"
 )
 
@@ -90,7 +90,7 @@ func (templateStrategy) PrepareForUpdate(context.Context, runtime.Object, runtim
 // beyond what etcd stores, in one list.
 func (s templateStrategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
 	t := obj.(*templates.Template)
-	errs := append(validation.ValidateTemplate(t), engineErrors(t, s.pluginsFor(ctx))...)
+	errs := append(validation.ValidateTemplate(t), render.TemplateErrors(t, s.pluginsFor(ctx))...)
 	return validation.SortByField(append(errs, sizeErrors(t)...))
 }
 
@@ -116,23 +116,8 @@ func (templateStrategy) Canonicalize(runtime.Object) {}
 // ValidateUpdate checks an update as Validate checks a create, with the metadata rules of updates.
 func (s templateStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
 	t := obj.(*templates.Template)
-	errs := append(validation.ValidateTemplateUpdate(t, old.(*templates.Template)), engineErrors(t, s.pluginsFor(ctx))...)
+	errs := append(validation.ValidateTemplateUpdate(t, old.(*templates.Template)), render.TemplateErrors(t, s.pluginsFor(ctx))...)
 	return validation.SortByField(append(errs, sizeErrors(t)...))
-}
-
-// engineErrors are the checks of a Template that need the engine, so that a template is
-// refused when it is stored rather than each time it is processed: what compiling finds
-// (parameters, generators, typed defaults, objects, object labels, references to undeclared
-// parameters), the generator configs and the transformer configs, overrides and order, plugin
-// providers checked against plugins.
-func engineErrors(t *templates.Template, plugins transform.Plugins) field.ErrorList {
-	dialect := process.Stencil
-	if t.OpenShift {
-		dialect = process.OpenShift
-	}
-	errs := process.Validate(t, dialect)
-	errs = append(errs, plugins.ValidateGenerators(t)...)
-	return append(errs, plugins.ValidateTransformers(t)...)
 }
 
 // WarningsOnUpdate warns as WarningsOnCreate.

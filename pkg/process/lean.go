@@ -1,0 +1,343 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package process
+
+import (
+	"unicode/utf8"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/openshift"
+	"stencil.dev/stencil/pkg/jsonbytes"
+)
+
+// leanReader reads the usual shapes of a template's small parts (metadata, message, labels,
+// parameters) without reflection. Besides its objects, a small template is mostly these parts,
+// and a reflection-based decoder costs more there than compiling the objects.
+//
+// It accepts only what it can read exactly as encoding/json would: strings, booleans, null
+// and objects of known members. Anything else (a number, invalid UTF-8, a member it does not
+// know, a syntax error) sets failed, and the caller reads the same bytes again with its
+// complete decoder, which also words the errors. So the lean path changes no result.
+type leanReader struct {
+	b      []byte
+	i      int
+	failed bool
+}
+
+func (r *leanReader) space() {
+	for r.i < len(r.b) {
+		switch r.b[r.i] {
+		case ' ', '\t', '\n', '\r':
+			r.i++
+		default:
+			return
+		}
+	}
+}
+
+// next reports whether c comes next, and consumes it then.
+func (r *leanReader) next(c byte) bool {
+	r.space()
+	if r.i < len(r.b) && r.b[r.i] == c {
+		r.i++
+		return true
+	}
+	return false
+}
+
+// null consumes a null when one comes next.
+func (r *leanReader) null() bool {
+	r.space()
+	if len(r.b)-r.i >= 4 && string(r.b[r.i:r.i+4]) == "null" {
+		r.i += 4
+		return true
+	}
+	return false
+}
+
+// fail gives up the lean path.
+func (r *leanReader) fail() { r.failed = true }
+
+// leanStop marks the bytes a string scan stops at: its end, an escape, control characters
+// and the start of multi-byte UTF-8.
+var leanStop = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+// rawString reads a string and returns it quoted, after checking it as a validating decoder
+// would; plain tells that it holds no escape.
+func (r *leanReader) rawString() (raw []byte, plain bool) {
+	r.space()
+	b := r.b
+	start := r.i
+	if start >= len(b) || b[start] != '"' {
+		r.fail()
+		return nil, false
+	}
+	plain = true
+	for j := start + 1; j < len(b); {
+		c := b[j]
+		if !leanStop[c] {
+			j++
+			continue
+		}
+		switch {
+		case c == '"':
+			r.i = j + 1
+			return b[start : j+1], plain
+		case c == '\\':
+			n, err := escapeLength(b, j)
+			if err != nil {
+				r.fail()
+				return nil, false
+			}
+			plain = false
+			j += n
+		case c < 0x20:
+			r.fail()
+			return nil, false
+		default:
+			rn, size := utf8.DecodeRune(b[j:])
+			if rn == utf8.RuneError && size == 1 {
+				r.fail()
+				return nil, false
+			}
+			j += size
+		}
+	}
+	r.fail()
+	return nil, false
+}
+
+// name reads a member name and its colon; the bytes are only valid until the next read.
+func (r *leanReader) name() []byte {
+	raw, plain := r.rawString()
+	if r.failed || !r.next(':') {
+		r.fail()
+		return nil
+	}
+	if plain {
+		return raw[1 : len(raw)-1]
+	}
+	return jsonbytes.StringContent(raw)
+}
+
+// str reads a string into target; null leaves target as it is, as encoding/json does.
+func (r *leanReader) str(target *string) {
+	if r.null() {
+		return
+	}
+	raw, plain := r.rawString()
+	switch {
+	case r.failed:
+	case plain:
+		*target = string(raw[1 : len(raw)-1])
+	default:
+		*target = string(jsonbytes.StringContent(raw))
+	}
+}
+
+// boolean reads true, false or null (which leaves target as it is).
+func (r *leanReader) boolean(target *bool) {
+	r.space()
+	rest := r.b[r.i:]
+	switch {
+	case len(rest) >= 4 && string(rest[:4]) == "true":
+		*target, r.i = true, r.i+4
+	case len(rest) >= 5 && string(rest[:5]) == "false":
+		*target, r.i = false, r.i+5
+	case r.null():
+	default:
+		r.fail()
+	}
+}
+
+// object reads an object, calling member after each name; member reads the value. It
+// returns false for null.
+func (r *leanReader) object(member func(name []byte)) bool {
+	if r.null() {
+		return false
+	}
+	if !r.next('{') {
+		r.fail()
+		return false
+	}
+	if r.next('}') {
+		return true
+	}
+	for !r.failed {
+		member(r.name())
+		if r.failed || r.next('}') {
+			break
+		}
+		if !r.next(',') {
+			r.fail()
+		}
+	}
+	return true
+}
+
+// stringMap reads an object of strings into m as encoding/json reads a map[string]string:
+// entries are added to a map already there, and null makes it nil.
+func (r *leanReader) stringMap(m *map[string]string) {
+	r.space()
+	present := r.object(func(name []byte) {
+		if *m == nil {
+			*m = map[string]string{}
+		}
+		if r.null() { // a null entry is rare; its meaning is the complete decoder's
+			r.fail()
+			return
+		}
+		var v string
+		r.str(&v)
+		(*m)[string(name)] = v
+	})
+	switch {
+	case !present:
+		*m = nil
+	case *m == nil:
+		*m = map[string]string{}
+	}
+}
+
+// end checks that nothing but space follows.
+func (r *leanReader) end() {
+	r.space()
+	if r.i != len(r.b) {
+		r.fail()
+	}
+}
+
+// leanParameters reads a parameters array whose parameters have only text and boolean
+// members; ok is false for anything else (see leanReader).
+func leanParameters(data []byte) (params []templates.Parameter, ok bool) {
+	r := &leanReader{b: data}
+	if r.null() {
+		r.end()
+		return nil, !r.failed
+	}
+	if !r.next('[') {
+		return nil, false
+	}
+	if r.next(']') {
+		r.end()
+		return nil, !r.failed
+	}
+	for !r.failed {
+		params = append(params, templates.Parameter{})
+		p := &params[len(params)-1]
+		if !r.object(func(name []byte) { r.parameterMember(p, name) }) {
+			r.fail() // a null parameter: rare, left to the complete decoder
+		}
+		if r.failed || r.next(']') {
+			break
+		}
+		if !r.next(',') {
+			r.fail()
+		}
+	}
+	r.end()
+	return params, !r.failed
+}
+
+func (r *leanReader) parameterMember(p *templates.Parameter, name []byte) {
+	switch string(name) {
+	case "name":
+		r.str(&p.Name)
+	case "displayName":
+		r.str(&p.DisplayName)
+	case "description":
+		r.str(&p.Description)
+	case "value":
+		r.str(&p.Value)
+	case "generate":
+		r.str(&p.Generate)
+	case "from":
+		r.str(&p.From)
+	case "type":
+		r.str((*string)(&p.Type))
+	case "pattern":
+		r.str(&p.Pattern)
+	case "required":
+		r.boolean(&p.Required)
+	case "multiline":
+		r.boolean(&p.Multiline)
+	case "secret":
+		r.boolean(&p.Secret)
+	default:
+		r.fail()
+	}
+}
+
+// leanOpenShift reads the rest of an OpenShift template (see templateBytes) when it holds
+// only its usual members; ok is false for anything else (see leanReader).
+func leanOpenShift(rest []byte, t *openshift.Template) (ok bool) {
+	r := &leanReader{b: rest}
+	r.object(func(name []byte) {
+		switch string(name) {
+		case "apiVersion":
+			r.str(&t.APIVersion)
+		case "kind":
+			r.str(&t.Kind)
+		case "message":
+			r.str(&t.Message)
+		case "labels":
+			r.stringMap(&t.Labels)
+		case "metadata":
+			r.objectMeta(&t.ObjectMeta)
+		default:
+			r.fail()
+		}
+	})
+	r.end()
+	return !r.failed
+}
+
+// objectMeta reads the members of metadata a template usually has.
+func (r *leanReader) objectMeta(m *metav1.ObjectMeta) {
+	r.object(func(name []byte) {
+		switch string(name) {
+		case "name":
+			r.str(&m.Name)
+		case "generateName":
+			r.str(&m.GenerateName)
+		case "namespace":
+			r.str(&m.Namespace)
+		case "labels":
+			r.stringMap(&m.Labels)
+		case "annotations":
+			r.stringMap(&m.Annotations)
+		case "creationTimestamp":
+			// null is the zero time, as metav1.Time reads it; a time is the complete decoder's.
+			if !r.null() {
+				r.fail()
+			}
+		default:
+			r.fail()
+		}
+	})
+}

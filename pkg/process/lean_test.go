@@ -1,0 +1,132 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package process
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	kjson "sigs.k8s.io/json"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/openshift"
+	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+)
+
+// leanSeeds are parts of templates: the lean path must read some of them and leave the others
+// to the complete decoders.
+var leanSeeds = []string{
+	`{"apiVersion":"template.openshift.io/v1","kind":"Template","metadata":{"name":"a","creationTimestamp":null,"annotations":{"description":"x\ny","tags":"a,b"}},"message":"${A} é\u00e9","labels":{"app":"a"}}`,
+	`{"metadata":{"labels":{"a":"1"},"labels":{"b":"2"},"annotations":{}},"labels":null,"message":null}`,
+	`{"metadata":null,"labels":{"a":"1","a":"2"}}`, `{"metadata":{"name":"a","name":"b"}}`,
+	`{"metadata":{"creationTimestamp":"2024-01-01T00:00:00Z"}}`, `{"metadata":{"uid":"x"}}`, `{"message":1}`,
+	`{"labels":{"a":null}}`, `{"labels":{"a":1}}`, "{\"message\":\"bad\xffutf8\"}", `{"message":"\ud800"}`, `{"Message":"case"}`,
+	`{"message":"a",}`, `{"message":"a"} x`, `{"message":"a\u0000b\/c"}`, `{"labels":[]}`, "{\"message\":\"tab\tinside\"}",
+	` { "kind" : "Template" , "metadata" : { "namespace" : "n" } } `,
+	`[]`, `null`, ` [ ] `, `[{"name":"A","value":"1","required":true,"type":"int","generate":"expression","from":"[a-z]{3}"}]`,
+	`[{"name":"A","name":"B","required":null,"secret":false,"multiline":true,"pattern":"^a$","displayName":"d","description":"x\ny"}]`,
+	`[{"name":null}]`, `[null]`, `[{"n\u0061me":"escaped"}]`, `[{"name":"A","enum":["a"]}]`, `[{"minimum":"1"}]`,
+	`[{"name":1}]`, `[{"required":"true"}]`, `[{"name":"A"},]`, `[{"Name":"case"}]`, `[{}]`, `[{},{}]`, `[1]`, `{}`,
+}
+
+// TestLeanReadsWhatTheCompleteDecodersRead checks that whatever the lean path reads, it reads
+// as the typed decoders do, and that it does read the usual shapes: the parts of the shared
+// templates and of the first seeds.
+func TestLeanReadsWhatTheCompleteDecodersRead(t *testing.T) {
+	for _, in := range leanSeeds {
+		checkLeanAgrees(t, []byte(in))
+	}
+	for _, in := range []string{leanSeeds[0], leanSeeds[1], leanSeeds[2], `[{"name":"A","required":true,"generate":"expression","from":"[a-z]{3}"}]`, `[]`} {
+		_, paramsOK := leanParameters([]byte(in))
+		restOK := leanOpenShift([]byte(in), &openshift.Template{})
+		if !paramsOK && !restOK {
+			t.Errorf("%s: the lean path should read this", in)
+		}
+	}
+	for name, data := range requestTemplates(t) {
+		if name == "cincinnati-deployment.yaml" {
+			continue // YAML, read the same way once converted
+		}
+		top, err := splitTemplate(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !leanOpenShift(top.rest, &openshift.Template{}) {
+			t.Errorf("%s: the lean path should read the template's metadata, labels and message", name)
+		}
+	}
+	mysql, err := os.ReadFile(filepath.Join("testdata", "mysql-persistent.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var whole struct {
+		Parameters json.RawMessage `json:"parameters"`
+	}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(mysql, &whole); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := leanParameters(whole.Parameters); !ok {
+		t.Errorf("the lean path should read mysql-persistent's parameters")
+	}
+}
+
+// FuzzLean checks the lean path against the typed decoders on arbitrary bytes.
+//
+// Run it with: go test ./pkg/process -run '^$' -fuzz '^FuzzLean$' -fuzztime 30s
+func FuzzLean(f *testing.F) {
+	for _, in := range leanSeeds {
+		f.Add([]byte(in))
+	}
+	f.Fuzz(checkLeanAgrees)
+}
+
+func checkLeanAgrees(t *testing.T, in []byte) {
+	if params, ok := leanParameters(in); ok {
+		var want []v1alpha1.Parameter
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(in, &want); err != nil {
+			t.Fatalf("%s: the lean path read parameters the typed decoder refuses: %v", in, err)
+		}
+		if got := versionedParameters(t, params); !(len(got) == 0 && len(want) == 0) && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: lean parameters %+v, typed decoder %+v", in, got, want)
+		}
+	}
+	var got openshift.Template
+	if leanOpenShift(in, &got) {
+		var want openshift.Template
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(in, &want); err != nil {
+			t.Fatalf("%s: the lean path read a template the typed decoder refuses: %v", in, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: lean template %+v, typed decoder %+v", in, got, want)
+		}
+	}
+}
+
+func versionedParameters(t *testing.T, params []templates.Parameter) []v1alpha1.Parameter {
+	var out []v1alpha1.Parameter
+	for _, p := range params {
+		var v v1alpha1.Parameter
+		if err := v1alpha1.Convert_templates_Parameter_To_v1alpha1_Parameter(&p, &v, nil); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
