@@ -75,6 +75,8 @@ var tokenUsers = map[string]string{
 	// Secrets.
 	"exporter":  "exporter-token",
 	"nosecrets": "nosecrets-token",
+	// ui-user runs the catalog in TestCatalogUICreates.
+	"ui-user": "ui-user-token",
 }
 
 func (c *cluster) path(name string) string { return filepath.Join(c.dir, name) }
