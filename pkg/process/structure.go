@@ -309,7 +309,8 @@ func hex4(src []byte, at int) (rune, bool) {
 }
 
 func skipSpace(src []byte, i int) int {
-	for i < len(src) && (src[i] == ' ' || src[i] == '\n' || src[i] == '\r' || src[i] == '\t') {
+	// Compacted input has no space: one comparison tells most bytes apart.
+	for i < len(src) && src[i] <= ' ' && (src[i] == ' ' || src[i] == '\n' || src[i] == '\r' || src[i] == '\t') {
 		i++
 	}
 	return i
