@@ -30,8 +30,10 @@ import (
 type structure struct {
 	// ends[i] is the offset after the object or array that opens at i; other entries are junk.
 	ends []int32
-	// dollars are the offsets of every "$" (and of every \u0024 escape), in order.
-	dollars []int32
+	// dollars are the offsets of every "$" (and of every \u0024 escape), in order;
+	// nextDollar is the first one at or after the last offset hasDollar was asked about.
+	dollars    []int32
+	nextDollar int
 	// frames and names are the open containers and the member names of the open objects,
 	// kept between calls to save allocations.
 	frames []openContainer
@@ -66,7 +68,7 @@ func (s *structure) compact(dst, src []byte) ([]byte, error) {
 		s.ends = make([]int32, len(src)+len(src)/2)
 	}
 	s.ends = s.ends[:cap(s.ends)]
-	s.dollars, s.frames, s.names = s.dollars[:0], s.frames[:0], s.names[:0]
+	s.dollars, s.nextDollar, s.frames, s.names = s.dollars[:0], 0, s.frames[:0], s.names[:0]
 	s.numbersFit = true
 	dst = dst[:0]
 	i := skipSpace(src, 0)
