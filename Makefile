@@ -25,7 +25,7 @@ FUZZTIME  ?= 15s
 RELIABILITY_REQUESTS ?= 400
 RELIABILITY_TIMEOUT  ?= 10m
 
-.PHONY: all build image run test verify unit integration release reliability soak e2e fuzz e2e-binaries bench clean
+.PHONY: all build image run test verify unit integration ui release reliability soak e2e fuzz e2e-binaries bench clean
 
 all: build
 
@@ -45,8 +45,8 @@ image:
 run: build
 	$(BIN)/stencil-apiserver --local --local-dir $(LOCAL_DIR)
 
-## test: static checks, generated code, unit, integration, release, reliability, e2e against kube-apiserver, fuzzing
-test: verify unit integration release reliability e2e fuzz
+## test: static checks, generated code, unit, integration, the catalog UI in a browser, release, reliability, e2e against kube-apiserver, fuzzing
+test: verify unit integration ui release reliability e2e fuzz
 
 verify:
 	@unformatted=$$(gofmt -l cmd pkg hack test); if [ -n "$$unformatted" ]; then echo "gofmt: $$unformatted"; exit 1; fi
@@ -60,6 +60,11 @@ unit:
 
 integration:
 	$(GO) test $(GOFLAGS_TAGS) ./test/integration/...
+
+## ui: `stencil ui` driven by headless Chromium (installed by hack/install-chromium.sh when missing); screenshots in _output/ui-screenshots
+ui:
+	hack/install-chromium.sh
+	$(GO) test $(GOFLAGS_TAGS) -count=1 -v ./test/ui/... 2>&1 | grep -E '^(=== RUN|--- |\s+\S+_test.go|ok|FAIL|PASS|panic)'; exit $${PIPESTATUS[0]}
 
 ## release: what make build and make image produce (version stamp, static binary, image config)
 release:

@@ -24,19 +24,18 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	restclient "k8s.io/client-go/rest"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/install"
-	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/registry/templates/customtransform"
 	"stencil.dev/stencil/pkg/registry/templates/processedtemplate"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 	templatestorage "stencil.dev/stencil/pkg/registry/templates/template"
+	"stencil.dev/stencil/pkg/registry/templates/templateinstance"
 	"stencil.dev/stencil/pkg/transform"
 )
 
@@ -49,7 +48,6 @@ var (
 
 func init() {
 	install.Install(Scheme)
-	utilruntime.Must(openshift.AddToScheme(Scheme))
 
 	// The generic server decodes query options such as ListOptions in an empty-group v1.
 	metav1.AddToGroupVersion(Scheme, schema.GroupVersion{Version: "v1"})
@@ -134,6 +132,10 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
+	instanceREST, instanceStatusREST, err := templateinstance.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.ClusterConfig == nil)
+	if err != nil {
+		return nil, err
+	}
 	renderer := renderrest.NewAdapter(renderrest.Sources{
 		Templates:      templateREST,
 		RemovalRules:   customtransform.NewRules(customTransformREST).Current,
@@ -147,10 +149,13 @@ func (c completedConfig) New() (*StencilServer, error) {
 	})
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(templates.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = map[string]rest.Storage{
-		"templates":           templateREST,
-		"templates/processed": templatestorage.NewProcessedREST(templateREST, renderer),
-		"processedtemplates":  processedtemplate.NewREST(renderer),
-		"customtransforms":    customTransformREST,
+		"templates":                templateREST,
+		"templates/processed":      templatestorage.NewProcessedREST(templateREST, renderer),
+		"templates/schema":         templatestorage.NewSchemaREST(templateREST),
+		"processedtemplates":       processedtemplate.NewREST(renderer),
+		"customtransforms":         customTransformREST,
+		"templateinstances":        instanceREST,
+		"templateinstances/status": instanceStatusREST,
 	}
 	if err := s.GenericAPIServer.InstallAPIGroup(&apiGroupInfo); err != nil {
 		return nil, err

@@ -33,6 +33,7 @@ import (
 
 // DecodeTemplate reads a Template from JSON or YAML: ours (templates.stencil.dev/v1alpha1), an
 // OpenShift template.openshift.io/v1 Template, or the legacy "apiVersion: v1, kind: Template".
+// The Template's TypeMeta keeps the apiVersion it was written with.
 //
 // It is the fast path of a template given in a request: YAML is converted to JSON once, then
 // one scan of the top-level members finds apiVersion and kind and the bytes of each object,
@@ -66,14 +67,23 @@ func DecodeTemplate(data []byte) (t *templates.Template, d Dialect, err error) {
 	}
 	switch top.apiVersion {
 	case v1alpha1.SchemeGroupVersion.String():
-		t, err := decodeStencil(top)
-		return t, Stencil, err
+		t, err = decodeStencil(top)
 	case openshift.SchemeGroupVersion.String(), openshift.LegacyGroupVersion.String():
-		t, err := decodeOpenShift(top)
-		return t, OpenShift, err
+		t, err = decodeOpenShift(top)
+	default:
+		return nil, Stencil, fmt.Errorf("unsupported Template apiVersion %q: use %s, %s or %s",
+			top.apiVersion, v1alpha1.SchemeGroupVersion, openshift.SchemeGroupVersion, openshift.LegacyGroupVersion)
 	}
-	return nil, Stencil, fmt.Errorf("unsupported Template apiVersion %q: use %s, %s or %s",
-		top.apiVersion, v1alpha1.SchemeGroupVersion, openshift.SchemeGroupVersion, openshift.LegacyGroupVersion)
+	if err != nil {
+		return nil, Stencil, err
+	}
+	t.APIVersion, t.Kind = top.apiVersion, top.kind
+	// Either form may hold either dialect (v1alpha1's dialect, OpenShift's annotation of
+	// Stencil's fields).
+	if t.OpenShift {
+		return t, OpenShift, nil
+	}
+	return t, Stencil, nil
 }
 
 func decodeStencil(top *templateBytes) (*templates.Template, error) {
@@ -115,7 +125,9 @@ func decodeOpenShift(top *templateBytes) (*templates.Template, error) {
 		}
 	}
 	t := &templates.Template{}
-	openshift.ToInternal(&in, t)
+	if err := openshift.ToInternal(&in, t); err != nil {
+		return nil, fmt.Errorf("cannot read the OpenShift template: %v", err)
+	}
 	return t, nil
 }
 

@@ -70,6 +70,7 @@ var tokenUsers = map[string]string{
 	"processor": "processor-token",
 	"viewer":    "viewer-token",
 	"nobody":    "nobody-token",
+	"reader":    "reader-token",
 }
 
 func (c *cluster) path(name string) string { return filepath.Join(c.dir, name) }

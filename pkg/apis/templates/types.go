@@ -48,9 +48,9 @@ type Template struct {
 	// TransformerOrder reorders the consolidated transformer list by name.
 	TransformerOrder []TransformerReference
 
-	// OpenShift marks a Template given as an OpenShift template.openshift.io/v1 Template, which
-	// is processed by OpenShift's rules. It lives only in memory: no version serializes it, so a
-	// stored Template never has it.
+	// OpenShift marks a Template of OpenShift's dialect, processed by OpenShift's rules: one
+	// created or posted as a template.openshift.io/v1 Template, or a v1alpha1 one with
+	// dialect OpenShift.
 	OpenShift bool
 }
 

@@ -17,20 +17,38 @@ limitations under the License.
 package cli
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	"stencil.dev/stencil/pkg/apis/templates/jsonschema"
+	"stencil.dev/stencil/pkg/client"
+)
+
+// The formats of stencil parameters -o.
+const (
+	parametersTable      = "table"
+	parametersJSONSchema = "json-schema"
 )
 
 // NewParametersCommand returns stencil parameters, which lists a template's parameters.
 func NewParametersCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
 	o := &ProcessOptions{config: config, streams: streams, ShowParameters: true, Output: "yaml"}
+	output := parametersTable
 	cmd := &cobra.Command{
 		Use:   "parameters (NAME | -f FILENAME)",
 		Short: "List the parameters of a template",
 		Long: "List the parameters of a stored template, or of the template in a file, with their\n" +
 			"descriptions, generators, default values and whether they are required. The value of a\n" +
-			"secret parameter shows as <secret> unless --show-secrets is given.",
-		Example: "  stencil parameters mysql\n  stencil parameters -f mysql.json",
+			"secret parameter shows as <secret> unless --show-secrets is given.\n\n" +
+			"-o json-schema prints the parameters as the JSON Schema (draft 2020-12) that forms and\n" +
+			"validators read: the server's templates/NAME/schema for a stored template, the same\n" +
+			"document made here for a file. It never holds a secret parameter's default.",
+		Example: "  stencil parameters mysql\n  stencil parameters -f mysql.json\n  stencil parameters mysql -o json-schema",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -39,10 +57,46 @@ func NewParametersCommand(config *genericclioptions.ConfigFlags, streams IOStrea
 			if err := o.Validate(args); err != nil {
 				return err
 			}
-			return o.Run()
+			switch output {
+			case parametersTable:
+				return o.Run()
+			case parametersJSONSchema:
+				return o.printSchema()
+			}
+			return fmt.Errorf("--output must be %s or %s, not %q", parametersTable, parametersJSONSchema, output)
 		},
 	}
 	cmd.Flags().BoolVar(&o.ShowSecrets, "show-secrets", false, "print the values of secret parameters instead of <secret>")
 	cmd.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "the template file, or - for standard input")
+	cmd.Flags().StringVarP(&output, "output", "o", parametersTable, "output format: table or json-schema")
 	return cmd
+}
+
+// printSchema prints the template's parameters as JSON Schema, indented.
+func (o *ProcessOptions) printSchema() error {
+	var doc []byte
+	if o.Name != "" {
+		cs, namespace, err := newClient(o.config, o.streams)
+		if err != nil {
+			return err
+		}
+		if doc, err = client.TemplateSchema(context.Background(), cs.TemplatesV1alpha1().RESTClient(), namespace, o.Name); err != nil {
+			return err
+		}
+	} else {
+		t, _, err := o.decodeTemplateFile()
+		if err != nil {
+			return err
+		}
+		if doc, err = json.Marshal(jsonschema.ForTemplate(t)); err != nil {
+			return err
+		}
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, doc, "", "  "); err != nil {
+		return err
+	}
+	out.WriteByte('\n')
+	_, err := o.streams.Out.Write(out.Bytes())
+	return err
 }

@@ -68,6 +68,8 @@ func NewStencilCommand(streams IOStreams) *cobra.Command {
 		NewProcessCommand(config, streams),
 		NewParametersCommand(config, streams),
 		NewTransformersCommand(config, streams),
+		NewConvertCommand(streams),
+		NewUICommand(config, streams),
 		NewVersionCommand(streams),
 	)
 	return root

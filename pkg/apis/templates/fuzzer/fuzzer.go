@@ -33,11 +33,6 @@ import (
 // k8s.io/apimachinery/pkg/api/apitesting/roundtrip.
 var Funcs = func(runtimeserializer.CodecFactory) []interface{} {
 	return []interface{}{
-		func(t *templates.Template, c randfill.Continue) {
-			c.FillNoCustom(t)
-			// Set only by decoding an OpenShift Template, which no served version encodes.
-			t.OpenShift = false
-		},
 		func(i *templates.TransformerImport, c randfill.Continue) {
 			c.FillNoCustom(i)
 			// Decoding defaults an empty mode to prepend, so an empty one would not come back.

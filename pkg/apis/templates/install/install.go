@@ -22,12 +22,16 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 )
 
-// Install registers the internal and versioned types of the templates group.
+// Install registers the internal and versioned types of the templates group, and OpenShift's
+// template.openshift.io/v1 form of the same Template.
 func Install(scheme *runtime.Scheme) {
 	utilruntime.Must(templates.AddToScheme(scheme))
 	utilruntime.Must(v1alpha1.AddToScheme(scheme))
 	utilruntime.Must(scheme.SetVersionPriority(v1alpha1.SchemeGroupVersion))
+	utilruntime.Must(openshift.AddToScheme(scheme))
+	utilruntime.Must(scheme.SetVersionPriority(openshift.SchemeGroupVersion))
 }

@@ -14,9 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
+// +k8s:openapi-gen=true
 // +k8s:deepcopy-gen=package
+// +groupName=template.openshift.io
+// +k8s:openapi-model-package=com.github.openshift.api.template.v1
 
-// Package openshift reads OpenShift's template.openshift.io/v1 Template, and its legacy
-// spelling "apiVersion: v1, kind: Template", into the internal Template, so that existing
-// OpenShift templates process unchanged. Stencil never serves or stores this form.
+// Package openshift is OpenShift's template.openshift.io/v1 Template, a served version of
+// the internal Template: the same stored object read and written in OpenShift's form, field for
+// field as OpenShift's API has it. ToInternal and FromInternal convert between the two forms
+// without loss; the legacy spelling "apiVersion: v1, kind: Template" is read as well.
 package openshift

@@ -17,6 +17,7 @@ limitations under the License.
 package openshift
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -24,54 +25,89 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 )
 
+// GroupName is OpenShift's template API group.
+const GroupName = "template.openshift.io"
+
 // SchemeGroupVersion is OpenShift's template API version.
-var SchemeGroupVersion = schema.GroupVersion{Group: "template.openshift.io", Version: "v1"}
+var SchemeGroupVersion = schema.GroupVersion{Group: GroupName, Version: "v1"}
+
+// InternalGroupVersion is the group's internal version, whose Template is ours: one object is
+// served by both groups, as Kubernetes serves Events in core and events.k8s.io.
+var InternalGroupVersion = schema.GroupVersion{Group: GroupName, Version: runtime.APIVersionInternal}
 
 // LegacyGroupVersion is the "apiVersion: v1" that oc still accepts for Templates.
 var LegacyGroupVersion = schema.GroupVersion{Version: "v1"}
 
-// AddToScheme registers the OpenShift Template under both spellings, with its conversion to the
-// internal Template, so that the processing endpoint decodes either body.
-func AddToScheme(scheme *runtime.Scheme) error {
-	scheme.AddKnownTypes(SchemeGroupVersion, &Template{})
-	scheme.AddKnownTypeWithName(LegacyGroupVersion.WithKind("Template"), &Template{})
-	return scheme.AddConversionFunc((*Template)(nil), (*templates.Template)(nil), func(a, b interface{}, s conversion.Scope) error {
-		// As for our Templates (see v1alpha1's conversion): a number structured-merge-diff
-		// cannot read, and maps too large for it, must be refused while the body is decoded.
-		in := a.(*Template)
-		errs := templates.EntryErrors(append(templates.MetadataEntries(&in.ObjectMeta),
-			templates.EntryCount{Path: "parameters", N: len(in.Parameters)}, templates.EntryCount{Path: "labels", N: len(in.Labels)})...)
-		if errs = append(errs, templates.RawNumberErrors(templates.RawList{Name: "objects", Raws: in.Objects})...); len(errs) > 0 {
-			return errs.ToAggregate()
-		}
-		ToInternal(in, b.(*templates.Template))
-		return nil
-	})
+// Resource returns the group-qualified resource.
+func Resource(resource string) schema.GroupResource {
+	return SchemeGroupVersion.WithResource(resource).GroupResource()
 }
 
-// ToInternal converts an OpenShift Template into the internal Template, marked for OpenShift's
-// processing rules.
-func ToInternal(in *Template, out *templates.Template) {
-	*out = templates.Template{
-		TypeMeta:     in.TypeMeta,
-		ObjectMeta:   in.ObjectMeta,
-		Message:      in.Message,
-		Objects:      in.Objects,
-		ObjectLabels: in.Labels,
-		OpenShift:    true,
-	}
-	if len(in.Parameters) > 0 {
-		out.Parameters = make([]templates.Parameter, len(in.Parameters))
-	}
-	for i, p := range in.Parameters {
-		out.Parameters[i] = templates.Parameter{
-			Name:        p.Name,
-			DisplayName: p.DisplayName,
-			Description: p.Description,
-			Value:       p.Value,
-			Required:    p.Required,
-			Generate:    p.Generate,
-			From:        p.From,
+// Kind returns the group-qualified kind.
+func Kind(kind string) schema.GroupKind {
+	return SchemeGroupVersion.WithKind(kind).GroupKind()
+}
+
+// AddToScheme registers the OpenShift Template under both spellings, the internal Template as
+// the group's internal version, and the conversions between them.
+func AddToScheme(scheme *runtime.Scheme) error {
+	scheme.AddKnownTypes(SchemeGroupVersion, &Template{}, &TemplateList{})
+	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
+	scheme.AddKnownTypeWithName(LegacyGroupVersion.WithKind("Template"), &Template{})
+	scheme.AddKnownTypes(InternalGroupVersion, &templates.Template{}, &templates.TemplateList{})
+	for _, f := range []struct {
+		a, b interface{}
+		fn   conversion.ConversionFunc
+	}{
+		{(*Template)(nil), (*templates.Template)(nil), func(a, b interface{}, _ conversion.Scope) error {
+			return decodeTemplate(a.(*Template), b.(*templates.Template))
+		}},
+		{(*templates.Template)(nil), (*Template)(nil), func(a, b interface{}, _ conversion.Scope) error {
+			return FromInternal(a.(*templates.Template), b.(*Template))
+		}},
+		{(*TemplateList)(nil), (*templates.TemplateList)(nil), func(a, b interface{}, _ conversion.Scope) error {
+			in, out := a.(*TemplateList), b.(*templates.TemplateList)
+			out.ListMeta, out.Items = in.ListMeta, nil
+			if in.Items != nil {
+				out.Items = make([]templates.Template, len(in.Items))
+			}
+			for i := range in.Items {
+				if err := decodeTemplate(&in.Items[i], &out.Items[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{(*templates.TemplateList)(nil), (*TemplateList)(nil), func(a, b interface{}, _ conversion.Scope) error {
+			in, out := a.(*templates.TemplateList), b.(*TemplateList)
+			out.ListMeta, out.Items = in.ListMeta, nil
+			if in.Items != nil {
+				out.Items = make([]Template, len(in.Items))
+			}
+			for i := range in.Items {
+				if err := FromInternal(&in.Items[i], &out.Items[i]); err != nil {
+					return err
+				}
+				out.Items[i].TypeMeta = metav1.TypeMeta{}
+			}
+			return nil
+		}},
+	} {
+		if err := scheme.AddConversionFunc(f.a, f.b, f.fn); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// decodeTemplate is the conversion of a body being decoded. As for our Templates (see
+// v1alpha1's conversion), a number structured-merge-diff cannot read and maps too large for it
+// must be refused while the body is decoded.
+func decodeTemplate(in *Template, out *templates.Template) error {
+	errs := templates.EntryErrors(append(templates.MetadataEntries(&in.ObjectMeta),
+		templates.EntryCount{Path: "parameters", N: len(in.Parameters)}, templates.EntryCount{Path: "labels", N: len(in.Labels)})...)
+	if errs = append(errs, templates.RawNumberErrors(templates.RawList{Name: "objects", Raws: in.Objects})...); len(errs) > 0 {
+		return errs.ToAggregate()
+	}
+	return ToInternal(in, out)
 }

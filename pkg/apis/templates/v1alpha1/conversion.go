@@ -18,14 +18,22 @@ package v1alpha1
 
 import (
 	"k8s.io/apimachinery/pkg/conversion"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 )
 
-// Convert_templates_Template_To_v1alpha1_Template drops the in-memory OpenShift mark, which has
-// no wire form.
+// Convert_templates_Template_To_v1alpha1_Template writes the OpenShift mark as the dialect, left
+// empty for Stencil's so that a Template of our own dialect reads as it always did.
 func Convert_templates_Template_To_v1alpha1_Template(in *templates.Template, out *Template, s conversion.Scope) error {
-	return autoConvert_templates_Template_To_v1alpha1_Template(in, out, s)
+	if err := autoConvert_templates_Template_To_v1alpha1_Template(in, out, s); err != nil {
+		return err
+	}
+	out.Dialect = ""
+	if in.OpenShift {
+		out.Dialect = DialectOpenShift
+	}
+	return nil
 }
 
 // Convert_v1alpha1_Template_To_templates_Template refuses numbers that Kubernetes cannot read
@@ -40,10 +48,19 @@ func Convert_v1alpha1_Template_To_templates_Template(in *Template, out *template
 	errs = append(errs, templates.RawNumberErrors(templates.RawList{Name: "objects", Raws: in.Objects},
 		templates.RawList{Name: "generators", Raws: in.Generators}, templates.RawList{Name: "transformers", Raws: in.Transformers},
 		templates.RawList{Name: "transformerOverrides", Raws: in.TransformerOverrides})...)
+	switch in.Dialect {
+	case "", DialectStencil, DialectOpenShift:
+	default:
+		errs = append(errs, field.NotSupported(field.NewPath("dialect"), in.Dialect, []Dialect{DialectStencil, DialectOpenShift}))
+	}
 	if len(errs) > 0 {
 		return errs.ToAggregate()
 	}
-	return autoConvert_v1alpha1_Template_To_templates_Template(in, out, s)
+	if err := autoConvert_v1alpha1_Template_To_templates_Template(in, out, s); err != nil {
+		return err
+	}
+	out.OpenShift = in.Dialect == DialectOpenShift
+	return nil
 }
 
 // Convert_v1alpha1_TemplateParameters_To_templates_TemplateParameters refuses maps beyond
@@ -71,4 +88,20 @@ func Convert_v1alpha1_CustomTransform_To_templates_CustomTransform(in *CustomTra
 		return errs.ToAggregate()
 	}
 	return autoConvert_v1alpha1_CustomTransform_To_templates_CustomTransform(in, out, s)
+}
+
+// Convert_v1alpha1_TemplateInstance_To_templates_TemplateInstance refuses maps beyond
+// templates.MaxEntries and numbers Kubernetes cannot read in an inline template while the body
+// is decoded, as the Template's conversion does.
+func Convert_v1alpha1_TemplateInstance_To_templates_TemplateInstance(in *TemplateInstance, out *templates.TemplateInstance, s conversion.Scope) error {
+	errs := templates.EntryErrors(append(templates.MetadataEntries(&in.ObjectMeta),
+		templates.EntryCount{Path: "spec.parameters", N: len(in.Spec.Parameters)}, templates.EntryCount{Path: "spec.labels", N: len(in.Spec.Labels)},
+		templates.EntryCount{Path: "spec.properties", N: len(in.Spec.Properties)})...)
+	if in.Spec.Template != nil {
+		errs = append(errs, templates.NumberErrors(in.Spec.Template.Raw, field.NewPath("spec", "template"))...)
+	}
+	if len(errs) > 0 {
+		return errs.ToAggregate()
+	}
+	return autoConvert_v1alpha1_TemplateInstance_To_templates_TemplateInstance(in, out, s)
 }

@@ -26,7 +26,6 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/install"
-	"stencil.dev/stencil/pkg/apis/templates/openshift"
 )
 
 // TestDecodingRefuses checks what the conversion to the internal types refuses, so that the
@@ -35,9 +34,6 @@ import (
 func TestDecodingRefuses(t *testing.T) {
 	scheme := runtime.NewScheme()
 	install.Install(scheme)
-	if err := openshift.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
 	decoder := serializer.NewCodecFactory(scheme).UniversalDecoder()
 	entries := func(n int, format string) string {
 		parts := make([]string, n)

@@ -75,6 +75,11 @@ type Template struct {
 	// +optional
 	// +listType=atomic
 	TransformerOrder []TransformerReference `json:"transformerOrder,omitempty"`
+	// dialect is the set of rules the Template is processed by: Stencil's (when empty) or
+	// OpenShift's, those of a template.openshift.io/v1 Template (see Dialect). A Template created
+	// through template.openshift.io/v1 has dialect OpenShift.
+	// +optional
+	Dialect Dialect `json:"dialect,omitempty"`
 }
 
 // ParameterType constrains the value of a parameter.

@@ -61,6 +61,10 @@ type TemplateApplyConfiguration struct {
 	TransformerOverrides []runtime.RawExtension `json:"transformerOverrides,omitempty"`
 	// transformerOrder reorders the consolidated transformer list by name.
 	TransformerOrder []TransformerReferenceApplyConfiguration `json:"transformerOrder,omitempty"`
+	// dialect is the set of rules the Template is processed by: Stencil's (when empty) or
+	// OpenShift's, those of a template.openshift.io/v1 Template (see Dialect). A Template created
+	// through template.openshift.io/v1 has dialect OpenShift.
+	Dialect *templatesv1alpha1.Dialect `json:"dialect,omitempty"`
 }
 
 // Template constructs a declarative configuration of the Template type for use with
@@ -373,6 +377,14 @@ func (b *TemplateApplyConfiguration) WithTransformerOrder(values ...*Transformer
 		}
 		b.TransformerOrder = append(b.TransformerOrder, *values[i])
 	}
+	return b
+}
+
+// WithDialect sets the Dialect field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Dialect field is set to the value of the last call.
+func (b *TemplateApplyConfiguration) WithDialect(value templatesv1alpha1.Dialect) *TemplateApplyConfiguration {
+	b.Dialect = &value
 	return b
 }
 

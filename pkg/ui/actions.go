@@ -1,0 +1,197 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+)
+
+// FieldManager owns the fields the catalog applies when the cluster has no TemplateInstances.
+const FieldManager = "stencil-ui"
+
+// maxActionBody bounds what the pages may send to apply or to ask the status of.
+const maxActionBody = 8 << 20
+
+// actionTimeout bounds one apply or status round, whatever the number of objects.
+const actionTimeout = time.Minute
+
+// actions applies processed objects and reports their readiness, as the user. They run here
+// rather than through the proxy so that the pages never need write access to arbitrary paths.
+type actions struct {
+	dynamic dynamic.Interface
+	mapper  *restmapper.DeferredDiscoveryRESTMapper
+}
+
+func newActions(config *rest.Config) (*actions, error) {
+	dc, err := discovery.NewDiscoveryClientForConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	client, err := dynamic.NewForConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	return &actions{dynamic: client, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))}, nil
+}
+
+// applyRequest is the body of POST /ui/api/apply: the processed objects and the namespace of
+// those that name none.
+type applyRequest struct {
+	Namespace string                       `json:"namespace"`
+	Objects   []*unstructured.Unstructured `json:"objects"`
+}
+
+// ObjectState is one object's outcome: applied or not, present, ready, and why not.
+type ObjectState struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+	Exists     bool   `json:"exists"`
+	Ready      bool   `json:"ready"`
+	// Message says what is awaited, or why the object could not be applied or read.
+	Message string `json:"message,omitempty"`
+}
+
+// serveApply applies every object with server-side apply, in order, and reports each one; one
+// refusal does not stop the others, and every refusal is named.
+func (a *actions) serveApply(w http.ResponseWriter, r *http.Request) {
+	var req applyRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), actionTimeout)
+	defer cancel()
+	out := make([]ObjectState, 0, len(req.Objects))
+	for _, obj := range req.Objects {
+		state := stateOf(obj, req.Namespace)
+		resource, namespaced, err := a.resourceFor(obj)
+		if err == nil {
+			if namespaced {
+				obj.SetNamespace(state.Namespace)
+			} else {
+				state.Namespace = ""
+			}
+			var applied *unstructured.Unstructured
+			applied, err = resource(state.Namespace).Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: FieldManager})
+			if err == nil {
+				state.Exists = true
+				state.Ready, state.Message = Readiness(applied)
+			}
+		}
+		if err != nil {
+			state.Message = err.Error()
+		}
+		out = append(out, state)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// statusRequest is the body of POST /ui/api/status.
+type statusRequest struct {
+	Objects []ObjectState `json:"objects"`
+}
+
+// serveStatus reads each object and says whether it is ready.
+func (a *actions) serveStatus(w http.ResponseWriter, r *http.Request) {
+	var req statusRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), actionTimeout)
+	defer cancel()
+	out := make([]ObjectState, 0, len(req.Objects))
+	for _, ref := range req.Objects {
+		obj := &unstructured.Unstructured{}
+		obj.SetAPIVersion(ref.APIVersion)
+		obj.SetKind(ref.Kind)
+		state := ObjectState{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}
+		resource, _, err := a.resourceFor(obj)
+		if err == nil {
+			var live *unstructured.Unstructured
+			live, err = resource(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+			switch {
+			case err == nil:
+				state.Exists = true
+				state.Ready, state.Message = Readiness(live)
+			case apierrors.IsNotFound(err):
+				err, state.Message = nil, "not found"
+			}
+		}
+		if err != nil {
+			state.Message = err.Error()
+		}
+		out = append(out, state)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// resourceFor finds the resource of an object's kind through discovery, asking again once when
+// the kind is unknown (a CRD created a moment ago).
+func (a *actions) resourceFor(obj *unstructured.Unstructured) (func(string) dynamic.ResourceInterface, bool, error) {
+	gvk := obj.GroupVersionKind()
+	if gvk.Kind == "" || gvk.Version == "" {
+		return nil, false, fmt.Errorf("the object has no apiVersion or kind")
+	}
+	mapping, err := a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if meta.IsNoMatchError(err) {
+		a.mapper.Reset()
+		mapping, err = a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	namespaced := mapping.Scope.Name() == meta.RESTScopeNameNamespace
+	return func(namespace string) dynamic.ResourceInterface {
+		if namespaced {
+			return a.dynamic.Resource(mapping.Resource).Namespace(namespace)
+		}
+		return a.dynamic.Resource(mapping.Resource)
+	}, namespaced, nil
+}
+
+// stateOf names an object before anything is known of it.
+func stateOf(obj *unstructured.Unstructured, namespace string) ObjectState {
+	if ns := obj.GetNamespace(); ns != "" {
+		namespace = ns
+	}
+	return ObjectState{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: namespace, Name: obj.GetName()}
+}
+
+// decodeBody reads a bounded JSON body, answering 400 itself when it cannot.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxActionBody))
+	if err := dec.Decode(v); err != nil {
+		writeError(w, http.StatusBadRequest, "the request body is not what this endpoint reads: "+err.Error())
+		return false
+	}
+	return true
+}

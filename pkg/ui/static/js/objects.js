@@ -1,0 +1,23 @@
+// The table of created objects with their readiness, shared by the result and instance pages.
+import { h } from './dom.js';
+
+// stateOf words an object's state: Ready, Waiting (with what is awaited) or Failed.
+export function stateOf(o) {
+  if (o.ready) return ['ready', 'Ready'];
+  if (!o.exists && o.message && o.message !== 'not found') return ['failed', 'Failed'];
+  return ['waiting', 'Waiting'];
+}
+
+export function objectsTable(objects, caption) {
+  return h('table', { class: 'objects status', id: 'objects' },
+    h('caption', { class: 'visually-hidden', text: caption }),
+    h('thead', {}, h('tr', {}, ['Kind', 'Name', 'Namespace', 'Status'].map((c) => h('th', { scope: 'col', text: c })))),
+    h('tbody', {}, objects.map((o) => {
+      const [state, word] = stateOf(o);
+      return h('tr', { 'data-state': state },
+        h('td', {}, h('span', { class: 'kind', text: o.kind })),
+        h('td', { class: 'mono', text: o.name }),
+        h('td', { class: 'mono muted', text: o.namespace || '—' }),
+        h('td', {}, h('span', { class: `state state-${state}`, text: word }), o.message && !o.ready ? h('span', { class: 'state-why', text: ' ' + o.message }) : null));
+    })));
+}

@@ -1,0 +1,159 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// openShiftParameter is what the form must show of each parameter of a shared template.
+type openShiftParameter struct {
+	Name        string `json:"name"`
+	DisplayName string `json:"displayName"`
+	Description string `json:"description"`
+	Generate    string `json:"generate"`
+	Required    bool   `json:"required"`
+}
+
+func parametersOf(t *testing.T, file string) []openShiftParameter {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "pkg", "process", "testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tpl struct {
+		Parameters []openShiftParameter `json:"parameters"`
+	}
+	if err := json.Unmarshal(data, &tpl); err != nil {
+		t.Fatal(err)
+	}
+	return tpl.Parameters
+}
+
+// TestCatalogToResult walks what a user does: the catalog, a search, the mysql-persistent
+// form, a value the server refuses, the fix, and create.
+func TestCatalogToResult(t *testing.T) {
+	b := newBrowser(t)
+
+	b.run("opening the catalog", chromedp.Navigate(catalogURL), waitFor(`document.querySelectorAll('#cards li.card').length > 0`))
+	var titles []string
+	b.eval(`[...document.querySelectorAll('#cards .card-link')].map(a => a.textContent)`, &titles)
+	want := []string{"Django + PostgreSQL", "MySQL", "Web cache"}
+	if strings.Join(titles, "|") != strings.Join(want, "|") {
+		t.Fatalf("catalog cards: %q, want %q (the hidden template left out)", titles, want)
+	}
+	if got := b.text("#count"); got != "3 templates shown of 3" {
+		t.Errorf("count: %q", got)
+	}
+	var href string
+	b.eval(`location.href`, &href)
+	if strings.Contains(href, "token=") {
+		t.Errorf("the token stayed in the address bar: %s", href)
+	}
+	b.screenshot("01-catalog")
+
+	b.run("searching", chromedp.SendKeys("#search", "mysql"), waitFor(`document.querySelector('#count').textContent.startsWith('1 template')`))
+	b.eval(`[...document.querySelectorAll('#cards .card-link')].map(a => a.textContent)`, &titles)
+	if len(titles) != 1 || titles[0] != "MySQL" {
+		t.Fatalf("searching mysql shows %q", titles)
+	}
+	b.screenshot("02-search")
+
+	b.run("opening mysql-persistent", chromedp.Click(`#cards .card-link`), chromedp.WaitVisible(`#template-form`),
+		waitFor(`document.querySelector('#preview-status').textContent.startsWith('Up to date')`))
+	for _, p := range parametersOf(t, "mysql-persistent.json") {
+		label := b.text(fmt.Sprintf(`label[for="param-%s"]`, p.Name))
+		if !strings.HasPrefix(label, p.DisplayName) {
+			t.Errorf("%s: label %q, want %q", p.Name, label, p.DisplayName)
+		}
+		if marked := strings.Contains(label, "(required)"); marked != (p.Required && p.Generate == "") {
+			t.Errorf("%s: required marker %v, want %v", p.Name, marked, p.Required && p.Generate == "")
+		}
+		if help := b.text(fmt.Sprintf(`#param-%s-help`, p.Name)); !strings.Contains(help, p.Description) {
+			t.Errorf("%s: help %q, want %q", p.Name, help, p.Description)
+		}
+		if hint := b.text(fmt.Sprintf(`#param-%s-hint`, p.Name)); (p.Generate != "") != strings.HasPrefix(hint, "Generated if empty") {
+			t.Errorf("%s: generated hint %q", p.Name, hint)
+		}
+	}
+	if got := b.text("#preview-summary"); !strings.Contains(got, "PersistentVolumeClaim") || !strings.Contains(got, "mysql") {
+		t.Errorf("preview summary: %q", got)
+	}
+	b.screenshot("03-form")
+
+	// A required value cleared: the server's 422 names parameters[2], shown at its field.
+	field := `#param-DATABASE_SERVICE_NAME`
+	b.run("clearing a required value", chromedp.Click(field), chromedp.KeyEvent(kb.End), selectAllAndDelete(field),
+		waitFor(`!document.querySelector('#param-DATABASE_SERVICE_NAME-error').hidden`))
+	if got := b.text(field + "-error"); !strings.Contains(got, "parameter DATABASE_SERVICE_NAME is required and must be specified") {
+		t.Errorf("the field's error is %q, not the server's", got)
+	}
+	var invalid string
+	b.eval(`document.querySelector('#param-DATABASE_SERVICE_NAME').getAttribute('aria-invalid')`, &invalid)
+	if invalid != "true" {
+		t.Errorf("aria-invalid=%q on the refused field", invalid)
+	}
+	if got := b.text("#alert"); !strings.Contains(got, "Database Service Name") {
+		t.Errorf("the error was not announced: alert region says %q", got)
+	}
+	b.screenshot("04-server-error")
+
+	b.run("fixing the value", chromedp.SendKeys(field, "orders-db"),
+		waitFor(`document.querySelector('#param-DATABASE_SERVICE_NAME-error').hidden && document.querySelector('#preview-status').textContent.startsWith('Up to date')`),
+		waitFor(`document.querySelector('#preview-yaml').textContent.includes('name: orders-db')`))
+	if got := b.text("#preview-message"); !strings.Contains(got, "orders-db") {
+		t.Errorf("the preview's message: %q", got)
+	}
+	b.run("opening the YAML", chromedp.Click(`.yaml-box summary`))
+	b.screenshot("05-fixed-preview")
+
+	b.run("creating", chromedp.Click(`#create`), chromedp.WaitVisible(`#result-title`))
+	if got := b.text("#result-message"); !strings.Contains(got, "orders-db") || strings.Contains(got, "${") {
+		t.Errorf("the result's message: %q", got)
+	}
+	var generated []string
+	b.eval(`[...document.querySelectorAll('dl.generated dt')].map(e => e.textContent)`, &generated)
+	if strings.Join(generated, "|") != "MySQL Connection Username|MySQL Connection Password|MySQL root user Password" {
+		t.Errorf("generated values shown: %q", generated)
+	}
+	var rows int
+	b.eval(`document.querySelectorAll('#objects tbody tr').length`, &rows)
+	if rows != 4 {
+		t.Errorf("the result lists %d objects, want mysql-persistent's 4", rows)
+	}
+	b.screenshot("06-result")
+}
+
+// selectAllAndDelete empties a text input as a user does, so that input events fire.
+func selectAllAndDelete(selector string) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		var n int
+		if err := chromedp.Evaluate(fmt.Sprintf(`document.querySelector(%q).value.length`, selector), &n).Do(ctx); err != nil {
+			return err
+		}
+		return chromedp.SendKeys(selector, strings.Repeat(kb.Backspace, n)).Do(ctx)
+	})
+}

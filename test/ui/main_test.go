@@ -1,0 +1,209 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package ui tests `stencil ui` as users run it: the real CLI serving the catalog in front of
+// a real local-mode stencil-apiserver holding OpenShift's templates, driven by a real headless
+// Chromium. Screenshots of every step land in _output/ui-screenshots for review.
+package ui
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/clientcmd"
+
+	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
+	"stencil.dev/stencil/pkg/netutil"
+	"stencil.dev/stencil/pkg/process"
+)
+
+// catalogURL is the address `stencil ui` printed, token included; namespace is where the
+// templates are stored and the kubeconfig's current namespace.
+var (
+	catalogURL string
+	kubeconfig string
+)
+
+const namespace = "default"
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	if _, err := exec.LookPath("chromium"); err != nil {
+		install := exec.Command("../../hack/install-chromium.sh")
+		install.Stdout, install.Stderr = os.Stderr, os.Stderr
+		if err := install.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "the browser tests need Debian's chromium, and installing it failed:", err)
+			return 1
+		}
+	}
+	dir, err := os.MkdirTemp("", "stencil-ui-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	stop, err := setUp(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		if log, readErr := os.ReadFile(filepath.Join(dir, "server.log")); readErr == nil {
+			fmt.Fprintf(os.Stderr, "server log:\n%s\n", log)
+		}
+		if stop != nil {
+			stop()
+		}
+		return 1
+	}
+	code := m.Run()
+	stop()
+	return code
+}
+
+// setUp builds both binaries, starts the server, stores the templates and starts the catalog.
+func setUp(dir string) (func(), error) {
+	server, cli := filepath.Join(dir, "stencil-apiserver"), filepath.Join(dir, "stencil")
+	for pkg, out := range map[string]string{"stencil.dev/stencil/cmd/stencil-apiserver": server, "stencil.dev/stencil/cmd/stencil": cli} {
+		build := exec.Command("go", "build", "-tags", "kustomize_disable_go_plugin_support", "-o", out, pkg)
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return nil, fmt.Errorf("building %s: %v", pkg, err)
+		}
+	}
+	ports, err := netutil.FreeLoopbackPorts(1)
+	if err != nil {
+		return nil, err
+	}
+	logFile, err := os.Create(filepath.Join(dir, "server.log"))
+	if err != nil {
+		return nil, err
+	}
+	apiserver := exec.Command(server, "--local", "--local-dir", dir, "--secure-port", strconv.Itoa(ports[0]))
+	apiserver.Stdout, apiserver.Stderr = logFile, logFile
+	if err := apiserver.Start(); err != nil {
+		return nil, err
+	}
+	var catalog *exec.Cmd
+	stop := func() {
+		for _, p := range []*exec.Cmd{catalog, apiserver} {
+			if p != nil && p.Process != nil {
+				_ = p.Process.Signal(syscall.SIGINT)
+				done := make(chan struct{})
+				go func() { _ = p.Wait(); close(done) }()
+				select {
+				case <-done:
+				case <-time.After(30 * time.Second):
+					_ = p.Process.Kill()
+				}
+			}
+		}
+		logFile.Close()
+	}
+	kubeconfig = filepath.Join(dir, "kubeconfig")
+	cs, err := waitReady(kubeconfig)
+	if err != nil {
+		return stop, err
+	}
+	if err := storeTemplates(cs); err != nil {
+		return stop, err
+	}
+	catalog = exec.Command(cli, "ui", "--kubeconfig", kubeconfig, "--catalog-namespace", "shared")
+	stdout, err := catalog.StdoutPipe()
+	if err != nil {
+		return stop, err
+	}
+	catalog.Stderr = logFile
+	if err := catalog.Start(); err != nil {
+		return stop, err
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		return stop, fmt.Errorf("stencil ui printed no URL: %v", err)
+	}
+	catalogURL = regexp.MustCompile(`http://127\.0\.0\.1:\d+/#token=[A-Za-z0-9_-]+`).FindString(line)
+	if catalogURL == "" {
+		return stop, fmt.Errorf("stencil ui printed no URL on its first line: %q", line)
+	}
+	return stop, nil
+}
+
+func waitReady(kubeconfig string) (clientset.Interface, error) {
+	var cs clientset.Interface
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+		if err != nil {
+			return false, nil
+		}
+		client, err := clientset.NewForConfig(config)
+		if err != nil {
+			return false, nil
+		}
+		if body, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); err != nil || string(body) != "ok" {
+			return false, nil
+		}
+		cs = client
+		return true, nil
+	})
+	return cs, err
+}
+
+// sharedTemplates are the real OpenShift templates the catalog must show as they are.
+var sharedTemplates = []string{"mysql-persistent.json", "django-psql-persistent.json"}
+
+// storeTemplates stores the shared OpenShift templates in the current namespace, a typed
+// template that uses every input kind, and a hidden one the catalog must not show.
+func storeTemplates(cs clientset.Interface) error {
+	ctx := context.Background()
+	for _, name := range sharedTemplates {
+		// The shared OpenShift templates, as the engine's tests keep them in the repository.
+		data, err := os.ReadFile(filepath.Join("..", "..", "pkg", "process", "testdata", name))
+		if err != nil {
+			return err
+		}
+		tpl, _, err := process.DecodeTemplate(data)
+		if err != nil {
+			return fmt.Errorf("%s: %v", name, err)
+		}
+		tpl.OpenShift = false
+		var versioned templatesv1.Template
+		if err := templatesv1.Convert_templates_Template_To_v1alpha1_Template(tpl, &versioned, nil); err != nil {
+			return err
+		}
+		versioned.ObjectMeta = metav1.ObjectMeta{Name: tpl.Name, Annotations: tpl.Annotations}
+		if _, err := cs.TemplatesV1alpha1().Templates(namespace).Create(ctx, &versioned, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("storing %s: %v", name, err)
+		}
+	}
+	for _, tpl := range []*templatesv1.Template{typedTemplate(), hiddenTemplate()} {
+		if _, err := cs.TemplatesV1alpha1().Templates(tpl.Namespace).Create(ctx, tpl, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("storing %s: %v", tpl.Name, err)
+		}
+	}
+	return nil
+}
