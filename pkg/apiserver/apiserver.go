@@ -35,6 +35,7 @@ import (
 	"stencil.dev/stencil/pkg/registry/templates/processedtemplate"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 	templatestorage "stencil.dev/stencil/pkg/registry/templates/template"
+	"stencil.dev/stencil/pkg/registry/templates/templateinstance"
 	"stencil.dev/stencil/pkg/transform"
 )
 
@@ -82,6 +83,8 @@ type ExtraConfig struct {
 	// MaxConcurrentProcessing bounds the processing requests that run at once; zero means
 	// renderrest.DefaultMaxConcurrent.
 	MaxConcurrentProcessing int
+	// Plugins says which plugin providers run in a namespace; nil runs none.
+	Plugins transform.PluginPolicy
 }
 
 // Config is the configuration of a Stencil server.
@@ -123,11 +126,15 @@ func (c completedConfig) New() (*StencilServer, error) {
 	}
 	s := &StencilServer{GenericAPIServer: genericServer}
 
-	templateREST, err := templatestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter)
+	templateREST, err := templatestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.Plugins)
 	if err != nil {
 		return nil, err
 	}
 	customTransformREST, err := customtransform.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter)
+	if err != nil {
+		return nil, err
+	}
+	instanceREST, instanceStatusREST, err := templateinstance.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.ClusterConfig == nil)
 	if err != nil {
 		return nil, err
 	}
@@ -141,14 +148,17 @@ func (c completedConfig) New() (*StencilServer, error) {
 		MaxOutputBytes: c.ExtraConfig.MaxOutputBytes,
 		Limits:         c.ExtraConfig.ProcessingLimits,
 		MaxConcurrent:  c.ExtraConfig.MaxConcurrentProcessing,
+		Plugins:        c.ExtraConfig.Plugins,
 	})
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(templates.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = map[string]rest.Storage{
-		"templates":           templateREST,
-		"templates/processed": templatestorage.NewProcessedREST(templateREST, renderer),
-		"templates/schema":    templatestorage.NewSchemaREST(templateREST),
-		"processedtemplates":  processedtemplate.NewREST(renderer),
-		"customtransforms":    customTransformREST,
+		"templates":                templateREST,
+		"templates/processed":      templatestorage.NewProcessedREST(templateREST, renderer),
+		"templates/schema":         templatestorage.NewSchemaREST(templateREST),
+		"processedtemplates":       processedtemplate.NewREST(renderer),
+		"customtransforms":         customTransformREST,
+		"templateinstances":        instanceREST,
+		"templateinstances/status": instanceStatusREST,
 	}
 	if err := s.GenericAPIServer.InstallAPIGroup(&apiGroupInfo); err != nil {
 		return nil, err

@@ -48,10 +48,14 @@ func Compile(t *templates.Template, d Dialect) (*Plan, field.ErrorList) {
 		c.redeclarationWarnings()
 	}
 	c.compileText()
+	if len(t.Rules) > 0 && d == Stencil {
+		c.compileRules()
+	}
 	c.plan.objects = c.compileObjects(t.Objects, "objects", true)
 	c.plan.generators = c.compileObjects(t.Generators, "generators", false)
 	c.plan.transformers = c.compileObjects(t.Transformers, "transformers", false)
 	c.plan.transformerOverrides = c.compileObjects(t.TransformerOverrides, "transformerOverrides", false)
+	c.checkTotalCost()
 	c.plan.warnings = c.warnings.list()
 	c.release()
 	if len(c.errs) > 0 {

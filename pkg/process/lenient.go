@@ -212,9 +212,7 @@ func (c *compiler) lastMemberWins(raw []byte, path *field.Path) ([]byte, error) 
 	for _, r := range repeated {
 		c.warnings.add(fmt.Sprintf("the member %q is repeated in its object: as OpenShift reads JSON, its last value is used", r.name), r.path)
 	}
-	src, err := c.structure.compact(c.src[:0], rewritten)
-	c.src = src
-	return src, err
+	return c.structure.compact(&c.src, rewritten)
 }
 
 // DecodeTemplateFile reads a template file as oc reads one. It is DecodeTemplate, except that

@@ -52,6 +52,9 @@ type Plan struct {
 	transformers         []compiledObject
 	transformerOverrides []compiledObject
 
+	// cel holds the CEL programs over the parameters; nil for a template without any.
+	cel *expressions
+
 	warnings []string
 	// redeclared says an OpenShift template declares a name more than once (see lenient.go).
 	redeclared bool
@@ -155,6 +158,9 @@ func (p *Plan) Size() int64 {
 	}
 	for _, k := range p.keyPaths {
 		size += int64(len(k))
+	}
+	if p.cel != nil {
+		size += p.cel.size
 	}
 	return size + 512 // the Plan itself, its maps and small slices
 }

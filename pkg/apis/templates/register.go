@@ -51,6 +51,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&TemplateParameters{},
 		&CustomTransform{},
 		&CustomTransformList{},
+		&TemplateInstance{},
+		&TemplateInstanceList{},
 	)
 	return nil
 }

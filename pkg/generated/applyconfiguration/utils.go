@@ -42,8 +42,26 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &templatesv1alpha1.JSONValueSchemaApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("Parameter"):
 		return &templatesv1alpha1.ParameterApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ParameterRule"):
+		return &templatesv1alpha1.ParameterRuleApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ParametersSource"):
+		return &templatesv1alpha1.ParametersSourceApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("SecretReference"):
+		return &templatesv1alpha1.SecretReferenceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("Template"):
 		return &templatesv1alpha1.TemplateApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("TemplateInstance"):
+		return &templatesv1alpha1.TemplateInstanceApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("TemplateInstanceObject"):
+		return &templatesv1alpha1.TemplateInstanceObjectApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("TemplateInstanceRequester"):
+		return &templatesv1alpha1.TemplateInstanceRequesterApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("TemplateInstanceSpec"):
+		return &templatesv1alpha1.TemplateInstanceSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("TemplateInstanceStatus"):
+		return &templatesv1alpha1.TemplateInstanceStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("TemplateReference"):
+		return &templatesv1alpha1.TemplateReferenceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("TransformerImport"):
 		return &templatesv1alpha1.TransformerImportApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("TransformerReference"):

@@ -89,3 +89,19 @@ func Convert_v1alpha1_CustomTransform_To_templates_CustomTransform(in *CustomTra
 	}
 	return autoConvert_v1alpha1_CustomTransform_To_templates_CustomTransform(in, out, s)
 }
+
+// Convert_v1alpha1_TemplateInstance_To_templates_TemplateInstance refuses maps beyond
+// templates.MaxEntries and numbers Kubernetes cannot read in an inline template while the body
+// is decoded, as the Template's conversion does.
+func Convert_v1alpha1_TemplateInstance_To_templates_TemplateInstance(in *TemplateInstance, out *templates.TemplateInstance, s conversion.Scope) error {
+	errs := templates.EntryErrors(append(templates.MetadataEntries(&in.ObjectMeta),
+		templates.EntryCount{Path: "spec.parameters", N: len(in.Spec.Parameters)}, templates.EntryCount{Path: "spec.labels", N: len(in.Spec.Labels)},
+		templates.EntryCount{Path: "spec.properties", N: len(in.Spec.Properties)})...)
+	if in.Spec.Template != nil {
+		errs = append(errs, templates.NumberErrors(in.Spec.Template.Raw, field.NewPath("spec", "template"))...)
+	}
+	if len(errs) > 0 {
+		return errs.ToAggregate()
+	}
+	return autoConvert_v1alpha1_TemplateInstance_To_templates_TemplateInstance(in, out, s)
+}

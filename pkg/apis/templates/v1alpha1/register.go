@@ -54,6 +54,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&TemplateParameters{},
 		&CustomTransform{},
 		&CustomTransformList{},
+		&TemplateInstance{},
+		&TemplateInstanceList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

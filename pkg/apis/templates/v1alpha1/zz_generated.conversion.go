@@ -101,6 +101,91 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*ParameterRule)(nil), (*templates.ParameterRule)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ParameterRule_To_templates_ParameterRule(a.(*ParameterRule), b.(*templates.ParameterRule), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*templates.ParameterRule)(nil), (*ParameterRule)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_ParameterRule_To_v1alpha1_ParameterRule(a.(*templates.ParameterRule), b.(*ParameterRule), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ParametersSource)(nil), (*templates.ParametersSource)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ParametersSource_To_templates_ParametersSource(a.(*ParametersSource), b.(*templates.ParametersSource), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*templates.ParametersSource)(nil), (*ParametersSource)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_ParametersSource_To_v1alpha1_ParametersSource(a.(*templates.ParametersSource), b.(*ParametersSource), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*SecretReference)(nil), (*templates.SecretReference)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_SecretReference_To_templates_SecretReference(a.(*SecretReference), b.(*templates.SecretReference), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*templates.SecretReference)(nil), (*SecretReference)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_SecretReference_To_v1alpha1_SecretReference(a.(*templates.SecretReference), b.(*SecretReference), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*templates.TemplateInstance)(nil), (*TemplateInstance)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_TemplateInstance_To_v1alpha1_TemplateInstance(a.(*templates.TemplateInstance), b.(*TemplateInstance), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*TemplateInstanceList)(nil), (*templates.TemplateInstanceList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_TemplateInstanceList_To_templates_TemplateInstanceList(a.(*TemplateInstanceList), b.(*templates.TemplateInstanceList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*templates.TemplateInstanceList)(nil), (*TemplateInstanceList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_TemplateInstanceList_To_v1alpha1_TemplateInstanceList(a.(*templates.TemplateInstanceList), b.(*TemplateInstanceList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*TemplateInstanceObject)(nil), (*templates.TemplateInstanceObject)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_TemplateInstanceObject_To_templates_TemplateInstanceObject(a.(*TemplateInstanceObject), b.(*templates.TemplateInstanceObject), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*templates.TemplateInstanceObject)(nil), (*TemplateInstanceObject)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_TemplateInstanceObject_To_v1alpha1_TemplateInstanceObject(a.(*templates.TemplateInstanceObject), b.(*TemplateInstanceObject), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*TemplateInstanceRequester)(nil), (*templates.TemplateInstanceRequester)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_TemplateInstanceRequester_To_templates_TemplateInstanceRequester(a.(*TemplateInstanceRequester), b.(*templates.TemplateInstanceRequester), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*templates.TemplateInstanceRequester)(nil), (*TemplateInstanceRequester)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_TemplateInstanceRequester_To_v1alpha1_TemplateInstanceRequester(a.(*templates.TemplateInstanceRequester), b.(*TemplateInstanceRequester), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*TemplateInstanceSpec)(nil), (*templates.TemplateInstanceSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_TemplateInstanceSpec_To_templates_TemplateInstanceSpec(a.(*TemplateInstanceSpec), b.(*templates.TemplateInstanceSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*templates.TemplateInstanceSpec)(nil), (*TemplateInstanceSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_TemplateInstanceSpec_To_v1alpha1_TemplateInstanceSpec(a.(*templates.TemplateInstanceSpec), b.(*TemplateInstanceSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*TemplateInstanceStatus)(nil), (*templates.TemplateInstanceStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_TemplateInstanceStatus_To_templates_TemplateInstanceStatus(a.(*TemplateInstanceStatus), b.(*templates.TemplateInstanceStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*templates.TemplateInstanceStatus)(nil), (*TemplateInstanceStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_TemplateInstanceStatus_To_v1alpha1_TemplateInstanceStatus(a.(*templates.TemplateInstanceStatus), b.(*TemplateInstanceStatus), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*TemplateList)(nil), (*templates.TemplateList)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_TemplateList_To_templates_TemplateList(a.(*TemplateList), b.(*templates.TemplateList), scope)
 	}); err != nil {
@@ -113,6 +198,16 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddGeneratedConversionFunc((*templates.TemplateParameters)(nil), (*TemplateParameters)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_templates_TemplateParameters_To_v1alpha1_TemplateParameters(a.(*templates.TemplateParameters), b.(*TemplateParameters), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*TemplateReference)(nil), (*templates.TemplateReference)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_TemplateReference_To_templates_TemplateReference(a.(*TemplateReference), b.(*templates.TemplateReference), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*templates.TemplateReference)(nil), (*TemplateReference)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_TemplateReference_To_v1alpha1_TemplateReference(a.(*templates.TemplateReference), b.(*TemplateReference), scope)
 	}); err != nil {
 		return err
 	}
@@ -143,6 +238,11 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddConversionFunc((*CustomTransform)(nil), (*templates.CustomTransform)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_CustomTransform_To_templates_CustomTransform(a.(*CustomTransform), b.(*templates.CustomTransform), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddConversionFunc((*TemplateInstance)(nil), (*templates.TemplateInstance)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_TemplateInstance_To_templates_TemplateInstance(a.(*TemplateInstance), b.(*templates.TemplateInstance), scope)
 	}); err != nil {
 		return err
 	}
@@ -328,10 +428,71 @@ func Convert_templates_Parameter_To_v1alpha1_Parameter(in *templates.Parameter, 
 	return autoConvert_templates_Parameter_To_v1alpha1_Parameter(in, out, s)
 }
 
+func autoConvert_v1alpha1_ParameterRule_To_templates_ParameterRule(in *ParameterRule, out *templates.ParameterRule, s conversion.Scope) error {
+	*out = *(*templates.ParameterRule)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ParameterRule_To_templates_ParameterRule is an autogenerated conversion function.
+func Convert_v1alpha1_ParameterRule_To_templates_ParameterRule(in *ParameterRule, out *templates.ParameterRule, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ParameterRule_To_templates_ParameterRule(in, out, s)
+}
+
+func autoConvert_templates_ParameterRule_To_v1alpha1_ParameterRule(in *templates.ParameterRule, out *ParameterRule, s conversion.Scope) error {
+	*out = *(*ParameterRule)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_templates_ParameterRule_To_v1alpha1_ParameterRule is an autogenerated conversion function.
+func Convert_templates_ParameterRule_To_v1alpha1_ParameterRule(in *templates.ParameterRule, out *ParameterRule, s conversion.Scope) error {
+	return autoConvert_templates_ParameterRule_To_v1alpha1_ParameterRule(in, out, s)
+}
+
+func autoConvert_v1alpha1_ParametersSource_To_templates_ParametersSource(in *ParametersSource, out *templates.ParametersSource, s conversion.Scope) error {
+	*out = *(*templates.ParametersSource)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ParametersSource_To_templates_ParametersSource is an autogenerated conversion function.
+func Convert_v1alpha1_ParametersSource_To_templates_ParametersSource(in *ParametersSource, out *templates.ParametersSource, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ParametersSource_To_templates_ParametersSource(in, out, s)
+}
+
+func autoConvert_templates_ParametersSource_To_v1alpha1_ParametersSource(in *templates.ParametersSource, out *ParametersSource, s conversion.Scope) error {
+	*out = *(*ParametersSource)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_templates_ParametersSource_To_v1alpha1_ParametersSource is an autogenerated conversion function.
+func Convert_templates_ParametersSource_To_v1alpha1_ParametersSource(in *templates.ParametersSource, out *ParametersSource, s conversion.Scope) error {
+	return autoConvert_templates_ParametersSource_To_v1alpha1_ParametersSource(in, out, s)
+}
+
+func autoConvert_v1alpha1_SecretReference_To_templates_SecretReference(in *SecretReference, out *templates.SecretReference, s conversion.Scope) error {
+	*out = *(*templates.SecretReference)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_SecretReference_To_templates_SecretReference is an autogenerated conversion function.
+func Convert_v1alpha1_SecretReference_To_templates_SecretReference(in *SecretReference, out *templates.SecretReference, s conversion.Scope) error {
+	return autoConvert_v1alpha1_SecretReference_To_templates_SecretReference(in, out, s)
+}
+
+func autoConvert_templates_SecretReference_To_v1alpha1_SecretReference(in *templates.SecretReference, out *SecretReference, s conversion.Scope) error {
+	*out = *(*SecretReference)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_templates_SecretReference_To_v1alpha1_SecretReference is an autogenerated conversion function.
+func Convert_templates_SecretReference_To_v1alpha1_SecretReference(in *templates.SecretReference, out *SecretReference, s conversion.Scope) error {
+	return autoConvert_templates_SecretReference_To_v1alpha1_SecretReference(in, out, s)
+}
+
 func autoConvert_v1alpha1_Template_To_templates_Template(in *Template, out *templates.Template, s conversion.Scope) error {
 	out.ObjectMeta = in.ObjectMeta
 	out.Message = in.Message
 	out.Parameters = *(*[]templates.Parameter)(unsafe.Pointer(&in.Parameters))
+	out.Rules = *(*[]templates.ParameterRule)(unsafe.Pointer(&in.Rules))
 	out.Objects = *(*[]runtime.RawExtension)(unsafe.Pointer(&in.Objects))
 	out.ObjectLabels = *(*map[string]string)(unsafe.Pointer(&in.ObjectLabels))
 	out.Generators = *(*[]runtime.RawExtension)(unsafe.Pointer(&in.Generators))
@@ -347,6 +508,7 @@ func autoConvert_templates_Template_To_v1alpha1_Template(in *templates.Template,
 	out.ObjectMeta = in.ObjectMeta
 	out.Message = in.Message
 	out.Parameters = *(*[]Parameter)(unsafe.Pointer(&in.Parameters))
+	out.Rules = *(*[]ParameterRule)(unsafe.Pointer(&in.Rules))
 	out.Objects = *(*[]runtime.RawExtension)(unsafe.Pointer(&in.Objects))
 	out.ObjectLabels = *(*map[string]string)(unsafe.Pointer(&in.ObjectLabels))
 	out.Generators = *(*[]runtime.RawExtension)(unsafe.Pointer(&in.Generators))
@@ -356,6 +518,155 @@ func autoConvert_templates_Template_To_v1alpha1_Template(in *templates.Template,
 	out.TransformerOrder = *(*[]TransformerReference)(unsafe.Pointer(&in.TransformerOrder))
 	// WARNING: in.OpenShift requires manual conversion: does not exist in peer-type
 	return nil
+}
+
+func autoConvert_v1alpha1_TemplateInstance_To_templates_TemplateInstance(in *TemplateInstance, out *templates.TemplateInstance, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_TemplateInstanceSpec_To_templates_TemplateInstanceSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_v1alpha1_TemplateInstanceStatus_To_templates_TemplateInstanceStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+func autoConvert_templates_TemplateInstance_To_v1alpha1_TemplateInstance(in *templates.TemplateInstance, out *TemplateInstance, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_templates_TemplateInstanceSpec_To_v1alpha1_TemplateInstanceSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_templates_TemplateInstanceStatus_To_v1alpha1_TemplateInstanceStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_templates_TemplateInstance_To_v1alpha1_TemplateInstance is an autogenerated conversion function.
+func Convert_templates_TemplateInstance_To_v1alpha1_TemplateInstance(in *templates.TemplateInstance, out *TemplateInstance, s conversion.Scope) error {
+	return autoConvert_templates_TemplateInstance_To_v1alpha1_TemplateInstance(in, out, s)
+}
+
+func autoConvert_v1alpha1_TemplateInstanceList_To_templates_TemplateInstanceList(in *TemplateInstanceList, out *templates.TemplateInstanceList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	if in.Items != nil {
+		in, out := &in.Items, &out.Items
+		*out = make([]templates.TemplateInstance, len(*in))
+		for i := range *in {
+			if err := Convert_v1alpha1_TemplateInstance_To_templates_TemplateInstance(&(*in)[i], &(*out)[i], s); err != nil {
+				return err
+			}
+		}
+	} else {
+		out.Items = nil
+	}
+	return nil
+}
+
+// Convert_v1alpha1_TemplateInstanceList_To_templates_TemplateInstanceList is an autogenerated conversion function.
+func Convert_v1alpha1_TemplateInstanceList_To_templates_TemplateInstanceList(in *TemplateInstanceList, out *templates.TemplateInstanceList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_TemplateInstanceList_To_templates_TemplateInstanceList(in, out, s)
+}
+
+func autoConvert_templates_TemplateInstanceList_To_v1alpha1_TemplateInstanceList(in *templates.TemplateInstanceList, out *TemplateInstanceList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	if in.Items != nil {
+		in, out := &in.Items, &out.Items
+		*out = make([]TemplateInstance, len(*in))
+		for i := range *in {
+			if err := Convert_templates_TemplateInstance_To_v1alpha1_TemplateInstance(&(*in)[i], &(*out)[i], s); err != nil {
+				return err
+			}
+		}
+	} else {
+		out.Items = nil
+	}
+	return nil
+}
+
+// Convert_templates_TemplateInstanceList_To_v1alpha1_TemplateInstanceList is an autogenerated conversion function.
+func Convert_templates_TemplateInstanceList_To_v1alpha1_TemplateInstanceList(in *templates.TemplateInstanceList, out *TemplateInstanceList, s conversion.Scope) error {
+	return autoConvert_templates_TemplateInstanceList_To_v1alpha1_TemplateInstanceList(in, out, s)
+}
+
+func autoConvert_v1alpha1_TemplateInstanceObject_To_templates_TemplateInstanceObject(in *TemplateInstanceObject, out *templates.TemplateInstanceObject, s conversion.Scope) error {
+	*out = *(*templates.TemplateInstanceObject)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_TemplateInstanceObject_To_templates_TemplateInstanceObject is an autogenerated conversion function.
+func Convert_v1alpha1_TemplateInstanceObject_To_templates_TemplateInstanceObject(in *TemplateInstanceObject, out *templates.TemplateInstanceObject, s conversion.Scope) error {
+	return autoConvert_v1alpha1_TemplateInstanceObject_To_templates_TemplateInstanceObject(in, out, s)
+}
+
+func autoConvert_templates_TemplateInstanceObject_To_v1alpha1_TemplateInstanceObject(in *templates.TemplateInstanceObject, out *TemplateInstanceObject, s conversion.Scope) error {
+	*out = *(*TemplateInstanceObject)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_templates_TemplateInstanceObject_To_v1alpha1_TemplateInstanceObject is an autogenerated conversion function.
+func Convert_templates_TemplateInstanceObject_To_v1alpha1_TemplateInstanceObject(in *templates.TemplateInstanceObject, out *TemplateInstanceObject, s conversion.Scope) error {
+	return autoConvert_templates_TemplateInstanceObject_To_v1alpha1_TemplateInstanceObject(in, out, s)
+}
+
+func autoConvert_v1alpha1_TemplateInstanceRequester_To_templates_TemplateInstanceRequester(in *TemplateInstanceRequester, out *templates.TemplateInstanceRequester, s conversion.Scope) error {
+	*out = *(*templates.TemplateInstanceRequester)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_TemplateInstanceRequester_To_templates_TemplateInstanceRequester is an autogenerated conversion function.
+func Convert_v1alpha1_TemplateInstanceRequester_To_templates_TemplateInstanceRequester(in *TemplateInstanceRequester, out *templates.TemplateInstanceRequester, s conversion.Scope) error {
+	return autoConvert_v1alpha1_TemplateInstanceRequester_To_templates_TemplateInstanceRequester(in, out, s)
+}
+
+func autoConvert_templates_TemplateInstanceRequester_To_v1alpha1_TemplateInstanceRequester(in *templates.TemplateInstanceRequester, out *TemplateInstanceRequester, s conversion.Scope) error {
+	*out = *(*TemplateInstanceRequester)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_templates_TemplateInstanceRequester_To_v1alpha1_TemplateInstanceRequester is an autogenerated conversion function.
+func Convert_templates_TemplateInstanceRequester_To_v1alpha1_TemplateInstanceRequester(in *templates.TemplateInstanceRequester, out *TemplateInstanceRequester, s conversion.Scope) error {
+	return autoConvert_templates_TemplateInstanceRequester_To_v1alpha1_TemplateInstanceRequester(in, out, s)
+}
+
+func autoConvert_v1alpha1_TemplateInstanceSpec_To_templates_TemplateInstanceSpec(in *TemplateInstanceSpec, out *templates.TemplateInstanceSpec, s conversion.Scope) error {
+	*out = *(*templates.TemplateInstanceSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_TemplateInstanceSpec_To_templates_TemplateInstanceSpec is an autogenerated conversion function.
+func Convert_v1alpha1_TemplateInstanceSpec_To_templates_TemplateInstanceSpec(in *TemplateInstanceSpec, out *templates.TemplateInstanceSpec, s conversion.Scope) error {
+	return autoConvert_v1alpha1_TemplateInstanceSpec_To_templates_TemplateInstanceSpec(in, out, s)
+}
+
+func autoConvert_templates_TemplateInstanceSpec_To_v1alpha1_TemplateInstanceSpec(in *templates.TemplateInstanceSpec, out *TemplateInstanceSpec, s conversion.Scope) error {
+	*out = *(*TemplateInstanceSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_templates_TemplateInstanceSpec_To_v1alpha1_TemplateInstanceSpec is an autogenerated conversion function.
+func Convert_templates_TemplateInstanceSpec_To_v1alpha1_TemplateInstanceSpec(in *templates.TemplateInstanceSpec, out *TemplateInstanceSpec, s conversion.Scope) error {
+	return autoConvert_templates_TemplateInstanceSpec_To_v1alpha1_TemplateInstanceSpec(in, out, s)
+}
+
+func autoConvert_v1alpha1_TemplateInstanceStatus_To_templates_TemplateInstanceStatus(in *TemplateInstanceStatus, out *templates.TemplateInstanceStatus, s conversion.Scope) error {
+	*out = *(*templates.TemplateInstanceStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_TemplateInstanceStatus_To_templates_TemplateInstanceStatus is an autogenerated conversion function.
+func Convert_v1alpha1_TemplateInstanceStatus_To_templates_TemplateInstanceStatus(in *TemplateInstanceStatus, out *templates.TemplateInstanceStatus, s conversion.Scope) error {
+	return autoConvert_v1alpha1_TemplateInstanceStatus_To_templates_TemplateInstanceStatus(in, out, s)
+}
+
+func autoConvert_templates_TemplateInstanceStatus_To_v1alpha1_TemplateInstanceStatus(in *templates.TemplateInstanceStatus, out *TemplateInstanceStatus, s conversion.Scope) error {
+	*out = *(*TemplateInstanceStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_templates_TemplateInstanceStatus_To_v1alpha1_TemplateInstanceStatus is an autogenerated conversion function.
+func Convert_templates_TemplateInstanceStatus_To_v1alpha1_TemplateInstanceStatus(in *templates.TemplateInstanceStatus, out *TemplateInstanceStatus, s conversion.Scope) error {
+	return autoConvert_templates_TemplateInstanceStatus_To_v1alpha1_TemplateInstanceStatus(in, out, s)
 }
 
 func autoConvert_v1alpha1_TemplateList_To_templates_TemplateList(in *TemplateList, out *templates.TemplateList, s conversion.Scope) error {
@@ -423,6 +734,26 @@ func autoConvert_templates_TemplateParameters_To_v1alpha1_TemplateParameters(in 
 // Convert_templates_TemplateParameters_To_v1alpha1_TemplateParameters is an autogenerated conversion function.
 func Convert_templates_TemplateParameters_To_v1alpha1_TemplateParameters(in *templates.TemplateParameters, out *TemplateParameters, s conversion.Scope) error {
 	return autoConvert_templates_TemplateParameters_To_v1alpha1_TemplateParameters(in, out, s)
+}
+
+func autoConvert_v1alpha1_TemplateReference_To_templates_TemplateReference(in *TemplateReference, out *templates.TemplateReference, s conversion.Scope) error {
+	*out = *(*templates.TemplateReference)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_TemplateReference_To_templates_TemplateReference is an autogenerated conversion function.
+func Convert_v1alpha1_TemplateReference_To_templates_TemplateReference(in *TemplateReference, out *templates.TemplateReference, s conversion.Scope) error {
+	return autoConvert_v1alpha1_TemplateReference_To_templates_TemplateReference(in, out, s)
+}
+
+func autoConvert_templates_TemplateReference_To_v1alpha1_TemplateReference(in *templates.TemplateReference, out *TemplateReference, s conversion.Scope) error {
+	*out = *(*TemplateReference)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_templates_TemplateReference_To_v1alpha1_TemplateReference is an autogenerated conversion function.
+func Convert_templates_TemplateReference_To_v1alpha1_TemplateReference(in *templates.TemplateReference, out *TemplateReference, s conversion.Scope) error {
+	return autoConvert_templates_TemplateReference_To_v1alpha1_TemplateReference(in, out, s)
 }
 
 func autoConvert_v1alpha1_TransformerImport_To_templates_TransformerImport(in *TransformerImport, out *templates.TransformerImport, s conversion.Scope) error {

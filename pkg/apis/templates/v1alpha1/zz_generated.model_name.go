@@ -62,8 +62,53 @@ func (in Parameter) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ParameterRule) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.ParameterRule"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ParametersSource) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.ParametersSource"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in SecretReference) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.SecretReference"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Template) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.Template"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateInstance) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.TemplateInstance"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateInstanceList) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.TemplateInstanceList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateInstanceObject) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.TemplateInstanceObject"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateInstanceRequester) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.TemplateInstanceRequester"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateInstanceSpec) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.TemplateInstanceSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateInstanceStatus) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.TemplateInstanceStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
@@ -74,6 +119,11 @@ func (in TemplateList) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in TemplateParameters) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.TemplateParameters"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateReference) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.TemplateReference"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

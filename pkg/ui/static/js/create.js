@@ -12,28 +12,24 @@ export async function create({ template, entry, fields, values, labels, namespac
   if (instances) {
     // A refusal of the values is shown next to the fields before anything is stored.
     await process(ns, name, values, labels, true);
-    const created = await k8s('POST', instancesPath(namespace), instanceOf(template, fields, values, labels, namespace, instanceName));
+    const created = await k8s('POST', instancesPath(namespace), instanceOf(template, values, labels, namespace, instanceName));
     location.hash = instanceHref(namespace, created.metadata.name);
     return;
   }
   const list = await process(ns, name, values, labels, false);
   const objects = await action('POST', 'apply', { namespace, objects: list.items || [] });
   const generated = fields
-    .filter((f) => f.generated && values[f.name] === '')
+    .filter((f) => f.generated && !values[f.name])
     .map((f) => ({ label: f.label, name: f.name, secret: f.secret, value: ((list.parameters || []).find((p) => p.name === f.name) || {}).value || '' }));
   const id = remember({ entry, namespace, message: list.message || '', generated, objects, created: new Date().toISOString() });
   location.hash = resultHref(id);
 }
 
 // instanceOf is the TemplateInstance of the form: a reference to the template when it lives in
-// the target namespace, the template itself otherwise. A generated field left empty is not
-// sent, so that the controller generates it once and keeps it.
-function instanceOf(template, fields, values, labels, namespace, instanceName) {
-  const parameters = {};
-  for (const f of fields) {
-    if (!(f.generated && values[f.name] === '')) parameters[f.name] = values[f.name];
-  }
-  const spec = { parameters, labels };
+// the target namespace, the template itself otherwise. The values are the form's, where a
+// generated field left empty is absent, so that the controller generates it once and keeps it.
+function instanceOf(template, values, labels, namespace, instanceName) {
+  const spec = { parameters: values, labels };
   if (template.metadata.namespace === namespace) {
     spec.templateRef = { name: template.metadata.name };
   } else {

@@ -31,6 +31,8 @@ function renderField(f, onInput) {
         autocomplete: f.secret ? 'new-password' : 'off', spellcheck: 'false', minlength: f.minLength ?? null, maxlength: f.maxLength ?? null });
   }
   if (f.generated) input.placeholder = 'generated if empty';
+  else if (f.writeOnly) input.placeholder = 'the template\'s value if empty';
+  else if (f.default && !f.required && f.widget !== 'select') input.placeholder = `default if empty: ${f.default}`;
   input.addEventListener(f.widget === 'checkbox' || f.widget === 'select' ? 'change' : 'input', onInput);
 
   const label = h('label', { for: id, class: 'field-label' },
@@ -71,7 +73,11 @@ function constraintsText(f) {
   if (f.minimum !== '' && f.maximum !== '') parts.push(`${f.minimum} to ${f.maximum}`);
   else if (f.minimum !== '') parts.push(`at least ${f.minimum}`);
   else if (f.maximum !== '') parts.push(`at most ${f.maximum}`);
-  if (f.minLength !== null || f.maxLength !== null) parts.push(`${f.minLength ?? 0}–${f.maxLength ?? '∞'} characters`);
+  // minLength 1 only says the field must not be emptied, which the required marker shows.
+  const min = (f.minLength ?? 0) > 1 ? f.minLength : null;
+  if (min !== null && f.maxLength !== null) parts.push(`${min}–${f.maxLength} characters`);
+  else if (min !== null) parts.push(`at least ${min} characters`);
+  else if (f.maxLength !== null) parts.push(`at most ${f.maxLength} characters`);
   return parts.join(', ');
 }
 
@@ -88,12 +94,15 @@ export class ParameterForm {
     }
   }
 
-  // values are what is sent: every field as it stands, an empty one included, so that a
-  // cleared default is an empty value and a generator runs for an empty generated field.
+  // values are what is sent, as the schema's contract says: an empty optional or generated
+  // field is left out (the template's default applies, the generator runs); an empty
+  // required field is sent empty, so that the server says it must be filled.
   values() {
     const out = {};
-    for (const [name, input] of this.inputs) {
-      out[name] = input.type === 'checkbox' ? String(input.checked) : input.value;
+    for (const f of this.fields) {
+      const input = this.inputs.get(f.name);
+      const value = input.type === 'checkbox' ? String(input.checked) : input.value;
+      if (value !== '' || f.required) out[f.name] = value;
     }
     return out;
   }

@@ -10,16 +10,15 @@ const TYPES = { string: 'string', integer: 'int', boolean: 'bool', number: 'numb
 // OpenShift for years (openshift/origin#20361).
 const SECRET_LIKE = /(PASSWORD|PASSWD|SECRET|TOKEN|PRIVATE_KEY|API_KEY)/i;
 
-// fieldsFromSchema turns the schema into field descriptions, in the order of `order` (the
-// template's parameter names) where given, else in the schema's.
-export function fieldsFromSchema(schema, order = []) {
+// fieldsFromSchema turns the schema into field descriptions, in the schema's order, which is
+// the template's parameter order.
+export function fieldsFromSchema(schema) {
   const properties = (schema && schema.properties) || {};
   const required = new Set((schema && schema.required) || []);
-  const names = [...order.filter((n) => n in properties), ...Object.keys(properties).filter((n) => !order.includes(n))];
-  return names.map((name) => fieldOf(name, properties[name] || {}, required.has(name)));
+  return Object.entries(properties).map(([name, p]) => fieldOf(name, p || {}, required.has(name)));
 }
 
-function fieldOf(name, p, required) {
+function fieldOf(name, p, listed) {
   const type = p['x-stencil-type'] || (p.contentEncoding === 'base64' ? 'base64' : TYPES[p.type] || 'json');
   const generated = p['x-stencil-generated'] || '';
   const field = {
@@ -27,8 +26,13 @@ function fieldOf(name, p, required) {
     label: p.title || name,
     help: p.description || '',
     type,
-    required: required && !generated,
+    // Required in the form's sense, must not be left empty: listed as required (no default,
+    // no generator), or a default the server will not put back when the field is emptied,
+    // which the schema says with minLength.
+    required: !generated && (listed || (p.minLength ?? 0) >= 1),
     generated,
+    // writeOnly: the template's value is not shown; an empty field keeps it.
+    writeOnly: !!p.writeOnly,
     secret: !!(p.writeOnly || p['x-stencil-secret']) || SECRET_LIKE.test(name),
     multiline: !!p['x-stencil-multiline'],
     default: text(p.default),
@@ -64,7 +68,7 @@ function text(v) {
 // so a mistake shows before the round trip; the server's answer still decides. An empty value
 // is the required flag's business, which the server reports.
 export function check(field, value) {
-  if (value === '') return [];
+  if (value === undefined || value === '') return [];
   const problems = [];
   if (field.type === 'int' && !/^-?\d+$/.test(value)) problems.push('must be an integer');
   if (field.type === 'number' && !/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(value)) problems.push('must be a JSON number');

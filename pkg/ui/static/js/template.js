@@ -5,29 +5,19 @@ import { h, clear, announce, debounce, plural } from './dom.js';
 import { describe, kindCounts } from './meta.js';
 import { iconFor } from './icons.js';
 import { fieldsFromSchema, check, fieldOfCause } from './schema.js';
-import { schemaFromTemplate } from './schema-fallback.js';
 import { ParameterForm, parseLabels } from './form.js';
 import { Preview } from './preview.js';
 import { create } from './create.js';
 import { namespacePicker } from './namespaces.js';
 
-// loadSchema reads templates/{name}/schema; a server without it gets the same document made
-// from the template here.
-async function loadSchema(ns, name, template) {
-  try {
-    return await k8s('GET', `${templatePath(ns, name)}/schema`);
-  } catch (err) {
-    if (err instanceof APIError && err.code === 404) return schemaFromTemplate(template);
-    throw err;
-  }
-}
-
 export async function renderTemplate(main, config, ns, name) {
-  const template = await k8s('GET', templatePath(ns, name));
-  const [schema, instances] = await Promise.all([loadSchema(ns, name, template), servesInstances()]);
+  // The template for what it is and creates; its parameters only through the schema.
+  const [template, schema, instances] = await Promise.all([
+    k8s('GET', templatePath(ns, name)), k8s('GET', `${templatePath(ns, name)}/schema`), servesInstances()]);
   const entry = describe(template.metadata);
-  const parameterNames = (template.parameters || []).map((p) => p.name);
-  const fields = fieldsFromSchema(schema, parameterNames);
+  const fields = fieldsFromSchema(schema);
+  // The schema lists the parameters in the template's order: a 422's parameters[i] is fields[i].
+  const parameterNames = fields.map((f) => f.name);
   const preview = new Preview(ns, name);
   const serverErrors = new Map();
   let generalErrors = [];

@@ -29,3 +29,11 @@ type TemplateListerExpansion interface{}
 // TemplateNamespaceListerExpansion allows custom methods to be added to
 // TemplateNamespaceLister.
 type TemplateNamespaceListerExpansion interface{}
+
+// TemplateInstanceListerExpansion allows custom methods to be added to
+// TemplateInstanceLister.
+type TemplateInstanceListerExpansion interface{}
+
+// TemplateInstanceNamespaceListerExpansion allows custom methods to be added to
+// TemplateInstanceNamespaceLister.
+type TemplateInstanceNamespaceListerExpansion interface{}

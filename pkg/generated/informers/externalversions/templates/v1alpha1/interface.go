@@ -28,6 +28,8 @@ type Interface interface {
 	CustomTransforms() TypedCustomTransformInformer
 	// Templates returns a TemplateInformer.
 	Templates() TypedTemplateInformer
+	// TemplateInstances returns a TemplateInstanceInformer.
+	TemplateInstances() TypedTemplateInstanceInformer
 }
 
 type version struct {
@@ -49,4 +51,9 @@ func (v *version) CustomTransforms() TypedCustomTransformInformer {
 // Templates returns a TypedTemplateInformer.
 func (v *version) Templates() TypedTemplateInformer {
 	return &templateInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// TemplateInstances returns a TypedTemplateInstanceInformer.
+func (v *version) TemplateInstances() TypedTemplateInstanceInformer {
+	return &templateInstanceInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

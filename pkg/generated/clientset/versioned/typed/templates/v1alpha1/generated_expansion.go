@@ -21,3 +21,5 @@ package v1alpha1
 type CustomTransformExpansion interface{}
 
 type TemplateExpansion interface{}
+
+type TemplateInstanceExpansion interface{}

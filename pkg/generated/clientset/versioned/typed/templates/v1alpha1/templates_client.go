@@ -30,6 +30,7 @@ type TemplatesV1alpha1Interface interface {
 	RESTClient() rest.Interface
 	CustomTransformsGetter
 	TemplatesGetter
+	TemplateInstancesGetter
 }
 
 // TemplatesV1alpha1Client is used to interact with features provided by the templates.stencil.dev group.
@@ -43,6 +44,10 @@ func (c *TemplatesV1alpha1Client) CustomTransforms() CustomTransformInterface {
 
 func (c *TemplatesV1alpha1Client) Templates(namespace string) TemplateInterface {
 	return newTemplates(c, namespace)
+}
+
+func (c *TemplatesV1alpha1Client) TemplateInstances(namespace string) TemplateInstanceInterface {
+	return newTemplateInstances(c, namespace)
 }
 
 // NewForConfig creates a new TemplatesV1alpha1Client for the given config.

@@ -36,6 +36,10 @@ func (c *FakeTemplatesV1alpha1) Templates(namespace string) v1alpha1.TemplateInt
 	return newFakeTemplates(c, namespace)
 }
 
+func (c *FakeTemplatesV1alpha1) TemplateInstances(namespace string) v1alpha1.TemplateInstanceInterface {
+	return newFakeTemplateInstances(c, namespace)
+}
+
 // RESTClient returns a RESTClient that is used to communicate
 // with API server by this client implementation.
 func (c *FakeTemplatesV1alpha1) RESTClient() rest.Interface {

@@ -1,0 +1,127 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package validation
+
+import (
+	"encoding/json"
+
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+)
+
+// GeneratedSecretSuffix ends the name of an instance's generated-values Secret, so an
+// instance's name must leave room for it within a Secret name's 253 characters.
+const GeneratedSecretSuffix = "-generated"
+
+// maxInstanceNameLength keeps <name>-generated a valid Secret name.
+const maxInstanceNameLength = 253 - len(GeneratedSecretSuffix)
+
+// ValidateTemplateInstance validates a TemplateInstance on create: its metadata and the shape
+// of its spec. The inline template's content and the property names are the engine's to judge
+// (the registry strategy adds those checks).
+func ValidateTemplateInstance(ti *templates.TemplateInstance) field.ErrorList {
+	allErrs := apimachineryvalidation.ValidateObjectMeta(&ti.ObjectMeta, true, instanceName, field.NewPath("metadata"))
+	return append(allErrs, validateTemplateInstanceSpec(&ti.Spec, field.NewPath("spec"))...)
+}
+
+// ValidateTemplateInstanceUpdate validates a TemplateInstance on update; the whole spec may
+// change, as a change is an upgrade.
+func ValidateTemplateInstanceUpdate(ti, old *templates.TemplateInstance) field.ErrorList {
+	allErrs := apimachineryvalidation.ValidateObjectMetaUpdate(&ti.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
+	return append(allErrs, validateTemplateInstanceSpec(&ti.Spec, field.NewPath("spec"))...)
+}
+
+// ValidateTemplateInstanceStatusUpdate validates what the controller writes to status.
+func ValidateTemplateInstanceStatusUpdate(ti, old *templates.TemplateInstance) field.ErrorList {
+	allErrs := apimachineryvalidation.ValidateObjectMetaUpdate(&ti.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
+	path := field.NewPath("status")
+	if ti.Status.ObservedGeneration < 0 {
+		allErrs = append(allErrs, field.Invalid(path.Child("observedGeneration"), ti.Status.ObservedGeneration, "must not be negative"))
+	}
+	allErrs = append(allErrs, metav1validation.ValidateConditions(ti.Status.Conditions, path.Child("conditions"))...)
+	for i, o := range ti.Status.Objects {
+		p := path.Child("objects").Index(i)
+		for _, f := range []struct{ name, value string }{{"apiVersion", o.APIVersion}, {"kind", o.Kind}, {"name", o.Name}} {
+			if f.value == "" {
+				allErrs = append(allErrs, field.Required(p.Child(f.name), ""))
+			}
+		}
+	}
+	if s := ti.Status.GeneratedParametersSecret; s != "" {
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(s, false) {
+			allErrs = append(allErrs, field.Invalid(path.Child("generatedParametersSecret"), s, msg))
+		}
+	}
+	return allErrs
+}
+
+// instanceName is a DNS subdomain short enough for the generated-values Secret's name.
+func instanceName(name string, prefix bool) []string {
+	msgs := apimachineryvalidation.NameIsDNSSubdomain(name, prefix)
+	if len(name) > maxInstanceNameLength {
+		msgs = append(msgs, "must be no more than 243 characters, so that the Secret "+name+GeneratedSecretSuffix+" can hold its generated values")
+	}
+	return msgs
+}
+
+func validateTemplateInstanceSpec(spec *templates.TemplateInstanceSpec, path *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	switch {
+	case spec.TemplateRef == nil && spec.Template == nil:
+		allErrs = append(allErrs, field.Required(path.Child("templateRef"), "exactly one of templateRef and template is required"))
+	case spec.TemplateRef != nil && spec.Template != nil:
+		allErrs = append(allErrs, field.Forbidden(path.Child("template"), "exactly one of templateRef and template may be set"))
+	}
+	if ref := spec.TemplateRef; ref != nil {
+		allErrs = append(allErrs, validateLocalName(ref.Name, path.Child("templateRef", "name"))...)
+	}
+	if t := spec.Template; t != nil {
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(t.Raw, &fields); err != nil || fields == nil {
+			allErrs = append(allErrs, field.Invalid(path.Child("template"), "", "must be a Template object"))
+		}
+	}
+	for i, from := range spec.ParametersFrom {
+		p := path.Child("parametersFrom").Index(i)
+		if from.SecretRef == nil {
+			allErrs = append(allErrs, field.Required(p.Child("secretRef"), ""))
+			continue
+		}
+		allErrs = append(allErrs, validateLocalName(from.SecretRef.Name, p.Child("secretRef", "name"))...)
+	}
+	for name := range spec.Parameters {
+		if name == "" {
+			allErrs = append(allErrs, field.Invalid(path.Child("parameters"), name, "a parameter name must not be empty"))
+		}
+	}
+	return append(allErrs, metav1validation.ValidateLabels(spec.Labels, path.Child("labels"))...)
+}
+
+// validateLocalName checks the name of an object of the same namespace.
+func validateLocalName(name string, path *field.Path) field.ErrorList {
+	if name == "" {
+		return field.ErrorList{field.Required(path, "")}
+	}
+	var allErrs field.ErrorList
+	for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(name, false) {
+		allErrs = append(allErrs, field.Invalid(path, name, msg))
+	}
+	return allErrs
+}

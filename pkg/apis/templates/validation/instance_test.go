@@ -1,0 +1,102 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package validation
+
+import (
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+)
+
+func TestValidateTemplateInstance(t *testing.T) {
+	valid := func() *templates.TemplateInstance {
+		return &templates.TemplateInstance{
+			ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "demo"},
+			Spec: templates.TemplateInstanceSpec{
+				TemplateRef:    &templates.TemplateReference{Name: "redis"},
+				Parameters:     map[string]string{"NAME": "shop"},
+				ParametersFrom: []templates.ParametersSource{{SecretRef: &templates.SecretReference{Name: "shop-params"}}},
+				Labels:         map[string]string{"instance": "shop"},
+			},
+		}
+	}
+	cases := []struct {
+		name   string
+		mutate func(*templates.TemplateInstance)
+		want   []string // the fields of the errors, in order
+	}{
+		{"valid", func(*templates.TemplateInstance) {}, nil},
+		{"inline template", func(ti *templates.TemplateInstance) {
+			ti.Spec.TemplateRef = nil
+			ti.Spec.Template = &runtime.RawExtension{Raw: []byte(`{"kind":"Template"}`)}
+		}, nil},
+		{"neither", func(ti *templates.TemplateInstance) { ti.Spec.TemplateRef = nil }, []string{"spec.templateRef"}},
+		{"both", func(ti *templates.TemplateInstance) {
+			ti.Spec.Template = &runtime.RawExtension{Raw: []byte(`{}`)}
+		}, []string{"spec.template"}},
+		{"template not an object", func(ti *templates.TemplateInstance) {
+			ti.Spec.TemplateRef = nil
+			ti.Spec.Template = &runtime.RawExtension{Raw: []byte(`[1]`)}
+		}, []string{"spec.template"}},
+		{"every problem at once", func(ti *templates.TemplateInstance) {
+			ti.Name = strings.Repeat("a", 250)
+			ti.Namespace = ""
+			ti.Spec.TemplateRef.Name = "Bad_Name"
+			ti.Spec.ParametersFrom = append(ti.Spec.ParametersFrom, templates.ParametersSource{}, templates.ParametersSource{SecretRef: &templates.SecretReference{}})
+			ti.Spec.Parameters[""] = "x"
+			ti.Spec.Labels["bad key!"] = "v"
+		}, []string{"metadata.name", "metadata.namespace", "spec.labels", "spec.parameters",
+			"spec.parametersFrom[1].secretRef", "spec.parametersFrom[2].secretRef.name", "spec.templateRef.name"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ti := valid()
+			tc.mutate(ti)
+			errs := SortByField(ValidateTemplateInstance(ti))
+			var got []string
+			for _, e := range errs {
+				got = append(got, e.Field)
+			}
+			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Fatalf("fields: got %v, want %v\n%v", got, tc.want, errs)
+			}
+		})
+	}
+}
+
+func TestValidateTemplateInstanceStatusUpdate(t *testing.T) {
+	old := &templates.TemplateInstance{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "demo", ResourceVersion: "1"}}
+	ti := old.DeepCopy()
+	ti.Status = templates.TemplateInstanceStatus{
+		ObservedGeneration:        -1,
+		Conditions:                []metav1.Condition{{Type: "Ready", Status: "Maybe", Reason: "x"}},
+		Objects:                   []templates.TemplateInstanceObject{{APIVersion: "v1", Name: "a"}},
+		GeneratedParametersSecret: "Bad_Name",
+	}
+	var got []string
+	for _, e := range SortByField(ValidateTemplateInstanceStatusUpdate(ti, old)) {
+		got = append(got, e.Field)
+	}
+	want := "status.conditions[0].lastTransitionTime status.conditions[0].status status.generatedParametersSecret status.objects[0].kind status.observedGeneration"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("got %v, want %s", got, want)
+	}
+}

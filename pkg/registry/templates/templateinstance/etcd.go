@@ -1,0 +1,154 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package templateinstance
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/registry/generic"
+	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/registry"
+)
+
+// REST is the etcd-backed storage of TemplateInstances.
+type REST struct {
+	registry.Store
+}
+
+var _ rest.StandardStorage = &REST{}
+var _ rest.ShortNamesProvider = &REST{}
+var _ rest.CategoriesProvider = &REST{}
+
+// StatusREST is the storage of templateinstances/status.
+type StatusREST struct {
+	store *genericregistry.Store
+}
+
+var _ interface {
+	rest.Patcher
+	rest.ResetFieldsStrategy
+} = &StatusREST{}
+
+// NewREST returns the storage of TemplateInstances and of their status; noCluster is true on
+// a server that runs no controller because it has no cluster.
+func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, noCluster bool) (*REST, *StatusREST, error) {
+	strategy := NewStrategy(scheme, noCluster)
+	store := &genericregistry.Store{
+		NewFunc:                   func() runtime.Object { return &templates.TemplateInstance{} },
+		NewListFunc:               func() runtime.Object { return &templates.TemplateInstanceList{} },
+		PredicateFunc:             Match,
+		DefaultQualifiedResource:  templates.Resource("templateinstances"),
+		SingularQualifiedResource: templates.Resource("templateinstance"),
+
+		CreateStrategy:      strategy,
+		UpdateStrategy:      strategy,
+		DeleteStrategy:      strategy,
+		ResetFieldsStrategy: strategy,
+
+		TableConvertor: tableConvertor{},
+	}
+	options := &generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: GetAttrs}
+	if err := store.CompleteWithOptions(options); err != nil {
+		return nil, nil, err
+	}
+	statusStore := *store
+	statusStrategy := NewStatusStrategy(strategy)
+	statusStore.UpdateStrategy = statusStrategy
+	statusStore.ResetFieldsStrategy = statusStrategy
+	return &REST{registry.NewStore(store, templates.Kind("TemplateInstance"))}, &StatusREST{store: &statusStore}, nil
+}
+
+// ShortNames lets kubectl get ti work.
+func (*REST) ShortNames() []string { return []string{"ti"} }
+
+// Categories puts TemplateInstances in kubectl get stencil.
+func (*REST) Categories() []string { return []string{"stencil"} }
+
+// New returns an empty TemplateInstance.
+func (r *StatusREST) New() runtime.Object { return &templates.TemplateInstance{} }
+
+// Destroy releases nothing: the main storage owns the store.
+func (r *StatusREST) Destroy() {}
+
+// Get reads the instance whose status is updated.
+func (r *StatusREST) Get(ctx context.Context, name string, options *metav1.GetOptions) (runtime.Object, error) {
+	return r.store.Get(ctx, name, options)
+}
+
+// Update writes the status only.
+func (r *StatusREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc,
+	updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	// Subresources never create the object.
+	return r.store.Update(ctx, name, registry.CheckedUpdate(objInfo, templates.Kind("TemplateInstance")), createValidation, updateValidation, false, options)
+}
+
+// GetResetFields says which fields the status writer does not manage.
+func (r *StatusREST) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return r.store.GetResetFields()
+}
+
+// ConvertToTable prints the status as kubectl get does.
+func (r *StatusREST) ConvertToTable(ctx context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
+	return r.store.ConvertToTable(ctx, object, tableOptions)
+}
+
+// tableConvertor prints the columns of kubectl get templateinstances.
+type tableConvertor struct{}
+
+var columns = []metav1.TableColumnDefinition{
+	{Name: "Name", Type: "string", Format: "name", Description: "Name of the TemplateInstance."},
+	{Name: "Template", Type: "string", Description: "The stored Template rendered, or (inline)."},
+	{Name: "Ready", Type: "string", Description: "Status of the Ready condition, or its reason when it is not True."},
+	{Name: "Objects", Type: "string", Description: "Objects ready / objects managed."},
+	{Name: "Age", Type: "string", Description: "Time since creation."},
+}
+
+func (tableConvertor) ConvertToTable(_ context.Context, obj runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
+	return registry.ConvertToTable(obj, tableOptions, columns, func(obj runtime.Object) ([]interface{}, error) {
+		ti, ok := obj.(*templates.TemplateInstance)
+		if !ok {
+			return nil, fmt.Errorf("not a TemplateInstance: %T", obj)
+		}
+		template := "(inline)"
+		if ti.Spec.TemplateRef != nil {
+			template = ti.Spec.TemplateRef.Name
+		}
+		ready := "Unknown"
+		if c := meta.FindStatusCondition(ti.Status.Conditions, v1alpha1.TemplateInstanceReady); c != nil {
+			ready = string(c.Status)
+			if c.Status != metav1.ConditionTrue && c.Reason != "" {
+				ready = c.Reason
+			}
+		}
+		readyObjects := 0
+		for _, o := range ti.Status.Objects {
+			if o.Ready {
+				readyObjects++
+			}
+		}
+		return []interface{}{template, ready, fmt.Sprintf("%d/%d", readyObjects, len(ti.Status.Objects))}, nil
+	})
+}

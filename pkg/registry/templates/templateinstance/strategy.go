@@ -1,0 +1,234 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package templateinstance holds the storage of TemplateInstances: the strategies that set the
+// requester from the authenticated user and keep spec and status apart, and the table.
+package templateinstance
+
+import (
+	"context"
+	"fmt"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/authentication/user"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/generic"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/storage"
+	"k8s.io/apiserver/pkg/storage/names"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/apis/templates/validation"
+	"stencil.dev/stencil/pkg/process"
+	"stencil.dev/stencil/pkg/transform/expand"
+)
+
+// strategy implements create, update and delete of TemplateInstances.
+type strategy struct {
+	runtime.ObjectTyper
+	names.NameGenerator
+	// noCluster marks a server with no cluster to create objects in: new instances say so in
+	// their status, as no controller will ever write it.
+	noCluster bool
+}
+
+var _ rest.RESTCreateUpdateStrategy = strategy{}
+var _ rest.ResetFieldsStrategy = strategy{}
+
+// NewStrategy returns the strategy of TemplateInstances; noCluster is true on a server that
+// runs no controller because it has no cluster.
+func NewStrategy(typer runtime.ObjectTyper, noCluster bool) strategy {
+	return strategy{typer, names.SimpleNameGenerator, noCluster}
+}
+
+// GetAttrs returns the labels and selectable fields of a TemplateInstance.
+func GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
+	ti, ok := obj.(*templates.TemplateInstance)
+	if !ok {
+		return nil, nil, fmt.Errorf("not a TemplateInstance: %T", obj)
+	}
+	return labels.Set(ti.Labels), generic.ObjectMetaFieldsSet(&ti.ObjectMeta, true), nil
+}
+
+// Match is the filter of list and watch requests.
+func Match(label labels.Selector, field fields.Selector) storage.SelectionPredicate {
+	return storage.SelectionPredicate{Label: label, Field: field, GetAttrs: GetAttrs}
+}
+
+// NamespaceScoped is true: an instance creates its objects in its own namespace.
+func (strategy) NamespaceScoped() bool { return true }
+
+// GetResetFields says status is the controller's: a client's apply never manages it.
+func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return map[fieldpath.APIVersion]*fieldpath.Set{
+		"templates.stencil.dev/v1alpha1": fieldpath.NewSet(fieldpath.MakePathOrDie("status")),
+	}
+}
+
+// NoClusterReason is the reason of the conditions of an instance on a server without a
+// cluster.
+const NoClusterReason = "NoCluster"
+
+// PrepareForCreate sets the requester from the authenticated user, drops a client's status
+// and starts the generation.
+func (s strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
+	ti := obj.(*templates.TemplateInstance)
+	ti.Generation = 1
+	ti.Spec.Requester = requesterFrom(ctx)
+	ti.Status = templates.TemplateInstanceStatus{}
+	if s.noCluster {
+		message := "this server runs without a cluster (local mode): the instance is stored but nothing is created"
+		for _, t := range []string{v1alpha1.TemplateInstanceReady, v1alpha1.TemplateInstanceProgressing} {
+			meta.SetStatusCondition(&ti.Status.Conditions, metav1.Condition{Type: t, Status: metav1.ConditionFalse,
+				ObservedGeneration: 1, Reason: NoClusterReason, Message: message})
+		}
+		ti.Status.ObservedGeneration = 1
+	}
+}
+
+// PrepareForUpdate keeps the status, counts spec changes in the generation, and makes the
+// updating user the requester on every spec change and rotation request: the controller
+// always acts as the last person who asked for a change, so edit rights on an instance never
+// borrow the rights of whoever created it. Other updates (labels, finalizers) keep the
+// requester.
+func (strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	ti, oldTI := obj.(*templates.TemplateInstance), old.(*templates.TemplateInstance)
+	ti.Status = oldTI.Status
+	ti.Generation = oldTI.Generation
+	specChanged := !apiequality.Semantic.DeepEqual(withoutRequester(ti.Spec), withoutRequester(oldTI.Spec))
+	if specChanged {
+		ti.Generation++
+	}
+	rotation := ti.Annotations[v1alpha1.AnnotationRotateGeneratedParameters]
+	if specChanged || (rotation != "" && rotation != oldTI.Annotations[v1alpha1.AnnotationRotateGeneratedParameters]) {
+		ti.Spec.Requester = requesterFrom(ctx)
+	} else {
+		ti.Spec.Requester = oldTI.Spec.Requester
+	}
+}
+
+func withoutRequester(spec templates.TemplateInstanceSpec) templates.TemplateInstanceSpec {
+	spec.Requester = nil
+	return spec
+}
+
+// requesterFrom is the authenticated user of the request; nil when there is none (a request
+// the server makes to itself has one).
+func requesterFrom(ctx context.Context) *templates.TemplateInstanceRequester {
+	u, ok := genericapirequest.UserFrom(ctx)
+	if !ok || u == nil {
+		return nil
+	}
+	return RequesterOf(u)
+}
+
+// RequesterOf copies a user's identity into a requester.
+func RequesterOf(u user.Info) *templates.TemplateInstanceRequester {
+	r := &templates.TemplateInstanceRequester{Username: u.GetName(), UID: u.GetUID()}
+	if groups := u.GetGroups(); len(groups) > 0 {
+		r.Groups = append([]string(nil), groups...)
+	}
+	if extra := u.GetExtra(); len(extra) > 0 {
+		r.Extra = make(map[string][]string, len(extra))
+		for k, v := range extra {
+			r.Extra[k] = append([]string(nil), v...)
+		}
+	}
+	return r
+}
+
+// Validate reports every problem of a new instance in one list: the API's checks, the inline
+// template as the engine decodes it, and the property names.
+func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	ti := obj.(*templates.TemplateInstance)
+	return validation.SortByField(append(validation.ValidateTemplateInstance(ti), engineErrors(&ti.Spec)...))
+}
+
+// engineErrors are the problems only the engine can judge: whether the inline template
+// decodes, and the names of the expansion properties.
+func engineErrors(spec *templates.TemplateInstanceSpec) field.ErrorList {
+	errs := expand.ValidateProperties(spec.Properties, field.NewPath("spec", "properties"))
+	if spec.Template != nil && len(spec.Template.Raw) > 0 {
+		if _, _, err := process.DecodeTemplate(spec.Template.Raw); err != nil {
+			errs = append(errs, field.Invalid(field.NewPath("spec", "template"), "", err.Error()))
+		}
+	}
+	return errs
+}
+
+// WarningsOnCreate has none: every problem found at write time refuses the object.
+func (strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
+
+// AllowCreateOnUpdate is false: an instance is created with POST (kubectl apply does so).
+func (strategy) AllowCreateOnUpdate(context.Context) bool { return false }
+
+// AllowUnconditionalUpdate lets kubectl replace work without a resourceVersion.
+func (strategy) AllowUnconditionalUpdate(context.Context) bool { return true }
+
+// Canonicalize leaves the object as the client wrote it.
+func (strategy) Canonicalize(runtime.Object) {}
+
+// ValidateUpdate checks an update as Validate checks a create, with the metadata rules of
+// updates.
+func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	ti := obj.(*templates.TemplateInstance)
+	return validation.SortByField(append(validation.ValidateTemplateInstanceUpdate(ti, old.(*templates.TemplateInstance)), engineErrors(&ti.Spec)...))
+}
+
+// WarningsOnUpdate has none, as WarningsOnCreate.
+func (strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
+	return nil
+}
+
+// statusStrategy implements updates of the status subresource: only status changes.
+type statusStrategy struct {
+	strategy
+}
+
+// NewStatusStrategy returns the strategy of templateinstances/status.
+func NewStatusStrategy(s strategy) statusStrategy { return statusStrategy{s} }
+
+// GetResetFields says spec and metadata are not the status writer's.
+func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return map[fieldpath.APIVersion]*fieldpath.Set{
+		"templates.stencil.dev/v1alpha1": fieldpath.NewSet(fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("metadata")),
+	}
+}
+
+// PrepareForUpdate keeps everything but the status as stored.
+func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	ti, oldTI := obj.(*templates.TemplateInstance), old.(*templates.TemplateInstance)
+	ti.Spec = oldTI.Spec
+	metav1.ResetObjectMetaForStatus(&ti.ObjectMeta, &oldTI.ObjectMeta)
+}
+
+// ValidateUpdate checks the status.
+func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return validation.SortByField(validation.ValidateTemplateInstanceStatusUpdate(obj.(*templates.TemplateInstance), old.(*templates.TemplateInstance)))
+}
+
+// WarningsOnUpdate has none.
+func (statusStrategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
+	return nil
+}
