@@ -28,7 +28,8 @@ import (
 // structure indexes one compacted object, so that the walker can skip any value that holds
 // no "$" in constant time instead of reading it again at every depth.
 type structure struct {
-	// ends[i] is the offset after the object or array that opens at i; other entries are junk.
+	// ends[i] is the offset after the object, array or string that opens at i; other entries
+	// are junk.
 	ends []int32
 	// dollars are the offsets of every "$" (and of every \u0024 escape), in order;
 	// nextDollar is the first one at or after the last offset hasDollar was asked about.
@@ -109,6 +110,7 @@ func (s *structure) compact(buf *[]byte, src []byte) ([]byte, error) {
 				if i, escaped, err = s.str(src, i, r.out(0)); err != nil {
 					return nil, err
 				}
+				s.ends[r.out(at)] = int32(r.out(i))
 				if err := s.addName(src[at:i], escaped, top); err != nil {
 					return nil, err
 				}
@@ -138,10 +140,12 @@ func (s *structure) compact(buf *[]byte, src []byte) ([]byte, error) {
 				}
 				continue
 			case c == '"':
+				at := i
 				var err error
 				if i, _, err = s.str(src, i, r.out(0)); err != nil {
 					return nil, err
 				}
+				s.ends[r.out(at)] = int32(r.out(i))
 			default:
 				end := scalarEnd(src, i)
 				if !validScalar(src[i:end]) {
