@@ -31,6 +31,9 @@ import (
 // Execute processes the plan with one request's values. All problems are returned at once.
 func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 	values, errs := p.resolveParameters(&req)
+	if p.cel != nil && len(p.cel.rules) > 0 {
+		errs = append(errs, p.checkRules(values, len(errs) > 0)...)
+	}
 	if len(errs) > 0 {
 		// The caller's labels need no values: report their problems now too.
 		return nil, append(errs, validateLabels(req.Labels, field.NewPath("labels"))...)
