@@ -83,6 +83,8 @@ type ExtraConfig struct {
 	// MaxConcurrentProcessing bounds the processing requests that run at once; zero means
 	// renderrest.DefaultMaxConcurrent.
 	MaxConcurrentProcessing int
+	// Plugins says which plugin providers run in a namespace; nil runs none.
+	Plugins transform.PluginPolicy
 }
 
 // Config is the configuration of a Stencil server.
@@ -124,7 +126,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 	}
 	s := &StencilServer{GenericAPIServer: genericServer}
 
-	templateREST, err := templatestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter)
+	templateREST, err := templatestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.Plugins)
 	if err != nil {
 		return nil, err
 	}
@@ -146,6 +148,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		MaxOutputBytes: c.ExtraConfig.MaxOutputBytes,
 		Limits:         c.ExtraConfig.ProcessingLimits,
 		MaxConcurrent:  c.ExtraConfig.MaxConcurrentProcessing,
+		Plugins:        c.ExtraConfig.Plugins,
 	})
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(templates.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = map[string]rest.Storage{

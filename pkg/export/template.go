@@ -27,6 +27,7 @@ import (
 	"stencil.dev/stencil/pkg/jsonbytes"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/render"
+	"stencil.dev/stencil/pkg/transform"
 )
 
 // creationOrder ranks kinds so that what others use exists first (Helm's install order); other
@@ -105,7 +106,7 @@ func (p *planner) template(name string, objects []Object) (*templates.Template, 
 	// The store fills in the namespace of the request; any one does for the checks.
 	stored := *t
 	stored.Namespace = metav1.NamespaceDefault
-	errs := append(validation.ValidateTemplate(&stored), render.TemplateErrors(&stored)...)
+	errs := append(validation.ValidateTemplate(&stored), render.TemplateErrors(&stored, transform.Plugins{})...)
 	if len(errs) > 0 {
 		e := &fieldError{}
 		for _, err := range validation.SortByField(errs) {

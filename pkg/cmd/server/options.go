@@ -60,6 +60,8 @@ type StencilServerOptions struct {
 	ServingCert *ServingCertOptions
 	// Processing bounds what processing keeps between requests.
 	Processing *ProcessingOptions
+	// Plugins says which plugins run; none by default.
+	Plugins *PluginOptions
 	// Logs configures component-base logging: --logging-format=json, -v, --vmodule.
 	Logs *logs.Options
 
@@ -78,6 +80,7 @@ func NewStencilServerOptions(out, errOut io.Writer) *StencilServerOptions {
 		Local:                    NewLocalOptions(),
 		ServingCert:              &ServingCertOptions{},
 		Processing:               NewProcessingOptions(),
+		Plugins:                  NewPluginOptions(),
 		Logs:                     logs.NewOptions(),
 		StdOut:                   out,
 		StdErr:                   errOut,
@@ -95,6 +98,7 @@ func (o *StencilServerOptions) AddFlags(fs *pflag.FlagSet) {
 		"Extra DNS names of the self-signed serving certificate, such as stencil-apiserver.stencil-system.svc.")
 	o.ServingCert.AddFlags(fs)
 	o.Processing.AddFlags(fs)
+	o.Plugins.AddFlags(fs)
 	logsapi.AddFlags(o.Logs, fs)
 	o.ComponentGlobalsRegistry.AddFlags(fs)
 }
@@ -116,6 +120,7 @@ func (o *StencilServerOptions) Validate() error {
 	errs = append(errs, o.Local.Validate()...)
 	errs = append(errs, o.ServingCert.Validate(o)...)
 	errs = append(errs, o.Processing.Validate()...)
+	errs = append(errs, o.Plugins.Validate()...)
 	return utilerrors.NewAggregate(errs)
 }
 
@@ -147,11 +152,15 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 	if err := o.RecommendedOptions.ApplyTo(serverConfig); err != nil {
 		return nil, err
 	}
+	plugins, err := o.Plugins.Policy()
+	if err != nil {
+		return nil, err
+	}
 	return &apiserver.Config{
 		GenericConfig: serverConfig,
 		ExtraConfig: apiserver.ExtraConfig{ClusterConfig: serverConfig.ClientConfig, Observer: metrics.NewRecorder(),
 			PlanCacheBytes: o.Processing.PlanCacheBytes, PipelineCacheBytes: o.Processing.PipelineCacheBytes,
 			MaxOutputBytes: o.Processing.MaxOutputBytes, MaxConcurrentProcessing: o.Processing.MaxConcurrent,
-			ProcessingLimits: o.Processing.Limits},
+			ProcessingLimits: o.Plugins.Limits(o.Processing.Limits), Plugins: plugins},
 	}, nil
 }
