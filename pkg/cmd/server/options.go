@@ -40,6 +40,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/apiserver"
+	"stencil.dev/stencil/pkg/controller/templateinstance"
 	stencilopenapi "stencil.dev/stencil/pkg/generated/openapi"
 	"stencil.dev/stencil/pkg/metrics"
 )
@@ -60,6 +61,8 @@ type StencilServerOptions struct {
 	ServingCert *ServingCertOptions
 	// Processing bounds what processing keeps between requests.
 	Processing *ProcessingOptions
+	// Instances configure the TemplateInstance controller.
+	Instances *InstanceOptions
 	// Logs configures component-base logging: --logging-format=json, -v, --vmodule.
 	Logs *logs.Options
 
@@ -78,6 +81,7 @@ func NewStencilServerOptions(out, errOut io.Writer) *StencilServerOptions {
 		Local:                    NewLocalOptions(),
 		ServingCert:              &ServingCertOptions{},
 		Processing:               NewProcessingOptions(),
+		Instances:                NewInstanceOptions(),
 		Logs:                     logs.NewOptions(),
 		StdOut:                   out,
 		StdErr:                   errOut,
@@ -95,6 +99,7 @@ func (o *StencilServerOptions) AddFlags(fs *pflag.FlagSet) {
 		"Extra DNS names of the self-signed serving certificate, such as stencil-apiserver.stencil-system.svc.")
 	o.ServingCert.AddFlags(fs)
 	o.Processing.AddFlags(fs)
+	o.Instances.AddFlags(fs)
 	logsapi.AddFlags(o.Logs, fs)
 	o.ComponentGlobalsRegistry.AddFlags(fs)
 }
@@ -116,6 +121,7 @@ func (o *StencilServerOptions) Validate() error {
 	errs = append(errs, o.Local.Validate()...)
 	errs = append(errs, o.ServingCert.Validate(o)...)
 	errs = append(errs, o.Processing.Validate()...)
+	errs = append(errs, o.Instances.Validate(o.Local.Enabled)...)
 	return utilerrors.NewAggregate(errs)
 }
 
@@ -152,6 +158,17 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 		ExtraConfig: apiserver.ExtraConfig{ClusterConfig: serverConfig.ClientConfig, Observer: metrics.NewRecorder(),
 			PlanCacheBytes: o.Processing.PlanCacheBytes, PipelineCacheBytes: o.Processing.PipelineCacheBytes,
 			MaxOutputBytes: o.Processing.MaxOutputBytes, MaxConcurrentProcessing: o.Processing.MaxConcurrent,
-			ProcessingLimits: o.Processing.Limits},
+			ProcessingLimits: o.Processing.Limits, Instances: o.instanceControllerOptions()},
 	}, nil
+}
+
+// instanceControllerOptions are the controller's options, or nil when it does not run: turned
+// off, or in local mode, where there is no cluster.
+func (o *StencilServerOptions) instanceControllerOptions() *templateinstance.Options {
+	if !o.Instances.Enabled || o.Local.Enabled {
+		return nil
+	}
+	return &templateinstance.Options{LeaseNamespace: o.Instances.LeaseNamespace,
+		LeaseDuration: o.Instances.LeaseDuration, RenewDeadline: o.Instances.RenewDeadline, RetryPeriod: o.Instances.RetryPeriod,
+		Workers: o.Instances.Workers}
 }
