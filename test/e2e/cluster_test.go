@@ -71,6 +71,9 @@ var tokenUsers = map[string]string{
 	"viewer":    "viewer-token",
 	"nobody":    "nobody-token",
 	"reader":    "reader-token",
+	// editor has edit in the TemplateInstance tests' namespace; limited may write no Secret.
+	"editor":  "editor-token",
+	"limited": "limited-token",
 }
 
 func (c *cluster) path(name string) string { return filepath.Join(c.dir, name) }

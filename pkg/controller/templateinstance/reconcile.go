@@ -72,6 +72,9 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	if err := c.preflight(ctx, ti, uc, plan); err != nil {
 		return 0, c.failed(ctx, ti, err)
 	}
+	if r.unreadGenerated != nil {
+		return 0, c.failed(ctx, ti, r.unreadGenerated)
+	}
 	// Before anything is applied, the inventory holds the old objects and the new: a pass
 	// cut short still knows every object it may have created.
 	keep := map[string]bool{}

@@ -56,6 +56,10 @@ type rendered struct {
 	generated map[string]string
 	// templateResourceVersion is the stored Template's, empty for an inline one.
 	templateResourceVersion string
+	// unreadGenerated is why the kept generated values could not be read; reported after the
+	// preflight, which names every object the requester may not write, so that values are
+	// never generated anew because they could not be read.
+	unreadGenerated error
 }
 
 // requesterInfo is the requester as the authorizer and the renderer see a user.
@@ -77,9 +81,13 @@ func (c *Controller) render(ctx context.Context, ti *templatesv1.TemplateInstanc
 		return nil, err
 	}
 	generatedNames := generatedParameters(t, values)
+	var unreadGenerated error
 	if len(generatedNames) > 0 {
 		if err := reuseGenerated(ctx, ti, uc, generatedNames, values); err != nil {
-			return nil, err
+			if _, ok := err.(*failure); !ok {
+				return nil, err
+			}
+			unreadGenerated = err
 		}
 	}
 	list, err := c.opts.Renderer.Render(ctx, render.Input{
@@ -91,7 +99,7 @@ func (c *Controller) render(ctx context.Context, ti *templatesv1.TemplateInstanc
 	if err != nil {
 		return nil, fail("ProcessingFailed", "%s", statusMessage(err))
 	}
-	out := &rendered{}
+	out := &rendered{unreadGenerated: unreadGenerated}
 	if stored {
 		out.templateResourceVersion = t.ResourceVersion
 	}
