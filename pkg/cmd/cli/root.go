@@ -67,6 +67,7 @@ func NewStencilCommand(streams IOStreams) *cobra.Command {
 	root.AddCommand(
 		NewProcessCommand(config, streams),
 		NewParametersCommand(config, streams),
+		NewInstantiateCommand(config, streams),
 		NewTransformersCommand(config, streams),
 		NewConvertCommand(streams),
 		NewUICommand(config, streams),
