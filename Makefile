@@ -86,6 +86,7 @@ e2e-binaries:
 
 ## e2e: etcd, kube-apiserver and kubectl v1.37.1 built from pinned modules (cached in _output/bin)
 e2e: e2e-binaries
+	hack/install-chromium.sh
 	$(GO) test $(GOFLAGS_TAGS) -count=1 -v ./test/e2e/... 2>&1 | grep -E -v '^\s*$$' | grep -E '^(=== RUN|--- |\s+\S+_test.go|ok|FAIL|PASS|e2e:|panic)' ; exit $${PIPESTATUS[0]}
 
 fuzz:

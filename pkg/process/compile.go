@@ -45,10 +45,14 @@ func Compile(t *templates.Template, d Dialect) (*Plan, field.ErrorList) {
 	c.plan.arena = make([]byte, 0, size+size/8)
 	c.plan.ops = make([]op, 0, 4*dollars+8*len(t.Objects)+16)
 	c.compileText()
+	if len(t.Rules) > 0 && d == Stencil {
+		c.compileRules()
+	}
 	c.plan.objects = c.compileObjects(t.Objects, "objects", true)
 	c.plan.generators = c.compileObjects(t.Generators, "generators", false)
 	c.plan.transformers = c.compileObjects(t.Transformers, "transformers", false)
 	c.plan.transformerOverrides = c.compileObjects(t.TransformerOverrides, "transformerOverrides", false)
+	c.checkTotalCost()
 	c.plan.warnings = c.warnings.list()
 	c.release()
 	if len(c.errs) > 0 {

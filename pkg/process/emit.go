@@ -35,7 +35,16 @@ func (s *structure) end(src []byte, i int) int {
 
 // hasDollar reports whether src[from:to] holds a "$".
 func (s *structure) hasDollar(from, to int) bool {
-	k := sort.Search(len(s.dollars), func(k int) bool { return int(s.dollars[k]) >= from })
+	// The walker asks in document order, mostly: move on from the last answer, and search
+	// only when a question goes back.
+	k := s.nextDollar
+	if k > 0 && int(s.dollars[k-1]) >= from {
+		k = sort.Search(k, func(k int) bool { return int(s.dollars[k]) >= from })
+	}
+	for k < len(s.dollars) && int(s.dollars[k]) < from {
+		k++
+	}
+	s.nextDollar = k
 	return k < len(s.dollars) && int(s.dollars[k]) < to
 }
 

@@ -32,6 +32,9 @@ import (
 // Execute processes the plan with one request's values. All problems are returned at once.
 func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 	values, errs := p.resolveParameters(&req)
+	if p.cel != nil && len(p.cel.rules) > 0 {
+		errs = append(errs, p.checkRules(values, len(errs) > 0)...)
+	}
 	if len(errs) > 0 {
 		// The caller's labels need no values: report their problems now too.
 		return nil, append(errs, metav1validation.ValidateLabels(req.Labels, field.NewPath("labels"))...)

@@ -57,6 +57,9 @@ func processCase(t *testing.T, template string, req Request) (*Result, field.Err
 	c := newCompiler(tmpl, dialect)
 	c.forceSlow = true
 	c.compileText()
+	if len(tmpl.Rules) > 0 {
+		c.compileRules()
+	}
 	c.plan.objects = c.compileObjects(tmpl.Objects, "objects", true)
 	if len(c.errs) > 0 {
 		t.Fatalf("slow compile failed where the fast one did not: %v", c.errs)

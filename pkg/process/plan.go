@@ -52,6 +52,9 @@ type Plan struct {
 	transformers         []compiledObject
 	transformerOverrides []compiledObject
 
+	// cel holds the CEL programs over the parameters; nil for a template without any.
+	cel *expressions
+
 	warnings []string
 	// outputSize estimates the size of the objects' output, to size the buffer once.
 	outputSize int
@@ -153,6 +156,9 @@ func (p *Plan) Size() int64 {
 	}
 	for _, k := range p.keyPaths {
 		size += int64(len(k))
+	}
+	if p.cel != nil {
+		size += p.cel.size
 	}
 	return size + 512 // the Plan itself, its maps and small slices
 }

@@ -16,6 +16,8 @@ limitations under the License.
 
 package process
 
+import "strings"
+
 // syntax finds parameter references in strings according to a dialect.
 type syntax struct {
 	dialect Dialect
@@ -161,4 +163,44 @@ func (sx *syntax) hasReference(s []byte) bool {
 		}
 	}
 	return false
+}
+
+// Escaper writes literal text so that the Stencil dialect gives it back as it was: it adds the
+// $$ escape before every place where processing a template that declares the given parameters
+// would find a reference. stencil export writes the strings of live objects through it, so
+// that a script's "${HOME}" survives and Kubernetes' own $(VAR) is left alone.
+type Escaper struct {
+	sx syntax
+}
+
+// NewEscaper returns the Escaper of a template that declares params.
+func NewEscaper(params []string) *Escaper {
+	declared := make(map[string]int, len(params))
+	for i, p := range params {
+		declared[p] = i
+	}
+	return &Escaper{sx: syntax{dialect: Stencil, params: declared}}
+}
+
+// Escape returns s with a "$" added before each reference split would find in it.
+func (e *Escaper) Escape(s string) string {
+	if !strings.Contains(s, "$") {
+		return s
+	}
+	b := []byte(s)
+	var out []byte
+	last := 0
+	for i := 0; i < len(b); i++ {
+		if b[i] != '$' {
+			continue
+		}
+		if _, ok := e.sx.match(b, i); ok {
+			out = append(append(out, b[last:i]...), '$')
+			last = i
+		}
+	}
+	if out == nil {
+		return s
+	}
+	return string(append(out, b[last:]...))
 }

@@ -74,24 +74,35 @@ func isDelimiter(c byte) bool {
 
 // skipString moves past the string that starts at the scanner.
 func (s *scanner) skipString() error {
-	if !s.consume('"') {
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
 		return s.errorf("expected a string")
 	}
-	for {
-		q := bytes.IndexByte(s.b[s.i:], '"')
+	end, ok := stringEnd(s.b, s.i)
+	s.i = end
+	if !ok {
+		return s.errorf("unterminated string")
+	}
+	return nil
+}
+
+// stringEnd returns the offset after the string that starts at b[i], or len(b) and false when
+// it does not end.
+func stringEnd(b []byte, i int) (int, bool) {
+	for j := i + 1; ; {
+		q := bytes.IndexByte(b[j:], '"')
 		if q < 0 {
-			s.i = len(s.b)
-			return s.errorf("unterminated string")
+			return len(b), false
 		}
-		end := s.i + q
-		backslashes := 0
-		for k := end - 1; k >= s.i && s.b[k] == '\\'; k-- {
-			backslashes++
+		end := j + q
+		// The opening quote stops the count of backslashes before this quote.
+		k := end - 1
+		for b[k] == '\\' {
+			k--
 		}
-		s.i = end + 1
-		if backslashes%2 == 0 {
-			return nil
+		if (end-1-k)%2 == 0 {
+			return end + 1, true
 		}
+		j = end + 1
 	}
 }
 
@@ -119,29 +130,35 @@ func (s *scanner) skipValue(depth int) error {
 }
 
 // skipContainer moves past the object or array at the scanner. Brackets are matched by
-// depth only; the reader of the value checks that they pair up.
+// depth only; the reader of the value checks that they pair up. It works on locals, not on the
+// scanner, because it runs over every byte of a template's objects.
 func (s *scanner) skipContainer(depth int) error {
-	open := 0
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
+	b, i, open := s.b, s.i, 0
+	for i < len(b) {
+		switch b[i] {
 		case '"':
-			if err := s.skipString(); err != nil {
-				return err
+			end, ok := stringEnd(b, i)
+			if !ok {
+				s.i = end
+				return s.errorf("unterminated string")
 			}
+			i = end
 			continue
 		case '{', '[':
 			open++
 			if depth+open > maxDepth {
+				s.i = i
 				return s.errorf("nested deeper than %d levels", maxDepth)
 			}
 		case '}', ']':
 			open--
 			if open == 0 {
-				s.i++
+				s.i = i + 1
 				return nil
 			}
 		}
-		s.i++
+		i++
 	}
+	s.i = i
 	return s.errorf("unexpected end of input")
 }

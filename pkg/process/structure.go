@@ -30,8 +30,10 @@ import (
 type structure struct {
 	// ends[i] is the offset after the object or array that opens at i; other entries are junk.
 	ends []int32
-	// dollars are the offsets of every "$" (and of every \u0024 escape), in order.
-	dollars []int32
+	// dollars are the offsets of every "$" (and of every \u0024 escape), in order;
+	// nextDollar is the first one at or after the last offset hasDollar was asked about.
+	dollars    []int32
+	nextDollar int
 	// frames and names are the open containers and the member names of the open objects,
 	// kept between calls to save allocations.
 	frames []openContainer
@@ -58,29 +60,40 @@ const namesBeforeSet = 32
 const maxNesting = 10000
 
 // compact validates the JSON value src as strictly as the Kubernetes API reads objects (no
-// duplicate member names, valid UTF-8, one value), appends it without insignificant
-// whitespace to dst and indexes the result: one pass does what validating, compacting and
-// indexing would do in three.
-func (s *structure) compact(dst, src []byte) ([]byte, error) {
+// duplicate member names, valid UTF-8, one value), drops its insignificant whitespace and
+// indexes the result: one pass does what validating, compacting and indexing would do in three.
+//
+// Compacting only drops the space between tokens, so the source is copied a run at a time,
+// where space ends one, into *buf (which keeps its memory for the next call). A source with no
+// space inside, the usual request, is not copied at all: the result is src's own bytes.
+func (s *structure) compact(buf *[]byte, src []byte) ([]byte, error) {
 	if cap(s.ends) < len(src) {
 		s.ends = make([]int32, len(src)+len(src)/2)
 	}
 	s.ends = s.ends[:cap(s.ends)]
-	s.dollars, s.frames, s.names = s.dollars[:0], s.frames[:0], s.names[:0]
+	s.dollars, s.nextDollar, s.frames, s.names = s.dollars[:0], 0, s.frames[:0], s.names[:0]
 	s.numbersFit = true
-	dst = dst[:0]
+	defer clear(s.names[:cap(s.names)]) // they point into src
+	// The output is dst followed by src[from:i]: src[k] lands at out(k) = len(dst)+k-from.
+	r := run{dst: (*buf)[:0]}
 	i := skipSpace(src, 0)
+	r.from = i
 	// expectValue: a value comes next; else a comma or the container's end does.
 	expectValue := true
 	for {
 		if !expectValue && len(s.frames) == 0 {
+			end := i
 			if i = skipSpace(src, i); i != len(src) {
-				return dst, syntaxError(src, i, "the end of input")
+				return nil, syntaxError(src, i, "the end of input")
 			}
-			return dst, nil
+			if len(r.dst) == 0 {
+				return src[r.from:end:end], nil
+			}
+			*buf = append(r.dst, src[r.from:end]...)
+			return *buf, nil
 		}
 		if i >= len(src) {
-			return dst, fmt.Errorf("unexpected end of input")
+			return nil, fmt.Errorf("unexpected end of input")
 		}
 		c := src[i]
 		if expectValue {
@@ -88,58 +101,55 @@ func (s *structure) compact(dst, src []byte) ([]byte, error) {
 			if top >= 0 && s.frames[top].object {
 				// A member: its name, a colon, then its value.
 				if c != '"' {
-					return dst, syntaxError(src, i, "a member name")
+					return nil, syntaxError(src, i, "a member name")
 				}
-				at := len(dst)
+				at := i
 				var err error
-				if dst, i, err = s.str(dst, src, i); err != nil {
-					return dst, err
+				if i, err = s.str(src, i, r.out(0)); err != nil {
+					return nil, err
 				}
-				if err := s.addName(dst[at:], top); err != nil {
-					return dst, err
+				if err := s.addName(src[at:i], top); err != nil {
+					return nil, err
 				}
-				i = skipSpace(src, i)
+				i = r.space(src, i)
 				if i >= len(src) || src[i] != ':' {
-					return dst, syntaxError(src, i, "a colon")
+					return nil, syntaxError(src, i, "a colon")
 				}
-				dst = append(dst, ':')
-				i = skipSpace(src, i+1)
-				if i >= len(src) {
-					return dst, fmt.Errorf("unexpected end of input")
+				if i = r.space(src, i+1); i >= len(src) {
+					return nil, fmt.Errorf("unexpected end of input")
 				}
 				c = src[i]
 			}
 			switch {
 			case c == '{' || c == '[':
 				if len(s.frames) >= maxNesting {
-					return dst, fmt.Errorf("nested deeper than %d levels", maxNesting)
+					return nil, fmt.Errorf("nested deeper than %d levels", maxNesting)
 				}
-				s.frames = append(s.frames, openContainer{at: int32(len(dst)), names: int32(len(s.names)), object: c == '{'})
-				dst = append(dst, c)
-				i = skipSpace(src, i+1)
+				s.frames = append(s.frames, openContainer{at: int32(r.out(i)), names: int32(len(s.names)), object: c == '{'})
+				i = r.space(src, i+1)
 				closer := byte(']')
 				if c == '{' {
 					closer = '}'
 				}
 				if i < len(src) && src[i] == closer {
-					dst, i = s.close(dst, closer), i+1
-					expectValue = false
+					s.close(r.out(i + 1))
+					i, expectValue = i+1, false
 				}
 				continue
 			case c == '"':
 				var err error
-				if dst, i, err = s.str(dst, src, i); err != nil {
-					return dst, err
+				if i, err = s.str(src, i, r.out(0)); err != nil {
+					return nil, err
 				}
 			default:
 				end := scalarEnd(src, i)
 				if !validScalar(src[i:end]) {
-					return dst, syntaxError(src, i, "a value")
+					return nil, syntaxError(src, i, "a value")
 				}
 				if c == '-' || c >= '0' && c <= '9' {
 					s.numbersFit = s.numbersFit && templates.NumberFits(src[i:end])
 				}
-				dst, i = append(dst, src[i:end]...), end
+				i = end
 			}
 			expectValue = false
 		} else {
@@ -150,27 +160,48 @@ func (s *structure) compact(dst, src []byte) ([]byte, error) {
 			}
 			switch c {
 			case ',':
-				dst = append(dst, ',')
-				i, expectValue = skipSpace(src, i+1), true
+				i, expectValue = r.space(src, i+1), true
 				continue
 			case closer:
-				dst, i = s.close(dst, closer), i+1
+				s.close(r.out(i + 1))
+				i++
 			default:
-				return dst, syntaxError(src, i, fmt.Sprintf("a comma or %q", closer))
+				return nil, syntaxError(src, i, fmt.Sprintf("a comma or %q", closer))
 			}
 		}
-		i = skipSpace(src, i)
+		i = r.space(src, i)
 	}
 }
 
-// close ends the innermost container and records where it ends.
-func (s *structure) close(dst []byte, closer byte) []byte {
+// run is compact's output: dst, then the run of the source from from on not yet copied.
+type run struct {
+	dst  []byte
+	from int
+}
+
+// out is where src[k] lands in the output.
+func (r *run) out(k int) int { return len(r.dst) + k - r.from }
+
+// space moves past the space at src[i:], copying the run it ends.
+func (r *run) space(src []byte, i int) int {
+	// Compacted input has no space: one comparison tells most bytes apart.
+	if i >= len(src) || src[i] > ' ' {
+		return i
+	}
+	j := skipSpace(src, i)
+	if j != i {
+		r.dst = append(r.dst, src[r.from:i]...)
+		r.from = j
+	}
+	return j
+}
+
+// close ends the innermost container, which ends at end in the output.
+func (s *structure) close(end int) {
 	top := s.frames[len(s.frames)-1]
 	s.frames = s.frames[:len(s.frames)-1]
 	s.names = s.names[:top.names]
-	dst = append(dst, closer)
-	s.ends[top.at] = int32(len(dst))
-	return dst
+	s.ends[top.at] = int32(end)
 }
 
 // addName records a member name of the innermost object, refusing a repeated one. Names
@@ -220,162 +251,39 @@ var stringSpecial = func() (t [256]bool) {
 	return t
 }()
 
-// str copies the string at src[i] into dst after checking it, and notes its dollars.
-func (s *structure) str(dst, src []byte, i int) ([]byte, int, error) {
-	// The string is copied whole, so src[j] lands at dst[base+j].
-	base := len(dst) - i
+// str checks the string at src[i] and notes its dollars; base+j is where src[j] lands in the
+// output. It returns the offset after the string.
+func (s *structure) str(src []byte, i, base int) (int, error) {
 	for j := i + 1; ; {
 		for j < len(src) && !stringSpecial[src[j]] {
 			j++
 		}
 		if j >= len(src) {
-			return dst, len(src), fmt.Errorf("unterminated string")
+			return len(src), fmt.Errorf("unterminated string")
 		}
 		switch c := src[j]; {
 		case c == '"':
-			return append(dst, src[i:j+1]...), j + 1, nil
+			return j + 1, nil
 		case c == '$':
 			s.dollars = append(s.dollars, int32(base+j))
 			j++
 		case c == '\\':
 			n, err := escapeLength(src, j)
 			if err != nil {
-				return dst, j, err
+				return j, err
 			}
 			if n == 6 && src[j+2] == '0' && src[j+3] == '0' && src[j+4] == '2' && src[j+5] == '4' {
 				s.dollars = append(s.dollars, int32(base+j))
 			}
 			j += n
 		case c < 0x20:
-			return dst, j, fmt.Errorf("offset %d: control character %#x in a string", j, c)
+			return j, fmt.Errorf("offset %d: control character %#x in a string", j, c)
 		default:
 			r, size := utf8.DecodeRune(src[j:])
 			if r == utf8.RuneError && size == 1 {
-				return dst, j, fmt.Errorf("offset %d: invalid UTF-8 in a string", j)
+				return j, fmt.Errorf("offset %d: invalid UTF-8 in a string", j)
 			}
 			j += size
 		}
 	}
-}
-
-// escapeLength checks the escape sequence at src[j] and returns its length. A \u escape of
-// half a surrogate pair must be followed by the other half, as valid UTF-16 requires.
-func escapeLength(src []byte, j int) (int, error) {
-	if j+1 >= len(src) {
-		return 0, fmt.Errorf("unterminated string")
-	}
-	switch src[j+1] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		return 2, nil
-	case 'u':
-		r, ok := hex4(src, j+2)
-		if !ok {
-			return 0, fmt.Errorf("offset %d: invalid \\u escape", j)
-		}
-		switch {
-		case r >= 0xD800 && r < 0xDC00:
-			if j+7 < len(src) && src[j+6] == '\\' && src[j+7] == 'u' {
-				if low, ok := hex4(src, j+8); ok && low >= 0xDC00 && low < 0xE000 {
-					return 12, nil
-				}
-			}
-			return 0, fmt.Errorf("offset %d: invalid surrogate pair in a \\u escape", j)
-		case r >= 0xDC00 && r < 0xE000:
-			return 0, fmt.Errorf("offset %d: invalid surrogate pair in a \\u escape", j)
-		}
-		return 6, nil
-	}
-	return 0, fmt.Errorf("offset %d: invalid escape \\%c", j, src[j+1])
-}
-
-func hex4(src []byte, at int) (rune, bool) {
-	if at+4 > len(src) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range src[at : at+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
-}
-
-func skipSpace(src []byte, i int) int {
-	for i < len(src) && (src[i] == ' ' || src[i] == '\n' || src[i] == '\r' || src[i] == '\t') {
-		i++
-	}
-	return i
-}
-
-// scalarEnd returns the end of the number or literal at src[i].
-func scalarEnd(src []byte, i int) int {
-	for i < len(src) {
-		switch src[i] {
-		case ' ', '\n', '\r', '\t', ',', ']', '}', ':', '"', '{', '[':
-			return i
-		}
-		i++
-	}
-	return i
-}
-
-// validScalar reports whether b is true, false, null or a JSON number.
-func validScalar(b []byte) bool {
-	switch string(b) {
-	case "true", "false", "null":
-		return true
-	}
-	i := 0
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		i = digits(b, i)
-	default:
-		return false
-	}
-	if i < len(b) && b[i] == '.' {
-		if j := digits(b, i+1); j > i+1 {
-			i = j
-		} else {
-			return false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		j := digits(b, i)
-		if j == i {
-			return false
-		}
-		i = j
-	}
-	return i == len(b)
-}
-
-func digits(b []byte, i int) int {
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		i++
-	}
-	return i
-}
-
-func syntaxError(src []byte, i int, want string) error {
-	if i >= len(src) {
-		return fmt.Errorf("unexpected end of input, want %s", want)
-	}
-	return fmt.Errorf("offset %d: invalid character %q, want %s", i, src[i], want)
 }

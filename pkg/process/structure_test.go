@@ -31,7 +31,8 @@ import (
 func checkCompact(t *testing.T, in []byte) {
 	t.Helper()
 	var s structure
-	got, err := s.compact(nil, in)
+	var buf []byte
+	got, err := s.compact(&buf, in)
 	want, wantErr := jsonbytes.Compact(in)
 	if (err == nil) != (wantErr == nil) {
 		t.Fatalf("%q: compact error %v, jsontext error %v", in, err, wantErr)

@@ -34,8 +34,7 @@ func (c *compiler) compileObject(raw []byte, at objectPath, templateObject bool)
 	if trimmed := bytes.TrimSpace(raw); len(trimmed) == 0 || string(trimmed) == "null" {
 		return compiledObject{}, field.ErrorList{field.Required(path(), "an object is needed here")}
 	}
-	src, err := c.structure.compact(c.src[:0], raw)
-	c.src = src
+	src, err := c.structure.compact(&c.src, raw)
 	if err != nil {
 		return compiledObject{}, field.ErrorList{field.Invalid(path(), "", "not valid JSON: "+err.Error())}
 	}

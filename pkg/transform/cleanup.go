@@ -70,17 +70,18 @@ func newCleanupTransformer(config []byte, fldPath *field.Path) (Transformer, fie
 // Transform cleans every object in place.
 func (cleanupTransformer) Transform(ctx *Context, objects []Object) ([]Object, error) {
 	for _, obj := range objects {
-		cleanObject(ctx, obj)
+		CleanObject(ctx, obj)
 	}
 	return objects, nil
 }
 
-// cleanObject removes from obj what the cluster it was read from populated, so that it can be
+// CleanObject removes from obj what the cluster it was read from populated, so that it can be
 // applied to another cluster: KubeStellar's destination-independent cleanup, with its quirks
-// fixed. Fields are deleted, never set to null; a field of an unexpected type is left as it is
+// fixed. CleanupTransformer runs it over the objects it is given, stencil export over the
+// objects it reads, so that both follow one set of rules. Fields are deleted, never set to null; a field of an unexpected type is left as it is
 // and reported through ctx, and one bad annotation never costs the others; a map that the
 // cleanup empties (annotations, labels) is removed rather than left as {}. ctx may be nil.
-func cleanObject(ctx *Context, obj Object) {
+func CleanObject(ctx *Context, obj Object) {
 	c := cleaner{ctx: ctx, obj: obj}
 	meta := c.object(obj, "metadata", field.NewPath("metadata"))
 	for _, f := range cleanupMetadataFields {

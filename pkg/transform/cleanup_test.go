@@ -231,7 +231,7 @@ func TestCleanup(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			obj := ksObject(t, tt.in)
 			ctx := &Context{}
-			cleanObject(ctx, obj)
+			CleanObject(ctx, obj)
 			if got, want := ksJSON(t, obj), ksJSON(t, ksObject(t, tt.want)); got != want {
 				t.Errorf("got  %s\nwant %s", got, want)
 			}
@@ -246,7 +246,7 @@ func TestCleanup(t *testing.T) {
 			}
 			// Cleaning twice changes nothing more: the server may meet already clean objects.
 			again := ksJSON(t, obj)
-			cleanObject(nil, obj)
+			CleanObject(nil, obj)
 			if got := ksJSON(t, obj); got != again {
 				t.Errorf("second cleanup changed the object:\n%s\n%s", again, got)
 			}
@@ -307,11 +307,11 @@ func TestCleanupThenCustomTransformCase28(t *testing.T) {
 			"labels":{"test.kubestellar.io/delete-me":"x","test.kubestellar.io/dont-delete-me":"y"}},"spec":{"n":%d},"status":{"s":1}}`,
 			k.apiVersion, k.kind, i, i, rng.IntN(1000), rng.IntN(1000))
 		obj := ksObject(t, src)
-		cleanObject(nil, obj)
+		CleanObject(nil, obj)
 		remove.ApplyRules([]Object{obj}, rules, nil)
 
 		want := ksObject(t, src)
-		cleanObject(nil, want)
+		CleanObject(nil, want)
 		if k.kind == "ClusterRole" {
 			delete(want["metadata"].(map[string]any)["labels"].(map[string]any), "test.kubestellar.io/delete-me")
 		}

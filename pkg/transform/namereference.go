@@ -318,3 +318,25 @@ func qualified(r *rename) string {
 	}
 	return strings.Join([]string{r.namespace, r.newName}, "/")
 }
+
+// RenameObjects gives every object for which newName answers true the name it returns, and
+// rewrites the references to it that the name-reference table knows, as PrefixSuffixTransformer
+// does; stencil export renames through it so that both follow one table. Kinds whose names are
+// fixed by their content (CRDs, APIServices, Namespaces) are never renamed.
+func RenameObjects(objects []Object, newName func(Object) (string, bool)) error {
+	var renames []rename
+	for _, obj := range objects {
+		id := objectGVK(obj)
+		old := objectName(obj)
+		if skipRename(id) || old == "" {
+			continue
+		}
+		name, ok := newName(obj)
+		if !ok || name == old {
+			continue
+		}
+		nestedMap(obj, "metadata")["name"] = name
+		renames = append(renames, rename{id: id, namespace: objectNamespace(obj), oldName: old, newName: name})
+	}
+	return fixNameReferences(objects, renames)
+}

@@ -52,6 +52,7 @@ type Options struct {
 type Server struct {
 	options  Options
 	listener net.Listener
+	server   *http.Server
 	token    string
 	hosts    map[string]bool
 	handler  http.Handler
@@ -107,6 +108,7 @@ func NewServer(options Options, port int) (*Server, error) {
 	mux.Handle("/k8s/", protected)
 	mux.Handle("/ui/api/", protected)
 	s.handler = s.checkHost(securityHeaders(mux))
+	s.server = &http.Server{Handler: s.handler, ReadHeaderTimeout: readHeaderTimeout}
 	return s, nil
 }
 
@@ -122,18 +124,21 @@ func (s *Server) Token() string { return s.token }
 // Handler is the whole server, for tests that drive it without a listener.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Serve answers requests until the listener is closed.
+// Serve answers requests until Close.
 func (s *Server) Serve() error {
-	server := &http.Server{Handler: s.handler, ReadHeaderTimeout: readHeaderTimeout}
-	err := server.Serve(s.listener)
-	if err == http.ErrServerClosed {
-		return nil
+	if err := s.server.Serve(s.listener); err != http.ErrServerClosed {
+		return err
 	}
-	return err
+	return nil
 }
 
-// Close stops listening.
-func (s *Server) Close() error { return s.listener.Close() }
+// Close stops listening and drops open connections; Serve then returns nil.
+func (s *Server) Close() error {
+	err := s.server.Close()
+	// Before Serve, the listener is the server's to close only once it serves.
+	s.listener.Close()
+	return err
+}
 
 // checkHost refuses a Host header that is not this listener's own address.
 func (s *Server) checkHost(next http.Handler) http.Handler {

@@ -74,6 +74,12 @@ var tokenUsers = map[string]string{
 	// editor has edit in the TemplateInstance tests' namespace; limited may write no Secret.
 	"editor":  "editor-token",
 	"limited": "limited-token",
+	// exporter runs an application in the namespaces of TestExport; nosecrets reads it without
+	// Secrets.
+	"exporter":  "exporter-token",
+	"nosecrets": "nosecrets-token",
+	// ui-user runs the catalog in TestCatalogUICreates.
+	"ui-user": "ui-user-token",
 }
 
 func (c *cluster) path(name string) string { return filepath.Join(c.dir, name) }

@@ -27,6 +27,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"stencil.dev/stencil/test/browser"
 )
 
 // openShiftParameter is what the form must show of each parameter of a shared template.
@@ -56,95 +58,95 @@ func parametersOf(t *testing.T, file string) []openShiftParameter {
 // TestCatalogToResult walks what a user does: the catalog, a search, the mysql-persistent
 // form, a value the server refuses, the fix, and create.
 func TestCatalogToResult(t *testing.T) {
-	b := newBrowser(t)
+	b := browser.New(t, screenshotDir)
 
-	b.run("opening the catalog", chromedp.Navigate(catalogURL), waitFor(`document.querySelectorAll('#cards li.card').length > 0`))
+	b.Run("opening the catalog", chromedp.Navigate(catalogURL), browser.WaitFor(`document.querySelectorAll('#cards li.card').length > 0`))
 	var titles []string
-	b.eval(`[...document.querySelectorAll('#cards .card-link')].map(a => a.textContent)`, &titles)
+	b.Eval(`[...document.querySelectorAll('#cards .card-link')].map(a => a.textContent)`, &titles)
 	want := []string{"Django + PostgreSQL", "MySQL", "Web cache"}
 	if strings.Join(titles, "|") != strings.Join(want, "|") {
 		t.Fatalf("catalog cards: %q, want %q (the hidden template left out)", titles, want)
 	}
-	if got := b.text("#count"); got != "3 templates shown of 3" {
+	if got := b.Text("#count"); got != "3 templates shown of 3" {
 		t.Errorf("count: %q", got)
 	}
 	var href string
-	b.eval(`location.href`, &href)
+	b.Eval(`location.href`, &href)
 	if strings.Contains(href, "token=") {
 		t.Errorf("the token stayed in the address bar: %s", href)
 	}
-	b.screenshot("01-catalog")
+	b.Screenshot("01-catalog")
 
-	b.run("searching", chromedp.SendKeys("#search", "mysql"), waitFor(`document.querySelector('#count').textContent.startsWith('1 template')`))
-	b.eval(`[...document.querySelectorAll('#cards .card-link')].map(a => a.textContent)`, &titles)
+	b.Run("searching", chromedp.SendKeys("#search", "mysql"), browser.WaitFor(`document.querySelector('#count').textContent.startsWith('1 template')`))
+	b.Eval(`[...document.querySelectorAll('#cards .card-link')].map(a => a.textContent)`, &titles)
 	if len(titles) != 1 || titles[0] != "MySQL" {
 		t.Fatalf("searching mysql shows %q", titles)
 	}
-	b.screenshot("02-search")
+	b.Screenshot("02-search")
 
-	b.run("opening mysql-persistent", chromedp.Click(`#cards .card-link`), chromedp.WaitVisible(`#template-form`),
-		waitFor(`document.querySelector('#preview-status').textContent.startsWith('Up to date')`))
+	b.Run("opening mysql-persistent", chromedp.Click(`#cards .card-link`), chromedp.WaitVisible(`#template-form`),
+		browser.WaitFor(`document.querySelector('#preview-status').textContent.startsWith('Up to date')`))
 	for _, p := range parametersOf(t, "mysql-persistent.json") {
-		label := b.text(fmt.Sprintf(`label[for="param-%s"]`, p.Name))
+		label := b.Text(fmt.Sprintf(`label[for="param-%s"]`, p.Name))
 		if !strings.HasPrefix(label, p.DisplayName) {
 			t.Errorf("%s: label %q, want %q", p.Name, label, p.DisplayName)
 		}
 		if marked := strings.Contains(label, "(required)"); marked != (p.Required && p.Generate == "") {
 			t.Errorf("%s: required marker %v, want %v", p.Name, marked, p.Required && p.Generate == "")
 		}
-		if help := b.text(fmt.Sprintf(`#param-%s-help`, p.Name)); !strings.Contains(help, p.Description) {
+		if help := b.Text(fmt.Sprintf(`#param-%s-help`, p.Name)); !strings.Contains(help, p.Description) {
 			t.Errorf("%s: help %q, want %q", p.Name, help, p.Description)
 		}
-		if hint := b.text(fmt.Sprintf(`#param-%s-hint`, p.Name)); (p.Generate != "") != strings.HasPrefix(hint, "Generated if empty") {
+		if hint := b.Text(fmt.Sprintf(`#param-%s-hint`, p.Name)); (p.Generate != "") != strings.HasPrefix(hint, "Generated if empty") {
 			t.Errorf("%s: generated hint %q", p.Name, hint)
 		}
 	}
-	if got := b.text("#preview-summary"); !strings.Contains(got, "PersistentVolumeClaim") || !strings.Contains(got, "mysql") {
+	if got := b.Text("#preview-summary"); !strings.Contains(got, "PersistentVolumeClaim") || !strings.Contains(got, "mysql") {
 		t.Errorf("preview summary: %q", got)
 	}
-	b.screenshot("03-form")
+	b.Screenshot("03-form")
 
 	// A required value cleared: the server's 422 names parameters[2], shown at its field.
 	field := `#param-DATABASE_SERVICE_NAME`
-	b.run("clearing a required value", chromedp.Click(field), chromedp.KeyEvent(kb.End), selectAllAndDelete(field),
-		waitFor(`!document.querySelector('#param-DATABASE_SERVICE_NAME-error').hidden`))
-	if got := b.text(field + "-error"); !strings.Contains(got, "parameter DATABASE_SERVICE_NAME is required and must be specified") {
+	b.Run("clearing a required value", chromedp.Click(field), chromedp.KeyEvent(kb.End), selectAllAndDelete(field),
+		browser.WaitFor(`!document.querySelector('#param-DATABASE_SERVICE_NAME-error').hidden`))
+	if got := b.Text(field + "-error"); !strings.Contains(got, "parameter DATABASE_SERVICE_NAME is required and must be specified") {
 		t.Errorf("the field's error is %q, not the server's", got)
 	}
 	var invalid string
-	b.eval(`document.querySelector('#param-DATABASE_SERVICE_NAME').getAttribute('aria-invalid')`, &invalid)
+	b.Eval(`document.querySelector('#param-DATABASE_SERVICE_NAME').getAttribute('aria-invalid')`, &invalid)
 	if invalid != "true" {
 		t.Errorf("aria-invalid=%q on the refused field", invalid)
 	}
-	if got := b.text("#alert"); !strings.Contains(got, "Database Service Name") {
+	if got := b.Text("#alert"); !strings.Contains(got, "Database Service Name") {
 		t.Errorf("the error was not announced: alert region says %q", got)
 	}
-	b.screenshot("04-server-error")
+	b.Screenshot("04-server-error")
 
-	b.run("fixing the value", chromedp.SendKeys(field, "orders-db"),
-		waitFor(`document.querySelector('#param-DATABASE_SERVICE_NAME-error').hidden && document.querySelector('#preview-status').textContent.startsWith('Up to date')`),
-		waitFor(`document.querySelector('#preview-yaml').textContent.includes('name: orders-db')`))
-	if got := b.text("#preview-message"); !strings.Contains(got, "orders-db") {
+	b.Run("fixing the value", chromedp.SendKeys(field, "orders-db"),
+		browser.WaitFor(`document.querySelector('#param-DATABASE_SERVICE_NAME-error').hidden && document.querySelector('#preview-status').textContent.startsWith('Up to date')`),
+		browser.WaitFor(`document.querySelector('#preview-yaml').textContent.includes('name: orders-db')`))
+	if got := b.Text("#preview-message"); !strings.Contains(got, "orders-db") {
 		t.Errorf("the preview's message: %q", got)
 	}
-	b.run("opening the YAML", chromedp.Click(`.yaml-box summary`))
-	b.screenshot("05-fixed-preview")
+	b.Run("opening the YAML", chromedp.Click(`.yaml-box summary`))
+	b.Screenshot("05-fixed-preview")
 
-	b.run("creating", chromedp.Click(`#create`), chromedp.WaitVisible(`#result-title`))
-	if got := b.text("#result-message"); !strings.Contains(got, "orders-db") || strings.Contains(got, "${") {
+	b.Run("creating", chromedp.Click(`#create`), chromedp.WaitVisible(`#result-title`))
+	if got := b.Text("#result-message"); !strings.Contains(got, "orders-db") || strings.Contains(got, "${") {
 		t.Errorf("the result's message: %q", got)
 	}
 	var generated []string
-	b.eval(`[...document.querySelectorAll('dl.generated dt')].map(e => e.textContent)`, &generated)
+	b.Eval(`[...document.querySelectorAll('dl.generated dt')].map(e => e.textContent)`, &generated)
 	if strings.Join(generated, "|") != "MySQL Connection Username|MySQL Connection Password|MySQL root user Password" {
 		t.Errorf("generated values shown: %q", generated)
 	}
 	var rows int
-	b.eval(`document.querySelectorAll('#objects tbody tr').length`, &rows)
+	b.Eval(`document.querySelectorAll('#objects tbody tr').length`, &rows)
 	if rows != 4 {
 		t.Errorf("the result lists %d objects, want mysql-persistent's 4", rows)
 	}
-	b.screenshot("06-result")
+	b.Screenshot("06-result")
 }
 
 // selectAllAndDelete empties a text input as a user does, so that input events fire.

@@ -22,6 +22,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"stencil.dev/stencil/test/browser"
 )
 
 // unlabelled lists the form controls of the page that have no accessible name.
@@ -34,58 +36,58 @@ const unlabelled = `[...document.querySelectorAll('input, select, textarea, butt
 // TestKeyboardOnly goes from the catalog to a filled form and its preview with the keyboard
 // alone, and checks that every control of each page has a label.
 func TestKeyboardOnly(t *testing.T) {
-	b := newBrowser(t)
-	b.run("opening the catalog", chromedp.Navigate(catalogURL), waitFor(`document.querySelectorAll('#cards li.card').length > 0`))
+	b := browser.New(t, screenshotDir)
+	b.Run("opening the catalog", chromedp.Navigate(catalogURL), browser.WaitFor(`document.querySelectorAll('#cards li.card').length > 0`))
 	var missing []string
-	b.eval(unlabelled, &missing)
+	b.Eval(unlabelled, &missing)
 	if len(missing) > 0 {
 		t.Errorf("catalog controls without a label: %q", missing)
 	}
 
 	// The tag filter from a card's tag button, with Enter.
-	b.run("filtering by a tag", chromedp.Focus(`button.tag[aria-label="Show only templates tagged python"]`), chromedp.KeyEvent(kb.Enter),
-		waitFor(`document.querySelector('#count').textContent.startsWith('1 template')`))
+	b.Run("filtering by a tag", chromedp.Focus(`button.tag[aria-label="Show only templates tagged python"]`), chromedp.KeyEvent(kb.Enter),
+		browser.WaitFor(`document.querySelector('#count').textContent.startsWith('1 template')`))
 	var tag string
-	b.eval(`document.querySelector('#tag').value`, &tag)
-	if tag != "python" || !strings.Contains(b.text("#cards"), "Django") {
-		t.Errorf("the python tag shows %q (select says %q)", b.text("#cards"), tag)
+	b.Eval(`document.querySelector('#tag').value`, &tag)
+	if tag != "python" || !strings.Contains(b.Text("#cards"), "Django") {
+		t.Errorf("the python tag shows %q (select says %q)", b.Text("#cards"), tag)
 	}
-	if got := b.text("#live"); !strings.Contains(got, "1 template shown") {
+	if got := b.Text("#live"); !strings.Contains(got, "1 template shown") {
 		t.Errorf("the filter's result was not announced: %q", got)
 	}
-	b.run("clearing the tag", chromedp.SetValue(`#tag`, ""), chromedp.Evaluate(`document.querySelector('#tag').dispatchEvent(new Event('change'))`, nil),
-		waitFor(`document.querySelector('#count').textContent.startsWith('3 templates')`))
+	b.Run("clearing the tag", browser.Clear(`#tag`), chromedp.Evaluate(`document.querySelector('#tag').dispatchEvent(new Event('change'))`, nil),
+		browser.WaitFor(`document.querySelector('#count').textContent.startsWith('3 templates')`))
 
 	// Search, then Tab to the first card's link and Enter.
-	b.run("searching by keyboard", chromedp.Focus(`#search`), chromedp.KeyEvent("web"),
-		waitFor(`document.querySelector('#count').textContent.startsWith('1 template')`))
-	b.run("tabbing to the card", chromedp.KeyEvent(kb.Tab), chromedp.KeyEvent(kb.Tab))
+	b.Run("searching by keyboard", chromedp.Focus(`#search`), chromedp.KeyEvent("web"),
+		browser.WaitFor(`document.querySelector('#count').textContent.startsWith('1 template')`))
+	b.Run("tabbing to the card", chromedp.KeyEvent(kb.Tab), chromedp.KeyEvent(kb.Tab))
 	var focused string
-	b.eval(`document.activeElement.textContent`, &focused)
+	b.Eval(`document.activeElement.textContent`, &focused)
 	if focused != "Web cache" {
 		t.Fatalf("two Tabs after the search focus %q, want the card's link", focused)
 	}
-	b.run("opening the card with Enter", chromedp.KeyEvent(kb.Enter), chromedp.WaitVisible(`#template-form`),
-		waitFor(`document.querySelector('#preview-status').textContent.startsWith('Up to date')`))
-	b.eval(unlabelled, &missing)
+	b.Run("opening the card with Enter", chromedp.KeyEvent(kb.Enter), chromedp.WaitVisible(`#template-form`),
+		browser.WaitFor(`document.querySelector('#preview-status').textContent.startsWith('Up to date')`))
+	b.Eval(unlabelled, &missing)
 	if len(missing) > 0 {
 		t.Errorf("form controls without a label: %q", missing)
 	}
 	var described []string
-	b.eval(`[...document.querySelectorAll('[data-param]')].filter(e => !(e.getAttribute('aria-describedby') || '').split(' ').every(id => document.getElementById(id))).map(e => e.id)`, &described)
+	b.Eval(`[...document.querySelectorAll('[data-param]')].filter(e => !(e.getAttribute('aria-describedby') || '').split(' ').every(id => document.getElementById(id))).map(e => e.id)`, &described)
 	if len(described) > 0 {
 		t.Errorf("inputs whose aria-describedby names nothing: %v", described)
 	}
 
 	// Into the first field by Tab, type, and the preview follows.
-	b.run("tabbing into the form", chromedp.Focus(`.crumbs a`), chromedp.KeyEvent(kb.Tab))
-	b.eval(`document.activeElement.id`, &focused)
+	b.Run("tabbing into the form", chromedp.Focus(`.crumbs a`), chromedp.KeyEvent(kb.Tab))
+	b.Eval(`document.activeElement.id`, &focused)
 	if focused != "param-NAME" {
 		t.Fatalf("Tab from the breadcrumb focuses %q, want the first parameter", focused)
 	}
-	b.run("typing a name", chromedp.KeyEvent(kb.End), chromedp.KeyEvent("-eu"),
-		waitFor(`document.querySelector('#preview-yaml').textContent.includes('name: cache-eu')`))
-	b.run("checking the box with Space", chromedp.Focus(`#param-DEBUG`), chromedp.KeyEvent(" "),
-		waitFor(`document.querySelector('#preview-yaml').textContent.includes('debug: "true"')`))
-	b.screenshot("08-keyboard")
+	b.Run("typing a name", chromedp.KeyEvent(kb.End), chromedp.KeyEvent("-eu"),
+		browser.WaitFor(`document.querySelector('#preview-yaml').textContent.includes('name: cache-eu')`))
+	b.Run("checking the box with Space", chromedp.Focus(`#param-DEBUG`), chromedp.KeyEvent(" "),
+		browser.WaitFor(`document.querySelector('#preview-yaml').textContent.includes('debug: "true"')`))
+	b.Screenshot("08-keyboard")
 }

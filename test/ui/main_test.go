@@ -40,6 +40,7 @@ import (
 	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
 	"stencil.dev/stencil/pkg/netutil"
 	"stencil.dev/stencil/pkg/process"
+	"stencil.dev/stencil/test/browser"
 )
 
 // catalogURL is the address `stencil ui` printed, token included; namespace is where the
@@ -51,18 +52,17 @@ var (
 
 const namespace = "default"
 
+// screenshotDir is where each step's screenshot is written, from the repository's root.
+var screenshotDir = filepath.Join("..", "..", "_output", "ui-screenshots")
+
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
 
 func run(m *testing.M) int {
-	if _, err := exec.LookPath("chromium"); err != nil {
-		install := exec.Command("../../hack/install-chromium.sh")
-		install.Stdout, install.Stderr = os.Stderr, os.Stderr
-		if err := install.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "the browser tests need Debian's chromium, and installing it failed:", err)
-			return 1
-		}
+	if err := browser.EnsureChromium(filepath.Join("..", "..")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	dir, err := os.MkdirTemp("", "stencil-ui-test")
 	if err != nil {

@@ -23,18 +23,20 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"stencil.dev/stencil/test/browser"
 )
 
 // TestTypedForm opens a template that declares types and constraints: each gets its input,
 // a value out of bounds is refused before the round trip and by the server, and a secret is
 // masked.
 func TestTypedForm(t *testing.T) {
-	b := newBrowser(t)
-	b.run("opening web-cache", chromedp.Navigate(catalogURL), waitFor(`document.querySelectorAll('#cards li.card').length > 0`),
+	b := browser.New(t, screenshotDir)
+	b.Run("opening web-cache", chromedp.Navigate(catalogURL), browser.WaitFor(`document.querySelectorAll('#cards li.card').length > 0`),
 		chromedp.Click(`a[href="#/templates/shared/web-cache"]`), chromedp.WaitVisible(`#template-form`),
-		waitFor(`document.querySelector('#preview-status').textContent.startsWith('Up to date')`))
+		browser.WaitFor(`document.querySelector('#preview-status').textContent.startsWith('Up to date')`))
 	var widgets map[string]string
-	b.eval(`Object.fromEntries([...document.querySelectorAll('[data-param]')].map(e => [e.name, e.tagName.toLowerCase() + (e.type && e.tagName === 'INPUT' ? ':' + e.type : '')]))`, &widgets)
+	b.Eval(`Object.fromEntries([...document.querySelectorAll('[data-param]')].map(e => [e.name, e.tagName.toLowerCase() + (e.type && e.tagName === 'INPUT' ? ':' + e.type : '')]))`, &widgets)
 	want := map[string]string{
 		"NAME": "input:text", "REPLICAS": "input:number", "TIER": "select", "DEBUG": "input:checkbox",
 		"API_KEY": "input:password", "CONFIG": "textarea",
@@ -43,44 +45,44 @@ func TestTypedForm(t *testing.T) {
 		t.Errorf("inputs %v, want %v", widgets, want)
 	}
 	var bounds []string
-	b.eval(`[document.querySelector('#param-REPLICAS').min, document.querySelector('#param-REPLICAS').max]`, &bounds)
+	b.Eval(`[document.querySelector('#param-REPLICAS').min, document.querySelector('#param-REPLICAS').max]`, &bounds)
 	if strings.Join(bounds, "-") != "1-5" {
 		t.Errorf("REPLICAS bounds %v", bounds)
 	}
 	var options []string
-	b.eval(`[...document.querySelectorAll('#param-TIER option')].map(o => o.value)`, &options)
+	b.Eval(`[...document.querySelectorAll('#param-TIER option')].map(o => o.value)`, &options)
 	if strings.Join(options, ",") != ",small,medium,large" {
 		t.Errorf("TIER options %q", options)
 	}
 
-	b.run("typing a replica count out of bounds", chromedp.SetValue(`#param-REPLICAS`, ""), chromedp.SendKeys(`#param-REPLICAS`, "9"),
-		waitFor(`document.querySelector('#param-REPLICAS-error').textContent.includes('must be at most 5')`),
-		waitFor(`document.querySelector('#preview-status').textContent.startsWith('Not processed')`))
-	if got := b.text("#param-REPLICAS-error"); !strings.Contains(got, "parameter REPLICAS") {
+	b.Run("typing a replica count out of bounds", browser.Clear(`#param-REPLICAS`), chromedp.SendKeys(`#param-REPLICAS`, "9"),
+		browser.WaitFor(`document.querySelector('#param-REPLICAS-error').textContent.includes('must be at most 5')`),
+		browser.WaitFor(`document.querySelector('#preview-status').textContent.startsWith('Not processed')`))
+	if got := b.Text("#param-REPLICAS-error"); !strings.Contains(got, "parameter REPLICAS") {
 		t.Errorf("the server's refusal is not at the field: %q", got)
 	}
-	b.run("choosing a tier and debug", chromedp.SetValue(`#param-REPLICAS`, ""), chromedp.SendKeys(`#param-REPLICAS`, "3"),
+	b.Run("choosing a tier and debug", browser.Clear(`#param-REPLICAS`), chromedp.SendKeys(`#param-REPLICAS`, "3"),
 		chromedp.SetValue(`#param-TIER`, "large"), chromedp.Click(`#param-DEBUG`),
 		chromedp.SendKeys(`#param-CONFIG`, "max_age 60\nstale ok"),
-		waitFor(`document.querySelector('#preview-yaml').textContent.includes('replicas: 3')`),
-		waitFor(`document.querySelector('#preview-yaml').textContent.includes('tier: large')`),
-		waitFor(`document.querySelector('#preview-yaml').textContent.includes('debug: "true"')`),
-		waitFor(`document.querySelector('#preview-yaml').textContent.includes('max_age 60')`))
-	b.run("revealing the secret", chromedp.SendKeys(`#param-API_KEY`, "abc123"), chromedp.Click(`#param-API_KEY + button.reveal`))
+		browser.WaitFor(`document.querySelector('#preview-yaml').textContent.includes('replicas: 3')`),
+		browser.WaitFor(`document.querySelector('#preview-yaml').textContent.includes('tier: large')`),
+		browser.WaitFor(`document.querySelector('#preview-yaml').textContent.includes('debug: "true"')`),
+		browser.WaitFor(`document.querySelector('#preview-yaml').textContent.includes('max_age 60')`))
+	b.Run("revealing the secret", chromedp.SendKeys(`#param-API_KEY`, "abc123"), chromedp.Click(`#param-API_KEY + button.reveal`))
 	var kind string
-	b.eval(`document.querySelector('#param-API_KEY').type`, &kind)
+	b.Eval(`document.querySelector('#param-API_KEY').type`, &kind)
 	if kind != "text" {
 		t.Errorf("Show left the secret masked (type %q)", kind)
 	}
-	b.run("opening the YAML", chromedp.Click(`.yaml-box summary`))
-	b.screenshot("07-typed-form")
+	b.Run("opening the YAML", chromedp.Click(`.yaml-box summary`))
+	b.Screenshot("07-typed-form")
 }
 
 // TestFormBuilder checks the form builder against a fixed schema document in the contract of
 // templates/{name}/schema, inside the page's own modules.
 func TestFormBuilder(t *testing.T) {
-	b := newBrowser(t)
-	b.run("opening the catalog", chromedp.Navigate(catalogURL), waitFor(`document.querySelectorAll('#cards li.card').length > 0`))
+	b := browser.New(t, screenshotDir)
+	b.Run("opening the catalog", chromedp.Navigate(catalogURL), browser.WaitFor(`document.querySelectorAll('#cards li.card').length > 0`))
 	schema := `{"title":"t","type":"object","required":["A","G"],"properties":{
 		"S":{"type":"string","title":"Secret","writeOnly":true,"x-stencil-secret":true},
 		"A":{"type":"integer","title":"Count","description":"how many","default":3,"minimum":1,"maximum":9},
@@ -95,7 +97,7 @@ func TestFormBuilder(t *testing.T) {
 		"R":{"type":"string","default":"512Mi","minLength":1},
 		"W":{"type":"string","writeOnly":true,"x-stencil-secret":true,"minLength":1,"x-stencil-generated":"[a-z]{4}"}}}`
 	var fields []map[string]any
-	b.eval(`import('/js/schema.js').then(m => m.fieldsFromSchema(`+schema+`))`, &fields)
+	b.Eval(`import('/js/schema.js').then(m => m.fieldsFromSchema(`+schema+`))`, &fields)
 	got := map[string][]any{}
 	var order []string
 	for _, f := range fields {
@@ -121,7 +123,7 @@ func TestFormBuilder(t *testing.T) {
 		t.Errorf("order %v, want the schema's", order)
 	}
 	var problems [][]string
-	b.eval(`import('/js/schema.js').then(m => { const f = m.fieldsFromSchema(`+schema+`); const by = Object.fromEntries(f.map(x => [x.name, x]));
+	b.Eval(`import('/js/schema.js').then(m => { const f = m.fieldsFromSchema(`+schema+`); const by = Object.fromEntries(f.map(x => [x.name, x]));
 		return [m.check(by.A, '12'), m.check(by.A, '2.5'), m.check(by.N, '1.4'), m.check(by.J, '[1'), m.check(by.E, 'z'), m.check(by.A, '')]; })`, &problems)
 	wantProblems := [][]string{{"must be at most 9"}, {"must be an integer"}, {}, {"must be a JSON value"}, {"must be one of x, y"}, {}}
 	if !reflect.DeepEqual(problems, wantProblems) {

@@ -32,6 +32,8 @@ type Template struct {
 	Message string
 	// Parameters are the values substituted into the objects.
 	Parameters []Parameter
+	// Rules are CEL expressions over the parameters' typed values that must all hold.
+	Rules []ParameterRule
 	// Objects are the objects of any kind that processing returns, as raw JSON.
 	Objects []runtime.RawExtension
 	// ObjectLabels are added to every object, its selectors and its pod templates.

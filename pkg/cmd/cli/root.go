@@ -66,6 +66,7 @@ func NewStencilCommand(streams IOStreams) *cobra.Command {
 	config.AddFlags(root.PersistentFlags())
 	root.AddCommand(
 		NewProcessCommand(config, streams),
+		NewExportCommand(config, streams),
 		NewParametersCommand(config, streams),
 		NewInstantiateCommand(config, streams),
 		NewTransformersCommand(config, streams),

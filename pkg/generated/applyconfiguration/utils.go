@@ -42,6 +42,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &templatesv1alpha1.JSONValueSchemaApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("Parameter"):
 		return &templatesv1alpha1.ParameterApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ParameterRule"):
+		return &templatesv1alpha1.ParameterRuleApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ParametersSource"):
 		return &templatesv1alpha1.ParametersSourceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("SecretReference"):

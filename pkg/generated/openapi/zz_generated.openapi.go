@@ -100,6 +100,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.JSONValueSchema{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_JSONValueSchema(ref),
 		v1alpha1.List{}.OpenAPIModelName():                      schema_pkg_apis_templates_v1alpha1_List(ref),
 		v1alpha1.Parameter{}.OpenAPIModelName():                 schema_pkg_apis_templates_v1alpha1_Parameter(ref),
+		v1alpha1.ParameterRule{}.OpenAPIModelName():             schema_pkg_apis_templates_v1alpha1_ParameterRule(ref),
 		v1alpha1.ParametersSource{}.OpenAPIModelName():          schema_pkg_apis_templates_v1alpha1_ParametersSource(ref),
 		v1alpha1.SecretReference{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_SecretReference(ref),
 		v1alpha1.Template{}.OpenAPIModelName():                  schema_pkg_apis_templates_v1alpha1_Template(ref),
@@ -3549,6 +3550,42 @@ func schema_pkg_apis_templates_v1alpha1_Parameter(ref common.ReferenceCallback) 
 	}
 }
 
+func schema_pkg_apis_templates_v1alpha1_ParameterRule(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ParameterRule is a CEL expression over the parameters that must hold for a template to be processed. The expression sees the parameters as params, each in its type: string and base64 values are strings, int an int, number a double, bool a bool, and a json value a list, a map or a scalar. A parameter left empty is absent (has(params.X) is false), except for string and base64 ones, which are the empty string.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"rule": {
+						SchemaProps: spec.SchemaProps{
+							Description: "rule is the CEL expression; it must evaluate to a bool, for example \"params.MIN_REPLICAS <= params.MAX_REPLICAS\". It is compiled with the environment and the cost estimation of CustomResourceDefinitions' x-kubernetes-validations.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "message is the error reported when the rule is false; empty means \"failed rule: <rule>\".",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"fieldPath": {
+						SchemaProps: spec.SchemaProps{
+							Description: "fieldPath names the parameter the error is reported at (its parameters[i] path); empty means the rule itself (rules[i]).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"rule"},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_templates_v1alpha1_ParametersSource(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -3643,6 +3680,24 @@ func schema_pkg_apis_templates_v1alpha1_Template(ref common.ReferenceCallback) c
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Ref: ref(v1alpha1.Parameter{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"rules": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "rules are CEL expressions over the parameters' typed values (params) that must all hold for the template to be processed, such as \"params.MIN <= params.MAX\".",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.ParameterRule{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -3783,7 +3838,7 @@ func schema_pkg_apis_templates_v1alpha1_Template(ref common.ReferenceCallback) c
 			},
 		},
 		Dependencies: []string{
-			v1.ObjectMeta{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName(), v1alpha1.Parameter{}.OpenAPIModelName(), v1alpha1.TransformerImport{}.OpenAPIModelName(), v1alpha1.TransformerReference{}.OpenAPIModelName()},
+			v1.ObjectMeta{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName(), v1alpha1.Parameter{}.OpenAPIModelName(), v1alpha1.ParameterRule{}.OpenAPIModelName(), v1alpha1.TransformerImport{}.OpenAPIModelName(), v1alpha1.TransformerReference{}.OpenAPIModelName()},
 	}
 }
 

@@ -46,6 +46,7 @@ type stencilFields struct {
 	// Parameters hold each parameter's name and the fields OpenShift's Parameter lacks, in the
 	// order of the template's parameters; absent when no parameter has such fields.
 	Parameters           []v1alpha1.Parameter            `json:"parameters,omitempty"`
+	Rules                []v1alpha1.ParameterRule        `json:"rules,omitempty"`
 	Generators           []runtime.RawExtension          `json:"generators,omitempty"`
 	Transformers         []runtime.RawExtension          `json:"transformers,omitempty"`
 	TransformersFrom     []v1alpha1.TransformerImport    `json:"transformersFrom,omitempty"`
@@ -87,13 +88,16 @@ func FromInternal(in *templates.Template, out *Template) error {
 			}
 		}
 	}
+	for _, r := range in.Rules {
+		fields.Rules = append(fields.Rules, v1alpha1.ParameterRule{Rule: r.Rule, Message: r.Message, FieldPath: r.FieldPath})
+	}
 	for _, imp := range in.TransformersFrom {
 		fields.TransformersFrom = append(fields.TransformersFrom, v1alpha1.TransformerImport{Name: imp.Name, ImportMode: v1alpha1.ImportMode(imp.ImportMode)})
 	}
 	for _, ref := range in.TransformerOrder {
 		fields.TransformerOrder = append(fields.TransformerOrder, v1alpha1.TransformerReference{Name: ref.Name})
 	}
-	if in.OpenShift && !extraParameters && len(fields.Generators)+len(fields.Transformers)+len(fields.TransformersFrom)+len(fields.TransformerOverrides)+len(fields.TransformerOrder) == 0 {
+	if in.OpenShift && !extraParameters && len(fields.Rules)+len(fields.Generators)+len(fields.Transformers)+len(fields.TransformersFrom)+len(fields.TransformerOverrides)+len(fields.TransformerOrder) == 0 {
 		return nil
 	}
 	value, err := json.Marshal(fields)
@@ -171,6 +175,9 @@ func restoreStencilFields(value string, out *templates.Template) error {
 	}
 	for _, ref := range fields.TransformerOrder {
 		out.TransformerOrder = append(out.TransformerOrder, templates.TransformerReference{Name: ref.Name})
+	}
+	for _, r := range fields.Rules {
+		out.Rules = append(out.Rules, templates.ParameterRule{Rule: r.Rule, Message: r.Message, FieldPath: r.FieldPath})
 	}
 	if len(fields.Parameters) == 0 {
 		return nil

@@ -41,6 +41,11 @@ type Template struct {
 	// +listType=map
 	// +listMapKey=name
 	Parameters []Parameter `json:"parameters,omitempty"`
+	// rules are CEL expressions over the parameters' typed values (params) that must all hold
+	// for the template to be processed, such as "params.MIN <= params.MAX".
+	// +optional
+	// +listType=atomic
+	Rules []ParameterRule `json:"rules,omitempty"`
 	// objects are the objects of any kind, custom resources included, that processing returns.
 	// +optional
 	// +listType=atomic

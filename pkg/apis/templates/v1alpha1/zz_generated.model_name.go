@@ -62,6 +62,11 @@ func (in Parameter) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ParameterRule) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.ParameterRule"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ParametersSource) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.ParametersSource"
 }

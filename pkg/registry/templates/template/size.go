@@ -73,6 +73,10 @@ func largestField(t *templates.Template) (string, int) {
 	for _, p := range t.Parameters {
 		params += len(p.Name) + len(p.DisplayName) + len(p.Description) + len(p.Value) + len(p.From)
 	}
+	rules := 0
+	for _, r := range t.Rules {
+		rules += len(r.Rule) + len(r.Message) + len(r.FieldPath)
+	}
 	meta := 0
 	for k, v := range t.Annotations {
 		meta += len(k) + len(v)
@@ -94,6 +98,7 @@ func largestField(t *templates.Template) (string, int) {
 		{"transformers", rawSize(t.Transformers)},
 		{"transformerOverrides", rawSize(t.TransformerOverrides)},
 		{"parameters", params},
+		{"rules", rules},
 		{"message", len(t.Message)},
 		{"metadata", meta},
 	} {

@@ -32,8 +32,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
-	"stencil.dev/stencil/pkg/process"
-	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/render"
 )
 
 // templateStrategy implements the create, update and delete behaviour of Templates.
@@ -77,7 +76,7 @@ func (templateStrategy) PrepareForUpdate(context.Context, runtime.Object, runtim
 // beyond what etcd stores, in one list.
 func (templateStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
 	t := obj.(*templates.Template)
-	errs := append(validation.ValidateTemplate(t), engineErrors(t)...)
+	errs := append(validation.ValidateTemplate(t), render.TemplateErrors(t)...)
 	return validation.SortByField(append(errs, sizeErrors(t)...))
 }
 
@@ -97,22 +96,8 @@ func (templateStrategy) Canonicalize(runtime.Object) {}
 // ValidateUpdate checks an update as Validate checks a create, with the metadata rules of updates.
 func (templateStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
 	t := obj.(*templates.Template)
-	errs := append(validation.ValidateTemplateUpdate(t, old.(*templates.Template)), engineErrors(t)...)
+	errs := append(validation.ValidateTemplateUpdate(t, old.(*templates.Template)), render.TemplateErrors(t)...)
 	return validation.SortByField(append(errs, sizeErrors(t)...))
-}
-
-// engineErrors are the checks of a Template that need the engine, so that a template is
-// refused when it is stored rather than each time it is processed: what compiling finds
-// (parameters, generators, typed defaults, objects, object labels, references to undeclared
-// parameters) and the transformer configs, overrides and order.
-func engineErrors(t *templates.Template) field.ErrorList {
-	dialect := process.Stencil
-	if t.OpenShift {
-		dialect = process.OpenShift
-	}
-	errs := process.Validate(t, dialect)
-	errs = append(errs, transform.ValidateGenerators(t)...)
-	return append(errs, transform.ValidateTransformers(t)...)
 }
 
 // WarningsOnUpdate has none, as WarningsOnCreate.

@@ -41,6 +41,9 @@ type TemplateApplyConfiguration struct {
 	Message *string `json:"message,omitempty"`
 	// parameters are the values substituted into the objects, message and labels.
 	Parameters []ParameterApplyConfiguration `json:"parameters,omitempty"`
+	// rules are CEL expressions over the parameters' typed values (params) that must all hold
+	// for the template to be processed, such as "params.MIN <= params.MAX".
+	Rules []ParameterRuleApplyConfiguration `json:"rules,omitempty"`
 	// objects are the objects of any kind, custom resources included, that processing returns.
 	Objects []runtime.RawExtension `json:"objects,omitempty"`
 	// objectLabels are added to every object and, for workloads and Services, to their selectors
@@ -296,6 +299,19 @@ func (b *TemplateApplyConfiguration) WithParameters(values ...*ParameterApplyCon
 			panic("nil value passed to WithParameters")
 		}
 		b.Parameters = append(b.Parameters, *values[i])
+	}
+	return b
+}
+
+// WithRules adds the given value to the Rules field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Rules field.
+func (b *TemplateApplyConfiguration) WithRules(values ...*ParameterRuleApplyConfiguration) *TemplateApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithRules")
+		}
+		b.Rules = append(b.Rules, *values[i])
 	}
 	return b
 }

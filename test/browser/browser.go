@@ -14,12 +14,15 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package ui
+// Package browser drives a real headless Chromium for the tests of `stencil ui`: one tab per
+// test, JavaScript errors fail the test, and screenshots land where the test says.
+package browser
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -30,24 +33,38 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// screenshotDir is where each step's screenshot is written, from the repository's root.
-var screenshotDir = filepath.Join("..", "..", "_output", "ui-screenshots")
+// EnsureChromium installs Debian's chromium with the project's script when it is missing, so
+// that the browser tests never skip; repoRoot is the checkout's root.
+func EnsureChromium(repoRoot string) error {
+	if _, err := exec.LookPath("chromium"); err == nil {
+		return nil
+	}
+	install := exec.Command(filepath.Join(repoRoot, "hack", "install-chromium.sh"))
+	install.Stdout, install.Stderr = os.Stderr, os.Stderr
+	if err := install.Run(); err != nil {
+		return fmt.Errorf("the browser tests need Debian's chromium, and installing it failed: %v", err)
+	}
+	return nil
+}
 
-// browser is one headless Chromium tab; JavaScript exceptions and console errors fail the test.
-type browser struct {
+// Tab is one headless Chromium tab; JavaScript exceptions and console errors fail the test.
+type Tab struct {
 	ctx    context.Context
 	t      *testing.T
+	dir    string
 	mu     sync.Mutex
 	errors []string
 }
 
-func newBrowser(t *testing.T) *browser {
+// New opens a tab of a browser of its own, writing screenshots into dir; it closes when the
+// test ends.
+func New(t *testing.T, dir string) *Tab {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.WindowSize(1440, 1000))
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(allocCtx)
 	ctx, cancelTime := context.WithTimeout(ctx, 2*time.Minute)
-	b := &browser{ctx: ctx, t: t}
+	b := &Tab{ctx: ctx, t: t, dir: dir}
 	chromedp.ListenTarget(ctx, func(ev any) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
@@ -75,38 +92,38 @@ func newBrowser(t *testing.T) *browser {
 		cancelTab()
 		cancelAlloc()
 	})
-	if err := os.MkdirAll(screenshotDir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return b
 }
 
-// run runs actions, failing the test with what was being done.
-func (b *browser) run(what string, actions ...chromedp.Action) {
+// Run runs actions, failing the test with what was being done (and a screenshot of it).
+func (b *Tab) Run(what string, actions ...chromedp.Action) {
 	b.t.Helper()
 	if err := chromedp.Run(b.ctx, actions...); err != nil {
-		b.screenshot("failed-" + strings.ReplaceAll(what, " ", "-"))
+		b.Screenshot("failed-" + strings.ReplaceAll(what, " ", "-"))
 		b.t.Fatalf("%s: %v", what, err)
 	}
 }
 
-// screenshot writes the whole page as a PNG.
-func (b *browser) screenshot(name string) {
+// Screenshot writes the whole page as name.png.
+func (b *Tab) Screenshot(name string) {
 	b.t.Helper()
 	var png []byte
 	if err := chromedp.Run(b.ctx, chromedp.FullScreenshot(&png, 100)); err != nil {
 		b.t.Errorf("screenshot %s: %v", name, err)
 		return
 	}
-	path := filepath.Join(screenshotDir, name+".png")
+	path := filepath.Join(b.dir, name+".png")
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		b.t.Errorf("screenshot %s: %v", name, err)
 	}
 	b.t.Logf("screenshot %s", path)
 }
 
-// waitFor polls a JavaScript condition until it is true.
-func waitFor(condition string) chromedp.Action {
+// WaitFor polls a JavaScript condition until it is true.
+func WaitFor(condition string) chromedp.Action {
 	return chromedp.ActionFunc(func(ctx context.Context) error {
 		deadline := time.Now().Add(20 * time.Second)
 		for {
@@ -125,18 +142,23 @@ func waitFor(condition string) chromedp.Action {
 	})
 }
 
-// text reads the text of the first element matching a selector, now.
-func (b *browser) text(selector string) string {
+// Clear empties a text field; typing into it afterwards sends the input events a user's would.
+func Clear(selector string) chromedp.Action {
+	return chromedp.Evaluate(fmt.Sprintf(`document.querySelector(%q).value = ""`, selector), nil)
+}
+
+// Text reads the text of the first element matching a selector, now.
+func (b *Tab) Text(selector string) string {
 	b.t.Helper()
 	var out string
-	b.run("reading "+selector, chromedp.Evaluate(fmt.Sprintf(`(document.querySelector(%q) || {}).textContent || ""`, selector), &out))
+	b.Run("reading "+selector, chromedp.Evaluate(fmt.Sprintf(`(document.querySelector(%q) || {}).textContent || ""`, selector), &out))
 	return out
 }
 
-// eval evaluates a JavaScript expression into out.
-func (b *browser) eval(expression string, out any) {
+// Eval evaluates a JavaScript expression into out, awaiting a promise.
+func (b *Tab) Eval(expression string, out any) {
 	b.t.Helper()
-	b.run("evaluating "+expression, chromedp.Evaluate(expression, out, func(p *runtime.EvaluateParams) *runtime.EvaluateParams {
+	b.Run("evaluating "+expression, chromedp.Evaluate(expression, out, func(p *runtime.EvaluateParams) *runtime.EvaluateParams {
 		return p.WithAwaitPromise(true)
 	}))
 }

@@ -1,0 +1,40 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package render
+
+import (
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/process"
+	"stencil.dev/stencil/pkg/transform"
+)
+
+// TemplateErrors are the checks of a Template that need the engine: what compiling finds
+// (parameters, generators and their expressions, typed defaults, objects, object labels, references to undeclared
+// parameters) and the transformer configs, overrides and order. The store runs them on every
+// write, so that a template is refused when it is stored rather than each time it is
+// processed, and stencil export runs them on the template it writes.
+func TemplateErrors(t *templates.Template) field.ErrorList {
+	dialect := process.Stencil
+	if t.OpenShift {
+		dialect = process.OpenShift
+	}
+	errs := process.Validate(t, dialect)
+	errs = append(errs, transform.ValidateGenerators(t)...)
+	return append(errs, transform.ValidateTransformers(t)...)
+}
