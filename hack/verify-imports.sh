@@ -5,7 +5,7 @@
 #       -> pkg/process (engine), pkg/transform (transformers) -> pkg/apis
 #
 # A package may skip layers downwards and use its own layer; pkg/apis uses nothing of ours
-# outside pkg/apis. pkg/jsonbytes, pkg/netutil and pkg/certs are leaf utilities that every
+# outside pkg/apis. pkg/jsonbytes, pkg/netutil, pkg/certs and pkg/sandbox are leaf utilities that every
 # layer but pkg/apis may use. Layers are matched by path prefix, so subpackages (for example
 # pkg/transform/jsonpath) belong to their parent's layer. Packages in no layer (generated
 # code, the client, hack tools) are checked only through the layered packages that use them:
@@ -27,7 +27,7 @@ awk -v module="${MODULE}/" '
   # layer maps a package path of the module to its rank; -1 is no layer.
   function layer(p) {
     if (under(p, "pkg/apis")) return 0
-    if (under(p, "pkg/jsonbytes") || under(p, "pkg/netutil") || under(p, "pkg/certs")) return 1
+    if (under(p, "pkg/jsonbytes") || under(p, "pkg/netutil") || under(p, "pkg/certs") || under(p, "pkg/sandbox")) return 1
     if (under(p, "pkg/process") || under(p, "pkg/transform")) return 2
     if (under(p, "pkg/render") || under(p, "pkg/export")) return 3
     if (under(p, "pkg/registry")) return 4

@@ -87,6 +87,8 @@ type ExtraConfig struct {
 	// Instances configure the TemplateInstance controller, which acts in the cluster of
 	// ClusterConfig; nil runs none. The server fills in the clients, storage and renderer.
 	Instances *templateinstance.Options
+	// Plugins says which plugin providers run in a namespace; nil runs none.
+	Plugins transform.PluginPolicy
 }
 
 // Config is the configuration of a Stencil server.
@@ -128,7 +130,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 	}
 	s := &StencilServer{GenericAPIServer: genericServer}
 
-	templateREST, err := templatestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter)
+	templateREST, err := templatestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.Plugins)
 	if err != nil {
 		return nil, err
 	}
@@ -150,6 +152,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		MaxOutputBytes: c.ExtraConfig.MaxOutputBytes,
 		Limits:         c.ExtraConfig.ProcessingLimits,
 		MaxConcurrent:  c.ExtraConfig.MaxConcurrentProcessing,
+		Plugins:        c.ExtraConfig.Plugins,
 	})
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(templates.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = map[string]rest.Storage{

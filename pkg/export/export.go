@@ -54,6 +54,9 @@ type Result struct {
 	Skipped []Skipped
 	// Warnings are fields the cleanup met with an unexpected type and left as they were.
 	Warnings []string
+	// Escaped names the objects with text that processing would have read as a reference, now
+	// escaped as $${...}: Stencil reads it back as it was, OpenShift's processor does not.
+	Escaped []string
 }
 
 // Export makes a Template of objects read from one namespace. It edits the objects in place.
@@ -77,11 +80,11 @@ func Export(objects []Object, opts Options) (*Result, error) {
 	if !opts.IncludeSecretValues {
 		p.secrets(kept)
 	}
-	t, err := p.template(opts.Name, kept)
+	t, escaped, err := p.template(opts.Name, kept)
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Template: t, Skipped: skipped, Warnings: ctx.Warnings()}, nil
+	return &Result{Template: t, Skipped: skipped, Warnings: ctx.Warnings(), Escaped: escaped}, nil
 }
 
 // describe names an object in reports: "apps/v1 Deployment web".

@@ -26,15 +26,16 @@ import (
 
 // TemplateErrors are the checks of a Template that need the engine: what compiling finds
 // (parameters, generators and their expressions, typed defaults, objects, object labels, references to undeclared
-// parameters) and the transformer configs, overrides and order. The store runs them on every
-// write, so that a template is refused when it is stored rather than each time it is
-// processed, and stencil export runs them on the template it writes.
-func TemplateErrors(t *templates.Template) field.ErrorList {
+// parameters), the generator configs, and the transformer configs, overrides and order, plugin
+// providers checked against plugins. The store runs them on every write, so that a template
+// is refused when it is stored rather than each time it is processed, and stencil export runs
+// them on the template it writes.
+func TemplateErrors(t *templates.Template, plugins transform.Plugins) field.ErrorList {
 	dialect := process.Stencil
 	if t.OpenShift {
 		dialect = process.OpenShift
 	}
 	errs := process.Validate(t, dialect)
-	errs = append(errs, transform.ValidateGenerators(t)...)
-	return append(errs, transform.ValidateTransformers(t)...)
+	errs = append(errs, plugins.ValidateGenerators(t)...)
+	return append(errs, plugins.ValidateTransformers(t)...)
 }

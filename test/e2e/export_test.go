@@ -234,6 +234,26 @@ func TestExport(t *testing.T) {
 		}
 	})
 
+	t.Run("OpenShift's form processes into the same objects", func(t *testing.T) {
+		theirs, stderr := mustStencil(t, "exporter", "export", appKinds, "-n", exportNamespace, "--name", "shop", "-o", "openshift")
+		if !strings.Contains(theirs, "apiVersion: template.openshift.io/v1") {
+			t.Fatalf("not an OpenShift Template:\n%s", theirs)
+		}
+		if !strings.Contains(stderr, "warning: v1 ConfigMap shop-config holds text") {
+			t.Errorf("no warning about the escaped ConfigMap: %s", stderr)
+		}
+		theirsFile := filepath.Join(t.TempDir(), "shop-openshift.yaml")
+		if err := os.WriteFile(theirsFile, []byte(theirs), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"process", "--local", "-p", "NAME=other", "-p", "DB_PASSWORD=" + secretValue, "-o", "json", "-f"}
+		fromOurs, _ := mustStencil(t, "exporter", append(args, templateFile)...)
+		fromTheirs, _ := mustStencil(t, "exporter", append(args, theirsFile)...)
+		if fromOurs != fromTheirs {
+			t.Errorf("OpenShift's form processes into\n%s\nours into\n%s", fromTheirs, fromOurs)
+		}
+	})
+
 	t.Run("round trip: stored, processed with another NAME into another namespace", func(t *testing.T) {
 		created, _ := mustStencil(t, "exporter", "export", appKinds, "-n", exportNamespace, "--name", "shop", "--create")
 		if !strings.Contains(created, "shop created") {

@@ -63,6 +63,8 @@ type StencilServerOptions struct {
 	Processing *ProcessingOptions
 	// Instances configure the TemplateInstance controller.
 	Instances *InstanceOptions
+	// Plugins says which plugins run; none by default.
+	Plugins *PluginOptions
 	// Logs configures component-base logging: --logging-format=json, -v, --vmodule.
 	Logs *logs.Options
 
@@ -82,6 +84,7 @@ func NewStencilServerOptions(out, errOut io.Writer) *StencilServerOptions {
 		ServingCert:              &ServingCertOptions{},
 		Processing:               NewProcessingOptions(),
 		Instances:                NewInstanceOptions(),
+		Plugins:                  NewPluginOptions(),
 		Logs:                     logs.NewOptions(),
 		StdOut:                   out,
 		StdErr:                   errOut,
@@ -100,6 +103,7 @@ func (o *StencilServerOptions) AddFlags(fs *pflag.FlagSet) {
 	o.ServingCert.AddFlags(fs)
 	o.Processing.AddFlags(fs)
 	o.Instances.AddFlags(fs)
+	o.Plugins.AddFlags(fs)
 	logsapi.AddFlags(o.Logs, fs)
 	o.ComponentGlobalsRegistry.AddFlags(fs)
 }
@@ -122,6 +126,7 @@ func (o *StencilServerOptions) Validate() error {
 	errs = append(errs, o.ServingCert.Validate(o)...)
 	errs = append(errs, o.Processing.Validate()...)
 	errs = append(errs, o.Instances.Validate(o.Local.Enabled)...)
+	errs = append(errs, o.Plugins.Validate()...)
 	return utilerrors.NewAggregate(errs)
 }
 
@@ -153,12 +158,16 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 	if err := o.RecommendedOptions.ApplyTo(serverConfig); err != nil {
 		return nil, err
 	}
+	plugins, err := o.Plugins.Policy()
+	if err != nil {
+		return nil, err
+	}
 	return &apiserver.Config{
 		GenericConfig: serverConfig,
 		ExtraConfig: apiserver.ExtraConfig{ClusterConfig: serverConfig.ClientConfig, Observer: metrics.NewRecorder(),
 			PlanCacheBytes: o.Processing.PlanCacheBytes, PipelineCacheBytes: o.Processing.PipelineCacheBytes,
 			MaxOutputBytes: o.Processing.MaxOutputBytes, MaxConcurrentProcessing: o.Processing.MaxConcurrent,
-			ProcessingLimits: o.Processing.Limits, Instances: o.instanceControllerOptions()},
+			ProcessingLimits: o.Plugins.Limits(o.Processing.Limits), Plugins: plugins, Instances: o.instanceControllerOptions()},
 	}, nil
 }
 
