@@ -89,5 +89,5 @@ func TestKeyboardOnly(t *testing.T) {
 		browser.WaitFor(`document.querySelector('#preview-yaml').textContent.includes('name: cache-eu')`))
 	b.Run("checking the box with Space", chromedp.Focus(`#param-DEBUG`), chromedp.KeyEvent(" "),
 		browser.WaitFor(`document.querySelector('#preview-yaml').textContent.includes('debug: "true"')`))
-	b.Screenshot("08-keyboard")
+	b.Screenshot("10-keyboard")
 }
