@@ -23,7 +23,6 @@ import (
 	"sort"
 	"sync"
 
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -139,7 +138,7 @@ func (c *compiler) compileText() {
 			l.substituted = l.substituted || part.param >= 0
 		}
 		if !l.substituted {
-			c.errs = append(c.errs, metav1validation.ValidateLabels(map[string]string{k: c.template.ObjectLabels[k]}, c.plan.labelsPath)...)
+			c.errs = append(c.errs, validateLabels(map[string]string{k: c.template.ObjectLabels[k]}, c.plan.labelsPath)...)
 		}
 		c.plan.labels = append(c.plan.labels, l)
 	}
