@@ -19,6 +19,7 @@ package export
 import (
 	"encoding/base64"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -29,6 +30,9 @@ import (
 
 // NameParameter is the parameter of the application's name.
 const NameParameter = "NAME"
+
+// dnsLabel is RFC 1123's label, the names of most kinds and the values of app labels.
+var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
 // planner collects the parameters of a template and the edits that put references to them
 // into the objects. The edits run after the objects' own strings are escaped, so that the
@@ -216,12 +220,18 @@ func (p *planner) dropNamespace(objects []Object) {
 // name declares NAME and queues the renames, the label and selector values, and the container
 // environment values that name a renamed Service.
 func (p *planner) name(objects []Object) {
-	p.declare(templates.Parameter{
+	param := templates.Parameter{
 		DisplayName: "Application name",
 		Description: fmt.Sprintf("The name of the application (%q when exported): it starts the objects' names and is the value of their app labels.", p.appName),
 		Value:       p.appName,
 		Required:    true,
-	}, NameParameter)
+	}
+	// A name that is a DNS label keeps to one, so that a value no Service or label could
+	// carry is refused when processing starts rather than by the API server object by object.
+	if dnsLabel.MatchString(p.appName) {
+		param.Pattern = dnsLabel.String()
+	}
+	p.declare(param, NameParameter)
 	p.edit(func() error {
 		services := map[string]string{}
 		for _, obj := range objects {
