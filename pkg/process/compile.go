@@ -23,7 +23,6 @@ import (
 	"sort"
 	"sync"
 
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -148,7 +147,7 @@ func (c *compiler) compileText() {
 				c.warnings.add(msg, c.plan.labelsPath.String())
 			}
 		default:
-			c.errs = append(c.errs, metav1validation.ValidateLabels(map[string]string{k: c.template.ObjectLabels[k]}, c.plan.labelsPath)...)
+			c.errs = append(c.errs, validateLabels(map[string]string{k: c.template.ObjectLabels[k]}, c.plan.labelsPath)...)
 		}
 		c.plan.labels = append(c.plan.labels, l)
 	}

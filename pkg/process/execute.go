@@ -22,7 +22,6 @@ import (
 	"sort"
 	"strings"
 
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
@@ -37,7 +36,7 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 	}
 	if len(errs) > 0 {
 		// The caller's labels need no values: report their problems now too.
-		return nil, append(errs, metav1validation.ValidateLabels(req.Labels, field.NewPath("labels"))...)
+		return nil, append(errs, validateLabels(req.Labels, field.NewPath("labels"))...)
 	}
 	limit := req.MaxOutputBytes
 	if limit <= 0 {
@@ -193,12 +192,12 @@ func (p *Plan) objectLabels(values []string, callerLabels map[string]string) (la
 			}
 		}
 	} else {
-		errs = append(errs, metav1validation.ValidateLabels(substituted, p.labelsPath)...)
+		errs = append(errs, validateLabels(substituted, p.labelsPath)...)
 	}
 	for k, v := range callerLabels {
 		labels[k] = v
 	}
-	return labels, warnings, append(errs, metav1validation.ValidateLabels(callerLabels, field.NewPath("labels"))...)
+	return labels, warnings, append(errs, validateLabels(callerLabels, field.NewPath("labels"))...)
 }
 
 // executor writes one request's output.

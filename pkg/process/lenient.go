@@ -25,7 +25,6 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
@@ -96,7 +95,7 @@ func (p *Plan) droppedValueWarnings(req *Request) []string {
 // OpenShift applies such a label as it is, and the API server refuses the objects that carry
 // it; Stencil's dialect refuses the template.
 func invalidLabel(k, v string, path *field.Path) string {
-	errs := metav1validation.ValidateLabels(map[string]string{k: v}, path)
+	errs := validateLabels(map[string]string{k: v}, path)
 	if len(errs) == 0 {
 		return ""
 	}

@@ -50,7 +50,7 @@ func (w *walker) object(at, end int, cx walkContext) bool {
 		o.changed = true
 	}
 	for i := at + 1; i < end-1; {
-		keyEnd := jsonbytes.SkipString(w.src, i)
+		keyEnd := w.st.end(w.src, i)
 		valueEnd := w.st.end(w.src, keyEnd+1)
 		o.member(i, keyEnd, valueEnd)
 		i = valueEnd + 1 // past the comma or the closing brace

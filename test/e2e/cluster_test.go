@@ -71,6 +71,9 @@ var tokenUsers = map[string]string{
 	"viewer":    "viewer-token",
 	"nobody":    "nobody-token",
 	"reader":    "reader-token",
+	// editor has edit in the TemplateInstance tests' namespace; limited may write no Secret.
+	"editor":  "editor-token",
+	"limited": "limited-token",
 	// exporter runs an application in the namespaces of TestExport; nosecrets reads it without
 	// Secrets.
 	"exporter":  "exporter-token",
