@@ -41,7 +41,7 @@ objects:
 
 // leader is the index of the replica holding the controller's Lease; its identity carries the
 // process id.
-func leader(t *testing.T) int {
+func leader(t testing.TB) int {
 	t.Helper()
 	var index int
 	err := waitFor(time.Minute, "a leader", func(ctx context.Context) error {

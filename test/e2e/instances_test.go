@@ -63,7 +63,7 @@ spec:
 `, name, template, name)
 }
 
-func kubeAdmin(t *testing.T) kubernetes.Interface {
+func kubeAdmin(t testing.TB) kubernetes.Interface {
 	cs, err := kubernetes.NewForConfig(env.restConfig("admin"))
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func kubeAdmin(t *testing.T) kubernetes.Interface {
 	return cs
 }
 
-func stencilAdmin(t *testing.T) clientset.Interface {
+func stencilAdmin(t testing.TB) clientset.Interface {
 	cs, err := clientset.NewForConfig(env.restConfig("admin"))
 	if err != nil {
 		t.Fatal(err)
@@ -200,8 +200,24 @@ func TestTemplateInstanceLifecycle(t *testing.T) {
 		t.Fatalf("kubectl get templateinstances: %s", out)
 	}
 
-	// Upgrade: the template drops the ConfigMap.
+	// stencil diff, as the kubectl plugin: the live instance is as applied; an instance file
+	// with a label changes the ConfigMap and would be refused for the Deployment (labels go
+	// into its immutable selector); the template without its ConfigMap would prune it.
+	if out := mustKubectl(t, "editor", "", "stencil", "diff", "shop", "-n", ns); !strings.Contains(out, "unchanged: 3 objects") || strings.Contains(out, "  changed:") {
+		t.Fatalf("diff of the live instance:\n%s", out)
+	}
+	labelled := instanceYAML("shop", "app") + "  labels: {tier: web}\n"
+	if out := mustKubectl(t, "editor", labelled, "stencil", "diff", "-n", ns, "-f", "-"); !strings.Contains(out, "changed: ConfigMap "+ns+"/shop-config") ||
+		!strings.Contains(out, "+     tier: web") || !strings.Contains(out, "refused: Deployment "+ns+"/shop: ") || !strings.Contains(out, "field is immutable") {
+		t.Fatalf("diff of an instance file:\n%s", out)
+	}
 	withoutConfigMap := strings.Replace(appTemplate, "- {apiVersion: v1, kind: ConfigMap, metadata: {name: \"${NAME}-config\"}, data: {greeting: hello}}\n", "", 1)
+	if out := mustKubectl(t, "editor", withoutConfigMap, "stencil", "diff", "--template", "app", "-n", ns, "-f", "-"); !strings.Contains(out, "pruned: ConfigMap "+ns+"/shop-config") ||
+		!strings.Contains(out, "unchanged: 2 objects") {
+		t.Fatalf("diff of a template change:\n%s", out)
+	}
+
+	// Upgrade: the template drops the ConfigMap.
 	mustKubectl(t, "admin", withoutConfigMap, "apply", "-n", ns, "-f", "-")
 	waitInstance(t, ns, "shop", time.Minute, "ConfigMap pruned", func(ti *templatesv1.TemplateInstance) error {
 		if len(ti.Status.Objects) != 2 {

@@ -80,8 +80,8 @@ const (
 	DefaultWorkers       = 8
 )
 
-// fieldManager owns every field the controller applies.
-const fieldManager = "stencil.dev/templateinstance"
+// FieldManager owns every field the controller applies.
+const FieldManager = "stencil.dev/templateinstance"
 
 // Controller reconciles TemplateInstances.
 type Controller struct {

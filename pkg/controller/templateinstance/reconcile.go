@@ -81,14 +81,14 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	var objects []templatesv1.TemplateInstanceObject
 	for _, p := range plan {
 		if !p.generated {
-			keep[objectKey(p.ref)] = true
+			keep[ObjectKey(p.ref)] = true
 			objects = append(objects, p.ref)
 		}
 	}
 	old := ti.Status.Objects
 	superset := append([]templatesv1.TemplateInstanceObject(nil), old...)
 	for _, o := range objects {
-		if !slices.ContainsFunc(old, func(x templatesv1.TemplateInstanceObject) bool { return objectKey(x) == objectKey(o) }) {
+		if !slices.ContainsFunc(old, func(x templatesv1.TemplateInstanceObject) bool { return ObjectKey(x) == ObjectKey(o) }) {
 			superset = append(superset, o)
 		}
 	}
@@ -217,7 +217,7 @@ func setReadiness(ti *templatesv1.TemplateInstance) {
 func describeObjects(objects []templatesv1.TemplateInstanceObject) string {
 	names := make([]string, len(objects))
 	for i, o := range objects {
-		names[i] = describeObject(o)
+		names[i] = DescribeObject(o)
 	}
 	return strings.Join(names, ", ")
 }
