@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package e2e
 
 import (
@@ -35,7 +34,8 @@ import (
 )
 
 // benchTemplate renders four objects, one of them holding a generated password (so each
-// instance also gets its generated-values Secret).
+// instance also gets its generated-values Secret). The Service is headless: the suite's
+// cluster has 254 Service IPs, fewer than two rounds need.
 const benchTemplate = `apiVersion: templates.stencil.dev/v1alpha1
 kind: Template
 metadata: {name: bench}
@@ -46,7 +46,7 @@ objects:
 - {apiVersion: v1, kind: ConfigMap, metadata: {name: "${NAME}"}, data: {a: b}}
 - {apiVersion: v1, kind: Secret, metadata: {name: "${NAME}"}, stringData: {password: "${PASSWORD}"}}
 - {apiVersion: v1, kind: ServiceAccount, metadata: {name: "${NAME}"}}
-- {apiVersion: v1, kind: Service, metadata: {name: "${NAME}"}, spec: {ports: [{port: 80}], selector: {app: "${NAME}"}}}
+- {apiVersion: v1, kind: Service, metadata: {name: "${NAME}"}, spec: {clusterIP: None, ports: [{port: 80}], selector: {app: "${NAME}"}}}
 `
 
 // benchInstances is how many instances one round creates at once.

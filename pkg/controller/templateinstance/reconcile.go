@@ -239,12 +239,17 @@ func set(ti *templatesv1.TemplateInstance, conditionType string, status metav1.C
 		ObservedGeneration: ti.Generation, Reason: reason, Message: message})
 }
 
-// failed writes a failure into the conditions and asks for a retry with backoff; any other
-// error is returned as it is, and retried the same way.
+// failed writes a failure into the conditions and asks for a retry with backoff. An error
+// that is no failure of the instance (the cluster answered 5xx, or did not answer) is reported
+// the same way, reason ClusterError, so that the instance never hides why it is stuck; a
+// conflict of this controller's own writes is only retried.
 func (c *Controller) failed(ctx context.Context, ti *templatesv1.TemplateInstance, err error) error {
 	var f *failure
 	if !errors.As(err, &f) {
-		return err
+		if apierrors.IsConflict(err) {
+			return err
+		}
+		f = fail("ClusterError", "%s (retrying)", statusMessage(err))
 	}
 	set(ti, templatesv1.TemplateInstanceFailed, metav1.ConditionTrue, f.reason, f.message)
 	set(ti, templatesv1.TemplateInstanceReady, metav1.ConditionFalse, f.reason, f.message)
