@@ -200,7 +200,7 @@ func (d *differ) render(ctx context.Context, ti, live *templatesv1.TemplateInsta
 		list, err = d.stencil.TemplatesV1alpha1().Templates(ti.Namespace).Process(ctx, ti.Spec.TemplateRef.Name, &templatesv1.TemplateParameters{
 			Parameters: values, Labels: ti.Spec.Labels, Properties: ti.Spec.Properties}, metav1.CreateOptions{})
 	} else {
-		filled, ferr := fillTemplate(body, t, process.Request{Parameters: values, Labels: ti.Spec.Labels})
+		filled, ferr := (&ProcessOptions{streams: d.streams}).fillTemplate(t, process.Request{Parameters: values, Labels: ti.Spec.Labels})
 		if ferr != nil {
 			return nil, ferr
 		}
