@@ -18,7 +18,9 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -188,6 +190,12 @@ func TestTemplateInstanceLifecycle(t *testing.T) {
 	if cm.Labels["applyset.kubernetes.io/part-of"] == "" || len(cm.ManagedFields) != 1 || cm.ManagedFields[0].Manager != "stencil.dev/templateinstance" {
 		t.Fatalf("ConfigMap not managed by the instance: labels %v, managed fields %+v", cm.Labels, cm.ManagedFields)
 	}
+	// And the audit log says so: the ServiceAccount, impersonating the editor, applied it.
+	if err := waitFor(10*time.Second, "the audit event of the ConfigMap's creation", func(context.Context) error {
+		return auditedAs(ns, "shop-config", "system:serviceaccount:stencil-system:stencil-apiserver", "editor")
+	}); err != nil {
+		t.Fatal(err)
+	}
 	password := generatedPassword(t, ns, "shop")
 	if len(password) != 24 {
 		t.Fatalf("generated password %q", password)
@@ -298,4 +306,32 @@ func TestTemplateInstanceForbidden(t *testing.T) {
 	}
 	// Deleting a failed instance works: there is nothing to delete.
 	mustKubectl(t, "limited", "", "delete", "templateinstance", "shop", "-n", ns, "--timeout=60s")
+}
+
+// auditedAs finds the audit event of the server-side apply that created ConfigMap ns/name and
+// checks who made it.
+func auditedAs(ns, name, user, impersonated string) error {
+	data, err := os.ReadFile(env.path("audit.log"))
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		var event struct {
+			Verb             string                           `json:"verb"`
+			User             struct{ Username string }        `json:"user"`
+			ImpersonatedUser *struct{ Username string }       `json:"impersonatedUser"`
+			ObjectRef        struct{ Namespace, Name string } `json:"objectRef"`
+			ResponseStatus   struct{ Code int }               `json:"responseStatus"`
+			Annotations      map[string]string                `json:"annotations"`
+		}
+		if json.Unmarshal([]byte(line), &event) != nil || event.ObjectRef.Namespace != ns || event.ObjectRef.Name != name ||
+			event.Verb != "patch" || event.ResponseStatus.Code != 201 {
+			continue
+		}
+		if event.User.Username != user || event.ImpersonatedUser == nil || event.ImpersonatedUser.Username != impersonated {
+			return fmt.Errorf("ConfigMap %s/%s created by %q impersonating %+v", ns, name, event.User.Username, event.ImpersonatedUser)
+		}
+		return nil
+	}
+	return fmt.Errorf("no audit event of the creation of ConfigMap %s/%s", ns, name)
 }
