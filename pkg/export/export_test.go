@@ -66,6 +66,9 @@ func TestExportReproduces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if strings.Join(res.Escaped, ",") != "v1 ConfigMap shop-config" {
+		t.Errorf("escaped text reported in %v, want the ConfigMap only", res.Escaped)
+	}
 	if len(res.Skipped) != 3 {
 		t.Errorf("skipped %v, want default, kube-root-ca.crt and the ReplicaSet", res.Skipped)
 	}

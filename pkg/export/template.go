@@ -27,6 +27,7 @@ import (
 	"stencil.dev/stencil/pkg/jsonbytes"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/render"
+	"stencil.dev/stencil/pkg/transform"
 )
 
 // creationOrder ranks kinds so that what others use exists first (Helm's install order); other
@@ -75,24 +76,27 @@ func compare(a, b string) int {
 }
 
 // template escapes the objects' strings, makes the planned edits and returns the Template,
-// validated as the server validates a Template it stores.
-func (p *planner) template(name string, objects []Object) (*templates.Template, error) {
+// validated as the server validates a Template it stores, and the objects it escaped text in.
+func (p *planner) template(name string, objects []Object) (*templates.Template, []string, error) {
 	names := make([]string, len(p.params))
 	for i, param := range p.params {
 		names[i] = param.Name
 	}
 	escaper := process.NewEscaper(names)
+	var escaped []string
 	for _, obj := range objects {
-		escapeStrings(obj, escaper)
+		if escapeStrings(obj, escaper) {
+			escaped = append(escaped, describe(obj))
+		}
 	}
 	for _, edit := range p.edits {
 		if err := edit(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	raws, err := jsonbytes.EncodeObjects(objects)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	t := &templates.Template{ObjectMeta: metav1.ObjectMeta{Name: name}, Parameters: p.params}
 	t.Objects = make([]runtime.RawExtension, len(raws))
@@ -102,41 +106,58 @@ func (p *planner) template(name string, objects []Object) (*templates.Template, 
 	// The store fills in the namespace of the request; any one does for the checks.
 	stored := *t
 	stored.Namespace = metav1.NamespaceDefault
-	errs := append(validation.ValidateTemplate(&stored), render.TemplateErrors(&stored)...)
+	errs := append(validation.ValidateTemplate(&stored), render.TemplateErrors(&stored, transform.Plugins{})...)
 	if len(errs) > 0 {
 		e := &fieldError{}
 		for _, err := range validation.SortByField(errs) {
 			e.problems = append(e.problems, err.Error())
 		}
-		return nil, e
+		return nil, nil, e
 	}
-	return t, nil
+	return t, escaped, nil
 }
 
-// escapeStrings writes every string and key under node through the escaper.
-func escapeStrings(node any, e *process.Escaper) any {
-	switch n := node.(type) {
-	case string:
-		return e.Escape(n)
-	case map[string]any:
-		var renamed map[string]string
-		for k, v := range n {
-			n[k] = escapeStrings(v, e)
-			if ek := e.Escape(k); ek != k {
-				if renamed == nil {
-					renamed = map[string]string{}
+// escapeStrings writes every string and key under node through the escaper, and reports
+// whether it changed any.
+func escapeStrings(node any, e *process.Escaper) bool {
+	changed := false
+	escape := func(s string) string {
+		out := e.Escape(s)
+		changed = changed || out != s
+		return out
+	}
+	var walk func(node any)
+	walk = func(node any) {
+		switch n := node.(type) {
+		case map[string]any:
+			var renamed map[string]string
+			for k, v := range n {
+				if s, ok := v.(string); ok {
+					n[k] = escape(s)
+				} else {
+					walk(v)
 				}
-				renamed[k] = ek
+				if ek := escape(k); ek != k {
+					if renamed == nil {
+						renamed = map[string]string{}
+					}
+					renamed[k] = ek
+				}
+			}
+			for k, ek := range renamed {
+				n[ek] = n[k]
+				delete(n, k)
+			}
+		case []any:
+			for i, v := range n {
+				if s, ok := v.(string); ok {
+					n[i] = escape(s)
+				} else {
+					walk(v)
+				}
 			}
 		}
-		for k, ek := range renamed {
-			n[ek] = n[k]
-			delete(n, k)
-		}
-	case []any:
-		for i, v := range n {
-			n[i] = escapeStrings(v, e)
-		}
 	}
-	return node
+	walk(node)
+	return changed
 }

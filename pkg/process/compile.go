@@ -23,7 +23,6 @@ import (
 	"sort"
 	"sync"
 
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -44,6 +43,9 @@ func Compile(t *templates.Template, d Dialect) (*Plan, field.ErrorList) {
 	}
 	c.plan.arena = make([]byte, 0, size+size/8)
 	c.plan.ops = make([]op, 0, 4*dollars+8*len(t.Objects)+16)
+	if d == OpenShift {
+		c.redeclarationWarnings()
+	}
 	c.compileText()
 	if len(t.Rules) > 0 && d == Stencil {
 		c.compileRules()
@@ -139,15 +141,21 @@ func (c *compiler) compileText() {
 		for _, part := range append(l.key[:len(l.key):len(l.key)], l.value...) {
 			l.substituted = l.substituted || part.param >= 0
 		}
-		if !l.substituted {
-			c.errs = append(c.errs, metav1validation.ValidateLabels(map[string]string{k: c.template.ObjectLabels[k]}, c.plan.labelsPath)...)
+		switch {
+		case l.substituted:
+		case c.plan.dialect == OpenShift:
+			if msg := invalidLabel(k, c.template.ObjectLabels[k], c.plan.labelsPath); msg != "" {
+				c.warnings.add(msg, c.plan.labelsPath.String())
+			}
+		default:
+			c.errs = append(c.errs, validateLabels(map[string]string{k: c.template.ObjectLabels[k]}, c.plan.labelsPath)...)
 		}
 		c.plan.labels = append(c.plan.labels, l)
 	}
 }
 
 // textTemplate compiles a plain-text string. Typed references substitute as text there; in
-// the OpenShift dialect ${{P}} is not substituted in text, as in OpenShift.
+// the OpenShift dialect ${{P}} substitutes only as the whole string, as in OpenShift.
 func (c *compiler) textTemplate(s string, path func() *field.Path) []textPart {
 	content := []byte(s)
 	segs, _ := c.sx.split(content, nil)
@@ -159,7 +167,8 @@ func (c *compiler) textTemplate(s string, path func() *field.Path) []textPart {
 			switch {
 			case seg.param < 0:
 				c.undeclared(content, seg, path)
-			case c.plan.dialect == OpenShift && seg.typed:
+			case c.plan.dialect == OpenShift && seg.typed && len(segs) > 1:
+				c.warnings.add(fmt.Sprintf("%s is not substituted: OpenShift substitutes ${{%s}} only as a whole string", seg.text(content), seg.name(content)), path().String())
 			default:
 				param = seg.param
 			}

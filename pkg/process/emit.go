@@ -25,10 +25,8 @@ import (
 // end returns the offset after the value at src[i:].
 func (s *structure) end(src []byte, i int) int {
 	switch src[i] {
-	case '{', '[':
+	case '{', '[', '"':
 		return int(s.ends[i])
-	case '"':
-		return jsonbytes.SkipString(src, i)
 	}
 	return jsonbytes.SkipValue(src, i)
 }

@@ -22,7 +22,6 @@ import (
 	"sort"
 	"strings"
 
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
@@ -40,7 +39,7 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 	}
 	if len(errs) > 0 {
 		// The caller's labels need no values: report their problems now too.
-		return nil, append(errs, metav1validation.ValidateLabels(req.Labels, field.NewPath("labels"))...)
+		return nil, append(errs, validateLabels(req.Labels, field.NewPath("labels"))...)
 	}
 	limit := req.MaxOutputBytes
 	if limit <= 0 {
@@ -62,7 +61,7 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 	for i, v := range values {
 		x.values[i] = prepareValue(v, p.params[i].Type, p.usage[i])
 	}
-	labels, errs := p.objectLabels(values, req.Labels)
+	labels, labelWarnings, errs := p.objectLabels(values, req.Labels)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -75,7 +74,10 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 	result := &Result{
 		Message:    message,
 		Parameters: make([]templates.Parameter, len(p.params)),
-		Warnings:   append([]string(nil), p.warnings...),
+		Warnings:   append(append([]string(nil), p.warnings...), labelWarnings...),
+	}
+	if p.redeclared {
+		result.Warnings = append(result.Warnings, p.droppedValueWarnings(&req)...)
 	}
 	for i := range p.params {
 		result.Parameters[i] = p.params[i].Parameter
@@ -162,11 +164,11 @@ func tooLong(path *field.Path, limit int) *field.Error {
 }
 
 // objectLabels returns the template's labels, substituted, with the caller's merged over them,
-// after checking they are valid labels.
-func (p *Plan) objectLabels(values []string, callerLabels map[string]string) (map[string]string, field.ErrorList) {
-	labels := make(map[string]string, len(p.labels)+len(callerLabels))
+// after checking they are valid labels. The template's labels that are not, in the OpenShift
+// dialect, are warnings.
+func (p *Plan) objectLabels(values []string, callerLabels map[string]string) (labels map[string]string, warnings []string, errs field.ErrorList) {
+	labels = make(map[string]string, len(p.labels)+len(callerLabels))
 	var substituted map[string]string
-	var errs field.ErrorList
 	for _, l := range p.labels {
 		k, kOK := renderText(l.key, values, maxLabelBytes)
 		v, vOK := renderText(l.value, values, maxLabelBytes)
@@ -182,11 +184,24 @@ func (p *Plan) objectLabels(values []string, callerLabels map[string]string) (ma
 			substituted[k] = v
 		}
 	}
-	errs = append(errs, metav1validation.ValidateLabels(substituted, p.labelsPath)...)
+	if p.dialect == OpenShift {
+		keys := make([]string, 0, len(substituted))
+		for k := range substituted {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if msg := invalidLabel(k, substituted[k], p.labelsPath); msg != "" {
+				warnings = append(warnings, p.labelsPath.String()+": "+msg)
+			}
+		}
+	} else {
+		errs = append(errs, validateLabels(substituted, p.labelsPath)...)
+	}
 	for k, v := range callerLabels {
 		labels[k] = v
 	}
-	return labels, append(errs, metav1validation.ValidateLabels(callerLabels, field.NewPath("labels"))...)
+	return labels, warnings, append(errs, validateLabels(callerLabels, field.NewPath("labels"))...)
 }
 
 // executor writes one request's output.
@@ -307,4 +322,24 @@ func (x *executor) writeConfigs(configs []compiledObject, list string) []json.Ra
 	}
 	x.buf = objects
 	return out
+}
+
+// TemplateLabels returns the template's own labels substituted with the final values of an
+// Execute (its Result's Parameters), as OpenShift's processedtemplates answers them. It is
+// apart from Execute so that requests that do not answer them do not pay for them.
+func (p *Plan) TemplateLabels(params []templates.Parameter) map[string]string {
+	if len(p.labels) == 0 || len(params) != len(p.params) {
+		return nil
+	}
+	values := make([]string, len(params))
+	for i := range params {
+		values[i] = params[i].Value
+	}
+	labels := make(map[string]string, len(p.labels))
+	for _, l := range p.labels {
+		k, _ := renderText(l.key, values, maxLabelBytes)
+		v, _ := renderText(l.value, values, maxLabelBytes)
+		labels[k] = v
+	}
+	return labels
 }

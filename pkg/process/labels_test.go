@@ -19,6 +19,10 @@ package process
 import (
 	"strings"
 	"testing"
+
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // labelled wraps objects into one of our Templates with objectLabels app=${APP} and a ${L} key.
@@ -137,4 +141,42 @@ func TestCallerLabelsWinAndAreValidated(t *testing.T) {
 	_, errs = processCase(t, template, Request{Labels: map[string]string{"bad key!": "x"},
 		Parameters: map[string]string{"APP": "not valid!"}})
 	errorsContain(t, errs, `objectLabels: Invalid value: "not valid!"`, `labels: Invalid value: "bad key!"`)
+}
+
+// TestPlainLabelsAreWhatValidateLabelsAccepts checks the shortcut of validateLabels against
+// the API's label checks: for keys without a prefix and for values, plain means valid.
+func TestPlainLabelsAreWhatValidateLabelsAccepts(t *testing.T) {
+	alphabet := []string{"a", "Z", "0", "-", "_", ".", "/", " ", "é", "$"}
+	parts := []string{"", strings.Repeat("a", 63), strings.Repeat("a", 64), "a" + strings.Repeat("-", 61) + "b"}
+	var grow func(prefix string, n int)
+	grow = func(prefix string, n int) {
+		parts = append(parts, prefix)
+		if n == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			grow(prefix+c, n-1)
+		}
+	}
+	grow("", 3)
+	plain := 0
+	for _, s := range parts {
+		keyErrs := metav1validation.ValidateLabelName(s, field.NewPath("k"))
+		valueErrs := validation.IsValidLabelValue(s)
+		if !strings.Contains(s, "/") && plainLabelPart(s, false) != (len(keyErrs) == 0) {
+			t.Errorf("key %q: plain %v, ValidateLabelName %v", s, plainLabelPart(s, false), keyErrs)
+		}
+		if plainLabelPart(s, true) != (len(valueErrs) == 0) {
+			t.Errorf("value %q: plain %v, IsValidLabelValue %v", s, plainLabelPart(s, true), valueErrs)
+		}
+		if plainLabelPart(s, false) {
+			plain++
+		}
+		if errs := validateLabels(map[string]string{s: s}, field.NewPath("labels")); len(errs) != len(metav1validation.ValidateLabels(map[string]string{s: s}, field.NewPath("labels"))) {
+			t.Errorf("%q: validateLabels %v", s, errs)
+		}
+	}
+	if plain == 0 {
+		t.Fatal("no plain label among the cases")
+	}
 }

@@ -59,6 +59,8 @@ type Plan struct {
 	item int
 
 	warnings []string
+	// redeclared says an OpenShift template declares a name more than once (see lenient.go).
+	redeclared bool
 	// outputSize estimates the size of the objects' output, to size the buffer once.
 	outputSize int
 }
@@ -167,3 +169,7 @@ func (p *Plan) Size() int64 {
 	}
 	return size + 512 // the Plan itself, its maps and small slices
 }
+
+// Warnings are what compiling the template tolerated: in the OpenShift dialect, references to
+// undeclared parameters and OpenShift's leniencies. Execute returns them too.
+func (p *Plan) Warnings() []string { return p.warnings }

@@ -28,7 +28,8 @@ import (
 // structure indexes one compacted object, so that the walker can skip any value that holds
 // no "$" in constant time instead of reading it again at every depth.
 type structure struct {
-	// ends[i] is the offset after the object or array that opens at i; other entries are junk.
+	// ends[i] is the offset after the object, array or string that opens at i; other entries
+	// are junk.
 	ends []int32
 	// dollars are the offsets of every "$" (and of every \u0024 escape), in order;
 	// nextDollar is the first one at or after the last offset hasDollar was asked about.
@@ -104,11 +105,13 @@ func (s *structure) compact(buf *[]byte, src []byte) ([]byte, error) {
 					return nil, syntaxError(src, i, "a member name")
 				}
 				at := i
+				var escaped bool
 				var err error
-				if i, err = s.str(src, i, r.out(0)); err != nil {
+				if i, escaped, err = s.str(src, i, r.out(0)); err != nil {
 					return nil, err
 				}
-				if err := s.addName(src[at:i], top); err != nil {
+				s.ends[r.out(at)] = int32(r.out(i))
+				if err := s.addName(src[at:i], escaped, top); err != nil {
 					return nil, err
 				}
 				i = r.space(src, i)
@@ -137,10 +140,12 @@ func (s *structure) compact(buf *[]byte, src []byte) ([]byte, error) {
 				}
 				continue
 			case c == '"':
+				at := i
 				var err error
-				if i, err = s.str(src, i, r.out(0)); err != nil {
+				if i, _, err = s.str(src, i, r.out(0)); err != nil {
 					return nil, err
 				}
+				s.ends[r.out(at)] = int32(r.out(i))
 			default:
 				end := scalarEnd(src, i)
 				if !validScalar(src[i:end]) {
@@ -206,15 +211,15 @@ func (s *structure) close(end int) {
 
 // addName records a member name of the innermost object, refusing a repeated one. Names
 // are compared by their content, so "a" and "\u0061" are the same name.
-func (s *structure) addName(quoted []byte, top int) error {
+func (s *structure) addName(quoted []byte, escaped bool, top int) error {
 	name := quoted[1 : len(quoted)-1]
-	if bytes.IndexByte(name, '\\') >= 0 {
+	if escaped {
 		name = jsonbytes.StringContent(quoted)
 	}
 	f := &s.frames[top]
 	if f.set != nil {
 		if _, dup := f.set[string(name)]; dup {
-			return fmt.Errorf("duplicate member name %q", name)
+			return &duplicateNameError{name: name}
 		}
 		f.set[string(name)] = struct{}{}
 		return nil
@@ -222,7 +227,7 @@ func (s *structure) addName(quoted []byte, top int) error {
 	earlier := s.names[f.names:]
 	for _, seen := range earlier {
 		if bytes.Equal(seen, name) {
-			return fmt.Errorf("duplicate member name %q", name)
+			return &duplicateNameError{name: name}
 		}
 	}
 	if len(earlier) < namesBeforeSet {
@@ -252,36 +257,37 @@ var stringSpecial = func() (t [256]bool) {
 }()
 
 // str checks the string at src[i] and notes its dollars; base+j is where src[j] lands in the
-// output. It returns the offset after the string.
-func (s *structure) str(src []byte, i, base int) (int, error) {
+// output. It returns the offset after the string and whether the string has escapes.
+func (s *structure) str(src []byte, i, base int) (end int, escaped bool, err error) {
 	for j := i + 1; ; {
 		for j < len(src) && !stringSpecial[src[j]] {
 			j++
 		}
 		if j >= len(src) {
-			return len(src), fmt.Errorf("unterminated string")
+			return len(src), false, fmt.Errorf("unterminated string")
 		}
 		switch c := src[j]; {
 		case c == '"':
-			return j + 1, nil
+			return j + 1, escaped, nil
 		case c == '$':
 			s.dollars = append(s.dollars, int32(base+j))
 			j++
 		case c == '\\':
 			n, err := escapeLength(src, j)
 			if err != nil {
-				return j, err
+				return j, false, err
 			}
+			escaped = true
 			if n == 6 && src[j+2] == '0' && src[j+3] == '0' && src[j+4] == '2' && src[j+5] == '4' {
 				s.dollars = append(s.dollars, int32(base+j))
 			}
 			j += n
 		case c < 0x20:
-			return j, fmt.Errorf("offset %d: control character %#x in a string", j, c)
+			return j, false, fmt.Errorf("offset %d: control character %#x in a string", j, c)
 		default:
 			r, size := utf8.DecodeRune(src[j:])
 			if r == utf8.RuneError && size == 1 {
-				return j, fmt.Errorf("offset %d: invalid UTF-8 in a string", j)
+				return j, false, fmt.Errorf("offset %d: invalid UTF-8 in a string", j)
 			}
 			j += size
 		}

@@ -27,7 +27,7 @@ import (
 
 // checkCompact compares structure.compact with jsontext's strict compaction: both accept the
 // same inputs and write the same bytes, and the index points where a reader would find the
-// ends of containers and the dollars.
+// ends of containers and strings, and the dollars.
 func checkCompact(t *testing.T, in []byte) {
 	t.Helper()
 	var s structure
@@ -48,6 +48,9 @@ func checkCompact(t *testing.T, in []byte) {
 		switch got[i] {
 		case '"':
 			end := jsonbytes.SkipString(got, i)
+			if int(s.ends[i]) != end {
+				t.Fatalf("%q: string at %d ends at %d, index says %d", got, i, end, s.ends[i])
+			}
 			for k := i; k < end; k++ {
 				if got[k] == '$' {
 					dollars = append(dollars, int32(k))

@@ -65,7 +65,7 @@ func (w *walker) parameterisedNamespace(at int) bool {
 	if w.src[at] != '"' {
 		return false
 	}
-	content := jsonbytes.StringContent(w.src[at:jsonbytes.SkipString(w.src, at)])
+	content := jsonbytes.StringContent(w.src[at:w.st.end(w.src, at)])
 	segs, _ := w.c.sx.split(content, w.valueSegs[:0])
 	for _, seg := range segs {
 		if seg.ref {
@@ -139,11 +139,12 @@ func forEachMember(b []byte, i int, fn func(key []byte, at, end int)) {
 // objects and arrays are then looked up instead of read again.
 func forEachMemberOf(b []byte, i int, st *structure, fn func(key []byte, at, end int)) {
 	for i++; b[i] != '}'; {
-		keyEnd := jsonbytes.SkipString(b, i)
-		var end int
+		var keyEnd, end int
 		if st != nil {
+			keyEnd = st.end(b, i)
 			end = st.end(b, keyEnd+1)
 		} else {
+			keyEnd = jsonbytes.SkipString(b, i)
 			end = jsonbytes.SkipValue(b, keyEnd+1)
 		}
 		fn(b[i:keyEnd], keyEnd+1, end)

@@ -117,6 +117,9 @@ type Input struct {
 	GetTemplate transform.TemplateGetter
 	// RemovalRules are the CustomTransforms in force.
 	RemovalRules []remove.Rule
+	// Plugins are the plugin providers the administrator allows for this request; the zero
+	// value runs none.
+	Plugins transform.Plugins
 }
 
 // Output is the result of processing.
@@ -159,7 +162,7 @@ func (p *Renderer) Render(ctx context.Context, in Input) (*Output, field.ErrorLi
 	}
 	after := &afterEngine{kindResource: p.kindToResource, rules: in.RemovalRules, properties: in.Properties, destinations: in.Destinations,
 		maxBytes: in.Request.MaxOutputBytes, limits: p.limits, buildSlots: p.buildSlots}
-	if after.pipeline, errs = p.pipeline(configs, result.Generators, result.Transformers); len(errs) > 0 {
+	if after.pipeline, errs = p.pipeline(in.Plugins, configs, result.Generators, result.Transformers); len(errs) > 0 {
 		return nil, sortErrors(errs), nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -182,7 +185,7 @@ func (p *Renderer) configProblems(in Input) field.ErrorList {
 	if in.Stored {
 		return nil
 	}
-	return append(transform.ValidateGenerators(in.Template), transform.ValidateTransformers(in.Template)...)
+	return append(in.Plugins.ValidateGenerators(in.Template), in.Plugins.ValidateTransformers(in.Template)...)
 }
 
 // sortErrors orders problems by field path, as every validation of the API does, and drops
@@ -267,11 +270,13 @@ func (p *Renderer) plan(t *templates.Template, stored bool, importsKey string) (
 // pipeline compiles the generators and the consolidated transformer configs as the engine
 // substituted them, or reuses the pipeline of the same substituted configs: most requests
 // give them the same parameters.
-func (p *Renderer) pipeline(configs []transform.Config, generators, substituted []json.RawMessage) (*transform.Pipeline, field.ErrorList) {
+func (p *Renderer) pipeline(plugins transform.Plugins, configs []transform.Config, generators, substituted []json.RawMessage) (*transform.Pipeline, field.ErrorList) {
 	if len(generators) == 0 && len(substituted) == 0 {
 		return nil, nil
 	}
 	h := sha256.New()
+	h.Write([]byte(plugins.CacheKey()))
+	h.Write([]byte{0})
 	size := 0
 	for _, c := range generators {
 		h.Write(c)
@@ -297,7 +302,7 @@ func (p *Renderer) pipeline(configs []transform.Config, generators, substituted 
 		}
 		list = append(list, c)
 	}
-	pipeline, errs := transform.Compile(list)
+	pipeline, errs := plugins.Compile(list)
 	// A compiled pipeline holds its configs decoded, a few times their bytes.
 	if len(errs) == 0 && p.pipelines.add(key, pipeline, int64(4*size+1024)) {
 		p.cacheEntries(PipelineCache, p.pipelines)

@@ -216,7 +216,7 @@ patches:
 			for _, c := range tc.transformers {
 				tm.Transformers = append(tm.Transformers, runtime.RawExtension{Raw: yamlJSON(t, c)})
 			}
-			if errs := ValidateTransformers(tm); len(errs) > 0 {
+			if errs := (Plugins{}).ValidateTransformers(tm); len(errs) > 0 {
 				t.Fatal(errs.ToAggregate())
 			}
 			configs, errs := Consolidate(tm, store())

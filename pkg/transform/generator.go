@@ -20,7 +20,6 @@ import (
 	"encoding/json"
 	"slices"
 
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
@@ -46,7 +45,7 @@ func registerGenerator(kind string, factory Factory) {
 // generatorFactoryFor returns the factory of a generator kind, or why there is none.
 func generatorFactoryFor(apiVersion, kind string) (Factory, string) {
 	if apiVersion != "" && apiVersion != BuiltinAPIVersion {
-		return nil, "generator plugins are not enabled: use apiVersion " + BuiltinAPIVersion
+		return nil, "a built-in generator has apiVersion " + BuiltinAPIVersion
 	}
 	if f, ok := builtinGenerators[kind]; ok {
 		return f, ""
@@ -82,46 +81,27 @@ func GeneratorConfigs(raws []json.RawMessage) []Config {
 }
 
 // ValidateGenerators checks what can be known about a Template's generators when it is
-// created or updated; fields holding parameter references are checked after substitution.
-func ValidateGenerators(t *templates.Template) field.ErrorList {
+// created or updated, under the policy p; fields holding parameter references are checked
+// after substitution.
+func (p Plugins) ValidateGenerators(t *templates.Template) field.ErrorList {
 	var errs field.ErrorList
 	for i, raw := range t.Generators {
 		path := field.NewPath("generators").Index(i)
-		h, err := readGeneratorHeader(raw, path)
-		if err != nil {
-			errs = append(errs, err)
+		if _, err := jsonbytes.DecodeObject(raw.Raw); err != nil {
+			errs = append(errs, field.Invalid(path, string(raw.Raw), "a generator config must be an object: "+err.Error()))
 			continue
 		}
-		factory, why := generatorFactoryFor(h.APIVersion, h.Kind)
+		h, factory, ferrs := p.factory(raw.Raw, path, true)
 		if factory == nil {
 			if !hasParamRef(h.APIVersion) && !hasParamRef(h.Kind) {
-				errs = append(errs, generatorKindError(path, h.APIVersion, h.Kind, why))
+				errs = append(errs, ferrs...)
 			}
 			continue
 		}
-		_, ferrs := factory(raw.Raw, path)
+		_, ferrs = factory(raw.Raw, path)
 		errs = append(errs, dropParamRefErrors(ferrs, raw.Raw, path)...)
 	}
 	return errs
-}
-
-// readGeneratorHeader reads a generator config's apiVersion and kind.
-func readGeneratorHeader(raw runtime.RawExtension, path *field.Path) (configHeader, *field.Error) {
-	var h configHeader
-	obj, err := jsonbytes.DecodeObject(raw.Raw)
-	if err != nil {
-		return h, field.Invalid(path, string(raw.Raw), "a generator config must be an object: "+err.Error())
-	}
-	var ok bool
-	if h.Kind, ok = obj["kind"].(string); !ok || h.Kind == "" {
-		return h, field.Required(path.Child("kind"), "")
-	}
-	if v, present := obj["apiVersion"]; present {
-		if h.APIVersion, ok = v.(string); !ok {
-			return h, field.Invalid(path.Child("apiVersion"), v, "must be a string")
-		}
-	}
-	return h, nil
 }
 
 // stepNoun says what a step is in messages: a generator or a transformer.

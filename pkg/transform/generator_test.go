@@ -213,7 +213,7 @@ func TestValidateGenerators(t *testing.T) {
 		{"parameters in values are checked after substitution", "{kind: ConfigMapGenerator, metadata: {name: '${NAME}'}, behavior: '${B}', literals: ['${KV}']}", nil},
 		{"no kind", "{metadata: {name: cfg}}", []string{"generators[0].kind: Required value"}},
 		{"unknown kind", "{kind: JobGenerator, metadata: {name: cfg}}", []string{`generators[0].kind: Unsupported value: "JobGenerator": supported values: "ConfigMapGenerator", "SecretGenerator"`}},
-		{"plugins not enabled", "{apiVersion: team.example.com/v1, kind: App, metadata: {name: cfg}}", []string{`generators[0].apiVersion: Invalid value: "team.example.com/v1": generator plugins are not enabled`}},
+		{"plugins not enabled", "{apiVersion: team.example.com/v1, kind: App, metadata: {name: cfg}}", []string{`generators[0].apiVersion: Forbidden: the execPlugin (team.example.com) provider is not enabled on this server: an administrator must enable it`}},
 		{"no name", "{kind: SecretGenerator, literals: [a=b]}", []string{"generators[0].metadata.name: Required value: the name of the generated Secret"}},
 		{"bad behavior", "{kind: ConfigMapGenerator, metadata: {name: c}, behavior: upsert}", []string{`generators[0].behavior: Unsupported value: "upsert"`}},
 		{"literal without =", "{kind: ConfigMapGenerator, metadata: {name: c}, literals: [A, =B]}", []string{
@@ -231,7 +231,7 @@ func TestValidateGenerators(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tm := &templates.Template{Generators: []runtime.RawExtension{{Raw: yamlJSON(t, tc.generator)}}}
-			errs := ValidateGenerators(tm)
+			errs := Plugins{}.ValidateGenerators(tm)
 			if len(errs) != len(tc.want) {
 				t.Fatalf("errors %v, want %d: %v", errs, len(tc.want), tc.want)
 			}

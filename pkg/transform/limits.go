@@ -16,6 +16,8 @@ limitations under the License.
 
 package transform
 
+import "time"
+
 // Default per-request processing limits; the server's flags default to them. Why each value
 // was chosen is written where it is enforced (kustomize_limits.go, composition.go).
 const (
@@ -56,6 +58,12 @@ type Limits struct {
 	TransformerImports int
 	// ImportDepth bounds transformer import chains.
 	ImportDepth int
+	// StarlarkSteps, StarlarkTimeout and StarlarkMemoryBytes bound one Starlark
+	// transformer's run: bytecode steps, wall-clock time, and what its operators and
+	// built-ins may create.
+	StarlarkSteps       int
+	StarlarkTimeout     time.Duration
+	StarlarkMemoryBytes int
 }
 
 // orDefault returns v, or def when v is not positive.

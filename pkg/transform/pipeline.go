@@ -92,9 +92,11 @@ type configHeader struct {
 	Metadata   struct {
 		Name string `json:"name"`
 	} `json:"metadata"`
+	// Provider is only looked at for being there; the plugin's factory reads it strictly.
+	Provider json.RawMessage `json:"provider"`
 }
 
-// factoryFor returns the factory of a transformer kind, or why there is none.
+// factoryFor returns the factory of a built-in transformer kind, or why there is none.
 func factoryFor(apiVersion, kind string) (Factory, string) {
 	switch apiVersion {
 	case "", BuiltinAPIVersion:
@@ -108,41 +110,37 @@ func factoryFor(apiVersion, kind string) (Factory, string) {
 		}
 		return nil, "only kind Kustomization is supported with apiVersion " + KustomizationAPIVersion
 	}
-	return nil, "transformer plugins are not supported yet: use apiVersion " + BuiltinAPIVersion +
-		" or " + KustomizationAPIVersion
+	return nil, "a plugin's apiVersion must name an API group"
 }
 
-// Compile builds the pipeline of a consolidated, parameter-substituted transformer list,
-// reporting every problem at once.
+// Compile builds the pipeline of a consolidated, parameter-substituted transformer list (and
+// generator list, see GeneratorConfigs), reporting every problem at once. It runs no plugin:
+// a config that needs one is refused, as by the zero Plugins.
 func Compile(configs []Config) (*Pipeline, field.ErrorList) {
+	return Plugins{}.Compile(configs)
+}
+
+// Compile is Compile under the policy p: plugin configs whose provider p enables become steps,
+// the others are refused with a 422 naming their provider.
+func (p Plugins) Compile(configs []Config) (*Pipeline, field.ErrorList) {
 	var errs field.ErrorList
-	p := &Pipeline{}
+	pipeline := &Pipeline{}
 	names := map[string]bool{}
 	for i, c := range configs {
 		path := c.Path
 		if path == nil {
 			path = field.NewPath("transformers").Index(i)
 		}
-		var h configHeader
-		if err := json.Unmarshal(c.Raw, &h); err != nil {
-			errs = append(errs, field.Invalid(path, "", "malformed "+stepNoun(c.Generator)+" config: "+err.Error()))
+		h, factory, ferrs := p.factory(c.Raw, path, c.Generator)
+		if factory == nil {
+			errs = append(errs, ferrs...)
 			continue
 		}
 		if c.Generator {
-			factory, why := generatorFactoryFor(h.APIVersion, h.Kind)
-			if factory == nil {
-				errs = append(errs, generatorKindError(path, h.APIVersion, h.Kind, why))
-				continue
-			}
 			t, terrs := factory(c.Raw, path)
 			errs = append(errs, terrs...)
 			// A generator is named by what it makes; two may make the same name (merge).
-			p.steps = append(p.steps, step{name: generatedName(c.Raw), kind: h.Kind, t: t, generator: true, path: path})
-			continue
-		}
-		factory, why := factoryFor(h.APIVersion, h.Kind)
-		if factory == nil {
-			errs = append(errs, kindError(path, h.APIVersion, h.Kind, why))
+			pipeline.steps = append(pipeline.steps, step{name: generatedName(c.Raw, h), kind: h.Kind, t: t, generator: true, path: path})
 			continue
 		}
 		name := h.Metadata.Name
@@ -155,12 +153,41 @@ func Compile(configs []Config) (*Pipeline, field.ErrorList) {
 		names[name] = true
 		t, terrs := factory(c.Raw, path)
 		errs = append(errs, terrs...)
-		p.steps = append(p.steps, step{name: name, kind: h.Kind, t: t})
+		pipeline.steps = append(pipeline.steps, step{name: name, kind: h.Kind, t: t})
 	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	return p, nil
+	return pipeline, nil
+}
+
+// factory reads a config's header and returns the factory that builds its step under p: a
+// built-in transformer or generator, the Kustomization, or a plugin; or every reason there
+// is none.
+func (p Plugins) factory(raw []byte, path *field.Path, generator bool) (configHeader, Factory, field.ErrorList) {
+	var h configHeader
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return h, nil, field.ErrorList{field.Invalid(path, "", "malformed "+stepNoun(generator)+" config: "+err.Error())}
+	}
+	if h.Kind == "" {
+		return h, nil, field.ErrorList{field.Required(path.Child("kind"), "")}
+	}
+	if isPluginConfig(h) {
+		f, errs := p.pluginFactory(raw, h, path, generator)
+		return h, f, errs
+	}
+	if generator {
+		f, why := generatorFactoryFor(h.APIVersion, h.Kind)
+		if f == nil {
+			return h, nil, field.ErrorList{generatorKindError(path, h.APIVersion, h.Kind, why)}
+		}
+		return h, f, nil
+	}
+	f, why := factoryFor(h.APIVersion, h.Kind)
+	if f == nil {
+		return h, nil, field.ErrorList{kindError(path, h.APIVersion, h.Kind, why)}
+	}
+	return h, f, nil
 }
 
 // kindError reports an unusable apiVersion or kind.
@@ -227,18 +254,15 @@ func (p *Pipeline) Transform(ctx *Context, objects []Object) ([]Object, error) {
 }
 
 // generatedName is the name a generator config gives its object, for messages.
-func generatedName(raw []byte) string {
+func generatedName(raw []byte, h configHeader) string {
 	var c struct {
-		Name     string `json:"name"`
-		Metadata struct {
-			Name string `json:"name"`
-		} `json:"metadata"`
+		Name string `json:"name"`
 	}
 	_ = json.Unmarshal(raw, &c)
 	if c.Name != "" {
 		return c.Name
 	}
-	return c.Metadata.Name
+	return h.Metadata.Name
 }
 
 // run runs one transformer; a panic (a bug, or a library meeting input it does not expect)

@@ -31,7 +31,9 @@ import (
 // its overrides and its order. Fields whose values hold parameter references are only checked
 // after substitution, by Compile. Imports are resolved at processing time, since the imported
 // Templates may change independently.
-func ValidateTransformers(t *templates.Template) field.ErrorList {
+//
+// A plugin config is checked under p: a provider p does not enable is a 422 naming it.
+func (p Plugins) ValidateTransformers(t *templates.Template) field.ErrorList {
 	var errs field.ErrorList
 	names := map[string]bool{}
 	basePath := field.NewPath("transformers")
@@ -49,10 +51,10 @@ func ValidateTransformers(t *templates.Template) field.ErrorList {
 			errs = append(errs, field.Duplicate(path.Child("metadata", "name"), c.Name))
 		}
 		names[c.Name] = true
-		factory, why := factoryFor(c.APIVersion, c.Kind)
+		h, factory, ferrs := p.factory(c.Raw, path, false)
 		if factory == nil {
-			if !hasParamRef(c.APIVersion) && !hasParamRef(c.Kind) {
-				errs = append(errs, kindError(path, c.APIVersion, c.Kind, why))
+			if !hasParamRef(h.APIVersion) && !hasParamRef(h.Kind) {
+				errs = append(errs, ferrs...)
 			}
 			continue
 		}
@@ -71,7 +73,8 @@ func ValidateTransformers(t *templates.Template) field.ErrorList {
 			errs = append(errs, ferr)
 			continue
 		}
-		if f, why := factoryFor(h.APIVersion, h.Kind); f == nil {
+		// An override of a plugin's config is checked with the config it patches.
+		if f, why := factoryFor(h.APIVersion, h.Kind); f == nil && !isPluginConfig(h) {
 			errs = append(errs, kindError(path, h.APIVersion, h.Kind, why))
 		}
 	}

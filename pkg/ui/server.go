@@ -95,6 +95,7 @@ func NewServer(options Options, port int) (*Server, error) {
 	api.HandleFunc("GET /ui/api/config", s.serveConfig)
 	api.HandleFunc("POST /ui/api/apply", actions.serveApply)
 	api.HandleFunc("POST /ui/api/status", actions.serveStatus)
+	api.HandleFunc("POST /ui/api/instance-message", actions.serveInstanceMessage)
 
 	mux := http.NewServeMux()
 	mux.Handle("/", assetHandler())

@@ -18,6 +18,10 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,23 +35,26 @@ import (
 	"stencil.dev/stencil/test/browser"
 )
 
-// TestCatalogUICreates runs `kubectl stencil ui` as a token user who may edit one namespace,
-// creates the redis example from the catalog in headless Chromium, and follows the result
-// page: the objects are applied as that user (server-side apply, field manager stencil-ui),
-// and a Deployment becoming available turns its row Ready without a reload.
+// TestCatalogUICreates runs `kubectl stencil ui` as a token user who may edit one namespace.
+// In headless Chromium it creates the redis example, which makes a TemplateInstance (the
+// cluster serves them) recorded as that user's. Then, through the same catalog server and its
+// token, the apply path of clusters without TemplateInstances: the processed objects applied
+// as the user (server-side apply, field manager stencil-ui), readiness read again until a
+// Deployment turns ready, and a namespace the user may not write refusing each object by name.
 func TestCatalogUICreates(t *testing.T) {
 	if err := browser.EnsureChromium(repoRoot); err != nil {
 		t.Fatal(err)
 	}
 	ns := "e2e-ui"
 	mustKubectl(t, "admin", "", "create", "namespace", ns)
+	mustKubectl(t, "admin", "", "create", "namespace", ns+"-other")
 	mustKubectl(t, "admin", "", "create", "-n", ns, "-f", filepath.Join(repoRoot, "artifacts", "examples", "redis.yaml"))
 	// No controller-manager fills the aggregated edit role here: the user gets the verbs the
-	// objects need (apply is patch, and create for a new object) and Stencil's two roles.
+	// objects need (apply is patch, and create for a new object) and Stencil's roles.
 	mustKubectl(t, "admin", "", "create", "role", "ui-apply", "-n", ns, "--verb=get,create,patch",
 		"--resource=secrets,services,deployments.apps")
 	mustKubectl(t, "admin", "", "create", "rolebinding", "ui-apply", "-n", ns, "--role=ui-apply", "--user=ui-user")
-	for _, role := range []string{"stencil-view", "stencil-process"} {
+	for _, role := range []string{"stencil-view", "stencil-process", "stencil-edit"} {
 		mustKubectl(t, "admin", "", "create", "rolebinding", "ui-"+role, "-n", ns, "--clusterrole="+role, "--user=ui-user")
 	}
 	url := startCatalog(t, "ui-user", ns)
@@ -57,44 +64,110 @@ func TestCatalogUICreates(t *testing.T) {
 		chromedp.Click(`a[href="#/templates/`+ns+`/redis"]`), chromedp.WaitVisible(`#template-form`),
 		browser.WaitFor(`document.querySelector('#preview-status').textContent.startsWith('Up to date')`))
 	tab.Run("naming it", browser.Clear(`#param-NAME`), chromedp.SendKeys(`#param-NAME`, "cache-ui"),
+		browser.Clear(`#instance-name`), chromedp.SendKeys(`#instance-name`, "cache-ui"),
 		browser.WaitFor(`document.querySelector('#preview-yaml').textContent.includes('name: cache-ui')`))
-	tab.Run("creating", chromedp.Click(`#create`), chromedp.WaitVisible(`#result-title`),
-		browser.WaitFor(`document.querySelectorAll('#objects tbody tr').length === 3`))
-	states := func() string {
-		var s string
-		tab.Eval(`[...document.querySelectorAll('#objects tbody tr')].map(r => r.children[0].textContent + '=' + r.dataset.state).join(',')`, &s)
-		return s
+	tab.Run("creating", chromedp.Click(`#create`),
+		browser.WaitFor(`(document.querySelector('#instance-title') || {}).textContent === 'cache-ui'`))
+	tab.Screenshot("e2e-01-instance")
+	spec := mustKubectl(t, "admin", "", "get", "templateinstance", "cache-ui", "-n", ns,
+		"-o", "jsonpath={.spec.templateRef.name} {.spec.parameters.NAME} {.spec.requester.username}")
+	if spec != "redis cache-ui ui-user" {
+		t.Errorf("the instance's template, NAME and requester: %q", spec)
 	}
-	if got := states(); got != "Secret=ready,Service=ready,Deployment=waiting" {
-		tab.Screenshot("failed-e2e-result")
-		t.Fatalf("after create: %s\n%s", got, tab.Text("#objects"))
-	}
-	if got := tab.Text("#result-message"); got != "Redis cache-ui is ready; the password is in Secret cache-ui." {
-		t.Errorf("message %q", got)
-	}
-	tab.Screenshot("e2e-01-result-waiting")
 
-	managers := mustKubectl(t, "admin", "", "get", "deployment", "cache-ui", "-n", ns, "-o", "jsonpath={.metadata.managedFields[*].manager}")
+	catalog := newCatalogClient(t, url)
+	var list struct {
+		Items []map[string]any `json:"items"`
+	}
+	catalog.do("POST", "/k8s/apis/templates.stencil.dev/v1alpha1/namespaces/"+ns+"/templates/redis/processed",
+		map[string]any{"parameters": map[string]string{"NAME": "direct"}}, 201, &list)
+	var states []objectState
+	catalog.do("POST", "/ui/api/apply", map[string]any{"namespace": ns, "objects": list.Items}, 200, &states)
+	if got := summary(states); got != "Secret=ready,Service=ready,Deployment=waiting" {
+		t.Fatalf("after apply: %s (%+v)", got, states)
+	}
+	managers := mustKubectl(t, "admin", "", "get", "deployment", "direct", "-n", ns, "-o", "jsonpath={.metadata.managedFields[*].manager}")
 	if !strings.Contains(managers, "stencil-ui") {
 		t.Errorf("the Deployment's field managers are %q, want stencil-ui's apply", managers)
 	}
-	// What a controller would write once the pod runs; the page reads it again by itself.
-	mustKubectl(t, "admin", "", "patch", "deployment", "cache-ui", "-n", ns, "--subresource=status", "--type=merge",
+	// What a controller would write once the pod runs.
+	mustKubectl(t, "admin", "", "patch", "deployment", "direct", "-n", ns, "--subresource=status", "--type=merge",
 		"-p", `{"status":{"observedGeneration":1,"replicas":1,"readyReplicas":1,"availableReplicas":1,"updatedReplicas":1}}`)
-	tab.Run("waiting for the Deployment to turn ready", browser.WaitFor(`document.querySelector('#result-summary').textContent.startsWith('3 of 3 objects ready')`))
-	if got := states(); got != "Secret=ready,Service=ready,Deployment=ready" {
+	catalog.do("POST", "/ui/api/status", map[string]any{"objects": states}, 200, &states)
+	if got := summary(states); got != "Secret=ready,Service=ready,Deployment=ready" {
 		t.Errorf("after the rollout: %s", got)
 	}
-	tab.Screenshot("e2e-02-result-ready")
 
-	// The user's own rights: a namespace they may not write refuses the objects, by name.
-	mustKubectl(t, "admin", "", "create", "namespace", ns+"-other")
-	tab.Run("creating elsewhere", chromedp.Navigate(strings.SplitN(url, "#", 2)[0]+"#/templates/"+ns+"/redis"), chromedp.WaitVisible(`#template-form`),
-		chromedp.SetValue(`#namespace`, ns+"-other"), chromedp.Click(`#create`), chromedp.WaitVisible(`#result-title`))
-	if got := tab.Text("#objects"); strings.Count(got, "forbidden") != 3 {
-		t.Errorf("creating in a namespace ui-user may not write: %s", got)
+	catalog.do("POST", "/ui/api/apply", map[string]any{"namespace": ns + "-other", "objects": list.Items}, 200, &states)
+	for _, s := range states {
+		if s.Exists || !strings.Contains(s.Message, `User "ui-user" cannot patch`) {
+			t.Errorf("%s in a namespace ui-user may not write: %+v", s.Kind, s)
+		}
 	}
-	tab.Screenshot("e2e-03-result-forbidden")
+}
+
+// objectState is what /ui/api/apply and /ui/api/status answer per object.
+type objectState struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace"`
+	Name       string `json:"name"`
+	Exists     bool   `json:"exists"`
+	Ready      bool   `json:"ready"`
+	Message    string `json:"message"`
+}
+
+func summary(states []objectState) string {
+	var parts []string
+	for _, s := range states {
+		word := "waiting"
+		if s.Ready {
+			word = "ready"
+		} else if !s.Exists {
+			word = "missing: " + s.Message
+		}
+		parts = append(parts, s.Kind+"="+word)
+	}
+	return strings.Join(parts, ",")
+}
+
+// catalogClient calls the catalog server as its pages do: same origin, with the token.
+type catalogClient struct {
+	t     *testing.T
+	base  string
+	token string
+}
+
+func newCatalogClient(t *testing.T, url string) *catalogClient {
+	base, fragment, _ := strings.Cut(url, "/#")
+	return &catalogClient{t: t, base: base, token: strings.TrimPrefix(fragment, "token=")}
+}
+
+func (c *catalogClient) do(method, path string, body any, wantCode int, out any) {
+	c.t.Helper()
+	data, err := json.Marshal(body)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req, err := http.NewRequest(method, c.base+path, bytes.NewReader(data))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("X-Stencil-Token", c.token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", c.base)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	answer, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != wantCode {
+		c.t.Fatalf("%s %s: HTTP %d, want %d: %s", method, path, resp.StatusCode, wantCode, answer)
+	}
+	if err := json.Unmarshal(answer, out); err != nil {
+		c.t.Fatalf("%s %s: %v: %s", method, path, err, answer)
+	}
 }
 
 // startCatalog runs `kubectl stencil ui` as user in namespace ns and returns the URL it prints.

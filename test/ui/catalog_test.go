@@ -27,6 +27,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"stencil.dev/stencil/test/browser"
 )
@@ -118,9 +119,7 @@ func TestCatalogToResult(t *testing.T) {
 	if invalid != "true" {
 		t.Errorf("aria-invalid=%q on the refused field", invalid)
 	}
-	if got := b.Text("#alert"); !strings.Contains(got, "Database Service Name") {
-		t.Errorf("the error was not announced: alert region says %q", got)
-	}
+	b.Run("hearing the error", browser.WaitFor(`document.querySelector('#alert').textContent.includes('Database Service Name')`))
 	b.Screenshot("04-server-error")
 
 	b.Run("fixing the value", chromedp.SendKeys(field, "orders-db"),
@@ -132,21 +131,42 @@ func TestCatalogToResult(t *testing.T) {
 	b.Run("opening the YAML", chromedp.Click(`.yaml-box summary`))
 	b.Screenshot("05-fixed-preview")
 
-	b.Run("creating", chromedp.Click(`#create`), chromedp.WaitVisible(`#result-title`))
-	if got := b.Text("#result-message"); !strings.Contains(got, "orders-db") || strings.Contains(got, "${") {
-		t.Errorf("the result's message: %q", got)
+	// The server serves TemplateInstances: create makes one, and its page is the result.
+	b.Run("creating", browser.Clear(`#instance-name`), chromedp.SendKeys(`#instance-name`, "orders"), chromedp.Click(`#create`),
+		browser.WaitFor(`(document.querySelector('#instance-title') || {}).textContent === 'orders'`),
+		browser.WaitFor(`!!document.querySelector('#message-pending, #result-message')`))
+	if got := b.Text("#instance-status"); !strings.HasPrefix(got, "Template mysql-persistent in default") {
+		t.Errorf("the instance's status line: %q", got)
 	}
-	var generated []string
-	b.Eval(`[...document.querySelectorAll('dl.generated dt')].map(e => e.textContent)`, &generated)
-	if strings.Join(generated, "|") != "MySQL Connection Username|MySQL Connection Password|MySQL root user Password" {
-		t.Errorf("generated values shown: %q", generated)
+	// Local mode renders nothing, so no generated value is stored yet: the page says which.
+	if got := b.Text("#message-pending"); !strings.Contains(got, "MYSQL_USER, MYSQL_PASSWORD, MYSQL_ROOT_PASSWORD") {
+		t.Errorf("the message box says %q", got)
 	}
-	var rows int
-	b.Eval(`document.querySelectorAll('#objects tbody tr').length`, &rows)
-	if rows != 4 {
-		t.Errorf("the result lists %d objects, want mysql-persistent's 4", rows)
+	instance, err := client.TemplatesV1alpha1().TemplateInstances(namespace).Get(context.Background(), "orders", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	b.Screenshot("06-result")
+	if instance.Spec.TemplateRef == nil || instance.Spec.TemplateRef.Name != "mysql-persistent" ||
+		instance.Spec.Parameters["DATABASE_SERVICE_NAME"] != "orders-db" || instance.Spec.Parameters["MEMORY_LIMIT"] != "512Mi" {
+		t.Errorf("the instance's spec: %+v", instance.Spec)
+	}
+	if _, sent := instance.Spec.Parameters["MYSQL_PASSWORD"]; sent {
+		t.Errorf("an empty generated parameter was sent: %v", instance.Spec.Parameters)
+	}
+	b.Screenshot("06-instance")
+
+	// Uninstall from the instances page, behind a dialog that names the instance.
+	b.Run("opening the instances page", chromedp.Click(`a[data-nav="instances"]`),
+		browser.WaitFor(`[...document.querySelectorAll('#instances tbody tr a')].some(a => a.textContent === 'orders')`))
+	b.Run("asking to delete", chromedp.Click(`button[aria-label="Delete instance orders"]`), chromedp.WaitVisible(`dialog[open]`))
+	if got := b.Text("dialog[open] h2"); got != "Delete instance orders?" {
+		t.Errorf("the dialog asks %q", got)
+	}
+	b.Screenshot("07-delete-confirm")
+	b.Run("confirming", chromedp.Click(`dialog[open] button.danger`),
+		browser.WaitFor(`![...document.querySelectorAll('#instances tbody tr a')].some(a => a.textContent === 'orders')`))
+	b.Run("hearing the deletion", browser.WaitFor(`document.querySelector('#live').textContent.includes('orders is being deleted')`))
+	b.Screenshot("08-instances")
 }
 
 // selectAllAndDelete empties a text input as a user does, so that input events fire.

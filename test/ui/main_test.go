@@ -48,6 +48,7 @@ import (
 var (
 	catalogURL string
 	kubeconfig string
+	client     clientset.Interface
 )
 
 const namespace = "default"
@@ -130,6 +131,7 @@ func setUp(dir string) (func(), error) {
 	if err != nil {
 		return stop, err
 	}
+	client = cs
 	if err := storeTemplates(cs); err != nil {
 		return stop, err
 	}

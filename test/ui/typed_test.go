@@ -75,7 +75,7 @@ func TestTypedForm(t *testing.T) {
 		t.Errorf("Show left the secret masked (type %q)", kind)
 	}
 	b.Run("opening the YAML", chromedp.Click(`.yaml-box summary`))
-	b.Screenshot("07-typed-form")
+	b.Screenshot("09-typed-form")
 }
 
 // TestFormBuilder checks the form builder against a fixed schema document in the contract of

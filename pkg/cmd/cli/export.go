@@ -18,7 +18,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -66,7 +65,9 @@ func NewExportCommand(config *genericclioptions.ConfigFlags, streams IOStreams) 
 			"node ports, kubectl's annotations, fields equal to the server's defaults). With --parameterize (the\n" +
 			"default) the namespace is dropped, the application's name becomes NAME, each image <CONTAINER>_IMAGE\n" +
 			"and each replica count an int parameter. Secret values are never written unless\n" +
-			"--include-secret-values: each becomes a required parameter, given through stringData.",
+			"--include-secret-values: each becomes a required parameter, given through stringData.\n\n" +
+			"The Template is validated as the server validates one it stores, then printed (-o yaml, -o json,\n" +
+			"or -o openshift for OpenShift's template.openshift.io/v1 form) or stored with --create.",
 		Example: "  # The application in the current namespace, as a template named shop\n" +
 			"  stencil export --name shop > shop.yaml\n\n" +
 			"  # Store it, then make a copy of the application in another namespace\n" +
@@ -85,7 +86,7 @@ func NewExportCommand(config *genericclioptions.ConfigFlags, streams IOStreams) 
 	flags := cmd.Flags()
 	flags.StringVarP(&o.Selector, "selector", "l", "", "read only the objects with these labels (key=value,key2!=value2)")
 	flags.StringVar(&o.Name, "name", "", "the name of the Template (required)")
-	flags.StringVarP(&o.Output, "output", "o", "yaml", "output format: yaml or json")
+	flags.StringVarP(&o.Output, "output", "o", "yaml", "output format: yaml, json, or openshift (a template.openshift.io/v1 Template, as YAML)")
 	flags.BoolVar(&o.Parameterize, "parameterize", true, "make the namespace, the application's name, images and replicas parameters")
 	flags.BoolVar(&o.NoParameterize, "no-parameterize", false, "keep names, images and replicas as they are (Secret values still become parameters)")
 	flags.BoolVar(&o.IncludeSecretValues, "include-secret-values", false, "write Secret values into the template instead of making them parameters")
@@ -101,9 +102,12 @@ func (o *ExportOptions) Validate() error {
 		problems = append(problems, "--name is required: it names the Template")
 	}
 	switch o.Output {
-	case "yaml", "json":
+	case "yaml", "json", "openshift":
 	default:
-		problems = append(problems, fmt.Sprintf("--output must be yaml or json, not %q", o.Output))
+		problems = append(problems, fmt.Sprintf("--output must be yaml, json or openshift, not %q", o.Output))
+	}
+	if o.Create && o.Output == "openshift" {
+		problems = append(problems, "--create stores a templates.stencil.dev Template: it takes no -o openshift")
 	}
 	if o.ToNamespace != "" && !o.Create {
 		problems = append(problems, "--to-namespace needs --create")
@@ -158,11 +162,20 @@ func (o *ExportOptions) Run(ctx context.Context) error {
 	if o.Create {
 		return o.create(ctx, res.Template, reader.namespace)
 	}
-	out, err := encodeTemplate(res.Template)
+	form, format := formStencil, o.Output
+	if o.Output == "openshift" {
+		form, format = formOpenShift, "yaml"
+		// OpenShift's processor has no $$ escape: there, an escaped string keeps its extra "$".
+		for _, obj := range res.Escaped {
+			fmt.Fprintf(o.streams.ErrOut, "warning: %s holds text that processing would read as a parameter reference; "+
+				"it is escaped as $${...}, which only Stencil reads back\n", obj)
+		}
+	}
+	out, err := ConvertTemplate(res.Template, form)
 	if err != nil {
 		return err
 	}
-	return printList(o.streams.Out, out, o.Output)
+	return printList(o.streams.Out, out, format)
 }
 
 // create stores the Template in --to-namespace, or the namespace read.
@@ -194,13 +207,4 @@ func toV1alpha1(t *templates.Template) (*v1alpha1.Template, error) {
 	}
 	versioned.APIVersion, versioned.Kind = v1alpha1.SchemeGroupVersion.String(), "Template"
 	return versioned, nil
-}
-
-// encodeTemplate writes the Template as JSON.
-func encodeTemplate(t *templates.Template) ([]byte, error) {
-	versioned, err := toV1alpha1(t)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(versioned)
 }

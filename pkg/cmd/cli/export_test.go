@@ -31,6 +31,8 @@ func TestExportValidate(t *testing.T) {
 		{"types", ExportOptions{Name: "t", Output: "json", Resources: []string{"deploy,svc,widgets.example.com"}, Selector: "app=a"}, ""},
 		{"objects", ExportOptions{Name: "t", Output: "yaml", Resources: []string{"deploy/web", "svc/web"}}, ""},
 		{"stored elsewhere", ExportOptions{Name: "t", Output: "yaml", Create: true, ToNamespace: "b"}, ""},
+		{"OpenShift's form", ExportOptions{Name: "t", Output: "openshift"}, ""},
+		{"OpenShift's form stored", ExportOptions{Name: "t", Output: "openshift", Create: true}, "takes no -o openshift"},
 		{"no name", ExportOptions{Output: "yaml"}, "--name is required"},
 		{"an unknown format", ExportOptions{Name: "t", Output: "wide"}, "--output must be"},
 		{"types and objects", ExportOptions{Name: "t", Output: "yaml", Resources: []string{"deploy", "svc/web"}}, "not both"},

@@ -46,6 +46,10 @@ type ProcessOptions struct {
 	ShowParameters          bool
 	ShowSecrets             bool
 	Local                   bool
+	// PluginDir and EnableExec run exec plugins from the user's own directory with --local,
+	// as kustomize --enable-alpha-plugins --enable-exec does.
+	PluginDir  string
+	EnableExec bool
 
 	// Name is the stored template to process, the positional argument.
 	Name string
@@ -97,7 +101,9 @@ func NewProcessCommand(config *genericclioptions.ConfigFlags, streams IOStreams)
 	flags.StringVar(&o.OutputDir, "output-dir", "", "write one file per destination into this directory instead of printing")
 	flags.BoolVar(&o.ShowParameters, "parameters", false, "print the template's parameters instead of processing it")
 	flags.BoolVar(&o.ShowSecrets, "show-secrets", false, "with --parameters, print the values of secret parameters instead of <secret>")
-	flags.BoolVar(&o.Local, "local", false, "process the template here instead of on a Stencil server")
+	flags.BoolVar(&o.Local, "local", false, "process the template here instead of on a Stencil server (Starlark transformers always run; provider.starlark.path is read)")
+	flags.StringVar(&o.PluginDir, "plugin-dir", "", "with --local and --enable-exec, the directory of exec plugins to run")
+	flags.BoolVar(&o.EnableExec, "enable-exec", false, "with --local, run exec plugins from --plugin-dir (your own code, on your machine)")
 	return cmd
 }
 
@@ -122,6 +128,9 @@ func (o *ProcessOptions) Validate(args []string) error {
 	}
 	if !o.Local && o.Name == "" && (len(o.Properties) > 0 || len(o.Destinations) > 0) {
 		problems = append(problems, "--property and --destination need a stored template's NAME or --local")
+	}
+	if (o.PluginDir != "" || o.EnableExec) && (!o.Local || o.PluginDir == "" || !o.EnableExec) {
+		problems = append(problems, "exec plugins run only with --local --enable-exec --plugin-dir DIR (a server runs what its administrator allows)")
 	}
 	if o.OutputDir != "" && len(o.Destinations) == 0 {
 		problems = append(problems, "--output-dir writes one file per destination: give --destination")
@@ -194,9 +203,12 @@ func (o *ProcessOptions) decodeTemplateFile() (*templates.Template, []byte, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	t, _, err := process.DecodeTemplate(data)
+	t, _, warnings, err := process.DecodeTemplateFile(data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %v", o.Filenames[0], err)
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(o.streams.ErrOut, "Warning: %s: %s\n", o.Filenames[0], w)
 	}
 	return t, data, nil
 }

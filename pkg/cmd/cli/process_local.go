@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -34,19 +35,16 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/validation"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/render"
+	"stencil.dev/stencil/pkg/transform"
 	"stencil.dev/stencil/pkg/transform/remove"
 )
 
 // processLocal processes the template file here, with the server's own processing library, and
 // the CustomTransforms of the further -f files.
 func (o *ProcessOptions) processLocal(req process.Request) ([]byte, error) {
-	data, err := o.read(o.Filenames[0])
+	t, _, err := o.decodeTemplateFile()
 	if err != nil {
 		return nil, err
-	}
-	t, _, err := process.DecodeTemplate(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", o.Filenames[0], err)
 	}
 	properties, destinations, err := o.expansion()
 	if err != nil {
@@ -60,12 +58,21 @@ func (o *ProcessOptions) processLocal(req process.Request) ([]byte, error) {
 		}
 		rules = append(rules, fileRules...)
 	}
+	plugins := transform.Plugins{Starlark: true, LocalFiles: true}
+	if o.EnableExec {
+		dir, err := filepath.Abs(o.PluginDir)
+		if err != nil {
+			return nil, err
+		}
+		plugins.Exec = &transform.ExecPolicy{Dir: dir}
+	}
 	out, errs, err := render.NewRenderer(render.Options{}).Render(context.Background(), render.Input{
 		Template:     t,
 		Request:      req,
 		Properties:   properties,
 		Destinations: destinations,
 		RemovalRules: rules,
+		Plugins:      plugins,
 	})
 	if err != nil {
 		return nil, err

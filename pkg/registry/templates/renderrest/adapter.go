@@ -65,6 +65,8 @@ type Sources struct {
 	// Observer hears of every request, transformer run and cache lookup, for metrics; nil
 	// for none.
 	Observer Observer
+	// Plugins says which plugin providers may run in a namespace; nil runs none.
+	Plugins transform.PluginPolicy
 }
 
 // Observer is what the server's metrics need from processing.
@@ -131,6 +133,13 @@ func (p *Adapter) Render(ctx context.Context, in render.Input) (list *v1alpha1.L
 			return nil, apierrors.NewInternalError(fmt.Errorf("reading CustomTransforms: %w", err))
 		}
 		in.RemovalRules = rules
+	}
+	if p.sources.Plugins != nil {
+		namespace, _ := genericapirequest.NamespaceFrom(ctx)
+		in.Plugins = p.sources.Plugins(namespace)
+	}
+	if transform.UsesPlugins(in.Template) {
+		warning.AddWarning(ctx, "", in.Plugins.Describe())
 	}
 	out, errs, err := p.renderer.Render(ctx, in)
 	if ctx.Err() != nil {

@@ -24,6 +24,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/registry"
+	"stencil.dev/stencil/pkg/transform"
 )
 
 // REST is the etcd-backed storage of Templates.
@@ -36,8 +37,8 @@ var _ rest.ShortNamesProvider = &REST{}
 var _ rest.CategoriesProvider = &REST{}
 
 // NewREST returns the storage of Templates.
-func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*REST, error) {
-	strategy := NewStrategy(scheme)
+func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins transform.PluginPolicy) (*REST, error) {
+	strategy := NewStrategy(scheme, plugins)
 	store := &genericregistry.Store{
 		NewFunc:                   func() runtime.Object { return &templates.Template{} },
 		NewListFunc:               func() runtime.Object { return &templates.TemplateList{} },

@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/storage"
@@ -33,20 +34,33 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
 	"stencil.dev/stencil/pkg/render"
+	"stencil.dev/stencil/pkg/transform"
 )
 
 // templateStrategy implements the create, update and delete behaviour of Templates.
 type templateStrategy struct {
 	runtime.ObjectTyper
 	names.NameGenerator
+	// plugins says which plugin providers a Template of a namespace may use; nil allows none.
+	plugins transform.PluginPolicy
 }
 
 var _ rest.RESTCreateUpdateStrategy = templateStrategy{}
 var _ rest.RESTDeleteStrategy = templateStrategy{}
 
-// NewStrategy returns the strategy of Templates.
-func NewStrategy(typer runtime.ObjectTyper) rest.RESTCreateUpdateStrategy {
-	return templateStrategy{typer, names.SimpleNameGenerator}
+// NewStrategy returns the strategy of Templates; a Template whose generators or transformers
+// need a plugin provider that plugins does not allow in its namespace is refused.
+func NewStrategy(typer runtime.ObjectTyper, plugins transform.PluginPolicy) rest.RESTCreateUpdateStrategy {
+	return templateStrategy{typer, names.SimpleNameGenerator, plugins}
+}
+
+// pluginsFor returns the plugins allowed in the request's namespace.
+func (s templateStrategy) pluginsFor(ctx context.Context) transform.Plugins {
+	if s.plugins == nil {
+		return transform.Plugins{}
+	}
+	namespace, _ := genericapirequest.NamespaceFrom(ctx)
+	return s.plugins(namespace)
 }
 
 // GetAttrs returns the labels and selectable fields of a Template.
@@ -74,14 +88,27 @@ func (templateStrategy) PrepareForUpdate(context.Context, runtime.Object, runtim
 
 // Validate reports every problem of a new Template, the API's and the engine's, and a size
 // beyond what etcd stores, in one list.
-func (templateStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+func (s templateStrategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
 	t := obj.(*templates.Template)
-	errs := append(validation.ValidateTemplate(t), render.TemplateErrors(t)...)
+	errs := append(validation.ValidateTemplate(t), render.TemplateErrors(t, s.pluginsFor(ctx))...)
 	return validation.SortByField(append(errs, sizeErrors(t)...))
 }
 
-// WarningsOnCreate has none: every problem found at write time refuses the object.
-func (templateStrategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
+// WarningsOnCreate tells the author of a template of OpenShift's dialect what it gets away
+// with, as on OpenShift (duplicate parameter names, invalid labels, undeclared references;
+// Stencil's dialect refuses all of it in Validate), and the author of a template that uses
+// plugins which providers the namespace runs; every other problem refuses the object.
+func (s templateStrategy) WarningsOnCreate(ctx context.Context, obj runtime.Object) []string {
+	t, ok := obj.(*templates.Template)
+	if !ok {
+		return nil
+	}
+	warnings := render.TemplateWarnings(t)
+	if transform.UsesPlugins(t) {
+		warnings = append(warnings, s.pluginsFor(ctx).Describe())
+	}
+	return warnings
+}
 
 // AllowCreateOnUpdate is false: a Template is created with POST, as with most resources.
 func (templateStrategy) AllowCreateOnUpdate(context.Context) bool { return false }
@@ -94,13 +121,13 @@ func (templateStrategy) AllowUnconditionalUpdate(context.Context) bool { return 
 func (templateStrategy) Canonicalize(runtime.Object) {}
 
 // ValidateUpdate checks an update as Validate checks a create, with the metadata rules of updates.
-func (templateStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+func (s templateStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
 	t := obj.(*templates.Template)
-	errs := append(validation.ValidateTemplateUpdate(t, old.(*templates.Template)), render.TemplateErrors(t)...)
+	errs := append(validation.ValidateTemplateUpdate(t, old.(*templates.Template)), render.TemplateErrors(t, s.pluginsFor(ctx))...)
 	return validation.SortByField(append(errs, sizeErrors(t)...))
 }
 
-// WarningsOnUpdate has none, as WarningsOnCreate.
-func (templateStrategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
-	return nil
+// WarningsOnUpdate warns as WarningsOnCreate.
+func (s templateStrategy) WarningsOnUpdate(ctx context.Context, obj, _ runtime.Object) []string {
+	return s.WarningsOnCreate(ctx, obj)
 }

@@ -2,7 +2,8 @@
 // instance's objects live, and uninstall behind a confirmation that names what goes.
 import { k8s, instancesPath, servesInstances } from './api.js';
 import { h, clear, announce, age, plural } from './dom.js';
-import { objectsTable } from './objects.js';
+import { action } from './api.js';
+import { objectsTable, generatedPanel } from './objects.js';
 import { instanceHref, instancesHref } from './routes.js';
 
 const POLL_MS = 2000;
@@ -13,6 +14,7 @@ function condition(instance, type) {
 
 // readiness words an instance's state from its conditions.
 function readiness(instance) {
+  if (instance.metadata.deletionTimestamp) return ['waiting', 'Deleting', 'its objects are being removed'];
   const failed = condition(instance, 'Failed');
   if (failed && failed.status === 'True') return ['failed', 'Failed', failed.message];
   const ready = condition(instance, 'Ready');
@@ -38,7 +40,7 @@ export async function renderInstances(main, config, ns, signal) {
       h('p', { text: 'This cluster does not serve TemplateInstances (templates.stencil.dev/v1alpha1 templateinstances), so creating from the catalog applied each object directly, and there is no record to list or uninstall here.' })));
     return;
   }
-  const box = h('div', { id: 'instances' });
+  const box = h('div', { id: 'instances', class: 'panel' });
   clear(main, head, box);
   const draw = async () => {
     const list = await k8s('GET', instancesPath(ns));
@@ -105,12 +107,16 @@ export async function renderInstance(main, ns, name, signal) {
   const status = h('p', { class: 'lead', role: 'status', id: 'instance-status' });
   const conditions = h('dl', { class: 'conditions' });
   const objectsBox = h('div', { id: 'objects-box' });
+  const messageBox = h('div', { id: 'message-box' }, h('p', { class: 'help', text: 'Reading the message…' }));
+  let messageDone = false;
   clear(main,
     h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumb' }, h('a', { href: instancesHref(ns), text: 'Instances' }), ' / ', h('span', { 'aria-current': 'page', text: name })),
     h('div', { class: 'page-head' }, title, status),
     h('div', { class: 'columns' },
       h('div', { class: 'main-col' }, h('section', { class: 'panel', 'aria-labelledby': 'objects-title' }, h('h2', { id: 'objects-title', text: 'Objects' }), objectsBox)),
-      h('aside', { class: 'side-col' }, h('section', { class: 'panel', 'aria-labelledby': 'conditions-title' }, h('h2', { id: 'conditions-title', text: 'Conditions' }), conditions))));
+      h('aside', { class: 'side-col' },
+        h('section', { class: 'panel', 'aria-labelledby': 'message-title' }, h('h2', { id: 'message-title', text: 'Message' }), messageBox),
+        h('section', { class: 'panel', 'aria-labelledby': 'conditions-title' }, h('h2', { id: 'conditions-title', text: 'Conditions' }), conditions))));
   let last = '';
   while (!signal.aborted) {
     try {
@@ -121,8 +127,11 @@ export async function renderInstance(main, ns, name, signal) {
       status.dataset.state = state;
       if (text !== last) announce(text, state === 'failed');
       last = text;
-      clear(conditions, ((instance.status && instance.status.conditions) || []).map((c) => [
-        h('dt', { text: `${c.type}: ${c.status}` }), h('dd', { text: [c.reason, c.message].filter(Boolean).join(' — ') })]));
+      const reported = (instance.status && instance.status.conditions) || [];
+      clear(conditions, reported.length ? reported.map((c) => [
+        h('dt', { text: `${c.type}: ${c.status}` }), h('dd', { text: [c.reason, c.message].filter(Boolean).join(' — ') })])
+        : h('p', { class: 'empty', text: 'None reported yet: the controller has not seen this instance.' }));
+      if (!messageDone) messageDone = await showMessage(messageBox, ns, name);
       const objects = ((instance.status && instance.status.objects) || []).map((o) => ({ ...o, exists: true }));
       clear(objectsBox, objects.length ? objectsTable(objects, 'Objects of this instance') : h('p', { class: 'empty', text: 'No objects recorded yet.' }));
     } catch (err) {
@@ -131,4 +140,24 @@ export async function renderInstance(main, ns, name, signal) {
     }
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
+}
+
+// showMessage shows the instance's message with the values it was rendered with, once the
+// generated ones are stored; it says whether there is nothing more to wait for.
+async function showMessage(box, ns, name) {
+  let answer;
+  try {
+    answer = await action('POST', 'instance-message', { namespace: ns, name });
+  } catch (err) {
+    clear(box, h('p', { class: 'help', text: `The message cannot be shown: ${err.message}` }));
+    return err.code === 403 || err.code === 404;
+  }
+  if (answer.pending.length) {
+    clear(box, h('p', { class: 'help', id: 'message-pending',
+      text: `The message appears once the generated values of ${answer.pending.join(', ')} are stored with the instance.` }));
+    return false;
+  }
+  clear(box, h('pre', { class: 'message', id: 'result-message', text: answer.message || '(this template has no message)' }),
+    answer.generated.length ? generatedPanel(answer.generated.map((g) => ({ ...g, label: g.name, secret: true })), true) : null);
+  return true;
 }

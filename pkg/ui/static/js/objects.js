@@ -21,3 +21,17 @@ export function objectsTable(objects, caption) {
         h('td', {}, h('span', { class: `state state-${state}`, text: word }), o.message && !o.ready ? h('span', { class: 'state-why', text: ' ' + o.message }) : null));
     })));
 }
+
+// generatedPanel shows generated values, each secret masked until its Show button is pressed.
+// Nested in another panel, it is a part of it rather than a panel of its own.
+export function generatedPanel(generated, nested = false) {
+  return h('section', { class: nested ? 'generated-part' : 'panel', 'aria-labelledby': 'generated-title' },
+    h(nested ? 'h3' : 'h2', { id: 'generated-title', class: nested ? 'sub' : null, text: 'Generated values' }),
+    h('p', { class: 'help', text: 'Shown once: they are not stored by the catalog.' }),
+    h('dl', { class: 'generated' }, generated.map((g) => {
+      const value = h('code', { class: 'mono', text: g.secret ? '••••••••' : g.value });
+      const reveal = g.secret ? h('button', { type: 'button', class: 'reveal', 'aria-pressed': 'false', text: 'Show',
+        onClick: (e) => { const shown = value.textContent === g.value; value.textContent = shown ? '••••••••' : g.value; e.target.textContent = shown ? 'Show' : 'Hide'; e.target.setAttribute('aria-pressed', String(!shown)); } }) : null;
+      return [h('dt', { text: g.label }), h('dd', {}, value, reveal)];
+    })));
+}

@@ -4,7 +4,7 @@
 import { action } from './api.js';
 import { h, clear, announce, plural } from './dom.js';
 import { recall } from './results.js';
-import { objectsTable, stateOf } from './objects.js';
+import { objectsTable, stateOf, generatedPanel } from './objects.js';
 import { iconFor } from './icons.js';
 import { templateHref } from './routes.js';
 
@@ -67,16 +67,4 @@ async function poll(result, draw, signal) {
       if (!signal.aborted && draw(merged) !== before) announce(`${merged.filter((o) => o.ready).length} of ${merged.length} objects ready`);
     } catch { /* the next round tries again */ }
   }
-}
-
-function generatedPanel(generated) {
-  return h('section', { class: 'panel', 'aria-labelledby': 'generated-title' },
-    h('h2', { id: 'generated-title', text: 'Generated values' }),
-    h('p', { class: 'help', text: 'Shown once: they are not stored by the catalog.' }),
-    h('dl', { class: 'generated' }, generated.map((g) => {
-      const value = h('code', { class: 'mono', text: g.secret ? '••••••••' : g.value });
-      const reveal = g.secret ? h('button', { type: 'button', class: 'reveal', 'aria-pressed': 'false', text: 'Show',
-        onClick: (e) => { const shown = value.textContent === g.value; value.textContent = shown ? '••••••••' : g.value; e.target.textContent = shown ? 'Show' : 'Hide'; e.target.setAttribute('aria-pressed', String(!shown)); } }) : null;
-      return [h('dt', { text: g.label }), h('dd', {}, value, reveal)];
-    })));
 }

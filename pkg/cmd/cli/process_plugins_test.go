@@ -1,0 +1,60 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestProcessLocalPlugins: --local always runs Starlark, reading provider.starlark.path from
+// the user's disk; exec plugins need --local --enable-exec --plugin-dir, and without them a
+// template that uses one is refused with the provider named.
+func TestProcessLocalPlugins(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "owner.star")
+	if err := os.WriteFile(script, []byte(`for item in ctx.resource_list["items"]:
+    item["metadata"]["annotations"] = {"owner": ctx.resource_list["functionConfig"]["owner"]}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tpl := `{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","metadata":{"name":"t"},
+		"objects":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}],
+		"transformers":[{"apiVersion":"example.com/v1","kind":"Owner","owner":"me","provider":{"starlark":{"path":` + `"` + script + `"}}}]}`
+	stdout, stderr, code := run(t, tpl, "process", "--local", "-f", "-")
+	if code != 0 || !strings.Contains(stdout, "owner: me") {
+		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	execTpl := `{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","metadata":{"name":"t"},
+		"objects":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}],
+		"transformers":[{"apiVersion":"example.com/v1","kind":"X","provider":{"exec":{"path":"x"}}}]}`
+	_, stderr, code = run(t, execTpl, "process", "--local", "-f", "-")
+	if code == 0 || !strings.Contains(stderr, "the exec provider is not enabled") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	_, stderr, code = run(t, execTpl, "process", "--local", "-f", "-", "--plugin-dir", dir)
+	if code == 0 || !strings.Contains(stderr, "exec plugins run only with --local --enable-exec --plugin-dir DIR") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	_, stderr, code = run(t, execTpl, "process", "--local", "-f", "-", "--plugin-dir", dir, "--enable-exec")
+	if code == 0 || !strings.Contains(stderr, "no such plugin is installed") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+}

@@ -1,0 +1,235 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package transform
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"stencil.dev/stencil/pkg/sandbox"
+)
+
+// Exec plugins are executables the administrator installed in one directory. Nothing else
+// runs: a path is resolved inside the directory only, an image only through the
+// administrator's mapping, and each run is confined by pkg/sandbox.
+
+// Default bounds of one plugin run; the server's flags default to them.
+const (
+	DefaultPluginTimeout        = 10 * time.Second
+	DefaultPluginOutputBytes    = 64 << 20
+	DefaultPluginAddressSpace   = 4 << 30
+	DefaultPluginOpenFiles      = 256
+	DefaultPluginProcesses      = 64
+	maxPluginStderrInError      = 4 << 10
+	pluginWorkDirPrefix         = "stencil-plugin-"
+	pluginWaitAfterKill         = 2 * time.Second
+	pluginStderrCapWithinOutput = 1 << 20
+)
+
+// ExecPolicy is how exec plugins run: from where, with what, bounded how.
+type ExecPolicy struct {
+	// Dir is the plugin directory, absolute; nothing outside it runs.
+	Dir string
+	// Images maps KRM function images to executables relative to Dir; an image not listed
+	// is refused, never pulled.
+	Images map[string]string
+	// Env is the whole environment of every plugin (KEY=VALUE).
+	Env []string
+	// ReadPaths are more paths plugins may read and execute (an interpreter's directories);
+	// Dir and their working directory are always readable.
+	ReadPaths []string
+	// Timeout bounds one run's wall-clock time; zero means DefaultPluginTimeout.
+	Timeout time.Duration
+	// MaxOutputBytes bounds what one run may write to stdout, and to stderr; zero means
+	// DefaultPluginOutputBytes. Past it the run is killed and fails.
+	MaxOutputBytes int
+	// AddressSpaceBytes, OpenFiles and Processes are the runs' rlimits; zero means the
+	// defaults.
+	AddressSpaceBytes, OpenFiles, Processes int
+}
+
+// Errors of plugin runs, named in the 422.
+var (
+	errPluginTimeout     = errors.New("the plugin passed its time limit")
+	errPluginOutput      = errors.New("the plugin's output passed its limit")
+	errPluginUnsupported = errors.New("the plugin does not support this operation (exit 127)")
+)
+
+// resolve returns the executable rel names inside the plugin directory, or why it may not
+// run: a path that leaves the directory (.., a symbolic link out of it) is refused.
+func (e *ExecPolicy) resolve(rel string) (string, error) {
+	if rel == "" || filepath.IsAbs(rel) || strings.Contains(rel, "\\") {
+		return "", fmt.Errorf("must be a path relative to the plugin directory")
+	}
+	clean := filepath.Clean(rel)
+	if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") {
+		return "", fmt.Errorf("must stay inside the plugin directory")
+	}
+	path := filepath.Join(e.Dir, clean)
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", fmt.Errorf("no such plugin is installed")
+	}
+	dir, err := filepath.EvalSymlinks(e.Dir)
+	if err != nil || !strings.HasPrefix(real, dir+string(filepath.Separator)) {
+		return "", fmt.Errorf("must stay inside the plugin directory")
+	}
+	st, err := os.Stat(real)
+	if err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
+		return "", fmt.Errorf("no such executable plugin is installed")
+	}
+	return real, nil
+}
+
+// run runs the executable with args over stdin, confined, and returns its stdout. The
+// error says which limit it passed, or carries its stderr with the server's paths and the
+// plugin's environment values taken out.
+func (e *ExecPolicy) run(ctx *Context, exe string, args []string, stdin []byte) ([]byte, error) {
+	work, err := os.MkdirTemp("", pluginWorkDirPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("creating the plugin's working directory: %w", err)
+	}
+	defer os.RemoveAll(work)
+	if sandbox.RunsAsNobody() {
+		if err := os.Chown(work, sandbox.PluginUID, sandbox.PluginUID); err != nil {
+			return nil, fmt.Errorf("giving the working directory to the plugin's user: %w", err)
+		}
+	}
+	timeout := e.Timeout
+	if timeout <= 0 {
+		timeout = DefaultPluginTimeout
+	}
+	cmd, err := sandbox.Command(sandbox.Spec{
+		Path: exe, Args: args, Env: append([]string{}, e.Env...), Dir: work,
+		ReadOnly:   append([]string{e.Dir}, e.ReadPaths...),
+		CPUSeconds: uint64(timeout/time.Second) + 1, AddressSpaceBytes: uint64(orDefault(e.AddressSpaceBytes, DefaultPluginAddressSpace)),
+		OpenFiles: uint64(orDefault(e.OpenFiles, DefaultPluginOpenFiles)), Processes: uint64(orDefault(e.Processes, DefaultPluginProcesses)),
+	})
+	if err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if ctx.request != nil {
+		stop := context.AfterFunc(ctx.request, cancel)
+		defer stop()
+	}
+	limit := orDefault(e.MaxOutputBytes, DefaultPluginOutputBytes)
+	var killOnce sync.Once
+	kill := func() { killOnce.Do(func() { sandbox.Kill(cmd) }) }
+	stdout := &cappedBuffer{limit: limit, onOverflow: kill}
+	stderr := &cappedBuffer{limit: min(limit, pluginStderrCapWithinOutput), onOverflow: kill}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), stdout, stderr
+	cmd.WaitDelay = pluginWaitAfterKill
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting the plugin: %w", err)
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-runCtx.Done():
+			kill()
+		case <-done:
+		}
+	}()
+	err = cmd.Wait()
+	close(done)
+	// Whatever the plugin started and left behind goes with its group.
+	kill()
+	switch {
+	case stdout.overflow || stderr.overflow:
+		return nil, fmt.Errorf("%w of %d bytes", errPluginOutput, limit)
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case runCtx.Err() != nil:
+		return nil, fmt.Errorf("%w of %s", errPluginTimeout, timeout)
+	}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		if exit.ExitCode() == 127 {
+			return nil, errPluginUnsupported
+		}
+		return nil, fmt.Errorf("the plugin failed (%s): %s", exitReason(exit), e.sanitize(stderr.String(), work))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("running the plugin: %w", err)
+	}
+	return stdout.Bytes(), nil
+}
+
+func exitReason(exit *exec.ExitError) string {
+	if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return "killed by " + ws.Signal().String()
+	}
+	return fmt.Sprintf("exit %d", exit.ExitCode())
+}
+
+// sanitize keeps a plugin's stderr from telling the caller what the server knows: the
+// plugin directory, the working directory, and the values of the environment the
+// administrator gave the plugin become placeholders, and it is cut short.
+func (e *ExecPolicy) sanitize(stderr, work string) string {
+	replacements := []string{work, "<workdir>", e.Dir, "<plugin-dir>"}
+	for _, kv := range e.Env {
+		if _, v, ok := strings.Cut(kv, "="); ok && len(v) >= 4 {
+			replacements = append(replacements, v, "<redacted>")
+		}
+	}
+	out := strings.NewReplacer(replacements...).Replace(strings.TrimSpace(stderr))
+	if len(out) > maxPluginStderrInError {
+		out = out[:maxPluginStderrInError] + "..."
+	}
+	if out == "" {
+		return "no message on stderr"
+	}
+	return out
+}
+
+// cappedBuffer keeps at most limit bytes; past it, it calls onOverflow (which kills the
+// plugin) and discards the rest, so that the plugin is not blocked on a full pipe. The buffer
+// is a field, not embedded: io.Copy would use an embedded bytes.Buffer's ReadFrom and never
+// call Write.
+type cappedBuffer struct {
+	buf        bytes.Buffer
+	limit      int
+	overflow   bool
+	onOverflow func()
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if b.overflow {
+		return len(p), nil
+	}
+	if b.buf.Len()+len(p) > b.limit {
+		b.overflow = true
+		b.onOverflow()
+		return len(p), nil
+	}
+	return b.buf.Write(p)
+}
+
+// Bytes and String return what was kept.
+func (b *cappedBuffer) Bytes() []byte  { return b.buf.Bytes() }
+func (b *cappedBuffer) String() string { return b.buf.String() }

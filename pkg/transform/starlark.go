@@ -1,0 +1,214 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package transform
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+	"go.starlark.net/syntax"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
+)
+
+// A Starlark transformer runs its script in-process over a KRM ResourceList, as Kustomize's
+// Starlark runtime did: the script sees ctx.resource_list, a dict with items (the objects)
+// and functionConfig (the transformer's own config, without its provider), and leaves its
+// result in ctx.resource_list["items"]. Unlike Kustomize's runtime it sees nothing else: no
+// environment, no OpenAPI, no load() of another file, no clock, no randomness, no file or
+// network access (Starlark has none unless a host gives it), and it runs bounded (see
+// starlark_guard.go).
+
+// Default bounds of one Starlark run; the server's flags default to them.
+const (
+	// DefaultStarlarkSteps bounds the bytecode steps of one run: about a second of work.
+	DefaultStarlarkSteps = 10_000_000
+	// DefaultStarlarkTimeout bounds one run's wall-clock time.
+	DefaultStarlarkTimeout = 5 * time.Second
+	// DefaultStarlarkMemoryBytes bounds what one run's operators and built-ins may create,
+	// all together.
+	DefaultStarlarkMemoryBytes = 64 << 20
+)
+
+// Errors a Starlark run reports when it passes a bound; the request gets a 422 naming the
+// transformer and the bound.
+var (
+	errStarlarkSteps   = errors.New("the Starlark script passed its step limit")
+	errStarlarkTimeout = errors.New("the Starlark script passed its time limit")
+)
+
+type starlarkTransformer struct {
+	name    string
+	program *starlark.Program
+	// config is the transformer's config without its provider: the functionConfig.
+	config Object
+}
+
+// starlarkFactory compiles the script of a Starlark provider.
+func (p Plugins) starlarkFactory(sp StarlarkProvider, path *field.Path) (Factory, field.ErrorList) {
+	source := sp.Source
+	switch {
+	case sp.Source != "" && sp.Path != "":
+		return nil, field.ErrorList{field.Invalid(path, "", "give source or path, not both")}
+	case sp.Path != "" && !p.LocalFiles:
+		return nil, field.ErrorList{field.Forbidden(path.Child("path"), "the server reads no files: give the script inline as source (path works only with stencil process --local)")}
+	case sp.Path != "":
+		b, err := os.ReadFile(sp.Path)
+		if err != nil {
+			return nil, field.ErrorList{field.Invalid(path.Child("path"), sp.Path, err.Error())}
+		}
+		source = string(b)
+	case sp.Source == "":
+		return nil, field.ErrorList{field.Required(path.Child("source"), "")}
+	}
+	return func(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
+		obj, err := jsonbytes.DecodeObject(config)
+		if err != nil {
+			return nil, field.ErrorList{field.Invalid(fldPath, "", err.Error())}
+		}
+		delete(obj, "provider")
+		prog, err := compileStarlark(nestedString(obj, "metadata", "name"), source)
+		if err != nil {
+			return nil, field.ErrorList{field.Invalid(path.Child("source"), "", err.Error())}
+		}
+		return &starlarkTransformer{name: nestedString(obj, "metadata", "name"), program: prog, config: obj}, nil
+	}, nil
+}
+
+// starlarkOptions allow what scripts of Kustomize's Starlark functions use (while loops,
+// top-level statements, sets, reassigned globals); every loop is bounded by the step limit.
+// Recursion stays off: a deep Go stack is the one thing the limits could not stop in time.
+var starlarkOptions = &syntax.FileOptions{Set: true, While: true, TopLevelControl: true, GlobalReassign: true}
+
+// compileStarlark parses the script, routes its size-changing operations through the guards,
+// and resolves it against the predeclared names.
+func compileStarlark(name, source string) (*starlark.Program, error) {
+	if strings.Contains(source, guardPrefix) {
+		return nil, fmt.Errorf("names starting with %s are reserved", guardPrefix)
+	}
+	f, err := starlarkOptions.Parse(name+".star", source, 0)
+	if err != nil {
+		return nil, err
+	}
+	guard(f)
+	return starlark.FileProgram(f, func(id string) bool { _, ok := predeclared[id]; return ok || id == "ctx" })
+}
+
+// Transform runs the script over the objects.
+func (s *starlarkTransformer) Transform(ctx *Context, objects []Object) ([]Object, error) {
+	limits := ctx.limits
+	run := &starlarkRun{limit: orDefault(limits.StarlarkMemoryBytes, DefaultStarlarkMemoryBytes)}
+	run.budget = run.limit
+	items := make([]any, len(objects))
+	for i, o := range objects {
+		items[i] = o
+	}
+	list := starlark.NewDict(4)
+	_ = list.SetKey(starlark.String("apiVersion"), starlark.String("config.kubernetes.io/v1"))
+	_ = list.SetKey(starlark.String("kind"), starlark.String("ResourceList"))
+	_ = list.SetKey(starlark.String("items"), toStarlark(items))
+	_ = list.SetKey(starlark.String("functionConfig"), toStarlark(map[string]any(s.config)))
+	predecl := starlark.StringDict{"ctx": starlarkstruct.FromStringDict(starlark.String("ctx"), starlark.StringDict{"resource_list": list})}
+	for k, v := range predeclared {
+		predecl[k] = v
+	}
+
+	thread := &starlark.Thread{
+		Name: s.name,
+		Load: func(_ *starlark.Thread, module string) (starlark.StringDict, error) {
+			return nil, fmt.Errorf("load(%q) is not allowed: no module is provided to Starlark transformers", module)
+		},
+		Print: func(_ *starlark.Thread, msg string) { run.print(ctx, msg) },
+	}
+	thread.SetLocal(runKey, run)
+	thread.SetMaxExecutionSteps(uint64(orDefault(limits.StarlarkSteps, DefaultStarlarkSteps)))
+	timeout := limits.StarlarkTimeout
+	if timeout <= 0 {
+		timeout = DefaultStarlarkTimeout
+	}
+	timer := time.AfterFunc(timeout, func() { thread.Cancel(errStarlarkTimeout.Error()) })
+	defer timer.Stop()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		select {
+		case <-ctx.Done():
+			thread.Cancel("the request ended")
+		case <-stop:
+		}
+	}()
+
+	_, err := s.program.Init(thread, predecl)
+	if err != nil {
+		return nil, starlarkError(err, thread, timeout)
+	}
+	budget := 0
+	if ctx.maxBytes > 0 {
+		budget = ctx.maxBytes
+	}
+	out, ok, _ := list.Get(starlark.String("items"))
+	if !ok || out == nil {
+		return nil, errors.New(`the script removed ctx.resource_list["items"]`)
+	}
+	converted, err := fromStarlark(out, &budget, ctx.maxBytes > 0, 0)
+	if err != nil {
+		return nil, fmt.Errorf("items: %w", err)
+	}
+	list2, ok := converted.([]any)
+	if !ok {
+		return nil, errors.New(`ctx.resource_list["items"] must be a list of objects`)
+	}
+	result := make([]Object, len(list2))
+	for i, it := range list2 {
+		obj, ok := it.(map[string]any)
+		if !ok || nestedString(obj, "kind") == "" || nestedString(obj, "apiVersion") == "" {
+			return nil, fmt.Errorf("items[%d] is not an object with apiVersion and kind", i)
+		}
+		result[i] = obj
+	}
+	return result, nil
+}
+
+// starlarkError names the bound a run passed, or the script's own error with its position.
+func starlarkError(err error, thread *starlark.Thread, timeout time.Duration) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "too many steps"):
+		return fmt.Errorf("%w (%d steps)", errStarlarkSteps, thread.ExecutionSteps()-1)
+	case strings.Contains(msg, errStarlarkTimeout.Error()):
+		return fmt.Errorf("%w (%s)", errStarlarkTimeout, timeout)
+	case errors.Is(err, errStarlarkMemory):
+		return fmt.Errorf("%w (%d bytes)", errStarlarkMemory, runOf(thread).limit)
+	}
+	// The script's own error, at the innermost line of the script.
+	var evalErr *starlark.EvalError
+	if errors.As(err, &evalErr) {
+		for i := len(evalErr.CallStack) - 1; i >= 0; i-- {
+			if pos := evalErr.CallStack[i].Pos; pos.Line > 0 {
+				return fmt.Errorf("starlark: line %d:%d: %s", pos.Line, pos.Col, evalErr.Msg)
+			}
+		}
+		msg = evalErr.Msg
+	}
+	return fmt.Errorf("starlark: %s", msg)
+}

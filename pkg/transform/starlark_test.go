@@ -1,0 +1,190 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package transform
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/jsonbytes"
+)
+
+// starlarkConfig is a Starlark transformer config with source.
+func starlarkConfig(t testing.TB, source string, extra map[string]any) json.RawMessage {
+	t.Helper()
+	c := map[string]any{"apiVersion": "example.com/v1", "kind": "Annotate", "metadata": map[string]any{"name": "annotate"},
+		"provider": map[string]any{"starlark": map[string]any{"source": source}}}
+	for k, v := range extra {
+		c[k] = v
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// runStarlark compiles one Starlark transformer and runs it over objects under limits.
+func runStarlark(t *testing.T, source string, limits Limits, maxBytes int, objects ...string) ([]Object, []string, error) {
+	t.Helper()
+	p, errs := Plugins{Starlark: true}.Compile([]Config{{Raw: starlarkConfig(t, source, map[string]any{"spec": map[string]any{"value": "team-a"}})}})
+	if len(errs) > 0 {
+		t.Fatal(errs.ToAggregate())
+	}
+	var decoded []Object
+	for _, o := range objects {
+		decoded = append(decoded, yamlDocs(t, o)...)
+	}
+	ctx := NewContext(t.Context(), maxBytes).SetLimits(limits)
+	out, err := p.Transform(ctx, decoded)
+	return out, ctx.Warnings(), err
+}
+
+const addAnnotation = `
+def run(items, value):
+    for item in items:
+        item["metadata"].setdefault("annotations", {})["owner"] = value
+run(ctx.resource_list["items"], ctx.resource_list["functionConfig"]["spec"]["value"])
+`
+
+func TestStarlarkAddsAnAnnotation(t *testing.T) {
+	out, _, err := runStarlark(t, addAnnotation, Limits{}, 0,
+		"{apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: {num: '1'}}",
+		"{apiVersion: apps/v1, kind: Deployment, metadata: {name: b, annotations: {team: a}}, spec: {replicas: 2}}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.TrimSpace(mustYAML(t, out))
+	want := `---
+apiVersion: v1
+data:
+  num: "1"
+kind: ConfigMap
+metadata:
+  annotations:
+    owner: team-a
+  name: a
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  annotations:
+    owner: team-a
+    team: a
+  name: b
+spec:
+  replicas: 2`
+	if got != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestStarlarkBounds(t *testing.T) {
+	object := "{apiVersion: v1, kind: ConfigMap, metadata: {name: a}}"
+	for _, tc := range []struct {
+		name     string
+		source   string
+		limits   Limits
+		maxBytes int
+		want     error
+		wantText string
+	}{
+		{name: "an infinite loop is stopped by the step limit", source: "while True:\n    pass", limits: Limits{StarlarkSteps: 100_000}, want: errStarlarkSteps},
+		{name: "a slow loop is stopped by the clock", source: "while True:\n    pass", limits: Limits{StarlarkSteps: 1 << 62, StarlarkTimeout: 50 * time.Millisecond}, want: errStarlarkTimeout},
+		{name: "load() is refused", source: `load("@stdlib//json.star", "json")`, wantText: `load("@stdlib//json.star") is not allowed`},
+		{name: "a repeated string past the memory limit", source: `x = "x" * (1 << 29)`, want: errStarlarkMemory},
+		{name: "a doubling string", source: "s = 'x'\nfor i in range(64):\n    s = s + s", want: errStarlarkMemory},
+		{name: "a doubling string, augmented", source: "s = 'x'\nfor i in range(64):\n    s += s", want: errStarlarkMemory},
+		{name: "a list from a huge range", source: "l = list(range(1 << 40))", want: errStarlarkMemory},
+		{name: "a list extended by a huge range", source: "l = []\nl.extend(range(1 << 40))", want: errStarlarkMemory},
+		{name: "str of a value shared at every level", source: "l = [1]\nfor i in range(60):\n    l = [l, l]\ns = str(l)", want: errStarlarkMemory},
+		{name: "a format of a shared value", source: "l = [1]\nfor i in range(60):\n    l = [l, l]\ns = '%s' % (l,)", want: errStarlarkMemory},
+		{name: "replace that multiplies", source: "s = 'x' * 100000\nt = s.replace('', s)", want: errStarlarkMemory},
+		{name: "join of many references", source: "s = 'x' * 1000000\nt = ''.join([s] * 1000)", want: errStarlarkMemory},
+		{name: "slices kept in a loop", source: "s = 'x' * 1000000\nl = []\nfor i in range(1000):\n    l.append(s[1:])", want: errStarlarkMemory},
+		{name: "output past the request's limit", source: `ctx.resource_list["items"][0]["data"] = {"big": "x" * 500000}`, maxBytes: 100000, want: errStarlarkOutput},
+		{name: "the script's own error names its line", source: "x = 1\ny = x + 'a'", wantText: "starlark: line 2"},
+		{name: "items that are not objects", source: `ctx.resource_list["items"] = [1]`, wantText: "items[0] is not an object"},
+		{name: "a guard cannot be rebound", source: "_stencil_call = 1", wantText: "reserved"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.wantText == "reserved" {
+				_, errs := Plugins{Starlark: true}.Compile([]Config{{Raw: starlarkConfig(t, tc.source, nil)}})
+				if len(errs) == 0 || !strings.Contains(errs.ToAggregate().Error(), "reserved") {
+					t.Fatalf("want a 422 about reserved names, got %v", errs)
+				}
+				return
+			}
+			start := time.Now()
+			_, _, err := runStarlark(t, tc.source, tc.limits, tc.maxBytes, object)
+			var te *Error
+			if !errors.As(err, &te) || te.Name != "annotate" {
+				t.Fatalf("want an error naming the transformer, got %v", err)
+			}
+			if tc.want != nil && !errors.Is(err, tc.want) {
+				t.Fatalf("error %q, want %q", err, tc.want)
+			}
+			if tc.wantText != "" && !strings.Contains(err.Error(), tc.wantText) {
+				t.Fatalf("error %q, want it to say %q", err, tc.wantText)
+			}
+			if took := time.Since(start); took > 5*time.Second {
+				t.Fatalf("stopped only after %s", took)
+			}
+		})
+	}
+}
+
+func TestStarlarkPolicy(t *testing.T) {
+	tm := &templates.Template{Transformers: []runtime.RawExtension{{Raw: starlarkConfig(t, "pass", nil)}}}
+	errs := Plugins{}.ValidateTransformers(tm)
+	if len(errs) != 1 || errs[0].Field != "transformers[0].provider.starlark" ||
+		!strings.Contains(errs[0].Detail, "the starlark provider is not enabled on this server: an administrator must enable it") {
+		t.Fatalf("a disabled provider: %v", errs)
+	}
+	if errs := (Plugins{Starlark: true}).ValidateTransformers(tm); len(errs) != 0 {
+		t.Fatalf("an enabled provider: %v", errs)
+	}
+
+	script := filepath.Join(t.TempDir(), "annotate.star")
+	if err := os.WriteFile(script, []byte(addAnnotation), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(map[string]any{"apiVersion": "example.com/v1", "kind": "Annotate", "spec": map[string]any{"value": "v"},
+		"provider": map[string]any{"starlark": map[string]any{"path": script}}})
+	tm.Transformers[0].Raw = raw
+	errs = Plugins{Starlark: true}.ValidateTransformers(tm)
+	if len(errs) != 1 || errs[0].Field != "transformers[0].provider.starlark.path" || !strings.Contains(errs[0].Detail, "the server reads no files") {
+		t.Fatalf("a path on the server: %v", errs)
+	}
+	p, errs := Plugins{Starlark: true, LocalFiles: true}.Compile([]Config{{Raw: raw}})
+	if len(errs) > 0 {
+		t.Fatalf("a path with --local: %v", errs)
+	}
+	objects, _ := jsonbytes.DecodeObjects([]json.RawMessage{json.RawMessage(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}`)})
+	out, err := p.Transform(&Context{}, objects)
+	if err != nil || nestedString(out[0], "metadata", "annotations", "owner") != "v" {
+		t.Fatalf("the script from a file did not run: %v %v", out, err)
+	}
+}
