@@ -31,11 +31,12 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/install"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/templateinstance"
 	"stencil.dev/stencil/pkg/registry/templates/customtransform"
 	"stencil.dev/stencil/pkg/registry/templates/processedtemplate"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 	templatestorage "stencil.dev/stencil/pkg/registry/templates/template"
-	"stencil.dev/stencil/pkg/registry/templates/templateinstance"
+	instancestorage "stencil.dev/stencil/pkg/registry/templates/templateinstance"
 	"stencil.dev/stencil/pkg/transform"
 )
 
@@ -83,6 +84,9 @@ type ExtraConfig struct {
 	// MaxConcurrentProcessing bounds the processing requests that run at once; zero means
 	// renderrest.DefaultMaxConcurrent.
 	MaxConcurrentProcessing int
+	// Instances configure the TemplateInstance controller, which acts in the cluster of
+	// ClusterConfig; nil runs none. The server fills in the clients, storage and renderer.
+	Instances *templateinstance.Options
 	// Plugins says which plugin providers run in a namespace; nil runs none.
 	Plugins transform.PluginPolicy
 }
@@ -134,7 +138,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	instanceREST, instanceStatusREST, err := templateinstance.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.ClusterConfig == nil)
+	instanceREST, instanceStatusREST, err := instancestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.ClusterConfig == nil)
 	if err != nil {
 		return nil, err
 	}
@@ -162,6 +166,20 @@ func (c completedConfig) New() (*StencilServer, error) {
 	}
 	if err := s.GenericAPIServer.InstallAPIGroup(&apiGroupInfo); err != nil {
 		return nil, err
+	}
+	if opts := c.ExtraConfig.Instances; opts != nil && c.ExtraConfig.ClusterConfig != nil {
+		opts := *opts
+		opts.Target, opts.Templates, opts.Renderer = c.ExtraConfig.ClusterConfig, templateREST, renderer
+		opts.Authorizer = c.GenericConfig.Authorization.Authorizer
+		s.GenericAPIServer.AddPostStartHookOrDie("stencil-templateinstance-controller", func(hook genericapiserver.PostStartHookContext) error {
+			opts.Loopback = hook.LoopbackClientConfig
+			controller, err := templateinstance.New(opts)
+			if err != nil {
+				return err
+			}
+			go controller.Run(hook.Context)
+			return nil
+		})
 	}
 	return s, nil
 }

@@ -119,9 +119,7 @@ func TestCatalogToResult(t *testing.T) {
 	if invalid != "true" {
 		t.Errorf("aria-invalid=%q on the refused field", invalid)
 	}
-	if got := b.Text("#alert"); !strings.Contains(got, "Database Service Name") {
-		t.Errorf("the error was not announced: alert region says %q", got)
-	}
+	b.Run("hearing the error", browser.WaitFor(`document.querySelector('#alert').textContent.includes('Database Service Name')`))
 	b.Screenshot("04-server-error")
 
 	b.Run("fixing the value", chromedp.SendKeys(field, "orders-db"),
@@ -167,9 +165,7 @@ func TestCatalogToResult(t *testing.T) {
 	b.Screenshot("07-delete-confirm")
 	b.Run("confirming", chromedp.Click(`dialog[open] button.danger`),
 		browser.WaitFor(`![...document.querySelectorAll('#instances tbody tr a')].some(a => a.textContent === 'orders')`))
-	if got := b.Text("#live"); !strings.Contains(got, "orders is being deleted") {
-		t.Errorf("the deletion was not announced: %q", got)
-	}
+	b.Run("hearing the deletion", browser.WaitFor(`document.querySelector('#live').textContent.includes('orders is being deleted')`))
 	b.Screenshot("08-instances")
 }
 

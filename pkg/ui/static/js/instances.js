@@ -40,7 +40,7 @@ export async function renderInstances(main, config, ns, signal) {
       h('p', { text: 'This cluster does not serve TemplateInstances (templates.stencil.dev/v1alpha1 templateinstances), so creating from the catalog applied each object directly, and there is no record to list or uninstall here.' })));
     return;
   }
-  const box = h('div', { id: 'instances' });
+  const box = h('div', { id: 'instances', class: 'panel' });
   clear(main, head, box);
   const draw = async () => {
     const list = await k8s('GET', instancesPath(ns));
