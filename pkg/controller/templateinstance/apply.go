@@ -144,8 +144,8 @@ func generatedSecret(ti *templatesv1.TemplateInstance, values map[string]string)
 
 // preflight checks every object as the requester before any is applied: a
 // SubjectAccessReview for create and patch (server-side apply is a patch that may create),
-// then a server-side dry-run apply, which also runs admission and validation. It reports
-// every refused object and why.
+// then, for an object that exists, that it is this instance's, then a server-side dry-run
+// apply, which also runs admission and validation. It reports every refused object and why.
 func (c *Controller) preflight(ctx context.Context, ti *templatesv1.TemplateInstance, uc *userClients, plan []*planned) error {
 	requester := requesterInfo(ti.Spec.Requester)
 	var refused []string
@@ -162,7 +162,26 @@ func (c *Controller) preflight(ctx context.Context, ti *templatesv1.TemplateInst
 	if len(refused) > 0 {
 		return fail("Forbidden", "nothing was applied; refused: %s", strings.Join(refused, "; "))
 	}
+	id := ApplySetID(ti.Namespace, ti.Name)
 	for _, p := range plan {
+		// No adoption: an object that exists without this instance's label is someone else's
+		// (another instance's, or made by hand), and the instance would later delete it.
+		live, err := p.client(uc.dynamic).Get(ctx, p.ref.Name, metav1.GetOptions{})
+		switch {
+		case err == nil && live.GetLabels()[PartOfLabel] != id:
+			owner := "it was not created by this instance"
+			if other := live.GetLabels()[PartOfLabel]; other != "" {
+				owner = "it belongs to another apply set (" + other + ")"
+			}
+			refused = append(refused, fmt.Sprintf("%s: exists and %s", p, owner))
+			continue
+		case err != nil && !apierrors.IsNotFound(err):
+			if !isRefusal(err) {
+				return err
+			}
+			refused = append(refused, fmt.Sprintf("%s: %s", p, statusMessage(err)))
+			continue
+		}
 		if _, err := p.client(uc.dynamic).Apply(ctx, p.ref.Name, p.obj, metav1.ApplyOptions{FieldManager: FieldManager, DryRun: []string{metav1.DryRunAll}}); err != nil {
 			if !isRefusal(err) {
 				return err
