@@ -115,6 +115,7 @@ func newCompiler(t *templates.Template, d Dialect) *compiler {
 			index:      index,
 			usage:      make([]paramUsage, len(params)),
 			labelsPath: labelsPath,
+			item:       -1,
 		},
 		template: t,
 		sx:       &syntax{dialect: d, params: index},
@@ -209,9 +210,25 @@ func (c *compiler) compileObjects(raws []runtime.RawExtension, list string, temp
 				continue
 			}
 		}
+		var expr *objectExpressions
+		if templateObjects && c.plan.dialect == Stencil {
+			var ok bool
+			if raw, expr, ok = c.objectExpressions(raw, objectPath{list, i}); !ok {
+				continue
+			}
+		}
+		repeated := expr != nil && expr.forEach != nil
+		if repeated {
+			c.sx.params[itemName], c.sx.params[indexName] = c.plan.item, c.plan.item+1
+		}
 		obj, errs := c.compileObject(raw, objectPath{list, i}, templateObjects)
+		if repeated {
+			delete(c.sx.params, itemName)
+			delete(c.sx.params, indexName)
+		}
 		c.errs = append(c.errs, errs...)
 		if len(errs) == 0 {
+			obj.expr = expr
 			out = append(out, obj)
 			c.plan.outputSize += len(raw)
 		}

@@ -132,6 +132,22 @@ limitations under the License.
 //     pattern, minLength, maxLength: string; minimum, maximum: int, number; items,
 //     properties: json, not both), the patterns compile (once per plan), the bounds are
 //     numbers in order, and the default and every enum word keep the other constraints.
+//   - maxItems, with items, bounds the array's length (and CEL's cost estimates of it).
+//   - Rules (our dialect only) are CEL over params, the final values typed (celparams):
+//     compiled once per plan with the CRD environment and cost estimation, refused by Compile
+//     at rules[i].rule when they do not compile, yield no bool or cost too much, and at
+//     rules[i].fieldPath when it names no parameter. Execute evaluates every rule beside the
+//     values' checks: a false rule is its message at parameters[i] of its fieldPath, else at
+//     rules[i]; a rule that cannot be evaluated is an error at rules[i] unless a value's error
+//     explains it.
+//   - Objects (our dialect only) annotated templates.stencil.dev/include-when (a CEL bool)
+//     are written only when it is true; templates.stencil.dev/for-each (a CEL list) writes the
+//     object once per element, with ${ITEM}/${{ITEM}} the element (a string as itself, other
+//     values as JSON) and ${INDEX} its index; its metadata.name must refer to ITEM or INDEX
+//     (or it has a generateName), and no parameter may be named ITEM or INDEX. Both
+//     annotations are removed from the output, and an annotations map they leave empty with
+//     them. Labels apply to every object written. In OpenShift templates the annotations are
+//     plain annotations.
 //   - Object labels (the template's, substituted, then the caller's over them) go to
 //     metadata.labels of every object. In the Stencil dialect they also go to the selectors and
 //     pod-template labels of Deployment, ReplicaSet, StatefulSet, DaemonSet (apps, extensions),

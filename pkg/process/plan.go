@@ -54,6 +54,9 @@ type Plan struct {
 
 	// cel holds the CEL programs over the parameters; nil for a template without any.
 	cel *expressions
+	// item is where the values of ITEM and INDEX go, past the parameters' values, when the
+	// template has repeated objects; -1 when it has none.
+	item int
 
 	warnings []string
 	// redeclared says an OpenShift template declares a name more than once (see lenient.go).
@@ -92,6 +95,8 @@ type compiledObject struct {
 	slow bool
 	// at is objects[i], for errors found while executing.
 	at objectPath
+	// expr makes the object conditional or repeated; nil for most.
+	expr *objectExpressions
 }
 
 // objectPath names an object, objects[i] or transformers[i]; the field.Path is built only for

@@ -117,9 +117,8 @@ func (c *compiler) checkTotalCost() {
 // checkRules evaluates the rules with the request's values. valuesBad says some value broke
 // its parameter's type or constraints: a rule that cannot be evaluated then says nothing
 // more than that value's error.
-func (p *Plan) checkRules(values []string, valuesBad bool) field.ErrorList {
+func (p *Plan) checkRules(params *celparams.Params, values []string, valuesBad bool) field.ErrorList {
 	var errs field.ErrorList
-	params := p.cel.env.Values(values)
 	for i := range p.cel.rules {
 		r := &p.cel.rules[i]
 		out, err := r.program.Eval(params)

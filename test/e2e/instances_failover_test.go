@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -41,7 +42,7 @@ objects:
 
 // leader is the index of the replica holding the controller's Lease; its identity carries the
 // process id.
-func leader(t *testing.T) int {
+func leader(t testing.TB) int {
 	t.Helper()
 	var index int
 	err := waitFor(time.Minute, "a leader", func(ctx context.Context) error {
@@ -140,6 +141,42 @@ func TestTemplateInstanceFailover(t *testing.T) {
 		ti := waitInstance(t, ns, name, time.Minute, name+" still Ready", conditionIs(templatesv1.TemplateInstanceReady, metav1.ConditionTrue))
 		if got := objectUIDs(ti); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s: objects %v after the restart, %v before", name, got, want)
+		}
+	}
+}
+
+// TestTemplateInstanceNoAdoption: an object that exists already, made by hand or by another
+// instance, is refused and never taken over, so deleting the instance never deletes it.
+func TestTemplateInstanceNoAdoption(t *testing.T) {
+	ns := "e2e-instances-adoption"
+	mustKubectl(t, "admin", "", "create", "namespace", ns)
+	mustKubectl(t, "admin", configMapTemplate, "apply", "-n", ns, "-f", "-")
+	mustKubectl(t, "admin", "", "create", "configmap", "by-hand", "-n", ns, "--from-literal=a=b")
+	mustKubectl(t, "admin", instanceYAML("by-hand", "config"), "apply", "-n", ns, "-f", "-")
+	ti := waitInstance(t, ns, "by-hand", time.Minute, "Failed", conditionIs(templatesv1.TemplateInstanceFailed, metav1.ConditionTrue))
+	if c := meta.FindStatusCondition(ti.Status.Conditions, templatesv1.TemplateInstanceFailed); !strings.Contains(c.Message, "ConfigMap "+ns+"/by-hand: exists and it was not created by this instance") {
+		t.Fatalf("Failed: %+v", c)
+	}
+
+	// Two instances rendering the same object: the second is refused.
+	mustKubectl(t, "admin", instanceYAML("first", "config"), "apply", "-n", ns, "-f", "-")
+	waitInstance(t, ns, "first", time.Minute, "Ready", conditionIs(templatesv1.TemplateInstanceReady, metav1.ConditionTrue))
+	mustKubectl(t, "admin", `apiVersion: templates.stencil.dev/v1alpha1
+kind: TemplateInstance
+metadata: {name: second}
+spec:
+  templateRef: {name: config}
+  parameters: {NAME: first}
+`, "apply", "-n", ns, "-f", "-")
+	ti = waitInstance(t, ns, "second", time.Minute, "Failed", conditionIs(templatesv1.TemplateInstanceFailed, metav1.ConditionTrue))
+	if c := meta.FindStatusCondition(ti.Status.Conditions, templatesv1.TemplateInstanceFailed); !strings.Contains(c.Message, "belongs to another apply set") {
+		t.Fatalf("Failed: %+v", c)
+	}
+
+	mustKubectl(t, "admin", "", "delete", "templateinstance", "by-hand", "second", "-n", ns, "--timeout=60s")
+	for _, name := range []string{"by-hand", "first"} {
+		if _, err := kubeAdmin(t).CoreV1().ConfigMaps(ns).Get(context.Background(), name, metav1.GetOptions{}); err != nil {
+			t.Errorf("ConfigMap %s was deleted with an instance that did not create it: %v", name, err)
 		}
 	}
 }

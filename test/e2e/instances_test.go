@@ -18,7 +18,9 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -63,7 +65,7 @@ spec:
 `, name, template, name)
 }
 
-func kubeAdmin(t *testing.T) kubernetes.Interface {
+func kubeAdmin(t testing.TB) kubernetes.Interface {
 	cs, err := kubernetes.NewForConfig(env.restConfig("admin"))
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +73,7 @@ func kubeAdmin(t *testing.T) kubernetes.Interface {
 	return cs
 }
 
-func stencilAdmin(t *testing.T) clientset.Interface {
+func stencilAdmin(t testing.TB) clientset.Interface {
 	cs, err := clientset.NewForConfig(env.restConfig("admin"))
 	if err != nil {
 		t.Fatal(err)
@@ -188,6 +190,12 @@ func TestTemplateInstanceLifecycle(t *testing.T) {
 	if cm.Labels["applyset.kubernetes.io/part-of"] == "" || len(cm.ManagedFields) != 1 || cm.ManagedFields[0].Manager != "stencil.dev/templateinstance" {
 		t.Fatalf("ConfigMap not managed by the instance: labels %v, managed fields %+v", cm.Labels, cm.ManagedFields)
 	}
+	// And the audit log says so: the ServiceAccount, impersonating the editor, applied it.
+	if err := waitFor(10*time.Second, "the audit event of the ConfigMap's creation", func(context.Context) error {
+		return auditedAs(ns, "shop-config", "system:serviceaccount:stencil-system:stencil-apiserver", "editor")
+	}); err != nil {
+		t.Fatal(err)
+	}
 	password := generatedPassword(t, ns, "shop")
 	if len(password) != 24 {
 		t.Fatalf("generated password %q", password)
@@ -200,8 +208,24 @@ func TestTemplateInstanceLifecycle(t *testing.T) {
 		t.Fatalf("kubectl get templateinstances: %s", out)
 	}
 
-	// Upgrade: the template drops the ConfigMap.
+	// stencil diff, as the kubectl plugin: the live instance is as applied; an instance file
+	// with a label changes the ConfigMap and would be refused for the Deployment (labels go
+	// into its immutable selector); the template without its ConfigMap would prune it.
+	if out := mustKubectl(t, "editor", "", "stencil", "diff", "shop", "-n", ns); !strings.Contains(out, "unchanged: 3 objects") || strings.Contains(out, "  changed:") {
+		t.Fatalf("diff of the live instance:\n%s", out)
+	}
+	labelled := instanceYAML("shop", "app") + "  labels: {tier: web}\n"
+	if out := mustKubectl(t, "editor", labelled, "stencil", "diff", "-n", ns, "-f", "-"); !strings.Contains(out, "changed: ConfigMap "+ns+"/shop-config") ||
+		!strings.Contains(out, "+     tier: web") || !strings.Contains(out, "refused: Deployment "+ns+"/shop: ") || !strings.Contains(out, "field is immutable") {
+		t.Fatalf("diff of an instance file:\n%s", out)
+	}
 	withoutConfigMap := strings.Replace(appTemplate, "- {apiVersion: v1, kind: ConfigMap, metadata: {name: \"${NAME}-config\"}, data: {greeting: hello}}\n", "", 1)
+	if out := mustKubectl(t, "editor", withoutConfigMap, "stencil", "diff", "--template", "app", "-n", ns, "-f", "-"); !strings.Contains(out, "pruned: ConfigMap "+ns+"/shop-config") ||
+		!strings.Contains(out, "unchanged: 2 objects") {
+		t.Fatalf("diff of a template change:\n%s", out)
+	}
+
+	// Upgrade: the template drops the ConfigMap.
 	mustKubectl(t, "admin", withoutConfigMap, "apply", "-n", ns, "-f", "-")
 	waitInstance(t, ns, "shop", time.Minute, "ConfigMap pruned", func(ti *templatesv1.TemplateInstance) error {
 		if len(ti.Status.Objects) != 2 {
@@ -282,4 +306,32 @@ func TestTemplateInstanceForbidden(t *testing.T) {
 	}
 	// Deleting a failed instance works: there is nothing to delete.
 	mustKubectl(t, "limited", "", "delete", "templateinstance", "shop", "-n", ns, "--timeout=60s")
+}
+
+// auditedAs finds the audit event of the server-side apply that created ConfigMap ns/name and
+// checks who made it.
+func auditedAs(ns, name, user, impersonated string) error {
+	data, err := os.ReadFile(env.path("audit.log"))
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		var event struct {
+			Verb             string                           `json:"verb"`
+			User             struct{ Username string }        `json:"user"`
+			ImpersonatedUser *struct{ Username string }       `json:"impersonatedUser"`
+			ObjectRef        struct{ Namespace, Name string } `json:"objectRef"`
+			ResponseStatus   struct{ Code int }               `json:"responseStatus"`
+			Annotations      map[string]string                `json:"annotations"`
+		}
+		if json.Unmarshal([]byte(line), &event) != nil || event.ObjectRef.Namespace != ns || event.ObjectRef.Name != name ||
+			event.Verb != "patch" || event.ResponseStatus.Code != 201 {
+			continue
+		}
+		if event.User.Username != user || event.ImpersonatedUser == nil || event.ImpersonatedUser.Username != impersonated {
+			return fmt.Errorf("ConfigMap %s/%s created by %q impersonating %+v", ns, name, event.User.Username, event.ImpersonatedUser)
+		}
+		return nil
+	}
+	return fmt.Errorf("no audit event of the creation of ConfigMap %s/%s", ns, name)
 }

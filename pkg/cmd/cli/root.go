@@ -69,6 +69,7 @@ func NewStencilCommand(streams IOStreams) *cobra.Command {
 		NewExportCommand(config, streams),
 		NewParametersCommand(config, streams),
 		NewInstantiateCommand(config, streams),
+		NewDiffCommand(config, streams),
 		NewTransformersCommand(config, streams),
 		NewConvertCommand(streams),
 		NewUICommand(config, streams),

@@ -60,17 +60,18 @@ func (p *planned) client(dyn dynamic.Interface) dynamic.ResourceInterface {
 	return dyn.Resource(p.resource).Namespace(p.ref.Namespace)
 }
 
-func (p *planned) String() string { return describeObject(p.ref) }
+func (p *planned) String() string { return DescribeObject(p.ref) }
 
-func describeObject(o templatesv1.TemplateInstanceObject) string {
+// DescribeObject names an object as messages do: Kind namespace/name.
+func DescribeObject(o templatesv1.TemplateInstanceObject) string {
 	if o.Namespace == "" {
 		return o.Kind + " " + o.Name
 	}
 	return o.Kind + " " + o.Namespace + "/" + o.Name
 }
 
-// objectKey identifies an object across renders.
-func objectKey(o templatesv1.TemplateInstanceObject) string {
+// ObjectKey identifies an object across renders: group, kind, namespace and name.
+func ObjectKey(o templatesv1.TemplateInstanceObject) string {
 	gv, _ := schema.ParseGroupVersion(o.APIVersion)
 	return gv.Group + "/" + o.Kind + "/" + o.Namespace + "/" + o.Name
 }
@@ -113,7 +114,7 @@ func (c *Controller) plan(ti *templatesv1.TemplateInstance, r *rendered) ([]*pla
 		obj.SetLabels(labels)
 		p := &planned{obj: obj, resource: mapping.Resource, generated: len(r.generated) > 0 && i == 0,
 			ref: templatesv1.TemplateInstanceObject{APIVersion: obj.GetAPIVersion(), Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}}
-		if key := objectKey(p.ref); seen[key] {
+		if key := ObjectKey(p.ref); seen[key] {
 			refused = append(refused, p.String()+": rendered twice")
 			continue
 		} else {
@@ -143,8 +144,8 @@ func generatedSecret(ti *templatesv1.TemplateInstance, values map[string]string)
 
 // preflight checks every object as the requester before any is applied: a
 // SubjectAccessReview for create and patch (server-side apply is a patch that may create),
-// then a server-side dry-run apply, which also runs admission and validation. It reports
-// every refused object and why.
+// then, for an object that exists, that it is this instance's, then a server-side dry-run
+// apply, which also runs admission and validation. It reports every refused object and why.
 func (c *Controller) preflight(ctx context.Context, ti *templatesv1.TemplateInstance, uc *userClients, plan []*planned) error {
 	requester := requesterInfo(ti.Spec.Requester)
 	var refused []string
@@ -161,8 +162,27 @@ func (c *Controller) preflight(ctx context.Context, ti *templatesv1.TemplateInst
 	if len(refused) > 0 {
 		return fail("Forbidden", "nothing was applied; refused: %s", strings.Join(refused, "; "))
 	}
+	id := ApplySetID(ti.Namespace, ti.Name)
 	for _, p := range plan {
-		if _, err := p.client(uc.dynamic).Apply(ctx, p.ref.Name, p.obj, metav1.ApplyOptions{FieldManager: fieldManager, DryRun: []string{metav1.DryRunAll}}); err != nil {
+		// No adoption: an object that exists without this instance's label is someone else's
+		// (another instance's, or made by hand), and the instance would later delete it.
+		live, err := p.client(uc.dynamic).Get(ctx, p.ref.Name, metav1.GetOptions{})
+		switch {
+		case err == nil && live.GetLabels()[PartOfLabel] != id:
+			owner := "it was not created by this instance"
+			if other := live.GetLabels()[PartOfLabel]; other != "" {
+				owner = "it belongs to another apply set (" + other + ")"
+			}
+			refused = append(refused, fmt.Sprintf("%s: exists and %s", p, owner))
+			continue
+		case err != nil && !apierrors.IsNotFound(err):
+			if !isRefusal(err) {
+				return err
+			}
+			refused = append(refused, fmt.Sprintf("%s: %s", p, statusMessage(err)))
+			continue
+		}
+		if _, err := p.client(uc.dynamic).Apply(ctx, p.ref.Name, p.obj, metav1.ApplyOptions{FieldManager: FieldManager, DryRun: []string{metav1.DryRunAll}}); err != nil {
 			if !isRefusal(err) {
 				return err
 			}
@@ -186,7 +206,7 @@ func isRefusal(err error) bool {
 // one's uid and readiness in its ref.
 func (c *Controller) apply(ctx context.Context, uc *userClients, plan []*planned) error {
 	for _, p := range plan {
-		applied, err := p.client(uc.dynamic).Apply(ctx, p.ref.Name, p.obj, metav1.ApplyOptions{FieldManager: fieldManager})
+		applied, err := p.client(uc.dynamic).Apply(ctx, p.ref.Name, p.obj, metav1.ApplyOptions{FieldManager: FieldManager})
 		if err != nil {
 			if isRefusal(err) {
 				return fail("ApplyFailed", "%s: %s", p, statusMessage(err))
@@ -207,7 +227,7 @@ func (c *Controller) prune(ctx context.Context, ti *templatesv1.TemplateInstance
 	var left []templatesv1.TemplateInstanceObject
 	for i := len(old) - 1; i >= 0; i-- {
 		o := old[i]
-		if keep[objectKey(o)] {
+		if keep[ObjectKey(o)] {
 			continue
 		}
 		gone, err := c.deleteMember(ctx, ti, uc, o)

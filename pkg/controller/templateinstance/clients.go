@@ -44,7 +44,7 @@ type userClients struct {
 // and maps kinds to resources through the target's discovery.
 type clientCache struct {
 	target *restclient.Config
-	mapper *restmapper.DeferredDiscoveryRESTMapper
+	mapper meta.ResettableRESTMapper
 
 	mu    sync.Mutex
 	users map[string]*userClients

@@ -80,8 +80,11 @@ const (
 	DefaultWorkers       = 8
 )
 
-// fieldManager owns every field the controller applies.
-const fieldManager = "stencil.dev/templateinstance"
+// conflictRetry is how soon an instance is looked at again after a write conflict.
+const conflictRetry = 200 * time.Millisecond
+
+// FieldManager owns every field the controller applies.
+const FieldManager = "stencil.dev/templateinstance"
 
 // Controller reconciles TemplateInstances.
 type Controller struct {
@@ -237,9 +240,13 @@ func (c *Controller) next(ctx context.Context) bool {
 	}
 	requeueAfter, err := c.sync(ctx, key)
 	switch {
+	case apierrors.IsConflict(err):
+		// The informer's copy was older than the stored instance: look again once it caught
+		// up, without growing the backoff that failures get.
+		c.queue.AddAfter(key, conflictRetry)
 	case err != nil:
-		if !apierrors.IsConflict(err) {
-			klog.V(2).Infof("templateinstance %s: %v (retrying)", key, err)
+		if err != errRetry {
+			klog.Infof("templateinstance %s: %v (retrying with backoff)", key, err)
 		}
 		c.queue.AddRateLimited(key)
 	case requeueAfter > 0:

@@ -81,14 +81,14 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	var objects []templatesv1.TemplateInstanceObject
 	for _, p := range plan {
 		if !p.generated {
-			keep[objectKey(p.ref)] = true
+			keep[ObjectKey(p.ref)] = true
 			objects = append(objects, p.ref)
 		}
 	}
 	old := ti.Status.Objects
 	superset := append([]templatesv1.TemplateInstanceObject(nil), old...)
 	for _, o := range objects {
-		if !slices.ContainsFunc(old, func(x templatesv1.TemplateInstanceObject) bool { return objectKey(x) == objectKey(o) }) {
+		if !slices.ContainsFunc(old, func(x templatesv1.TemplateInstanceObject) bool { return ObjectKey(x) == ObjectKey(o) }) {
 			superset = append(superset, o)
 		}
 	}
@@ -217,7 +217,7 @@ func setReadiness(ti *templatesv1.TemplateInstance) {
 func describeObjects(objects []templatesv1.TemplateInstanceObject) string {
 	names := make([]string, len(objects))
 	for i, o := range objects {
-		names[i] = describeObject(o)
+		names[i] = DescribeObject(o)
 	}
 	return strings.Join(names, ", ")
 }
@@ -239,12 +239,17 @@ func set(ti *templatesv1.TemplateInstance, conditionType string, status metav1.C
 		ObservedGeneration: ti.Generation, Reason: reason, Message: message})
 }
 
-// failed writes a failure into the conditions and asks for a retry with backoff; any other
-// error is returned as it is, and retried the same way.
+// failed writes a failure into the conditions and asks for a retry with backoff. An error
+// that is no failure of the instance (the cluster answered 5xx, or did not answer) is reported
+// the same way, reason ClusterError, so that the instance never hides why it is stuck; a
+// conflict of this controller's own writes is only retried.
 func (c *Controller) failed(ctx context.Context, ti *templatesv1.TemplateInstance, err error) error {
 	var f *failure
 	if !errors.As(err, &f) {
-		return err
+		if apierrors.IsConflict(err) {
+			return err
+		}
+		f = fail("ClusterError", "%s (retrying)", statusMessage(err))
 	}
 	set(ti, templatesv1.TemplateInstanceFailed, metav1.ConditionTrue, f.reason, f.message)
 	set(ti, templatesv1.TemplateInstanceReady, metav1.ConditionFalse, f.reason, f.message)
