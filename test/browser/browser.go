@@ -131,10 +131,14 @@ func (b *Tab) Screenshot(name string) {
 	b.t.Logf("screenshot %s", path)
 }
 
-// WaitFor polls a JavaScript condition until it is true.
-func WaitFor(condition string) chromedp.Action {
+// WaitFor polls a JavaScript condition until it is true, for up to 20 seconds.
+func WaitFor(condition string) chromedp.Action { return WaitWithin(20*time.Second, condition) }
+
+// WaitWithin polls a JavaScript condition until it is true, for up to limit: for what a
+// controller does on its own schedule.
+func WaitWithin(limit time.Duration, condition string) chromedp.Action {
 	return chromedp.ActionFunc(func(ctx context.Context) error {
-		deadline := time.Now().Add(20 * time.Second)
+		deadline := time.Now().Add(limit)
 		for {
 			var ok bool
 			if err := chromedp.Evaluate(condition, &ok).Do(ctx); err != nil {
@@ -144,7 +148,7 @@ func WaitFor(condition string) chromedp.Action {
 				return nil
 			}
 			if time.Now().After(deadline) {
-				return fmt.Errorf("still false after 20s: %s", condition)
+				return fmt.Errorf("still false after %s: %s", limit, condition)
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
