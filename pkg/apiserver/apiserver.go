@@ -30,9 +30,11 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/install"
+	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/controller/templateinstance"
 	"stencil.dev/stencil/pkg/registry/templates/customtransform"
+	"stencil.dev/stencil/pkg/registry/templates/openshifttemplate"
 	"stencil.dev/stencil/pkg/registry/templates/processedtemplate"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 	templatestorage "stencil.dev/stencil/pkg/registry/templates/template"
@@ -69,6 +71,9 @@ func init() {
 
 // ExtraConfig holds the configuration that is Stencil's own.
 type ExtraConfig struct {
+	// OpenShiftTemplates serves template.openshift.io/v1 templates and processedtemplates
+	// over the storage of our Templates.
+	OpenShiftTemplates bool
 	// ClusterConfig reaches the hosting cluster's kube-apiserver, for discovery; nil when the
 	// server runs without a cluster.
 	ClusterConfig *restclient.Config
@@ -164,7 +169,22 @@ func (c completedConfig) New() (*StencilServer, error) {
 		"templateinstances":        instanceREST,
 		"templateinstances/status": instanceStatusREST,
 	}
-	if err := s.GenericAPIServer.InstallAPIGroup(&apiGroupInfo); err != nil {
+	groups := []*genericapiserver.APIGroupInfo{&apiGroupInfo}
+	if c.ExtraConfig.OpenShiftTemplates {
+		openshiftREST, err := openshifttemplate.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.Plugins)
+		if err != nil {
+			return nil, err
+		}
+		openshiftGroup := genericapiserver.NewDefaultAPIGroupInfo(openshift.GroupName, Scheme, metav1.ParameterCodec, Codecs)
+		openshiftGroup.VersionedResourcesStorageMap[openshift.SchemeGroupVersion.Version] = map[string]rest.Storage{
+			"templates":          openshiftREST,
+			"processedtemplates": openshifttemplate.NewProcessedREST(renderer),
+		}
+		groups = append(groups, &openshiftGroup)
+	}
+	// One call for both groups: server-side apply then knows the models of both, which it
+	// needs for an object written through one group and applied through the other.
+	if err := s.GenericAPIServer.InstallAPIGroups(groups...); err != nil {
 		return nil, err
 	}
 	if opts := c.ExtraConfig.Instances; opts != nil && c.ExtraConfig.ClusterConfig != nil {

@@ -63,6 +63,9 @@ type StencilServerOptions struct {
 	Processing *ProcessingOptions
 	// Instances configure the TemplateInstance controller.
 	Instances *InstanceOptions
+	// OpenShiftTemplates serves template.openshift.io/v1 too (off by default: on OpenShift the
+	// group belongs to openshift-apiserver).
+	OpenShiftTemplates bool
 	// Plugins says which plugins run; none by default.
 	Plugins *PluginOptions
 	// Logs configures component-base logging: --logging-format=json, -v, --vmodule.
@@ -103,6 +106,9 @@ func (o *StencilServerOptions) AddFlags(fs *pflag.FlagSet) {
 	o.ServingCert.AddFlags(fs)
 	o.Processing.AddFlags(fs)
 	o.Instances.AddFlags(fs)
+	fs.BoolVar(&o.OpenShiftTemplates, "openshift-templates", o.OpenShiftTemplates,
+		"also serve OpenShift's template.openshift.io/v1 (templates and processedtemplates) over the same storage, for oc and "+
+			"OpenShift clients on clusters without OpenShift; never on OpenShift, where openshift-apiserver serves that group")
 	o.Plugins.AddFlags(fs)
 	logsapi.AddFlags(o.Logs, fs)
 	o.ComponentGlobalsRegistry.AddFlags(fs)
@@ -167,7 +173,8 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 		ExtraConfig: apiserver.ExtraConfig{ClusterConfig: serverConfig.ClientConfig, Observer: metrics.NewRecorder(),
 			PlanCacheBytes: o.Processing.PlanCacheBytes, PipelineCacheBytes: o.Processing.PipelineCacheBytes,
 			MaxOutputBytes: o.Processing.MaxOutputBytes, MaxConcurrentProcessing: o.Processing.MaxConcurrent,
-			ProcessingLimits: o.Plugins.Limits(o.Processing.Limits), Plugins: plugins, Instances: o.instanceControllerOptions()},
+			ProcessingLimits: o.Plugins.Limits(o.Processing.Limits), Plugins: plugins, Instances: o.instanceControllerOptions(),
+			OpenShiftTemplates: o.OpenShiftTemplates},
 	}, nil
 }
 
