@@ -25,7 +25,7 @@ FUZZTIME  ?= 15s
 RELIABILITY_REQUESTS ?= 400
 RELIABILITY_TIMEOUT  ?= 10m
 
-.PHONY: all build image run test verify unit integration ui release reliability soak e2e fuzz e2e-binaries bench clean
+.PHONY: all build image run test verify unit integration ui release reliability soak e2e fuzz e2e-binaries bench bench-instances clean
 
 all: build
 
@@ -101,6 +101,10 @@ fuzz:
 ## bench: the benchmark suite beside its baselines, as one table of ratios (docs/performance.md)
 bench: build e2e-binaries
 	hack/bench.sh
+
+## bench-instances: 200 TemplateInstances at once through the e2e cluster (docs/instances.md)
+bench-instances: e2e-binaries
+	$(GO) test $(GOFLAGS_TAGS) -count=1 -run '^$$' -bench BenchmarkTemplateInstances -benchtime 1x -timeout 20m ./test/e2e/
 
 clean:
 	rm -rf $(OUTPUT)

@@ -30,12 +30,15 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/install"
+	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/templateinstance"
 	"stencil.dev/stencil/pkg/registry/templates/customtransform"
+	"stencil.dev/stencil/pkg/registry/templates/openshifttemplate"
 	"stencil.dev/stencil/pkg/registry/templates/processedtemplate"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 	templatestorage "stencil.dev/stencil/pkg/registry/templates/template"
-	"stencil.dev/stencil/pkg/registry/templates/templateinstance"
+	instancestorage "stencil.dev/stencil/pkg/registry/templates/templateinstance"
 	"stencil.dev/stencil/pkg/transform"
 )
 
@@ -68,6 +71,9 @@ func init() {
 
 // ExtraConfig holds the configuration that is Stencil's own.
 type ExtraConfig struct {
+	// OpenShiftTemplates serves template.openshift.io/v1 templates and processedtemplates
+	// over the storage of our Templates.
+	OpenShiftTemplates bool
 	// ClusterConfig reaches the hosting cluster's kube-apiserver, for discovery; nil when the
 	// server runs without a cluster.
 	ClusterConfig *restclient.Config
@@ -83,6 +89,9 @@ type ExtraConfig struct {
 	// MaxConcurrentProcessing bounds the processing requests that run at once; zero means
 	// renderrest.DefaultMaxConcurrent.
 	MaxConcurrentProcessing int
+	// Instances configure the TemplateInstance controller, which acts in the cluster of
+	// ClusterConfig; nil runs none. The server fills in the clients, storage and renderer.
+	Instances *templateinstance.Options
 	// Plugins says which plugin providers run in a namespace; nil runs none.
 	Plugins transform.PluginPolicy
 }
@@ -134,7 +143,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	instanceREST, instanceStatusREST, err := templateinstance.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.ClusterConfig == nil)
+	instanceREST, instanceStatusREST, err := instancestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.ClusterConfig == nil)
 	if err != nil {
 		return nil, err
 	}
@@ -160,8 +169,37 @@ func (c completedConfig) New() (*StencilServer, error) {
 		"templateinstances":        instanceREST,
 		"templateinstances/status": instanceStatusREST,
 	}
-	if err := s.GenericAPIServer.InstallAPIGroup(&apiGroupInfo); err != nil {
+	groups := []*genericapiserver.APIGroupInfo{&apiGroupInfo}
+	if c.ExtraConfig.OpenShiftTemplates {
+		openshiftREST, err := openshifttemplate.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.Plugins)
+		if err != nil {
+			return nil, err
+		}
+		openshiftGroup := genericapiserver.NewDefaultAPIGroupInfo(openshift.GroupName, Scheme, metav1.ParameterCodec, Codecs)
+		openshiftGroup.VersionedResourcesStorageMap[openshift.SchemeGroupVersion.Version] = map[string]rest.Storage{
+			"templates":          openshiftREST,
+			"processedtemplates": openshifttemplate.NewProcessedREST(renderer),
+		}
+		groups = append(groups, &openshiftGroup)
+	}
+	// One call for both groups: server-side apply then knows the models of both, which it
+	// needs for an object written through one group and applied through the other.
+	if err := s.GenericAPIServer.InstallAPIGroups(groups...); err != nil {
 		return nil, err
+	}
+	if opts := c.ExtraConfig.Instances; opts != nil && c.ExtraConfig.ClusterConfig != nil {
+		opts := *opts
+		opts.Target, opts.Templates, opts.Renderer = c.ExtraConfig.ClusterConfig, templateREST, renderer
+		opts.Authorizer = c.GenericConfig.Authorization.Authorizer
+		s.GenericAPIServer.AddPostStartHookOrDie("stencil-templateinstance-controller", func(hook genericapiserver.PostStartHookContext) error {
+			opts.Loopback = hook.LoopbackClientConfig
+			controller, err := templateinstance.New(opts)
+			if err != nil {
+				return err
+			}
+			go controller.Run(hook.Context)
+			return nil
+		})
 	}
 	return s, nil
 }

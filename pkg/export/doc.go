@@ -42,9 +42,9 @@ limitations under the License.
 //     through stringData (data with a base64 parameter for a value that is not UTF-8 text),
 //     unless IncludeSecretValues. With Parameterize: the namespace is dropped (also from
 //     RoleBinding subjects of the same namespace, where an empty namespace means the binding's
-//     own); the application's name (the one app.kubernetes.io/instance or app label value, else
-//     the name prefix every object shares) becomes NAME in names, labels, selectors and the
-//     references of transform's name-reference table; each container image becomes
+//     own); name.go: the application's name (the one app.kubernetes.io/instance or app label
+//     value, else the name prefix every object shares) becomes NAME in names, labels, selectors
+//     and the references of transform's name-reference table; each container image becomes
 //     <CONTAINER>_IMAGE; each integer spec.replicas an int parameter. Labels stay on their
 //     objects. Every parameter has a display name and a description.
 //   - template.go: the strings of the objects are written through process.Escaper, so that a

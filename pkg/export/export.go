@@ -52,7 +52,8 @@ type Result struct {
 	Template *templates.Template
 	// Skipped are the objects left out, in the order they were given.
 	Skipped []Skipped
-	// Warnings are fields the cleanup met with an unexpected type and left as they were.
+	// Warnings are fields the cleanup met with an unexpected type and left as they were, and
+	// a parameterised export that found no application name.
 	Warnings []string
 	// Escaped names the objects with text that processing would have read as a reference, now
 	// escaped as $${...}: Stencil reads it back as it was, OpenShift's processor does not.
@@ -84,7 +85,12 @@ func Export(objects []Object, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Template: t, Skipped: skipped, Warnings: ctx.Warnings(), Escaped: escaped}, nil
+	warnings := ctx.Warnings()
+	if opts.Parameterize && p.appName == "" && len(kept) > 0 {
+		warnings = append(warnings, "no application name found (no one app.kubernetes.io/instance or app label value, "+
+			"no name prefix every object shares): the names stay as they are, with no NAME parameter")
+	}
+	return &Result{Template: t, Skipped: skipped, Warnings: warnings, Escaped: escaped}, nil
 }
 
 // describe names an object in reports: "apps/v1 Deployment web".
@@ -111,7 +117,7 @@ func str(obj map[string]any, path ...string) string {
 	return s
 }
 
-// obj returns the map at path, or nil.
+// object returns the map at path, or nil.
 func object(m map[string]any, path ...string) map[string]any {
 	o, _ := value(m, path...).(map[string]any)
 	return o

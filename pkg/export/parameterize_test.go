@@ -222,6 +222,37 @@ func TestParameterize(t *testing.T) {
 	}})
 }
 
+func TestNameParameter(t *testing.T) {
+	cases := []struct {
+		names   []string
+		pattern string
+		warning bool
+	}{
+		{[]string{"shop", "shop-db"}, dnsLabel.String(), false},
+		{[]string{"web.v2"}, "", false},
+		{[]string{"a", "b"}, "", true},
+	}
+	for _, tc := range cases {
+		var objects []string
+		for _, n := range tc.names {
+			objects = append(objects, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"`+n+`"}}`)
+		}
+		res, err := Export(decode(t, objects...), Options{Name: "t", Parameterize: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pattern := ""
+		for _, p := range res.Template.Parameters {
+			if p.Name == NameParameter {
+				pattern = p.Pattern
+			}
+		}
+		if pattern != tc.pattern || (len(res.Warnings) > 0) != tc.warning {
+			t.Errorf("%v: pattern %q, warnings %q; want pattern %q, a warning %t", tc.names, pattern, res.Warnings, tc.pattern, tc.warning)
+		}
+	}
+}
+
 func TestSecrets(t *testing.T) {
 	secret := `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"shop-db","labels":{"app":"shop"},
 		"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"data\":{\"password\":\"c2VjcmV0\"}}"}},

@@ -43,6 +43,9 @@ func Compile(t *templates.Template, d Dialect) (*Plan, field.ErrorList) {
 	}
 	c.plan.arena = make([]byte, 0, size+size/8)
 	c.plan.ops = make([]op, 0, 4*dollars+8*len(t.Objects)+16)
+	if d == OpenShift {
+		c.redeclarationWarnings()
+	}
 	c.compileText()
 	if len(t.Rules) > 0 && d == Stencil {
 		c.compileRules()
@@ -112,6 +115,7 @@ func newCompiler(t *templates.Template, d Dialect) *compiler {
 			index:      index,
 			usage:      make([]paramUsage, len(params)),
 			labelsPath: labelsPath,
+			item:       -1,
 		},
 		template: t,
 		sx:       &syntax{dialect: d, params: index},
@@ -137,7 +141,13 @@ func (c *compiler) compileText() {
 		for _, part := range append(l.key[:len(l.key):len(l.key)], l.value...) {
 			l.substituted = l.substituted || part.param >= 0
 		}
-		if !l.substituted {
+		switch {
+		case l.substituted:
+		case c.plan.dialect == OpenShift:
+			if msg := invalidLabel(k, c.template.ObjectLabels[k], c.plan.labelsPath); msg != "" {
+				c.warnings.add(msg, c.plan.labelsPath.String())
+			}
+		default:
 			c.errs = append(c.errs, validateLabels(map[string]string{k: c.template.ObjectLabels[k]}, c.plan.labelsPath)...)
 		}
 		c.plan.labels = append(c.plan.labels, l)
@@ -145,7 +155,7 @@ func (c *compiler) compileText() {
 }
 
 // textTemplate compiles a plain-text string. Typed references substitute as text there; in
-// the OpenShift dialect ${{P}} is not substituted in text, as in OpenShift.
+// the OpenShift dialect ${{P}} substitutes only as the whole string, as in OpenShift.
 func (c *compiler) textTemplate(s string, path func() *field.Path) []textPart {
 	content := []byte(s)
 	segs, _ := c.sx.split(content, nil)
@@ -157,7 +167,8 @@ func (c *compiler) textTemplate(s string, path func() *field.Path) []textPart {
 			switch {
 			case seg.param < 0:
 				c.undeclared(content, seg, path)
-			case c.plan.dialect == OpenShift && seg.typed:
+			case c.plan.dialect == OpenShift && seg.typed && len(segs) > 1:
+				c.warnings.add(fmt.Sprintf("%s is not substituted: OpenShift substitutes ${{%s}} only as a whole string", seg.text(content), seg.name(content)), path().String())
 			default:
 				param = seg.param
 			}
@@ -199,9 +210,25 @@ func (c *compiler) compileObjects(raws []runtime.RawExtension, list string, temp
 				continue
 			}
 		}
+		var expr *objectExpressions
+		if templateObjects && c.plan.dialect == Stencil {
+			var ok bool
+			if raw, expr, ok = c.objectExpressions(raw, objectPath{list, i}); !ok {
+				continue
+			}
+		}
+		repeated := expr != nil && expr.forEach != nil
+		if repeated {
+			c.sx.params[itemName], c.sx.params[indexName] = c.plan.item, c.plan.item+1
+		}
 		obj, errs := c.compileObject(raw, objectPath{list, i}, templateObjects)
+		if repeated {
+			delete(c.sx.params, itemName)
+			delete(c.sx.params, indexName)
+		}
 		c.errs = append(c.errs, errs...)
 		if len(errs) == 0 {
+			obj.expr = expr
 			out = append(out, obj)
 			c.plan.outputSize += len(raw)
 		}

@@ -78,16 +78,32 @@ limitations under the License.
 //   - ${{P}} is typed only as the whole string; with text around it is left as written (as in
 //     OpenShift), with a warning when P is declared.
 //   - There is no $$ escape, as in OpenShift: "$${P}" yields "$" and the value.
-//   - message and labels get ${P} only; a ${{P}} there stays as written.
+//   - In message and in label keys and values, ${P} substitutes anywhere and ${{P}} only as
+//     the whole string, as text (OpenShift's EvaluateParameterSubstitution: labels: {a:
+//     "${{P}}"} with P=x gives a: x); with text around, ${{P}} stays as written, with a warning.
 //   - References to undeclared parameters stay as written, with one warning per name.
 //   - labels go to metadata.labels only, never to selectors or pod templates.
+//   - metadata.namespace: a hardcoded one is removed, one holding a reference kept, and one
+//     that is "", null or not a string becomes "" (OpenShift's stripNamespace).
 //   - OpenShift kinds written with a group-less apiVersion get their group after substitution
 //     (DeploymentConfig v1 -> apps.openshift.io/v1, Route -> route.openshift.io/v1, ...).
 //
+// What OpenShift tolerates is tolerated in its dialect, with a warning naming it (lenient.go);
+// each is an error in ours:
+//   - A parameter name declared more than once: the last declaration is substituted, as
+//     OpenShift's processor keys parameters by name. A caller's value sets the first
+//     declaration only, as oc sets it, so it is not used: a warning says so.
+//   - A member name repeated in one object of objects: its last value is used, in the place
+//     of the first, as encoding/json reads it.
+//   - Template labels that are not valid labels, literally or once substituted: applied as
+//     they are (the API server refuses the objects later). The caller's labels stay checked.
+//   - A template file (DecodeTemplateFile, the CLI's input) whose first YAML documents are
+//     empty or only comments: read from the first document that is not, as oc reads it.
+//
 // Fixed bugs: generator ranges include their upper bound and use crypto/rand; null in an array
 // stays null instead of panicking; a typed reference in a map key substitutes as text instead
-// of panicking; values are not re-scanned; numbers keep their precision; duplicate parameter
-// names are an error instead of a silent choice; a ${{P}} namespace counts as parameterised.
+// of panicking; values are not re-scanned; numbers keep their precision; a ${{P}} namespace
+// counts as parameterised.
 //
 // # Other rules
 //
@@ -116,6 +132,22 @@ limitations under the License.
 //     pattern, minLength, maxLength: string; minimum, maximum: int, number; items,
 //     properties: json, not both), the patterns compile (once per plan), the bounds are
 //     numbers in order, and the default and every enum word keep the other constraints.
+//   - maxItems, with items, bounds the array's length (and CEL's cost estimates of it).
+//   - Rules (our dialect only) are CEL over params, the final values typed (celparams):
+//     compiled once per plan with the CRD environment and cost estimation, refused by Compile
+//     at rules[i].rule when they do not compile, yield no bool or cost too much, and at
+//     rules[i].fieldPath when it names no parameter. Execute evaluates every rule beside the
+//     values' checks: a false rule is its message at parameters[i] of its fieldPath, else at
+//     rules[i]; a rule that cannot be evaluated is an error at rules[i] unless a value's error
+//     explains it.
+//   - Objects (our dialect only) annotated templates.stencil.dev/include-when (a CEL bool)
+//     are written only when it is true; templates.stencil.dev/for-each (a CEL list) writes the
+//     object once per element, with ${ITEM}/${{ITEM}} the element (a string as itself, other
+//     values as JSON) and ${INDEX} its index; its metadata.name must refer to ITEM or INDEX
+//     (or it has a generateName), and no parameter may be named ITEM or INDEX. Both
+//     annotations are removed from the output, and an annotations map they leave empty with
+//     them. Labels apply to every object written. In OpenShift templates the annotations are
+//     plain annotations.
 //   - Object labels (the template's, substituted, then the caller's over them) go to
 //     metadata.labels of every object. In the Stencil dialect they also go to the selectors and
 //     pod-template labels of Deployment, ReplicaSet, StatefulSet, DaemonSet (apps, extensions),
@@ -128,7 +160,8 @@ limitations under the License.
 //   - Label keys and values are checked: literal ones by Compile, substituted ones and the
 //     caller's by Execute.
 //   - Objects must be JSON objects with a string kind and apiVersion; duplicate member names
-//     and invalid UTF-8 are errors, and so are keys that collide once substituted.
+//     (in our dialect) and invalid UTF-8 are errors, and so are keys that collide once
+//     substituted.
 //   - generators, transformers and transformerOverrides are substituted like objects (no labels, no
 //     namespace stripping) and returned in Result for the transformer pipeline.
 //   - YAML templates are converted to JSON as kubectl converts them, so a literal integer

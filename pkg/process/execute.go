@@ -26,13 +26,16 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/jsonbytes"
+	"stencil.dev/stencil/pkg/process/celparams"
 )
 
 // Execute processes the plan with one request's values. All problems are returned at once.
 func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 	values, errs := p.resolveParameters(&req)
-	if p.cel != nil && len(p.cel.rules) > 0 {
-		errs = append(errs, p.checkRules(values, len(errs) > 0)...)
+	var celValues *celparams.Params
+	if p.cel != nil {
+		celValues = p.cel.env.Values(values)
+		errs = append(errs, p.checkRules(celValues, values, len(errs) > 0)...)
 	}
 	if len(errs) > 0 {
 		// The caller's labels need no values: report their problems now too.
@@ -53,11 +56,12 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 			fmt.Sprintf("the parameter values, generated ones included, come to more than %d bytes, the bound of one request", limit))}
 	}
 	limit -= valueBytes
-	x := &executor{plan: p, values: make([]paramValue, len(values)), limit: limit}
+	// Values past the parameters' are the elements of repeated objects, set as each is written.
+	x := &executor{plan: p, values: make([]paramValue, len(p.usage)), limit: limit, celValues: celValues}
 	for i, v := range values {
 		x.values[i] = prepareValue(v, p.params[i].Type, p.usage[i])
 	}
-	labels, errs := p.objectLabels(values, req.Labels)
+	labels, labelWarnings, errs := p.objectLabels(values, req.Labels)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -70,7 +74,10 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 	result := &Result{
 		Message:    message,
 		Parameters: make([]templates.Parameter, len(p.params)),
-		Warnings:   append([]string(nil), p.warnings...),
+		Warnings:   append(append([]string(nil), p.warnings...), labelWarnings...),
+	}
+	if p.redeclared {
+		result.Warnings = append(result.Warnings, p.droppedValueWarnings(&req)...)
 	}
 	for i := range p.params {
 		result.Parameters[i] = p.params[i].Parameter
@@ -157,11 +164,11 @@ func tooLong(path *field.Path, limit int) *field.Error {
 }
 
 // objectLabels returns the template's labels, substituted, with the caller's merged over them,
-// after checking they are valid labels.
-func (p *Plan) objectLabels(values []string, callerLabels map[string]string) (map[string]string, field.ErrorList) {
-	labels := make(map[string]string, len(p.labels)+len(callerLabels))
+// after checking they are valid labels. The template's labels that are not, in the OpenShift
+// dialect, are warnings.
+func (p *Plan) objectLabels(values []string, callerLabels map[string]string) (labels map[string]string, warnings []string, errs field.ErrorList) {
+	labels = make(map[string]string, len(p.labels)+len(callerLabels))
 	var substituted map[string]string
-	var errs field.ErrorList
 	for _, l := range p.labels {
 		k, kOK := renderText(l.key, values, maxLabelBytes)
 		v, vOK := renderText(l.value, values, maxLabelBytes)
@@ -177,11 +184,24 @@ func (p *Plan) objectLabels(values []string, callerLabels map[string]string) (ma
 			substituted[k] = v
 		}
 	}
-	errs = append(errs, validateLabels(substituted, p.labelsPath)...)
+	if p.dialect == OpenShift {
+		keys := make([]string, 0, len(substituted))
+		for k := range substituted {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if msg := invalidLabel(k, substituted[k], p.labelsPath); msg != "" {
+				warnings = append(warnings, p.labelsPath.String()+": "+msg)
+			}
+		}
+	} else {
+		errs = append(errs, validateLabels(substituted, p.labelsPath)...)
+	}
 	for k, v := range callerLabels {
 		labels[k] = v
 	}
-	return labels, append(errs, validateLabels(callerLabels, field.NewPath("labels"))...)
+	return labels, warnings, append(errs, validateLabels(callerLabels, field.NewPath("labels"))...)
 }
 
 // executor writes one request's output.
@@ -203,6 +223,10 @@ type executor struct {
 	// limit bounds the output; overflow says run stopped at it.
 	limit    int
 	overflow bool
+	// celValues are the parameters as CEL sees them, for conditional and repeated objects;
+	// results hold what the objects' expressions gave, by celProgram.id.
+	celValues *celparams.Params
+	results   []evalResult
 }
 
 type labelMember struct {
@@ -235,33 +259,49 @@ func (x *executor) setLabels(labels map[string]string) {
 	x.used = make([]bool, len(x.labels))
 }
 
-// writeList writes the objects inside a v1 List and returns each object's bytes.
+// writeList writes the objects inside a v1 List and returns each object's bytes: none for a
+// conditional object whose condition is false, one per element for a repeated one.
 func (x *executor) writeList(objects []compiledObject) []json.RawMessage {
 	x.buf = make([]byte, 0, x.plan.outputSize+x.plan.outputSize/4+len(listPrefix)+len(listSuffix)+256)
 	x.buf = append(x.buf, listPrefix...)
 	bounds := make([]int, 0, 2*len(objects))
 	for i := range objects {
-		if i > 0 {
-			x.buf = append(x.buf, ',')
+		o := &objects[i]
+		written := false
+		if o.expr == nil {
+			bounds, written = x.writeObject(o, bounds)
+		} else {
+			bounds, written = x.writeExpanded(o, bounds)
 		}
-		start := len(x.buf)
-		x.run(objects[i].from, objects[i].to)
-		if x.overflow {
-			x.errs = append(x.errs, tooLong(field.NewPath("objects").Index(i), x.limit))
+		if !written {
 			return nil
 		}
-		if objects[i].slow {
-			x.reshape(start, &objects[i])
-		}
-		bounds = append(bounds, start, len(x.buf))
 	}
 	x.buf = append(x.buf, listSuffix...)
-	out := make([]json.RawMessage, len(objects))
+	out := make([]json.RawMessage, len(bounds)/2)
 	for i := range out {
 		start, end := bounds[2*i], bounds[2*i+1]
 		out[i] = x.buf[start:end:end]
 	}
 	return out
+}
+
+// writeObject writes one object into the List and adds its bounds; false when the output
+// grew past its limit.
+func (x *executor) writeObject(o *compiledObject, bounds []int) ([]int, bool) {
+	if len(bounds) > 0 {
+		x.buf = append(x.buf, ',')
+	}
+	start := len(x.buf)
+	x.run(o.from, o.to)
+	if x.overflow {
+		x.errs = append(x.errs, tooLong(o.at.path(), x.limit))
+		return bounds, false
+	}
+	if o.slow {
+		x.reshape(start, o)
+	}
+	return append(bounds, start, len(x.buf)), true
 }
 
 // writeConfigs writes the generator or transformer configs of the field list into a buffer
@@ -284,4 +324,24 @@ func (x *executor) writeConfigs(configs []compiledObject, list string) []json.Ra
 	}
 	x.buf = objects
 	return out
+}
+
+// TemplateLabels returns the template's own labels substituted with the final values of an
+// Execute (its Result's Parameters), as OpenShift's processedtemplates answers them. It is
+// apart from Execute so that requests that do not answer them do not pay for them.
+func (p *Plan) TemplateLabels(params []templates.Parameter) map[string]string {
+	if len(p.labels) == 0 || len(params) != len(p.params) {
+		return nil
+	}
+	values := make([]string, len(params))
+	for i := range params {
+		values[i] = params[i].Value
+	}
+	labels := make(map[string]string, len(p.labels))
+	for _, l := range p.labels {
+		k, _ := renderText(l.key, values, maxLabelBytes)
+		v, _ := renderText(l.value, values, maxLabelBytes)
+		labels[k] = v
+	}
+	return labels
 }

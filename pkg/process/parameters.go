@@ -33,6 +33,9 @@ type compiledParameter struct {
 	templates.Parameter
 	generator *expression
 	checker   *templates.ValueChecker
+	// redeclared marks a second or later declaration of a name in an OpenShift template (see
+	// duplicates.go): a caller's value never reaches it, as oc sets only the first one.
+	redeclared bool
 }
 
 // validParameterName reports whether name is a parameter name of the dialect: a C identifier
@@ -66,6 +69,10 @@ func compileParameters(params []templates.Parameter, d Dialect) ([]compiledParam
 				pattern = "^[a-zA-Z0-9_]+$"
 			}
 			errs = append(errs, field.Invalid(path().Child("name"), p.Name, "must match "+pattern))
+		case dup && d == OpenShift:
+			// OpenShift's processor substitutes the last declaration of a name.
+			out[i].redeclared = true
+			index[p.Name] = i
 		case dup:
 			errs = append(errs, field.Duplicate(path().Child("name"), p.Name))
 		default:
@@ -132,6 +139,7 @@ func (p *Plan) resolveParameters(req *Request) ([]string, field.ErrorList) {
 	for i := range p.params {
 		param := &p.params[i]
 		value, given := req.Parameters[param.Name]
+		given = given && !param.redeclared
 		if !given {
 			value = param.Value
 		}
@@ -164,6 +172,7 @@ func CheckValues(t *templates.Template, d Dialect, req Request) field.ErrorList 
 			continue // Compile reports the type
 		}
 		value, given := req.Parameters[param.Name]
+		given = given && !param.redeclared
 		if !given {
 			value = param.Value
 		}

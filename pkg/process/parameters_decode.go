@@ -129,6 +129,8 @@ func decodeParameter(dec *jsontext.Decoder, p *templates.Parameter) error {
 			err = decodeLength(dec, &p.MinLength, "minLength")
 		case "maxLength":
 			err = decodeLength(dec, &p.MaxLength, "maxLength")
+		case "maxItems":
+			err = decodeLength(dec, &p.MaxItems, "maxItems")
 		case "enum":
 			err = decodeEnum(dec, p)
 		case "items":

@@ -54,8 +54,13 @@ type Plan struct {
 
 	// cel holds the CEL programs over the parameters; nil for a template without any.
 	cel *expressions
+	// item is where the values of ITEM and INDEX go, past the parameters' values, when the
+	// template has repeated objects; -1 when it has none.
+	item int
 
 	warnings []string
+	// redeclared says an OpenShift template declares a name more than once (see lenient.go).
+	redeclared bool
 	// outputSize estimates the size of the objects' output, to size the buffer once.
 	outputSize int
 }
@@ -90,6 +95,8 @@ type compiledObject struct {
 	slow bool
 	// at is objects[i], for errors found while executing.
 	at objectPath
+	// expr makes the object conditional or repeated; nil for most.
+	expr *objectExpressions
 }
 
 // objectPath names an object, objects[i] or transformers[i]; the field.Path is built only for
@@ -162,3 +169,7 @@ func (p *Plan) Size() int64 {
 	}
 	return size + 512 // the Plan itself, its maps and small slices
 }
+
+// Warnings are what compiling the template tolerated: in the OpenShift dialect, references to
+// undeclared parameters and OpenShift's leniencies. Execute returns them too.
+func (p *Plan) Warnings() []string { return p.warnings }

@@ -49,7 +49,7 @@ const constraintsTemplate = `{"apiVersion":"templates.stencil.dev/v1alpha1","kin
  {"name":"CERT","type":"base64"},
  {"name":"PASSWORD","secret":true,"generate":"expression","from":"[a-z]{12}","minLength":8},
  {"name":"EXTRA","type":"json"},
- {"name":"ZONES","type":"json","items":{"type":"string","pattern":"^[a-z]+-[0-9]$"}},
+ {"name":"ZONES","type":"json","items":{"type":"string","pattern":"^[a-z]+-[0-9]$"},"maxItems":2},
  {"name":"PORTS","type":"json","items":{"type":"int","minimum":"1","maximum":"65535"}},
  {"name":"ENDPOINT","type":"json","properties":{"host":{"type":"string","minLength":1},"port":{"type":"int","minimum":"1","maximum":"65535"},
    "ratio":{"type":"number","maximum":"1"},"on":{"type":"bool"},"extra":{"type":"json"}}},
@@ -69,7 +69,7 @@ var candidates = map[templates.ParameterType][]string{
 	templates.ParameterTypeNumber: {"", "0.05", "0.1", "0.5", "0.50", "2", "2e0", "1e3", "1001", "-3", "abc", "1.", "7"},
 	templates.ParameterTypeBool:   {"", "true", "false", "yes", "1"},
 	templates.ParameterTypeBase64: {"", "aGVsbG8=", "aGVsbG8", "not base64!", "aGVs\nbG8="},
-	templates.ParameterTypeJSON: {"", `null`, `1`, `"s"`, `true`, `[]`, `["eu-1","us-2"]`, `["EU-1"]`, `[1,2]`, `[0]`, `[70000]`, `["a"]`, `{}`,
+	templates.ParameterTypeJSON: {"", `null`, `1`, `"s"`, `true`, `[]`, `["eu-1","us-2"]`, `["eu-1","us-2","ap-3"]`, `["EU-1"]`, `[1,2]`, `[0]`, `[70000]`, `["a"]`, `{}`,
 		`{"host":"h","port":80}`, `{"host":"","port":80}`, `{"port":0}`, `{"port":"80"}`, `{"ratio":1.5}`, `{"ratio":0.5,"on":true}`,
 		`{"on":"yes"}`, `{"extra":[1]}`},
 }

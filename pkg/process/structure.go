@@ -219,7 +219,7 @@ func (s *structure) addName(quoted []byte, escaped bool, top int) error {
 	f := &s.frames[top]
 	if f.set != nil {
 		if _, dup := f.set[string(name)]; dup {
-			return fmt.Errorf("duplicate member name %q", name)
+			return &duplicateNameError{name: name}
 		}
 		f.set[string(name)] = struct{}{}
 		return nil
@@ -227,7 +227,7 @@ func (s *structure) addName(quoted []byte, escaped bool, top int) error {
 	earlier := s.names[f.names:]
 	for _, seen := range earlier {
 		if bytes.Equal(seen, name) {
-			return fmt.Errorf("duplicate member name %q", name)
+			return &duplicateNameError{name: name}
 		}
 	}
 	if len(earlier) < namesBeforeSet {

@@ -147,9 +147,13 @@ func (o *objectEmitter) member(keyAt, keyEnd, valueEnd int) {
 		o.present |= 1 << child.targetIndex
 	}
 	replaceAPIVersion := cx.top && w.apiVersion != nil && string(name) == "apiVersion"
+	// OpenShift removes a hardcoded namespace but writes "" for one that is "", null or not a
+	// string (its stripNamespace), and so do we for its templates.
+	emptyNamespace := drop && w.c.plan.dialect == OpenShift && !nonEmptyString(w.src[valueAt:valueEnd])
+	drop = drop && !emptyNamespace
 	keyMayChange := w.st.hasDollar(keyAt, keyEnd)
 	labelMap := o.flags&frameLabels != 0
-	if !drop && !replaceAPIVersion && !labelMap && !keyMayChange && !w.mayChange(valueAt, valueEnd, child) {
+	if !drop && !replaceAPIVersion && !emptyNamespace && !labelMap && !keyMayChange && !w.mayChange(valueAt, valueEnd, child) {
 		if o.runStart < 0 {
 			o.runStart = keyAt
 		}
@@ -175,7 +179,7 @@ func (o *objectEmitter) member(keyAt, keyEnd, valueEnd int) {
 		}
 	}
 	value := compiledString{kind: unchanged}
-	if w.src[valueAt] == '"' && !replaceAPIVersion && child.createInstead == nil {
+	if w.src[valueAt] == '"' && !replaceAPIVersion && !emptyNamespace && child.createInstead == nil {
 		value = w.compileString(w.src[valueAt:valueEnd], child, false, &w.valueSegs)
 		if value.kind == typedParam && child.targets != nil {
 			// A label map, or what leads to one, given whole by ${{P}}.
@@ -211,6 +215,9 @@ func (o *objectEmitter) member(keyAt, keyEnd, valueEnd int) {
 	case replaceAPIVersion:
 		w.emitLit(w.apiVersion)
 		changed = true
+	case emptyNamespace:
+		w.emitLit([]byte(`""`))
+		changed = true
 	case value.kind != unchanged:
 		w.emitString(value)
 		changed = true
@@ -228,4 +235,9 @@ func (o *objectEmitter) member(keyAt, keyEnd, valueEnd int) {
 	} else {
 		o.state = o.nextState(o.state)
 	}
+}
+
+// nonEmptyString reports whether the JSON value raw is a string with content.
+func nonEmptyString(raw []byte) bool {
+	return len(raw) > 2 && raw[0] == '"'
 }

@@ -35,6 +35,11 @@ func (c *compiler) compileObject(raw []byte, at objectPath, templateObject bool)
 		return compiledObject{}, field.ErrorList{field.Required(path(), "an object is needed here")}
 	}
 	src, err := c.structure.compact(&c.src, raw)
+	if err != nil && templateObject && c.plan.dialect == OpenShift {
+		if _, duplicate := err.(*duplicateNameError); duplicate {
+			src, err = c.lastMemberWins(raw, path())
+		}
+	}
 	if err != nil {
 		return compiledObject{}, field.ErrorList{field.Invalid(path(), "", "not valid JSON: "+err.Error())}
 	}

@@ -120,6 +120,9 @@ type Input struct {
 	// Plugins are the plugin providers the administrator allows for this request; the zero
 	// value runs none.
 	Plugins transform.Plugins
+	// TemplateLabels asks for the template's own labels, substituted, in the Output, as
+	// OpenShift's processedtemplates answers them.
+	TemplateLabels bool
 }
 
 // Output is the result of processing.
@@ -133,6 +136,8 @@ type Output struct {
 	Parameters []templates.Parameter
 	// Warnings are problems that did not stop processing.
 	Warnings []string
+	// Labels are the template's own labels, substituted, when Input.TemplateLabels asks.
+	Labels map[string]string
 }
 
 // List returns the objects as the bytes of a v1 List.
@@ -176,7 +181,11 @@ func (p *Renderer) Render(ctx context.Context, in Input) (*Output, field.ErrorLi
 	if len(out.invalid) > 0 {
 		return &Output{Warnings: warnings}, sortErrors(out.invalid), nil
 	}
-	return &Output{Objects: out.objects, Message: result.Message, Parameters: result.Parameters, Warnings: warnings}, nil, nil
+	output := &Output{Objects: out.objects, Message: result.Message, Parameters: result.Parameters, Warnings: warnings}
+	if in.TemplateLabels {
+		output.Labels = plan.TemplateLabels(result.Parameters)
+	}
+	return output, nil, nil
 }
 
 // configProblems checks the transformer configs of a template given in the request as they

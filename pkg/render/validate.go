@@ -39,3 +39,17 @@ func TemplateErrors(t *templates.Template, plugins transform.Plugins) field.Erro
 	errs = append(errs, plugins.ValidateGenerators(t)...)
 	return append(errs, plugins.ValidateTransformers(t)...)
 }
+
+// TemplateWarnings are what storing t tolerates: for a Template of OpenShift's dialect, what
+// OpenShift tolerates too (duplicate parameter names, invalid labels, undeclared references),
+// each an error in Stencil's dialect.
+func TemplateWarnings(t *templates.Template) []string {
+	if !t.OpenShift {
+		return nil
+	}
+	plan, errs := process.Compile(t, process.OpenShift)
+	if len(errs) > 0 {
+		return nil
+	}
+	return plan.Warnings()
+}

@@ -63,9 +63,10 @@ type Options struct {
 	// DNSNames are the names of the serving certificate; the first is
 	// <service>.<namespace>.svc, the name the aggregator checks.
 	DNSNames []string
-	// APIServiceName is the APIService whose spec.caBundle is kept equal to the CA bundle;
-	// empty leaves every APIService alone.
-	APIServiceName string
+	// APIServiceNames are the APIServices whose spec.caBundle is kept equal to the CA bundle
+	// (ours, and template.openshift.io's when the server serves it); none leaves every
+	// APIService alone.
+	APIServiceNames []string
 }
 
 // Observer learns what the controller does, for metrics; nil is allowed.
@@ -84,7 +85,8 @@ type Controller struct {
 	observer    Observer
 	queue       workqueue.TypedRateLimitingInterface[string]
 
-	secretInformer, apiServiceInformer cache.SharedIndexInformer
+	secretInformer      cache.SharedIndexInformer
+	apiServiceInformers []cache.SharedIndexInformer
 }
 
 // New loads the certificate from the Secret, creating the Secret when needed, so that the
@@ -132,8 +134,9 @@ func New(ctx context.Context, config *rest.Config, opts Options, observer Observ
 	}
 	// Watching by name keeps within RBAC rules that grant only these names.
 	c.secretInformer = coreinformers.NewFilteredSecretInformer(client, opts.SecretNamespace, resync, cache.Indexers{}, byName(opts.SecretName))
-	if opts.APIServiceName != "" {
-		c.apiServiceInformer = dynamicinformer.NewFilteredDynamicInformer(dyn, apiServicesGVR, "", resync, cache.Indexers{}, byName(opts.APIServiceName)).Informer()
+	for _, name := range opts.APIServiceNames {
+		c.apiServiceInformers = append(c.apiServiceInformers,
+			dynamicinformer.NewFilteredDynamicInformer(dyn, apiServicesGVR, "", resync, cache.Indexers{}, byName(name)).Informer())
 	}
 	return c, nil
 }
@@ -151,7 +154,7 @@ func (c *Controller) Run(ctx context.Context) {
 		DeleteFunc: func(any) { c.queue.Add(queueKey) },
 	}
 	synced := []cache.InformerSynced{}
-	for _, inf := range []cache.SharedIndexInformer{c.secretInformer, c.apiServiceInformer} {
+	for _, inf := range append([]cache.SharedIndexInformer{c.secretInformer}, c.apiServiceInformers...) {
 		if inf == nil {
 			continue
 		}
@@ -197,10 +200,12 @@ func (c *Controller) reconcile(ctx context.Context) error {
 	c.serve(bundle)
 	// Come back when renewal is due even if no event and no resync arrives before.
 	c.queue.AddAfter(queueKey, time.Until(bundle.NotAfter.Add(-RenewBefore)))
-	if c.apiServiceInformer == nil {
-		return nil
+	for i, name := range c.opts.APIServiceNames {
+		if err := c.syncCABundle(ctx, c.apiServiceInformers[i], name, bundle.CABundle); err != nil {
+			return err
+		}
 	}
-	return c.syncCABundle(ctx, bundle.CABundle)
+	return nil
 }
 
 func (c *Controller) serve(b *Bundle) {
@@ -214,10 +219,10 @@ func (c *Controller) serve(b *Bundle) {
 
 // syncCABundle sets the APIService's caBundle to caBundle when it differs. A missing APIService
 // is not an error: its creation is an event that brings the controller back.
-func (c *Controller) syncCABundle(ctx context.Context, caBundle []byte) error {
-	obj, exists, err := c.apiServiceInformer.GetStore().GetByKey(c.opts.APIServiceName)
+func (c *Controller) syncCABundle(ctx context.Context, informer cache.SharedIndexInformer, name string, caBundle []byte) error {
+	obj, exists, err := informer.GetStore().GetByKey(name)
 	if err != nil || !exists {
-		klog.V(2).InfoS("No APIService to keep yet", "apiservice", c.opts.APIServiceName)
+		klog.V(2).InfoS("No APIService to keep yet", "apiservice", name)
 		return err
 	}
 	current, _, _ := unstructured.NestedString(obj.(*unstructured.Unstructured).Object, "spec", "caBundle")
@@ -226,9 +231,9 @@ func (c *Controller) syncCABundle(ctx context.Context, caBundle []byte) error {
 		return nil
 	}
 	patch := fmt.Appendf(nil, `{"spec":{"caBundle":%q}}`, want)
-	if _, err := c.apiServices.Patch(ctx, c.opts.APIServiceName, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager}); err != nil {
-		return fmt.Errorf("writing the caBundle of APIService %s: %w", c.opts.APIServiceName, err)
+	if _, err := c.apiServices.Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager}); err != nil {
+		return fmt.Errorf("writing the caBundle of APIService %s: %w", name, err)
 	}
-	klog.InfoS("Wrote the caBundle of the APIService", "apiservice", c.opts.APIServiceName)
+	klog.InfoS("Wrote the caBundle of the APIService", "apiservice", name)
 	return nil
 }

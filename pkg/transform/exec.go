@@ -192,6 +192,12 @@ func exitReason(exit *exec.ExitError) string {
 // administrator gave the plugin become placeholders, and it is cut short.
 func (e *ExecPolicy) sanitize(stderr, work string) string {
 	replacements := []string{work, "<workdir>", e.Dir, "<plugin-dir>"}
+	if real, err := filepath.EvalSymlinks(e.Dir); err == nil && real != e.Dir {
+		replacements = append(replacements, real, "<plugin-dir>")
+	}
+	if real, err := filepath.EvalSymlinks(work); err == nil && real != work {
+		replacements = append(replacements, real, "<workdir>")
+	}
 	for _, kv := range e.Env {
 		if _, v, ok := strings.Cut(kv, "="); ok && len(v) >= 4 {
 			replacements = append(replacements, v, "<redacted>")

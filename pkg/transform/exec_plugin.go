@@ -121,6 +121,9 @@ func (s *execStep) Transform(ctx *Context, objects []Object) ([]Object, error) {
 		return nil, err
 	}
 	out, err := s.policy.run(ctx, s.exe, s.args, in.Bytes())
+	if errors.Is(err, errPluginUnsupported) {
+		return nil, fmt.Errorf("plugin %s: %w: %s", s.plugin, err, s.operation())
+	}
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", s.plugin, err)
 	}
@@ -142,6 +145,17 @@ func (s *execStep) Transform(ctx *Context, objects []Object) ([]Object, error) {
 		return nil, fmt.Errorf("plugin %s: %w", s.plugin, err)
 	}
 	return docs, nil
+}
+
+// operation names what the plugin was asked to do, for messages.
+func (s *execStep) operation() string {
+	switch {
+	case s.krm && s.generator:
+		return "a KRM function as a generator"
+	case s.krm:
+		return "a KRM function as a transformer"
+	}
+	return s.args[0]
 }
 
 // withoutConfig drops the config from a seed 000 transform's output, which may echo it.

@@ -163,7 +163,10 @@ func TestExecPluginFailures(t *testing.T) {
 		want         error
 		wantText     string
 	}{
-		{name: "exit 127 is an unsupported operation", config: "{apiVersion: fn.example.com/v1, kind: X, provider: {exec: {path: unsupported}}}", want: errPluginUnsupported},
+		{name: "exit 127 is an unsupported operation", config: "{apiVersion: fn.example.com/v1, kind: X, provider: {exec: {path: unsupported}}}", want: errPluginUnsupported,
+			wantText: "plugin unsupported: the plugin does not support this operation (exit 127): a KRM function as a transformer"},
+		{name: "exit 127 names seed 000's operation", config: "{apiVersion: unsupported/v1, kind: X, metadata: {name: g}}", generator: true,
+			want: errPluginUnsupported, wantText: "plugin unsupported: the plugin does not support this operation (exit 127): generate"},
 		{name: "100 MB on stdout passes the cap", config: "{apiVersion: fn.example.com/v1, kind: X, provider: {exec: {path: flood}}}", want: errPluginOutput},
 		{name: "removing an object is refused", config: "{apiVersion: fn.example.com/v1, kind: X, provider: {exec: {path: remover}}}", wantText: "a transformer may not remove objects: v1 Service b"},
 		{name: "stderr without the server's paths or the plugin's environment", config: "{apiVersion: fn.example.com/v1, kind: X, provider: {exec: {path: failing}}}",
@@ -303,5 +306,60 @@ func TestExecPolicyRefusals(t *testing.T) {
 				t.Fatalf("errors %v, want %q", errs, tc.want)
 			}
 		})
+	}
+}
+
+// TestHashFollowsRebuiltObjects: a Starlark transformer and an exec plugin give back new
+// objects, not the generator's; the generated ConfigMap still gets its hash suffix, and the
+// reference to it follows.
+func TestHashFollowsRebuiltObjects(t *testing.T) {
+	gen := Config{Raw: yamlJSON(t, "{kind: ConfigMapGenerator, metadata: {name: cfg}, literals: [A=1]}"), Generator: true}
+	starlark := Config{Raw: starlarkConfig(t, addAnnotation, map[string]any{"spec": map[string]any{"value": "v"}})}
+	krm := Config{Raw: yamlJSON(t, "{apiVersion: fn.example.com/v1, kind: A, metadata: {name: krm}, provider: {exec: {path: annotate}}, spec: {value: x}}")}
+	p, errs := Plugins{Starlark: true, Exec: execPolicy(t)}.Compile([]Config{gen, starlark, krm})
+	if len(errs) > 0 {
+		t.Fatal(errs.ToAggregate())
+	}
+	objects := yamlDocs(t, deploymentReferring("cfg"))
+	out, err := p.Transform(NewContext(t.Context(), 0), objects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 2 || objectName(out[1]) != "cfg-89g4tffbfk" || nestedString(out[1], "metadata", "annotations", "krm") != "x" {
+		t.Fatalf("got:\n%s", mustYAML(t, out))
+	}
+	if !strings.Contains(mustYAML(t, out[:1]), "name: cfg-89g4tffbfk") {
+		t.Fatalf("the reference did not follow:\n%s", mustYAML(t, out))
+	}
+}
+
+// TestPluginsRunConcurrently: one compiled pipeline (as the server caches it) runs a Starlark
+// transformer and an exec plugin for several requests at once.
+func TestPluginsRunConcurrently(t *testing.T) {
+	starlark := Config{Raw: starlarkConfig(t, addAnnotation, map[string]any{"spec": map[string]any{"value": "v"}})}
+	krm := Config{Raw: yamlJSON(t, "{apiVersion: fn.example.com/v1, kind: A, metadata: {name: krm}, provider: {exec: {path: annotate}}, spec: {value: x}}")}
+	p, errs := Plugins{Starlark: true, Exec: execPolicy(t)}.Compile([]Config{starlark, krm})
+	if len(errs) > 0 {
+		t.Fatal(errs.ToAggregate())
+	}
+	var wg sync.WaitGroup
+	failures := make(chan error, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := p.Transform(NewContext(t.Context(), 0), yamlDocs(t, twoObjects))
+			if err == nil && (len(out) != 2 || nestedString(out[1], "metadata", "annotations", "owner") != "v") {
+				err = errors.New("wrong objects")
+			}
+			if err != nil {
+				failures <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(failures)
+	for err := range failures {
+		t.Error(err)
 	}
 }

@@ -29,7 +29,7 @@ import (
 // gigabyte ("x" * (1 << 29), list(range(1 << 40)), str() of a list that holds itself twice at
 // every level) and a cancel is only seen between instructions. So before a script runs, every
 // operation that can make a value larger than its operands is routed through a guard here:
-// calls (built-ins and methods), the operators +, * and %, and slices. A guard checks what
+// calls (built-ins and methods), the operators +, *, % and <<, and slices. A guard checks what
 // the operation would create against the run's memory budget before it runs, and charges
 // what it created after; past the budget the run fails with errStarlarkMemory. Literals and
 // comprehensions create one element per step, so the step limit bounds them.
@@ -39,6 +39,10 @@ var errStarlarkMemory = errors.New("the Starlark script passed its memory limit"
 
 // maxStarlarkDepth bounds the nesting the guards and the conversion back to objects walk.
 const maxStarlarkDepth = 1000
+
+// maxStarlarkIntBytes bounds the integers a product may make: no configuration needs more, and
+// multiplying larger ones takes seconds inside one instruction, where no cancel is seen.
+const maxStarlarkIntBytes = 64 << 10
 
 // runKey finds a run's state in its thread.
 const runKey = "stencil.run"
@@ -172,7 +176,7 @@ func precheckBuiltin(run *starlarkRun, b *starlark.Builtin, args starlark.Tuple,
 	return nil
 }
 
-// guardedBinary checks +, * and % (and their assignments) before they run.
+// guardedBinary checks +, *, % and << (and their assignments) before they run.
 func guardedBinary(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
 	run := runOf(thread)
 	op, x, y := string(args[0].(starlark.String)), args[1], args[2]
@@ -182,6 +186,8 @@ func guardedBinary(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 		token = syntax.PLUS
 	case "*":
 		token = syntax.STAR
+	case "<<":
+		token = syntax.LTLT
 	default:
 		token = syntax.PERCENT
 	}
@@ -190,9 +196,27 @@ func guardedBinary(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 	case syntax.PLUS:
 		need = shallowSize(x) + shallowSize(y)
 	case syntax.STAR:
-		n, ok := repeatCount(x, y)
-		if ok {
-			need = n * max(shallowSize(x), shallowSize(y))
+		xi, xInt := x.(starlark.Int)
+		yi, yInt := y.(starlark.Int)
+		switch {
+		case xInt && yInt:
+			// A product has about as many bits as its factors together; squaring in a loop
+			// doubles them each step.
+			need = (xi.BigInt().BitLen() + yi.BigInt().BitLen()) / 8
+			if need > maxStarlarkIntBytes {
+				// The time to multiply grows faster than the size: cap the size.
+				return nil, errStarlarkMemory
+			}
+		case xInt:
+			need = repeatCount(xi) * shallowSize(y)
+		case yInt:
+			need = repeatCount(yi) * shallowSize(x)
+		}
+	case syntax.LTLT:
+		// Starlark caps one shift at 511 bits, but a loop of them grows an integer a step at
+		// a time, each step copying it.
+		if xi, ok := x.(starlark.Int); ok && xi.BigInt().BitLen()/8+64 > maxStarlarkIntBytes {
+			return nil, errStarlarkMemory
 		}
 	case syntax.PERCENT:
 		if _, ok := x.(starlark.String); ok {
@@ -224,18 +248,13 @@ func guardedBinary(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 	return v, run.charge(shallowSize(v))
 }
 
-// repeatCount returns n of a sequence * n (either order).
-func repeatCount(x, y starlark.Value) (int, bool) {
-	for _, v := range []starlark.Value{x, y} {
-		if i, ok := v.(starlark.Int); ok {
-			n, ok := i.Int64()
-			if !ok || n > 1<<40 {
-				return 1 << 40, true
-			}
-			return int(max(n, 0)), true
-		}
+// repeatCount is n of a sequence * n, at most 2^40 (already past any budget).
+func repeatCount(i starlark.Int) int {
+	n, ok := i.Int64()
+	if !ok || n > 1<<40 {
+		return 1 << 40
 	}
-	return 0, false
+	return int(max(n, 0))
 }
 
 // charged charges a value already made (a slice, no larger than what it was cut from).

@@ -50,6 +50,8 @@ func (g guardRewriter) stmt(s syntax.Stmt) {
 			op = syntax.STAR
 		case syntax.PERCENT_EQ:
 			op = syntax.PERCENT
+		case syntax.LTLT_EQ:
+			op = syntax.LTLT
 		default:
 			s.LHS = g.expr(s.LHS)
 			return
@@ -113,7 +115,7 @@ func (g guardRewriter) expr(e syntax.Expr) syntax.Expr {
 		}
 		e.X, e.Y = g.expr(e.X), g.expr(e.Y)
 		switch e.Op {
-		case syntax.PLUS, syntax.STAR, syntax.PERCENT:
+		case syntax.PLUS, syntax.STAR, syntax.PERCENT, syntax.LTLT:
 			return guardedCallExpr(guardBinary, e.OpPos, stringLit(e.Op.String(), e.OpPos), e.X, e.Y)
 		}
 		return e

@@ -124,6 +124,9 @@ func TestStarlarkBounds(t *testing.T) {
 		{name: "replace that multiplies", source: "s = 'x' * 100000\nt = s.replace('', s)", want: errStarlarkMemory},
 		{name: "join of many references", source: "s = 'x' * 1000000\nt = ''.join([s] * 1000)", want: errStarlarkMemory},
 		{name: "slices kept in a loop", source: "s = 'x' * 1000000\nl = []\nfor i in range(1000):\n    l.append(s[1:])", want: errStarlarkMemory},
+		{name: "an integer squared in a loop", source: "x = 3\nfor i in range(40):\n    x = x * x", want: errStarlarkMemory},
+		{name: "an integer shifted in a loop", source: "x = 1\nfor i in range(100000):\n    x <<= 511", want: errStarlarkMemory},
+		{name: "large integers multiply", source: `ctx.resource_list["items"][0]["data"] = {"ms": str(1700000000 * 1000 * 1000)}`, wantText: "ok"},
 		{name: "output past the request's limit", source: `ctx.resource_list["items"][0]["data"] = {"big": "x" * 500000}`, maxBytes: 100000, want: errStarlarkOutput},
 		{name: "the script's own error names its line", source: "x = 1\ny = x + 'a'", wantText: "starlark: line 2"},
 		{name: "items that are not objects", source: `ctx.resource_list["items"] = [1]`, wantText: "items[0] is not an object"},
@@ -139,6 +142,12 @@ func TestStarlarkBounds(t *testing.T) {
 			}
 			start := time.Now()
 			_, _, err := runStarlark(t, tc.source, tc.limits, tc.maxBytes, object)
+			if tc.wantText == "ok" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
 			var te *Error
 			if !errors.As(err, &te) || te.Name != "annotate" {
 				t.Fatalf("want an error naming the transformer, got %v", err)

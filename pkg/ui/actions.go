@@ -32,6 +32,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+
+	"stencil.dev/stencil/pkg/controller/templateinstance"
 )
 
 // FieldManager owns the fields the catalog applies when the cluster has no TemplateInstances.
@@ -43,7 +45,8 @@ const maxActionBody = 8 << 20
 // actionTimeout bounds one apply or status round, whatever the number of objects.
 const actionTimeout = time.Minute
 
-// actions applies processed objects and reports their readiness, as the user. They run here
+// actions applies processed objects and reports their readiness, as the user, by the
+// TemplateInstance controller's rules, so that both ways of creating agree on what is ready. They run here
 // rather than through the proxy so that the pages never need write access to arbitrary paths.
 type actions struct {
 	dynamic dynamic.Interface
@@ -104,7 +107,7 @@ func (a *actions) serveApply(w http.ResponseWriter, r *http.Request) {
 			applied, err = resource(state.Namespace).Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: FieldManager})
 			if err == nil {
 				state.Exists = true
-				state.Ready, state.Message = Readiness(applied)
+				state.Ready, state.Message = templateinstance.Ready(applied)
 			}
 		}
 		if err != nil {
@@ -141,7 +144,7 @@ func (a *actions) serveStatus(w http.ResponseWriter, r *http.Request) {
 			switch {
 			case err == nil:
 				state.Exists = true
-				state.Ready, state.Message = Readiness(live)
+				state.Ready, state.Message = templateinstance.Ready(live)
 			case apierrors.IsNotFound(err):
 				err, state.Message = nil, "not found"
 			}

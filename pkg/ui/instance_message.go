@@ -162,8 +162,10 @@ func (a *actions) generatedValues(ctx context.Context, instance *unstructured.Un
 func (a *actions) process(ctx context.Context, namespace string, template *unstructured.Unstructured, inline bool, values, labels map[string]string) (*unstructured.Unstructured, error) {
 	dryRun := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
 	if !inline {
+		// The name is the template's: the client puts it in the subresource's path.
 		body := &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "templates.stencil.dev/v1alpha1", "kind": "TemplateParameters",
+			"metadata":   map[string]any{"name": template.GetName()},
 			"parameters": toAny(values), "labels": toAny(labels),
 		}}
 		return a.dynamic.Resource(templatesResource).Namespace(namespace).Create(ctx, body, dryRun, "processed")

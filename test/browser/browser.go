@@ -21,6 +21,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,6 +48,14 @@ func EnsureChromium(repoRoot string) error {
 	return nil
 }
 
+// quietErrorf logs chromedp's errors but for the DevTools events it has no handler for
+// (Chromium is newer than its protocol tables), which say nothing about the page.
+func quietErrorf(format string, args ...any) {
+	if msg := fmt.Sprintf(format, args...); !strings.Contains(msg, "unhandled node event") {
+		log.Print(msg)
+	}
+}
+
 // Tab is one headless Chromium tab; JavaScript exceptions and console errors fail the test.
 type Tab struct {
 	ctx    context.Context
@@ -62,7 +71,7 @@ func New(t *testing.T, dir string) *Tab {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.WindowSize(1440, 1000))
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelTab := chromedp.NewContext(allocCtx)
+	ctx, cancelTab := chromedp.NewContext(allocCtx, chromedp.WithErrorf(quietErrorf))
 	ctx, cancelTime := context.WithTimeout(ctx, 2*time.Minute)
 	b := &Tab{ctx: ctx, t: t, dir: dir}
 	chromedp.ListenTarget(ctx, func(ev any) {
@@ -122,10 +131,14 @@ func (b *Tab) Screenshot(name string) {
 	b.t.Logf("screenshot %s", path)
 }
 
-// WaitFor polls a JavaScript condition until it is true.
-func WaitFor(condition string) chromedp.Action {
+// WaitFor polls a JavaScript condition until it is true, for up to 20 seconds.
+func WaitFor(condition string) chromedp.Action { return WaitWithin(20*time.Second, condition) }
+
+// WaitWithin polls a JavaScript condition until it is true, for up to limit: for what a
+// controller does on its own schedule.
+func WaitWithin(limit time.Duration, condition string) chromedp.Action {
 	return chromedp.ActionFunc(func(ctx context.Context) error {
-		deadline := time.Now().Add(20 * time.Second)
+		deadline := time.Now().Add(limit)
 		for {
 			var ok bool
 			if err := chromedp.Evaluate(condition, &ok).Do(ctx); err != nil {
@@ -135,7 +148,7 @@ func WaitFor(condition string) chromedp.Action {
 				return nil
 			}
 			if time.Now().After(deadline) {
-				return fmt.Errorf("still false after 20s: %s", condition)
+				return fmt.Errorf("still false after %s: %s", limit, condition)
 			}
 			time.Sleep(100 * time.Millisecond)
 		}

@@ -71,6 +71,9 @@ var tokenUsers = map[string]string{
 	"viewer":    "viewer-token",
 	"nobody":    "nobody-token",
 	"reader":    "reader-token",
+	// editor has edit in the TemplateInstance tests' namespace; limited may write no Secret.
+	"editor":  "editor-token",
+	"limited": "limited-token",
 	// exporter runs an application in the namespaces of TestExport; nosecrets reads it without
 	// Secrets.
 	"exporter":  "exporter-token",
@@ -78,6 +81,19 @@ var tokenUsers = map[string]string{
 	// ui-user runs the catalog in TestCatalogUICreates.
 	"ui-user": "ui-user-token",
 }
+
+// auditPolicy records who wrote the ConfigMaps of the TemplateInstance tests, and nothing else:
+// the proof that the controller wrote them as the requester.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+  namespaces: [e2e-instances]
+  resources: [{group: "", resources: [configmaps]}]
+  verbs: [create, patch]
+- level: None
+`
 
 func (c *cluster) path(name string) string { return filepath.Join(c.dir, name) }
 
@@ -133,7 +149,10 @@ func (c *cluster) makePKI() error {
 	for user, token := range tokenUsers {
 		fmt.Fprintf(&tokens, "%s,%s,%s-uid\n", token, user, user)
 	}
-	return os.WriteFile(c.path("tokens.csv"), []byte(tokens.String()), 0o600)
+	if err := os.WriteFile(c.path("tokens.csv"), []byte(tokens.String()), 0o600); err != nil {
+		return err
+	}
+	return os.WriteFile(c.path("audit-policy.yaml"), []byte(auditPolicy), 0o600)
 }
 
 func (c *cluster) startEtcd() error {
@@ -180,6 +199,8 @@ func (c *cluster) startKubeAPIServer() error {
 		"--service-account-key-file="+c.path("sa.pub"),
 		"--service-account-signing-key-file="+c.path("sa.key"),
 		"--service-cluster-ip-range=10.96.0.0/24",
+		"--audit-policy-file="+c.path("audit-policy.yaml"),
+		"--audit-log-path="+c.path("audit.log"),
 		// The aggregation layer: kube-apiserver proxies to Stencil as front-proxy-client and
 		// says who the user is in these headers.
 		"--requestheader-client-ca-file="+c.path("front-proxy-ca.crt"),

@@ -22,13 +22,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 const (
@@ -280,6 +277,14 @@ func TestExport(t *testing.T) {
 		if strings.Contains(out, "kind: Secret") || !strings.Contains(out, "kind: Deployment") {
 			t.Errorf("want every object but the Secret:\n%s", out)
 		}
+		// Objects by name: the same for a get.
+		out, stderr = mustStencil(t, "nosecrets", "export", "deployment/shop", "secret/shop-db", "cm/shop-config", "-n", exportNamespace, "--name", "shop")
+		if !strings.Contains(stderr, "warning: you may not get secrets/shop-db in namespace "+exportNamespace) {
+			t.Errorf("no warning naming the Secret: %s", stderr)
+		}
+		if strings.Count(out, "- apiVersion:") != 2 || !strings.Contains(out, "kind: ConfigMap") || !strings.Contains(out, "kind: Deployment") {
+			t.Errorf("want the Deployment and the ConfigMap:\n%s", out)
+		}
 	})
 
 	t.Run("owned objects are skipped and reported", func(t *testing.T) {
@@ -332,71 +337,4 @@ func liveObject(t *testing.T, out string) map[string]any {
 		}
 	}
 	return obj
-}
-
-// mustStencil runs kubectl stencil as user and returns its output and its error stream.
-func mustStencil(t *testing.T, user string, args ...string) (stdout, stderr string) {
-	t.Helper()
-	stdout, stderr, _, err := env.stencil(user, args...)
-	if err != nil {
-		t.Fatalf("kubectl stencil %s: %v\n%s%s", strings.Join(args, " "), err, stderr, stdout)
-	}
-	return stdout, stderr
-}
-
-// stencil runs kubectl-stencil as user, the binary kubectl runs for kubectl stencil, and
-// returns its output, its error stream and its resource usage.
-func (c *cluster) stencil(user string, args ...string) (stdout, stderr string, usage *syscall.Rusage, err error) {
-	cmd := exec.Command(c.bin.kubectl, append([]string{"stencil"}, args...)...)
-	cmd.Env = append(os.Environ(),
-		"KUBECONFIG="+c.kubeconfigs[user],
-		"PATH="+filepath.Dir(c.bin.kubectlStencil)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err = cmd.Run()
-	if cmd.ProcessState != nil {
-		usage, _ = cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	}
-	return out.String(), errOut.String(), usage, err
-}
-
-// TestExportMeasure exports a namespace of 500 objects and prints the time and the peak memory
-// it took; it asserts only that every object is there.
-func TestExportMeasure(t *testing.T) {
-	const namespace = "e2e-export-big"
-	mustKubectl(t, "admin", "", "create", "namespace", namespace)
-	var items []string
-	for i := 0; i < 100; i++ {
-		name := fmt.Sprintf("part-%03d", i)
-		items = append(items,
-			`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"`+name+`","labels":{"app":"big"}},"spec":{"replicas":2,
-			"selector":{"matchLabels":{"app":"big","part":"`+name+`"}},"template":{"metadata":{"labels":{"app":"big","part":"`+name+`"}},
-			"spec":{"containers":[{"name":"web","image":"big:1","envFrom":[{"configMapRef":{"name":"`+name+`"}},{"secretRef":{"name":"`+name+`"}}]}]}}}}`,
-			`{"apiVersion":"v1","kind":"Service","metadata":{"name":"`+name+`","labels":{"app":"big"}},"spec":{"clusterIP":"None",
-			"selector":{"app":"big","part":"`+name+`"},"ports":[{"port":80}]}}`,
-			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"`+name+`","labels":{"app":"big"}},"data":{"config.yaml":"`+strings.Repeat("key: value\\n", 40)+`"}}`,
-			`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"`+name+`","labels":{"app":"big"}},"stringData":{"password":"`+name+`"}}`,
-			`{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"`+name+`","labels":{"app":"big"}}}`)
-	}
-	mustKubectl(t, "admin", `{"apiVersion":"v1","kind":"List","items":[`+strings.Join(items, ",")+`]}`, "create", "-n", namespace, "-f", "-")
-
-	for run := 1; run <= 3; run++ {
-		start := time.Now()
-		out, stderr, usage, err := env.stencil("admin", "export", "-n", namespace, "--name", "big", "-o", "json")
-		elapsed := time.Since(start)
-		if err != nil {
-			t.Fatalf("%v: %s", err, stderr)
-		}
-		var template struct {
-			Objects []json.RawMessage `json:"objects"`
-		}
-		if err := json.Unmarshal([]byte(out), &template); err != nil {
-			t.Fatal(err)
-		}
-		if len(template.Objects) != 500 {
-			t.Fatalf("%d objects exported, want 500", len(template.Objects))
-		}
-		fmt.Printf("e2e: stencil export of 500 objects, run %d: %s wall, %.0f ms CPU, %d MiB peak RSS, %d KiB of JSON\n",
-			run, elapsed.Round(time.Millisecond), float64(usage.Utime.Nano()+usage.Stime.Nano())/1e6, usage.Maxrss/1024, len(out)/1024)
-	}
 }

@@ -29,8 +29,10 @@ import (
 
 // process is one binary the suite runs, with its output in <logDir>/<name>.log.
 type process struct {
-	name   string
-	args   []string
+	name string
+	args []string
+	// env, when set, is added to the suite's environment.
+	env    []string
 	binary string
 	cmd    *exec.Cmd
 	log    *os.File
@@ -49,6 +51,9 @@ func (p *process) start(logDir string) error {
 	}
 	fmt.Fprintf(log, "\n=== %s %s\n", p.binary, strings.Join(p.args, " "))
 	cmd := exec.Command(p.binary, p.args...)
+	if len(p.env) > 0 {
+		cmd.Env = append(os.Environ(), p.env...)
+	}
 	cmd.Stdout, cmd.Stderr = log, log
 	// A process group of its own, so that nothing outlives the suite.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

@@ -19,6 +19,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -29,6 +30,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -36,11 +38,13 @@ import (
 )
 
 // TestCatalogUICreates runs `kubectl stencil ui` as a token user who may edit one namespace.
-// In headless Chromium it creates the redis example, which makes a TemplateInstance (the
-// cluster serves them) recorded as that user's. Then, through the same catalog server and its
-// token, the apply path of clusters without TemplateInstances: the processed objects applied
-// as the user (server-side apply, field manager stencil-ui), readiness read again until a
-// Deployment turns ready, and a namespace the user may not write refusing each object by name.
+// In headless Chromium it creates the redis example, which makes a TemplateInstance recorded as
+// that user's; the instance's page follows the controller live: the objects, the message with
+// the stored generated password (the applied Secret's), Ready once the Deployment rolls out;
+// then uninstall from the instances page, behind a dialog naming every object, removes them.
+// Through the same catalog server and its token, the apply path of clusters without
+// TemplateInstances: the objects applied as the user (server-side apply, field manager
+// stencil-ui), read again until ready, and refused by name in a namespace the user may not write.
 func TestCatalogUICreates(t *testing.T) {
 	if err := browser.EnsureChromium(repoRoot); err != nil {
 		t.Fatal(err)
@@ -50,8 +54,9 @@ func TestCatalogUICreates(t *testing.T) {
 	mustKubectl(t, "admin", "", "create", "namespace", ns+"-other")
 	mustKubectl(t, "admin", "", "create", "-n", ns, "-f", filepath.Join(repoRoot, "artifacts", "examples", "redis.yaml"))
 	// No controller-manager fills the aggregated edit role here: the user gets the verbs the
-	// objects need (apply is patch, and create for a new object) and Stencil's roles.
-	mustKubectl(t, "admin", "", "create", "role", "ui-apply", "-n", ns, "--verb=get,create,patch",
+	// objects need (apply is patch, and create for a new object; uninstall deletes them as the
+	// user too) and Stencil's roles.
+	mustKubectl(t, "admin", "", "create", "role", "ui-apply", "-n", ns, "--verb=get,list,create,patch,delete",
 		"--resource=secrets,services,deployments.apps")
 	mustKubectl(t, "admin", "", "create", "rolebinding", "ui-apply", "-n", ns, "--role=ui-apply", "--user=ui-user")
 	for _, role := range []string{"stencil-view", "stencil-process", "stencil-edit"} {
@@ -68,11 +73,40 @@ func TestCatalogUICreates(t *testing.T) {
 		browser.WaitFor(`document.querySelector('#preview-yaml').textContent.includes('name: cache-ui')`))
 	tab.Run("creating", chromedp.Click(`#create`),
 		browser.WaitFor(`(document.querySelector('#instance-title') || {}).textContent === 'cache-ui'`))
-	tab.Screenshot("e2e-01-instance")
 	spec := mustKubectl(t, "admin", "", "get", "templateinstance", "cache-ui", "-n", ns,
 		"-o", "jsonpath={.spec.templateRef.name} {.spec.parameters.NAME} {.spec.requester.username}")
 	if spec != "redis cache-ui ui-user" {
 		t.Errorf("the instance's template, NAME and requester: %q", spec)
+	}
+	// The controller applies the objects as ui-user and keeps the generated password; the page
+	// shows them, and the message made with the stored password.
+	tab.Run("waiting for the controller", browser.WaitFor(`document.querySelectorAll('#objects tbody tr').length === 3`),
+		browser.WaitFor(`(document.querySelector('#result-message') || {}).textContent === 'Redis cache-ui is ready; the password is in Secret cache-ui.'`))
+	password := mustKubectl(t, "admin", "", "get", "secret", "cache-ui", "-n", ns, "-o", "jsonpath={.data.password}")
+	tab.Run("showing the generated password", chromedp.Click(`dl.generated button.reveal`))
+	if got, err := base64.StdEncoding.DecodeString(password); err != nil || tab.Text("dl.generated dd code") != string(got) {
+		t.Errorf("the page's generated password %q is not the applied Secret's %q", tab.Text("dl.generated dd code"), got)
+	}
+	tab.Screenshot("e2e-01-instance")
+
+	// The rollout a controller-manager would report; the instance's page follows by itself.
+	mustKubectl(t, "admin", "", "patch", "deployment", "cache-ui", "-n", ns, "--subresource=status", "--type=merge",
+		"-p", `{"status":{"observedGeneration":1,"replicas":1,"readyReplicas":1,"availableReplicas":1,"updatedReplicas":1,"conditions":[{"type":"Available","status":"True","reason":"MinimumReplicasAvailable"}]}}`)
+	tab.Run("waiting for the instance to turn ready", browser.WaitWithin(time.Minute,
+		`document.querySelector('#instance-status').dataset.state === 'ready'`))
+	tab.Screenshot("e2e-02-instance-ready")
+
+	// Uninstall: the dialog names every object, and they go with the instance.
+	tab.Run("asking to delete", chromedp.Click(`.crumbs a`), browser.WaitFor(`!!document.querySelector('button[aria-label="Delete instance cache-ui"]')`),
+		chromedp.Click(`button[aria-label="Delete instance cache-ui"]`), chromedp.WaitVisible(`dialog[open]`))
+	if got := tab.Text("#confirm-body"); !strings.Contains(got, "deletes 3 objects") || !strings.Contains(got, "Deployment cache-ui") {
+		t.Errorf("the confirmation says %q", got)
+	}
+	tab.Screenshot("e2e-03-delete-confirm")
+	tab.Run("confirming", chromedp.Click(`dialog[open] button.danger`), browser.WaitWithin(time.Minute,
+		`!document.querySelector('button[aria-label="Delete instance cache-ui"]')`))
+	if out, err := env.kubectl("admin", "", "get", "secret,service,deployment", "cache-ui", "-n", ns); err == nil || !strings.Contains(err.Error(), "NotFound") {
+		t.Errorf("the objects outlived their instance: %v %s", err, out)
 	}
 
 	catalog := newCatalogClient(t, url)
@@ -92,7 +126,7 @@ func TestCatalogUICreates(t *testing.T) {
 	}
 	// What a controller would write once the pod runs.
 	mustKubectl(t, "admin", "", "patch", "deployment", "direct", "-n", ns, "--subresource=status", "--type=merge",
-		"-p", `{"status":{"observedGeneration":1,"replicas":1,"readyReplicas":1,"availableReplicas":1,"updatedReplicas":1}}`)
+		"-p", `{"status":{"observedGeneration":1,"replicas":1,"readyReplicas":1,"availableReplicas":1,"updatedReplicas":1,"conditions":[{"type":"Available","status":"True","reason":"MinimumReplicasAvailable"}]}}`)
 	catalog.do("POST", "/ui/api/status", map[string]any{"objects": states}, 200, &states)
 	if got := summary(states); got != "Secret=ready,Service=ready,Deployment=ready" {
 		t.Errorf("after the rollout: %s", got)

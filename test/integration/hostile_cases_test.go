@@ -206,8 +206,10 @@ func specificCases() []hostileCase {
 		c("processedtemplates with a ConfigMap", "POST", PT, ctJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}}`, 400),
 		c("processing 5,000 levels of nesting", "POST", PT, ctJSON, tpl("deep", objects(configMap(`{"x":`+strings.Repeat("[", 5000)+strings.Repeat("]", 5000)+`}`))), 201),
 		c("OpenShift legacy apiVersion v1", "POST", PT, ctJSON, `{"apiVersion":"v1","kind":"Template","metadata":{"name":"os"},"objects":[`+configMap(`{"a":"${X}"}`)+`]}`, 201),
-		// One of OpenShift's bugs the engine fixes (see pkg/process).
-		c("OpenShift duplicate parameters", "POST", PT, ctJSON, `{"apiVersion":"template.openshift.io/v1","kind":"Template","metadata":{"name":"os"},"parameters":[{"name":"A"},{"name":"A"}]}`, 422),
+		// OpenShift tolerates a name declared twice (the last declaration wins) and so does its
+		// dialect, with a warning; ours refuses it.
+		c("OpenShift duplicate parameters", "POST", PT, ctJSON, `{"apiVersion":"template.openshift.io/v1","kind":"Template","metadata":{"name":"os"},"parameters":[{"name":"A"},{"name":"A"}]}`, 201),
+		c("Stencil duplicate parameters", "POST", PT, ctJSON, `{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","metadata":{"name":"st"},"parameters":[{"name":"A"},{"name":"A"}]}`, 422),
 		// Transformer abuse.
 		c("patch target regex invalid", "POST", PT, ctJSON, withTransformer(`{"apiVersion":"builtin","kind":"PatchTransformer","patch":"{}","target":{"name":"((("}}`), 422),
 		c("patch target regex too large", "POST", PT, ctJSON, withTransformer(`{"apiVersion":"builtin","kind":"PatchTransformer","patch":"{}","target":{"name":"a{1000}{1000}{1000}"}}`), 422),

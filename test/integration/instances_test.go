@@ -128,3 +128,23 @@ func TestTemplateInstanceInvalid(t *testing.T) {
 		}
 	}
 }
+
+// TestInstantiateLocal runs stencil instantiate against a server without a cluster: the
+// instance is created with the values given, and --wait says at once why it never gets ready.
+func TestInstantiateLocal(t *testing.T) {
+	out, errOut, err := stencil(t, "instantiate", "redis", "--name", "cache", "-p", "NAME=cache", "-l", "team=a")
+	if err != nil || !strings.Contains(out, "templateinstance.templates.stencil.dev/cache created") {
+		t.Fatalf("instantiate: %v %s %s", err, out, errOut)
+	}
+	ti, err := shared.client(t).TemplatesV1alpha1().TemplateInstances("cli").Get(context.Background(), "cache", metav1.GetOptions{})
+	if err != nil || ti.Spec.TemplateRef.Name != "redis" || ti.Spec.Parameters["NAME"] != "cache" || ti.Spec.Labels["team"] != "a" {
+		t.Fatalf("instance: %+v %v", ti, err)
+	}
+	_, errOut, err = stencil(t, "instantiate", "redis", "--name", "waiting", "--wait", "--timeout", "20s")
+	if err == nil || !strings.Contains(errOut, "without a cluster") {
+		t.Fatalf("--wait in local mode: %v %s", err, errOut)
+	}
+	if _, errOut, err = stencil(t, "instantiate", "redis", "-p", "novalue"); err == nil || !strings.Contains(errOut, "KEY=VALUE") {
+		t.Fatalf("a malformed -p: %v %s", err, errOut)
+	}
+}

@@ -86,3 +86,46 @@ func TestParameterRulesThroughTheServer(t *testing.T) {
 		t.Fatalf("values keeping the rule: %d %.400s", status, raw)
 	}
 }
+
+// TestConditionalObjectsThroughTheServer checks include-when and for-each through the real
+// server: a stored template whose Secret is conditional and whose ConfigMap repeats per zone.
+func TestConditionalObjectsThroughTheServer(t *testing.T) {
+	ctx := context.Background()
+	tpl := newTemplate("zones", nil)
+	tpl.Message = ""
+	tpl.Parameters = []templatesv1.Parameter{
+		{Name: "TLS", Type: "bool", Value: "false"},
+		{Name: "ZONES", Type: "json", Value: `["eu-1","eu-2","us-1"]`, Items: &templatesv1.JSONValueSchema{Type: "string", MaxLength: ptrTo(int64(16))}, MaxItems: ptrTo(int64(8))},
+	}
+	tpl.ObjectLabels = map[string]string{"app": "zones"}
+	tpl.Objects = rawObjects(
+		`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"tls","annotations":{"templates.stencil.dev/include-when":"params.TLS"}}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"zone-${ITEM}","annotations":{"templates.stencil.dev/for-each":"params.ZONES"}},"data":{"zone":"${ITEM}"}}`)
+	if _, err := shared.client(t).TemplatesV1alpha1().Templates("rules").Create(ctx, tpl, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	status, raw, _ := rawPost(t, "/apis/templates.stencil.dev/v1alpha1/namespaces/rules/templates/zones/processed", []byte(`{"parameters":{}}`))
+	var list struct {
+		Items []struct {
+			Kind     string `json:"kind"`
+			Metadata struct {
+				Name        string            `json:"name"`
+				Labels      map[string]string `json:"labels"`
+				Annotations map[string]string `json:"annotations"`
+			} `json:"metadata"`
+		} `json:"items"`
+	}
+	if status != 201 || json.Unmarshal(raw, &list) != nil {
+		t.Fatalf("%d %.400s", status, raw)
+	}
+	var names []string
+	for _, item := range list.Items {
+		if item.Metadata.Labels["app"] != "zones" || item.Metadata.Annotations != nil {
+			t.Errorf("labels or annotations of %s: %.400s", item.Metadata.Name, raw)
+		}
+		names = append(names, item.Kind+"/"+item.Metadata.Name)
+	}
+	if strings.Join(names, ",") != "ConfigMap/zone-eu-1,ConfigMap/zone-eu-2,ConfigMap/zone-us-1" {
+		t.Errorf("objects %q", names)
+	}
+}

@@ -225,3 +225,51 @@ func TestCertManagerOverlay(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenShiftTemplatesOverlay checks that the overlay serves template.openshift.io/v1
+// through its own APIService, keeps that APIService's CA, and grants the group as the base
+// grants ours.
+func TestOpenShiftTemplatesOverlay(t *testing.T) {
+	base := build(t, "artifacts/deploy")
+	m := build(t, "artifacts/deploy/overlays/openshift-templates")
+	var baseDeploy, d appsv1.Deployment
+	base.get(t, "Deployment/stencil-apiserver", &baseDeploy)
+	m.get(t, "Deployment/stencil-apiserver", &d)
+	want := append(slices.Clone(baseDeploy.Spec.Template.Spec.Containers[0].Args), "--openshift-templates", "--apiservice-name=v1.template.openshift.io")
+	if got := d.Spec.Template.Spec.Containers[0].Args; !slices.Equal(got, want) {
+		t.Errorf("args:\n got %q\nwant %q", got, want)
+	}
+	var apiService struct {
+		Spec struct {
+			Group, Version string
+			Service        struct{ Name, Namespace string }
+		}
+	}
+	m.get(t, "APIService/v1.template.openshift.io", &apiService)
+	if apiService.Spec.Group != "template.openshift.io" || apiService.Spec.Version != "v1" || apiService.Spec.Service.Name != "stencil-apiserver" {
+		t.Errorf("APIService: %+v", apiService.Spec)
+	}
+	var role struct {
+		Rules []struct {
+			APIGroups     []string `json:"apiGroups"`
+			ResourceNames []string `json:"resourceNames"`
+		}
+	}
+	m.get(t, "ClusterRole/stencil-apiserver", &role)
+	found := false
+	for _, r := range role.Rules {
+		found = found || slices.Contains(r.APIGroups, "apiregistration.k8s.io") && slices.Contains(r.ResourceNames, "v1.template.openshift.io")
+	}
+	if !found {
+		t.Error("the server may not keep the caBundle of v1.template.openshift.io")
+	}
+	for _, name := range []string{"stencil-openshift-templates-view", "stencil-openshift-templates-edit"} {
+		var r struct {
+			Metadata struct{ Labels map[string]string }
+		}
+		m.get(t, "ClusterRole/"+name, &r)
+		if r.Metadata.Labels["rbac.authorization.k8s.io/aggregate-to-edit"] != "true" {
+			t.Errorf("%s is not aggregated into edit", name)
+		}
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -119,14 +120,15 @@ func TestCatalogToResult(t *testing.T) {
 	if invalid != "true" {
 		t.Errorf("aria-invalid=%q on the refused field", invalid)
 	}
-	if got := b.Text("#alert"); !strings.Contains(got, "Database Service Name") {
-		t.Errorf("the error was not announced: alert region says %q", got)
-	}
+	b.Run("hearing the error", browser.WaitFor(`document.querySelector('#alert').textContent.includes('Database Service Name')`))
 	b.Screenshot("04-server-error")
 
+	typed := time.Now()
 	b.Run("fixing the value", chromedp.SendKeys(field, "orders-db"),
 		browser.WaitFor(`document.querySelector('#param-DATABASE_SERVICE_NAME-error').hidden && document.querySelector('#preview-status').textContent.startsWith('Up to date')`),
 		browser.WaitFor(`document.querySelector('#preview-yaml').textContent.includes('name: orders-db')`))
+	// A figure, not a check: the last keystroke to the preview shown, 350 ms of debounce included.
+	t.Logf("preview updated %v after the last keystroke", time.Since(typed).Round(time.Millisecond))
 	if got := b.Text("#preview-message"); !strings.Contains(got, "orders-db") {
 		t.Errorf("the preview's message: %q", got)
 	}
@@ -167,9 +169,7 @@ func TestCatalogToResult(t *testing.T) {
 	b.Screenshot("07-delete-confirm")
 	b.Run("confirming", chromedp.Click(`dialog[open] button.danger`),
 		browser.WaitFor(`![...document.querySelectorAll('#instances tbody tr a')].some(a => a.textContent === 'orders')`))
-	if got := b.Text("#live"); !strings.Contains(got, "orders is being deleted") {
-		t.Errorf("the deletion was not announced: %q", got)
-	}
+	b.Run("hearing the deletion", browser.WaitFor(`document.querySelector('#live').textContent.includes('orders is being deleted')`))
 	b.Screenshot("08-instances")
 }
 

@@ -51,6 +51,7 @@ func (p *Parameter) Schema() JSONValueSchema {
 type ValueChecker struct {
 	self       schemaChecker
 	items      *schemaChecker
+	maxItems   *int64
 	properties map[string]*schemaChecker
 	names      []string
 }
@@ -75,7 +76,7 @@ func newSchemaChecker(s JSONValueSchema) *schemaChecker {
 // compiling them then costs nothing.
 func (p *Parameter) HasConstraints() bool {
 	return len(p.Enum) > 0 || p.Pattern != "" || p.Minimum != nil || p.Maximum != nil || p.MinLength != nil ||
-		p.MaxLength != nil || p.Items != nil || len(p.Properties) > 0
+		p.MaxLength != nil || p.Items != nil || p.MaxItems != nil || len(p.Properties) > 0
 }
 
 // NewValueChecker compiles the parameter's constraints; it is nil when there are none.
@@ -85,7 +86,7 @@ func NewValueChecker(p *Parameter) *ValueChecker {
 	}
 	c := &ValueChecker{self: *newSchemaChecker(p.Schema())}
 	if p.Items != nil {
-		c.items = newSchemaChecker(*p.Items)
+		c.items, c.maxItems = newSchemaChecker(*p.Items), p.MaxItems
 	}
 	if len(p.Properties) > 0 {
 		c.properties = make(map[string]*schemaChecker, len(p.Properties))
@@ -119,6 +120,9 @@ func (c *ValueChecker) Violations(value string) []string {
 		arr, ok := v.([]any)
 		if !ok {
 			return append(out, "must be a JSON array")
+		}
+		if c.maxItems != nil && int64(len(arr)) > *c.maxItems {
+			out = append(out, fmt.Sprintf("must have at most %d elements", *c.maxItems))
 		}
 		for i, e := range arr {
 			for _, r := range c.items.elementViolations(e) {

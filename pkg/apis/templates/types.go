@@ -109,6 +109,8 @@ type Parameter struct {
 	Secret bool
 	// Items, for type json, makes the value an array whose every element keeps this schema.
 	Items *JSONValueSchema
+	// MaxItems, with Items, is the most elements the array may have.
+	MaxItems *int64
 	// Properties, for type json, makes the value an object whose members named here keep
 	// their schemas.
 	Properties map[string]JSONValueSchema

@@ -228,6 +228,11 @@ func (in *Parameter) DeepCopyInto(out *Parameter) {
 		*out = new(JSONValueSchema)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.MaxItems != nil {
+		in, out := &in.MaxItems, &out.MaxItems
+		*out = new(int64)
+		**out = **in
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = make(map[string]JSONValueSchema, len(*in))

@@ -27,7 +27,6 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/jsonbytes"
-	"stencil.dev/stencil/pkg/process"
 )
 
 // The forms stencil convert writes.
@@ -89,14 +88,10 @@ func (o *ConvertOptions) Validate() error {
 
 // Run reads the template and writes it in the asked form.
 func (o *ConvertOptions) Run() error {
-	read := &ProcessOptions{streams: o.streams}
-	data, err := read.read(o.Filename)
+	read := &ProcessOptions{streams: o.streams, Filenames: []string{o.Filename}}
+	t, _, err := read.decodeTemplateFile()
 	if err != nil {
 		return err
-	}
-	t, _, err := process.DecodeTemplate(data)
-	if err != nil {
-		return fmt.Errorf("%s: %v", o.Filename, err)
 	}
 	to := o.To
 	if to == "" {

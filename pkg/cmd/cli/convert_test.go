@@ -170,3 +170,25 @@ func TestConvertFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestProcessLocalOpenShiftLeniency: what OpenShift tolerates is processed as OpenShift does,
+// and said on stderr.
+func TestProcessLocalOpenShiftLeniency(t *testing.T) {
+	dir := "../../process/testdata/openshift-lenient"
+	stdout, stderr, code := run(t, "", "process", "--local", "-f", filepath.Join(dir, "1-duplicate-parameters.yaml"), "-p", "MEMORY_LIMIT=2Gi")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, `memory: "1Gi"`) {
+		t.Errorf("want the last declaration's value, as OpenShift:\n%s", stdout)
+	}
+	for _, want := range []string{"Warning: parameters[2]: parameter MEMORY_LIMIT is declared 2 times", "Warning: parameters[2]: the value given for MEMORY_LIMIT is not used"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	stdout, stderr, code = run(t, "", "process", "--local", "-f", filepath.Join(dir, "5-empty-first-document.yaml"))
+	if code != 0 || !strings.Contains(stdout, "name: converted") || !strings.Contains(stderr, "YAML document(s) are empty") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}

@@ -65,7 +65,9 @@ func NewExportCommand(config *genericclioptions.ConfigFlags, streams IOStreams) 
 			"node ports, kubectl's annotations, fields equal to the server's defaults). With --parameterize (the\n" +
 			"default) the namespace is dropped, the application's name becomes NAME, each image <CONTAINER>_IMAGE\n" +
 			"and each replica count an int parameter. Secret values are never written unless\n" +
-			"--include-secret-values: each becomes a required parameter, given through stringData.",
+			"--include-secret-values: each becomes a required parameter, given through stringData.\n\n" +
+			"The Template is validated as the server validates one it stores, then printed (-o yaml, -o json,\n" +
+			"or -o openshift for OpenShift's template.openshift.io/v1 form) or stored with --create.",
 		Example: "  # The application in the current namespace, as a template named shop\n" +
 			"  stencil export --name shop > shop.yaml\n\n" +
 			"  # Store it, then make a copy of the application in another namespace\n" +

@@ -203,9 +203,12 @@ func (o *ProcessOptions) decodeTemplateFile() (*templates.Template, []byte, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	t, _, err := process.DecodeTemplate(data)
+	t, _, warnings, err := process.DecodeTemplateFile(data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %v", o.Filenames[0], err)
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(o.streams.ErrOut, "Warning: %s: %s\n", o.Filenames[0], w)
 	}
 	return t, data, nil
 }

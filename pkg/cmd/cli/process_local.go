@@ -42,13 +42,9 @@ import (
 // processLocal processes the template file here, with the server's own processing library, and
 // the CustomTransforms of the further -f files.
 func (o *ProcessOptions) processLocal(req process.Request) ([]byte, error) {
-	data, err := o.read(o.Filenames[0])
+	t, _, err := o.decodeTemplateFile()
 	if err != nil {
 		return nil, err
-	}
-	t, _, err := process.DecodeTemplate(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", o.Filenames[0], err)
 	}
 	properties, destinations, err := o.expansion()
 	if err != nil {

@@ -25,7 +25,6 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
@@ -63,11 +62,11 @@ func (o *ProcessOptions) processStored(req process.Request) ([]byte, error) {
 // processFile sends the template file to processedtemplates, with the values of -p written
 // into its parameters and the labels of -l into its labels, as oc process does.
 func (o *ProcessOptions) processFile(req process.Request) ([]byte, error) {
-	t, data, err := o.decodeTemplateFile()
+	t, _, err := o.decodeTemplateFile()
 	if err != nil {
 		return nil, err
 	}
-	body, err := fillTemplate(data, t, req)
+	body, err := o.fillTemplate(t, req)
 	if err != nil {
 		return nil, err
 	}
@@ -83,8 +82,9 @@ func (o *ProcessOptions) processFile(req process.Request) ([]byte, error) {
 }
 
 // fillTemplate returns the template as JSON with the caller's values and labels in it. Values
-// for parameters the template does not declare are an error unless they may be ignored.
-func fillTemplate(data []byte, t *templates.Template, req process.Request) ([]byte, error) {
+// for parameters the template does not declare are an error unless they may be ignored. In an
+// OpenShift template a value sets only the first declaration of its name, as oc sets it.
+func (o *ProcessOptions) fillTemplate(t *templates.Template, req process.Request) ([]byte, error) {
 	declared := map[string]bool{}
 	for _, p := range t.Parameters {
 		declared[p.Name] = true
@@ -100,11 +100,13 @@ func fillTemplate(data []byte, t *templates.Template, req process.Request) ([]by
 		return nil, fmt.Errorf("unknown parameter name %s: the template does not declare it (add --ignore-unknown-parameters to ignore)",
 			strings.Join(unknown, ", "))
 	}
-	if !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
-		var err error
-		if data, err = yaml.YAMLToJSON(data); err != nil {
-			return nil, err
-		}
+	form := formStencil
+	if t.APIVersion != v1alpha1.SchemeGroupVersion.String() {
+		form = formOpenShift
+	}
+	data, err := ConvertTemplate(t, form)
+	if err != nil {
+		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -113,13 +115,20 @@ func fillTemplate(data []byte, t *templates.Template, req process.Request) ([]by
 		return nil, err
 	}
 	params, _ := doc["parameters"].([]any)
-	for _, p := range params {
+	set := map[string]bool{}
+	for i, p := range params {
 		if param, ok := p.(map[string]any); ok {
 			if name, _ := param["name"].(string); name != "" {
+				v, given := req.Parameters[name]
+				if given && set[name] {
+					fmt.Fprintf(o.streams.ErrOut, "Warning: parameters[%d]: %s is declared again; as oc does, the value given set only its first declaration, and OpenShift substitutes the last\n", i, name)
+					continue
+				}
 				// An empty value leaves a generator to generate one, as on every other path.
-				if v, given := req.Parameters[name]; given && v != "" {
+				if given && v != "" {
 					param["value"] = v
 				}
+				set[name] = t.OpenShift
 			}
 		}
 	}

@@ -68,6 +68,8 @@ func NewStencilCommand(streams IOStreams) *cobra.Command {
 		NewProcessCommand(config, streams),
 		NewExportCommand(config, streams),
 		NewParametersCommand(config, streams),
+		NewInstantiateCommand(config, streams),
+		NewDiffCommand(config, streams),
 		NewTransformersCommand(config, streams),
 		NewConvertCommand(streams),
 		NewUICommand(config, streams),

@@ -40,6 +40,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/apiserver"
+	"stencil.dev/stencil/pkg/controller/templateinstance"
 	stencilopenapi "stencil.dev/stencil/pkg/generated/openapi"
 	"stencil.dev/stencil/pkg/metrics"
 )
@@ -60,6 +61,11 @@ type StencilServerOptions struct {
 	ServingCert *ServingCertOptions
 	// Processing bounds what processing keeps between requests.
 	Processing *ProcessingOptions
+	// Instances configure the TemplateInstance controller.
+	Instances *InstanceOptions
+	// OpenShiftTemplates serves template.openshift.io/v1 too (off by default: on OpenShift the
+	// group belongs to openshift-apiserver).
+	OpenShiftTemplates bool
 	// Plugins says which plugins run; none by default.
 	Plugins *PluginOptions
 	// Logs configures component-base logging: --logging-format=json, -v, --vmodule.
@@ -80,6 +86,7 @@ func NewStencilServerOptions(out, errOut io.Writer) *StencilServerOptions {
 		Local:                    NewLocalOptions(),
 		ServingCert:              &ServingCertOptions{},
 		Processing:               NewProcessingOptions(),
+		Instances:                NewInstanceOptions(),
 		Plugins:                  NewPluginOptions(),
 		Logs:                     logs.NewOptions(),
 		StdOut:                   out,
@@ -98,6 +105,10 @@ func (o *StencilServerOptions) AddFlags(fs *pflag.FlagSet) {
 		"Extra DNS names of the self-signed serving certificate, such as stencil-apiserver.stencil-system.svc.")
 	o.ServingCert.AddFlags(fs)
 	o.Processing.AddFlags(fs)
+	o.Instances.AddFlags(fs)
+	fs.BoolVar(&o.OpenShiftTemplates, "openshift-templates", o.OpenShiftTemplates,
+		"also serve OpenShift's template.openshift.io/v1 (templates and processedtemplates) over the same storage, for oc and "+
+			"OpenShift clients on clusters without OpenShift; never on OpenShift, where openshift-apiserver serves that group")
 	o.Plugins.AddFlags(fs)
 	logsapi.AddFlags(o.Logs, fs)
 	o.ComponentGlobalsRegistry.AddFlags(fs)
@@ -120,6 +131,7 @@ func (o *StencilServerOptions) Validate() error {
 	errs = append(errs, o.Local.Validate()...)
 	errs = append(errs, o.ServingCert.Validate(o)...)
 	errs = append(errs, o.Processing.Validate()...)
+	errs = append(errs, o.Instances.Validate(o.Local.Enabled)...)
 	errs = append(errs, o.Plugins.Validate()...)
 	return utilerrors.NewAggregate(errs)
 }
@@ -161,6 +173,18 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 		ExtraConfig: apiserver.ExtraConfig{ClusterConfig: serverConfig.ClientConfig, Observer: metrics.NewRecorder(),
 			PlanCacheBytes: o.Processing.PlanCacheBytes, PipelineCacheBytes: o.Processing.PipelineCacheBytes,
 			MaxOutputBytes: o.Processing.MaxOutputBytes, MaxConcurrentProcessing: o.Processing.MaxConcurrent,
-			ProcessingLimits: o.Plugins.Limits(o.Processing.Limits), Plugins: plugins},
+			ProcessingLimits: o.Plugins.Limits(o.Processing.Limits), Plugins: plugins, Instances: o.instanceControllerOptions(),
+			OpenShiftTemplates: o.OpenShiftTemplates},
 	}, nil
+}
+
+// instanceControllerOptions are the controller's options, or nil when it does not run: turned
+// off, or in local mode, where there is no cluster.
+func (o *StencilServerOptions) instanceControllerOptions() *templateinstance.Options {
+	if !o.Instances.Enabled || o.Local.Enabled {
+		return nil
+	}
+	return &templateinstance.Options{LeaseNamespace: o.Instances.LeaseNamespace,
+		LeaseDuration: o.Instances.LeaseDuration, RenewDeadline: o.Instances.RenewDeadline, RetryPeriod: o.Instances.RetryPeriod,
+		Workers: o.Instances.Workers}
 }

@@ -37,8 +37,9 @@ type ServingCertOptions struct {
 	// Secret is NAMESPACE/NAME of the kubernetes.io/tls Secret; empty serves --tls-cert-file
 	// (or a self-signed certificate of this replica alone) instead.
 	Secret string
-	// APIServiceName is the APIService whose caBundle the server keeps; empty leaves it alone.
-	APIServiceName string
+	// APIServiceNames are the APIServices whose caBundle the server keeps; none leaves them
+	// alone.
+	APIServiceNames []string
 }
 
 // AddFlags adds the serving-certificate flags.
@@ -48,15 +49,15 @@ func (s *ServingCertOptions) AddFlags(fs *pflag.FlagSet) {
 			"The first replica creates it (a CA and a certificate for the names of --alternate-dns, valid one year), and "+
 			"any replica renews it four months before it expires. Needs get, update, list and watch on that Secret "+
 			"and create on Secrets. Conflicts with --tls-cert-file.")
-	fs.StringVar(&s.APIServiceName, "apiservice-name", s.APIServiceName,
-		"Name of the APIService whose spec.caBundle the server keeps equal to the CA of --self-signed-cert-secret. "+
-			"Needs get, list, watch and patch on that APIService.")
+	fs.StringSliceVar(&s.APIServiceNames, "apiservice-name", s.APIServiceNames,
+		"Name of an APIService whose spec.caBundle the server keeps equal to the CA of --self-signed-cert-secret "+
+			"(repeatable: v1.template.openshift.io too with --openshift-templates). Needs get, list, watch and patch on it.")
 }
 
 // Validate reports options that cannot work together.
 func (s *ServingCertOptions) Validate(o *StencilServerOptions) []error {
 	var errs []error
-	if s.APIServiceName != "" && s.Secret == "" {
+	if len(s.APIServiceNames) > 0 && s.Secret == "" {
 		errs = append(errs, fmt.Errorf("--apiservice-name needs --self-signed-cert-secret: the server writes only the CA it made"))
 	}
 	if s.Secret == "" {
@@ -100,7 +101,7 @@ func (s *ServingCertOptions) start(ctx context.Context, ro *genericoptions.Recom
 		return nil, err
 	}
 	c, err := servingcert.New(ctx, config, servingcert.Options{
-		SecretNamespace: namespace, SecretName: name, DNSNames: dnsNames, APIServiceName: s.APIServiceName,
+		SecretNamespace: namespace, SecretName: name, DNSNames: dnsNames, APIServiceNames: s.APIServiceNames,
 	}, observer)
 	if err != nil {
 		return nil, err

@@ -3527,6 +3527,13 @@ func schema_pkg_apis_templates_v1alpha1_Parameter(ref common.ReferenceCallback) 
 							Ref:         ref(v1alpha1.JSONValueSchema{}.OpenAPIModelName()),
 						},
 					},
+					"maxItems": {
+						SchemaProps: spec.SchemaProps{
+							Description: "maxItems, with items, is the most elements the array may have. It also bounds what CEL expressions iterating over the value are estimated to cost.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
 					"properties": {
 						SchemaProps: spec.SchemaProps{
 							Description: "properties, for type json only, makes the value a JSON object whose members named here keep their schemas when present; other members are free. items and properties exclude each other.",

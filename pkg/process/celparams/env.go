@@ -86,6 +86,8 @@ const (
 // Program is one compiled expression.
 type Program struct {
 	program cel.Program
+	// Source is the expression.
+	Source string
 	// MaxCost is the estimated cost of the most expensive evaluation.
 	MaxCost uint64
 }
@@ -123,12 +125,12 @@ func (e *Env) Compile(expr string, want Result, path *field.Path) (*Program, *fi
 	if err != nil {
 		return nil, field.Invalid(path, expr, "program instantiation failed: "+err.Error())
 	}
-	return &Program{program: program, MaxCost: cost.Max}, nil
+	return &Program{program: program, Source: expr, MaxCost: cost.Max}, nil
 }
 
 // Eval evaluates the program with the parameters' values (Env.Values).
-func (p *Program) Eval(values map[string]any) (ref.Val, error) {
-	out, _, err := p.program.Eval(map[string]any{Variable: values})
+func (p *Program) Eval(params *Params) (ref.Val, error) {
+	out, _, err := p.program.Eval(params.activation)
 	return out, err
 }
 

@@ -35,6 +35,7 @@ var testParams = []templates.Parameter{
 	{Name: "NAME", MaxLength: ptr(int64(10))},
 	{Name: "ZONES", Type: "json", Items: &templates.JSONValueSchema{Type: "string"}},
 	{Name: "PORTS", Type: "json", Items: &templates.JSONValueSchema{Type: "int"}},
+	{Name: "BOUNDED", Type: "json", Items: &templates.JSONValueSchema{Type: "int"}, MaxItems: ptr(int64(100))},
 	{Name: "ENDPOINT", Type: "json", Properties: map[string]templates.JSONValueSchema{"port": {Type: "int"}, "weight": {Type: "number"}}},
 	{Name: "ANY", Type: "json"},
 	{Name: "in", Type: "string"},
@@ -47,7 +48,7 @@ func TestEval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	values := []string{"2", "5", "0.5", "true", "web", `["a","b","c"]`, `[80,443]`, `{"port":8080,"weight":1,"extra":[1]}`, `{"k":[1,2.5]}`, "reserved"}
+	values := []string{"2", "5", "0.5", "true", "web", `["a","b","c"]`, `[80,443]`, `[1,2]`, `{"port":8080,"weight":1,"extra":[1]}`, `{"k":[1,2.5]}`, "reserved"}
 	cases := []struct {
 		expr string
 		want bool
@@ -64,6 +65,7 @@ func TestEval(t *testing.T) {
 		{"params.ANY.k[0] == 1 && params.ANY.k[1] == 2.5", true},
 		{"params.__in__ == 'reserved'", true},
 		{"params.MAX < params.MIN", false},
+		{"params.BOUNDED.all(p, params.BOUNDED.all(q, p + q > 0))", true},
 	}
 	for _, tc := range cases {
 		prog, ferr := env.Compile(tc.expr, Bool, field.NewPath("rules").Index(0))
@@ -78,7 +80,7 @@ func TestEval(t *testing.T) {
 	}
 
 	prog, _ := env.Compile("has(params.MIN) || has(params.TLS)", Bool, field.NewPath("r"))
-	if out, err := prog.Eval(env.Values([]string{"", "", "", "", "", "", "", "", "", ""})); err != nil || out.Value() != false {
+	if out, err := prog.Eval(env.Values([]string{"", "", "", "", "", "", "", "", "", "", ""})); err != nil || out.Value() != false {
 		t.Errorf("empty values must be absent: %v %v", out, err)
 	}
 	list, _ := env.Compile("params.ZONES", List, field.NewPath("f"))

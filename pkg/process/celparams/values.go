@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/interpreter"
 	"k8s.io/apimachinery/pkg/util/sets"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	apiservercel "k8s.io/apiserver/pkg/cel"
@@ -46,7 +47,11 @@ func paramsType(params []templates.Parameter) *apiservercel.DeclType {
 		switch {
 		case p.Type == templates.ParameterTypeJSON && p.Items != nil:
 			elem := valueType(*p.Items)
-			t = apiservercel.NewListType(elem, (celconfig.MaxRequestSizeBytes-2)/(elem.MinSerializedSize+1))
+			maxItems := (celconfig.MaxRequestSizeBytes - 2) / (elem.MinSerializedSize + 1)
+			if p.MaxItems != nil && *p.MaxItems >= 0 {
+				maxItems = *p.MaxItems
+			}
+			t = apiservercel.NewListType(elem, maxItems)
 		case p.Type == templates.ParameterTypeJSON && len(p.Properties) > 0:
 			members := make(map[string]*apiservercel.DeclField, len(p.Properties))
 			for member, s := range p.Properties {
@@ -98,10 +103,16 @@ func valueType(s templates.JSONValueSchema) *apiservercel.DeclType {
 	return common.SchemaDeclType(&openapi.Schema{Schema: schema}, false)
 }
 
+// Params are one request's parameters as every expression of the request sees them; made
+// once, shared by the expressions' evaluations.
+type Params struct {
+	activation interpreter.Activation
+}
+
 // Values gives the parameters' final values (by parameter index) in their types, keyed as
 // params' fields. An empty value of a type other than string and base64 is absent, as is a
 // value that is not of its type (its parameter's error is reported elsewhere): has() tells.
-func (e *Env) Values(values []string) map[string]any {
+func (e *Env) Values(values []string) *Params {
 	out := make(map[string]any, len(values))
 	for i, v := range values {
 		p := &e.params[i]
@@ -113,7 +124,8 @@ func (e *Env) Values(values []string) map[string]any {
 			out[name] = value
 		}
 	}
-	return out
+	activation, _ := interpreter.NewActivation(map[string]any{Variable: e.env.CELTypeAdapter().NativeToValue(out)})
+	return &Params{activation: activation}
 }
 
 // typed converts one value to what CEL holds for its type.

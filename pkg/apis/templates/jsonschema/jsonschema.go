@@ -72,6 +72,7 @@ type Schema struct {
 	ContentEncoding string            `json:"contentEncoding,omitempty"`
 	WriteOnly       bool              `json:"writeOnly,omitempty"`
 	Items           *Schema           `json:"items,omitempty"`
+	MaxItems        *int64            `json:"maxItems,omitempty"`
 	Properties      Properties        `json:"properties,omitempty"`
 
 	Secret    bool   `json:"x-stencil-secret,omitempty"`
@@ -167,7 +168,7 @@ func forParameter(p *templates.Parameter) *Schema {
 	}
 	if p.Items != nil {
 		s.Type = "array"
-		s.Items = forValue(*p.Items, p.Items.Type)
+		s.Items, s.MaxItems = forValue(*p.Items, p.Items.Type), p.MaxItems
 	}
 	if len(p.Properties) > 0 {
 		s.Type = "object"

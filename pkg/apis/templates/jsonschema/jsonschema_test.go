@@ -52,8 +52,8 @@ func TestForParameter(t *testing.T) {
 		{"required generated may be empty", templates.Parameter{Name: "R", Required: true, Generate: "expression", From: "[a-z]{3}"},
 			`{"type":"string","x-stencil-generated":"[a-z]{3}","x-stencil-type":"string"}`},
 		{"json of any shape", templates.Parameter{Name: "J", Type: "json", Value: `{ "a" : [1, 2] }`}, `{"default":{"a":[1,2]},"x-stencil-type":"json"}`},
-		{"json items", templates.Parameter{Name: "Z", Type: "json", Items: &templates.JSONValueSchema{Type: "string", Pattern: "^[a-z]+-[0-9]$"}},
-			`{"type":"array","items":{"type":"string","pattern":"^[a-z]+-[0-9]$"},"x-stencil-type":"json"}`},
+		{"json items", templates.Parameter{Name: "Z", Type: "json", Items: &templates.JSONValueSchema{Type: "string", Pattern: "^[a-z]+-[0-9]$"}, MaxItems: ptr(int64(3))},
+			`{"type":"array","items":{"type":"string","pattern":"^[a-z]+-[0-9]$"},"maxItems":3,"x-stencil-type":"json"}`},
 		{"json properties in name order", templates.Parameter{Name: "O", Type: "json", Properties: map[string]templates.JSONValueSchema{
 			"port": {Type: "int", Maximum: ptr("65535")}, "host": {Type: "string", MinLength: ptr(int64(1))}, "on": {Type: "bool"}, "any": {Type: "json"}}},
 			`{"type":"object","properties":{"any":{},"host":{"type":"string","minLength":1},"on":{"type":"boolean"},"port":{"type":"integer","maximum":65535}},"x-stencil-type":"json"}`},

@@ -202,7 +202,7 @@ func restoreStencilFields(value string, out *templates.Template) error {
 		}
 		p.Type, p.Enum, p.Pattern, p.Minimum, p.Maximum = extra.Type, extra.Enum, extra.Pattern, extra.Minimum, extra.Maximum
 		p.MinLength, p.MaxLength, p.Multiline, p.Secret = extra.MinLength, extra.MaxLength, extra.Multiline, extra.Secret
-		p.Items, p.Properties = extra.Items, extra.Properties
+		p.Items, p.MaxItems, p.Properties = extra.Items, extra.MaxItems, extra.Properties
 	}
 	return nil
 }
@@ -217,5 +217,5 @@ func stencilOnly(p *templates.Parameter) templates.Parameter {
 // hasStencilFields says whether p has a field OpenShift's Parameter lacks.
 func hasStencilFields(p *templates.Parameter) bool {
 	return p.Type != "" || len(p.Enum) > 0 || p.Pattern != "" || p.Minimum != nil || p.Maximum != nil ||
-		p.MinLength != nil || p.MaxLength != nil || p.Multiline || p.Secret || p.Items != nil || len(p.Properties) > 0
+		p.MinLength != nil || p.MaxLength != nil || p.Multiline || p.Secret || p.Items != nil || p.MaxItems != nil || len(p.Properties) > 0
 }

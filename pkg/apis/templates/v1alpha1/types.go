@@ -167,6 +167,10 @@ type Parameter struct {
 	// schema.
 	// +optional
 	Items *JSONValueSchema `json:"items,omitempty"`
+	// maxItems, with items, is the most elements the array may have. It also bounds what CEL
+	// expressions iterating over the value are estimated to cost.
+	// +optional
+	MaxItems *int64 `json:"maxItems,omitempty"`
 	// properties, for type json only, makes the value a JSON object whose members named here
 	// keep their schemas when present; other members are free. items and properties exclude
 	// each other.

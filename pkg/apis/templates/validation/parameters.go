@@ -64,6 +64,16 @@ func ValidateParameterConstraints(p *templates.Parameter, path *field.Path) fiel
 			checked.Items = &s
 		}
 	}
+	if p.MaxItems != nil {
+		switch {
+		case p.Items == nil:
+			errs = append(errs, field.Forbidden(path.Child("maxItems"), "applies to a json parameter with items only"))
+		case *p.MaxItems < 0:
+			errs = append(errs, field.Invalid(path.Child("maxItems"), *p.MaxItems, "must not be negative"))
+		default:
+			checked.MaxItems = p.MaxItems
+		}
+	}
 	if len(p.Properties) > 0 {
 		if !isJSON {
 			errs = append(errs, field.Forbidden(path.Child("properties"), fmt.Sprintf("applies to type json only, not %s", typ)))

@@ -54,6 +54,12 @@ func TestValidateParameterConstraints(t *testing.T) {
 			want: []string{"p.maxLength: FieldValueForbidden", "p.minLength: FieldValueForbidden"}},
 		{name: "enum on json", p: templates.Parameter{Type: "json", Enum: []string{"1"}}, want: []string{"p.enum: FieldValueForbidden"}},
 		{name: "pattern on base64", p: templates.Parameter{Type: "base64", Pattern: "a"}, want: []string{"p.pattern: FieldValueForbidden"}},
+		{name: "maxItems without items", p: templates.Parameter{Type: "json", MaxItems: ptr(int64(3))}, want: []string{"p.maxItems: FieldValueForbidden"}},
+		{name: "negative maxItems", p: templates.Parameter{Type: "json", Items: &templates.JSONValueSchema{Type: "int"}, MaxItems: ptr(int64(-1))},
+			want: []string{"p.maxItems: FieldValueInvalid"}},
+		{name: "default with too many items", p: templates.Parameter{Type: "json", Value: "[1,2,3]", Items: &templates.JSONValueSchema{Type: "int"}, MaxItems: ptr(int64(2))},
+			want: []string{"p.value: FieldValueInvalid"}},
+		{name: "maxItems kept", p: templates.Parameter{Type: "json", Value: "[1,2]", Items: &templates.JSONValueSchema{Type: "int"}, MaxItems: ptr(int64(2))}},
 
 		{name: "default outside the range", p: templates.Parameter{Type: "int", Value: "11", Minimum: ptr("1"), Maximum: ptr("10")}, want: []string{"p.value: FieldValueInvalid"}},
 		{name: "default not in the enum", p: templates.Parameter{Value: "c", Enum: []string{"a", "b"}}, want: []string{"p.value: FieldValueInvalid"}},

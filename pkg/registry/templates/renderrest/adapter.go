@@ -27,6 +27,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
@@ -102,11 +103,41 @@ func NewAdapter(sources Sources) *Adapter {
 // A stored template's imports are read for whoever may process it: its author chose them.
 // A template given in the request is the caller's own, so it may import only the templates
 // the caller may get, or processedtemplates would read any template of the namespace.
-func (p *Adapter) Render(ctx context.Context, in render.Input) (list *v1alpha1.List, err error) {
+func (p *Adapter) Render(ctx context.Context, in render.Input) (*v1alpha1.List, error) {
+	out, err := p.render(ctx, in, templates.Kind("Template"))
+	if err != nil {
+		return nil, err
+	}
+	return answer(out)
+}
+
+// RenderTemplate processes in as Render does and answers as OpenShift's processedtemplates
+// does: the template itself, with its objects processed, its parameters' values (generated
+// ones included), its message and labels substituted. Its 422s name kind.
+func (p *Adapter) RenderTemplate(ctx context.Context, in render.Input, kind schema.GroupKind) (*templates.Template, error) {
+	in.TemplateLabels = true
+	out, err := p.render(ctx, in, kind)
+	if err != nil {
+		return nil, err
+	}
+	t := in.Template.DeepCopy()
+	t.Objects = make([]runtime.RawExtension, len(out.Objects))
+	for i, obj := range out.Objects {
+		t.Objects[i].Raw = obj
+	}
+	t.Parameters, t.Message = out.Parameters, out.Message
+	if len(t.ObjectLabels) > 0 {
+		t.ObjectLabels = out.Labels
+	}
+	return t, nil
+}
+
+// render processes in for either answer.
+func (p *Adapter) render(ctx context.Context, in render.Input, kind schema.GroupKind) (out *render.Output, err error) {
 	if o := p.sources.Observer; o != nil {
 		start := time.Now()
 		ctx = transform.WithStepObserver(ctx, o.Transformer)
-		defer func() { observe(o, in, time.Since(start), list, err) }()
+		defer func() { observe(o, in, time.Since(start), out, err) }()
 	}
 	release, err := p.limiter.acquire(ctx)
 	if err != nil {
@@ -160,13 +191,13 @@ func (p *Adapter) Render(ctx context.Context, in render.Input) (list *v1alpha1.L
 		}
 	}
 	if len(errs) > 0 {
-		return nil, apierrors.NewInvalid(templates.Kind("Template"), in.Template.Name, errs)
+		return nil, apierrors.NewInvalid(kind, in.Template.Name, errs)
 	}
-	return answer(out)
+	return out, nil
 }
 
 // observe reports one request to o.
-func observe(o Observer, in render.Input, took time.Duration, list *v1alpha1.List, err error) {
+func observe(o Observer, in render.Input, took time.Duration, out *render.Output, err error) {
 	endpoint := metrics.EndpointProcessedTemplates
 	if in.Stored {
 		endpoint = metrics.EndpointProcessed
@@ -178,10 +209,10 @@ func observe(o Observer, in render.Input, took time.Duration, list *v1alpha1.Lis
 		}
 	}
 	objects, objectBytes := 0, 0
-	if list != nil {
-		objects = len(list.Items)
-		for _, item := range list.Items {
-			objectBytes += len(item.Raw)
+	if out != nil && err == nil {
+		objects = len(out.Objects)
+		for _, obj := range out.Objects {
+			objectBytes += len(obj)
 		}
 	}
 	o.Processed(endpoint, took, templateBytes, objects, objectBytes, err)

@@ -94,13 +94,20 @@ func (s templateStrategy) Validate(ctx context.Context, obj runtime.Object) fiel
 	return validation.SortByField(append(errs, sizeErrors(t)...))
 }
 
-// WarningsOnCreate tells the author of a template that uses plugins which providers the
-// namespace runs; every problem found at write time refuses the object instead.
+// WarningsOnCreate tells the author of a template of OpenShift's dialect what it gets away
+// with, as on OpenShift (duplicate parameter names, invalid labels, undeclared references;
+// Stencil's dialect refuses all of it in Validate), and the author of a template that uses
+// plugins which providers the namespace runs; every other problem refuses the object.
 func (s templateStrategy) WarningsOnCreate(ctx context.Context, obj runtime.Object) []string {
-	if t, ok := obj.(*templates.Template); ok && transform.UsesPlugins(t) {
-		return []string{s.pluginsFor(ctx).Describe()}
+	t, ok := obj.(*templates.Template)
+	if !ok {
+		return nil
 	}
-	return nil
+	warnings := render.TemplateWarnings(t)
+	if transform.UsesPlugins(t) {
+		warnings = append(warnings, s.pluginsFor(ctx).Describe())
+	}
+	return warnings
 }
 
 // AllowCreateOnUpdate is false: a Template is created with POST, as with most resources.

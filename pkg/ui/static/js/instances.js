@@ -40,7 +40,7 @@ export async function renderInstances(main, config, ns, signal) {
       h('p', { text: 'This cluster does not serve TemplateInstances (templates.stencil.dev/v1alpha1 templateinstances), so creating from the catalog applied each object directly, and there is no record to list or uninstall here.' })));
     return;
   }
-  const box = h('div', { id: 'instances' });
+  const box = h('div', { id: 'instances', class: 'panel' });
   clear(main, head, box);
   const draw = async () => {
     const list = await k8s('GET', instancesPath(ns));
@@ -70,6 +70,7 @@ export async function renderInstances(main, config, ns, signal) {
 // deleteButton asks for confirmation in a dialog that lists every object the uninstall
 // removes, then deletes the instance, whose finalizer removes them.
 function deleteButton(instance, after) {
+  if (instance.metadata.deletionTimestamp) return null;
   return h('button', { type: 'button', class: 'danger', text: 'Delete', 'aria-label': `Delete instance ${instance.metadata.name}`,
     onClick: (e) => confirmDelete(instance, e.target, after) });
 }
@@ -158,6 +159,7 @@ async function showMessage(box, ns, name) {
     return false;
   }
   clear(box, h('pre', { class: 'message', id: 'result-message', text: answer.message || '(this template has no message)' }),
-    answer.generated.length ? generatedPanel(answer.generated.map((g) => ({ ...g, label: g.name, secret: true })), true) : null);
+    answer.generated.length ? generatedPanel(answer.generated.map((g) => ({ ...g, label: g.name, secret: true })), true,
+      'Generated once and kept by the instance, which reuses them on every upgrade.') : null);
   return true;
 }

@@ -58,7 +58,10 @@ async function start() {
     return;
   }
   document.getElementById('context').textContent = `namespace ${config.namespace} · ${config.server}`;
-  window.addEventListener('hashchange', () => { route(); announce('Page changed'); });
+  window.addEventListener('hashchange', async () => {
+    await route();
+    announce(document.title);
+  });
   await route();
 }
 

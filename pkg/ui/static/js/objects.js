@@ -24,10 +24,11 @@ export function objectsTable(objects, caption) {
 
 // generatedPanel shows generated values, each secret masked until its Show button is pressed.
 // Nested in another panel, it is a part of it rather than a panel of its own.
-export function generatedPanel(generated, nested = false) {
+// note says where the values are kept.
+export function generatedPanel(generated, nested = false, note = 'Shown once: they are not stored by the catalog.') {
   return h('section', { class: nested ? 'generated-part' : 'panel', 'aria-labelledby': 'generated-title' },
     h(nested ? 'h3' : 'h2', { id: 'generated-title', class: nested ? 'sub' : null, text: 'Generated values' }),
-    h('p', { class: 'help', text: 'Shown once: they are not stored by the catalog.' }),
+    h('p', { class: 'help', text: note }),
     h('dl', { class: 'generated' }, generated.map((g) => {
       const value = h('code', { class: 'mono', text: g.secret ? '••••••••' : g.value });
       const reveal = g.secret ? h('button', { type: 'button', class: 'reveal', 'aria-pressed': 'false', text: 'Show',

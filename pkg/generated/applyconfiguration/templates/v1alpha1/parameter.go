@@ -69,6 +69,9 @@ type ParameterApplyConfiguration struct {
 	// items, for type json only, makes the value a JSON array whose every element keeps this
 	// schema.
 	Items *JSONValueSchemaApplyConfiguration `json:"items,omitempty"`
+	// maxItems, with items, is the most elements the array may have. It also bounds what CEL
+	// expressions iterating over the value are estimated to cost.
+	MaxItems *int64 `json:"maxItems,omitempty"`
 	// properties, for type json only, makes the value a JSON object whose members named here
 	// keep their schemas when present; other members are free. items and properties exclude
 	// each other.
@@ -216,6 +219,14 @@ func (b *ParameterApplyConfiguration) WithSecret(value bool) *ParameterApplyConf
 // If called multiple times, the Items field is set to the value of the last call.
 func (b *ParameterApplyConfiguration) WithItems(value *JSONValueSchemaApplyConfiguration) *ParameterApplyConfiguration {
 	b.Items = value
+	return b
+}
+
+// WithMaxItems sets the MaxItems field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the MaxItems field is set to the value of the last call.
+func (b *ParameterApplyConfiguration) WithMaxItems(value int64) *ParameterApplyConfiguration {
+	b.MaxItems = &value
 	return b
 }
 

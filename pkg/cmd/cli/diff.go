@@ -1,0 +1,265 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	stencilclient "stencil.dev/stencil/pkg/client"
+	"stencil.dev/stencil/pkg/controller/templateinstance"
+	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
+	"stencil.dev/stencil/pkg/process"
+)
+
+// differ previews what the controller would do to the cluster for an instance.
+type differ struct {
+	config    *genericclioptions.ConfigFlags
+	streams   IOStreams
+	stencil   clientset.Interface
+	kube      kubernetes.Interface
+	dynamic   dynamic.Interface
+	namespace string
+}
+
+// NewDiffCommand returns stencil diff, which previews an instance's apply with server-side
+// dry-run.
+func NewDiffCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
+	var file, template string
+	cmd := &cobra.Command{
+		Use:   "diff (NAME | -f INSTANCE.yaml | --template NAME -f CHANGED-TEMPLATE.yaml)",
+		Short: "Preview what applying a TemplateInstance, or a template change, would do",
+		Long: "Render a TemplateInstance as its controller would and compare every object with the live\n" +
+			"one through a server-side dry-run apply: which objects change (with a diff), which are\n" +
+			"added, which would be pruned. NAME previews a live instance as it is; -f an instance from a\n" +
+			"file (against the live one of that name, if any); --template NAME -f FILE a changed\n" +
+			"template, for every instance of the stored template NAME. Nothing is written.",
+		Example: "  stencil diff shop\n  stencil diff -f shop.yaml\n  stencil diff --template redis -f redis-v2.yaml",
+		Args:    cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := newDiffer(config, streams)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			switch {
+			case template != "" && (file == "" || len(args) > 0):
+				return errors.New("--template NAME needs -f with the changed template, and no instance name")
+			case template != "":
+				return d.templateChange(ctx, template, file)
+			case file != "" && len(args) == 0:
+				return d.instanceFile(ctx, file)
+			case file == "" && len(args) == 1:
+				live, err := d.stencil.TemplatesV1alpha1().TemplateInstances(d.namespace).Get(ctx, args[0], metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				return d.print(ctx, live, live, nil)
+			default:
+				return errors.New("give an instance NAME, or -f with an instance, or --template NAME -f with a changed template")
+			}
+		},
+	}
+	cmd.Flags().StringVarP(&file, "filename", "f", "", "the TemplateInstance, or with --template the changed Template, as YAML or JSON (- for standard input)")
+	cmd.Flags().StringVar(&template, "template", "", "preview a change of this stored template across all of its instances")
+	return cmd
+}
+
+func newDiffer(config *genericclioptions.ConfigFlags, streams IOStreams) (*differ, error) {
+	cs, namespace, err := newClient(config, streams)
+	if err != nil {
+		return nil, err
+	}
+	restConfig, err := config.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	kube, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(restConfig)
+	if err != nil {
+		return nil, err
+	}
+	return &differ{config: config, streams: streams, stencil: cs, kube: kube, dynamic: dyn, namespace: namespace}, nil
+}
+
+func (d *differ) readFile(name string) ([]byte, error) {
+	o := &ProcessOptions{streams: d.streams}
+	return o.read(name)
+}
+
+// instanceFile previews an instance from a file against the live instance of its name.
+func (d *differ) instanceFile(ctx context.Context, file string) error {
+	data, err := d.readFile(file)
+	if err != nil {
+		return err
+	}
+	ti := &templatesv1.TemplateInstance{}
+	if err := yaml.Unmarshal(data, ti); err != nil {
+		return fmt.Errorf("%s: %v", file, err)
+	}
+	if ti.Namespace == "" {
+		ti.Namespace = d.namespace
+	}
+	live, err := d.stencil.TemplatesV1alpha1().TemplateInstances(ti.Namespace).Get(ctx, ti.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		live, err = nil, nil
+	}
+	if err != nil {
+		return err
+	}
+	return d.print(ctx, ti, live, nil)
+}
+
+// templateChange previews a changed template for every instance of the stored one.
+func (d *differ) templateChange(ctx context.Context, name, file string) error {
+	data, err := d.readFile(file)
+	if err != nil {
+		return err
+	}
+	if _, _, err := process.DecodeTemplate(data); err != nil {
+		return fmt.Errorf("%s: %v", file, err)
+	}
+	list, err := d.stencil.TemplatesV1alpha1().TemplateInstances(d.namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	found := 0
+	for i := range list.Items {
+		ti := &list.Items[i]
+		if ti.Spec.TemplateRef == nil || ti.Spec.TemplateRef.Name != name {
+			continue
+		}
+		found++
+		if err := d.print(ctx, ti, ti, data); err != nil {
+			fmt.Fprintf(d.streams.Out, "templateinstance %s/%s: %v\n", ti.Namespace, ti.Name, err)
+		}
+	}
+	if found == 0 {
+		fmt.Fprintf(d.streams.Out, "no TemplateInstance of template %s in namespace %s\n", name, d.namespace)
+	}
+	return nil
+}
+
+// render processes the instance's template (or changedTemplate) with its values, as the
+// controller does: parametersFrom Secrets, then spec.parameters, then the live instance's
+// generated values for generated parameters nobody set.
+func (d *differ) render(ctx context.Context, ti, live *templatesv1.TemplateInstance, changedTemplate []byte) ([]*unstructured.Unstructured, error) {
+	var t *templates.Template
+	var body []byte
+	var err error
+	switch {
+	case changedTemplate != nil:
+		body = changedTemplate
+		t, _, err = process.DecodeTemplate(body)
+	case ti.Spec.TemplateRef != nil:
+		t, err = getTemplate(d.stencil, ti.Namespace, ti.Spec.TemplateRef.Name)
+	case ti.Spec.Template != nil:
+		body = ti.Spec.Template.Raw
+		t, _, err = process.DecodeTemplate(body)
+	default:
+		return nil, errors.New("the instance has neither templateRef nor template")
+	}
+	if err != nil {
+		return nil, err
+	}
+	values, err := d.values(ctx, ti, live, t)
+	if err != nil {
+		return nil, err
+	}
+	var list *templatesv1.List
+	if body == nil {
+		list, err = d.stencil.TemplatesV1alpha1().Templates(ti.Namespace).Process(ctx, ti.Spec.TemplateRef.Name, &templatesv1.TemplateParameters{
+			Parameters: values, Labels: ti.Spec.Labels, Properties: ti.Spec.Properties}, metav1.CreateOptions{})
+	} else {
+		filled, ferr := (&ProcessOptions{streams: d.streams}).fillTemplate(t, process.Request{Parameters: values, Labels: ti.Spec.Labels})
+		if ferr != nil {
+			return nil, ferr
+		}
+		list, err = stencilclient.ProcessTemplate(ctx, d.stencil.TemplatesV1alpha1().RESTClient(), ti.Namespace, filled, metav1.CreateOptions{})
+	}
+	if err != nil {
+		return nil, err
+	}
+	objects := make([]*unstructured.Unstructured, 0, len(list.Items))
+	for _, item := range list.Items {
+		obj := &unstructured.Unstructured{}
+		if err := obj.UnmarshalJSON(item.Raw); err != nil {
+			return nil, err
+		}
+		objects = append(objects, obj)
+	}
+	return objects, nil
+}
+
+func (d *differ) values(ctx context.Context, ti, live *templatesv1.TemplateInstance, t *templates.Template) (map[string]string, error) {
+	declared := map[string]templates.Parameter{}
+	for _, p := range t.Parameters {
+		declared[p.Name] = p
+	}
+	values := map[string]string{}
+	for _, from := range ti.Spec.ParametersFrom {
+		if from.SecretRef == nil {
+			continue
+		}
+		s, err := d.kube.CoreV1().Secrets(ti.Namespace).Get(ctx, from.SecretRef.Name, metav1.GetOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("parametersFrom: %w", err)
+		}
+		for k, v := range s.Data {
+			if _, ok := declared[k]; ok {
+				values[k] = string(v)
+			}
+		}
+	}
+	for k, v := range ti.Spec.Parameters {
+		values[k] = v
+	}
+	if live == nil || live.Status.GeneratedParametersSecret == "" {
+		return values, nil
+	}
+	s, err := d.kube.CoreV1().Secrets(ti.Namespace).Get(ctx, live.Status.GeneratedParametersSecret, metav1.GetOptions{})
+	if err != nil {
+		fmt.Fprintf(d.streams.ErrOut, "Warning: the generated values of %s cannot be read (%v): generated parameters show new values\n", live.Name, err)
+		return values, nil
+	}
+	for name, p := range declared {
+		if v, ok := s.Data[name]; ok && p.Generate != "" && values[name] == "" {
+			values[name] = string(v)
+		}
+	}
+	return values, nil
+}
+
+// applySetID is the label value the controller puts on the instance's objects.
+func applySetID(ti *templatesv1.TemplateInstance) string {
+	return templateinstance.ApplySetID(ti.Namespace, ti.Name)
+}

@@ -1,0 +1,85 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package server
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"stencil.dev/stencil/pkg/controller/templateinstance"
+)
+
+// InstanceOptions configure the TemplateInstance controller, which runs in cluster mode only.
+type InstanceOptions struct {
+	// Enabled runs the controller; a server in local mode never runs it.
+	Enabled bool
+	// LeaseNamespace holds the Lease of the leader election: the server's own namespace.
+	LeaseNamespace string
+	// LeaseDuration, RenewDeadline and RetryPeriod time the leader election.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// Workers reconcile instances in parallel.
+	Workers int
+}
+
+// NewInstanceOptions returns the defaults: on, with the Lease in $POD_NAMESPACE.
+func NewInstanceOptions() *InstanceOptions {
+	return &InstanceOptions{
+		Enabled:        true,
+		LeaseNamespace: os.Getenv("POD_NAMESPACE"),
+		LeaseDuration:  templateinstance.DefaultLeaseDuration,
+		RenewDeadline:  templateinstance.DefaultRenewDeadline,
+		RetryPeriod:    templateinstance.DefaultRetryPeriod,
+		Workers:        templateinstance.DefaultWorkers,
+	}
+}
+
+// AddFlags adds the controller's flags to fs.
+func (o *InstanceOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&o.Enabled, "templateinstance-controller", o.Enabled,
+		"Run the TemplateInstance controller (cluster mode only): it creates, upgrades and deletes the objects of TemplateInstances as their requesters.")
+	fs.StringVar(&o.LeaseNamespace, "leader-election-namespace", o.LeaseNamespace,
+		"Namespace of the Lease the replicas elect the controller's leader with; defaults to $POD_NAMESPACE.")
+	fs.DurationVar(&o.LeaseDuration, "leader-election-lease-duration", o.LeaseDuration,
+		"How long a leader's Lease lasts without renewal before another replica takes over.")
+	fs.DurationVar(&o.RenewDeadline, "leader-election-renew-deadline", o.RenewDeadline,
+		"How long the leader tries to renew its Lease before it stops leading.")
+	fs.DurationVar(&o.RetryPeriod, "leader-election-retry-period", o.RetryPeriod,
+		"How often candidates try to take the Lease and the leader renews it.")
+	fs.IntVar(&o.Workers, "templateinstance-workers", o.Workers, "TemplateInstances reconciled at once.")
+}
+
+// Validate reports every invalid option; local is true in local mode, where the controller
+// does not run.
+func (o *InstanceOptions) Validate(local bool) []error {
+	if !o.Enabled || local {
+		return nil
+	}
+	var errs []error
+	if o.LeaseNamespace == "" {
+		errs = append(errs, fmt.Errorf("--leader-election-namespace (or $POD_NAMESPACE) is required when the TemplateInstance controller runs; --templateinstance-controller=false turns it off"))
+	}
+	if o.LeaseDuration <= o.RenewDeadline || float64(o.RenewDeadline) <= 1.2*float64(o.RetryPeriod) {
+		errs = append(errs, fmt.Errorf("leader election needs --leader-election-lease-duration > --leader-election-renew-deadline > 1.2 x --leader-election-retry-period"))
+	}
+	if o.Workers < 1 {
+		errs = append(errs, fmt.Errorf("--templateinstance-workers must be at least 1"))
+	}
+	return errs
+}

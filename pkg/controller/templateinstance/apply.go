@@ -1,0 +1,286 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package templateinstance
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/client-go/dynamic"
+
+	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+)
+
+// PartOfLabel marks the members of an instance's apply set, ApplySet-style (KEP-3659).
+const PartOfLabel = "applyset.kubernetes.io/part-of"
+
+// ApplySetID is the ApplySet id of an instance: derived from its name, namespace, kind and
+// group, so no other parent can claim its members.
+func ApplySetID(namespace, name string) string {
+	sum := sha256.Sum256([]byte(name + "." + namespace + ".TemplateInstance." + templatesv1.GroupName))
+	return "applyset-" + base64.RawURLEncoding.EncodeToString(sum[:]) + "-v1"
+}
+
+// planned is one object to apply, with where it goes.
+type planned struct {
+	obj      *unstructured.Unstructured
+	resource schema.GroupVersionResource
+	ref      templatesv1.TemplateInstanceObject
+	// generated marks the instance's own Secret of generated values.
+	generated bool
+}
+
+func (p *planned) client(dyn dynamic.Interface) dynamic.ResourceInterface {
+	if p.ref.Namespace == "" {
+		return dyn.Resource(p.resource)
+	}
+	return dyn.Resource(p.resource).Namespace(p.ref.Namespace)
+}
+
+func (p *planned) String() string { return DescribeObject(p.ref) }
+
+// DescribeObject names an object as messages do: Kind namespace/name.
+func DescribeObject(o templatesv1.TemplateInstanceObject) string {
+	if o.Namespace == "" {
+		return o.Kind + " " + o.Name
+	}
+	return o.Kind + " " + o.Namespace + "/" + o.Name
+}
+
+// ObjectKey identifies an object across renders: group, kind, namespace and name.
+func ObjectKey(o templatesv1.TemplateInstanceObject) string {
+	gv, _ := schema.ParseGroupVersion(o.APIVersion)
+	return gv.Group + "/" + o.Kind + "/" + o.Namespace + "/" + o.Name
+}
+
+// plan maps every object to its resource, puts namespaced objects without a namespace in the
+// instance's, and labels each a member of the instance's set. The generated-values Secret, if
+// any, comes first: its values must be stored before anything uses them.
+func (c *Controller) plan(ti *templatesv1.TemplateInstance, r *rendered) ([]*planned, error) {
+	id := ApplySetID(ti.Namespace, ti.Name)
+	objects := r.objects
+	if len(r.generated) > 0 {
+		objects = append([]*unstructured.Unstructured{generatedSecret(ti, r.generated)}, objects...)
+	}
+	var refused []string
+	seen := map[string]bool{}
+	out := make([]*planned, 0, len(objects))
+	for i, obj := range objects {
+		gvk := obj.GroupVersionKind()
+		if gvk.Kind == "" || gvk.Version == "" || obj.GetName() == "" {
+			refused = append(refused, fmt.Sprintf("object %d: apiVersion, kind and metadata.name are required", i))
+			continue
+		}
+		mapping, err := c.clients.mapping(gvk)
+		if err != nil {
+			refused = append(refused, fmt.Sprintf("%s %s: the cluster serves no such kind: %v", gvk.Kind, obj.GetName(), err))
+			continue
+		}
+		if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+			if obj.GetNamespace() == "" {
+				obj.SetNamespace(ti.Namespace)
+			}
+		} else {
+			obj.SetNamespace("")
+		}
+		labels := obj.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[PartOfLabel] = id
+		obj.SetLabels(labels)
+		p := &planned{obj: obj, resource: mapping.Resource, generated: len(r.generated) > 0 && i == 0,
+			ref: templatesv1.TemplateInstanceObject{APIVersion: obj.GetAPIVersion(), Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}}
+		if key := ObjectKey(p.ref); seen[key] {
+			refused = append(refused, p.String()+": rendered twice")
+			continue
+		} else {
+			seen[key] = true
+		}
+		out = append(out, p)
+	}
+	if len(refused) > 0 {
+		return nil, fail("InvalidObjects", "%s", strings.Join(refused, "; "))
+	}
+	return out, nil
+}
+
+// generatedSecret is the Secret of an instance's generated values, owned by the instance.
+func generatedSecret(ti *templatesv1.TemplateInstance, values map[string]string) *unstructured.Unstructured {
+	data := map[string]interface{}{}
+	for k, v := range values {
+		data[k] = base64.StdEncoding.EncodeToString([]byte(v))
+	}
+	s := &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "v1", "kind": "Secret", "type": "Opaque", "data": data,
+		"metadata": map[string]interface{}{"name": GeneratedSecretName(ti.Name), "namespace": ti.Namespace},
+	}}
+	s.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: templatesv1.SchemeGroupVersion.String(), Kind: "TemplateInstance", Name: ti.Name, UID: ti.UID}})
+	return s
+}
+
+// preflight checks every object as the requester before any is applied: a
+// SubjectAccessReview for create and patch (server-side apply is a patch that may create),
+// then, for an object that exists, that it is this instance's, then a server-side dry-run
+// apply, which also runs admission and validation. It reports every refused object and why.
+func (c *Controller) preflight(ctx context.Context, ti *templatesv1.TemplateInstance, uc *userClients, plan []*planned) error {
+	requester := requesterInfo(ti.Spec.Requester)
+	var refused []string
+	for _, p := range plan {
+		for _, verb := range []string{"create", "patch"} {
+			attrs := authorizer.AttributesRecord{User: requester, Verb: verb, APIGroup: p.resource.Group, APIVersion: p.resource.Version,
+				Resource: p.resource.Resource, Namespace: p.ref.Namespace, Name: p.ref.Name, ResourceRequest: true}
+			if allowed, reason := c.authorize(ctx, attrs); !allowed {
+				refused = append(refused, fmt.Sprintf("%s: %s may not %s it: %s", p, requester.GetName(), verb, reason))
+				break
+			}
+		}
+	}
+	if len(refused) > 0 {
+		return fail("Forbidden", "nothing was applied; refused: %s", strings.Join(refused, "; "))
+	}
+	id := ApplySetID(ti.Namespace, ti.Name)
+	for _, p := range plan {
+		// No adoption: an object that exists without this instance's label is someone else's
+		// (another instance's, or made by hand), and the instance would later delete it.
+		live, err := p.client(uc.dynamic).Get(ctx, p.ref.Name, metav1.GetOptions{})
+		switch {
+		case err == nil && live.GetLabels()[PartOfLabel] != id:
+			owner := "it was not created by this instance"
+			if other := live.GetLabels()[PartOfLabel]; other != "" {
+				owner = "it belongs to another apply set (" + other + ")"
+			}
+			refused = append(refused, fmt.Sprintf("%s: exists and %s", p, owner))
+			continue
+		case err != nil && !apierrors.IsNotFound(err):
+			if !isRefusal(err) {
+				return err
+			}
+			refused = append(refused, fmt.Sprintf("%s: %s", p, statusMessage(err)))
+			continue
+		}
+		if _, err := p.client(uc.dynamic).Apply(ctx, p.ref.Name, p.obj, metav1.ApplyOptions{FieldManager: FieldManager, DryRun: []string{metav1.DryRunAll}}); err != nil {
+			if !isRefusal(err) {
+				return err
+			}
+			refused = append(refused, fmt.Sprintf("%s: %s", p, statusMessage(err)))
+		}
+	}
+	if len(refused) > 0 {
+		return fail("DryRunFailed", "nothing was applied; refused: %s", strings.Join(refused, "; "))
+	}
+	return nil
+}
+
+// isRefusal tells a refusal of the object (the user's to fix) from a failure of the cluster
+// (retried as it is).
+func isRefusal(err error) bool {
+	return apierrors.IsForbidden(err) || apierrors.IsInvalid(err) || apierrors.IsConflict(err) || apierrors.IsBadRequest(err) ||
+		apierrors.IsNotFound(err) || apierrors.IsAlreadyExists(err) || apierrors.IsMethodNotSupported(err) || apierrors.IsUnauthorized(err)
+}
+
+// apply applies every object for real, in order, never forcing conflicts, and records each
+// one's uid and readiness in its ref.
+func (c *Controller) apply(ctx context.Context, uc *userClients, plan []*planned) error {
+	for _, p := range plan {
+		applied, err := p.client(uc.dynamic).Apply(ctx, p.ref.Name, p.obj, metav1.ApplyOptions{FieldManager: FieldManager})
+		if err != nil {
+			if isRefusal(err) {
+				return fail("ApplyFailed", "%s: %s", p, statusMessage(err))
+			}
+			return err
+		}
+		p.ref.UID = applied.GetUID()
+		p.ref.Ready, _ = Ready(applied)
+	}
+	return nil
+}
+
+// prune deletes, in reverse order, the objects of the old inventory that the new one lacks;
+// only members of the instance's set, and only the very objects it applied (a uid
+// precondition): an object someone else made under the same name is never deleted. It
+// returns the objects it could not delete yet, to keep in the inventory.
+func (c *Controller) prune(ctx context.Context, ti *templatesv1.TemplateInstance, uc *userClients, old []templatesv1.TemplateInstanceObject, keep map[string]bool) ([]templatesv1.TemplateInstanceObject, error) {
+	var left []templatesv1.TemplateInstanceObject
+	for i := len(old) - 1; i >= 0; i-- {
+		o := old[i]
+		if keep[ObjectKey(o)] {
+			continue
+		}
+		gone, err := c.deleteMember(ctx, ti, uc, o)
+		if err != nil {
+			return nil, err
+		}
+		if !gone {
+			left = append([]templatesv1.TemplateInstanceObject{o}, left...)
+		}
+	}
+	return left, nil
+}
+
+// deleteMember deletes one object of the instance's set; it reports whether the object is gone
+// (or is not the instance's, so nothing is left to do).
+func (c *Controller) deleteMember(ctx context.Context, ti *templatesv1.TemplateInstance, uc *userClients, o templatesv1.TemplateInstanceObject) (bool, error) {
+	gv, err := schema.ParseGroupVersion(o.APIVersion)
+	if err != nil {
+		return true, nil
+	}
+	mapping, err := c.clients.mapping(gv.WithKind(o.Kind))
+	if err != nil {
+		return true, nil // the kind is gone, and its objects with it
+	}
+	p := &planned{resource: mapping.Resource, ref: o}
+	live, err := p.client(uc.dynamic).Get(ctx, o.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	if err != nil {
+		if isRefusal(err) {
+			return false, fail("DeleteFailed", "%s: %s", p, statusMessage(err))
+		}
+		return false, err
+	}
+	if live.GetLabels()[PartOfLabel] != ApplySetID(ti.Namespace, ti.Name) || (o.UID != "" && live.GetUID() != o.UID) {
+		return true, nil // not the object the instance applied: never deleted
+	}
+	if live.GetDeletionTimestamp() != nil {
+		return false, nil
+	}
+	uid := live.GetUID()
+	background := metav1.DeletePropagationBackground
+	err = p.client(uc.dynamic).Delete(ctx, o.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}, PropagationPolicy: &background})
+	switch {
+	case apierrors.IsNotFound(err):
+		return true, nil
+	case err != nil && isRefusal(err):
+		return false, fail("DeleteFailed", "%s: %s", p, statusMessage(err))
+	case err != nil:
+		return false, err
+	}
+	// Gone at once unless finalizers hold it; the caller looks again later.
+	_, err = p.client(uc.dynamic).Get(ctx, o.Name, metav1.GetOptions{})
+	return apierrors.IsNotFound(err), nil
+}

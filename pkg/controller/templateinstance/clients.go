@@ -1,0 +1,117 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package templateinstance
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	restclient "k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+
+	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+)
+
+// userClients are the clients of one requester: every request impersonates them.
+type userClients struct {
+	dynamic dynamic.Interface
+	kube    kubernetes.Interface
+}
+
+// clientCache keeps the clients of recent requesters, so that their connections are reused,
+// and maps kinds to resources through the target's discovery.
+type clientCache struct {
+	target *restclient.Config
+	mapper meta.ResettableRESTMapper
+
+	mu    sync.Mutex
+	users map[string]*userClients
+}
+
+// maxCachedUsers bounds the requesters whose clients are kept; the cache starts over past it.
+const maxCachedUsers = 512
+
+func newClientCache(target *restclient.Config) (*clientCache, error) {
+	disco, err := discovery.NewDiscoveryClientForConfig(target)
+	if err != nil {
+		return nil, err
+	}
+	return &clientCache{target: target, users: map[string]*userClients{},
+		mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco))}, nil
+}
+
+// forUser returns the clients that act as r.
+func (c *clientCache) forUser(r *templatesv1.TemplateInstanceRequester) (*userClients, error) {
+	key := requesterKey(r)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if u, ok := c.users[key]; ok {
+		return u, nil
+	}
+	config := restclient.CopyConfig(c.target)
+	config.Impersonate = restclient.ImpersonationConfig{UserName: r.Username, UID: r.UID, Groups: r.Groups, Extra: r.Extra}
+	dyn, err := dynamic.NewForConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	kube, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	if len(c.users) >= maxCachedUsers {
+		c.users = map[string]*userClients{}
+	}
+	u := &userClients{dynamic: dyn, kube: kube}
+	c.users[key] = u
+	return u, nil
+}
+
+func requesterKey(r *templatesv1.TemplateInstanceRequester) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%q %q %q", r.Username, r.UID, r.Groups)
+	keys := make([]string, 0, len(r.Extra))
+	for k := range r.Extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, " %q=%q", k, r.Extra[k])
+	}
+	return b.String()
+}
+
+// mapping finds the resource of a kind; an unknown kind refreshes discovery once, as it may
+// be a custom resource defined since.
+func (c *clientCache) mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err == nil {
+		return m, nil
+	}
+	if !meta.IsNoMatchError(err) {
+		return nil, err
+	}
+	c.mapper.Reset()
+	return c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+}

@@ -1,0 +1,280 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package templateinstance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+)
+
+// readinessPoll is how soon an instance whose objects are not all ready is looked at again:
+// the controller does not watch every kind it may create.
+const readinessPoll = 3 * time.Second
+
+// errRetry asks for a retry with backoff after a failure was written to the status.
+var errRetry = errors.New("retry")
+
+// reconcile brings the cluster to the instance's spec, or, when nothing changed since the last
+// successful pass, only looks at the objects' readiness.
+func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInstance) (time.Duration, error) {
+	if !slices.Contains(ti.Finalizers, templatesv1.TemplateInstanceFinalizer) {
+		ti.Finalizers = append(ti.Finalizers, templatesv1.TemplateInstanceFinalizer)
+		updated, err := c.instances.TemplatesV1alpha1().TemplateInstances(ti.Namespace).Update(ctx, ti, metav1.UpdateOptions{})
+		if err != nil {
+			return 0, err
+		}
+		ti = updated
+	}
+	if ti.Spec.Requester == nil || ti.Spec.Requester.Username == "" {
+		return 0, c.failed(ctx, ti, fail("NoRequester", "spec.requester is empty: the server sets it from the user who writes the spec"))
+	}
+	uc, err := c.clients.forUser(ti.Spec.Requester)
+	if err != nil {
+		return 0, err
+	}
+	if c.upToDate(ti) {
+		return c.refreshReadiness(ctx, ti, uc)
+	}
+
+	r, err := c.render(ctx, ti, uc)
+	if err != nil {
+		return 0, c.failed(ctx, ti, err)
+	}
+	plan, err := c.plan(ti, r)
+	if err != nil {
+		return 0, c.failed(ctx, ti, err)
+	}
+	if err := c.preflight(ctx, ti, uc, plan); err != nil {
+		return 0, c.failed(ctx, ti, err)
+	}
+	if r.unreadGenerated != nil {
+		return 0, c.failed(ctx, ti, r.unreadGenerated)
+	}
+	// Before anything is applied, the inventory holds the old objects and the new: a pass
+	// cut short still knows every object it may have created.
+	keep := map[string]bool{}
+	var objects []templatesv1.TemplateInstanceObject
+	for _, p := range plan {
+		if !p.generated {
+			keep[ObjectKey(p.ref)] = true
+			objects = append(objects, p.ref)
+		}
+	}
+	old := ti.Status.Objects
+	superset := append([]templatesv1.TemplateInstanceObject(nil), old...)
+	for _, o := range objects {
+		if !slices.ContainsFunc(old, func(x templatesv1.TemplateInstanceObject) bool { return ObjectKey(x) == ObjectKey(o) }) {
+			superset = append(superset, o)
+		}
+	}
+	ti.Status.Objects = superset
+	setConditions(ti, metav1.ConditionFalse, "Applying", "applying generation "+fmt.Sprint(ti.Generation), progressing(metav1.ConditionTrue))
+	if r.generated != nil {
+		ti.Status.GeneratedParametersSecret = GeneratedSecretName(ti.Name)
+	}
+	if ti, err = c.writeStatus(ctx, ti); err != nil {
+		return 0, err
+	}
+
+	if err := c.apply(ctx, uc, plan); err != nil {
+		return 0, c.failed(ctx, ti, err)
+	}
+	objects = objects[:0]
+	for _, p := range plan {
+		if !p.generated {
+			objects = append(objects, p.ref)
+		}
+	}
+	left, err := c.prune(ctx, ti, uc, old, keep)
+	if err != nil {
+		return 0, c.failed(ctx, ti, err)
+	}
+	ti.Status.Objects = append(objects, left...)
+	ti.Status.TemplateResourceVersion = r.templateResourceVersion
+	ti.Status.ObservedGeneration = ti.Generation
+	if len(left) > 0 {
+		setConditions(ti, metav1.ConditionFalse, "Pruning", "waiting for pruned objects to go: "+describeObjects(left), progressing(metav1.ConditionTrue))
+	} else {
+		setReadiness(ti)
+	}
+	rotated := ti.Annotations[templatesv1.AnnotationRotateGeneratedParameters] != ""
+	if ti, err = c.writeStatus(ctx, ti); err != nil {
+		return 0, err
+	}
+	if rotated {
+		// The new values are stored and applied: the request is done.
+		delete(ti.Annotations, templatesv1.AnnotationRotateGeneratedParameters)
+		if _, err := c.instances.TemplatesV1alpha1().TemplateInstances(ti.Namespace).Update(ctx, ti, metav1.UpdateOptions{}); err != nil {
+			return 0, err
+		}
+	}
+	return pollUnlessDone(ti), nil
+}
+
+// upToDate says nothing asks for a new pass: the last one applied this generation of the
+// spec and this version of the Template, succeeded, and no rotation is asked for.
+func (c *Controller) upToDate(ti *templatesv1.TemplateInstance) bool {
+	if ti.Status.ObservedGeneration != ti.Generation || ti.Annotations[templatesv1.AnnotationRotateGeneratedParameters] != "" ||
+		meta.IsStatusConditionTrue(ti.Status.Conditions, templatesv1.TemplateInstanceFailed) ||
+		!meta.IsStatusConditionFalse(ti.Status.Conditions, templatesv1.TemplateInstanceProgressing) {
+		return false
+	}
+	if ref := ti.Spec.TemplateRef; ref != nil {
+		t, err := c.templates.Templates(ti.Namespace).Get(ref.Name)
+		if err != nil || t.ResourceVersion != ti.Status.TemplateResourceVersion {
+			return false
+		}
+	}
+	return true
+}
+
+// refreshReadiness reads every object as the requester and writes what changed.
+func (c *Controller) refreshReadiness(ctx context.Context, ti *templatesv1.TemplateInstance, uc *userClients) (time.Duration, error) {
+	before := ti.Status.DeepCopy()
+	for i := range ti.Status.Objects {
+		o := &ti.Status.Objects[i]
+		gv, err := schema.ParseGroupVersion(o.APIVersion)
+		if err != nil {
+			continue
+		}
+		mapping, err := c.clients.mapping(gv.WithKind(o.Kind))
+		if err != nil {
+			o.Ready = false
+			continue
+		}
+		live, err := (&planned{resource: mapping.Resource, ref: *o}).client(uc.dynamic).Get(ctx, o.Name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			// Deleted behind the instance's back: the next pass applies it again.
+			ti.Status.ObservedGeneration = 0
+			o.Ready = false
+		case err != nil:
+			return 0, err
+		default:
+			o.Ready, _ = Ready(live)
+		}
+	}
+	setReadiness(ti)
+	if !equalStatus(before, &ti.Status) {
+		var err error
+		if ti, err = c.writeStatus(ctx, ti); err != nil {
+			return 0, err
+		}
+	}
+	if ti.Status.ObservedGeneration != ti.Generation {
+		return time.Millisecond, nil
+	}
+	return pollUnlessDone(ti), nil
+}
+
+func pollUnlessDone(ti *templatesv1.TemplateInstance) time.Duration {
+	if meta.IsStatusConditionTrue(ti.Status.Conditions, templatesv1.TemplateInstanceReady) {
+		return 0
+	}
+	return readinessPoll
+}
+
+// setReadiness aggregates the objects' readiness into the conditions of a successful pass.
+func setReadiness(ti *templatesv1.TemplateInstance) {
+	var waiting []templatesv1.TemplateInstanceObject
+	for _, o := range ti.Status.Objects {
+		if !o.Ready {
+			waiting = append(waiting, o)
+		}
+	}
+	if len(waiting) == 0 {
+		setConditions(ti, metav1.ConditionTrue, "Ready", fmt.Sprintf("all %d objects are ready", len(ti.Status.Objects)), progressing(metav1.ConditionFalse))
+		return
+	}
+	setConditions(ti, metav1.ConditionFalse, "NotReady", "not ready yet: "+describeObjects(waiting), progressing(metav1.ConditionFalse))
+}
+
+func describeObjects(objects []templatesv1.TemplateInstanceObject) string {
+	names := make([]string, len(objects))
+	for i, o := range objects {
+		names[i] = DescribeObject(o)
+	}
+	return strings.Join(names, ", ")
+}
+
+type progressing metav1.ConditionStatus
+
+// setConditions sets Ready, Progressing and Failed=False for a pass that did not fail.
+func setConditions(ti *templatesv1.TemplateInstance, ready metav1.ConditionStatus, reason, message string, prog progressing) {
+	set(ti, templatesv1.TemplateInstanceReady, ready, reason, message)
+	set(ti, templatesv1.TemplateInstanceProgressing, metav1.ConditionStatus(prog), reason, message)
+	set(ti, templatesv1.TemplateInstanceFailed, metav1.ConditionFalse, reason, message)
+}
+
+func set(ti *templatesv1.TemplateInstance, conditionType string, status metav1.ConditionStatus, reason, message string) {
+	if len(message) > 32000 {
+		message = message[:32000] + "..."
+	}
+	meta.SetStatusCondition(&ti.Status.Conditions, metav1.Condition{Type: conditionType, Status: status,
+		ObservedGeneration: ti.Generation, Reason: reason, Message: message})
+}
+
+// failed writes a failure into the conditions and asks for a retry with backoff. An error
+// that is no failure of the instance (the cluster answered 5xx, or did not answer) is reported
+// the same way, reason ClusterError, so that the instance never hides why it is stuck; a
+// conflict of this controller's own writes is only retried.
+func (c *Controller) failed(ctx context.Context, ti *templatesv1.TemplateInstance, err error) error {
+	var f *failure
+	if !errors.As(err, &f) {
+		if apierrors.IsConflict(err) {
+			return err
+		}
+		f = fail("ClusterError", "%s (retrying)", statusMessage(err))
+	}
+	set(ti, templatesv1.TemplateInstanceFailed, metav1.ConditionTrue, f.reason, f.message)
+	set(ti, templatesv1.TemplateInstanceReady, metav1.ConditionFalse, f.reason, f.message)
+	set(ti, templatesv1.TemplateInstanceProgressing, metav1.ConditionFalse, f.reason, "retrying with backoff")
+	ti.Status.ObservedGeneration = ti.Generation
+	if _, werr := c.writeStatus(ctx, ti); werr != nil {
+		return werr
+	}
+	return errRetry
+}
+
+// writeStatus writes the status and returns the instance as stored.
+func (c *Controller) writeStatus(ctx context.Context, ti *templatesv1.TemplateInstance) (*templatesv1.TemplateInstance, error) {
+	return c.instances.TemplatesV1alpha1().TemplateInstances(ti.Namespace).UpdateStatus(ctx, ti, metav1.UpdateOptions{})
+}
+
+func equalStatus(a, b *templatesv1.TemplateInstanceStatus) bool {
+	if a.ObservedGeneration != b.ObservedGeneration || !slices.Equal(a.Objects, b.Objects) || len(a.Conditions) != len(b.Conditions) {
+		return false
+	}
+	for i := range a.Conditions {
+		x, y := a.Conditions[i], b.Conditions[i]
+		if x.Type != y.Type || x.Status != y.Status || x.Reason != y.Reason || x.Message != y.Message {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,270 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package templateinstance
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/apis/templates/validation"
+	"stencil.dev/stencil/pkg/process"
+	"stencil.dev/stencil/pkg/render"
+)
+
+// failure is a problem of the instance, reported in its Failed condition and retried with
+// backoff: a missing template, a 422 of processing, a refused object.
+type failure struct {
+	reason, message string
+}
+
+func (f *failure) Error() string { return f.reason + ": " + f.message }
+
+func fail(reason, format string, args ...interface{}) *failure {
+	return &failure{reason: reason, message: fmt.Sprintf(format, args...)}
+}
+
+// rendered is what one instance renders to.
+type rendered struct {
+	// objects are the processed objects in template order.
+	objects []*unstructured.Unstructured
+	// generated are the values of generated parameters, to keep in the instance's Secret;
+	// nil when the template generates nothing.
+	generated map[string]string
+	// templateResourceVersion is the stored Template's, empty for an inline one.
+	templateResourceVersion string
+	// unreadGenerated is why the kept generated values could not be read; reported after the
+	// preflight, which names every object the requester may not write, so that values are
+	// never generated anew because they could not be read.
+	unreadGenerated error
+}
+
+// requesterInfo is the requester as the authorizer and the renderer see a user.
+func requesterInfo(r *templatesv1.TemplateInstanceRequester) user.Info {
+	return &user.DefaultInfo{Name: r.Username, UID: r.UID, Groups: r.Groups, Extra: r.Extra}
+}
+
+// render renders the instance's template with its values as its requester: the requester
+// must be allowed to process the template, and values come from Secrets the requester reads.
+func (c *Controller) render(ctx context.Context, ti *templatesv1.TemplateInstance, uc *userClients) (*rendered, error) {
+	requester := requesterInfo(ti.Spec.Requester)
+	ctx = genericapirequest.WithNamespace(genericapirequest.WithUser(ctx, requester), ti.Namespace)
+	t, stored, err := c.template(ctx, ti, requester)
+	if err != nil {
+		return nil, err
+	}
+	values, err := parameterValues(ctx, ti, t, uc)
+	if err != nil {
+		return nil, err
+	}
+	generatedNames := generatedParameters(t, values)
+	var unreadGenerated error
+	if len(generatedNames) > 0 {
+		if err := reuseGenerated(ctx, ti, uc, generatedNames, values); err != nil {
+			if _, ok := err.(*failure); !ok {
+				return nil, err
+			}
+			unreadGenerated = err
+		}
+	}
+	list, err := c.opts.Renderer.Render(ctx, render.Input{
+		Template:   t,
+		Stored:     stored,
+		Request:    process.Request{Parameters: values, Labels: ti.Spec.Labels},
+		Properties: ti.Spec.Properties,
+	})
+	if err != nil {
+		return nil, fail("ProcessingFailed", "%s", statusMessage(err))
+	}
+	out := &rendered{unreadGenerated: unreadGenerated}
+	if stored {
+		out.templateResourceVersion = t.ResourceVersion
+	}
+	if len(generatedNames) > 0 {
+		out.generated = map[string]string{}
+		for _, p := range list.Parameters {
+			if generatedNames[p.Name] {
+				out.generated[p.Name] = p.Value
+			}
+		}
+	}
+	for i, item := range list.Items {
+		obj := &unstructured.Unstructured{}
+		if err := obj.UnmarshalJSON(item.Raw); err != nil {
+			return nil, fail("ProcessingFailed", "object %d of the processed template: %v", i, err)
+		}
+		out.objects = append(out.objects, obj)
+	}
+	return out, nil
+}
+
+// template returns the template to render: the stored one, which the requester must be
+// allowed to process (create on templates/processed, as the endpoint asks), or the inline
+// one (create on processedtemplates).
+func (c *Controller) template(ctx context.Context, ti *templatesv1.TemplateInstance, requester user.Info) (*templates.Template, bool, error) {
+	attrs := authorizer.AttributesRecord{User: requester, Verb: "create", APIGroup: templates.GroupName, APIVersion: "v1alpha1",
+		Namespace: ti.Namespace, ResourceRequest: true, Resource: "processedtemplates"}
+	if ref := ti.Spec.TemplateRef; ref != nil {
+		attrs.Resource, attrs.Subresource, attrs.Name = "templates", "processed", ref.Name
+	}
+	if allowed, reason := c.authorize(ctx, attrs); !allowed {
+		return nil, false, fail("Forbidden", "%s may not process %s: %s", requester.GetName(), describeAttrs(attrs), reason)
+	}
+	if ref := ti.Spec.TemplateRef; ref != nil {
+		obj, err := c.opts.Templates.Get(ctx, ref.Name, &metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil, false, fail("TemplateNotFound", "Template %s/%s does not exist", ti.Namespace, ref.Name)
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		return obj.(*templates.Template), true, nil
+	}
+	if ti.Spec.Template == nil {
+		return nil, false, fail("NoTemplate", "spec has neither templateRef nor template")
+	}
+	t, _, err := process.DecodeTemplate(ti.Spec.Template.Raw)
+	if err != nil {
+		return nil, false, fail("InvalidTemplate", "spec.template: %v", err)
+	}
+	return t, false, nil
+}
+
+// authorize asks the server's authorizer (a SubjectAccessReview in a cluster) about attrs.
+func (c *Controller) authorize(ctx context.Context, attrs authorizer.AttributesRecord) (bool, string) {
+	decision, reason, err := c.opts.Authorizer.Authorize(ctx, attrs)
+	if decision == authorizer.DecisionAllow {
+		return true, ""
+	}
+	if err != nil {
+		reason = err.Error()
+	}
+	if reason == "" {
+		reason = "no rule allows it"
+	}
+	return false, reason
+}
+
+func describeAttrs(a authorizer.AttributesRecord) string {
+	resource := a.Resource
+	if a.Subresource != "" {
+		resource += "/" + a.Subresource
+	}
+	if a.APIGroup != "" {
+		resource += "." + a.APIGroup
+	}
+	if a.Name != "" {
+		resource += " " + a.Name
+	}
+	return resource
+}
+
+// parameterValues merges the values of parametersFrom (only keys the template declares,
+// later Secrets over earlier ones) under spec.parameters.
+func parameterValues(ctx context.Context, ti *templatesv1.TemplateInstance, t *templates.Template, uc *userClients) (map[string]string, error) {
+	declared := map[string]bool{}
+	for _, p := range t.Parameters {
+		declared[p.Name] = true
+	}
+	values := map[string]string{}
+	for _, from := range ti.Spec.ParametersFrom {
+		if from.SecretRef == nil {
+			continue
+		}
+		secret, err := uc.kube.CoreV1().Secrets(ti.Namespace).Get(ctx, from.SecretRef.Name, metav1.GetOptions{})
+		if err != nil {
+			if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
+				return nil, fail("ParametersSecret", "Secret %s/%s of parametersFrom: %s", ti.Namespace, from.SecretRef.Name, statusMessage(err))
+			}
+			return nil, err
+		}
+		for k, v := range secret.Data {
+			if declared[k] {
+				values[k] = string(v)
+			}
+		}
+	}
+	for k, v := range ti.Spec.Parameters {
+		values[k] = v
+	}
+	return values, nil
+}
+
+// generatedParameters are the parameters the engine generates because nobody gave a value.
+func generatedParameters(t *templates.Template, values map[string]string) map[string]bool {
+	names := map[string]bool{}
+	for _, p := range t.Parameters {
+		if p.Generate != "" && values[p.Name] == "" {
+			names[p.Name] = true
+		}
+	}
+	return names
+}
+
+// GeneratedSecretName names the Secret that keeps an instance's generated values.
+func GeneratedSecretName(instance string) string { return instance + validation.GeneratedSecretSuffix }
+
+// reuseGenerated puts the values kept in the instance's Secret into values, but for the
+// parameters whose rotation is asked for: those are generated again.
+func reuseGenerated(ctx context.Context, ti *templatesv1.TemplateInstance, uc *userClients, names map[string]bool, values map[string]string) error {
+	name := GeneratedSecretName(ti.Name)
+	secret, err := uc.kube.CoreV1().Secrets(ti.Namespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if apierrors.IsForbidden(err) {
+		return fail("Forbidden", "reading the generated values in Secret %s/%s: %s", ti.Namespace, name, statusMessage(err))
+	}
+	if err != nil {
+		return err
+	}
+	rotate := rotationRequest(ti)
+	for n := range names {
+		if v, ok := secret.Data[n]; ok && !rotate[n] {
+			values[n] = string(v)
+		}
+	}
+	return nil
+}
+
+// rotationRequest is the set of parameters the rotation annotation names.
+func rotationRequest(ti *templatesv1.TemplateInstance) map[string]bool {
+	set := map[string]bool{}
+	for _, n := range strings.Split(ti.Annotations[templatesv1.AnnotationRotateGeneratedParameters], ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			set[n] = true
+		}
+	}
+	return set
+}
+
+// statusMessage is an API error's message as a user reads it (a 422's lists every cause).
+func statusMessage(err error) string {
+	if status, ok := err.(apierrors.APIStatus); ok {
+		return status.Status().Message
+	}
+	return err.Error()
+}

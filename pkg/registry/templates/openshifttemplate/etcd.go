@@ -1,0 +1,92 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package openshifttemplate serves OpenShift's template.openshift.io/v1 templates and
+// processedtemplates over the storage of our Templates: one object, two groups, as Kubernetes
+// serves Events in core and events.k8s.io.
+package openshifttemplate
+
+import (
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/registry/generic"
+	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
+	"k8s.io/apiserver/pkg/registry/rest"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/openshift"
+	"stencil.dev/stencil/pkg/registry"
+	"stencil.dev/stencil/pkg/registry/templates/template"
+	"stencil.dev/stencil/pkg/transform"
+)
+
+// REST is the storage of templates.template.openshift.io: our Templates' etcd prefix and
+// codec, our strategy, OpenShift's table.
+type REST struct {
+	registry.Store
+}
+
+var _ rest.StandardStorage = &REST{}
+var _ rest.SingularNameProvider = &REST{}
+
+// NewREST returns the storage of OpenShift's templates, sharing our Templates' storage.
+func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins transform.PluginPolicy) (*REST, error) {
+	strategy := template.NewStrategy(openshiftKindFirst{scheme}, plugins)
+	store := &genericregistry.Store{
+		NewFunc:                   func() runtime.Object { return &templates.Template{} },
+		NewListFunc:               func() runtime.Object { return &templates.TemplateList{} },
+		PredicateFunc:             template.Match,
+		DefaultQualifiedResource:  openshift.Resource("templates"),
+		SingularQualifiedResource: openshift.Resource("template"),
+
+		CreateStrategy: strategy,
+		UpdateStrategy: strategy,
+		DeleteStrategy: strategy,
+		TableConvertor: tableConvertor{},
+	}
+	options := &generic.StoreOptions{RESTOptions: sharedStorage{optsGetter}, AttrFunc: template.GetAttrs}
+	if err := store.CompleteWithOptions(options); err != nil {
+		return nil, err
+	}
+	return &REST{registry.NewStore(store, openshift.Kind("Template"))}, nil
+}
+
+// sharedStorage gives OpenShift's templates the storage options of our Templates: the same
+// etcd prefix and the same storage version, so that an object written through either group is
+// the same object.
+type sharedStorage struct{ generic.RESTOptionsGetter }
+
+func (s sharedStorage) GetRESTOptions(resource schema.GroupResource, example runtime.Object) (generic.RESTOptions, error) {
+	if resource == openshift.Resource("templates") {
+		resource = templates.Resource("templates")
+	}
+	return s.RESTOptionsGetter.GetRESTOptions(resource, example)
+}
+
+// openshiftKindFirst names the internal Template by OpenShift's group first, so that the
+// errors of this storage say Template.template.openshift.io as OpenShift's do.
+type openshiftKindFirst struct{ runtime.ObjectTyper }
+
+func (t openshiftKindFirst) ObjectKinds(obj runtime.Object) ([]schema.GroupVersionKind, bool, error) {
+	kinds, unversioned, err := t.ObjectTyper.ObjectKinds(obj)
+	for i, k := range kinds {
+		if k.Group == openshift.GroupName {
+			kinds = append([]schema.GroupVersionKind{k}, append(kinds[:i:i], kinds[i+1:]...)...)
+			break
+		}
+	}
+	return kinds, unversioned, err
+}
