@@ -89,8 +89,9 @@ type ExtraConfig struct {
 	// MaxConcurrentProcessing bounds the processing requests that run at once; zero means
 	// renderrest.DefaultMaxConcurrent.
 	MaxConcurrentProcessing int
-	// Instances configure the TemplateInstance controller, which acts in the cluster of
-	// ClusterConfig; nil runs none. The server fills in the clients, storage and renderer.
+	// Instances configure the TemplateInstance controller, which acts in the cluster of its
+	// Target, ClusterConfig when not set; nil runs none. The server fills in the loopback
+	// client, storage and renderer.
 	Instances *templateinstance.Options
 	// Plugins says which plugin providers run in a namespace; nil runs none.
 	Plugins transform.PluginPolicy
@@ -143,7 +144,8 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	instanceREST, instanceStatusREST, err := instancestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.ClusterConfig == nil)
+	noCluster := c.ExtraConfig.ClusterConfig == nil && (c.ExtraConfig.Instances == nil || c.ExtraConfig.Instances.Target == nil)
+	instanceREST, instanceStatusREST, err := instancestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, noCluster)
 	if err != nil {
 		return nil, err
 	}
@@ -187,9 +189,12 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err := s.GenericAPIServer.InstallAPIGroups(groups...); err != nil {
 		return nil, err
 	}
-	if opts := c.ExtraConfig.Instances; opts != nil && c.ExtraConfig.ClusterConfig != nil {
+	if opts := c.ExtraConfig.Instances; opts != nil && !noCluster {
 		opts := *opts
-		opts.Target, opts.Templates, opts.Renderer = c.ExtraConfig.ClusterConfig, templateREST, renderer
+		if opts.Target == nil {
+			opts.Target = c.ExtraConfig.ClusterConfig
+		}
+		opts.Templates, opts.Renderer = templateREST, renderer
 		opts.Authorizer = c.GenericConfig.Authorization.Authorizer
 		s.GenericAPIServer.AddPostStartHookOrDie("stencil-templateinstance-controller", func(hook genericapiserver.PostStartHookContext) error {
 			opts.Loopback = hook.LoopbackClientConfig

@@ -223,8 +223,10 @@ type executor struct {
 	// limit bounds the output; overflow says run stopped at it.
 	limit    int
 	overflow bool
-	// celValues are the parameters as CEL sees them, for conditional and repeated objects.
+	// celValues are the parameters as CEL sees them, for conditional and repeated objects;
+	// results hold what the objects' expressions gave, by celProgram.id.
 	celValues *celparams.Params
+	results   []evalResult
 }
 
 type labelMember struct {

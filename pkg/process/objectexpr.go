@@ -42,9 +42,9 @@ const (
 // objectExpressions are the programs of a conditional or repeated object.
 type objectExpressions struct {
 	// includeWhen, when set, must be true for the object to be written.
-	includeWhen *celparams.Program
+	includeWhen *celProgram
 	// forEach, when set, yields the list the object is written once for each element of.
-	forEach *celparams.Program
+	forEach *celProgram
 }
 
 // annotationPrefix is what both annotations start with: objects without it pay one search.
@@ -99,7 +99,7 @@ func (c *compiler) objectExpressions(raw []byte, at objectPath) (out []byte, exp
 			ok = false
 			continue
 		}
-		program := c.compileExpression(string(jsonbytes.StringContent(m.value)), want, annPath(key))
+		program := c.compileObjectExpression(string(jsonbytes.StringContent(m.value)), want, annPath(key))
 		if program == nil {
 			ok = false
 		} else if want == celparams.Bool {
@@ -222,7 +222,7 @@ func joinMembers(members []member) []byte {
 func (x *executor) writeExpanded(o *compiledObject, bounds []int) ([]int, bool) {
 	annotation := func(key string) *field.Path { return o.at.path().Child("metadata", "annotations").Key(key) }
 	if w := o.expr.includeWhen; w != nil {
-		out, err := w.Eval(x.celValues)
+		out, err := x.eval(w)
 		include, isBool := false, false
 		if err == nil {
 			include, isBool = out.Value().(bool)
@@ -242,7 +242,7 @@ func (x *executor) writeExpanded(o *compiledObject, bounds []int) ([]int, bool) 
 	if each == nil {
 		return x.writeObject(o, bounds)
 	}
-	out, err := each.Eval(x.celValues)
+	out, err := x.eval(each)
 	if err != nil {
 		x.errs = append(x.errs, field.Invalid(annotation(templates.ForEachAnnotation), each.Source, "could not be evaluated: "+err.Error()))
 		return bounds, true
@@ -268,6 +268,27 @@ func (x *executor) writeExpanded(o *compiledObject, bounds []int) ([]int, bool) 
 		}
 	}
 	return bounds, true
+}
+
+// eval evaluates an expression of the objects once per request: objects that share it share
+// its result.
+func (x *executor) eval(p *celProgram) (ref.Val, error) {
+	if x.results == nil {
+		x.results = make([]evalResult, len(x.plan.cel.programs))
+	}
+	r := &x.results[p.id]
+	if !r.done {
+		r.val, r.err = p.Eval(x.celValues)
+		r.done = true
+	}
+	return r.val, r.err
+}
+
+// evalResult is an expression's result for one request.
+type evalResult struct {
+	val  ref.Val
+	err  error
+	done bool
 }
 
 // elementValue is an element of a for-each list as ${ITEM} and ${{ITEM}} give it: a string

@@ -30,10 +30,27 @@ import (
 type expressions struct {
 	env   *celparams.Env
 	rules []compiledRule
+	// programs are the distinct expressions of the objects, compiled once each however many
+	// objects share one (the same include-when on a Secret and its Route), and evaluated at
+	// most once per request.
+	programs []*celProgram
+	bySource map[programKey]*celProgram
 	// size estimates the memory of the environment and the programs.
 	size int64
 	// totalCost adds up the programs' estimated costs.
 	totalCost uint64
+}
+
+// celProgram is a compiled expression of the objects, numbered for the executor's results.
+type celProgram struct {
+	*celparams.Program
+	id int
+}
+
+// programKey tells expressions apart: the same text may be asked for as a bool or a list.
+type programKey struct {
+	source string
+	want   celparams.Result
 }
 
 // compiledRule is one rule of the template, compiled.
@@ -84,6 +101,27 @@ func (c *compiler) compileExpression(expr string, want celparams.Result, path *f
 	x.size += celProgramSize + int64(len(expr))
 	x.totalCost += program.MaxCost
 	return program
+}
+
+// compileObjectExpression compiles an expression of an object, or returns the one compiled
+// for an earlier object; nil when it has errors, which the compiler keeps for each object.
+func (c *compiler) compileObjectExpression(expr string, want celparams.Result, path *field.Path) *celProgram {
+	key := programKey{expr, want}
+	if x := c.plan.cel; x != nil && x.bySource[key] != nil {
+		return x.bySource[key]
+	}
+	program := c.compileExpression(expr, want, path)
+	if program == nil {
+		return nil
+	}
+	x := c.plan.cel
+	if x.bySource == nil {
+		x.bySource = map[programKey]*celProgram{}
+	}
+	p := &celProgram{Program: program, id: len(x.programs)}
+	x.programs = append(x.programs, p)
+	x.bySource[key] = p
+	return p
 }
 
 // compileRules compiles the template's rules. OpenShift templates have none.

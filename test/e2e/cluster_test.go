@@ -89,7 +89,7 @@ kind: Policy
 omitStages: [RequestReceived]
 rules:
 - level: Metadata
-  namespaces: [e2e-instances]
+  namespaces: [e2e-instances, e2e-instances-local]
   resources: [{group: "", resources: [configmaps]}]
   verbs: [create, patch]
 - level: None

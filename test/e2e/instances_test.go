@@ -309,7 +309,7 @@ func TestTemplateInstanceForbidden(t *testing.T) {
 }
 
 // auditedAs finds the audit event of the server-side apply that created ConfigMap ns/name and
-// checks who made it.
+// checks who made it, impersonating whom ("" for nobody).
 func auditedAs(ns, name, user, impersonated string) error {
 	data, err := os.ReadFile(env.path("audit.log"))
 	if err != nil {
@@ -328,7 +328,11 @@ func auditedAs(ns, name, user, impersonated string) error {
 			event.Verb != "patch" || event.ResponseStatus.Code != 201 {
 			continue
 		}
-		if event.User.Username != user || event.ImpersonatedUser == nil || event.ImpersonatedUser.Username != impersonated {
+		impersonating := ""
+		if event.ImpersonatedUser != nil {
+			impersonating = event.ImpersonatedUser.Username
+		}
+		if event.User.Username != user || impersonating != impersonated {
 			return fmt.Errorf("ConfigMap %s/%s created by %q impersonating %+v", ns, name, event.User.Username, event.ImpersonatedUser)
 		}
 		return nil

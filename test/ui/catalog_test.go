@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -122,9 +123,12 @@ func TestCatalogToResult(t *testing.T) {
 	b.Run("hearing the error", browser.WaitFor(`document.querySelector('#alert').textContent.includes('Database Service Name')`))
 	b.Screenshot("04-server-error")
 
+	typed := time.Now()
 	b.Run("fixing the value", chromedp.SendKeys(field, "orders-db"),
 		browser.WaitFor(`document.querySelector('#param-DATABASE_SERVICE_NAME-error').hidden && document.querySelector('#preview-status').textContent.startsWith('Up to date')`),
 		browser.WaitFor(`document.querySelector('#preview-yaml').textContent.includes('name: orders-db')`))
+	// A figure, not a check: the last keystroke to the preview shown, 350 ms of debounce included.
+	t.Logf("preview updated %v after the last keystroke", time.Since(typed).Round(time.Millisecond))
 	if got := b.Text("#preview-message"); !strings.Contains(got, "orders-db") {
 		t.Errorf("the preview's message: %q", got)
 	}

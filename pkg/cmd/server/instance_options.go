@@ -36,6 +36,9 @@ type InstanceOptions struct {
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// Workers reconcile instances in parallel.
 	Workers int
+	// TargetKubeconfig points local mode at a cluster to create the instances' objects in,
+	// with that kubeconfig's identity.
+	TargetKubeconfig string
 }
 
 // NewInstanceOptions returns the defaults: on, with the Lease in $POD_NAMESPACE.
@@ -63,15 +66,21 @@ func (o *InstanceOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.RetryPeriod, "leader-election-retry-period", o.RetryPeriod,
 		"How often candidates try to take the Lease and the leader renews it.")
 	fs.IntVar(&o.Workers, "templateinstance-workers", o.Workers, "TemplateInstances reconciled at once.")
+	fs.StringVar(&o.TargetKubeconfig, "target-kubeconfig", o.TargetKubeconfig,
+		"Local mode only: run the TemplateInstance controller against the cluster of this kubeconfig, creating the "+
+			"instances' objects with the kubeconfig's own identity (the local user is its owner; no impersonation).")
 }
 
 // Validate reports every invalid option; local is true in local mode, where the controller
 // does not run.
 func (o *InstanceOptions) Validate(local bool) []error {
-	if !o.Enabled || local {
-		return nil
-	}
 	var errs []error
+	if o.TargetKubeconfig != "" && !local {
+		errs = append(errs, fmt.Errorf("--target-kubeconfig is for local mode (--local); in a cluster the controller acts in the hosting cluster"))
+	}
+	if !o.Enabled || local {
+		return errs
+	}
 	if o.LeaseNamespace == "" {
 		errs = append(errs, fmt.Errorf("--leader-election-namespace (or $POD_NAMESPACE) is required when the TemplateInstance controller runs; --templateinstance-controller=false turns it off"))
 	}

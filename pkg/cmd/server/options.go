@@ -31,6 +31,7 @@ import (
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/apiserver/pkg/util/compatibility"
+	"k8s.io/client-go/tools/clientcmd"
 	basecompatibility "k8s.io/component-base/compatibility"
 	"k8s.io/component-base/logs"
 	logsapi "k8s.io/component-base/logs/api/v1"
@@ -168,23 +169,36 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	instances, err := o.instanceControllerOptions()
+	if err != nil {
+		return nil, err
+	}
 	return &apiserver.Config{
 		GenericConfig: serverConfig,
 		ExtraConfig: apiserver.ExtraConfig{ClusterConfig: serverConfig.ClientConfig, Observer: metrics.NewRecorder(),
 			PlanCacheBytes: o.Processing.PlanCacheBytes, PipelineCacheBytes: o.Processing.PipelineCacheBytes,
 			MaxOutputBytes: o.Processing.MaxOutputBytes, MaxConcurrentProcessing: o.Processing.MaxConcurrent,
-			ProcessingLimits: o.Plugins.Limits(o.Processing.Limits), Plugins: plugins, Instances: o.instanceControllerOptions(),
+			ProcessingLimits: o.Plugins.Limits(o.Processing.Limits), Plugins: plugins, Instances: instances,
 			OpenShiftTemplates: o.OpenShiftTemplates},
 	}, nil
 }
 
 // instanceControllerOptions are the controller's options, or nil when it does not run: turned
 // off, or in local mode, where there is no cluster.
-func (o *StencilServerOptions) instanceControllerOptions() *templateinstance.Options {
-	if !o.Instances.Enabled || o.Local.Enabled {
-		return nil
+func (o *StencilServerOptions) instanceControllerOptions() (*templateinstance.Options, error) {
+	if !o.Instances.Enabled || (o.Local.Enabled && o.Instances.TargetKubeconfig == "") {
+		return nil, nil
 	}
-	return &templateinstance.Options{LeaseNamespace: o.Instances.LeaseNamespace,
+	opts := &templateinstance.Options{LeaseNamespace: o.Instances.LeaseNamespace,
 		LeaseDuration: o.Instances.LeaseDuration, RenewDeadline: o.Instances.RenewDeadline, RetryPeriod: o.Instances.RetryPeriod,
 		Workers: o.Instances.Workers}
+	if o.Local.Enabled {
+		// One process: no election; the kubeconfig's user acts, and authorizes, as itself.
+		target, err := clientcmd.BuildConfigFromFlags("", o.Instances.TargetKubeconfig)
+		if err != nil {
+			return nil, fmt.Errorf("--target-kubeconfig: %w", err)
+		}
+		opts.Target, opts.ActAsSelf, opts.LeaseNamespace = target, true, ""
+	}
+	return opts, nil
 }

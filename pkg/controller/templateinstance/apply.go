@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"strings"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -153,7 +154,7 @@ func (c *Controller) preflight(ctx context.Context, ti *templatesv1.TemplateInst
 		for _, verb := range []string{"create", "patch"} {
 			attrs := authorizer.AttributesRecord{User: requester, Verb: verb, APIGroup: p.resource.Group, APIVersion: p.resource.Version,
 				Resource: p.resource.Resource, Namespace: p.ref.Namespace, Name: p.ref.Name, ResourceRequest: true}
-			if allowed, reason := c.authorize(ctx, attrs); !allowed {
+			if allowed, reason := c.authorizeObject(ctx, uc, attrs); !allowed {
 				refused = append(refused, fmt.Sprintf("%s: %s may not %s it: %s", p, requester.GetName(), verb, reason))
 				break
 			}
@@ -283,4 +284,29 @@ func (c *Controller) deleteMember(ctx context.Context, ti *templatesv1.TemplateI
 	// Gone at once unless finalizers hold it; the caller looks again later.
 	_, err = p.client(uc.dynamic).Get(ctx, o.Name, metav1.GetOptions{})
 	return apierrors.IsNotFound(err), nil
+}
+
+// authorizeObject asks whether the requester may act on an object of the target: through the
+// server's authorizer (a SubjectAccessReview of the hosting cluster), or, acting as the
+// target's own identity, with a SelfSubjectAccessReview there.
+func (c *Controller) authorizeObject(ctx context.Context, uc *userClients, attrs authorizer.AttributesRecord) (bool, string) {
+	if !c.opts.ActAsSelf {
+		return c.authorize(ctx, attrs)
+	}
+	review, err := uc.kube.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+		Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Namespace: attrs.Namespace, Verb: attrs.Verb, Group: attrs.APIGroup, Version: attrs.APIVersion,
+			Resource: attrs.Resource, Name: attrs.Name}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return false, err.Error()
+	}
+	if !review.Status.Allowed {
+		reason := review.Status.Reason
+		if reason == "" {
+			reason = "no rule allows it"
+		}
+		return false, reason
+	}
+	return true, ""
 }

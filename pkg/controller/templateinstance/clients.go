@@ -46,6 +46,9 @@ type clientCache struct {
 	target *restclient.Config
 	mapper meta.ResettableRESTMapper
 
+	// self, when set, serves every requester: the target's own identity acts.
+	self *userClients
+
 	mu    sync.Mutex
 	users map[string]*userClients
 }
@@ -53,25 +56,22 @@ type clientCache struct {
 // maxCachedUsers bounds the requesters whose clients are kept; the cache starts over past it.
 const maxCachedUsers = 512
 
-func newClientCache(target *restclient.Config) (*clientCache, error) {
+func newClientCache(target *restclient.Config, actAsSelf bool) (*clientCache, error) {
 	disco, err := discovery.NewDiscoveryClientForConfig(target)
 	if err != nil {
 		return nil, err
 	}
-	return &clientCache{target: target, users: map[string]*userClients{},
-		mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco))}, nil
+	c := &clientCache{target: target, users: map[string]*userClients{},
+		mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco))}
+	if actAsSelf {
+		if c.self, err = clientsFor(target); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }
 
-// forUser returns the clients that act as r.
-func (c *clientCache) forUser(r *templatesv1.TemplateInstanceRequester) (*userClients, error) {
-	key := requesterKey(r)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if u, ok := c.users[key]; ok {
-		return u, nil
-	}
-	config := restclient.CopyConfig(c.target)
-	config.Impersonate = restclient.ImpersonationConfig{UserName: r.Username, UID: r.UID, Groups: r.Groups, Extra: r.Extra}
+func clientsFor(config *restclient.Config) (*userClients, error) {
 	dyn, err := dynamic.NewForConfig(config)
 	if err != nil {
 		return nil, err
@@ -80,10 +80,29 @@ func (c *clientCache) forUser(r *templatesv1.TemplateInstanceRequester) (*userCl
 	if err != nil {
 		return nil, err
 	}
+	return &userClients{dynamic: dyn, kube: kube}, nil
+}
+
+// forUser returns the clients that act as r.
+func (c *clientCache) forUser(r *templatesv1.TemplateInstanceRequester) (*userClients, error) {
+	if c.self != nil {
+		return c.self, nil
+	}
+	key := requesterKey(r)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if u, ok := c.users[key]; ok {
+		return u, nil
+	}
+	config := restclient.CopyConfig(c.target)
+	config.Impersonate = restclient.ImpersonationConfig{UserName: r.Username, UID: r.UID, Groups: r.Groups, Extra: r.Extra}
+	u, err := clientsFor(config)
+	if err != nil {
+		return nil, err
+	}
 	if len(c.users) >= maxCachedUsers {
 		c.users = map[string]*userClients{}
 	}
-	u := &userClients{dynamic: dyn, kube: kube}
 	c.users[key] = u
 	return u, nil
 }

@@ -69,6 +69,10 @@ type Options struct {
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// Workers reconcile instances in parallel.
 	Workers int
+	// ActAsSelf acts with Target's own identity instead of impersonating requesters, and
+	// checks objects with SelfSubjectAccessReviews: local mode's --target-kubeconfig, whose
+	// owner is the only local user. Without LeaseNamespace there is no election.
+	ActAsSelf bool
 }
 
 // Defaults of Options, as client-go's core clients and kube-controller-manager have them.
@@ -113,7 +117,7 @@ func New(opts Options) (*Controller, error) {
 	}
 	target := restclient.CopyConfig(opts.Target)
 	target.QPS, target.Burst = 200, 400
-	clients, err := newClientCache(target)
+	clients, err := newClientCache(target, opts.ActAsSelf)
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +133,10 @@ func New(opts Options) (*Controller, error) {
 // Run takes part in the leader election until ctx is done; while it leads, it reconciles.
 func (c *Controller) Run(ctx context.Context) {
 	defer c.queue.ShutDown()
+	if c.opts.LeaseNamespace == "" {
+		c.lead(ctx)
+		return
+	}
 	hostname, _ := os.Hostname()
 	// The process id tells replicas in one pod (or on one test machine) apart.
 	identity := hostname + "_" + strconv.Itoa(os.Getpid()) + "_" + uuid.NewString()
