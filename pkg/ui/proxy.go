@@ -22,6 +22,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -44,15 +45,19 @@ const group = `/apis/templates\.stencil\.dev/v1alpha1`
 
 // routes are every API path the pages use; the proxy refuses the rest. Everything else a
 // user's credentials could do (Secrets, exec, other groups) stays out of the browser's reach.
-var routes = []route{
-	{[]string{http.MethodGet}, regexp.MustCompile(`^` + group + `$`)},
-	{[]string{http.MethodGet}, regexp.MustCompile(`^` + group + `/namespaces/` + name + `/templates$`)},
-	{[]string{http.MethodGet}, regexp.MustCompile(`^` + group + `/namespaces/` + name + `/templates/` + name + `(/schema)?$`)},
-	{[]string{http.MethodPost}, regexp.MustCompile(`^` + group + `/namespaces/` + name + `/templates/` + name + `/processed$`)},
-	{[]string{http.MethodGet, http.MethodPost}, regexp.MustCompile(`^` + group + `/namespaces/` + name + `/templateinstances$`)},
-	{[]string{http.MethodGet, http.MethodDelete}, regexp.MustCompile(`^` + group + `/namespaces/` + name + `/templateinstances/` + name + `$`)},
-	{[]string{http.MethodGet}, regexp.MustCompile(`^/api/v1/namespaces$`)},
-}
+// They are compiled on first use: the bounded repetitions in name expand to megabytes of
+// program, which every other stencil command would otherwise pay for at start-up.
+var routes = sync.OnceValue(func() []route {
+	return []route{
+		{[]string{http.MethodGet}, regexp.MustCompile(`^` + group + `$`)},
+		{[]string{http.MethodGet}, regexp.MustCompile(`^` + group + `/namespaces/` + name + `/templates$`)},
+		{[]string{http.MethodGet}, regexp.MustCompile(`^` + group + `/namespaces/` + name + `/templates/` + name + `(/schema)?$`)},
+		{[]string{http.MethodPost}, regexp.MustCompile(`^` + group + `/namespaces/` + name + `/templates/` + name + `/processed$`)},
+		{[]string{http.MethodGet, http.MethodPost}, regexp.MustCompile(`^` + group + `/namespaces/` + name + `/templateinstances$`)},
+		{[]string{http.MethodGet, http.MethodDelete}, regexp.MustCompile(`^` + group + `/namespaces/` + name + `/templateinstances/` + name + `$`)},
+		{[]string{http.MethodGet}, regexp.MustCompile(`^/api/v1/namespaces$`)},
+	}
+})
 
 // allowed says whether the pages may send method to path. The path must be in its plain form:
 // an escaped or dot-segment path could read differently upstream.
@@ -60,7 +65,7 @@ func allowed(method string, u *url.URL) bool {
 	if u.RawPath != "" || strings.Contains(u.Path, "//") || strings.Contains(u.Path, "/.") {
 		return false
 	}
-	for _, r := range routes {
+	for _, r := range routes() {
 		if r.path.MatchString(u.Path) {
 			for _, m := range r.methods {
 				if m == method {
