@@ -88,11 +88,11 @@ func (p Plugins) starlarkFactory(sp StarlarkProvider, path *field.Path) (Factory
 			return nil, field.ErrorList{field.Invalid(fldPath, "", err.Error())}
 		}
 		delete(obj, "provider")
-		prog, err := compileStarlark(nestedString(obj, "metadata", "name"), source)
+		prog, err := compileStarlark(NestedString(obj, "metadata", "name"), source)
 		if err != nil {
 			return nil, field.ErrorList{field.Invalid(path.Child("source"), "", err.Error())}
 		}
-		return &starlarkTransformer{name: nestedString(obj, "metadata", "name"), program: prog, config: obj}, nil
+		return &starlarkTransformer{name: NestedString(obj, "metadata", "name"), program: prog, config: obj}, nil
 	}, nil
 }
 
@@ -172,7 +172,7 @@ func (s *starlarkTransformer) Transform(ctx *Context, objects []Object) ([]Objec
 	result := make([]Object, len(list2))
 	for i, it := range list2 {
 		obj, ok := it.(map[string]any)
-		if !ok || nestedString(obj, "kind") == "" || nestedString(obj, "apiVersion") == "" {
+		if !ok || NestedString(obj, "kind") == "" || NestedString(obj, "apiVersion") == "" {
 			return nil, fmt.Errorf("items[%d] is not an object with apiVersion and kind", i)
 		}
 		result[i] = obj

@@ -33,7 +33,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
-	"stencil.dev/stencil/pkg/controller/templateinstance"
+	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
 
 // FieldManager owns the fields the catalog applies when the cluster has no TemplateInstances.
@@ -107,7 +107,7 @@ func (a *actions) serveApply(w http.ResponseWriter, r *http.Request) {
 			applied, err = resource(state.Namespace).Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: FieldManager})
 			if err == nil {
 				state.Exists = true
-				state.Ready, state.Message = templateinstance.Ready(applied)
+				state.Ready, state.Message = inventory.Ready(applied)
 			}
 		}
 		if err != nil {
@@ -144,7 +144,7 @@ func (a *actions) serveStatus(w http.ResponseWriter, r *http.Request) {
 			switch {
 			case err == nil:
 				state.Exists = true
-				state.Ready, state.Message = templateinstance.Ready(live)
+				state.Ready, state.Message = inventory.Ready(live)
 			case apierrors.IsNotFound(err):
 				err, state.Message = nil, "not found"
 			}

@@ -33,7 +33,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	stencilclient "stencil.dev/stencil/pkg/client"
-	"stencil.dev/stencil/pkg/controller/templateinstance"
+	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
 	"stencil.dev/stencil/pkg/process"
 )
@@ -261,5 +261,5 @@ func (d *differ) values(ctx context.Context, ti, live *templatesv1.TemplateInsta
 
 // applySetID is the label value the controller puts on the instance's objects.
 func applySetID(ti *templatesv1.TemplateInstance) string {
-	return templateinstance.ApplySetID(ti.Namespace, ti.Name)
+	return inventory.ApplySetID(ti.Namespace, ti.Name)
 }

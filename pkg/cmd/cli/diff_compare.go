@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
-	"stencil.dev/stencil/pkg/controller/templateinstance"
+	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
 
 // print renders the instance and prints, per object, whether the apply would change it (with
@@ -68,16 +68,16 @@ func (d *differ) print(ctx context.Context, ti, live *templatesv1.TemplateInstan
 		if labels == nil {
 			labels = map[string]string{}
 		}
-		labels[templateinstance.PartOfLabel] = applySetID(ti)
+		labels[inventory.PartOfLabel] = applySetID(ti)
 		obj.SetLabels(labels)
 		ref := templatesv1.TemplateInstanceObject{APIVersion: obj.GetAPIVersion(), Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
-		rendered[templateinstance.ObjectKey(ref)] = true
-		name := templateinstance.DescribeObject(ref)
+		rendered[inventory.ObjectKey(ref)] = true
+		name := inventory.DescribeObject(ref)
 		current, err := client.Get(ctx, obj.GetName(), metav1.GetOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
-		after, applyErr := client.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: templateinstance.FieldManager, DryRun: []string{metav1.DryRunAll}})
+		after, applyErr := client.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: inventory.FieldManager, DryRun: []string{metav1.DryRunAll}})
 		switch {
 		case applyErr != nil:
 			fmt.Fprintf(out, "  refused: %s: %v\n", name, applyErr)
@@ -97,8 +97,8 @@ func (d *differ) print(ctx context.Context, ti, live *templatesv1.TemplateInstan
 	}
 	if live != nil {
 		for _, o := range live.Status.Objects {
-			if !rendered[templateinstance.ObjectKey(o)] {
-				fmt.Fprintf(out, "  pruned: %s\n", templateinstance.DescribeObject(o))
+			if !rendered[inventory.ObjectKey(o)] {
+				fmt.Fprintf(out, "  pruned: %s\n", inventory.DescribeObject(o))
 			}
 		}
 	}

@@ -18,7 +18,6 @@ package templateinstance
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
 	"strings"
@@ -33,17 +32,8 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
-
-// PartOfLabel marks the members of an instance's apply set, ApplySet-style (KEP-3659).
-const PartOfLabel = "applyset.kubernetes.io/part-of"
-
-// ApplySetID is the ApplySet id of an instance: derived from its name, namespace, kind and
-// group, so no other parent can claim its members.
-func ApplySetID(namespace, name string) string {
-	sum := sha256.Sum256([]byte(name + "." + namespace + ".TemplateInstance." + templatesv1.GroupName))
-	return "applyset-" + base64.RawURLEncoding.EncodeToString(sum[:]) + "-v1"
-}
 
 // planned is one object to apply, with where it goes.
 type planned struct {
@@ -61,27 +51,13 @@ func (p *planned) client(dyn dynamic.Interface) dynamic.ResourceInterface {
 	return dyn.Resource(p.resource).Namespace(p.ref.Namespace)
 }
 
-func (p *planned) String() string { return DescribeObject(p.ref) }
-
-// DescribeObject names an object as messages do: Kind namespace/name.
-func DescribeObject(o templatesv1.TemplateInstanceObject) string {
-	if o.Namespace == "" {
-		return o.Kind + " " + o.Name
-	}
-	return o.Kind + " " + o.Namespace + "/" + o.Name
-}
-
-// ObjectKey identifies an object across renders: group, kind, namespace and name.
-func ObjectKey(o templatesv1.TemplateInstanceObject) string {
-	gv, _ := schema.ParseGroupVersion(o.APIVersion)
-	return gv.Group + "/" + o.Kind + "/" + o.Namespace + "/" + o.Name
-}
+func (p *planned) String() string { return inventory.DescribeObject(p.ref) }
 
 // plan maps every object to its resource, puts namespaced objects without a namespace in the
 // instance's, and labels each a member of the instance's set. The generated-values Secret, if
 // any, comes first: its values must be stored before anything uses them.
 func (c *Controller) plan(ti *templatesv1.TemplateInstance, r *rendered) ([]*planned, error) {
-	id := ApplySetID(ti.Namespace, ti.Name)
+	id := inventory.ApplySetID(ti.Namespace, ti.Name)
 	objects := r.objects
 	if len(r.generated) > 0 {
 		objects = append([]*unstructured.Unstructured{generatedSecret(ti, r.generated)}, objects...)
@@ -111,11 +87,11 @@ func (c *Controller) plan(ti *templatesv1.TemplateInstance, r *rendered) ([]*pla
 		if labels == nil {
 			labels = map[string]string{}
 		}
-		labels[PartOfLabel] = id
+		labels[inventory.PartOfLabel] = id
 		obj.SetLabels(labels)
 		p := &planned{obj: obj, resource: mapping.Resource, generated: len(r.generated) > 0 && i == 0,
 			ref: templatesv1.TemplateInstanceObject{APIVersion: obj.GetAPIVersion(), Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}}
-		if key := ObjectKey(p.ref); seen[key] {
+		if key := inventory.ObjectKey(p.ref); seen[key] {
 			refused = append(refused, p.String()+": rendered twice")
 			continue
 		} else {
@@ -163,15 +139,15 @@ func (c *Controller) preflight(ctx context.Context, ti *templatesv1.TemplateInst
 	if len(refused) > 0 {
 		return fail("Forbidden", "nothing was applied; refused: %s", strings.Join(refused, "; "))
 	}
-	id := ApplySetID(ti.Namespace, ti.Name)
+	id := inventory.ApplySetID(ti.Namespace, ti.Name)
 	for _, p := range plan {
 		// No adoption: an object that exists without this instance's label is someone else's
 		// (another instance's, or made by hand), and the instance would later delete it.
 		live, err := p.client(uc.dynamic).Get(ctx, p.ref.Name, metav1.GetOptions{})
 		switch {
-		case err == nil && live.GetLabels()[PartOfLabel] != id:
+		case err == nil && live.GetLabels()[inventory.PartOfLabel] != id:
 			owner := "it was not created by this instance"
-			if other := live.GetLabels()[PartOfLabel]; other != "" {
+			if other := live.GetLabels()[inventory.PartOfLabel]; other != "" {
 				owner = "it belongs to another apply set (" + other + ")"
 			}
 			refused = append(refused, fmt.Sprintf("%s: exists and %s", p, owner))
@@ -183,7 +159,7 @@ func (c *Controller) preflight(ctx context.Context, ti *templatesv1.TemplateInst
 			refused = append(refused, fmt.Sprintf("%s: %s", p, statusMessage(err)))
 			continue
 		}
-		if _, err := p.client(uc.dynamic).Apply(ctx, p.ref.Name, p.obj, metav1.ApplyOptions{FieldManager: FieldManager, DryRun: []string{metav1.DryRunAll}}); err != nil {
+		if _, err := p.client(uc.dynamic).Apply(ctx, p.ref.Name, p.obj, metav1.ApplyOptions{FieldManager: inventory.FieldManager, DryRun: []string{metav1.DryRunAll}}); err != nil {
 			if !isRefusal(err) {
 				return err
 			}
@@ -207,7 +183,7 @@ func isRefusal(err error) bool {
 // one's uid and readiness in its ref.
 func (c *Controller) apply(ctx context.Context, uc *userClients, plan []*planned) error {
 	for _, p := range plan {
-		applied, err := p.client(uc.dynamic).Apply(ctx, p.ref.Name, p.obj, metav1.ApplyOptions{FieldManager: FieldManager})
+		applied, err := p.client(uc.dynamic).Apply(ctx, p.ref.Name, p.obj, metav1.ApplyOptions{FieldManager: inventory.FieldManager})
 		if err != nil {
 			if isRefusal(err) {
 				return fail("ApplyFailed", "%s: %s", p, statusMessage(err))
@@ -215,7 +191,7 @@ func (c *Controller) apply(ctx context.Context, uc *userClients, plan []*planned
 			return err
 		}
 		p.ref.UID = applied.GetUID()
-		p.ref.Ready, _ = Ready(applied)
+		p.ref.Ready, _ = inventory.Ready(applied)
 	}
 	return nil
 }
@@ -228,7 +204,7 @@ func (c *Controller) prune(ctx context.Context, ti *templatesv1.TemplateInstance
 	var left []templatesv1.TemplateInstanceObject
 	for i := len(old) - 1; i >= 0; i-- {
 		o := old[i]
-		if keep[ObjectKey(o)] {
+		if keep[inventory.ObjectKey(o)] {
 			continue
 		}
 		gone, err := c.deleteMember(ctx, ti, uc, o)
@@ -264,7 +240,7 @@ func (c *Controller) deleteMember(ctx context.Context, ti *templatesv1.TemplateI
 		}
 		return false, err
 	}
-	if live.GetLabels()[PartOfLabel] != ApplySetID(ti.Namespace, ti.Name) || (o.UID != "" && live.GetUID() != o.UID) {
+	if live.GetLabels()[inventory.PartOfLabel] != inventory.ApplySetID(ti.Namespace, ti.Name) || (o.UID != "" && live.GetUID() != o.UID) {
 		return true, nil // not the object the instance applied: never deleted
 	}
 	if live.GetDeletionTimestamp() != nil {

@@ -87,9 +87,6 @@ const (
 // conflictRetry is how soon an instance is looked at again after a write conflict.
 const conflictRetry = 200 * time.Millisecond
 
-// FieldManager owns every field the controller applies.
-const FieldManager = "stencil.dev/templateinstance"
-
 // Controller reconciles TemplateInstances.
 type Controller struct {
 	opts      Options

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
 
 // staticMapper knows a few kinds, as discovery would.
@@ -65,8 +66,8 @@ func TestPlan(t *testing.T) {
 	}
 	var got []string
 	for _, p := range plan {
-		got = append(got, DescribeObject(p.ref)+" "+p.resource.Resource)
-		if p.obj.GetLabels()[PartOfLabel] != ApplySetID("demo", "shop") {
+		got = append(got, inventory.DescribeObject(p.ref)+" "+p.resource.Resource)
+		if p.obj.GetLabels()[inventory.PartOfLabel] != inventory.ApplySetID("demo", "shop") {
 			t.Errorf("%s is not labelled a member: %v", p, p.obj.GetLabels())
 		}
 	}

@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
 
 // readinessPoll is how soon an instance whose objects are not all ready is looked at again:
@@ -81,14 +82,16 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	var objects []templatesv1.TemplateInstanceObject
 	for _, p := range plan {
 		if !p.generated {
-			keep[ObjectKey(p.ref)] = true
+			keep[inventory.ObjectKey(p.ref)] = true
 			objects = append(objects, p.ref)
 		}
 	}
 	old := ti.Status.Objects
 	superset := append([]templatesv1.TemplateInstanceObject(nil), old...)
 	for _, o := range objects {
-		if !slices.ContainsFunc(old, func(x templatesv1.TemplateInstanceObject) bool { return ObjectKey(x) == ObjectKey(o) }) {
+		if !slices.ContainsFunc(old, func(x templatesv1.TemplateInstanceObject) bool {
+			return inventory.ObjectKey(x) == inventory.ObjectKey(o)
+		}) {
 			superset = append(superset, o)
 		}
 	}
@@ -176,7 +179,7 @@ func (c *Controller) refreshReadiness(ctx context.Context, ti *templatesv1.Templ
 		case err != nil:
 			return 0, err
 		default:
-			o.Ready, _ = Ready(live)
+			o.Ready, _ = inventory.Ready(live)
 		}
 	}
 	setReadiness(ti)
@@ -217,7 +220,7 @@ func setReadiness(ti *templatesv1.TemplateInstance) {
 func describeObjects(objects []templatesv1.TemplateInstanceObject) string {
 	names := make([]string, len(objects))
 	for i, o := range objects {
-		names[i] = DescribeObject(o)
+		names[i] = inventory.DescribeObject(o)
 	}
 	return strings.Join(names, ", ")
 }

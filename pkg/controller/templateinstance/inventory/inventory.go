@@ -1,0 +1,57 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package inventory holds what the TemplateInstance controller, the stencil CLI and the UI
+// share about an instance's members: how they are labelled, named, keyed and judged ready.
+// It depends on the API types and apimachinery only, so the CLI can use it without linking
+// the controller and the apiserver machinery behind it.
+package inventory
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+)
+
+// PartOfLabel marks the members of an instance's apply set, ApplySet-style (KEP-3659).
+const PartOfLabel = "applyset.kubernetes.io/part-of"
+
+// FieldManager owns every field the controller applies.
+const FieldManager = "stencil.dev/templateinstance"
+
+// ApplySetID is the ApplySet id of an instance: derived from its name, namespace, kind and
+// group, so no other parent can claim its members.
+func ApplySetID(namespace, name string) string {
+	sum := sha256.Sum256([]byte(name + "." + namespace + ".TemplateInstance." + templatesv1.GroupName))
+	return "applyset-" + base64.RawURLEncoding.EncodeToString(sum[:]) + "-v1"
+}
+
+// DescribeObject names an object as messages do: Kind namespace/name.
+func DescribeObject(o templatesv1.TemplateInstanceObject) string {
+	if o.Namespace == "" {
+		return o.Kind + " " + o.Name
+	}
+	return o.Kind + " " + o.Namespace + "/" + o.Name
+}
+
+// ObjectKey identifies an object across renders: group, kind, namespace and name.
+func ObjectKey(o templatesv1.TemplateInstanceObject) string {
+	gv, _ := schema.ParseGroupVersion(o.APIVersion)
+	return gv.Group + "/" + o.Kind + "/" + o.Namespace + "/" + o.Name
+}
