@@ -223,8 +223,7 @@ func sameObjects(before, after []Object) error {
 		count[id]--
 	}
 	for _, o := range before {
-		if id := idOf(o); count[id] > 0 {
-			count[id] = 0
+		if count[idOf(o)] > 0 {
 			return fmt.Errorf("a transformer may not remove objects: %s is missing from its output", Describe(o))
 		}
 	}
