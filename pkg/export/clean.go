@@ -55,20 +55,20 @@ func clean(ctx *transform.Context, obj Object) {
 		}
 	}
 	if isKind(obj, "batch", "CronJob") {
-		cleanMetadata(object(obj, "spec", "jobTemplate"), "metadata")
+		cleanMetadata(transform.NestedMap(obj, "spec", "jobTemplate"), "metadata")
 	}
 	switch {
-	case isKind(obj, "", "Secret") && str(obj, "type") == tokenSecretType:
+	case isKind(obj, "", "Secret") && transform.NestedString(obj, "type") == tokenSecretType:
 		// The token controller writes the token, the CA and the namespace for the account
 		// of the destination.
 		delete(obj, "data")
 	case isKind(obj, "", "ServiceAccount"):
 		// The references to the tokens the token controller made are left out with them.
-		account := str(obj, "metadata", "name")
+		account := transform.NestedString(obj, "metadata", "name")
 		if secrets, ok := obj["secrets"].([]any); ok {
 			kept := secrets[:0]
 			for _, s := range secrets {
-				if m, _ := s.(map[string]any); !strings.HasPrefix(str(m, "name"), account+"-token-") {
+				if m, _ := s.(map[string]any); !strings.HasPrefix(transform.NestedString(m, "name"), account+"-token-") {
 					kept = append(kept, s)
 				}
 			}
@@ -80,8 +80,8 @@ func clean(ctx *transform.Context, obj Object) {
 		}
 	case isKind(obj, "", "PersistentVolumeClaim"):
 		// A binding the PV controller made names a volume of the source cluster.
-		if str(obj, "metadata", "annotations", "pv.kubernetes.io/bound-by-controller") == "yes" {
-			delete(object(obj, "spec"), "volumeName")
+		if transform.NestedString(obj, "metadata", "annotations", "pv.kubernetes.io/bound-by-controller") == "yes" {
+			delete(transform.NestedMap(obj, "spec"), "volumeName")
 		}
 	case isKind(obj, "batch", "Job"):
 		deleteKeys(obj, []string{"spec", "template", "metadata", "labels"}, jobNameLabels...)
@@ -98,14 +98,14 @@ func clean(ctx *transform.Context, obj Object) {
 
 // cleanMetadata removes the server's fields and kubectl's annotations from parent[key].
 func cleanMetadata(parent map[string]any, key string) {
-	meta := object(parent, key)
+	meta := transform.NestedMap(parent, key)
 	if meta == nil {
 		return
 	}
 	for _, f := range serverMetadata {
 		delete(meta, f)
 	}
-	if annotations := object(meta, "annotations"); annotations != nil {
+	if annotations := transform.NestedMap(meta, "annotations"); annotations != nil {
 		for k := range annotations {
 			if strings.HasPrefix(k, kubectlAnnotationPrefix) {
 				delete(annotations, k)

@@ -20,6 +20,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+
+	"stencil.dev/stencil/pkg/transform"
 )
 
 // A fieldDefault is a field that the API server sets when it is missing: the field at path is
@@ -52,7 +54,7 @@ func probeDefaults(probe string) []fieldDefault {
 var containerDefaults = append([]fieldDefault{
 	is("terminationMessagePath", "/dev/termination-log"),
 	is("terminationMessagePolicy", "File"),
-	{path: "imagePullPolicy", isDefault: func(c map[string]any, v any) bool { return v == defaultPullPolicy(str(c, "image")) }},
+	{path: "imagePullPolicy", isDefault: func(c map[string]any, v any) bool { return v == defaultPullPolicy(transform.NestedString(c, "image")) }},
 	empty("resources"),
 	is("ports.*.protocol", "TCP"),
 	is("env.*.valueFrom.fieldRef.apiVersion", "v1"),
@@ -162,9 +164,9 @@ var (
 
 // removeDefaults removes the fields of obj that equal the server's defaults.
 func removeDefaults(obj Object) {
-	applyDefaults(obj, compiledKindDefaults[group(obj)+"/"+str(obj, "kind")])
+	applyDefaults(obj, compiledKindDefaults[group(obj)+"/"+transform.NestedString(obj, "kind")])
 	for _, t := range podTemplates(obj) {
-		spec := object(t, "spec")
+		spec := transform.NestedMap(t, "spec")
 		if spec == nil {
 			continue
 		}

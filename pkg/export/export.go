@@ -95,12 +95,12 @@ func Export(objects []Object, opts Options) (*Result, error) {
 
 // describe names an object in reports: "apps/v1 Deployment web".
 func describe(obj Object) string {
-	return str(obj, "apiVersion") + " " + str(obj, "kind") + " " + str(obj, "metadata", "name")
+	return transform.NestedString(obj, "apiVersion") + " " + transform.NestedString(obj, "kind") + " " + transform.NestedString(obj, "metadata", "name")
 }
 
 // group returns the API group of an object, "" for the core group.
 func group(obj Object) string {
-	if g, _, ok := strings.Cut(str(obj, "apiVersion"), "/"); ok {
+	if g, _, ok := strings.Cut(transform.NestedString(obj, "apiVersion"), "/"); ok {
 		return g
 	}
 	return ""
@@ -108,43 +108,18 @@ func group(obj Object) string {
 
 // isKind reports whether obj is of the kind in the group.
 func isKind(obj Object, g, kind string) bool {
-	return str(obj, "kind") == kind && group(obj) == g
-}
-
-// str returns the string at path, or "".
-func str(obj map[string]any, path ...string) string {
-	s, _ := value(obj, path...).(string)
-	return s
-}
-
-// object returns the map at path, or nil.
-func object(m map[string]any, path ...string) map[string]any {
-	o, _ := value(m, path...).(map[string]any)
-	return o
-}
-
-// value returns what is at path, or nil.
-func value(m map[string]any, path ...string) any {
-	var cur any = m
-	for _, p := range path {
-		o, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		cur = o[p]
-	}
-	return cur
+	return transform.NestedString(obj, "kind") == kind && group(obj) == g
 }
 
 // list returns the list at path, or nil.
 func list(m map[string]any, path ...string) []any {
-	l, _ := value(m, path...).([]any)
+	l, _ := transform.NestedValue(m, path...).([]any)
 	return l
 }
 
 // deleteKeys deletes keys from the map at path, and the map itself when that empties it.
 func deleteKeys(m map[string]any, path []string, keys ...string) {
-	parent := object(m, path[:len(path)-1]...)
+	parent := transform.NestedMap(m, path[:len(path)-1]...)
 	target, _ := parent[path[len(path)-1]].(map[string]any)
 	if target == nil {
 		return
@@ -174,11 +149,11 @@ func podTemplates(obj Object) []map[string]any {
 	if isKind(obj, "", "Pod") {
 		return []map[string]any{obj}
 	}
-	path, ok := podTemplatePaths[group(obj)+"/"+str(obj, "kind")]
+	path, ok := podTemplatePaths[group(obj)+"/"+transform.NestedString(obj, "kind")]
 	if !ok {
 		return nil
 	}
-	if t := object(obj, path...); t != nil {
+	if t := transform.NestedMap(obj, path...); t != nil {
 		return []map[string]any{t}
 	}
 	return nil

@@ -34,7 +34,7 @@ var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 // stem is an object's name without the application's name: "web" for "shop-web" in the
 // application shop, "" for "shop" itself.
 func (p *planner) stem(obj Object) string {
-	name := str(obj, "metadata", "name")
+	name := transform.NestedString(obj, "metadata", "name")
 	if p.appName == "" {
 		return name
 	}
@@ -85,26 +85,26 @@ func (p *planner) name(objects []Object) {
 		services := map[string]string{}
 		for _, obj := range objects {
 			if isKind(obj, "", "Service") {
-				if to, ok := p.substitute(str(obj, "metadata", "name")); ok {
-					services[str(obj, "metadata", "name")] = to
+				if to, ok := p.substitute(transform.NestedString(obj, "metadata", "name")); ok {
+					services[transform.NestedString(obj, "metadata", "name")] = to
 				}
 			}
 		}
 		if err := transform.RenameObjects(objects, func(obj Object) (string, bool) {
-			return p.substitute(str(obj, "metadata", "name"))
+			return p.substitute(transform.NestedString(obj, "metadata", "name"))
 		}); err != nil {
 			return err
 		}
 		for _, obj := range objects {
 			p.labels(obj, "")
 			if isKind(obj, "", "Service") || isKind(obj, "", "ReplicationController") {
-				p.substituteValues(object(obj, "spec", "selector"))
+				p.substituteValues(transform.NestedMap(obj, "spec", "selector"))
 			}
 			for _, t := range podTemplates(obj) {
-				for _, c := range containers(object(t, "spec")) {
+				for _, c := range containers(transform.NestedMap(t, "spec")) {
 					for _, e := range list(c, "env") {
 						if e, ok := e.(map[string]any); ok {
-							if to, ok := services[str(e, "value")]; ok {
+							if to, ok := services[transform.NestedString(e, "value")]; ok {
 								e["value"] = to
 							}
 						}
@@ -160,7 +160,7 @@ func detectName(objects []Object) string {
 	for _, key := range []string{"app.kubernetes.io/instance", "app"} {
 		found := ""
 		for _, obj := range objects {
-			v := str(obj, "metadata", "labels", key)
+			v := transform.NestedString(obj, "metadata", "labels", key)
 			if v == "" {
 				continue
 			}
@@ -183,9 +183,9 @@ func commonNamePrefix(objects []Object) string {
 	if len(objects) == 0 {
 		return ""
 	}
-	prefix := str(objects[0], "metadata", "name")
+	prefix := transform.NestedString(objects[0], "metadata", "name")
 	for _, obj := range objects[1:] {
-		name := str(obj, "metadata", "name")
+		name := transform.NestedString(obj, "metadata", "name")
 		n := 0
 		for n < len(prefix) && n < len(name) && prefix[n] == name[n] {
 			n++
@@ -198,7 +198,7 @@ func commonNamePrefix(objects []Object) string {
 		}
 		whole := true
 		for _, obj := range objects {
-			name := str(obj, "metadata", "name")
+			name := transform.NestedString(obj, "metadata", "name")
 			if len(name) > len(prefix) && !strings.ContainsRune("-._", rune(name[len(prefix)])) {
 				whole = false
 				break

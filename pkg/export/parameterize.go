@@ -24,6 +24,7 @@ import (
 	"unicode/utf8"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/transform"
 )
 
 // planner collects the parameters of a template and the edits that put references to them
@@ -103,16 +104,16 @@ func parameterName(parts ...string) string {
 // stringData; a value that is not text keeps its place in data, as a base64 parameter.
 func (p *planner) secrets(objects []Object) {
 	for _, obj := range objects {
-		if !isKind(obj, "", "Secret") || str(obj, "type") == tokenSecretType {
+		if !isKind(obj, "", "Secret") || transform.NestedString(obj, "type") == tokenSecretType {
 			continue
 		}
-		data := object(obj, "data")
+		data := transform.NestedMap(obj, "data")
 		keys := make([]string, 0, len(data))
 		for k := range data {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
-		secretName := str(obj, "metadata", "name")
+		secretName := transform.NestedString(obj, "metadata", "name")
 		for _, key := range keys {
 			encoded, _ := data[key].(string)
 			if encoded == "" {
@@ -158,14 +159,14 @@ func (p *planner) secrets(objects []Object) {
 func (p *planner) dropNamespace(objects []Object) {
 	p.edit(func() error {
 		for _, obj := range objects {
-			meta := object(obj, "metadata")
-			namespace := str(meta, "namespace")
+			meta := transform.NestedMap(obj, "metadata")
+			namespace := transform.NestedString(meta, "namespace")
 			delete(meta, "namespace")
 			if !isKind(obj, "rbac.authorization.k8s.io", "RoleBinding") || namespace == "" {
 				continue
 			}
 			for _, s := range list(obj, "subjects") {
-				if s, ok := s.(map[string]any); ok && str(s, "kind") == "ServiceAccount" && str(s, "namespace") == namespace {
+				if s, ok := s.(map[string]any); ok && transform.NestedString(s, "kind") == "ServiceAccount" && transform.NestedString(s, "namespace") == namespace {
 					delete(s, "namespace")
 				}
 			}
@@ -178,10 +179,10 @@ func (p *planner) dropNamespace(objects []Object) {
 // containers of one name and image) and each integer spec.replicas an int parameter.
 func (p *planner) imagesAndReplicas(objects []Object) {
 	for _, obj := range objects {
-		kind, objName := str(obj, "kind"), str(obj, "metadata", "name")
+		kind, objName := transform.NestedString(obj, "kind"), transform.NestedString(obj, "metadata", "name")
 		for _, t := range podTemplates(obj) {
-			for _, c := range containers(object(t, "spec")) {
-				image, container := str(c, "image"), str(c, "name")
+			for _, c := range containers(transform.NestedMap(t, "spec")) {
+				image, container := transform.NestedString(c, "image"), transform.NestedString(c, "name")
 				if image == "" {
 					continue
 				}
@@ -199,7 +200,7 @@ func (p *planner) imagesAndReplicas(objects []Object) {
 				p.edit(func() error { c["image"] = ref(name); return nil })
 			}
 		}
-		spec := object(obj, "spec")
+		spec := transform.NestedMap(obj, "spec")
 		replicas, ok := number(spec["replicas"])
 		if !ok || replicas != float64(int64(replicas)) {
 			continue

@@ -18,6 +18,8 @@ package export
 
 import (
 	"strings"
+
+	"stencil.dev/stencil/pkg/transform"
 )
 
 // namespaceDefaults are the objects every namespace gets by itself, by group/kind/name: the
@@ -37,11 +39,11 @@ func selectObjects(objects []Object) (kept []Object, skipped []Skipped) {
 	byUID := make(map[string]Object, len(objects))
 	selectedServices := map[string]bool{}
 	for _, obj := range objects {
-		if uid := str(obj, "metadata", "uid"); uid != "" {
+		if uid := transform.NestedString(obj, "metadata", "uid"); uid != "" {
 			byUID[uid] = obj
 		}
-		if isKind(obj, "", "Service") && object(obj, "spec", "selector") != nil {
-			selectedServices[str(obj, "metadata", "name")] = true
+		if isKind(obj, "", "Service") && transform.NestedMap(obj, "spec", "selector") != nil {
+			selectedServices[transform.NestedString(obj, "metadata", "name")] = true
 		}
 	}
 	for _, obj := range objects {
@@ -56,23 +58,23 @@ func selectObjects(objects []Object) (kept []Object, skipped []Skipped) {
 
 // skipReason says why obj is made by something else, or "" when the template keeps it.
 func skipReason(obj Object, byUID map[string]Object, selectedServices map[string]bool) string {
-	name := str(obj, "metadata", "name")
-	if reason, ok := namespaceDefaults[group(obj)+"/"+str(obj, "kind")+"/"+name]; ok {
+	name := transform.NestedString(obj, "metadata", "name")
+	if reason, ok := namespaceDefaults[group(obj)+"/"+transform.NestedString(obj, "kind")+"/"+name]; ok {
 		return reason
 	}
 	// An owner that is exported re-creates what it owns; a controller that is not exported
 	// still manages its object, which a copy would fight over.
 	for _, ref := range list(obj, "metadata", "ownerReferences") {
 		ref, _ := ref.(map[string]any)
-		owner := str(ref, "kind") + " " + str(ref, "name")
-		if _, ok := byUID[str(ref, "uid")]; ok {
+		owner := transform.NestedString(ref, "kind") + " " + transform.NestedString(ref, "name")
+		if _, ok := byUID[transform.NestedString(ref, "uid")]; ok {
 			return "owned by " + owner + ", which re-creates it"
 		}
 		if controller, _ := ref["controller"].(bool); controller {
 			return "managed by " + owner + ", which is not exported"
 		}
 	}
-	labels := object(obj, "metadata", "labels")
+	labels := transform.NestedMap(obj, "metadata", "labels")
 	switch {
 	case isKind(obj, "", "Endpoints"):
 		if selectedServices[name] || labels["endpoints.kubernetes.io/managed-by"] != nil {
@@ -82,10 +84,10 @@ func skipReason(obj Object, byUID map[string]Object, selectedServices map[string
 		if by, _ := labels["endpointslice.kubernetes.io/managed-by"].(string); by != "" {
 			return "kept by " + by
 		}
-	case isKind(obj, "", "Secret") && str(obj, "type") == tokenSecretType:
+	case isKind(obj, "", "Secret") && transform.NestedString(obj, "type") == tokenSecretType:
 		// The token controller of clusters before 1.24 made <account>-token-<random> for every
 		// ServiceAccount and listed it in the account's secrets.
-		account := str(obj, "metadata", "annotations", "kubernetes.io/service-account.name")
+		account := transform.NestedString(obj, "metadata", "annotations", "kubernetes.io/service-account.name")
 		if account != "" && strings.HasPrefix(name, account+"-token-") {
 			return "the token controller made it for ServiceAccount " + account
 		}

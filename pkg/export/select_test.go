@@ -19,6 +19,8 @@ package export
 import (
 	"strings"
 	"testing"
+
+	"stencil.dev/stencil/pkg/transform"
 )
 
 func TestSelectObjects(t *testing.T) {
@@ -81,7 +83,7 @@ func TestSelectObjects(t *testing.T) {
 			kept, skipped := selectObjects(decode(t, tc.objects...))
 			var names []string
 			for _, obj := range kept {
-				names = append(names, str(obj, "metadata", "name"))
+				names = append(names, transform.NestedString(obj, "metadata", "name"))
 			}
 			if strings.Join(names, ",") != strings.Join(tc.kept, ",") {
 				t.Errorf("kept %v, want %v", names, tc.kept)

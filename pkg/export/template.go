@@ -49,7 +49,7 @@ var creationOrder = func() map[string]int {
 // sortForCreation orders objects by creationOrder, then by kind and name.
 func sortForCreation(objects []Object) {
 	rank := func(obj Object) int {
-		if r, ok := creationOrder[str(obj, "kind")]; ok {
+		if r, ok := creationOrder[transform.NestedString(obj, "kind")]; ok {
 			return r
 		}
 		return len(creationOrder)
@@ -58,10 +58,10 @@ func sortForCreation(objects []Object) {
 		if d := rank(a) - rank(b); d != 0 {
 			return d
 		}
-		if d := compare(str(a, "kind"), str(b, "kind")); d != 0 {
+		if d := compare(transform.NestedString(a, "kind"), transform.NestedString(b, "kind")); d != 0 {
 			return d
 		}
-		return compare(str(a, "metadata", "name"), str(b, "metadata", "name"))
+		return compare(transform.NestedString(a, "metadata", "name"), transform.NestedString(b, "metadata", "name"))
 	})
 }
 

@@ -70,7 +70,7 @@ const (
 )
 
 // celEnv returns the compiler's CEL environment, made on first use: most templates have no
-// expressions, and making one costs about a millisecond.
+// expressions, and making one costs about 0.3 ms.
 func (c *compiler) celEnv() *expressions {
 	if c.plan.cel != nil {
 		return c.plan.cel

@@ -52,7 +52,7 @@ func (g *dataGenerator) Transform(ctx *Context, objects []Object) ([]Object, err
 	mergeMeta(obj, old)
 	if behavior == behaviorMerge {
 		for _, key := range []string{"data", "binaryData"} {
-			if merged := mergeMaps(nestedMap(old, key), nestedMap(obj, key)); len(merged) > 0 {
+			if merged := mergeMaps(NestedMap(old, key), NestedMap(obj, key)); len(merged) > 0 {
 				obj[key] = merged
 			}
 		}
@@ -77,7 +77,7 @@ func (g *dataGenerator) describeName() string {
 // sameID reports whether o has the generated object's group, version, kind, name and
 // namespace; an empty namespace and "default" are the same, as Kustomize's ResId says.
 func (g *dataGenerator) sameID(o Object) bool {
-	if nestedString(o, "apiVersion") != "v1" || nestedString(o, "kind") != g.kind || objectName(o) != g.name {
+	if NestedString(o, "apiVersion") != "v1" || NestedString(o, "kind") != g.kind || objectName(o) != g.name {
 		return false
 	}
 	ns := objectNamespace(o)
@@ -152,7 +152,7 @@ func mergeMeta(obj, old Object) {
 		delete(metadata, "namespace")
 	}
 	for _, key := range []string{"labels", "annotations"} {
-		if merged := mergeMaps(nestedMap(old, "metadata", key), nestedMap(obj, "metadata", key)); len(merged) > 0 {
+		if merged := mergeMaps(NestedMap(old, "metadata", key), NestedMap(obj, "metadata", key)); len(merged) > 0 {
 			metadata[key] = merged
 		}
 	}

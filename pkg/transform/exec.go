@@ -118,10 +118,7 @@ func (e *ExecPolicy) run(ctx *Context, exe string, args []string, stdin []byte) 
 			return nil, fmt.Errorf("giving the working directory to the plugin's user: %w", err)
 		}
 	}
-	timeout := e.Timeout
-	if timeout <= 0 {
-		timeout = DefaultPluginTimeout
-	}
+	timeout := orDefault(e.Timeout, DefaultPluginTimeout)
 	cmd, err := sandbox.Command(sandbox.Spec{
 		Path: exe, Args: args, Env: append([]string{}, e.Env...), Dir: work,
 		ReadOnly:   append([]string{e.Dir}, e.ReadPaths...),

@@ -173,7 +173,7 @@ func (s *execStep) withoutConfig(docs []Object) []Object {
 // resultItems reads a KRM function's ResourceList: results of severity error fail the run,
 // the others become warnings.
 func (s *execStep) resultItems(ctx *Context, docs []Object) ([]Object, error) {
-	if len(docs) != 1 || nestedString(docs[0], "kind") != "ResourceList" {
+	if len(docs) != 1 || NestedString(docs[0], "kind") != "ResourceList" {
 		return nil, fmt.Errorf("plugin %s: a KRM function must write one ResourceList", s.plugin)
 	}
 	results, _ := docs[0]["results"].([]any)
@@ -183,7 +183,7 @@ func (s *execStep) resultItems(ctx *Context, docs []Object) ([]Object, error) {
 		msg := fmt.Sprintf("results[%d]", i)
 		if m != nil {
 			msg = fmt.Sprint(m["message"])
-			if ref := nestedMap(m, "resourceRef"); ref != nil {
+			if ref := NestedMap(m, "resourceRef"); ref != nil {
 				msg = fmt.Sprintf("%v %v: %s", ref["kind"], ref["name"], msg)
 			}
 		}
@@ -223,8 +223,7 @@ func sameObjects(before, after []Object) error {
 		count[id]--
 	}
 	for _, o := range before {
-		if id := idOf(o); count[id] > 0 {
-			count[id] = 0
+		if count[idOf(o)] > 0 {
 			return fmt.Errorf("a transformer may not remove objects: %s is missing from its output", Describe(o))
 		}
 	}

@@ -120,7 +120,7 @@ func TestExecPluginProtocols(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(out) != 3 || objectName(out[2]) != "made" || nestedString(out[2], "data", "from") != "team-plugin" {
+		if len(out) != 3 || objectName(out[2]) != "made" || NestedString(out[2], "data", "from") != "team-plugin" {
 			t.Fatalf("generated: %s", mustYAML(t, out))
 		}
 	})
@@ -129,7 +129,7 @@ func TestExecPluginProtocols(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(out) != 2 || nestedString(out[0], "metadata", "labels", "team") != "blue" || nestedString(out[1], "metadata", "labels", "team") != "blue" {
+		if len(out) != 2 || NestedString(out[0], "metadata", "labels", "team") != "blue" || NestedString(out[1], "metadata", "labels", "team") != "blue" {
 			t.Fatalf("transformed: %s", mustYAML(t, out))
 		}
 	})
@@ -139,7 +139,7 @@ func TestExecPluginProtocols(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(out) != 2 || nestedString(out[1], "metadata", "annotations", "krm") != "krm" {
+			if len(out) != 2 || NestedString(out[1], "metadata", "annotations", "krm") != "krm" {
 				t.Fatalf("transformed: %s", mustYAML(t, out))
 			}
 		})
@@ -263,7 +263,7 @@ func TestExecPluginSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data := nestedMap(out[0], "data")
+	data := NestedMap(out[0], "data")
 	t.Logf("the plugin found: %v", data)
 	if data["env"] != "" {
 		t.Errorf("the plugin's environment is %q, want empty", data["env"])
@@ -325,7 +325,7 @@ func TestHashFollowsRebuiltObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out) != 2 || objectName(out[1]) != "cfg-89g4tffbfk" || nestedString(out[1], "metadata", "annotations", "krm") != "x" {
+	if len(out) != 2 || objectName(out[1]) != "cfg-89g4tffbfk" || NestedString(out[1], "metadata", "annotations", "krm") != "x" {
 		t.Fatalf("got:\n%s", mustYAML(t, out))
 	}
 	if !strings.Contains(mustYAML(t, out[:1]), "name: cfg-89g4tffbfk") {
@@ -349,7 +349,7 @@ func TestPluginsRunConcurrently(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			out, err := p.Transform(NewContext(t.Context(), 0), yamlDocs(t, twoObjects))
-			if err == nil && (len(out) != 2 || nestedString(out[1], "metadata", "annotations", "owner") != "v") {
+			if err == nil && (len(out) != 2 || NestedString(out[1], "metadata", "annotations", "owner") != "v") {
 				err = errors.New("wrong objects")
 			}
 			if err != nil {

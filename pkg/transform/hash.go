@@ -52,7 +52,7 @@ type objectID struct {
 }
 
 func idOf(obj Object) objectID {
-	return objectID{nestedString(obj, "apiVersion"), nestedString(obj, "kind"), objectNamespace(obj), objectName(obj)}
+	return objectID{NestedString(obj, "apiVersion"), NestedString(obj, "kind"), objectNamespace(obj), objectName(obj)}
 }
 
 // hashMarksOf returns the identities of the marked objects among objects; nil when none is
@@ -122,7 +122,7 @@ func (c *Context) appendHashes(objects []Object) error {
 // Kustomize hashes, but it looks it up under a path that never matches, so it is always
 // empty: the same content has the same suffix whatever the name.
 func contentHash(obj Object) (string, error) {
-	m := map[string]any{"kind": nestedString(obj, "kind"), "name": ""}
+	m := map[string]any{"kind": NestedString(obj, "kind"), "name": ""}
 	field := func(key string) any {
 		if v, ok := obj[key].(map[string]any); ok {
 			return v

@@ -66,8 +66,8 @@ type Limits struct {
 	StarlarkMemoryBytes int
 }
 
-// orDefault returns v, or def when v is not positive.
-func orDefault(v, def int) int {
+// orDefault returns v, or def when v is not positive: a limit or a timeout left at zero.
+func orDefault[T int | time.Duration](v, def T) T {
 	if v <= 0 {
 		return def
 	}

@@ -335,7 +335,7 @@ func RenameObjects(objects []Object, newName func(Object) (string, bool)) error 
 		if !ok || name == old {
 			continue
 		}
-		nestedMap(obj, "metadata")["name"] = name
+		NestedMap(obj, "metadata")["name"] = name
 		renames = append(renames, rename{id: id, namespace: objectNamespace(obj), oldName: old, newName: name})
 	}
 	return fixNameReferences(objects, renames)

@@ -134,14 +134,14 @@ func (t *namespaceTransformer) Transform(ctx *Context, objects []Object) ([]Obje
 		}
 		for _, s := range t.specs.forKind(id.kind) {
 			// metadata/name only renames Namespace objects of the core group.
-			if !s.matches(id) || (s.Path == "metadata/name" && nestedString(obj, "apiVersion") != "v1") {
+			if !s.matches(id) || (s.Path == "metadata/name" && NestedString(obj, "apiVersion") != "v1") {
 				continue
 			}
 			if err := s.apply(obj, set); err != nil {
 				return nil, err
 			}
 		}
-		key := [4]string{nestedString(obj, "apiVersion"), id.kind, objectNamespace(obj), objectName(obj)}
+		key := [4]string{NestedString(obj, "apiVersion"), id.kind, objectNamespace(obj), objectName(obj)}
 		if seen[key] && key[3] != "" {
 			return nil, fmt.Errorf("setting namespace %q makes two objects %s", t.namespace, Describe(obj))
 		}

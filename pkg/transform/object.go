@@ -21,20 +21,20 @@ import (
 	"strings"
 )
 
-// nestedString returns the string at path, or "" when it is missing or not a string.
-func nestedString(obj map[string]any, path ...string) string {
-	s, _ := nestedValue(obj, path...).(string)
+// NestedString returns the string at path, or "" when it is missing or not a string.
+func NestedString(obj map[string]any, path ...string) string {
+	s, _ := NestedValue(obj, path...).(string)
 	return s
 }
 
-// nestedMap returns the map at path, or nil.
-func nestedMap(obj map[string]any, path ...string) map[string]any {
-	m, _ := nestedValue(obj, path...).(map[string]any)
+// NestedMap returns the map at path, or nil.
+func NestedMap(obj map[string]any, path ...string) map[string]any {
+	m, _ := NestedValue(obj, path...).(map[string]any)
 	return m
 }
 
-// nestedValue returns the value at path, or nil.
-func nestedValue(obj map[string]any, path ...string) any {
+// NestedValue returns the value at path, or nil.
+func NestedValue(obj map[string]any, path ...string) any {
 	var cur any = obj
 	for _, p := range path {
 		m, ok := cur.(map[string]any)
@@ -71,8 +71,8 @@ type gvk struct {
 
 // objectGVK splits an object's apiVersion into group and version.
 func objectGVK(obj Object) gvk {
-	g, v := splitAPIVersion(nestedString(obj, "apiVersion"))
-	return gvk{group: g, version: v, kind: nestedString(obj, "kind")}
+	g, v := splitAPIVersion(NestedString(obj, "apiVersion"))
+	return gvk{group: g, version: v, kind: NestedString(obj, "kind")}
 }
 
 // splitAPIVersion splits "apps/v1" into "apps" and "v1"; "v1" has the empty (core) group.
@@ -84,10 +84,10 @@ func splitAPIVersion(apiVersion string) (group, version string) {
 }
 
 // objectName returns metadata.name.
-func objectName(obj Object) string { return nestedString(obj, "metadata", "name") }
+func objectName(obj Object) string { return NestedString(obj, "metadata", "name") }
 
 // objectNamespace returns metadata.namespace.
-func objectNamespace(obj Object) string { return nestedString(obj, "metadata", "namespace") }
+func objectNamespace(obj Object) string { return NestedString(obj, "metadata", "namespace") }
 
 // Describe names an object in messages as Kustomize does: "apps/v1 Deployment ns/name".
 func Describe(obj Object) string {
@@ -95,5 +95,5 @@ func Describe(obj Object) string {
 	if ns := objectNamespace(obj); ns != "" {
 		id = ns + "/" + id
 	}
-	return nestedString(obj, "apiVersion") + " " + nestedString(obj, "kind") + " " + id
+	return NestedString(obj, "apiVersion") + " " + NestedString(obj, "kind") + " " + id
 }

@@ -212,8 +212,8 @@ func decodeAny(raw []byte) (any, error) {
 
 // ownPatchID reads the identity of a strategic-merge document used without a target.
 func ownPatchID(doc map[string]any) (patchID, error) {
-	id := patchID{kind: nestedString(doc, "kind"), name: nestedString(doc, "metadata", "name"), namespace: nestedString(doc, "metadata", "namespace")}
-	if av := nestedString(doc, "apiVersion"); av != "" {
+	id := patchID{kind: NestedString(doc, "kind"), name: NestedString(doc, "metadata", "name"), namespace: NestedString(doc, "metadata", "namespace")}
+	if av := NestedString(doc, "apiVersion"); av != "" {
 		id.group, id.version = splitAPIVersion(av)
 		id.hasAPIVersion = true
 	}

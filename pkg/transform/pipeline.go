@@ -173,7 +173,7 @@ func (p Plugins) factory(raw []byte, path *field.Path, generator bool) (configHe
 		return h, nil, field.ErrorList{field.Required(path.Child("kind"), "")}
 	}
 	if isPluginConfig(h) {
-		f, errs := p.pluginFactory(raw, h, path, generator)
+		f, errs := p.pluginFactory(h, path, generator)
 		return h, f, errs
 	}
 	if generator {

@@ -82,7 +82,7 @@ func TestPluginBenchSidesAgree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if nestedString(got[0], "metadata", "annotations", "krm") != "bench" {
+		if NestedString(got[0], "metadata", "annotations", "krm") != "bench" {
 			t.Fatalf("%s did not annotate", side)
 		}
 		if want == nil {

@@ -117,7 +117,7 @@ func disabled(path *field.Path, provider, how string) *field.Error {
 // isPluginConfig reports whether a config is run by a plugin rather than a built-in: it has a
 // provider, or an apiVersion of its own API group (seed 000's exec plugins).
 func isPluginConfig(h configHeader) bool {
-	if len(h.Provider) > 0 && string(h.Provider) != "null" {
+	if hasProvider(h) {
 		return true
 	}
 	switch h.APIVersion {
@@ -127,9 +127,15 @@ func isPluginConfig(h configHeader) bool {
 	return !hasParamRef(h.APIVersion)
 }
 
-// pluginFactory returns the factory of a plugin config under p, or why it cannot run.
-func (p Plugins) pluginFactory(raw []byte, h configHeader, path *field.Path, generator bool) (Factory, field.ErrorList) {
-	if !isPluginConfig(h) || len(h.Provider) == 0 || string(h.Provider) == "null" {
+// hasProvider reports whether a config names a provider (a null one names none).
+func hasProvider(h configHeader) bool {
+	return len(h.Provider) > 0 && string(h.Provider) != "null"
+}
+
+// pluginFactory returns the factory of a plugin config (isPluginConfig) under p, or why it
+// cannot run: without a provider, seed 000's exec plugin of its API group.
+func (p Plugins) pluginFactory(h configHeader, path *field.Path, generator bool) (Factory, field.ErrorList) {
+	if !hasProvider(h) {
 		group, _ := splitAPIVersion(h.APIVersion)
 		if group == "" || strings.ContainsAny(group, "/\\") || group == "." || group == ".." {
 			return nil, field.ErrorList{field.Invalid(path.Child("apiVersion"), h.APIVersion,

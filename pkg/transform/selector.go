@@ -106,10 +106,10 @@ func (s *selector) matches(ctx *Context, obj Object) bool {
 			}
 		}
 	}
-	if s.labels != nil && !s.labels.Matches(anyLabels(nestedMap(obj, "metadata", "labels"))) {
+	if s.labels != nil && !s.labels.Matches(anyLabels(NestedMap(obj, "metadata", "labels"))) {
 		return false
 	}
-	if s.annotations != nil && !s.annotations.Matches(anyLabels(nestedMap(obj, "metadata", "annotations"))) {
+	if s.annotations != nil && !s.annotations.Matches(anyLabels(NestedMap(obj, "metadata", "annotations"))) {
 		return false
 	}
 	return true

@@ -17,6 +17,7 @@ limitations under the License.
 package transform
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -87,11 +88,11 @@ func (p Plugins) starlarkFactory(sp StarlarkProvider, path *field.Path) (Factory
 			return nil, field.ErrorList{field.Invalid(fldPath, "", err.Error())}
 		}
 		delete(obj, "provider")
-		prog, err := compileStarlark(nestedString(obj, "metadata", "name"), source)
+		prog, err := compileStarlark(NestedString(obj, "metadata", "name"), source)
 		if err != nil {
 			return nil, field.ErrorList{field.Invalid(path.Child("source"), "", err.Error())}
 		}
-		return &starlarkTransformer{name: nestedString(obj, "metadata", "name"), program: prog, config: obj}, nil
+		return &starlarkTransformer{name: NestedString(obj, "metadata", "name"), program: prog, config: obj}, nil
 	}, nil
 }
 
@@ -142,30 +143,20 @@ func (s *starlarkTransformer) Transform(ctx *Context, objects []Object) ([]Objec
 	}
 	thread.SetLocal(runKey, run)
 	thread.SetMaxExecutionSteps(uint64(orDefault(limits.StarlarkSteps, DefaultStarlarkSteps)))
-	timeout := limits.StarlarkTimeout
-	if timeout <= 0 {
-		timeout = DefaultStarlarkTimeout
-	}
+	timeout := orDefault(limits.StarlarkTimeout, DefaultStarlarkTimeout)
 	timer := time.AfterFunc(timeout, func() { thread.Cancel(errStarlarkTimeout.Error()) })
 	defer timer.Stop()
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		select {
-		case <-ctx.Done():
-			thread.Cancel("the request ended")
-		case <-stop:
-		}
-	}()
+	if ctx.request != nil {
+		stop := context.AfterFunc(ctx.request, func() { thread.Cancel("the request ended") })
+		defer stop()
+	}
 
 	_, err := s.program.Init(thread, predecl)
 	if err != nil {
 		return nil, starlarkError(err, thread, timeout)
 	}
-	budget := 0
-	if ctx.maxBytes > 0 {
-		budget = ctx.maxBytes
-	}
+	// NewContext keeps maxBytes at zero or above; zero is no budget.
+	budget := ctx.maxBytes
 	out, ok, _ := list.Get(starlark.String("items"))
 	if !ok || out == nil {
 		return nil, errors.New(`the script removed ctx.resource_list["items"]`)
@@ -181,7 +172,7 @@ func (s *starlarkTransformer) Transform(ctx *Context, objects []Object) ([]Objec
 	result := make([]Object, len(list2))
 	for i, it := range list2 {
 		obj, ok := it.(map[string]any)
-		if !ok || nestedString(obj, "kind") == "" || nestedString(obj, "apiVersion") == "" {
+		if !ok || NestedString(obj, "kind") == "" || NestedString(obj, "apiVersion") == "" {
 			return nil, fmt.Errorf("items[%d] is not an object with apiVersion and kind", i)
 		}
 		result[i] = obj

@@ -193,7 +193,7 @@ func TestStarlarkPolicy(t *testing.T) {
 	}
 	objects, _ := jsonbytes.DecodeObjects([]json.RawMessage{json.RawMessage(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}`)})
 	out, err := p.Transform(&Context{}, objects)
-	if err != nil || nestedString(out[0], "metadata", "annotations", "owner") != "v" {
+	if err != nil || NestedString(out[0], "metadata", "annotations", "owner") != "v" {
 		t.Fatalf("the script from a file did not run: %v %v", out, err)
 	}
 }

@@ -95,7 +95,7 @@ func (c *Context) RecordOrigin(obj Object) {
 	if c.origins == nil {
 		c.origins = map[unsafe.Pointer]origin{}
 	}
-	c.origins[key] = origin{name: nestedString(obj, "metadata", "name"), namespace: nestedString(obj, "metadata", "namespace")}
+	c.origins[key] = origin{name: NestedString(obj, "metadata", "name"), namespace: NestedString(obj, "metadata", "namespace")}
 }
 
 // OriginalName returns the name and namespace obj had when the pipeline started.
@@ -103,7 +103,7 @@ func (c *Context) OriginalName(obj Object) (name, namespace string) {
 	if o, ok := c.origins[objectKey(obj)]; ok {
 		return o.name, o.namespace
 	}
-	return nestedString(obj, "metadata", "name"), nestedString(obj, "metadata", "namespace")
+	return NestedString(obj, "metadata", "name"), NestedString(obj, "metadata", "namespace")
 }
 
 // NewContext returns a Context for the request ctx whose objects may grow to at most maxBytes

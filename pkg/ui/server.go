@@ -55,7 +55,6 @@ type Server struct {
 	server   *http.Server
 	token    string
 	hosts    map[string]bool
-	handler  http.Handler
 }
 
 // NewServer listens on 127.0.0.1:port (0 picks a free port) and prepares the handlers.
@@ -108,8 +107,7 @@ func NewServer(options Options, port int) (*Server, error) {
 	protected := crossOrigin.Handler(s.requireToken(api))
 	mux.Handle("/k8s/", protected)
 	mux.Handle("/ui/api/", protected)
-	s.handler = s.checkHost(securityHeaders(mux))
-	s.server = &http.Server{Handler: s.handler, ReadHeaderTimeout: readHeaderTimeout}
+	s.server = &http.Server{Handler: s.checkHost(securityHeaders(mux)), ReadHeaderTimeout: readHeaderTimeout}
 	return s, nil
 }
 
@@ -118,12 +116,6 @@ func NewServer(options Options, port int) (*Server, error) {
 func (s *Server) URL() string {
 	return fmt.Sprintf("http://%s/#token=%s", s.listener.Addr().String(), s.token)
 }
-
-// Token is the per-run token the pages send in TokenHeader.
-func (s *Server) Token() string { return s.token }
-
-// Handler is the whole server, for tests that drive it without a listener.
-func (s *Server) Handler() http.Handler { return s.handler }
 
 // Serve answers requests until Close.
 func (s *Server) Serve() error {

@@ -91,25 +91,25 @@ func TestGuards(t *testing.T) {
 		wantInMessage string
 	}{
 		{name: "the page itself", method: "GET", path: "/", host: host, wantCode: 200},
-		{name: "config with the token", method: "GET", path: "/ui/api/config", host: host, token: s.Token(), wantCode: 200},
-		{name: "localhost is this host too", method: "GET", path: "/ui/api/config", host: "localhost:" + port(host), token: s.Token(), wantCode: 200},
+		{name: "config with the token", method: "GET", path: "/ui/api/config", host: host, token: s.token, wantCode: 200},
+		{name: "localhost is this host too", method: "GET", path: "/ui/api/config", host: "localhost:" + port(host), token: s.token, wantCode: 200},
 		{name: "a rebinding attacker's Host", method: "GET", path: "/", host: "evil.example:" + port(host), wantCode: 421},
-		{name: "a Host that only starts like ours", method: "GET", path: "/ui/api/config", host: "127.0.0.1:" + port(host) + ".evil.example", token: s.Token(), wantCode: 421},
+		{name: "a Host that only starts like ours", method: "GET", path: "/ui/api/config", host: "127.0.0.1:" + port(host) + ".evil.example", token: s.token, wantCode: 421},
 		{name: "another port", method: "GET", path: "/", host: "127.0.0.1:1", wantCode: 421},
 		{name: "no token", method: "GET", path: "/ui/api/config", host: host, wantCode: 401},
-		{name: "a wrong token", method: "GET", path: "/ui/api/config", host: host, token: "x" + s.Token(), wantCode: 401},
+		{name: "a wrong token", method: "GET", path: "/ui/api/config", host: host, token: "x" + s.token, wantCode: 401},
 		{name: "cross-site without the token", method: "POST", path: processed, host: host,
 			headers: map[string]string{"Sec-Fetch-Site": "cross-site", "Origin": "http://evil.example"}, wantCode: 403, wantInMessage: "cross-site request refused"},
 		{name: "a cross-site read without the token", method: "GET", path: "/k8s/apis/templates.stencil.dev/v1alpha1/namespaces/demo/templates", host: host,
 			headers: map[string]string{"Sec-Fetch-Site": "cross-site"}, wantCode: 401},
-		{name: "cross-site even with the token", method: "POST", path: processed, host: host, token: s.Token(),
+		{name: "cross-site even with the token", method: "POST", path: processed, host: host, token: s.token,
 			headers: map[string]string{"Sec-Fetch-Site": "cross-site", "Origin": "http://evil.example"}, wantCode: 403},
-		{name: "an Origin of another site", method: "POST", path: "/ui/api/apply", host: host, token: s.Token(),
+		{name: "an Origin of another site", method: "POST", path: "/ui/api/apply", host: host, token: s.token,
 			headers: map[string]string{"Origin": "http://evil.example"}, wantCode: 403},
-		{name: "a path outside the allow-list", method: "GET", path: "/k8s/api/v1/namespaces/demo/secrets", host: host, token: s.Token(),
+		{name: "a path outside the allow-list", method: "GET", path: "/k8s/api/v1/namespaces/demo/secrets", host: host, token: s.token,
 			wantCode: 403, wantInMessage: "does not proxy GET /api/v1/namespaces/demo/secrets"},
 		{name: "a method outside the allow-list", method: "DELETE", path: "/k8s/apis/templates.stencil.dev/v1alpha1/namespaces/demo/templates/mysql",
-			host: host, token: s.Token(), wantCode: 403},
+			host: host, token: s.token, wantCode: 403},
 		{name: "posting to the pages", method: "POST", path: "/index.html", host: host, wantCode: 405},
 	}
 	for _, c := range cases {
@@ -123,7 +123,7 @@ func TestGuards(t *testing.T) {
 				r.Header.Set(k, v)
 			}
 			w := httptest.NewRecorder()
-			s.Handler().ServeHTTP(w, r)
+			s.server.Handler.ServeHTTP(w, r)
 			if w.Code != c.wantCode {
 				t.Fatalf("HTTP %d, want %d: %s", w.Code, c.wantCode, w.Body)
 			}
@@ -149,8 +149,8 @@ func TestURLKeepsTheTokenInTheFragment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u.Hostname() != "127.0.0.1" || u.RawQuery != "" || u.Fragment != "token="+s.Token() || len(s.Token()) < 40 {
+	if u.Hostname() != "127.0.0.1" || u.RawQuery != "" || u.Fragment != "token="+s.token || len(s.token) < 40 {
 		t.Errorf("URL %s: the token belongs in the fragment only, on loopback", s.URL())
 	}
-	var _ http.Handler = s.Handler()
+	var _ http.Handler = s.server.Handler
 }

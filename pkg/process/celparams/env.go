@@ -22,6 +22,7 @@ package celparams
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
@@ -60,19 +61,40 @@ type Env struct {
 
 // NewEnv declares params for the parameters. Parameters with names CEL cannot select or types
 // it does not know are left out (the template's other errors report them).
+//
+// The base environment, the Kubernetes library at the default compatibility version, is made
+// once per process (environment.MustBaseEnvSet caches it); NewEnv extends only its
+// NewExpressions environment, the one expressions compile in: EnvSet.Extend would extend the
+// StoredExpressions environment too, which a template's expressions never use, at twice the
+// cost.
 func NewEnv(params []templates.Parameter) (*Env, error) {
 	root := paramsType(params)
-	envSet, err := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()).Extend(environment.VersionedOptions{
-		IntroducedVersion: version.MajorMinor(1, 0),
-		EnvOptions:        []cel.EnvOption{cel.Variable(Variable, root.CelType())},
-		DeclTypes:         []*apiservercel.DeclType{root},
-	})
+	base := baseEnv()
+	provider := apiservercel.NewDeclTypeProvider(root)
+	// As EnvSet.Extend does.
+	if compatibility.AtLeast(version.MajorMinor(1, 31)) {
+		provider.SetRecognizeKeywordAsFieldName(true)
+	}
+	opts, err := provider.EnvOptions(base.CELTypeProvider())
 	if err != nil {
 		return nil, err
 	}
-	return &Env{env: envSet.NewExpressionsEnv(), estimator: &library.CostEstimator{SizeEstimator: &sizeEstimator{root: root}},
+	env, err := base.Extend(append(opts, cel.Variable(Variable, root.CelType()))...)
+	if err != nil {
+		return nil, err
+	}
+	return &Env{env: env, estimator: &library.CostEstimator{SizeEstimator: &sizeEstimator{root: root}},
 		params: params}, nil
 }
+
+// compatibility is the Kubernetes version whose CEL library expressions may use.
+var compatibility = environment.DefaultCompatibilityVersion()
+
+// baseEnv is the environment expressions compile in before params is declared, made on first
+// use: most commands compile no expressions.
+var baseEnv = sync.OnceValue(func() *cel.Env {
+	return environment.MustBaseEnvSet(compatibility).NewExpressionsEnv()
+})
 
 // Result is what an expression must yield.
 type Result int
