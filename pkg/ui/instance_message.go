@@ -21,18 +21,20 @@ import (
 	"encoding/base64"
 	"net/http"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 )
 
 // The resources an instance's message is made from.
 var (
-	instancesResource          = schema.GroupVersionResource{Group: "templates.stencil.dev", Version: "v1alpha1", Resource: "templateinstances"}
-	templatesResource          = schema.GroupVersionResource{Group: "templates.stencil.dev", Version: "v1alpha1", Resource: "templates"}
-	processedTemplatesResource = schema.GroupVersionResource{Group: "templates.stencil.dev", Version: "v1alpha1", Resource: "processedtemplates"}
-	secretsResource            = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	instancesResource          = templatesv1.SchemeGroupVersion.WithResource("templateinstances")
+	templatesResource          = templatesv1.SchemeGroupVersion.WithResource("templates")
+	processedTemplatesResource = templatesv1.SchemeGroupVersion.WithResource("processedtemplates")
+	secretsResource            = corev1.SchemeGroupVersion.WithResource("secrets")
 )
 
 // instanceMessageRequest names an instance.
@@ -164,7 +166,7 @@ func (a *actions) process(ctx context.Context, namespace string, template *unstr
 	if !inline {
 		// The name is the template's: the client puts it in the subresource's path.
 		body := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "templates.stencil.dev/v1alpha1", "kind": "TemplateParameters",
+			"apiVersion": templatesv1.SchemeGroupVersion.String(), "kind": "TemplateParameters",
 			"metadata":   map[string]any{"name": template.GetName()},
 			"parameters": toAny(values), "labels": toAny(labels),
 		}}
