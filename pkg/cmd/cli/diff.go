@@ -220,28 +220,18 @@ func (d *differ) render(ctx context.Context, ti, live *templatesv1.TemplateInsta
 	return objects, nil
 }
 
+// values merges the instance's values as the controller does, then takes the live instance's
+// generated values for the generated parameters nobody set.
 func (d *differ) values(ctx context.Context, ti, live *templatesv1.TemplateInstance, t *templates.Template) (map[string]string, error) {
-	declared := map[string]templates.Parameter{}
-	for _, p := range t.Parameters {
-		declared[p.Name] = p
-	}
-	values := map[string]string{}
-	for _, from := range ti.Spec.ParametersFrom {
-		if from.SecretRef == nil {
-			continue
-		}
-		s, err := d.kube.CoreV1().Secrets(ti.Namespace).Get(ctx, from.SecretRef.Name, metav1.GetOptions{})
+	values, err := inventory.ParameterValues(ti, t, func(name string) (map[string][]byte, error) {
+		s, err := d.kube.CoreV1().Secrets(ti.Namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("parametersFrom: %w", err)
 		}
-		for k, v := range s.Data {
-			if _, ok := declared[k]; ok {
-				values[k] = string(v)
-			}
-		}
-	}
-	for k, v := range ti.Spec.Parameters {
-		values[k] = v
+		return s.Data, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if live == nil || live.Status.GeneratedParametersSecret == "" {
 		return values, nil
@@ -251,8 +241,8 @@ func (d *differ) values(ctx context.Context, ti, live *templatesv1.TemplateInsta
 		fmt.Fprintf(d.streams.ErrOut, "Warning: the generated values of %s cannot be read (%v): generated parameters show new values\n", live.Name, err)
 		return values, nil
 	}
-	for name, p := range declared {
-		if v, ok := s.Data[name]; ok && p.Generate != "" && values[name] == "" {
+	for name := range inventory.GeneratedParameters(t, values) {
+		if v, ok := s.Data[name]; ok {
 			values[name] = string(v)
 		}
 	}

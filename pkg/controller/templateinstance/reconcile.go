@@ -87,11 +87,13 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 		}
 	}
 	old := ti.Status.Objects
+	known := make(map[string]bool, len(old))
+	for _, o := range old {
+		known[inventory.ObjectKey(o)] = true
+	}
 	superset := append([]templatesv1.TemplateInstanceObject(nil), old...)
 	for _, o := range objects {
-		if !slices.ContainsFunc(old, func(x templatesv1.TemplateInstanceObject) bool {
-			return inventory.ObjectKey(x) == inventory.ObjectKey(o)
-		}) {
+		if !known[inventory.ObjectKey(o)] {
 			superset = append(superset, o)
 		}
 	}

@@ -31,6 +31,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
+	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/render"
 )
@@ -80,7 +81,7 @@ func (c *Controller) render(ctx context.Context, ti *templatesv1.TemplateInstanc
 	if err != nil {
 		return nil, err
 	}
-	generatedNames := generatedParameters(t, values)
+	generatedNames := inventory.GeneratedParameters(t, values)
 	var unreadGenerated error
 	if len(generatedNames) > 0 {
 		if err := reuseGenerated(ctx, ti, uc, generatedNames, values); err != nil {
@@ -182,46 +183,19 @@ func describeAttrs(a authorizer.AttributesRecord) string {
 	return resource
 }
 
-// parameterValues merges the values of parametersFrom (only keys the template declares,
-// later Secrets over earlier ones) under spec.parameters.
+// parameterValues merges the instance's values as inventory.ParameterValues does, reading
+// its parametersFrom Secrets as the requester.
 func parameterValues(ctx context.Context, ti *templatesv1.TemplateInstance, t *templates.Template, uc *userClients) (map[string]string, error) {
-	declared := map[string]bool{}
-	for _, p := range t.Parameters {
-		declared[p.Name] = true
-	}
-	values := map[string]string{}
-	for _, from := range ti.Spec.ParametersFrom {
-		if from.SecretRef == nil {
-			continue
-		}
-		secret, err := uc.kube.CoreV1().Secrets(ti.Namespace).Get(ctx, from.SecretRef.Name, metav1.GetOptions{})
+	return inventory.ParameterValues(ti, t, func(name string) (map[string][]byte, error) {
+		secret, err := uc.kube.CoreV1().Secrets(ti.Namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
-				return nil, fail("ParametersSecret", "Secret %s/%s of parametersFrom: %s", ti.Namespace, from.SecretRef.Name, statusMessage(err))
+				return nil, fail("ParametersSecret", "Secret %s/%s of parametersFrom: %s", ti.Namespace, name, statusMessage(err))
 			}
 			return nil, err
 		}
-		for k, v := range secret.Data {
-			if declared[k] {
-				values[k] = string(v)
-			}
-		}
-	}
-	for k, v := range ti.Spec.Parameters {
-		values[k] = v
-	}
-	return values, nil
-}
-
-// generatedParameters are the parameters the engine generates because nobody gave a value.
-func generatedParameters(t *templates.Template, values map[string]string) map[string]bool {
-	names := map[string]bool{}
-	for _, p := range t.Parameters {
-		if p.Generate != "" && values[p.Name] == "" {
-			names[p.Name] = true
-		}
-	}
-	return names
+		return secret.Data, nil
+	})
 }
 
 // GeneratedSecretName names the Secret that keeps an instance's generated values.
