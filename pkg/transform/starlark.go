@@ -155,13 +155,16 @@ func (s *starlarkTransformer) Transform(ctx *Context, objects []Object) ([]Objec
 	if err != nil {
 		return nil, starlarkError(err, thread, timeout)
 	}
-	// NewContext keeps maxBytes at zero or above; zero is no budget.
-	budget := ctx.maxBytes
 	out, ok, _ := list.Get(starlark.String("items"))
 	if !ok || out == nil {
 		return nil, errors.New(`the script removed ctx.resource_list["items"]`)
 	}
-	converted, err := fromStarlark(out, &budget, ctx.maxBytes > 0, 0)
+	// Zero maxBytes is no bound.
+	var budget *int
+	if ctx.maxBytes > 0 {
+		budget = new(ctx.maxBytes)
+	}
+	converted, err := fromStarlark(out, budget, 0)
 	if err != nil {
 		return nil, fmt.Errorf("items: %w", err)
 	}

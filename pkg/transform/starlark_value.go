@@ -78,14 +78,14 @@ func toStarlark(v any) starlark.Value {
 // errStarlarkOutput is a script's result passing the request's output budget.
 var errStarlarkOutput = errors.New("the Starlark script's output passes the request's output limit")
 
-// fromStarlark converts a value back, spending its approximate JSON size from budget when
-// bounded, and refusing values JSON has no form for.
-func fromStarlark(v starlark.Value, budget *int, bounded bool, depth int) (any, error) {
+// fromStarlark converts a value back, spending its approximate JSON size from budget unless
+// budget is nil (no bound), and refusing values JSON has no form for.
+func fromStarlark(v starlark.Value, budget *int, depth int) (any, error) {
 	if depth > maxStarlarkDepth {
 		return nil, fmt.Errorf("nested more than %d levels deep", maxStarlarkDepth)
 	}
 	spend := func(n int) error {
-		if !bounded {
+		if budget == nil {
 			return nil
 		}
 		if *budget -= n; *budget < 0 {
@@ -120,7 +120,7 @@ func fromStarlark(v starlark.Value, budget *int, bounded bool, depth int) (any, 
 			if !ok {
 				return nil, fmt.Errorf("a dict key must be a string, not %s", kv[0].Type())
 			}
-			e, err := fromStarlark(kv[1], budget, bounded, depth+1)
+			e, err := fromStarlark(kv[1], budget, depth+1)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", k, err)
 			}
@@ -134,7 +134,7 @@ func fromStarlark(v starlark.Value, budget *int, bounded bool, depth int) (any, 
 		seq := v.(starlark.Indexable)
 		out := make([]any, seq.Len())
 		for i := range out {
-			e, err := fromStarlark(seq.Index(i), budget, bounded, depth+1)
+			e, err := fromStarlark(seq.Index(i), budget, depth+1)
 			if err != nil {
 				return nil, fmt.Errorf("[%d]: %w", i, err)
 			}
