@@ -21,6 +21,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -67,12 +68,7 @@ func allowed(method string, u *url.URL) bool {
 	}
 	for _, r := range routes() {
 		if r.path.MatchString(u.Path) {
-			for _, m := range r.methods {
-				if m == method {
-					return true
-				}
-			}
-			return false
+			return slices.Contains(r.methods, method)
 		}
 	}
 	return false
