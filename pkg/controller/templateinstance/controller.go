@@ -24,7 +24,6 @@ package templateinstance
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strconv"
 	"time"
@@ -281,9 +280,4 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		return c.uninstall(ctx, ti)
 	}
 	return c.reconcile(ctx, ti)
-}
-
-// String names the controller in logs.
-func (c *Controller) String() string {
-	return fmt.Sprintf("templateinstance controller (lease %s/%s)", c.opts.LeaseNamespace, c.opts.LeaseName)
 }
