@@ -18,6 +18,7 @@ package validation
 
 import (
 	"encoding/json"
+	"strconv"
 
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -76,7 +77,7 @@ func ValidateTemplateInstanceStatusUpdate(ti, old *templates.TemplateInstance) f
 func instanceName(name string, prefix bool) []string {
 	msgs := apimachineryvalidation.NameIsDNSSubdomain(name, prefix)
 	if len(name) > maxInstanceNameLength {
-		msgs = append(msgs, "must be no more than 243 characters, so that the Secret "+name+GeneratedSecretSuffix+" can hold its generated values")
+		msgs = append(msgs, "must be no more than "+strconv.Itoa(maxInstanceNameLength)+" characters, so that the Secret "+name+GeneratedSecretSuffix+" can hold its generated values")
 	}
 	return msgs
 }
