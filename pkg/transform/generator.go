@@ -18,6 +18,7 @@ package transform
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -53,20 +54,13 @@ func generatorFactoryFor(apiVersion, kind string) (Factory, string) {
 	return nil, "unknown built-in generator kind"
 }
 
-// generatorKindError reports an unusable generator apiVersion or kind.
+// generatorKindError reports an unusable generator apiVersion or kind; its caller has
+// already required a kind.
 func generatorKindError(path *field.Path, apiVersion, kind, why string) *field.Error {
-	if kind == "" {
-		return field.Required(path.Child("kind"), "")
-	}
 	if apiVersion != "" && apiVersion != BuiltinAPIVersion {
 		return field.Invalid(path.Child("apiVersion"), apiVersion, why)
 	}
-	kinds := make([]string, 0, len(builtinGenerators))
-	for k := range builtinGenerators {
-		kinds = append(kinds, k)
-	}
-	slices.Sort(kinds)
-	return field.NotSupported(path.Child("kind"), kind, kinds)
+	return field.NotSupported(path.Child("kind"), kind, slices.Sorted(maps.Keys(builtinGenerators)))
 }
 
 // GeneratorConfigs returns a Template's generator configs, apiVersion defaulted to builtin,
