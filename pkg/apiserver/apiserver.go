@@ -185,7 +185,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		openshiftGroup := genericapiserver.NewDefaultAPIGroupInfo(openshift.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 		openshiftGroup.VersionedResourcesStorageMap[openshift.SchemeGroupVersion.Version] = map[string]rest.Storage{
 			"templates":                openshiftREST,
-			"processedtemplates":       openshifttemplate.NewProcessedREST(renderer),
+			"processedtemplates":       processedtemplate.NewOpenShiftREST(renderer),
 			"templateinstances":        openshiftInstanceREST,
 			"templateinstances/status": openshiftInstanceStatusREST,
 		}

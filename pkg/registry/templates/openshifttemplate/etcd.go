@@ -14,9 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package openshifttemplate serves OpenShift's template.openshift.io/v1 templates and
-// processedtemplates over the storage of our Templates: one object, two groups, as Kubernetes
-// serves Events in core and events.k8s.io.
+// Package openshifttemplate serves OpenShift's template.openshift.io/v1 templates over the
+// storage of our Templates: one object, two groups, as Kubernetes serves Events in core and
+// events.k8s.io. Its processedtemplates are processedtemplate.NewOpenShiftREST.
 package openshifttemplate
 
 import (
