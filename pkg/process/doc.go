@@ -84,7 +84,9 @@ limitations under the License.
 //   - References to undeclared parameters stay as written, with one warning per name.
 //   - labels go to metadata.labels only, never to selectors or pod templates.
 //   - metadata.namespace: a hardcoded one is removed, one holding a reference kept, and one
-//     that is "", null or not a string becomes "" (OpenShift's stripNamespace).
+//     that is "", null or not a string becomes "" (OpenShift's stripNamespace). An object
+//     without metadata gets "" for a top-level namespace that holds no reference, as
+//     stripNamespace looks there then.
 //   - OpenShift kinds written with a group-less apiVersion get their group after substitution
 //     (DeploymentConfig v1 -> apps.openshift.io/v1, Route -> route.openshift.io/v1, ...).
 //

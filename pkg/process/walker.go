@@ -61,6 +61,9 @@ type walkContext struct {
 	createInstead *labelTarget
 	// top is the object itself; metadata is its metadata, where namespaces are stripped.
 	top, metadata bool
+	// bareTop marks the top of an OpenShift template's object that has no metadata, whose
+	// top-level namespace OpenShift blanks instead (library-go's stripNamespace).
+	bareTop bool
 	// containers marks an array of containers; container marks a container object.
 	containers bool
 	container  *containerScope

@@ -27,7 +27,8 @@ import (
 )
 
 // memberContext returns the context of the member name of an object in context cx, and
-// whether the member is dropped (a hardcoded namespace).
+// whether the member is dropped (a hardcoded namespace; the member puts "" in its place
+// where OpenShift does).
 func (w *walker) memberContext(cx walkContext, name []byte, valueAt int) (walkContext, bool) {
 	child := walkContext{envIndex: -1}
 	if cx.targets != nil {
@@ -41,7 +42,7 @@ func (w *walker) memberContext(cx walkContext, name []byte, valueAt int) (walkCo
 	switch {
 	case cx.top && string(name) == "metadata":
 		child.metadata = true
-	case cx.metadata && string(name) == "namespace":
+	case (cx.metadata || cx.bareTop) && string(name) == "namespace":
 		return child, !w.parameterisedNamespace(valueAt)
 	case string(name) == "containers" || string(name) == "initContainers" || string(name) == "ephemeralContainers":
 		child.containers = true

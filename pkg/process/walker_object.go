@@ -148,8 +148,9 @@ func (o *objectEmitter) member(keyAt, keyEnd, valueEnd int) {
 	}
 	replaceAPIVersion := cx.top && w.apiVersion != nil && string(name) == "apiVersion"
 	// OpenShift removes a hardcoded namespace but writes "" for one that is "", null or not a
-	// string (its stripNamespace), and so do we for its templates.
-	emptyNamespace := drop && w.c.plan.dialect == OpenShift && !nonEmptyString(w.src[valueAt:valueEnd])
+	// string, and for any hardcoded top-level namespace of an object without metadata (its
+	// stripNamespace); so do we for its templates.
+	emptyNamespace := drop && w.c.plan.dialect == OpenShift && (cx.bareTop || !nonEmptyString(w.src[valueAt:valueEnd]))
 	drop = drop && !emptyNamespace
 	keyMayChange := w.st.hasDollar(keyAt, keyEnd)
 	labelMap := o.flags&frameLabels != 0

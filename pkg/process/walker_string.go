@@ -104,14 +104,18 @@ func (c *compiler) target(t *labelTarget) uint32 {
 // to the slow path, which decides after substitution.
 func (w *walker) header(cx *walkContext) field.ErrorList {
 	var raws [2][]byte
+	hasMetadata := false
 	forEachMemberOf(w.src, 0, w.st, func(key []byte, at, end int) {
 		switch string(key) {
 		case `"kind"`:
 			raws[0] = w.src[at:end]
 		case `"apiVersion"`:
 			raws[1] = w.src[at:end]
+		case `"metadata"`:
+			hasMetadata = true
 		}
 	})
+	cx.bareTop = !hasMetadata && w.c.plan.dialect == OpenShift
 	var errs field.ErrorList
 	var values [2][]byte
 	dynamic := false

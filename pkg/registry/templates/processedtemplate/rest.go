@@ -14,8 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package processedtemplate serves processedtemplates: POST a Template, get back the processed
-// objects as a v1 List. Nothing is stored.
+// Package processedtemplate serves processedtemplates: POST a Template, get back what it
+// processes into. Our group answers a v1 List; OpenShift's group answers the processed Template,
+// as OpenShift does. Nothing is stored.
 package processedtemplate
 
 import (
@@ -37,6 +38,10 @@ import (
 // REST processes the Template in the request body.
 type REST struct {
 	renderer *renderrest.Adapter
+	// openShift answers the processed Template (201) instead of a List, and takes only
+	// OpenShift's Templates: OpenShift clients (oc process, oc new-app, fabric8, Ansible's
+	// openshift_process) make the List themselves.
+	openShift bool
 }
 
 var _ interface {
@@ -48,9 +53,14 @@ var _ interface {
 	rest.GroupVersionAcceptor
 } = &REST{}
 
-// NewREST returns the processedtemplates storage.
+// NewREST returns the processedtemplates storage of our group.
 func NewREST(renderer *renderrest.Adapter) *REST {
 	return &REST{renderer: renderer}
+}
+
+// NewOpenShiftREST returns the processedtemplates storage of template.openshift.io.
+func NewOpenShiftREST(renderer *renderrest.Adapter) *REST {
+	return &REST{renderer: renderer, openShift: true}
 }
 
 // New returns the kind of the request body: a Template.
@@ -68,15 +78,22 @@ func (*REST) GetSingularName() string { return "processedtemplate" }
 // ProducesMIMETypes adds nothing to the defaults.
 func (*REST) ProducesMIMETypes(string) []string { return nil }
 
-// ProducesObject tells OpenAPI that the answer is a v1 List, not a Template.
-func (*REST) ProducesObject(string) interface{} { return v1alpha1.List{} }
-
-// AcceptsGroupVersion lets in our Templates and OpenShift's, under both of their spellings.
-func (*REST) AcceptsGroupVersion(gv schema.GroupVersion) bool {
-	return gv == v1alpha1.SchemeGroupVersion || gv == openshift.SchemeGroupVersion || gv == openshift.LegacyGroupVersion
+// ProducesObject tells OpenAPI what the answer is: a v1 List, or OpenShift's Template.
+func (r *REST) ProducesObject(string) interface{} {
+	if r.openShift {
+		return openshift.Template{}
+	}
+	return v1alpha1.List{}
 }
 
-// Create processes the Template of the body; dry-run changes nothing, since nothing is stored.
+// AcceptsGroupVersion lets in OpenShift's Templates under both of their spellings, and in our
+// group our Templates too.
+func (r *REST) AcceptsGroupVersion(gv schema.GroupVersion) bool {
+	return gv == openshift.SchemeGroupVersion || gv == openshift.LegacyGroupVersion || (!r.openShift && gv == v1alpha1.SchemeGroupVersion)
+}
+
+// Create processes the Template of the body; its problems are one 422 with a cause each.
+// Dry-run changes nothing, since nothing is stored.
 func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, _ *metav1.CreateOptions) (runtime.Object, error) {
 	t, ok := obj.(*templates.Template)
 	if !ok {
@@ -86,6 +103,9 @@ func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation 
 		if err := createValidation(ctx, obj.DeepCopyObject()); err != nil {
 			return nil, err
 		}
+	}
+	if r.openShift {
+		return r.renderer.RenderTemplate(ctx, render.Input{Template: t}, openshift.Kind("Template"))
 	}
 	return r.renderer.Render(ctx, render.Input{Template: t})
 }
