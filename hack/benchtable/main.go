@@ -57,6 +57,10 @@ var comparisons = []comparison{
 		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-yaml|kubectl-kustomize)$`), "stencil-yaml", "kubectl-kustomize", 0.01, false},
 	{"whole process, 800 pairs: stencil CLI (JSON out) vs kubectl kustomize",
 		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-json|kubectl-kustomize)$`), "stencil-json", "kubectl-kustomize", 0.01, false},
+	{"whole process, CPU time (user+sys): stencil CLI (YAML out) vs kubectl kustomize",
+		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-yaml|kubectl-kustomize)` + cpuSuffix + `$`), "stencil-yaml", "kubectl-kustomize", 0.01, false},
+	{"whole process, CPU time (user+sys): stencil CLI (JSON out) vs kubectl kustomize",
+		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-json|kubectl-kustomize)` + cpuSuffix + `$`), "stencil-json", "kubectl-kustomize", 0.01, false},
 	{"server: POST templates/{name}/processed, requests/s vs GET of the same template",
 		regexp.MustCompile(`^BenchmarkProcessedVsGet/(?P<side>POST-processed|GET)$`), "POST-processed", "GET", 0.8, true},
 	{"server: POST processedtemplates (template in the request), requests/s vs GET",
@@ -64,6 +68,12 @@ var comparisons = []comparison{
 }
 
 var line = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+\d+\s+([\d.]+) ns/op`)
+
+// cpuSuffix names, in the table's map, the CPU time a benchmark reports as its cpu-ns/op
+// metric (the user+system time of the processes it starts), beside its wall time.
+const cpuSuffix = "#cpu"
+
+var cpuMetric = regexp.MustCompile(`\s([\d.]+) cpu-ns/op`)
 
 func main() {
 	nsPerOp := map[string]float64{}
@@ -74,6 +84,11 @@ func main() {
 			v, err := strconv.ParseFloat(m[3], 64)
 			if err == nil {
 				nsPerOp[m[1]] = v
+			}
+			if c := cpuMetric.FindStringSubmatch(scanner.Text()); c != nil {
+				if v, err := strconv.ParseFloat(c[1], 64); err == nil {
+					nsPerOp[m[1]+cpuSuffix] = v
+				}
 			}
 		}
 	}

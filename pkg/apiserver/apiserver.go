@@ -34,6 +34,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/controller/templateinstance"
 	"stencil.dev/stencil/pkg/registry/templates/customtransform"
+	"stencil.dev/stencil/pkg/registry/templates/openshiftinstance"
 	"stencil.dev/stencil/pkg/registry/templates/openshifttemplate"
 	"stencil.dev/stencil/pkg/registry/templates/processedtemplate"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
@@ -71,8 +72,8 @@ func init() {
 
 // ExtraConfig holds the configuration that is Stencil's own.
 type ExtraConfig struct {
-	// OpenShiftTemplates serves template.openshift.io/v1 templates and processedtemplates
-	// over the storage of our Templates.
+	// OpenShiftTemplates serves template.openshift.io/v1 templates, processedtemplates and
+	// templateinstances over the storage of our Templates and TemplateInstances.
 	OpenShiftTemplates bool
 	// ClusterConfig reaches the hosting cluster's kube-apiserver, for discovery; nil when the
 	// server runs without a cluster.
@@ -177,10 +178,16 @@ func (c completedConfig) New() (*StencilServer, error) {
 		if err != nil {
 			return nil, err
 		}
+		openshiftInstanceREST, openshiftInstanceStatusREST, err := openshiftinstance.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, noCluster)
+		if err != nil {
+			return nil, err
+		}
 		openshiftGroup := genericapiserver.NewDefaultAPIGroupInfo(openshift.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 		openshiftGroup.VersionedResourcesStorageMap[openshift.SchemeGroupVersion.Version] = map[string]rest.Storage{
-			"templates":          openshiftREST,
-			"processedtemplates": processedtemplate.NewOpenShiftREST(renderer),
+			"templates":                openshiftREST,
+			"processedtemplates":       processedtemplate.NewOpenShiftREST(renderer),
+			"templateinstances":        openshiftInstanceREST,
+			"templateinstances/status": openshiftInstanceStatusREST,
 		}
 		groups = append(groups, &openshiftGroup)
 	}

@@ -28,12 +28,14 @@ import (
 // that builds the tree itself is several times faster than reflection. The tree is the one
 // encoding/json builds with UseNumber.
 
-// DecodeObjects decodes every object into a tree; numbers become json.Number so that
-// integers keep their precision.
+// DecodeObjects decodes the engine's objects into trees; numbers become json.Number so that
+// integers keep their precision. The engine writes valid, compact JSON (FuzzProcess checks
+// it), so the objects are not validated again, which cost as much as building the trees;
+// DecodeObject decodes JSON of any origin.
 func DecodeObjects(raws []json.RawMessage) ([]map[string]any, error) {
 	objects := make([]map[string]any, len(raws))
 	for i, raw := range raws {
-		obj, err := DecodeObject(raw)
+		obj, err := decodeValid(raw)
 		if err != nil {
 			return nil, fmt.Errorf("object %d: %w", i, err)
 		}
@@ -53,6 +55,11 @@ func DecodeObject(raw []byte) (map[string]any, error) {
 	if !jsontext.Value(raw).IsValid(validJSON...) {
 		return decodeObjectSlow(raw)
 	}
+	return decodeValid(raw)
+}
+
+// decodeValid decodes one object of valid JSON, refusing duplicate names.
+func decodeValid(raw []byte) (map[string]any, error) {
 	// One copy of the object as a string; every string and number without escapes in the tree
 	// is a substring of it, which saves an allocation per value.
 	p := parser{b: raw, s: string(raw)}

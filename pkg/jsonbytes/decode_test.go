@@ -58,8 +58,15 @@ func TestCodecRoundTrip(t *testing.T) {
 	}
 }
 
+// TestDecodeErrors checks that DecodeObject refuses what is not one JSON object, and that
+// DecodeObjects, which trusts the engine's JSON to be valid, still refuses duplicate names.
 func TestDecodeErrors(t *testing.T) {
 	for _, in := range []string{`[1]`, `"x"`, `{"a":1} {}`, `{"a":1,"a":2}`, `{"a":`, ``} {
+		if _, err := DecodeObject([]byte(in)); err == nil {
+			t.Errorf("%q: want an error", in)
+		}
+	}
+	for _, in := range []string{`{"a":1,"a":2}`, `{"a":{"b":1,"b":1}}`, `[1]`} {
 		if _, err := DecodeObjects([]json.RawMessage{json.RawMessage(in)}); err == nil {
 			t.Errorf("%q: want an error", in)
 		}

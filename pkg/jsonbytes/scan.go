@@ -41,6 +41,41 @@ func CompactInto(dst, raw []byte) ([]byte, error) {
 	return v, nil
 }
 
+// Compacted is JSON known to be valid, as Compact requires, and compact: what Compact returns,
+// and what the engine and EncodeObjects write. Its writers (YAML, Indent) walk it without
+// checking it again, which would cost them as much as writing it; converting bytes to
+// Compacted is that claim. ToYAML and Indent check bytes of unknown origin first.
+type Compacted []byte
+
+// compacted returns raw itself when it is valid, as Compact requires, and already compact,
+// and otherwise what Compact returns.
+func compacted(raw []byte) (Compacted, error) {
+	if validCompact(raw) {
+		return raw, nil
+	}
+	return Compact(raw)
+}
+
+// validCompact reports whether raw is valid, as Compact requires, and already compact.
+func validCompact(raw []byte) bool {
+	return jsontext.Value(raw).IsValid(strictJSON...) && isCompact(raw)
+}
+
+// isCompact reports whether valid JSON has no whitespace outside its strings.
+func isCompact(b []byte) bool {
+	for i := 0; i < len(b); {
+		switch b[i] {
+		case '"':
+			i = SkipString(b, i)
+			continue
+		case ' ', '\t', '\n', '\r':
+			return false
+		}
+		i++
+	}
+	return true
+}
+
 // SkipString returns the offset after the string starting at b[i].
 func SkipString(b []byte, i int) int {
 	for j := i + 1; ; {

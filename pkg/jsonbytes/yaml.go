@@ -19,7 +19,6 @@ package jsonbytes
 import (
 	"bytes"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -29,14 +28,24 @@ import (
 // Stencil's output: lists, configs, anything shown to people. Strings are written plain only
 // where every YAML 1.1 and 1.2 reader (kubectl's among them) reads them back as the same
 // string; otherwise double-quoted, or as a literal block when they span lines.
+//
+// data is validated first, as Compact does; Compacted.YAML writes JSON known to be valid.
 func ToYAML(data []byte) ([]byte, error) {
-	compact, err := Compact(data)
+	compact, err := compacted(data)
 	if err != nil {
 		return nil, err
 	}
-	w := yamlWriter{src: compact, out: make([]byte, 0, len(compact)+len(compact)/4)}
+	return compact.YAML()
+}
+
+// YAML is ToYAML of JSON known to be valid and compact.
+func (c Compacted) YAML() ([]byte, error) {
+	if len(c) == 0 {
+		return nil, fmt.Errorf("no JSON value")
+	}
+	w := yamlWriter{src: c, out: make([]byte, 0, len(c)+len(c)/4)}
 	end := w.value(0, 0, contextTop)
-	if end != len(compact) {
+	if end != len(c) {
 		return nil, fmt.Errorf("trailing data after the JSON value")
 	}
 	return w.out, nil
@@ -271,12 +280,28 @@ func plainSafe(s []byte) bool {
 			return false
 		}
 	}
-	switch strings.ToLower(string(s)) {
-	case "y", "n", "yes", "no", "on", "off", "true", "false", "null":
+	if len(s) <= len("false") && yaml11Word(s) {
 		return false
 	}
 	// ":" ends a key when it ends the scalar; and "a:1" style is sexagesimal only for digits.
 	return s[len(s)-1] != ':'
+}
+
+// yaml11Word reports whether s, in any case, is a word that YAML 1.1 reads as a bool or null.
+// s is ASCII and at most five bytes long.
+func yaml11Word(s []byte) bool {
+	var lower [len("false")]byte
+	for i, c := range s {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	switch string(lower[:len(s)]) {
+	case "y", "n", "yes", "no", "on", "off", "true", "false", "null":
+		return true
+	}
+	return false
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

@@ -17,6 +17,7 @@ limitations under the License.
 package process
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -24,6 +25,8 @@ import (
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // FuzzProcess feeds arbitrary templates (JSON or YAML) and parameter values ("KEY=VALUE"
@@ -100,6 +103,11 @@ func checkValidOutput(t *testing.T, r *Result) {
 	for i, o := range r.Objects {
 		if !jsontext.Value(o).IsValid() || jsontext.Value(o).Kind() != '{' {
 			t.Fatalf("object %d is not a valid JSON object: %s", i, o)
+		}
+		// What the CLI writes unchecked (jsonbytes.Compacted) and the transformers decode
+		// without validating (jsonbytes.DecodeObjects) must be compact too.
+		if compact, err := jsonbytes.Compact(o); err != nil || !bytes.Equal(compact, o) {
+			t.Fatalf("object %d is not compact JSON (%v): %s", i, err, o)
 		}
 	}
 	for _, o := range append(append([]json.RawMessage(nil), r.Transformers...), r.TransformerOverrides...) {

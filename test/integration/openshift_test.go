@@ -164,7 +164,7 @@ func TestOpenShiftTemplatesGroup(t *testing.T) {
 	for _, r := range resources.APIResources {
 		listed = append(listed, r.Name)
 	}
-	if strings.Join(listed, ",") != "processedtemplates,templates" {
+	if strings.Join(listed, ",") != "processedtemplates,templateinstances,templateinstances/status,templates" {
 		t.Errorf("resources %v", listed)
 	}
 	if status, body = rawCall(t, rc, "GET", "/openapi/v3/apis/template.openshift.io/v1", "", "", nil); status != http.StatusOK ||

@@ -61,6 +61,9 @@ func NumberFits[T ~string | ~[]byte](n T) bool {
 // its path below fldPath (at most a few per value). Bytes that are not valid JSON yield no
 // errors here: the JSON reader reports those.
 func NumberErrors(raw []byte, fldPath *field.Path) field.ErrorList {
+	if !mayHoldUnfitNumber(raw) {
+		return nil
+	}
 	var errs field.ErrorList
 	var stack []numberFrame
 	for i := 0; i < len(raw) && len(errs) < maxNumberErrors; {
@@ -123,10 +126,33 @@ func RawNumberErrors(lists ...RawList) field.ErrorList {
 			if len(errs) >= maxNumberErrors {
 				return errs
 			}
-			errs = append(errs, NumberErrors(list.Raws[i].Raw, field.NewPath(list.Name).Index(i))...)
+			if raw := list.Raws[i].Raw; mayHoldUnfitNumber(raw) {
+				errs = append(errs, NumberErrors(raw, field.NewPath(list.Name).Index(i))...)
+			}
 		}
 	}
 	return errs
+}
+
+// mayHoldUnfitNumber reports whether raw may hold a number NumberFits refuses, which has an
+// exponent or more than 308 digits. It looks at bytes, not tokens: a string such as "sha:1e5"
+// answers true as well, and NumberErrors' walk decides. Most objects have neither, and this
+// loop costs a fifth of that walk.
+func mayHoldUnfitNumber(raw []byte) bool {
+	digits := 0 // the length of the run of digits and points that ends here
+	for _, c := range raw {
+		switch {
+		case c >= '0' && c <= '9' || c == '.':
+			if digits++; digits > 308 {
+				return true
+			}
+		case (c == 'e' || c == 'E') && digits > 0:
+			return true // in a number, an exponent follows a digit
+		default:
+			digits = 0
+		}
+	}
+	return false
 }
 
 // numberFrame is one open object or array around the number being read.

@@ -109,11 +109,10 @@ func (o *ConvertOptions) Run() error {
 			return err
 		}
 	} else {
-		var indented bytes.Buffer
-		if err := json.Indent(&indented, out, "", "    "); err != nil {
+		if out, err = jsonbytes.Indent(out, "    "); err != nil {
 			return err
 		}
-		out = append(indented.Bytes(), '\n')
+		out = append(out, '\n')
 	}
 	_, err = o.streams.Out.Write(out)
 	return err

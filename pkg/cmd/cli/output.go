@@ -32,23 +32,42 @@ import (
 	"stencil.dev/stencil/pkg/render"
 )
 
-// printList writes a List as indented JSON or as YAML. Both keep the member order and the
-// exact numbers of the processed objects.
+// printList writes a List, or any JSON document, as indented JSON or as YAML. Both keep the
+// member order and the exact numbers. It checks what it is given, which comes from a server
+// or a file; writeList writes what this process wrote.
 func printList(w io.Writer, list []byte, format string) error {
+	var out []byte
+	var err error
 	if format == "json" {
-		var out bytes.Buffer
-		if err := json.Indent(&out, list, "", "    "); err != nil {
-			return err
-		}
-		out.WriteByte('\n')
-		_, err := w.Write(out.Bytes())
-		return err
+		out, err = jsonbytes.Indent(list, "    ")
+	} else {
+		out, err = jsonbytes.ToYAML(list)
 	}
-	out, err := jsonbytes.ToYAML(list)
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(out)
+	return writeOutput(w, out, format)
+}
+
+// writeList is printList of a List known to be valid and compact: the engine's and the
+// transformers' output. Checking it again would cost as much as writing it.
+func writeList(w io.Writer, list jsonbytes.Compacted, format string) error {
+	if format == "json" {
+		return writeOutput(w, list.Indent("    "), format)
+	}
+	out, err := list.YAML()
+	if err != nil {
+		return err
+	}
+	return writeOutput(w, out, format)
+}
+
+// writeOutput writes a document in one write; JSON ends with a newline, as YAML does.
+func writeOutput(w io.Writer, out []byte, format string) error {
+	if format == "json" {
+		out = append(out, '\n')
+	}
+	_, err := w.Write(out)
 	return err
 }
 

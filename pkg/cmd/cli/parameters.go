@@ -17,7 +17,6 @@ limitations under the License.
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -27,6 +26,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates/jsonschema"
 	"stencil.dev/stencil/pkg/client"
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // The formats of stencil parameters -o.
@@ -92,11 +92,10 @@ func (o *ProcessOptions) printSchema() error {
 			return err
 		}
 	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, doc, "", "  "); err != nil {
+	out, err := jsonbytes.Indent(doc, "  ")
+	if err != nil {
 		return err
 	}
-	out.WriteByte('\n')
-	_, err := o.streams.Out.Write(out.Bytes())
+	_, err = o.streams.Out.Write(append(out, '\n'))
 	return err
 }

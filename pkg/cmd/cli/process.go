@@ -163,10 +163,18 @@ func (o *ProcessOptions) Run() error {
 	if err != nil {
 		return err
 	}
+	if o.Local {
+		list, err := o.processLocal(req)
+		if err != nil {
+			return err
+		}
+		if o.OutputDir != "" {
+			return writeDestinations(o.OutputDir, list, o.Output)
+		}
+		return writeList(o.streams.Out, list, o.Output)
+	}
 	var list []byte
 	switch {
-	case o.Local:
-		list, err = o.processLocal(req)
 	case o.Name != "":
 		list, err = o.processStored(req)
 	default:

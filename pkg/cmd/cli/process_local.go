@@ -33,6 +33,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
+	"stencil.dev/stencil/pkg/jsonbytes"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/render"
 	"stencil.dev/stencil/pkg/transform"
@@ -41,7 +42,7 @@ import (
 
 // processLocal processes the template file here, with the server's own processing library, and
 // the CustomTransforms of the further -f files.
-func (o *ProcessOptions) processLocal(req process.Request) ([]byte, error) {
+func (o *ProcessOptions) processLocal(req process.Request) (jsonbytes.Compacted, error) {
 	t, _, err := o.decodeTemplateFile()
 	if err != nil {
 		return nil, err
@@ -85,7 +86,8 @@ func (o *ProcessOptions) processLocal(req process.Request) ([]byte, error) {
 	if len(errs) > 0 {
 		return nil, &processingError{template: t, errs: errs}
 	}
-	return out.List(), nil
+	// The engine writes valid, compact JSON, and so does the transformers' encoder.
+	return jsonbytes.Compacted(out.List()), nil
 }
 
 // readRemovalRules reads the CustomTransforms of a YAML or JSON file, one or more documents.

@@ -108,7 +108,7 @@ func (o *StencilServerOptions) AddFlags(fs *pflag.FlagSet) {
 	o.Processing.AddFlags(fs)
 	o.Instances.AddFlags(fs)
 	fs.BoolVar(&o.OpenShiftTemplates, "openshift-templates", o.OpenShiftTemplates,
-		"also serve OpenShift's template.openshift.io/v1 (templates and processedtemplates) over the same storage, for oc and "+
+		"also serve OpenShift's template.openshift.io/v1 (templates, processedtemplates, templateinstances) over the same storage, for oc and "+
 			"OpenShift clients on clusters without OpenShift; never on OpenShift, where openshift-apiserver serves that group")
 	o.Plugins.AddFlags(fs)
 	logsapi.AddFlags(o.Logs, fs)

@@ -34,87 +34,96 @@ import (
 
 func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
 	return map[string]common.OpenAPIDefinition{
-		resource.Quantity{}.OpenAPIModelName():                  schema_apimachinery_pkg_api_resource_Quantity(ref),
-		v1.APIGroup{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_APIGroup(ref),
-		v1.APIGroupList{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_APIGroupList(ref),
-		v1.APIResource{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_APIResource(ref),
-		v1.APIResourceList{}.OpenAPIModelName():                 schema_pkg_apis_meta_v1_APIResourceList(ref),
-		v1.APIVersions{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_APIVersions(ref),
-		v1.ApplyOptions{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_ApplyOptions(ref),
-		v1.Condition{}.OpenAPIModelName():                       schema_pkg_apis_meta_v1_Condition(ref),
-		v1.CreateOptions{}.OpenAPIModelName():                   schema_pkg_apis_meta_v1_CreateOptions(ref),
-		v1.DeleteOptions{}.OpenAPIModelName():                   schema_pkg_apis_meta_v1_DeleteOptions(ref),
-		v1.Duration{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_Duration(ref),
-		v1.FieldSelectorRequirement{}.OpenAPIModelName():        schema_pkg_apis_meta_v1_FieldSelectorRequirement(ref),
-		v1.FieldsV1{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_FieldsV1(ref),
-		v1.GetOptions{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_GetOptions(ref),
-		v1.GroupKind{}.OpenAPIModelName():                       schema_pkg_apis_meta_v1_GroupKind(ref),
-		v1.GroupResource{}.OpenAPIModelName():                   schema_pkg_apis_meta_v1_GroupResource(ref),
-		v1.GroupVersion{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_GroupVersion(ref),
-		v1.GroupVersionForDiscovery{}.OpenAPIModelName():        schema_pkg_apis_meta_v1_GroupVersionForDiscovery(ref),
-		v1.GroupVersionKind{}.OpenAPIModelName():                schema_pkg_apis_meta_v1_GroupVersionKind(ref),
-		v1.GroupVersionResource{}.OpenAPIModelName():            schema_pkg_apis_meta_v1_GroupVersionResource(ref),
-		v1.InternalEvent{}.OpenAPIModelName():                   schema_pkg_apis_meta_v1_InternalEvent(ref),
-		v1.LabelSelector{}.OpenAPIModelName():                   schema_pkg_apis_meta_v1_LabelSelector(ref),
-		v1.LabelSelectorRequirement{}.OpenAPIModelName():        schema_pkg_apis_meta_v1_LabelSelectorRequirement(ref),
-		v1.List{}.OpenAPIModelName():                            schema_pkg_apis_meta_v1_List(ref),
-		v1.ListMeta{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_ListMeta(ref),
-		v1.ListOptions{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_ListOptions(ref),
-		v1.ManagedFieldsEntry{}.OpenAPIModelName():              schema_pkg_apis_meta_v1_ManagedFieldsEntry(ref),
-		v1.MicroTime{}.OpenAPIModelName():                       schema_pkg_apis_meta_v1_MicroTime(ref),
-		v1.ObjectMeta{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_ObjectMeta(ref),
-		v1.OwnerReference{}.OpenAPIModelName():                  schema_pkg_apis_meta_v1_OwnerReference(ref),
-		v1.PartialObjectMetadata{}.OpenAPIModelName():           schema_pkg_apis_meta_v1_PartialObjectMetadata(ref),
-		v1.PartialObjectMetadataList{}.OpenAPIModelName():       schema_pkg_apis_meta_v1_PartialObjectMetadataList(ref),
-		v1.Patch{}.OpenAPIModelName():                           schema_pkg_apis_meta_v1_Patch(ref),
-		v1.PatchOptions{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_PatchOptions(ref),
-		v1.Preconditions{}.OpenAPIModelName():                   schema_pkg_apis_meta_v1_Preconditions(ref),
-		v1.RootPaths{}.OpenAPIModelName():                       schema_pkg_apis_meta_v1_RootPaths(ref),
-		v1.ServerAddressByClientCIDR{}.OpenAPIModelName():       schema_pkg_apis_meta_v1_ServerAddressByClientCIDR(ref),
-		v1.ShardInfo{}.OpenAPIModelName():                       schema_pkg_apis_meta_v1_ShardInfo(ref),
-		v1.Status{}.OpenAPIModelName():                          schema_pkg_apis_meta_v1_Status(ref),
-		v1.StatusCause{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_StatusCause(ref),
-		v1.StatusDetails{}.OpenAPIModelName():                   schema_pkg_apis_meta_v1_StatusDetails(ref),
-		v1.Table{}.OpenAPIModelName():                           schema_pkg_apis_meta_v1_Table(ref),
-		v1.TableColumnDefinition{}.OpenAPIModelName():           schema_pkg_apis_meta_v1_TableColumnDefinition(ref),
-		v1.TableOptions{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_TableOptions(ref),
-		v1.TableRow{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_TableRow(ref),
-		v1.TableRowCondition{}.OpenAPIModelName():               schema_pkg_apis_meta_v1_TableRowCondition(ref),
-		v1.Time{}.OpenAPIModelName():                            schema_pkg_apis_meta_v1_Time(ref),
-		v1.Timestamp{}.OpenAPIModelName():                       schema_pkg_apis_meta_v1_Timestamp(ref),
-		v1.TypeMeta{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_TypeMeta(ref),
-		v1.UpdateOptions{}.OpenAPIModelName():                   schema_pkg_apis_meta_v1_UpdateOptions(ref),
-		v1.WatchEvent{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_WatchEvent(ref),
-		runtime.RawExtension{}.OpenAPIModelName():               schema_k8sio_apimachinery_pkg_runtime_RawExtension(ref),
-		runtime.TypeMeta{}.OpenAPIModelName():                   schema_k8sio_apimachinery_pkg_runtime_TypeMeta(ref),
-		runtime.Unknown{}.OpenAPIModelName():                    schema_k8sio_apimachinery_pkg_runtime_Unknown(ref),
-		version.Info{}.OpenAPIModelName():                       schema_k8sio_apimachinery_pkg_version_Info(ref),
-		openshift.Parameter{}.OpenAPIModelName():                schema_pkg_apis_templates_openshift_Parameter(ref),
-		openshift.Template{}.OpenAPIModelName():                 schema_pkg_apis_templates_openshift_Template(ref),
-		openshift.TemplateList{}.OpenAPIModelName():             schema_pkg_apis_templates_openshift_TemplateList(ref),
-		v1alpha1.CustomTransform{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_CustomTransform(ref),
-		v1alpha1.CustomTransformList{}.OpenAPIModelName():       schema_pkg_apis_templates_v1alpha1_CustomTransformList(ref),
-		v1alpha1.CustomTransformSpec{}.OpenAPIModelName():       schema_pkg_apis_templates_v1alpha1_CustomTransformSpec(ref),
-		v1alpha1.CustomTransformStatus{}.OpenAPIModelName():     schema_pkg_apis_templates_v1alpha1_CustomTransformStatus(ref),
-		v1alpha1.Destination{}.OpenAPIModelName():               schema_pkg_apis_templates_v1alpha1_Destination(ref),
-		v1alpha1.JSONValueSchema{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_JSONValueSchema(ref),
-		v1alpha1.List{}.OpenAPIModelName():                      schema_pkg_apis_templates_v1alpha1_List(ref),
-		v1alpha1.Parameter{}.OpenAPIModelName():                 schema_pkg_apis_templates_v1alpha1_Parameter(ref),
-		v1alpha1.ParameterRule{}.OpenAPIModelName():             schema_pkg_apis_templates_v1alpha1_ParameterRule(ref),
-		v1alpha1.ParametersSource{}.OpenAPIModelName():          schema_pkg_apis_templates_v1alpha1_ParametersSource(ref),
-		v1alpha1.SecretReference{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_SecretReference(ref),
-		v1alpha1.Template{}.OpenAPIModelName():                  schema_pkg_apis_templates_v1alpha1_Template(ref),
-		v1alpha1.TemplateInstance{}.OpenAPIModelName():          schema_pkg_apis_templates_v1alpha1_TemplateInstance(ref),
-		v1alpha1.TemplateInstanceList{}.OpenAPIModelName():      schema_pkg_apis_templates_v1alpha1_TemplateInstanceList(ref),
-		v1alpha1.TemplateInstanceObject{}.OpenAPIModelName():    schema_pkg_apis_templates_v1alpha1_TemplateInstanceObject(ref),
-		v1alpha1.TemplateInstanceRequester{}.OpenAPIModelName(): schema_pkg_apis_templates_v1alpha1_TemplateInstanceRequester(ref),
-		v1alpha1.TemplateInstanceSpec{}.OpenAPIModelName():      schema_pkg_apis_templates_v1alpha1_TemplateInstanceSpec(ref),
-		v1alpha1.TemplateInstanceStatus{}.OpenAPIModelName():    schema_pkg_apis_templates_v1alpha1_TemplateInstanceStatus(ref),
-		v1alpha1.TemplateList{}.OpenAPIModelName():              schema_pkg_apis_templates_v1alpha1_TemplateList(ref),
-		v1alpha1.TemplateParameters{}.OpenAPIModelName():        schema_pkg_apis_templates_v1alpha1_TemplateParameters(ref),
-		v1alpha1.TemplateReference{}.OpenAPIModelName():         schema_pkg_apis_templates_v1alpha1_TemplateReference(ref),
-		v1alpha1.TransformerImport{}.OpenAPIModelName():         schema_pkg_apis_templates_v1alpha1_TransformerImport(ref),
-		v1alpha1.TransformerReference{}.OpenAPIModelName():      schema_pkg_apis_templates_v1alpha1_TransformerReference(ref),
+		resource.Quantity{}.OpenAPIModelName():                   schema_apimachinery_pkg_api_resource_Quantity(ref),
+		v1.APIGroup{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_APIGroup(ref),
+		v1.APIGroupList{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_APIGroupList(ref),
+		v1.APIResource{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_APIResource(ref),
+		v1.APIResourceList{}.OpenAPIModelName():                  schema_pkg_apis_meta_v1_APIResourceList(ref),
+		v1.APIVersions{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_APIVersions(ref),
+		v1.ApplyOptions{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_ApplyOptions(ref),
+		v1.Condition{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_Condition(ref),
+		v1.CreateOptions{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_CreateOptions(ref),
+		v1.DeleteOptions{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_DeleteOptions(ref),
+		v1.Duration{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_Duration(ref),
+		v1.FieldSelectorRequirement{}.OpenAPIModelName():         schema_pkg_apis_meta_v1_FieldSelectorRequirement(ref),
+		v1.FieldsV1{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_FieldsV1(ref),
+		v1.GetOptions{}.OpenAPIModelName():                       schema_pkg_apis_meta_v1_GetOptions(ref),
+		v1.GroupKind{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_GroupKind(ref),
+		v1.GroupResource{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_GroupResource(ref),
+		v1.GroupVersion{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_GroupVersion(ref),
+		v1.GroupVersionForDiscovery{}.OpenAPIModelName():         schema_pkg_apis_meta_v1_GroupVersionForDiscovery(ref),
+		v1.GroupVersionKind{}.OpenAPIModelName():                 schema_pkg_apis_meta_v1_GroupVersionKind(ref),
+		v1.GroupVersionResource{}.OpenAPIModelName():             schema_pkg_apis_meta_v1_GroupVersionResource(ref),
+		v1.InternalEvent{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_InternalEvent(ref),
+		v1.LabelSelector{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_LabelSelector(ref),
+		v1.LabelSelectorRequirement{}.OpenAPIModelName():         schema_pkg_apis_meta_v1_LabelSelectorRequirement(ref),
+		v1.List{}.OpenAPIModelName():                             schema_pkg_apis_meta_v1_List(ref),
+		v1.ListMeta{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_ListMeta(ref),
+		v1.ListOptions{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_ListOptions(ref),
+		v1.ManagedFieldsEntry{}.OpenAPIModelName():               schema_pkg_apis_meta_v1_ManagedFieldsEntry(ref),
+		v1.MicroTime{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_MicroTime(ref),
+		v1.ObjectMeta{}.OpenAPIModelName():                       schema_pkg_apis_meta_v1_ObjectMeta(ref),
+		v1.OwnerReference{}.OpenAPIModelName():                   schema_pkg_apis_meta_v1_OwnerReference(ref),
+		v1.PartialObjectMetadata{}.OpenAPIModelName():            schema_pkg_apis_meta_v1_PartialObjectMetadata(ref),
+		v1.PartialObjectMetadataList{}.OpenAPIModelName():        schema_pkg_apis_meta_v1_PartialObjectMetadataList(ref),
+		v1.Patch{}.OpenAPIModelName():                            schema_pkg_apis_meta_v1_Patch(ref),
+		v1.PatchOptions{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_PatchOptions(ref),
+		v1.Preconditions{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_Preconditions(ref),
+		v1.RootPaths{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_RootPaths(ref),
+		v1.ServerAddressByClientCIDR{}.OpenAPIModelName():        schema_pkg_apis_meta_v1_ServerAddressByClientCIDR(ref),
+		v1.ShardInfo{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_ShardInfo(ref),
+		v1.Status{}.OpenAPIModelName():                           schema_pkg_apis_meta_v1_Status(ref),
+		v1.StatusCause{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_StatusCause(ref),
+		v1.StatusDetails{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_StatusDetails(ref),
+		v1.Table{}.OpenAPIModelName():                            schema_pkg_apis_meta_v1_Table(ref),
+		v1.TableColumnDefinition{}.OpenAPIModelName():            schema_pkg_apis_meta_v1_TableColumnDefinition(ref),
+		v1.TableOptions{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_TableOptions(ref),
+		v1.TableRow{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_TableRow(ref),
+		v1.TableRowCondition{}.OpenAPIModelName():                schema_pkg_apis_meta_v1_TableRowCondition(ref),
+		v1.Time{}.OpenAPIModelName():                             schema_pkg_apis_meta_v1_Time(ref),
+		v1.Timestamp{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_Timestamp(ref),
+		v1.TypeMeta{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_TypeMeta(ref),
+		v1.UpdateOptions{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_UpdateOptions(ref),
+		v1.WatchEvent{}.OpenAPIModelName():                       schema_pkg_apis_meta_v1_WatchEvent(ref),
+		runtime.RawExtension{}.OpenAPIModelName():                schema_k8sio_apimachinery_pkg_runtime_RawExtension(ref),
+		runtime.TypeMeta{}.OpenAPIModelName():                    schema_k8sio_apimachinery_pkg_runtime_TypeMeta(ref),
+		runtime.Unknown{}.OpenAPIModelName():                     schema_k8sio_apimachinery_pkg_runtime_Unknown(ref),
+		version.Info{}.OpenAPIModelName():                        schema_k8sio_apimachinery_pkg_version_Info(ref),
+		openshift.LocalObjectReference{}.OpenAPIModelName():      schema_pkg_apis_templates_openshift_LocalObjectReference(ref),
+		openshift.ObjectReference{}.OpenAPIModelName():           schema_pkg_apis_templates_openshift_ObjectReference(ref),
+		openshift.Parameter{}.OpenAPIModelName():                 schema_pkg_apis_templates_openshift_Parameter(ref),
+		openshift.Template{}.OpenAPIModelName():                  schema_pkg_apis_templates_openshift_Template(ref),
+		openshift.TemplateInstance{}.OpenAPIModelName():          schema_pkg_apis_templates_openshift_TemplateInstance(ref),
+		openshift.TemplateInstanceCondition{}.OpenAPIModelName(): schema_pkg_apis_templates_openshift_TemplateInstanceCondition(ref),
+		openshift.TemplateInstanceList{}.OpenAPIModelName():      schema_pkg_apis_templates_openshift_TemplateInstanceList(ref),
+		openshift.TemplateInstanceObject{}.OpenAPIModelName():    schema_pkg_apis_templates_openshift_TemplateInstanceObject(ref),
+		openshift.TemplateInstanceRequester{}.OpenAPIModelName(): schema_pkg_apis_templates_openshift_TemplateInstanceRequester(ref),
+		openshift.TemplateInstanceSpec{}.OpenAPIModelName():      schema_pkg_apis_templates_openshift_TemplateInstanceSpec(ref),
+		openshift.TemplateInstanceStatus{}.OpenAPIModelName():    schema_pkg_apis_templates_openshift_TemplateInstanceStatus(ref),
+		openshift.TemplateList{}.OpenAPIModelName():              schema_pkg_apis_templates_openshift_TemplateList(ref),
+		v1alpha1.CustomTransform{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_CustomTransform(ref),
+		v1alpha1.CustomTransformList{}.OpenAPIModelName():        schema_pkg_apis_templates_v1alpha1_CustomTransformList(ref),
+		v1alpha1.CustomTransformSpec{}.OpenAPIModelName():        schema_pkg_apis_templates_v1alpha1_CustomTransformSpec(ref),
+		v1alpha1.CustomTransformStatus{}.OpenAPIModelName():      schema_pkg_apis_templates_v1alpha1_CustomTransformStatus(ref),
+		v1alpha1.Destination{}.OpenAPIModelName():                schema_pkg_apis_templates_v1alpha1_Destination(ref),
+		v1alpha1.JSONValueSchema{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_JSONValueSchema(ref),
+		v1alpha1.List{}.OpenAPIModelName():                       schema_pkg_apis_templates_v1alpha1_List(ref),
+		v1alpha1.Parameter{}.OpenAPIModelName():                  schema_pkg_apis_templates_v1alpha1_Parameter(ref),
+		v1alpha1.ParameterRule{}.OpenAPIModelName():              schema_pkg_apis_templates_v1alpha1_ParameterRule(ref),
+		v1alpha1.ParametersSource{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_ParametersSource(ref),
+		v1alpha1.SecretReference{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_SecretReference(ref),
+		v1alpha1.Template{}.OpenAPIModelName():                   schema_pkg_apis_templates_v1alpha1_Template(ref),
+		v1alpha1.TemplateInstance{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_TemplateInstance(ref),
+		v1alpha1.TemplateInstanceList{}.OpenAPIModelName():       schema_pkg_apis_templates_v1alpha1_TemplateInstanceList(ref),
+		v1alpha1.TemplateInstanceObject{}.OpenAPIModelName():     schema_pkg_apis_templates_v1alpha1_TemplateInstanceObject(ref),
+		v1alpha1.TemplateInstanceRequester{}.OpenAPIModelName():  schema_pkg_apis_templates_v1alpha1_TemplateInstanceRequester(ref),
+		v1alpha1.TemplateInstanceSpec{}.OpenAPIModelName():       schema_pkg_apis_templates_v1alpha1_TemplateInstanceSpec(ref),
+		v1alpha1.TemplateInstanceStatus{}.OpenAPIModelName():     schema_pkg_apis_templates_v1alpha1_TemplateInstanceStatus(ref),
+		v1alpha1.TemplateList{}.OpenAPIModelName():               schema_pkg_apis_templates_v1alpha1_TemplateList(ref),
+		v1alpha1.TemplateParameters{}.OpenAPIModelName():         schema_pkg_apis_templates_v1alpha1_TemplateParameters(ref),
+		v1alpha1.TemplateReference{}.OpenAPIModelName():          schema_pkg_apis_templates_v1alpha1_TemplateReference(ref),
+		v1alpha1.TransformerImport{}.OpenAPIModelName():          schema_pkg_apis_templates_v1alpha1_TransformerImport(ref),
+		v1alpha1.TransformerReference{}.OpenAPIModelName():       schema_pkg_apis_templates_v1alpha1_TransformerReference(ref),
 	}
 }
 
@@ -2792,6 +2801,88 @@ func schema_k8sio_apimachinery_pkg_version_Info(ref common.ReferenceCallback) co
 	}
 }
 
+func schema_pkg_apis_templates_openshift_LocalObjectReference(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "LocalObjectReference names an object of the same namespace.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name of the object.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_templates_openshift_ObjectReference(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ObjectReference references an object, with the fields of Kubernetes' ObjectReference.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "kind of the object.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"namespace": {
+						SchemaProps: spec.SchemaProps{
+							Description: "namespace of the object; empty for a cluster-scoped object.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name of the object.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"uid": {
+						SchemaProps: spec.SchemaProps{
+							Description: "uid of the object.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "apiVersion of the object.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"resourceVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "resourceVersion of the object; not set by Stencil.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"fieldPath": {
+						SchemaProps: spec.SchemaProps{
+							Description: "fieldPath points into the object; not set by Stencil.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_templates_openshift_Parameter(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -2948,6 +3039,337 @@ func schema_pkg_apis_templates_openshift_Template(ref common.ReferenceCallback) 
 		},
 		Dependencies: []string{
 			v1.ObjectMeta{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName(), openshift.Parameter{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_templates_openshift_TemplateInstance(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TemplateInstance is OpenShift's TemplateInstance: a template instantiated with the values of a Secret, as its requester. It is the same stored object as a TemplateInstance of templates.stencil.dev, and the same controller acts on it.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard object metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "spec describes the template to instantiate and the values.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(openshift.TemplateInstanceSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status describes what the controller did.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(openshift.TemplateInstanceStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"spec"},
+			},
+		},
+		Dependencies: []string{
+			v1.ObjectMeta{}.OpenAPIModelName(), openshift.TemplateInstanceSpec{}.OpenAPIModelName(), openshift.TemplateInstanceStatus{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_templates_openshift_TemplateInstanceCondition(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TemplateInstanceCondition is one observation of a TemplateInstance.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"type": {
+						SchemaProps: spec.SchemaProps{
+							Description: "type of the condition: Ready or InstantiateFailure.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status of the condition: True, False or Unknown.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"lastTransitionTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "lastTransitionTime is when the status last changed.",
+							Ref:         ref(v1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"reason": {
+						SchemaProps: spec.SchemaProps{
+							Description: "reason is a brief machine-readable explanation of the last transition.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "message is a human-readable description of the last transition.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"type", "status", "lastTransitionTime", "reason", "message"},
+			},
+		},
+		Dependencies: []string{
+			v1.Time{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_templates_openshift_TemplateInstanceList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TemplateInstanceList is a list of TemplateInstances.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard list metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "items are the TemplateInstances.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(openshift.TemplateInstance{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			v1.ListMeta{}.OpenAPIModelName(), openshift.TemplateInstance{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_templates_openshift_TemplateInstanceObject(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TemplateInstanceObject references an object the instance created.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"ref": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ref references the object.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(openshift.ObjectReference{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			openshift.ObjectReference{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_templates_openshift_TemplateInstanceRequester(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TemplateInstanceRequester is the identity of the user the instance acts as.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"username": {
+						SchemaProps: spec.SchemaProps{
+							Description: "username uniquely identifies the user among all active users.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"uid": {
+						SchemaProps: spec.SchemaProps{
+							Description: "uid identifies the user across time.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"groups": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "groups are the user's groups.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"extra": {
+						SchemaProps: spec.SchemaProps{
+							Description: "extra is further information the authenticator gave.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type: []string{"array"},
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													Type:   []string{"string"},
+													Format: "",
+												},
+											},
+										},
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_templates_openshift_TemplateInstanceSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TemplateInstanceSpec describes the template to instantiate.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"template": {
+						SchemaProps: spec.SchemaProps{
+							Description: "template is a full copy of the template to instantiate.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(openshift.Template{}.OpenAPIModelName()),
+						},
+					},
+					"secret": {
+						SchemaProps: spec.SchemaProps{
+							Description: "secret names a Secret of the namespace whose keys are parameter names and whose values are the parameters' values.",
+							Ref:         ref(openshift.LocalObjectReference{}.OpenAPIModelName()),
+						},
+					},
+					"requester": {
+						SchemaProps: spec.SchemaProps{
+							Description: "requester is the user the objects are created as. The server sets it to the user who creates the instance or changes its spec; a client's value is overwritten.",
+							Ref:         ref(openshift.TemplateInstanceRequester{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"template"},
+			},
+		},
+		Dependencies: []string{
+			openshift.LocalObjectReference{}.OpenAPIModelName(), openshift.Template{}.OpenAPIModelName(), openshift.TemplateInstanceRequester{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_templates_openshift_TemplateInstanceStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TemplateInstanceStatus describes what the controller did.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"conditions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "conditions are Ready (the objects are created and ready) and InstantiateFailure (the last attempt failed; the message says why).",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(openshift.TemplateInstanceCondition{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"objects": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "objects reference the objects the instance created.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(openshift.TemplateInstanceObject{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			openshift.TemplateInstanceCondition{}.OpenAPIModelName(), openshift.TemplateInstanceObject{}.OpenAPIModelName()},
 	}
 }
 

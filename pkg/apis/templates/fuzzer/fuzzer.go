@@ -22,11 +22,13 @@ import (
 	"encoding/json"
 	"fmt"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	runtimeserializer "k8s.io/apimachinery/pkg/runtime/serializer"
 	"sigs.k8s.io/randfill"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/openshift"
 )
 
 // Funcs returns the fuzzer functions of the templates group, for
@@ -43,7 +45,45 @@ var Funcs = func(runtimeserializer.CodecFactory) []interface{} {
 			}
 		},
 		rawObject,
+		instanceSpec,
 	}
+}
+
+// instanceSpec fills a TemplateInstanceSpec whose inline template is, in turn, one that
+// template.openshift.io shows exactly (written as that group writes it), one of Stencil's form
+// (shown converted, its text kept aside), or any raw object.
+func instanceSpec(s *templates.TemplateInstanceSpec, c randfill.Continue) {
+	c.FillNoCustom(s)
+	objects := make([]runtime.RawExtension, c.Intn(3))
+	for i := range objects {
+		rawObject(&objects[i], c)
+	}
+	var (
+		raw []byte
+		err error
+	)
+	switch c.Intn(3) {
+	case 0:
+		raw, err = json.Marshal(&openshift.Template{
+			TypeMeta:   metav1.TypeMeta{APIVersion: openshift.SchemeGroupVersion.String(), Kind: "Template"},
+			ObjectMeta: metav1.ObjectMeta{Name: randomName(c)},
+			Message:    c.String(0),
+			Objects:    objects,
+			Parameters: []openshift.Parameter{{Name: randomName(c), Value: c.String(0), Required: c.Bool()}},
+		})
+	case 1:
+		raw, err = json.Marshal(map[string]interface{}{
+			"apiVersion": "templates.stencil.dev/v1alpha1", "kind": "Template",
+			"metadata": map[string]interface{}{"name": randomName(c)},
+			"objects":  objects, "parameters": []interface{}{map[string]interface{}{"name": randomName(c), "type": "integer"}},
+		})
+	default:
+		return
+	}
+	if err != nil {
+		panic(err)
+	}
+	s.Template = &runtime.RawExtension{Raw: raw}
 }
 
 // rawObject fills a RawExtension as a template holds one: a Kubernetes object (or a

@@ -23,4 +23,6 @@ limitations under the License.
 // the internal Template: the same stored object read and written in OpenShift's form, field for
 // field as OpenShift's API has it. ToInternal and FromInternal convert between the two forms
 // without loss; the legacy spelling "apiVersion: v1, kind: Template" is read as well.
+// TemplateInstance is likewise a served version of the internal TemplateInstance
+// (InstanceToInternal, InstanceFromInternal).
 package openshift

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 )
@@ -51,10 +52,11 @@ func Kind(kind string) schema.GroupKind {
 // AddToScheme registers the OpenShift Template under both spellings, the internal Template as
 // the group's internal version, and the conversions between them.
 func AddToScheme(scheme *runtime.Scheme) error {
-	scheme.AddKnownTypes(SchemeGroupVersion, &Template{}, &TemplateList{})
+	scheme.AddKnownTypes(SchemeGroupVersion, &Template{}, &TemplateList{}, &TemplateInstance{}, &TemplateInstanceList{})
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	scheme.AddKnownTypeWithName(LegacyGroupVersion.WithKind("Template"), &Template{})
-	scheme.AddKnownTypes(InternalGroupVersion, &templates.Template{}, &templates.TemplateList{})
+	scheme.AddKnownTypes(InternalGroupVersion, &templates.Template{}, &templates.TemplateList{},
+		&templates.TemplateInstance{}, &templates.TemplateInstanceList{})
 	for _, f := range []struct {
 		a, b interface{}
 		fn   conversion.ConversionFunc
@@ -92,6 +94,39 @@ func AddToScheme(scheme *runtime.Scheme) error {
 			}
 			return nil
 		}},
+		{(*TemplateInstance)(nil), (*templates.TemplateInstance)(nil), func(a, b interface{}, _ conversion.Scope) error {
+			return decodeTemplateInstance(a.(*TemplateInstance), b.(*templates.TemplateInstance))
+		}},
+		{(*templates.TemplateInstance)(nil), (*TemplateInstance)(nil), func(a, b interface{}, _ conversion.Scope) error {
+			return InstanceFromInternal(a.(*templates.TemplateInstance), b.(*TemplateInstance))
+		}},
+		{(*TemplateInstanceList)(nil), (*templates.TemplateInstanceList)(nil), func(a, b interface{}, _ conversion.Scope) error {
+			in, out := a.(*TemplateInstanceList), b.(*templates.TemplateInstanceList)
+			out.ListMeta, out.Items = in.ListMeta, nil
+			if in.Items != nil {
+				out.Items = make([]templates.TemplateInstance, len(in.Items))
+			}
+			for i := range in.Items {
+				if err := decodeTemplateInstance(&in.Items[i], &out.Items[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{(*templates.TemplateInstanceList)(nil), (*TemplateInstanceList)(nil), func(a, b interface{}, _ conversion.Scope) error {
+			in, out := a.(*templates.TemplateInstanceList), b.(*TemplateInstanceList)
+			out.ListMeta, out.Items = in.ListMeta, nil
+			if in.Items != nil {
+				out.Items = make([]TemplateInstance, len(in.Items))
+			}
+			for i := range in.Items {
+				if err := InstanceFromInternal(&in.Items[i], &out.Items[i]); err != nil {
+					return err
+				}
+				out.Items[i].TypeMeta = metav1.TypeMeta{}
+			}
+			return nil
+		}},
 	} {
 		if err := scheme.AddConversionFunc(f.a, f.b, f.fn); err != nil {
 			return err
@@ -110,4 +145,31 @@ func decodeTemplate(in *Template, out *templates.Template) error {
 		return errs.ToAggregate()
 	}
 	return ToInternal(in, out)
+}
+
+// decodeTemplateInstance is the conversion of a body being decoded; it refuses what v1alpha1's
+// conversion of a TemplateInstance refuses: maps beyond templates.MaxEntries, here also those
+// of the typed spec.template, and numbers Kubernetes cannot read in the inline template.
+func decodeTemplateInstance(in *TemplateInstance, out *templates.TemplateInstance) error {
+	t := &in.Spec.Template
+	counts := append(templates.MetadataEntries(&in.ObjectMeta),
+		templates.EntryCount{Path: "spec.template.metadata.labels", N: len(t.ObjectMeta.Labels)},
+		templates.EntryCount{Path: "spec.template.metadata.annotations", N: len(t.Annotations)},
+		templates.EntryCount{Path: "spec.template.parameters", N: len(t.Parameters)},
+		templates.EntryCount{Path: "spec.template.labels", N: len(t.Labels)})
+	if r := in.Spec.Requester; r != nil {
+		counts = append(counts, templates.EntryCount{Path: "spec.requester.extra", N: len(r.Extra)})
+	}
+	if errs := templates.EntryErrors(counts...); len(errs) > 0 {
+		return errs.ToAggregate()
+	}
+	if err := InstanceToInternal(in, out); err != nil {
+		return err
+	}
+	errs := templates.EntryErrors(templates.EntryCount{Path: "spec.parameters", N: len(out.Spec.Parameters)},
+		templates.EntryCount{Path: "spec.labels", N: len(out.Spec.Labels)}, templates.EntryCount{Path: "spec.properties", N: len(out.Spec.Properties)})
+	if out.Spec.Template != nil {
+		errs = append(errs, templates.NumberErrors(out.Spec.Template.Raw, field.NewPath("spec", "template"))...)
+	}
+	return errs.ToAggregate()
 }

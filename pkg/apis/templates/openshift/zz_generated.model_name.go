@@ -22,6 +22,16 @@ limitations under the License.
 package openshift
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in LocalObjectReference) OpenAPIModelName() string {
+	return "com.github.openshift.api.template.v1.LocalObjectReference"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ObjectReference) OpenAPIModelName() string {
+	return "com.github.openshift.api.template.v1.ObjectReference"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Parameter) OpenAPIModelName() string {
 	return "com.github.openshift.api.template.v1.Parameter"
 }
@@ -29,6 +39,41 @@ func (in Parameter) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Template) OpenAPIModelName() string {
 	return "com.github.openshift.api.template.v1.Template"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateInstance) OpenAPIModelName() string {
+	return "com.github.openshift.api.template.v1.TemplateInstance"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateInstanceCondition) OpenAPIModelName() string {
+	return "com.github.openshift.api.template.v1.TemplateInstanceCondition"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateInstanceList) OpenAPIModelName() string {
+	return "com.github.openshift.api.template.v1.TemplateInstanceList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateInstanceObject) OpenAPIModelName() string {
+	return "com.github.openshift.api.template.v1.TemplateInstanceObject"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateInstanceRequester) OpenAPIModelName() string {
+	return "com.github.openshift.api.template.v1.TemplateInstanceRequester"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateInstanceSpec) OpenAPIModelName() string {
+	return "com.github.openshift.api.template.v1.TemplateInstanceSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateInstanceStatus) OpenAPIModelName() string {
+	return "com.github.openshift.api.template.v1.TemplateInstanceStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

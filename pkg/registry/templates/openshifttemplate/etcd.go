@@ -44,7 +44,7 @@ var _ rest.SingularNameProvider = &REST{}
 
 // NewREST returns the storage of OpenShift's templates, sharing our Templates' storage.
 func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins transform.PluginPolicy) (*REST, error) {
-	strategy := template.NewStrategy(openshiftKindFirst{scheme}, plugins)
+	strategy := template.NewStrategy(KindFirst{scheme}, plugins)
 	store := &genericregistry.Store{
 		NewFunc:                   func() runtime.Object { return &templates.Template{} },
 		NewListFunc:               func() runtime.Object { return &templates.TemplateList{} },
@@ -57,30 +57,33 @@ func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugi
 		DeleteStrategy: strategy,
 		TableConvertor: tableConvertor{},
 	}
-	options := &generic.StoreOptions{RESTOptions: sharedStorage{optsGetter}, AttrFunc: template.GetAttrs}
+	options := &generic.StoreOptions{RESTOptions: SharedStorage{optsGetter}, AttrFunc: template.GetAttrs}
 	if err := store.CompleteWithOptions(options); err != nil {
 		return nil, err
 	}
 	return &REST{registry.NewStore(store, openshift.Kind("Template"))}, nil
 }
 
-// sharedStorage gives OpenShift's templates the storage options of our Templates: the same
-// etcd prefix and the same storage version, so that an object written through either group is
-// the same object.
-type sharedStorage struct{ generic.RESTOptionsGetter }
+// SharedStorage gives each resource of OpenShift's group the storage options of ours of the
+// same name (templates, templateinstances): the same etcd prefix and the same storage version,
+// so that an object written through either group is the same object.
+type SharedStorage struct{ generic.RESTOptionsGetter }
 
-func (s sharedStorage) GetRESTOptions(resource schema.GroupResource, example runtime.Object) (generic.RESTOptions, error) {
-	if resource == openshift.Resource("templates") {
-		resource = templates.Resource("templates")
+// GetRESTOptions returns the options of our resource of the same name.
+func (s SharedStorage) GetRESTOptions(resource schema.GroupResource, example runtime.Object) (generic.RESTOptions, error) {
+	if resource.Group == openshift.GroupName {
+		resource = templates.Resource(resource.Resource)
 	}
 	return s.RESTOptionsGetter.GetRESTOptions(resource, example)
 }
 
-// openshiftKindFirst names the internal Template by OpenShift's group first, so that the
-// errors of this storage say Template.template.openshift.io as OpenShift's do.
-type openshiftKindFirst struct{ runtime.ObjectTyper }
+// KindFirst names an internal type served by both groups by OpenShift's group first, so that
+// the errors of a storage of OpenShift's group say Template.template.openshift.io or
+// TemplateInstance.template.openshift.io as OpenShift's do.
+type KindFirst struct{ runtime.ObjectTyper }
 
-func (t openshiftKindFirst) ObjectKinds(obj runtime.Object) ([]schema.GroupVersionKind, bool, error) {
+// ObjectKinds returns the kinds of obj, OpenShift's first.
+func (t KindFirst) ObjectKinds(obj runtime.Object) ([]schema.GroupVersionKind, bool, error) {
 	kinds, unversioned, err := t.ObjectTyper.ObjectKinds(obj)
 	for i, k := range kinds {
 		if k.Group == openshift.GroupName {
