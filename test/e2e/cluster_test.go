@@ -89,8 +89,8 @@ kind: Policy
 omitStages: [RequestReceived]
 rules:
 - level: Metadata
-  namespaces: [e2e-instances, e2e-instances-local]
-  resources: [{group: "", resources: [configmaps]}]
+  namespaces: [e2e-instances, e2e-instances-local, openshift-compat-instances]
+  resources: [{group: "", resources: [configmaps, secrets]}]
   verbs: [create, patch]
 - level: None
 `

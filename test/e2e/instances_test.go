@@ -308,8 +308,8 @@ func TestTemplateInstanceForbidden(t *testing.T) {
 	mustKubectl(t, "limited", "", "delete", "templateinstance", "shop", "-n", ns, "--timeout=60s")
 }
 
-// auditedAs finds the audit event of the server-side apply that created ConfigMap ns/name and
-// checks who made it, impersonating whom ("" for nobody).
+// auditedAs finds the audit event of the server-side apply that created ConfigMap (or Secret)
+// ns/name and checks who made it, impersonating whom ("" for nobody).
 func auditedAs(ns, name, user, impersonated string) error {
 	data, err := os.ReadFile(env.path("audit.log"))
 	if err != nil {

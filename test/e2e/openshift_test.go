@@ -254,6 +254,7 @@ func TestOpenShiftTemplates(t *testing.T) {
 		!strings.Contains(err.Error(), "Forbidden") {
 		t.Errorf("viewer processed a template: %v %s", err, out)
 	}
+	t.Run("templateinstances", testOpenShiftTemplateInstances)
 }
 
 // sameObjects compares processed objects by meaning, not member order.

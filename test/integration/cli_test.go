@@ -34,7 +34,7 @@ import (
 // stencil runs the CLI against the shared server, as a user with its kubeconfig would.
 func stencil(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
-	cmd := exec.Command(cliBinary, append([]string{"--kubeconfig", filepath.Join(shared.dir, "kubeconfig"), "-n", "cli"}, args...)...)
+	cmd := exec.Command(cliBinary, append([]string{"--kubeconfig", filepath.Join(shared.Dir, "kubeconfig"), "-n", "cli"}, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -90,7 +90,7 @@ func TestHostileInputs(t *testing.T) {
 	if recovered := s.logMentions(t, "Refused a patch that the patch machinery could not apply"); len(recovered) != libraryPanics {
 		t.Errorf("%d patches refused after a library panic, want %d", len(recovered), libraryPanics)
 	}
-	peak := peakRSS(t, s.cmd.Process.Pid)
+	peak := peakRSS(t, s.Pid())
 	if peak > maxServerMemory {
 		t.Errorf("the server's peak resident memory is %d MiB, above %d MiB", peak>>20, maxServerMemory>>20)
 	}

@@ -55,7 +55,7 @@ func TestStarlarkPolicyThroughTheServer(t *testing.T) {
 	s := startTestServer(t, filepath.Join(t.TempDir(), "starlark"), "--starlark-namespaces=scripts", "--starlark-max-steps=100000")
 	ctx := context.Background()
 	recorder := &warningRecorder{}
-	config := rest.CopyConfig(s.config)
+	config := rest.CopyConfig(s.Config)
 	config.WarningHandler = recorder
 	client, err := clientset.NewForConfig(config)
 	if err != nil {

@@ -49,7 +49,7 @@ func (w *warningRecorder) HandleWarningHeader(_ int, _ string, text string) {
 func rawPost(t *testing.T, path string, body []byte) (int, []byte, []string) {
 	t.Helper()
 	recorder := &warningRecorder{}
-	config := rest.CopyConfig(shared.config)
+	config := rest.CopyConfig(shared.Config)
 	config.WarningHandler = recorder
 	cs, err := clientset.NewForConfig(config)
 	if err != nil {

@@ -23,7 +23,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -78,7 +77,7 @@ func (r rawResponse) causes() []string {
 // answers to exactly the bytes it sent.
 func (s *localServer) httpClient(t testing.TB) *http.Client {
 	t.Helper()
-	transport, err := rest.TransportFor(s.config)
+	transport, err := rest.TransportFor(s.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +87,7 @@ func (s *localServer) httpClient(t testing.TB) *http.Client {
 // do sends one request to s. An error means the server gave no answer at all (a panic
 // resets the connection), which the callers count as a failure of the server.
 func (s *localServer) do(ctx context.Context, client *http.Client, method, path, contentType string, body []byte) (rawResponse, error) {
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(s.config.Host, "/")+path, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(s.Config.Host, "/")+path, bytes.NewReader(body))
 	if err != nil {
 		return rawResponse{}, err
 	}
@@ -121,7 +120,7 @@ func (s *localServer) mustDo(t *testing.T, method, path, contentType string, bod
 // logMentions reports the lines of the server's log that contain any of words.
 func (s *localServer) logMentions(t testing.TB, words ...string) []string {
 	t.Helper()
-	log, err := os.ReadFile(filepath.Join(s.dir, "server.log"))
+	log, err := os.ReadFile(s.LogPath())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func TestRestartKeepsTemplates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := first.stop(); err != nil {
+	if err := first.Stop(); err != nil {
 		t.Fatalf("a clean stop on SIGINT exits 0: %v", err)
 	}
 

@@ -73,7 +73,7 @@ func TestTransformerOutputIsBounded(t *testing.T) {
 	}
 	// The requests were refused at the budget, not after building their output: the server
 	// never held anything near the gigabytes they used to take.
-	peak := peakRSS(t, shared.cmd.Process.Pid)
+	peak := peakRSS(t, shared.Pid())
 	if peak > 1<<30 {
 		t.Fatalf("the server's peak resident memory is %d MB", peak>>20)
 	}

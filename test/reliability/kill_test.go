@@ -71,7 +71,7 @@ func TestKill9KeepsAcknowledgedCreates(t *testing.T) {
 			t.Fatalf("round %d: %d of %d creates acknowledged in two minutes", round, count.Load(), settings.acksPerRound)
 		}
 		// The clients are still sending: the kill lands in the middle of creates.
-		if err := s.kill(); err != nil {
+		if err := s.Kill(); err != nil {
 			t.Fatal(err)
 		}
 		wg.Wait()
@@ -97,7 +97,7 @@ func TestKill9KeepsAcknowledgedCreates(t *testing.T) {
 			}
 		}
 		t.Logf("round %d: %d creates acknowledged so far, %d present after SIGKILL and restart (%d stored in all); ready %v after the restart",
-			round, len(acknowledged), len(acknowledged)-len(lost), len(list.Items), s.ready.Round(time.Millisecond))
+			round, len(acknowledged), len(acknowledged)-len(lost), len(list.Items), s.Ready.Round(time.Millisecond))
 		if len(lost) > 0 {
 			t.Fatalf("round %d: %d acknowledged creates lost, such as %v", round, len(lost), lost[:min(len(lost), 5)])
 		}

@@ -50,7 +50,9 @@ func sharedServer(b *testing.B) *server {
 			benchErr = err
 			return
 		}
-		benchServer = &server{dir: dir}
+		if benchServer, benchErr = newServer(dir); benchErr != nil {
+			return
+		}
 		if benchErr = benchServer.start(); benchErr != nil {
 			benchServer.dumpLog(b)
 			return
@@ -80,7 +82,7 @@ func seedLoad(s *server) error {
 	if err := templatesv1.Convert_templates_Template_To_v1alpha1_Template(tpl, &versioned, nil); err != nil {
 		return err
 	}
-	cs, err := clientset.NewForConfig(s.config)
+	cs, err := clientset.NewForConfig(s.Config)
 	if err != nil {
 		return err
 	}

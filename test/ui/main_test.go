@@ -27,20 +27,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/tools/clientcmd"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
-	"stencil.dev/stencil/pkg/netutil"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/test/browser"
+	"stencil.dev/stencil/test/localserver"
 )
 
 // catalogURL is the address `stencil ui` printed, token included; namespace is where the
@@ -74,8 +71,10 @@ func run(m *testing.M) int {
 	stop, err := setUp(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		if log, readErr := os.ReadFile(filepath.Join(dir, "server.log")); readErr == nil {
-			fmt.Fprintf(os.Stderr, "server log:\n%s\n", log)
+		for _, name := range []string{"server.log", "catalog.log"} {
+			if log, readErr := os.ReadFile(filepath.Join(dir, name)); readErr == nil {
+				fmt.Fprintf(os.Stderr, "%s:\n%s\n", name, log)
+			}
 		}
 		if stop != nil {
 			stop()
@@ -89,58 +88,50 @@ func run(m *testing.M) int {
 
 // setUp builds both binaries, starts the server, stores the templates and starts the catalog.
 func setUp(dir string) (func(), error) {
-	server, cli := filepath.Join(dir, "stencil-apiserver"), filepath.Join(dir, "stencil")
-	for pkg, out := range map[string]string{"stencil.dev/stencil/cmd/stencil-apiserver": server, "stencil.dev/stencil/cmd/stencil": cli} {
-		build := exec.Command("go", "build", "-tags", "kustomize_disable_go_plugin_support", "-o", out, pkg)
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return nil, fmt.Errorf("building %s: %v", pkg, err)
-		}
-	}
-	ports, err := netutil.FreeLoopbackPorts(1)
+	binaries, err := localserver.Build(dir, "stencil.dev/stencil/cmd/stencil-apiserver", "stencil.dev/stencil/cmd/stencil")
 	if err != nil {
 		return nil, err
 	}
-	logFile, err := os.Create(filepath.Join(dir, "server.log"))
+	apiserver, err := localserver.New(binaries[0], dir)
 	if err != nil {
-		return nil, err
-	}
-	apiserver := exec.Command(server, "--local", "--local-dir", dir, "--secure-port", strconv.Itoa(ports[0]))
-	apiserver.Stdout, apiserver.Stderr = logFile, logFile
-	if err := apiserver.Start(); err != nil {
 		return nil, err
 	}
 	var catalog *exec.Cmd
 	stop := func() {
-		for _, p := range []*exec.Cmd{catalog, apiserver} {
-			if p != nil && p.Process != nil {
-				_ = p.Process.Signal(syscall.SIGINT)
-				done := make(chan struct{})
-				go func() { _ = p.Wait(); close(done) }()
-				select {
-				case <-done:
-				case <-time.After(30 * time.Second):
-					_ = p.Process.Kill()
-				}
+		if catalog != nil && catalog.Process != nil {
+			_ = catalog.Process.Signal(syscall.SIGINT)
+			done := make(chan struct{})
+			go func() { _ = catalog.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				_ = catalog.Process.Kill()
 			}
 		}
-		logFile.Close()
+		if err := apiserver.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
 	}
-	kubeconfig = filepath.Join(dir, "kubeconfig")
-	cs, err := waitReady(kubeconfig)
+	if err := apiserver.Start(); err != nil {
+		return stop, err
+	}
+	kubeconfig = apiserver.Kubeconfig()
+	if client, err = clientset.NewForConfig(apiserver.Config); err != nil {
+		return stop, err
+	}
+	if err := storeTemplates(client); err != nil {
+		return stop, err
+	}
+	catalogLog, err := os.Create(filepath.Join(dir, "catalog.log"))
 	if err != nil {
 		return stop, err
 	}
-	client = cs
-	if err := storeTemplates(cs); err != nil {
-		return stop, err
-	}
-	catalog = exec.Command(cli, "ui", "--kubeconfig", kubeconfig, "--catalog-namespace", "shared")
+	catalog = exec.Command(binaries[1], "ui", "--kubeconfig", kubeconfig, "--catalog-namespace", "shared")
 	stdout, err := catalog.StdoutPipe()
 	if err != nil {
 		return stop, err
 	}
-	catalog.Stderr = logFile
+	catalog.Stderr = catalogLog
 	if err := catalog.Start(); err != nil {
 		return stop, err
 	}
@@ -153,26 +144,6 @@ func setUp(dir string) (func(), error) {
 		return stop, fmt.Errorf("stencil ui printed no URL on its first line: %q", line)
 	}
 	return stop, nil
-}
-
-func waitReady(kubeconfig string) (clientset.Interface, error) {
-	var cs clientset.Interface
-	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-		if err != nil {
-			return false, nil
-		}
-		client, err := clientset.NewForConfig(config)
-		if err != nil {
-			return false, nil
-		}
-		if body, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); err != nil || string(body) != "ok" {
-			return false, nil
-		}
-		cs = client
-		return true, nil
-	})
-	return cs, err
 }
 
 // sharedTemplates are the real OpenShift templates the catalog must show as they are.

@@ -198,14 +198,17 @@ func objectsToInternal(in []TemplateInstanceObject) []templates.TemplateInstance
 // gives raw back byte for byte. A template of Stencil's form is shown converted, its Stencil
 // fields in its own StencilFieldsAnnotation; one that neither form reads is shown empty.
 func templateOf(raw []byte) (Template, bool) {
-	var head metav1.TypeMeta
-	if err := json.Unmarshal(raw, &head); err != nil || head.Kind != "Template" {
+	// One decoding serves the common case, OpenShift's form; a template of Stencil's form
+	// may not fit OpenShift's fields, so its kind is read on its own.
+	var t Template
+	err := json.Unmarshal(raw, &t)
+	head := t.TypeMeta
+	if err != nil && json.Unmarshal(raw, &head) != nil || head.Kind != "Template" {
 		return Template{}, false
 	}
 	switch head.APIVersion {
 	case SchemeGroupVersion.String(), LegacyGroupVersion.String():
-		var t Template
-		if err := json.Unmarshal(raw, &t); err != nil {
+		if err != nil {
 			return Template{}, false
 		}
 		again, err := json.Marshal(&t)
@@ -214,7 +217,6 @@ func templateOf(raw []byte) (Template, bool) {
 		var (
 			v        v1alpha1.Template
 			internal templates.Template
-			t        Template
 		)
 		if json.Unmarshal(raw, &v) != nil {
 			return Template{}, false

@@ -19,6 +19,8 @@ package openshift
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -27,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 )
 
 const openshiftTemplate = `{"kind":"Template","apiVersion":"template.openshift.io/v1","metadata":{"name":"t"},` +
@@ -175,4 +178,57 @@ func TestDecodeTemplateInstanceRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// benchmarkInstance is an instance of the shared mysql-persistent template as the controller
+// leaves it: inline template, values Secret, Ready with four objects.
+func benchmarkInstance(b *testing.B) *templates.TemplateInstance {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "process", "testdata", "mysql-persistent.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var typed Template
+	if err := json.Unmarshal(raw, &typed); err != nil {
+		b.Fatal(err)
+	}
+	if raw, err = json.Marshal(&typed); err != nil {
+		b.Fatal(err)
+	}
+	ti := &templates.TemplateInstance{Spec: templates.TemplateInstanceSpec{Template: &runtime.RawExtension{Raw: raw},
+		ParametersFrom: []templates.ParametersSource{{SecretRef: &templates.SecretReference{Name: "values"}}}}}
+	ti.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: "True", Reason: "Ready"}, {Type: "Progressing", Status: "False", Reason: "Applied"}}
+	for _, kind := range []string{"Secret", "Service", "PersistentVolumeClaim", "Deployment"} {
+		ti.Status.Objects = append(ti.Status.Objects, templates.TemplateInstanceObject{APIVersion: "v1", Kind: kind, Name: "mysql", Ready: true})
+	}
+	return ti
+}
+
+// BenchmarkInstanceFromInternal measures what a read through template.openshift.io costs
+// (conversion and JSON) beside the same read through templates.stencil.dev, the baseline.
+func BenchmarkInstanceFromInternal(b *testing.B) {
+	ti := benchmarkInstance(b)
+	b.Run("v1alpha1", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var out v1alpha1.TemplateInstance
+			if err := v1alpha1.Convert_templates_TemplateInstance_To_v1alpha1_TemplateInstance(ti, &out, nil); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := json.Marshal(&out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("openshift", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var out TemplateInstance
+			if err := InstanceFromInternal(ti, &out); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := json.Marshal(&out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
