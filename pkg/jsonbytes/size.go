@@ -90,24 +90,28 @@ func (s *sizer) value(v any) {
 // \ufffd, an upper bound whichever way the encoder handles it.
 func quotedSize(s string) int {
 	n := len(s) + 2
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf:
-			i++
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				n += 5
-			}
-			i += size
-		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
-			n++
-			i++
-		default:
-			n += 5 // \u00XX
-			i++
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < utf8.RuneSelf {
+			n += int(escapeExtra[c])
+			continue
 		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			n += 5
+		}
+		i += size - 1
 	}
 	return n
 }
+
+// escapeExtra is what each ASCII byte adds to a string's length when quoted: one for the
+// short escapes (\" \\ \b \f \n \r \t), five for the other control characters (\u00XX).
+var escapeExtra = func() (extra [utf8.RuneSelf]uint8) {
+	for c := range 0x20 {
+		extra[c] = 5
+	}
+	for _, c := range []byte{'"', '\\', '\b', '\f', '\n', '\r', '\t'} {
+		extra[c] = 1
+	}
+	return extra
+}()

@@ -43,7 +43,7 @@ func (c Compacted) YAML() ([]byte, error) {
 	if len(c) == 0 {
 		return nil, fmt.Errorf("no JSON value")
 	}
-	w := yamlWriter{src: c, out: make([]byte, 0, len(c)+len(c)/4)}
+	w := yamlWriter{src: c, out: make([]byte, 0, len(c)+len(c)/2)} // a List is about 1.3 times as long in YAML
 	end := w.value(0, 0, contextTop)
 	if end != len(c) {
 		return nil, fmt.Errorf("trailing data after the JSON value")

@@ -136,24 +136,41 @@ func RawNumberErrors(lists ...RawList) field.ErrorList {
 
 // mayHoldUnfitNumber reports whether raw may hold a number NumberFits refuses, which has an
 // exponent or more than 308 digits. It looks at bytes, not tokens: a string such as "sha:1e5"
-// answers true as well, and NumberErrors' walk decides. Most objects have neither, and this
-// loop costs a fifth of that walk.
+// answers true as well, and NumberErrors' walk decides. Most values have neither, and this
+// costs a few percent of that walk: an exponent is an "e" or "E" after a digit, found by
+// bytes.IndexByte, and a run of over 308 digits covers one of every 300 bytes.
 func mayHoldUnfitNumber(raw []byte) bool {
-	digits := 0 // the length of the run of digits and points that ends here
-	for _, c := range raw {
-		switch {
-		case c >= '0' && c <= '9' || c == '.':
-			if digits++; digits > 308 {
+	for _, e := range [...]byte{'e', 'E'} {
+		for i := 0; ; i++ {
+			j := bytes.IndexByte(raw[i:], e)
+			if j < 0 {
+				break
+			}
+			if i += j; i > 0 && isDigitOrPoint(raw[i-1]) {
 				return true
 			}
-		case (c == 'e' || c == 'E') && digits > 0:
-			return true // in a number, an exponent follows a digit
-		default:
-			digits = 0
 		}
+	}
+	for i := 0; i < len(raw); i += 300 {
+		if !isDigitOrPoint(raw[i]) {
+			continue
+		}
+		start, end := i, i
+		for start > 0 && isDigitOrPoint(raw[start-1]) {
+			start--
+		}
+		for end < len(raw) && isDigitOrPoint(raw[end]) {
+			end++
+		}
+		if end-start > 308 {
+			return true
+		}
+		i = end // on past the run, so that no run is walked twice
 	}
 	return false
 }
+
+func isDigitOrPoint(c byte) bool { return c >= '0' && c <= '9' || c == '.' }
 
 // numberFrame is one open object or array around the number being read.
 type numberFrame struct {

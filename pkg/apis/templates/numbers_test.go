@@ -105,3 +105,16 @@ func TestRawNumberErrorsAreBounded(t *testing.T) {
 		t.Fatalf("first error at %s", errs[0].Field)
 	}
 }
+
+// TestMayHoldUnfitNumber checks the pre-check against NumberErrors on values whose long
+// runs of digits fall anywhere against its 300-byte stride.
+func TestMayHoldUnfitNumber(t *testing.T) {
+	for pad := 0; pad < 620; pad += 7 {
+		for _, n := range []string{strings.Repeat("9", 309), strings.Repeat("9", 308), "1" + strings.Repeat("0", 310) + ".5", "2e400", "7"} {
+			raw := []byte(`{"` + strings.Repeat("a", pad) + `":[` + n + `,` + strings.Repeat("1", pad%300) + `]}`)
+			if len(NumberErrors(raw, nil)) > 0 && !mayHoldUnfitNumber(raw) {
+				t.Errorf("pad %d, %.20s...: the pre-check passes a value NumberErrors refuses", pad, n)
+			}
+		}
+	}
+}
