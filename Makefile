@@ -21,6 +21,10 @@ IMAGE_DIR ?= $(OUTPUT)/image
 IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 # How long `make test` fuzzes each target; a longer hunt: make fuzz FUZZTIME=10m
 FUZZTIME  ?= 15s
+# How long one suite may run. A test binary's clock also counts the builds the suite makes
+# itself (make image in test/release, the binaries of test/e2e), which take minutes on a
+# fresh machine with an empty Go build cache; go test's default of 10 minutes is too short there.
+SUITE_TIMEOUT ?= 40m
 # Requests per load benchmark of the reliability suite (`make soak` sends more).
 RELIABILITY_REQUESTS ?= 400
 RELIABILITY_TIMEOUT  ?= 10m
@@ -59,16 +63,16 @@ unit:
 	$(GO) test $(GOFLAGS_TAGS) -race ./pkg/... ./cmd/...
 
 integration:
-	$(GO) test $(GOFLAGS_TAGS) ./test/integration/...
+	$(GO) test $(GOFLAGS_TAGS) -timeout $(SUITE_TIMEOUT) ./test/integration/...
 
 ## ui: `stencil ui` driven by headless Chromium (installed by hack/install-chromium.sh when missing); screenshots in _output/ui-screenshots
 ui:
 	hack/install-chromium.sh
-	$(GO) test $(GOFLAGS_TAGS) -count=1 -v ./test/ui/... 2>&1 | grep -E '^(=== RUN|--- |\s+\S+_test.go|ok|FAIL|PASS|panic)'; exit $${PIPESTATUS[0]}
+	$(GO) test $(GOFLAGS_TAGS) -count=1 -v -timeout $(SUITE_TIMEOUT) ./test/ui/... 2>&1 | grep -E '^(=== RUN|--- |\s+\S+_test.go|ok|FAIL|PASS|panic)'; exit $${PIPESTATUS[0]}
 
 ## release: what make build and make image produce (version stamp, static binary, image config)
 release:
-	$(GO) test $(GOFLAGS_TAGS) ./test/release/...
+	$(GO) test $(GOFLAGS_TAGS) -timeout $(SUITE_TIMEOUT) ./test/release/...
 
 ## reliability: load (16 and 64 clients), kill -9 under creates, etcd paused; the figures are in its output
 reliability:
@@ -87,7 +91,7 @@ e2e-binaries:
 ## e2e: etcd, kube-apiserver and kubectl v1.37.1 built from pinned modules (cached in _output/bin)
 e2e: e2e-binaries
 	hack/install-chromium.sh
-	$(GO) test $(GOFLAGS_TAGS) -count=1 -v ./test/e2e/... 2>&1 | grep -E -v '^\s*$$' | grep -E '^(=== RUN|--- |\s+\S+_test.go|ok|FAIL|PASS|e2e:|panic)' ; exit $${PIPESTATUS[0]}
+	$(GO) test $(GOFLAGS_TAGS) -count=1 -v -timeout $(SUITE_TIMEOUT) ./test/e2e/... 2>&1 | grep -E -v '^\s*$$' | grep -E '^(=== RUN|--- |\s+\S+_test.go|ok|FAIL|PASS|e2e:|panic)' ; exit $${PIPESTATUS[0]}
 
 fuzz:
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzProcess$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/process

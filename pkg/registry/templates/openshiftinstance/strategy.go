@@ -28,6 +28,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
+	"stencil.dev/stencil/pkg/apis/templates/validation"
 )
 
 // instanceStrategy is what our TemplateInstances' strategy implements.
@@ -69,7 +70,8 @@ func (s strategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) f
 }
 
 // openshiftPaths renames the fields of errs that an OpenShift client wrote under another name:
-// the last parametersFrom source is spec.secret, and a missing template is spec.template's.
+// the last parametersFrom source is spec.secret, and a missing template is spec.template's;
+// the list is then ordered by the new names, as every 422 of ours is.
 func openshiftPaths(obj runtime.Object, errs field.ErrorList) field.ErrorList {
 	ti := obj.(*templates.TemplateInstance)
 	secret := fmt.Sprintf("spec.parametersFrom[%d].secretRef", len(ti.Spec.ParametersFrom)-1)
@@ -81,5 +83,5 @@ func openshiftPaths(obj runtime.Object, errs field.ErrorList) field.ErrorList {
 			e.Field = "spec.template"
 		}
 	}
-	return errs
+	return validation.SortByField(errs)
 }
