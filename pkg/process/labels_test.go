@@ -144,10 +144,14 @@ func TestCallerLabelsWinAndAreValidated(t *testing.T) {
 }
 
 // TestPlainLabelsAreWhatValidateLabelsAccepts checks the shortcut of validateLabels against
-// the API's label checks: for keys without a prefix and for values, plain means valid.
+// the API's label checks: for keys, with a prefix or without, and for values, plain means
+// valid.
 func TestPlainLabelsAreWhatValidateLabelsAccepts(t *testing.T) {
 	alphabet := []string{"a", "Z", "0", "-", "_", ".", "/", " ", "é", "$"}
-	parts := []string{"", strings.Repeat("a", 63), strings.Repeat("a", 64), "a" + strings.Repeat("-", 61) + "b"}
+	parts := []string{"", strings.Repeat("a", 63), strings.Repeat("a", 64), "a" + strings.Repeat("-", 61) + "b",
+		"app.openshift.io/runtime", "a-b.c0/d", "a.-b/c", "a-.b/c", "a..b/c", ".a/b", "a./b", "A.b/c", "a_b/c", "a/b/c",
+		"a/", "/a", "a.b/-c", strings.Repeat("a", 253) + "/b", strings.Repeat("a", 254) + "/b",
+		strings.Repeat("a.", 126) + "a/b", "a/" + strings.Repeat("b", 64)}
 	var grow func(prefix string, n int)
 	grow = func(prefix string, n int) {
 		parts = append(parts, prefix)
@@ -165,6 +169,9 @@ func TestPlainLabelsAreWhatValidateLabelsAccepts(t *testing.T) {
 		valueErrs := validation.IsValidLabelValue(s)
 		if !strings.Contains(s, "/") && plainLabelPart(s, false) != (len(keyErrs) == 0) {
 			t.Errorf("key %q: plain %v, ValidateLabelName %v", s, plainLabelPart(s, false), keyErrs)
+		}
+		if plainLabelKey(s) != (len(keyErrs) == 0) {
+			t.Errorf("key %q: plain key %v, ValidateLabelName %v", s, plainLabelKey(s), keyErrs)
 		}
 		if plainLabelPart(s, true) != (len(valueErrs) == 0) {
 			t.Errorf("value %q: plain %v, IsValidLabelValue %v", s, plainLabelPart(s, true), valueErrs)
