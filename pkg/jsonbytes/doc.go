@@ -24,8 +24,12 @@ limitations under the License.
 //     handling, and write JSON strings (AppendQuoted). The engine splits and copies object bytes
 //     with them and never builds a tree.
 //   - trees: DecodeObjects builds the tree encoding/json builds with UseNumber (maps, slices,
-//     json.Number), EncodeObjects writes it back with sorted keys, and CopyObjects copies it.
-//     The transformers edit these trees.
+//     json.Number) from the engine's objects, DecodeObject from JSON of any origin,
+//     EncodeObjects writes it back with sorted keys, and CopyObjects copies it. The
+//     transformers edit these trees.
 //
-// ToYAML writes JSON as YAML for people to read, keeping member order and exact numbers.
+// ToYAML writes JSON as YAML for people to read, keeping member order and exact numbers, and
+// Indent indents it as encoding/json does. Both check what they are given; the methods of
+// Compacted write JSON known to be valid and compact (the engine's and the encoder's) without
+// checking it again.
 package jsonbytes
