@@ -71,14 +71,15 @@ func writeOutput(w io.Writer, out []byte, format string) error {
 	return err
 }
 
-// printParameters writes the parameters as a table, as oc process --parameters does. A secret
-// parameter's default is masked unless showSecrets: a terminal's scrollback and a CI log are
-// not places for it. Its generator input is no secret and shows.
-func printParameters(w io.Writer, params []templates.Parameter, showSecrets bool) error {
+// printParameters writes the template's parameters as a table, as oc process --parameters
+// does, then its rules, which are part of what a value must satisfy. A secret parameter's
+// default is masked unless showSecrets: a terminal's scrollback and a CI log are not places
+// for it. Its generator input is no secret and shows.
+func printParameters(w io.Writer, t *templates.Template, showSecrets bool) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tDESCRIPTION\tGENERATOR\tVALUE\tREQUIRED")
 	oneLine := strings.NewReplacer("\r\n", " ", "\n", " ", "\t", " ")
-	for _, p := range params {
+	for _, p := range t.Parameters {
 		value := p.Value
 		switch {
 		case value == "" && p.Generate != "":
@@ -87,6 +88,12 @@ func printParameters(w io.Writer, params []templates.Parameter, showSecrets bool
 			value = "<secret>"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%t\n", p.Name, oneLine.Replace(p.Description), p.Generate, oneLine.Replace(value), p.Required)
+	}
+	if len(t.Rules) > 0 {
+		fmt.Fprintln(tw, "\nRULE\tMESSAGE\tFIELD")
+		for _, r := range t.Rules {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", oneLine.Replace(r.Rule), oneLine.Replace(r.Message), r.FieldPath)
+		}
 	}
 	return tw.Flush()
 }

@@ -44,7 +44,8 @@ func NewParametersCommand(config *genericclioptions.ConfigFlags, streams IOStrea
 		Short: "List the parameters of a template",
 		Long: "List the parameters of a stored template, or of the template in a file, with their\n" +
 			"descriptions, generators, default values and whether they are required. The value of a\n" +
-			"secret parameter shows as <secret> unless --show-secrets is given.\n\n" +
+			"secret parameter shows as <secret> unless --show-secrets is given. The template's rules,\n" +
+			"which values must satisfy together, follow the table.\n\n" +
 			"-o json-schema prints the parameters as the JSON Schema (draft 2020-12) that forms and\n" +
 			"validators read: the server's templates/NAME/schema for a stored template, the same\n" +
 			"document made here for a file. It never holds a secret parameter's default.",

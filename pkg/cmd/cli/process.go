@@ -153,11 +153,11 @@ func (o *ProcessOptions) Validate(args []string) error {
 // Run processes the template and prints the List, or writes one file per destination.
 func (o *ProcessOptions) Run() error {
 	if o.ShowParameters {
-		params, err := o.parameters()
+		t, err := o.parametersOf()
 		if err != nil {
 			return err
 		}
-		return printParameters(o.streams.Out, params, o.ShowSecrets)
+		return printParameters(o.streams.Out, t, o.ShowSecrets)
 	}
 	req, err := o.request()
 	if err != nil {
@@ -189,20 +189,13 @@ func (o *ProcessOptions) Run() error {
 	return printList(o.streams.Out, list, o.Output)
 }
 
-// parameters returns the parameters of the template, stored or in the file.
-func (o *ProcessOptions) parameters() ([]templates.Parameter, error) {
+// parametersOf returns the template whose parameters are listed, stored or in the file.
+func (o *ProcessOptions) parametersOf() (*templates.Template, error) {
 	if o.Name != "" {
-		t, err := o.getStored(o.Name)
-		if err != nil {
-			return nil, err
-		}
-		return t.Parameters, nil
+		return o.getStored(o.Name)
 	}
 	t, _, err := o.decodeTemplateFile()
-	if err != nil {
-		return nil, err
-	}
-	return t.Parameters, nil
+	return t, err
 }
 
 // decodeTemplateFile reads the template of the first -f.

@@ -300,3 +300,22 @@ func TestParametersMaskSecrets(t *testing.T) {
 		t.Errorf("--show-secrets must print the value:\n%s", stdout)
 	}
 }
+
+func TestParametersTableShowsRules(t *testing.T) {
+	tmpl := `{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","metadata":{"name":"ruled"},
+		"parameters":[{"name":"MIN","type":"int","value":"1"},{"name":"MAX","type":"int","value":"3"}],
+		"rules":[{"rule":"params.MIN <= params.MAX","message":"MIN must not exceed MAX","fieldPath":"MIN"}],
+		"objects":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"min":"${MIN}"}}]}`
+	stdout, stderr, code := run(t, tmpl, "parameters", "-f", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 6 || lines[3] != "" {
+		t.Fatalf("want 2 parameters, a blank line and 1 rule, got:\n%s", stdout)
+	}
+	if !regexp.MustCompile(`^RULE\s+MESSAGE\s+FIELD$`).MatchString(lines[4]) ||
+		!regexp.MustCompile(`^params\.MIN <= params\.MAX\s+MIN must not exceed MAX\s+MIN$`).MatchString(lines[5]) {
+		t.Errorf("rules table:\n%s", strings.Join(lines[4:], "\n"))
+	}
+}
