@@ -129,12 +129,19 @@ func (s *scanner) skipValue(depth int) error {
 	return nil
 }
 
+// containerByte marks the bytes skipContainer acts on: one table lookup passes the others.
+var containerByte = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true}
+
 // skipContainer moves past the object or array at the scanner. Brackets are matched by
 // depth only; the reader of the value checks that they pair up. It works on locals, not on the
 // scanner, because it runs over every byte of a template's objects.
 func (s *scanner) skipContainer(depth int) error {
 	b, i, open := s.b, s.i, 0
 	for i < len(b) {
+		if !containerByte[b[i]] { // spaces, names' colons, commas, numbers and literals
+			i++
+			continue
+		}
 		switch b[i] {
 		case '"':
 			end, ok := stringEnd(b, i)
