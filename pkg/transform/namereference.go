@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // This file is Stencil's name-reference table and the fix-up that follows a rename, the
@@ -123,8 +124,10 @@ var otherRefs = [][5]string{
 	{"admissionregistration.k8s.io", "ValidatingAdmissionPolicy", "admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding", "spec/policyName"},
 }
 
-// nameRefsByKind indexes the table by referrer kind.
-var nameRefsByKind = func() map[string][]nameRef {
+// nameRefsByKind indexes the table by referrer kind. It is built the first time a rename
+// needs it, not when the package initialises: parsing its field specs is a quarter of the
+// package initialisation that every stencil command pays.
+var nameRefsByKind = sync.OnceValue(func() map[string][]nameRef {
 	byKind := map[string][]nameRef{}
 	add := func(target gvkMatcher, group, kind, path string) {
 		spec := mustFieldSpecs(FieldSpec{Group: group, Kind: kind, Path: path})[0]
@@ -141,7 +144,7 @@ var nameRefsByKind = func() map[string][]nameRef {
 		add(gvkMatcher{group: r[0], kind: r[1]}, r[2], r[3], r[4])
 	}
 	return byKind
-}()
+})
 
 // resourcePlurals are the RBAC resource names of the kinds referred to from rules.
 var resourcePlurals = map[string]string{"ConfigMap": "configmaps", "Secret": "secrets", "PersistentVolume": "persistentvolumes"}
@@ -184,8 +187,9 @@ func fixNameReferences(objects []Object, renames []rename) error {
 		id := objectGVK(obj)
 		refs, ok := relevant[id.kind]
 		if !ok {
-			for i := range nameRefsByKind[id.kind] {
-				if ref := &nameRefsByKind[id.kind][i]; renamedKinds[ref.target] {
+			byKind := nameRefsByKind()[id.kind]
+			for i := range byKind {
+				if ref := &byKind[i]; renamedKinds[ref.target] {
 					refs = append(refs, ref)
 				}
 			}
