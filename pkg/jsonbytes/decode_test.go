@@ -21,6 +21,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 func TestCodecRoundTrip(t *testing.T) {
@@ -101,4 +103,16 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("round trip: %v\n%s", err, enc[0])
 		}
 	})
+}
+
+// TestEncodeStrings checks the encoder's strings against jsontext.AppendQuote, which it
+// leaves only the plain ones: the same bytes for each, and an error for invalid UTF-8.
+func TestEncodeStrings(t *testing.T) {
+	for _, s := range []string{"", "plain", "<&> ~\x7f", "quote \" backslash \\", "\n\t\x00\x1f", "é ✓", "bad \xff"} {
+		got, gotErr := appendString(nil, s)
+		want, wantErr := jsontext.AppendQuote(nil, s)
+		if string(got) != string(want) || (gotErr == nil) != (wantErr == nil) {
+			t.Errorf("%q: %s (%v), want %s (%v)", s, got, gotErr, want, wantErr)
+		}
+	}
 }

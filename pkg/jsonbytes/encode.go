@@ -22,6 +22,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -66,7 +67,7 @@ func (e *encoder) value(v any) error {
 	case nil:
 		e.buf = append(e.buf, "null"...)
 	case string:
-		e.buf, err = jsontext.AppendQuote(e.buf, v)
+		e.buf, err = appendString(e.buf, v)
 	case json.Number:
 		if v == "" {
 			v = "0"
@@ -87,7 +88,7 @@ func (e *encoder) value(v any) error {
 			}
 			// e.keys may be reallocated by the recursion, so it is indexed each time.
 			k := e.keys[i]
-			if e.buf, err = jsontext.AppendQuote(e.buf, k); err != nil {
+			if e.buf, err = appendString(e.buf, k); err != nil {
 				return err
 			}
 			e.buf = append(e.buf, ':')
@@ -125,4 +126,18 @@ func (e *encoder) value(v any) error {
 		e.buf = append(e.buf, raw...)
 	}
 	return err
+}
+
+// appendString appends s quoted as jsontext.AppendQuote does, which refuses invalid UTF-8.
+// Strings of printable ASCII without quotes or backslashes, nearly all of an object's, need
+// no escape and are copied as they are, at a table lookup a byte.
+func appendString(dst []byte, s string) ([]byte, error) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || escapeExtra[c] != 0 {
+			return jsontext.AppendQuote(dst, s)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"'), nil
 }
