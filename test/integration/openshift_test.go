@@ -167,8 +167,10 @@ func TestOpenShiftTemplatesGroup(t *testing.T) {
 	if strings.Join(listed, ",") != "processedtemplates,templateinstances,templateinstances/status,templates" {
 		t.Errorf("resources %v", listed)
 	}
+	// The server started, so the operation IDs of both groups' kinds are unique.
 	if status, body = rawCall(t, rc, "GET", "/openapi/v3/apis/template.openshift.io/v1", "", "", nil); status != http.StatusOK ||
-		!strings.Contains(string(body), "com.github.openshift.api.template.v1.Template") {
+		!strings.Contains(string(body), `"com.github.openshift.api.template.v1.Template"`) ||
+		!strings.Contains(string(body), `"com.github.openshift.api.template.v1.TemplateInstance"`) {
 		t.Errorf("openapi v3: %d", status)
 	}
 }

@@ -104,13 +104,19 @@ func FromInternal(in *templates.Template, out *Template) error {
 	if err != nil {
 		return fmt.Errorf("cannot write the fields OpenShift's Template has not: %v", err)
 	}
-	annotations := make(map[string]string, len(in.Annotations)+1)
-	for k, v := range in.Annotations {
-		annotations[k] = v
-	}
-	annotations[StencilFieldsAnnotation] = string(value)
-	out.Annotations = annotations
+	out.Annotations = withStencilFields(in.Annotations, value)
 	return nil
+}
+
+// withStencilFields returns a copy of annotations with StencilFieldsAnnotation set to value:
+// the object being converted keeps its own map.
+func withStencilFields(annotations map[string]string, value []byte) map[string]string {
+	out := make(map[string]string, len(annotations)+1)
+	for k, v := range annotations {
+		out[k] = v
+	}
+	out[StencilFieldsAnnotation] = string(value)
+	return out
 }
 
 // ToInternal reads an OpenShift Template into the internal Template: one of OpenShift's

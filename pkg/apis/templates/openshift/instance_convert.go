@@ -115,12 +115,7 @@ func InstanceFromInternal(in *templates.TemplateInstance, out *TemplateInstance)
 	if err != nil {
 		return fmt.Errorf("cannot write the fields OpenShift's TemplateInstance has not: %v", err)
 	}
-	annotations := make(map[string]string, len(in.Annotations)+1)
-	for k, v := range in.Annotations {
-		annotations[k] = v
-	}
-	annotations[StencilFieldsAnnotation] = string(value)
-	out.Annotations = annotations
+	out.Annotations = withStencilFields(in.Annotations, value)
 	return nil
 }
 
