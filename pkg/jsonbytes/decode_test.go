@@ -102,6 +102,12 @@ func FuzzDecode(f *testing.F) {
 		if err != nil || !reflect.DeepEqual(again, obj) {
 			t.Fatalf("round trip: %v\n%s", err, enc[0])
 		}
+		// DecodedSize's claim: compact JSON without escapes is as long as its tree's encoding.
+		if compact, err := Compact(raw); err == nil && bytes.Equal(compact, raw) {
+			if n, ok := DecodedSize([]json.RawMessage{raw}); ok && (n != EncodedSize(obj, 0) || n != len(enc[0])) {
+				t.Fatalf("DecodedSize %d, EncodedSize %d, encoded %d: %s", n, EncodedSize(obj, 0), len(enc[0]), raw)
+			}
+		}
 	})
 }
 
@@ -114,5 +120,25 @@ func TestEncodeStrings(t *testing.T) {
 		if string(got) != string(want) || (gotErr == nil) != (wantErr == nil) {
 			t.Errorf("%q: %s (%v), want %s (%v)", s, got, gotErr, want, wantErr)
 		}
+	}
+}
+
+// TestDecodedSize checks DecodedSize against the trees' measured size, and that it declines
+// objects with escapes, whose encoding may be shorter.
+func TestDecodedSize(t *testing.T) {
+	raws := []json.RawMessage{
+		json.RawMessage(`{"b":[1,-2.50,1E3,true,null,{}],"a":"é <&> ~","c":{"z":[],"y":""}}`),
+		json.RawMessage(`{"kind":"List","items":[{"name":"x"}]}`),
+	}
+	objs, err := DecodeObjects(raws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, ok := DecodedSize(raws)
+	if want := EncodedSize(objs[0], 0) + EncodedSize(objs[1], 0); !ok || n != want {
+		t.Errorf("DecodedSize %d %v, measured %d", n, ok, want)
+	}
+	if _, ok := DecodedSize([]json.RawMessage{json.RawMessage(`{"a":"\u00e9"}`)}); ok {
+		t.Error("an escape is not declined")
 	}
 }

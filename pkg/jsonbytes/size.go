@@ -17,6 +17,7 @@ limitations under the License.
 package jsonbytes
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strconv"
@@ -35,6 +36,22 @@ func EncodedSize(v any, limit int) int {
 	s := sizer{limit: limit}
 	s.value(v)
 	return s.n
+}
+
+// DecodedSize returns what EncodedSize reports, summed, for the trees DecodeObjects makes of
+// raws, when that is known without them: compact objects without a duplicate name (as the
+// engine writes them) in which no string holds an escape are exactly as long as the encoder
+// writes their trees, whose keys it sorts and whose strings need no escape either. It
+// reports false when some raw holds a backslash.
+func DecodedSize(raws []json.RawMessage) (int, bool) {
+	n := 0
+	for _, raw := range raws {
+		if bytes.IndexByte(raw, '\\') >= 0 {
+			return 0, false
+		}
+		n += len(raw)
+	}
+	return n, true
 }
 
 type sizer struct {

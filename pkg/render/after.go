@@ -71,6 +71,9 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage) (o
 		return outcome{}, err
 	}
 	ctx := transform.NewContext(request, a.maxBytes).SetLimits(a.limits).SetBuildSlots(a.buildSlots)
+	if size, known := jsonbytes.DecodedSize(objects); known {
+		ctx.SetEncodedSize(size)
+	}
 	if a.pipeline != nil {
 		if decoded, err = a.pipeline.Transform(ctx, decoded); err != nil {
 			var te *transform.Error

@@ -214,7 +214,7 @@ func kindError(path *field.Path, apiVersion, kind, why string) *field.Error {
 // pipeline between steps, and inside the steps that go through every object.
 func (p *Pipeline) Transform(ctx *Context, objects []Object) ([]Object, error) {
 	observe := ctx.stepObserver()
-	if len(p.steps) > 0 && ctx.maxBytes > 0 {
+	if len(p.steps) > 0 && ctx.maxBytes > 0 && !ctx.sized {
 		// The engine held its output to the same budget, so this only sets the starting size;
 		// objects already past it fail in the first step that adds to them.
 		_ = ctx.measure(objects)
