@@ -46,8 +46,7 @@ func init() {
 	if err := confine(spec); err != nil {
 		fail("%v", err)
 	}
-	err := unix.Exec(spec.Path, append([]string{spec.Path}, spec.Args...), spec.Env)
-	fail("cannot execute the plugin: %v", err)
+	execLimited(spec)
 }
 
 // fail ends the shim; 126 is the shell's "found but cannot execute".
@@ -56,23 +55,9 @@ func fail(format string, args ...any) {
 	os.Exit(126)
 }
 
-// confine applies the rlimits, Landlock and the plugin's user to the calling thread.
+// confine applies Landlock and the plugin's user to the calling thread; execLimited sets the
+// rlimits after it.
 func confine(spec Spec) error {
-	for _, l := range []struct {
-		resource int
-		value    uint64
-	}{
-		{unix.RLIMIT_CPU, spec.CPUSeconds}, {unix.RLIMIT_AS, spec.AddressSpaceBytes},
-		{unix.RLIMIT_NOFILE, spec.OpenFiles}, {unix.RLIMIT_NPROC, spec.Processes},
-		{unix.RLIMIT_CORE, 0},
-	} {
-		if l.value == 0 && l.resource != unix.RLIMIT_CORE {
-			continue
-		}
-		if err := unix.Setrlimit(l.resource, &unix.Rlimit{Cur: l.value, Max: l.value}); err != nil {
-			return fmt.Errorf("setting rlimit %d: %v", l.resource, err)
-		}
-	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs: %v", err)
 	}
@@ -94,6 +79,71 @@ func confine(spec Spec) error {
 		}
 	}
 	return nil
+}
+
+// execLimited sets the rlimits and executes the plugin, allocating nothing in between: the
+// limits are the whole process's, and a Go runtime that needs a new span once RLIMIT_AS is set
+// dies of ENOMEM when its address space already passes the limit, as the race detector's
+// shadow memory always does. Everything execve needs is made first.
+func execLimited(spec Spec) {
+	path, err := unix.BytePtrFromString(spec.Path)
+	if err != nil {
+		fail("cannot execute the plugin: %v", err)
+	}
+	argv, err := cStrings(append([]string{spec.Path}, spec.Args...))
+	if err != nil {
+		fail("cannot execute the plugin: %v", err)
+	}
+	envv, err := cStrings(spec.Env)
+	if err != nil {
+		fail("cannot execute the plugin: %v", err)
+	}
+	type limit struct {
+		resource uintptr
+		value    unix.Rlimit
+	}
+	limits := make([]limit, 0, 5)
+	for _, l := range []struct {
+		resource uintptr
+		value    uint64
+	}{
+		{unix.RLIMIT_CPU, spec.CPUSeconds}, {unix.RLIMIT_AS, spec.AddressSpaceBytes},
+		{unix.RLIMIT_NOFILE, spec.OpenFiles}, {unix.RLIMIT_NPROC, spec.Processes},
+		{unix.RLIMIT_CORE, 0},
+	} {
+		if l.value != 0 || l.resource == unix.RLIMIT_CORE {
+			limits = append(limits, limit{l.resource, unix.Rlimit{Cur: l.value, Max: l.value}})
+		}
+	}
+	message := make([]byte, 0, 256)
+	for i := range limits {
+		if _, _, e := unix.RawSyscall6(unix.SYS_PRLIMIT64, 0, limits[i].resource, uintptr(unsafe.Pointer(&limits[i].value)), 0, 0, 0); e != 0 {
+			failPreallocated(message, "setting an rlimit: ", e)
+		}
+	}
+	_, _, e := unix.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(path)), uintptr(unsafe.Pointer(&argv[0])), uintptr(unsafe.Pointer(&envv[0])))
+	failPreallocated(message, "cannot execute the plugin: ", e)
+}
+
+// cStrings is ss as the NULL-terminated array of C strings that execve reads.
+func cStrings(ss []string) ([]*byte, error) {
+	out := make([]*byte, len(ss)+1)
+	for i, s := range ss {
+		p, err := unix.BytePtrFromString(s)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = p
+	}
+	return out, nil
+}
+
+// failPreallocated ends the shim as fail does, writing into buf, whose capacity was allocated
+// before the rlimits were set.
+func failPreallocated(buf []byte, what string, e unix.Errno) {
+	buf = append(append(append(append(buf[:0], "sandbox: "...), what...), e.Error()...), '\n')
+	_, _ = unix.Write(2, buf)
+	unix.Exit(126)
 }
 
 // landlockABI asks the kernel for its Landlock ABI version; 0 when it has none.

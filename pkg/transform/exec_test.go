@@ -19,6 +19,7 @@ package transform
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -267,6 +268,10 @@ func TestExecPluginSandbox(t *testing.T) {
 	t.Logf("the plugin found: %v", data)
 	if data["env"] != "" {
 		t.Errorf("the plugin's environment is %q, want empty", data["env"])
+	}
+	wantLimits := fmt.Sprintf("as=%d nofile=%d nproc=%d core=0", DefaultPluginAddressSpace, DefaultPluginOpenFiles, DefaultPluginProcesses)
+	if data["rlimits"] != wantLimits {
+		t.Errorf("the plugin runs with rlimits %v, want %s", data["rlimits"], wantLimits)
 	}
 	if features.LandlockABI == 0 {
 		t.Fatalf("this kernel has no Landlock: files outside the plugin directory are protected only by running as nobody (root: %t)", os.Getuid() == 0)
