@@ -50,5 +50,5 @@ limitations under the License.
 //   - template.go: the strings of the objects are written through process.Escaper, so that a
 //     live "${HOME}" or a $(NAME) comes back as it was; the objects are ordered for creation
 //     (ServiceAccounts and Secrets before the workloads that use them); the Template is
-//     validated as the server validates it (validation.ValidateTemplate, render.TemplateErrors).
+//     validated as the server validates it (validation.ValidateTemplate, render.CheckTemplate).
 package export

@@ -127,7 +127,7 @@ func TestSchemaErrorsWithRulesAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	errs := Validate(tmpl, d)
+	_, errs := Compile(tmpl, d)
 	errorsContain(t, errs, "parameters[0].value", "parameters[1].pattern", "rules[0].rule")
 	if len(errs) != 3 {
 		t.Errorf("want 3 errors, got %v", errs)

@@ -63,12 +63,6 @@ func Compile(t *templates.Template, d Dialect) (*Plan, field.ErrorList) {
 	return c.plan, nil
 }
 
-// Validate reports every problem Compile would find.
-func Validate(t *templates.Template, d Dialect) field.ErrorList {
-	_, errs := Compile(t, d)
-	return errs
-}
-
 // compiler holds the state of one Compile call.
 type compiler struct {
 	plan     *Plan

@@ -24,32 +24,25 @@ import (
 	"stencil.dev/stencil/pkg/transform"
 )
 
-// TemplateErrors are the checks of a Template that need the engine: what compiling finds
-// (parameters, generators and their expressions, typed defaults, objects, object labels, references to undeclared
-// parameters), the generator configs, and the transformer configs, overrides and order, plugin
-// providers checked against plugins. The store runs them on every write, so that a template
-// is refused when it is stored rather than each time it is processed, and stencil export runs
-// them on the template it writes.
-func TemplateErrors(t *templates.Template, plugins transform.Plugins) field.ErrorList {
+// CheckTemplate runs the checks of a Template that need the engine, from one compile: what
+// compiling finds (parameters, generators and their expressions, typed defaults, objects,
+// object labels, references to undeclared parameters), the generator configs, and the
+// transformer configs, overrides and order, plugin providers checked against plugins. With no
+// error, it also returns what a Template of OpenShift's dialect is let off with, as OpenShift
+// lets it (duplicate parameter names, invalid labels, undeclared references), each an error in
+// Stencil's dialect. The store runs it on every write, so that a template is refused when it
+// is stored rather than each time it is processed, and stencil export runs it on the template
+// it writes.
+func CheckTemplate(t *templates.Template, plugins transform.Plugins) (field.ErrorList, []string) {
 	dialect := process.Stencil
 	if t.OpenShift {
 		dialect = process.OpenShift
 	}
-	errs := process.Validate(t, dialect)
+	plan, errs := process.Compile(t, dialect)
 	errs = append(errs, plugins.ValidateGenerators(t)...)
-	return append(errs, plugins.ValidateTransformers(t)...)
-}
-
-// TemplateWarnings are what storing t tolerates: for a Template of OpenShift's dialect, what
-// OpenShift tolerates too (duplicate parameter names, invalid labels, undeclared references),
-// each an error in Stencil's dialect.
-func TemplateWarnings(t *templates.Template) []string {
-	if !t.OpenShift {
-		return nil
+	errs = append(errs, plugins.ValidateTransformers(t)...)
+	if len(errs) > 0 || !t.OpenShift {
+		return errs, nil
 	}
-	plan, errs := process.Compile(t, process.OpenShift)
-	if len(errs) > 0 {
-		return nil
-	}
-	return plan.Warnings()
+	return nil, plan.Warnings()
 }

@@ -162,3 +162,27 @@ func TestOpenShiftLeftoversWarn(t *testing.T) {
 		t.Fatalf("legacy apiVersion v1: status %d: %s", status, raw)
 	}
 }
+
+// TestStoredOpenShiftTemplateWarns stores a template of OpenShift's dialect that declares a
+// parameter twice: the store takes it, as OpenShift does, and says so in a Warning header; the
+// same template with a problem of its own is refused with a 422 and no such warning.
+func TestStoredOpenShiftTemplateWarns(t *testing.T) {
+	body := `{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","dialect":"OpenShift","metadata":{"name":"twice"},
+	  "parameters":[{"name":"P","value":"a"},{"name":"P","value":"b"}],
+	  "objects":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"p":"${P}"}}]}`
+	status, raw, warnings := rawPost(t, groupPath+"templates", []byte(body))
+	if status != http.StatusCreated {
+		t.Fatalf("status %d: %s", status, raw)
+	}
+	if !strings.Contains(strings.Join(warnings, "\n"), "parameter P is declared 2 times") {
+		t.Fatalf("no warning about P: %v", warnings)
+	}
+	refused := strings.Replace(strings.Replace(body, `"twice"`, `"twice-refused"`, 1), `"kind":"ConfigMap",`, "", 1)
+	status, raw, warnings = rawPost(t, groupPath+"templates", []byte(refused))
+	if status != http.StatusUnprocessableEntity {
+		t.Fatalf("status %d, want 422: %s", status, raw)
+	}
+	if strings.Contains(strings.Join(warnings, "\n"), "declared 2 times") {
+		t.Fatalf("a refused template warned: %v", warnings)
+	}
+}

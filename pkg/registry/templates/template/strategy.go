@@ -30,6 +30,7 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/apiserver/pkg/storage/names"
+	"k8s.io/apiserver/pkg/warning"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
@@ -90,24 +91,32 @@ func (templateStrategy) PrepareForUpdate(context.Context, runtime.Object, runtim
 // beyond what etcd stores, in one list.
 func (s templateStrategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
 	t := obj.(*templates.Template)
-	errs := append(validation.ValidateTemplate(t), render.TemplateErrors(t, s.pluginsFor(ctx))...)
-	return validation.SortByField(append(errs, sizeErrors(t)...))
+	return s.check(ctx, t, validation.ValidateTemplate(t))
 }
 
-// WarningsOnCreate tells the author of a template of OpenShift's dialect what it gets away
-// with, as on OpenShift (duplicate parameter names, invalid labels, undeclared references;
-// Stencil's dialect refuses all of it in Validate), and the author of a template that uses
-// plugins which providers the namespace runs; every other problem refuses the object.
+// check adds the engine's checks and the size check to the API's errs. A Template of
+// OpenShift's dialect that passes gets a warning for each thing OpenShift tolerates
+// (duplicate parameter names, invalid labels, undeclared references; Stencil's dialect
+// refuses them): they come from the same compile as its errors, so they are added here rather
+// than in WarningsOnCreate, which would compile the template again.
+func (s templateStrategy) check(ctx context.Context, t *templates.Template, errs field.ErrorList) field.ErrorList {
+	engineErrs, tolerated := render.CheckTemplate(t, s.pluginsFor(ctx))
+	errs = validation.SortByField(append(append(errs, engineErrs...), sizeErrors(t)...))
+	if len(errs) == 0 {
+		for _, w := range tolerated {
+			warning.AddWarning(ctx, "", w)
+		}
+	}
+	return errs
+}
+
+// WarningsOnCreate tells the author of a template that uses plugins which providers the
+// namespace runs; what a template of OpenShift's dialect gets away with is told by Validate.
 func (s templateStrategy) WarningsOnCreate(ctx context.Context, obj runtime.Object) []string {
-	t, ok := obj.(*templates.Template)
-	if !ok {
-		return nil
+	if t, ok := obj.(*templates.Template); ok && transform.UsesPlugins(t) {
+		return []string{s.pluginsFor(ctx).Describe()}
 	}
-	warnings := render.TemplateWarnings(t)
-	if transform.UsesPlugins(t) {
-		warnings = append(warnings, s.pluginsFor(ctx).Describe())
-	}
-	return warnings
+	return nil
 }
 
 // AllowCreateOnUpdate is false: a Template is created with POST, as with most resources.
@@ -123,8 +132,7 @@ func (templateStrategy) Canonicalize(runtime.Object) {}
 // ValidateUpdate checks an update as Validate checks a create, with the metadata rules of updates.
 func (s templateStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
 	t := obj.(*templates.Template)
-	errs := append(validation.ValidateTemplateUpdate(t, old.(*templates.Template)), render.TemplateErrors(t, s.pluginsFor(ctx))...)
-	return validation.SortByField(append(errs, sizeErrors(t)...))
+	return s.check(ctx, t, validation.ValidateTemplateUpdate(t, old.(*templates.Template)))
 }
 
 // WarningsOnUpdate warns as WarningsOnCreate.
