@@ -24,7 +24,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/discovery"
@@ -164,15 +163,11 @@ func (a *actions) resourceFor(obj *unstructured.Unstructured) (func(string) dyna
 	if gvk.Kind == "" || gvk.Version == "" {
 		return nil, false, fmt.Errorf("the object has no apiVersion or kind")
 	}
-	mapping, err := a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	if meta.IsNoMatchError(err) {
-		a.mapper.Reset()
-		mapping, err = a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	}
+	mapping, err := inventory.Mapping(a.mapper, gvk)
 	if err != nil {
 		return nil, false, err
 	}
-	namespaced := mapping.Scope.Name() == meta.RESTScopeNameNamespace
+	namespaced := inventory.Namespaced(mapping)
 	return func(namespace string) dynamic.ResourceInterface {
 		if namespaced {
 			return a.dynamic.Resource(mapping.Resource).Namespace(namespace)

@@ -22,10 +22,8 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
@@ -49,27 +47,14 @@ func (d *differ) print(ctx context.Context, ti, live *templatesv1.TemplateInstan
 	unchanged := 0
 	for _, obj := range objects {
 		gvk := obj.GroupVersionKind()
-		mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		mapping, err := inventory.Mapping(mapper, gvk)
 		if err != nil {
 			fmt.Fprintf(out, "  refused: %s %s: %v\n", gvk.Kind, obj.GetName(), err)
 			continue
 		}
-		res := d.dynamic.Resource(mapping.Resource)
-		var client dynamic.ResourceInterface = res
-		if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-			if obj.GetNamespace() == "" {
-				obj.SetNamespace(ti.Namespace)
-			}
-			client = res.Namespace(obj.GetNamespace())
-		} else {
-			obj.SetNamespace("")
-		}
-		labels := obj.GetLabels()
-		if labels == nil {
-			labels = map[string]string{}
-		}
-		labels[inventory.PartOfLabel] = applySetID(ti)
-		obj.SetLabels(labels)
+		inventory.Place(obj, mapping, ti.Namespace)
+		inventory.Label(obj, applySetID(ti))
+		client := d.dynamic.Resource(mapping.Resource).Namespace(obj.GetNamespace())
 		ref := templatesv1.TemplateInstanceObject{APIVersion: obj.GetAPIVersion(), Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 		rendered[inventory.ObjectKey(ref)] = true
 		name := inventory.DescribeObject(ref)

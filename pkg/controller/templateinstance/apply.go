@@ -24,7 +24,6 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -71,24 +70,13 @@ func (c *Controller) plan(ti *templatesv1.TemplateInstance, r *rendered) ([]*pla
 			refused = append(refused, fmt.Sprintf("object %d: apiVersion, kind and metadata.name are required", i))
 			continue
 		}
-		mapping, err := c.clients.mapping(gvk)
+		mapping, err := inventory.Mapping(c.clients.mapper, gvk)
 		if err != nil {
 			refused = append(refused, fmt.Sprintf("%s %s: the cluster serves no such kind: %v", gvk.Kind, obj.GetName(), err))
 			continue
 		}
-		if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-			if obj.GetNamespace() == "" {
-				obj.SetNamespace(ti.Namespace)
-			}
-		} else {
-			obj.SetNamespace("")
-		}
-		labels := obj.GetLabels()
-		if labels == nil {
-			labels = map[string]string{}
-		}
-		labels[inventory.PartOfLabel] = id
-		obj.SetLabels(labels)
+		inventory.Place(obj, mapping, ti.Namespace)
+		inventory.Label(obj, id)
 		p := &planned{obj: obj, resource: mapping.Resource, generated: len(r.generated) > 0 && i == 0,
 			ref: templatesv1.TemplateInstanceObject{APIVersion: obj.GetAPIVersion(), Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}}
 		if key := inventory.ObjectKey(p.ref); seen[key] {
@@ -225,7 +213,7 @@ func (c *Controller) deleteMember(ctx context.Context, ti *templatesv1.TemplateI
 	if err != nil {
 		return true, nil
 	}
-	mapping, err := c.clients.mapping(gv.WithKind(o.Kind))
+	mapping, err := inventory.Mapping(c.clients.mapper, gv.WithKind(o.Kind))
 	if err != nil {
 		return true, nil // the kind is gone, and its objects with it
 	}

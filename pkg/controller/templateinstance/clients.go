@@ -23,7 +23,6 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -119,18 +118,4 @@ func requesterKey(r *templatesv1.TemplateInstanceRequester) string {
 		fmt.Fprintf(&b, " %q=%q", k, r.Extra[k])
 	}
 	return b.String()
-}
-
-// mapping finds the resource of a kind; an unknown kind refreshes discovery once, as it may
-// be a custom resource defined since.
-func (c *clientCache) mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
-	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	if err == nil {
-		return m, nil
-	}
-	if !meta.IsNoMatchError(err) {
-		return nil, err
-	}
-	c.mapper.Reset()
-	return c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 }

@@ -167,7 +167,7 @@ func (c *Controller) refreshReadiness(ctx context.Context, ti *templatesv1.Templ
 		if err != nil {
 			continue
 		}
-		mapping, err := c.clients.mapping(gv.WithKind(o.Kind))
+		mapping, err := inventory.Mapping(c.clients.mapper, gv.WithKind(o.Kind))
 		if err != nil {
 			o.Ready = false
 			continue
