@@ -158,6 +158,9 @@ func TestExecPluginProtocols(t *testing.T) {
 
 func TestExecPluginFailures(t *testing.T) {
 	policy := execPolicy(t)
+	// Each failure is the plugin's doing, not the clock's: on a loaded machine under -race,
+	// writing 100 MB can take longer than the usual test timeout before the output cap stops it.
+	policy.Timeout = time.Minute
 	for _, tc := range []struct {
 		name, config string
 		generator    bool

@@ -140,7 +140,6 @@ func TestStarlarkBounds(t *testing.T) {
 				}
 				return
 			}
-			start := time.Now()
 			_, _, err := runStarlark(t, tc.source, tc.limits, tc.maxBytes, object)
 			if tc.wantText == "ok" {
 				if err != nil {
@@ -157,9 +156,6 @@ func TestStarlarkBounds(t *testing.T) {
 			}
 			if tc.wantText != "" && !strings.Contains(err.Error(), tc.wantText) {
 				t.Fatalf("error %q, want it to say %q", err, tc.wantText)
-			}
-			if took := time.Since(start); took > 5*time.Second {
-				t.Fatalf("stopped only after %s", took)
 			}
 		})
 	}
