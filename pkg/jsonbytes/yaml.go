@@ -308,9 +308,10 @@ func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 
 // literalSafe reports whether s, which spans lines, can be a literal block: every character
 // printable, no line ending in a space or tab, no leading space on the first line (which
-// would need an indentation indicator) and no carriage return.
+// would need an indentation indicator), no leading tab there (YAML readers take it for
+// indentation, which must be spaces) and no carriage return.
 func literalSafe(s []byte) bool {
-	if bytes.IndexByte(s, '\n') < 0 || s[0] == ' ' || s[0] == '\n' {
+	if bytes.IndexByte(s, '\n') < 0 || s[0] == ' ' || s[0] == '\t' || s[0] == '\n' {
 		return false
 	}
 	for i := 0; i < len(s); {
