@@ -1,0 +1,268 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package transform
+
+import (
+	"fmt"
+	"strings"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// checkedIterable hands a built-in an iterable whose every element counts a step (and its
+// work), charges what the built-in keeps of it, and looks at the run's stop. A built-in's
+// loop cannot return an error through an iterator, so a bound passed ends the iteration and
+// is recorded in the run; the built-in's guard returns it instead of the partial result. It
+// has no Len, so that no built-in allocates for a length it was told ahead.
+type checkedIterable struct {
+	inner     starlark.Iterable
+	run       *starlarkRun
+	name      string
+	elemBytes int
+	work      func(v starlark.Value, limit int) int
+}
+
+var _ starlark.Iterable = (*checkedIterable)(nil)
+
+func (c *checkedIterable) String() string        { return c.inner.String() }
+func (c *checkedIterable) Type() string          { return c.inner.Type() }
+func (c *checkedIterable) Freeze()               { c.inner.Freeze() }
+func (c *checkedIterable) Truth() starlark.Bool  { return c.inner.Truth() }
+func (c *checkedIterable) Hash() (uint32, error) { return c.inner.Hash() }
+func (c *checkedIterable) Iterate() starlark.Iterator {
+	return &checkedIterator{c: c, inner: c.inner.Iterate()}
+}
+
+type checkedIterator struct {
+	c     *checkedIterable
+	inner starlark.Iterator
+	n     int
+}
+
+func (it *checkedIterator) Next(p *starlark.Value) bool {
+	c := it.c
+	if c.run.err != nil || !it.inner.Next(p) {
+		return false
+	}
+	it.n++
+	steps := 1
+	if c.work != nil {
+		steps = c.work(*p, remainingSteps(c.run))
+	}
+	err := c.run.step(steps)
+	if err == nil {
+		err = c.run.charge(c.elemBytes, func() string {
+			return fmt.Sprintf("%s went past %s elements of a %s", c.name, formatCount(it.n), c.inner.Type())
+		})
+	}
+	if err != nil {
+		c.run.fail(err)
+		return false
+	}
+	return true
+}
+
+func (it *checkedIterator) Done() { it.inner.Done() }
+
+// checkedKey is the key= of sorted, min and max: a built-in key goes through its guard, and
+// every key it returns counts the work of comparing it, factor times.
+type checkedKey struct {
+	fn     starlark.Callable
+	run    *starlarkRun
+	factor int
+}
+
+var _ starlark.Callable = (*checkedKey)(nil)
+
+func (k *checkedKey) Name() string          { return k.fn.Name() }
+func (k *checkedKey) String() string        { return k.fn.String() }
+func (k *checkedKey) Type() string          { return k.fn.Type() }
+func (k *checkedKey) Freeze()               { k.fn.Freeze() }
+func (k *checkedKey) Truth() starlark.Bool  { return true }
+func (k *checkedKey) Hash() (uint32, error) { return k.fn.Hash() }
+
+func (k *checkedKey) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var v starlark.Value
+	var err error
+	if b, ok := k.fn.(*starlark.Builtin); ok {
+		v, err = callBuiltin(thread, k.run, b, args, kwargs)
+	} else {
+		v, err = starlark.Call(thread, k.fn, args, kwargs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	limit := remainingSteps(k.run)
+	if err := k.run.step(mul(compareWork(v, limit/k.factor+1), k.factor)); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// each walks an iterable with the run's checks, charging elem bytes and counting the work of
+// hashing each element.
+func each(run *starlarkRun, name string, v starlark.Value, elem int, fn func(x starlark.Value) error) error {
+	return eachWork(run, name, v, elem, hashWork, fn)
+}
+
+func eachWork(run *starlarkRun, name string, v starlark.Value, elem int, work func(starlark.Value, int) int, fn func(x starlark.Value) error) error {
+	it, ok := v.(starlark.Iterable)
+	if !ok {
+		return fmt.Errorf("%s: got %s, want iterable", name, v.Type())
+	}
+	iter := (&checkedIterable{inner: it, run: run, name: name, elemBytes: elem, work: work}).Iterate()
+	defer iter.Done()
+	var x starlark.Value
+	for iter.Next(&x) {
+		if err := fn(x); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return run.err
+}
+
+// cloneSet copies s as Set.clone does, an element at a time with the run's checks: with
+// keys whose hashes collide a copy takes as long as making the set did.
+func cloneSet(run *starlarkRun, name string, s *starlark.Set) (*starlark.Set, error) {
+	c := starlark.NewSet(s.Len())
+	return c, each(run, name, s, costEntry, c.Insert)
+}
+
+// setOperation is union, difference, intersection and symmetric_difference with the run's
+// checks in their loops; the results are those of the library's own.
+func setOperation(g *gate) (starlark.Value, error) {
+	if len(g.kwargs) > 0 {
+		return nil, fmt.Errorf("%s: does not accept keyword arguments", g.b.Name())
+	}
+	return setOp(g.run, g.b.Name(), g.b.Receiver().(*starlark.Set), g.args)
+}
+
+func setOp(run *starlarkRun, name string, s *starlark.Set, others starlark.Tuple) (starlark.Value, error) {
+	if name != "union" && len(others) != 1 {
+		return nil, fmt.Errorf("%s: got %d arguments, want exactly 1", name, len(others))
+	}
+	if name == "intersection" {
+		out := starlark.NewSet(0)
+		return out, each(run, name, others[0], costEntry, func(x starlark.Value) error {
+			found, err := s.Has(x)
+			if err == nil && found {
+				err = out.Insert(x)
+			}
+			return err
+		})
+	}
+	out, err := cloneSet(run, name, s)
+	if err != nil {
+		return nil, err
+	}
+	for _, other := range others {
+		err := each(run, name, other, costEntry, func(x starlark.Value) error {
+			switch name {
+			case "union":
+				return out.Insert(x)
+			case "difference":
+				_, err := out.Delete(x)
+				return err
+			}
+			found, err := out.Delete(x)
+			if err == nil && !found {
+				err = out.Insert(x)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// collectionBinary makes | & - ^ of sets, and | of dicts, with the run's checks in their
+// loops; done is false for every other operation.
+func collectionBinary(run *starlarkRun, token syntax.Token, x, y starlark.Value) (v starlark.Value, done bool, err error) {
+	switch x := x.(type) {
+	case *starlark.Set:
+		ys, ok := y.(*starlark.Set)
+		name := map[syntax.Token]string{syntax.PIPE: "union", syntax.MINUS: "difference",
+			syntax.AMP: "intersection", syntax.CIRCUMFLEX: "symmetric_difference"}[token]
+		if !ok || name == "" {
+			return nil, false, nil
+		}
+		v, err := setOp(run, name, x, starlark.Tuple{ys})
+		return v, true, err
+	case *starlark.Dict:
+		yd, ok := y.(*starlark.Dict)
+		if !ok || token != syntax.PIPE {
+			return nil, false, nil
+		}
+		out := starlark.NewDict(x.Len() + yd.Len())
+		for _, d := range []*starlark.Dict{x, yd} {
+			err := each(run, "|", d, costEntry, func(k starlark.Value) error {
+				val, _, err := d.Get(k)
+				if err == nil {
+					err = out.SetKey(k, val)
+				}
+				return err
+			})
+			if err != nil {
+				return nil, true, err
+			}
+		}
+		return out, true, nil
+	}
+	return nil, false, nil
+}
+
+// joinStrings is str.join with the run's checks: it measures the result, charges it, then
+// makes it in one allocation (the library's doubling buffer would hold up to twice as much).
+func joinStrings(g *gate) (starlark.Value, error) {
+	if len(g.args) != 1 || len(g.kwargs) > 0 {
+		return nil, fmt.Errorf("join: got %d arguments, want exactly 1", len(g.args)+len(g.kwargs))
+	}
+	sep := g.recv()
+	var parts []string
+	size := 0
+	tooLong := func() string { return fmt.Sprintf("join() would make a string of more than %s", formatBytes(size)) }
+	err := eachWork(g.run, "join", g.args[0], costSlot, nil, func(x starlark.Value) error {
+		s, ok := starlark.AsString(x)
+		if !ok {
+			return fmt.Errorf("in list, want string, got %s", x.Type())
+		}
+		if len(parts) > 0 {
+			size = add(size, len(sep))
+		}
+		size = add(size, len(s))
+		parts = append(parts, s)
+		if size > g.run.budget {
+			return g.run.charge(size, tooLong)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := g.run.charge(add(size, costBox), func() string {
+		return fmt.Sprintf("join() would make a string of %s", formatBytes(size))
+	}); err != nil {
+		return nil, err
+	}
+	if err := g.run.step(size / scanBytesPerStep); err != nil {
+		return nil, err
+	}
+	return starlark.String(strings.Join(parts, sep)), nil
+}
