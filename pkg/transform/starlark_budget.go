@@ -59,7 +59,7 @@ const (
 	// costEntry is one new key of a dict or set: its 56-byte entry, its share of the
 	// buckets (6.5 entries per 456-byte bucket at most), and the old table while the table
 	// doubles. TestStarlarkChargesCoverAllocations holds it to what the heap shows.
-	costEntry = 200
+	costEntry = 160
 	// costPair is a (key, value) tuple of items() or enumerate(): two slots, the tuple's
 	// header boxed, and the list's slot.
 	costPair = 2*16 + 32 + costSlot
@@ -269,8 +269,9 @@ func storeCost(v starlark.Value) int {
 	return costBox
 }
 
-// deepSize is what writing v out takes, each reference counted (shared or cyclic parts many
-// times, as str() writes them), stopping once past limit.
+// deepSize bounds what writing v out takes (str, repr, %, format, print), each reference
+// counted (shared or cyclic parts many times, as str() writes them), stopping once past
+// limit. A string may be quoted with every byte escaped (\x00: four bytes).
 func deepSize(v starlark.Value, limit int) int {
 	total := 0
 	var walk func(v starlark.Value, depth int)
@@ -282,13 +283,25 @@ func deepSize(v starlark.Value, limit int) int {
 			total = math.MaxInt
 			return
 		}
-		if lazy(v) {
-			total = add(total, 64) // range(0, 10): its bounds, not its elements
-			return
-		}
-		total = add(total, shallowSize(v)+2)
 		switch v := v.(type) {
+		case starlark.String:
+			total = add(total, add(mul(len(v), 4), 2))
+			return
+		case starlark.Bytes:
+			total = add(total, add(mul(len(v), 4), 3))
+			return
+		case starlark.Int:
+			if _, ok := v.Int64(); ok {
+				total += 20
+			} else {
+				total += v.BigInt().BitLen()*3/10 + 2
+			}
+			return
+		case starlark.Float:
+			total += 32
+			return
 		case *starlark.Dict:
+			total = add(total, add(mul(v.Len(), 4), 2))
 			for k, e := range v.Entries() {
 				if total > limit {
 					return
@@ -296,13 +309,23 @@ func deepSize(v starlark.Value, limit int) int {
 				walk(k, depth+1)
 				walk(e, depth+1)
 			}
-		case starlark.Iterable:
-			iter := v.Iterate()
-			defer iter.Done()
-			var e starlark.Value
-			for iter.Next(&e) && total <= limit {
-				walk(e, depth+1)
-			}
+			return
+		}
+		if lazy(v) {
+			total += 64 // range(0, 10): its bounds, not its elements
+			return
+		}
+		it, ok := v.(starlark.Iterable)
+		if !ok {
+			total += 64 // None, True, <function f>, <built-in method upper of string value>
+			return
+		}
+		total = add(total, add(mul(starlark.Len(v), 2), 8))
+		iter := it.Iterate()
+		defer iter.Done()
+		var e starlark.Value
+		for iter.Next(&e) && total <= limit {
+			walk(e, depth+1)
 		}
 	}
 	walk(v, 0)

@@ -149,14 +149,22 @@ func (g *gate) walk(v starlark.Value, o iterOpts) (starlark.Value, error) {
 		return v, nil
 	}
 	n := starlark.Len(v)
+	wrap := o.all || lazy(v)
 	if n >= 0 {
-		if err := g.run.charge(mul(n, o.elem), func() string {
+		per := o.elem
+		if wrap && per > 0 {
+			per += 16 // the wrapper hides the length: the built-in's array grows as it goes
+		}
+		if lazy(v) && per > 0 && boxesElems(v) {
+			per += costBox
+		}
+		if err := g.run.charge(mul(n, per), func() string {
 			return fmt.Sprintf("%s() would hold %s elements", g.b.Name(), formatCount(n))
 		}); err != nil {
 			return nil, err
 		}
 	}
-	if !o.all && !lazy(v) {
+	if !wrap {
 		// A list, tuple, dict or set the script holds: the loop is as long as memory the
 		// run paid for, and each element's work is counted now.
 		steps := n
@@ -167,9 +175,16 @@ func (g *gate) walk(v starlark.Value, o iterOpts) (starlark.Value, error) {
 	}
 	elem := 0
 	if n < 0 {
-		elem = o.elem + costSlot + costBox // unknown length: appended, boxed
+		elem = o.elem + costSlot + costBox // elements made as it goes, boxed
 	}
 	return &checkedIterable{inner: it, run: g.run, name: g.b.Name() + "()", elemBytes: elem, work: o.work}, nil
+}
+
+// boxesElems reports the lazy iterables whose elements are new boxed values (a string's
+// elements); a range's and bytes' elements are small integers, which are not.
+func boxesElems(v starlark.Value) bool {
+	t := v.Type()
+	return t != "range" && t != "bytes.elems"
 }
 
 // sumWork adds up the work of every element of a held collection, stopping past the limit.

@@ -139,8 +139,8 @@ func preZip(g *gate) error {
 			rows = n
 		}
 	}
-	// A row is a tuple of one element per argument, in a list.
-	row := 16 + costBox + 16*len(g.args)
+	// A row is a tuple of one element per argument, its header boxed, in a list.
+	row := 16 + 32 + 16*len(g.args)
 	if rows >= 0 {
 		if err := g.run.charge(mul(rows, row), func() string {
 			return fmt.Sprintf("zip() would make %s tuples", formatCount(rows))

@@ -114,8 +114,14 @@ func guardedBinary(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 			return nil, &starlarkMemoryError{detail: "a shifted integer would pass 64 KiB", limit: run.limit}
 		}
 	case syntax.PERCENT:
-		if _, ok := x.(starlark.String); ok {
-			need = add(shallowSize(x), mul(deepSize(y, run.budget+1), strings.Count(string(x.(starlark.String)), "%")))
+		if format, ok := x.(starlark.String); ok {
+			// Each conversion takes one element of a tuple; with a dict, %(key)s may name the
+			// same value again and again.
+			written := deepSize(y, run.budget+1)
+			if _, ok := y.(starlark.Mapping); ok {
+				written = mul(written, strings.Count(string(format), "%"))
+			}
+			need = add(shallowSize(x), mul(written, 2))
 		}
 	}
 	if err := run.charge(need, func() string { return fmt.Sprintf("%s %s %s would make %s", x.Type(), op, y.Type(), formatBytes(need)) }); err != nil {
@@ -290,7 +296,7 @@ func extendList(run *starlarkRun, l *starlark.List, y starlark.Value) error {
 		return nil
 	}
 	if _, ok := y.(starlark.Iterable); !ok {
-		return fmt.Errorf("unsupported binary op: list += %s", y.Type())
+		return fmt.Errorf("unknown binary op: list + %s", y.Type())
 	}
 	n := starlark.Len(y)
 	if err := run.charge(mul(max(n, 0), costSlot+costBox), func() string { return fmt.Sprintf("+= would add %s elements", formatCount(n)) }); err != nil {

@@ -153,8 +153,16 @@ func setOperation(g *gate) (starlark.Value, error) {
 }
 
 func setOp(run *starlarkRun, name string, s *starlark.Set, others starlark.Tuple) (starlark.Value, error) {
-	if name != "union" && len(others) != 1 {
-		return nil, fmt.Errorf("%s: got %d arguments, want exactly 1", name, len(others))
+	if name != "union" {
+		var other starlark.Iterable
+		if err := starlark.UnpackPositionalArgs(name, others, nil, 1, &other); err != nil {
+			return nil, err
+		}
+	}
+	for i, other := range others {
+		if _, ok := other.(starlark.Iterable); !ok {
+			return nil, fmt.Errorf("%s: argument #%d is not iterable: %s", name, i+1, other.Type())
+		}
 	}
 	if name == "intersection" {
 		out := starlark.NewSet(0)
@@ -231,14 +239,15 @@ func collectionBinary(run *starlarkRun, token syntax.Token, x, y starlark.Value)
 // joinStrings is str.join with the run's checks: it measures the result, charges it, then
 // makes it in one allocation (the library's doubling buffer would hold up to twice as much).
 func joinStrings(g *gate) (starlark.Value, error) {
-	if len(g.args) != 1 || len(g.kwargs) > 0 {
-		return nil, fmt.Errorf("join: got %d arguments, want exactly 1", len(g.args)+len(g.kwargs))
+	var iterable starlark.Iterable
+	if err := starlark.UnpackPositionalArgs(g.b.Name(), g.args, g.kwargs, 1, &iterable); err != nil {
+		return nil, err
 	}
 	sep := g.recv()
 	var parts []string
 	size := 0
 	tooLong := func() string { return fmt.Sprintf("join() would make a string of more than %s", formatBytes(size)) }
-	err := eachWork(g.run, "join", g.args[0], costSlot, nil, func(x starlark.Value) error {
+	err := eachWork(g.run, "join", iterable, costSlot, nil, func(x starlark.Value) error {
 		s, ok := starlark.AsString(x)
 		if !ok {
 			return fmt.Errorf("in list, want string, got %s", x.Type())
