@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -67,7 +66,7 @@ func (p Plugins) starlarkFactory(sp StarlarkProvider, path *field.Path) (Factory
 	case sp.Path != "" && !p.LocalFiles:
 		return nil, field.ErrorList{field.Forbidden(path.Child("path"), "the server reads no files: give the script inline as source (path works only with stencil process --local)")}
 	case sp.Path != "":
-		b, err := os.ReadFile(sp.Path)
+		b, err := p.readLocalScript(sp.Path)
 		if err != nil {
 			return nil, field.ErrorList{field.Invalid(path.Child("path"), sp.Path, err.Error())}
 		}

@@ -239,7 +239,7 @@ func shallowSize(v starlark.Value) int {
 		if _, ok := v.Int64(); ok {
 			return 0 // a small int is stored in the interface itself
 		}
-		return 48 + v.BigInt().BitLen()/8
+		return 48 + intBits(v)/8
 	case starlark.Float:
 		return 8
 	case starlark.Bool, starlark.NoneType:
@@ -294,7 +294,7 @@ func deepSize(v starlark.Value, limit int) int {
 			if _, ok := v.Int64(); ok {
 				total += 20
 			} else {
-				total += v.BigInt().BitLen()*3/10 + 2
+				total += intBits(v)*3/10 + 2
 			}
 			return
 		case starlark.Float:
@@ -336,6 +336,12 @@ func deepSize(v starlark.Value, limit int) int {
 // starlark.CompareLimit levels deep, through every element, so a list that holds another
 // many times over is compared many times over. It stops once past limit.
 func compareWork(v starlark.Value, limit int) int {
+	if s, ok := v.(starlark.String); ok {
+		return 1 + len(s)/scanBytesPerStep
+	}
+	if scalar(v) {
+		return 1
+	}
 	total := 0
 	var walk func(v starlark.Value, depth int)
 	walk = func(v starlark.Value, depth int) {
@@ -371,6 +377,13 @@ func compareWork(v starlark.Value, limit int) int {
 // (Starlark puts no limit there). Deeper than maxStarlarkDepth is past any limit: the hash
 // would recurse that deep on the Go stack.
 func hashWork(v starlark.Value, limit int) int {
+	switch v := v.(type) {
+	case starlark.String:
+		return 1 + len(v)/scanBytesPerStep
+	case starlark.Tuple:
+	default:
+		return 1
+	}
 	total := 0
 	var walk func(v starlark.Value, depth int)
 	walk = func(v starlark.Value, depth int) {

@@ -18,6 +18,7 @@ package transform
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 
 	"go.starlark.net/starlark"
@@ -78,8 +79,13 @@ func guardedCall(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tup
 // guardedBinary checks + - * % << | & ^ (and their assignments) before they run.
 func guardedBinary(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
 	run := runOf(thread)
-	op, x, y := string(args[0].(starlark.String)), args[1], args[2]
-	token := binaryTokens[strings.TrimSuffix(op, "=")]
+	// The rewrite passes the operator's token, plus augmentedToken for x op= y.
+	code, _ := args[0].(starlark.Int).Int64()
+	token, x, y := syntax.Token(code%augmentedToken), args[1], args[2]
+	op := token.String()
+	if code >= augmentedToken {
+		op += "="
+	}
 	if v, done, err := collectionBinary(run, token, x, y); done {
 		return v, err
 	}
@@ -98,7 +104,7 @@ func guardedBinary(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 		case xInt && yInt:
 			// A product has about as many bits as its factors together; squaring in a loop
 			// doubles them each step.
-			if (xi.BigInt().BitLen()+yi.BigInt().BitLen())/8 > maxStarlarkIntBytes {
+			if (intBits(xi)+intBits(yi))/8 > maxStarlarkIntBytes {
 				// The time to multiply grows faster than the size: cap the size.
 				return nil, &starlarkMemoryError{detail: "a product of integers would pass 64 KiB", limit: run.limit}
 			}
@@ -110,7 +116,7 @@ func guardedBinary(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 	case syntax.LTLT:
 		// Starlark caps one shift at 511 bits, but a loop of them grows an integer a step at
 		// a time, each step copying it.
-		if xi, ok := x.(starlark.Int); ok && xi.BigInt().BitLen()/8+64 > maxStarlarkIntBytes {
+		if xi, ok := x.(starlark.Int); ok && intBits(xi)/8+64 > maxStarlarkIntBytes {
 			return nil, &starlarkMemoryError{detail: "a shifted integer would pass 64 KiB", limit: run.limit}
 		}
 	case syntax.PERCENT:
@@ -130,9 +136,15 @@ func guardedBinary(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 	return starlark.Binary(token, x, y)
 }
 
-var binaryTokens = map[string]syntax.Token{
-	"+": syntax.PLUS, "-": syntax.MINUS, "*": syntax.STAR, "%": syntax.PERCENT, "<<": syntax.LTLT,
-	"|": syntax.PIPE, "&": syntax.AMP, "^": syntax.CIRCUMFLEX,
+// augmentedToken is added to an operator's token for its augmented assignment (x += y).
+const augmentedToken = 1000
+
+// intBits is the bits of an integer, without making a big.Int of a small one.
+func intBits(i starlark.Int) int {
+	if n, ok := i.Int64(); ok {
+		return 64 - bits.LeadingZeros64(uint64(max(n, -n)))
+	}
+	return i.BigInt().BitLen()
 }
 
 // repeatSize is the size of n copies of a sequence: its elements n times, its header once.
@@ -164,9 +176,23 @@ func repeatCount(i starlark.Int) int {
 // visits every path, which is exponential in their depth.
 func guardedCompare(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
 	run := runOf(thread)
-	token, x, y := syntax.Token(args[0].(starlark.Int).BigInt().Int64()), args[1], args[2]
-	limit := remainingSteps(run)
+	code, _ := args[0].(starlark.Int).Int64()
+	token, x, y := syntax.Token(code), args[1], args[2]
 	work := 1
+	if token != syntax.IN && (scalar(x) || scalar(y)) {
+		// A number, None or a bool compares at once; a string in the time of its bytes.
+		xs, ok1 := x.(starlark.String)
+		ys, ok2 := y.(starlark.String)
+		if ok1 && ok2 {
+			work = min(len(xs), len(ys)) / scanBytesPerStep
+		}
+		if err := run.step(work); err != nil {
+			return nil, err
+		}
+		ok, err := starlark.Compare(token, x, y)
+		return starlark.Bool(ok), err
+	}
+	limit := remainingSteps(run)
 	if token == syntax.IN {
 		switch y := y.(type) {
 		case *starlark.List, starlark.Tuple:
@@ -176,10 +202,8 @@ func guardedCompare(thread *starlark.Thread, _ *starlark.Builtin, args starlark.
 		case starlark.String:
 			work = len(y) / scanBytesPerStep
 		}
-	} else if _, ok := x.(starlark.String); !ok {
+	} else {
 		work = min(compareWork(x, limit), compareWork(y, limit))
-	} else if s, ok := y.(starlark.String); ok {
-		work = min(len(s), len(x.(starlark.String))) / scanBytesPerStep
 	}
 	if err := run.step(work); err != nil {
 		return nil, err
@@ -189,6 +213,15 @@ func guardedCompare(thread *starlark.Thread, _ *starlark.Builtin, args starlark.
 	}
 	ok, err := starlark.Compare(token, x, y)
 	return starlark.Bool(ok), err
+}
+
+// scalar reports the values compared without looking inside.
+func scalar(v starlark.Value) bool {
+	switch v.(type) {
+	case starlark.String, starlark.Int, starlark.Float, starlark.Bool, starlark.NoneType, starlark.Bytes:
+		return true
+	}
+	return false
 }
 
 // remainingSteps is what a walk that precedes work may count up to before it knows the work

@@ -55,7 +55,7 @@ func (g guardRewriter) stmt(s syntax.Stmt) []syntax.Stmt {
 			x, k := g.expr(ix.X), g.expr(ix.Y)
 			if isAugmented {
 				// x[k] op= v reads and writes x[k] in one guard, x and k evaluated once.
-				return []syntax.Stmt{exprStmt(callGuard(guardAugIndex, s.OpPos, stringLit(op.String()+"=", s.OpPos), x, k, s.RHS))}
+				return []syntax.Stmt{exprStmt(callGuard(guardAugIndex, s.OpPos, intLit(int(op)+augmentedToken, s.OpPos), x, k, s.RHS))}
 			}
 			// x[k] = v: v, x, k, in the order the assignment evaluates them.
 			return []syntax.Stmt{exprStmt(callGuard(guardSetIndex, s.OpPos, s.RHS, x, k))}
@@ -63,7 +63,7 @@ func (g guardRewriter) stmt(s syntax.Stmt) []syntax.Stmt {
 		if isAugmented {
 			// x += y becomes x = guard("+=", x, y): the guard keeps += extending a list in
 			// place. x is a name or a field, read again without side effects.
-			s.RHS = callGuard(guardBinary, s.OpPos, stringLit(op.String()+"=", s.OpPos), cloneTarget(s.LHS), s.RHS)
+			s.RHS = callGuard(guardBinary, s.OpPos, intLit(int(op)+augmentedToken, s.OpPos), cloneTarget(s.LHS), s.RHS)
 			s.Op = syntax.EQ
 		}
 		s.LHS = g.target(s.LHS)
@@ -154,7 +154,7 @@ func (g guardRewriter) expr(e syntax.Expr) syntax.Expr {
 		e.X, e.Y = g.expr(e.X), g.expr(e.Y)
 		switch e.Op {
 		case syntax.PLUS, syntax.MINUS, syntax.STAR, syntax.PERCENT, syntax.LTLT, syntax.PIPE, syntax.AMP, syntax.CIRCUMFLEX:
-			return callGuard(guardBinary, e.OpPos, stringLit(e.Op.String(), e.OpPos), e.X, e.Y)
+			return callGuard(guardBinary, e.OpPos, intLit(int(e.Op), e.OpPos), e.X, e.Y)
 		case syntax.EQL, syntax.NEQ, syntax.LT, syntax.LE, syntax.GT, syntax.GE, syntax.IN:
 			if literal(e.X) || literal(e.Y) {
 				return e
