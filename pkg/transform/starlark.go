@@ -104,7 +104,7 @@ func compileStarlark(name, source string) (*starlark.Program, error) {
 		return nil, err
 	}
 	guard(f)
-	return starlark.FileProgram(f, func(id string) bool { _, ok := predeclared[id]; return ok || id == "ctx" })
+	return starlark.FileProgram(f, func(id string) bool { _, ok := guards[id]; return ok || id == "ctx" })
 }
 
 // Transform runs the script over the objects.
@@ -122,10 +122,6 @@ func (s *starlarkTransformer) Transform(ctx *Context, objects []Object) ([]Objec
 	_ = list.SetKey(starlark.String("kind"), starlark.String("ResourceList"))
 	_ = list.SetKey(starlark.String("items"), toStarlark(items, &inputBytes))
 	_ = list.SetKey(starlark.String("functionConfig"), toStarlark(map[string]any(s.config), &inputBytes))
-	predecl := starlark.StringDict{"ctx": starlarkstruct.FromStringDict(starlark.String("ctx"), starlark.StringDict{"resource_list": list})}
-	for k, v := range predeclared {
-		predecl[k] = v
-	}
 
 	thread := &starlark.Thread{
 		Name: s.name,
@@ -149,6 +145,8 @@ func (s *starlarkTransformer) Transform(ctx *Context, objects []Object) ([]Objec
 		defer stop()
 	}
 
+	predecl := run.predeclared()
+	predecl["ctx"] = starlarkstruct.FromStringDict(starlark.String("ctx"), starlark.StringDict{"resource_list": list})
 	_, err := s.program.Init(thread, predecl)
 	if err != nil {
 		return nil, starlarkError(err, thread, timeout)

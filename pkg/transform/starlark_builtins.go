@@ -18,6 +18,7 @@ package transform
 
 import (
 	"fmt"
+	"strings"
 
 	"go.starlark.net/starlark"
 )
@@ -55,9 +56,34 @@ func builtinKey(b *starlark.Builtin) string {
 	return b.Name()
 }
 
+// methodSpecs are the guards of methods by receiver type and name, so that a call finds its
+// guard without making a key.
+var methodSpecs = func() map[string]map[string]builtinSpec {
+	out := map[string]map[string]builtinSpec{}
+	for key, spec := range builtinSpecs {
+		if typ, name, ok := strings.Cut(key, "."); ok {
+			if out[typ] == nil {
+				out[typ] = map[string]builtinSpec{}
+			}
+			out[typ][name] = spec
+		}
+	}
+	return out
+}()
+
+// specOf finds b's guard.
+func specOf(b *starlark.Builtin) (builtinSpec, bool) {
+	if r := b.Receiver(); r != nil {
+		spec, ok := methodSpecs[r.Type()][b.Name()]
+		return spec, ok
+	}
+	spec, ok := builtinSpecs[b.Name()]
+	return spec, ok
+}
+
 // callBuiltin calls b through its guard.
 func callBuiltin(thread *starlark.Thread, run *starlarkRun, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	spec, ok := builtinSpecs[builtinKey(b)]
+	spec, ok := specOf(b)
 	if !ok {
 		return nil, fmt.Errorf("%s is not available to Stencil's Starlark transformers: no guard bounds it", builtinKey(b))
 	}
@@ -75,7 +101,8 @@ func callBuiltin(thread *starlark.Thread, run *starlarkRun, b *starlark.Builtin,
 	if spec.call != nil {
 		v, err = spec.call(g)
 	} else {
-		v, err = starlark.Call(thread, b, g.args, g.kwargs)
+		// The guard's own call made the frame the built-in would have had.
+		v, err = b.CallInternal(thread, g.args, g.kwargs)
 	}
 	if run.err != nil {
 		// A wrapped iterable stopped the built-in's loop early: its result is partial.

@@ -82,7 +82,7 @@ func TestStarlarkEveryBuiltinIsGuarded(t *testing.T) {
 		}
 	}
 	// The names a script sees: the universe, ctx, and the guards, which it cannot name.
-	for name := range predeclared {
+	for name := range (&starlarkRun{}).predeclared() {
 		if !strings.HasPrefix(name, guardPrefix) {
 			t.Errorf("predeclared %s is neither ctx nor a guard", name)
 		}
@@ -157,10 +157,8 @@ func runGuardedBudget(source string, budget int) (starlark.Value, *starlarkRun, 
 	run := &starlarkRun{thread: thread, limit: budget, budget: budget, maxSteps: 1 << 40}
 	thread.SetLocal(runKey, run)
 	thread.SetMaxExecutionSteps(run.maxSteps)
-	env := sampleCtx()
-	for k, v := range predeclared {
-		env[k] = v
-	}
+	env := run.predeclared()
+	env["ctx"] = sampleCtx()["ctx"]
 	globals, err := prog.Init(thread, env)
 	return globals["r"], run, err
 }

@@ -52,33 +52,46 @@ const (
 	guardKwargs   = "_stencil_kwargs"
 )
 
-// predeclared are the guards; scripts also see Starlark's universe and ctx.
-var predeclared = starlark.StringDict{
-	guardCall:     starlark.NewBuiltin(guardCall, guardedCall),
-	guardBinary:   starlark.NewBuiltin(guardBinary, guardedBinary),
-	guardCompare:  starlark.NewBuiltin(guardCompare, guardedCompare),
-	guardCharge:   starlark.NewBuiltin(guardCharge, charged),
-	guardElem:     starlark.NewBuiltin(guardElem, guardedElem),
-	guardHash:     starlark.NewBuiltin(guardHash, guardedHash),
-	guardKey:      starlark.NewBuiltin(guardKey, guardedKey),
-	guardSetIndex: starlark.NewBuiltin(guardSetIndex, guardedSetIndex),
-	guardAugIndex: starlark.NewBuiltin(guardAugIndex, guardedAugIndex),
-	guardSpread:   starlark.NewBuiltin(guardSpread, guardedSpread),
-	guardKwargs:   starlark.NewBuiltin(guardKwargs, guardedKwargs),
+// guardFunc is a guard, given its run.
+type guardFunc func(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
+
+// guards are the guards by name; scripts also see Starlark's universe and ctx.
+var guards = map[string]guardFunc{
+	guardCall:     guardedCall,
+	guardBinary:   guardedBinary,
+	guardCompare:  guardedCompare,
+	guardCharge:   charged,
+	guardElem:     guardedElem,
+	guardHash:     guardedHash,
+	guardKey:      guardedKey,
+	guardSetIndex: guardedSetIndex,
+	guardAugIndex: guardedAugIndex,
+	guardSpread:   guardedSpread,
+	guardKwargs:   guardedKwargs,
+}
+
+// predeclared are the guards of one run, bound to it: a guard finds its run without a lookup.
+func (r *starlarkRun) predeclared() starlark.StringDict {
+	out := make(starlark.StringDict, len(guards)+1)
+	for name, fn := range guards {
+		out[name] = starlark.NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return fn(r, thread, args, kwargs)
+		})
+	}
+	return out
 }
 
 // guardedCall makes a call: a script's own function as it is (its steps count), a built-in
 // through its guard.
-func guardedCall(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func guardedCall(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if b, ok := args[0].(*starlark.Builtin); ok {
-		return callBuiltin(thread, runOf(thread), b, args[1:], kwargs)
+		return callBuiltin(thread, run, b, args[1:], kwargs)
 	}
 	return starlark.Call(thread, args[0], args[1:], kwargs)
 }
 
 // guardedBinary checks + - * % << | & ^ (and their assignments) before they run.
-func guardedBinary(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-	run := runOf(thread)
+func guardedBinary(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	// The rewrite passes the operator's token, plus augmentedToken for x op= y.
 	code, _ := args[0].(starlark.Int).Int64()
 	token, x, y := syntax.Token(code%augmentedToken), args[1], args[2]
@@ -174,8 +187,7 @@ func repeatCount(i starlark.Int) int {
 // guardedCompare checks == != < <= > >= and in, between values that are not literals, before
 // they run: comparing two lists that hold the same list many times over at every level
 // visits every path, which is exponential in their depth.
-func guardedCompare(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-	run := runOf(thread)
+func guardedCompare(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	code, _ := args[0].(starlark.Int).Int64()
 	token, x, y := syntax.Token(code), args[1], args[2]
 	work := 1
@@ -242,14 +254,13 @@ func hashStep(run *starlarkRun, v starlark.Value) error {
 }
 
 // guardedHash checks a key read from a dict, or written into a dict literal.
-func guardedHash(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-	return args[0], hashStep(runOf(thread), args[0])
+func guardedHash(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return args[0], hashStep(run, args[0])
 }
 
 // guardedKey checks and charges a key stored by a comprehension or by an assignment whose
 // container the guard does not see (a[k], b = 1, 2): as a new entry.
-func guardedKey(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-	run := runOf(thread)
+func guardedKey(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if err := hashStep(run, args[0]); err != nil {
 		return nil, err
 	}
@@ -259,16 +270,15 @@ func guardedKey(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tupl
 func entriesMessage() string { return "the dict entries it made" }
 
 // guardedElem charges an element a list comprehension adds.
-func guardedElem(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-	return args[0], runOf(thread).charge(costSlot+storeCost(args[0]), elementsMessage)
+func guardedElem(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return args[0], run.charge(costSlot+storeCost(args[0]), elementsMessage)
 }
 
 func elementsMessage() string { return "the list elements it made" }
 
 // guardedSetIndex makes x[k] = v (arguments in the order the assignment evaluates them),
 // charging a new dict entry, or the value a list slot now holds.
-func guardedSetIndex(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-	run := runOf(thread)
+func guardedSetIndex(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	v, x, k := args[0], args[1], args[2]
 	switch x := x.(type) {
 	case starlark.HasSetKey:
@@ -339,20 +349,20 @@ func extendList(run *starlarkRun, l *starlark.List, y starlark.Value) error {
 }
 
 // guardedAugIndex makes x[k] op= v, reading and writing x[k] once each.
-func guardedAugIndex(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+func guardedAugIndex(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	op, x, k, v := args[0], args[1], args[2], args[3]
-	if err := hashStep(runOf(thread), k); err != nil {
+	if err := hashStep(run, k); err != nil {
 		return nil, err
 	}
 	old, err := indexValue(x, k)
 	if err != nil {
 		return nil, err
 	}
-	z, err := guardedBinary(thread, b, starlark.Tuple{op, old, v}, nil)
+	z, err := guardedBinary(run, thread, starlark.Tuple{op, old, v}, nil)
 	if err != nil {
 		return nil, err
 	}
-	return guardedSetIndex(thread, b, starlark.Tuple{z, x, k}, nil)
+	return guardedSetIndex(run, thread, starlark.Tuple{z, x, k}, nil)
 }
 
 // indexValue is x[k].
@@ -390,7 +400,7 @@ func outOfRange(i, n int, x starlark.Value) error {
 
 // charged charges a value just made without a guard of its own: a literal, a slice, a
 // function, a method kept as a value.
-func charged(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+func charged(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	v := args[0]
 	size := shallowSize(v)
 	if len(args) > 1 {
@@ -406,12 +416,11 @@ func charged(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, 
 			}
 		}
 	}
-	return v, runOf(thread).charge(size, func() string { return fmt.Sprintf("the %s it made", v.Type()) })
+	return v, run.charge(size, func() string { return fmt.Sprintf("the %s it made", v.Type()) })
 }
 
 // guardedSpread checks f(*x): the call's arguments are x's elements, all made at once.
-func guardedSpread(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-	run := runOf(thread)
+func guardedSpread(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	x := args[0]
 	n := starlark.Len(x)
 	if err := run.charge(mul(max(n, 0), costSlot), func() string { return fmt.Sprintf("f(*x) would pass %s arguments", formatCount(n)) }); err != nil {
@@ -424,7 +433,7 @@ func guardedSpread(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 }
 
 // guardedKwargs checks f(**x): the call's keyword arguments are x's items, all made at once.
-func guardedKwargs(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+func guardedKwargs(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	n := starlark.Len(args[0])
-	return args[0], runOf(thread).charge(mul(max(n, 0), costPair), func() string { return fmt.Sprintf("f(**x) would pass %s arguments", formatCount(n)) })
+	return args[0], run.charge(mul(max(n, 0), costPair), func() string { return fmt.Sprintf("f(**x) would pass %s arguments", formatCount(n)) })
 }

@@ -144,6 +144,12 @@ func literal(e syntax.Expr) bool {
 	return ok
 }
 
+// number reports an integer or float literal.
+func number(e syntax.Expr) bool {
+	l, ok := e.(*syntax.Literal)
+	return ok && (l.Token == syntax.INT || l.Token == syntax.FLOAT)
+}
+
 func (g guardRewriter) expr(e syntax.Expr) syntax.Expr {
 	switch e := e.(type) {
 	case *syntax.BinaryExpr:
@@ -153,7 +159,14 @@ func (g guardRewriter) expr(e syntax.Expr) syntax.Expr {
 		}
 		e.X, e.Y = g.expr(e.X), g.expr(e.Y)
 		switch e.Op {
-		case syntax.PLUS, syntax.MINUS, syntax.STAR, syntax.PERCENT, syntax.LTLT, syntax.PIPE, syntax.AMP, syntax.CIRCUMFLEX:
+		case syntax.PLUS, syntax.MINUS, syntax.PIPE, syntax.AMP, syntax.CIRCUMFLEX:
+			if number(e.X) || number(e.Y) {
+				// The other side is a number too, or this is an error: the result is a number
+				// at most a bit longer than its operands.
+				return e
+			}
+			return callGuard(guardBinary, e.OpPos, intLit(int(e.Op), e.OpPos), e.X, e.Y)
+		case syntax.STAR, syntax.PERCENT, syntax.LTLT:
 			return callGuard(guardBinary, e.OpPos, intLit(int(e.Op), e.OpPos), e.X, e.Y)
 		case syntax.EQL, syntax.NEQ, syntax.LT, syntax.LE, syntax.GT, syntax.GE, syntax.IN:
 			if literal(e.X) || literal(e.Y) {
