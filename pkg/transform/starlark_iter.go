@@ -275,3 +275,88 @@ func joinStrings(g *gate) (starlark.Value, error) {
 	}
 	return starlark.String(strings.Join(parts, sep)), nil
 }
+
+// extendList makes l += y: a list or tuple is appended as it is (l += l doubles l), another
+// iterable an element at a time with the run's checks.
+func extendList(run *starlarkRun, l *starlark.List, y starlark.Value) error {
+	var seq starlark.Indexable
+	switch y := y.(type) {
+	case *starlark.List:
+		seq = y
+	case starlark.Tuple:
+		seq = y
+	}
+	if seq != nil {
+		n := seq.Len()
+		if err := run.charge(mul(n, costSlot), func() string { return fmt.Sprintf("+= would add %s elements", formatCount(n)) }); err != nil {
+			return err
+		}
+		if err := run.step(n / 16); err != nil {
+			return err
+		}
+		for i := 0; i < n; i++ {
+			if err := l.Append(seq.Index(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if _, ok := y.(starlark.Iterable); !ok {
+		return fmt.Errorf("unknown binary op: list + %s", y.Type())
+	}
+	n := starlark.Len(y)
+	if err := run.charge(mul(max(n, 0), costSlot+costBox), func() string { return fmt.Sprintf("+= would add %s elements", formatCount(n)) }); err != nil {
+		return err
+	}
+	return each(run, "+=", y, costSlot+costBox, l.Append)
+}
+
+// guardedAugIndex makes x[k] op= v, reading and writing x[k] once each.
+func guardedAugIndex(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	op, x, k, v := args[0], args[1], args[2], args[3]
+	if err := hashStep(run, k); err != nil {
+		return nil, err
+	}
+	old, err := indexValue(x, k)
+	if err != nil {
+		return nil, err
+	}
+	z, err := guardedBinary(run, thread, starlark.Tuple{op, old, v}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return guardedSetIndex(run, thread, starlark.Tuple{z, x, k}, nil)
+}
+
+// indexValue is x[k].
+func indexValue(x, k starlark.Value) (starlark.Value, error) {
+	switch x := x.(type) {
+	case starlark.Mapping:
+		v, found, err := x.Get(k)
+		if err == nil && !found {
+			err = fmt.Errorf("key %v not in %s", k, x.Type())
+		}
+		return v, err
+	case starlark.Indexable:
+		n := x.Len()
+		i, err := starlark.AsInt32(k)
+		if err != nil {
+			return nil, fmt.Errorf("%s index: %s", x.Type(), err)
+		}
+		if i < -n || i >= n {
+			return nil, outOfRange(i, n, x)
+		}
+		if i < 0 {
+			i += n
+		}
+		return x.Index(i), nil
+	}
+	return nil, fmt.Errorf("unhandled index operation %s[%s]", x.Type(), k.Type())
+}
+
+func outOfRange(i, n int, x starlark.Value) error {
+	if n == 0 {
+		return fmt.Errorf("index %d out of range: empty %s", i, x.Type())
+	}
+	return fmt.Errorf("%s index %d out of range [%d:%d]", x.Type(), i, -n, n-1)
+}
