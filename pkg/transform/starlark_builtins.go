@@ -137,10 +137,9 @@ func (g *gate) scan() error {
 type iterOpts struct {
 	// elem is the bytes the built-in keeps per element (a list's slot, a dict's entry).
 	elem int
-	// all wraps every iterable argument, not only those that make their elements: the
-	// built-in hashes each element into a table, and with keys whose hashes collide one
-	// insertion walks the whole table.
-	all bool
+	// inPlace marks a built-in that may add to the list it walks (l.extend(l)): a list or
+	// tuple the run holds is handed to it as it is, its length charged ahead.
+	inPlace bool
 	// work counts the steps of one element beyond one (a comparison, a hash); nil for none.
 	work func(v starlark.Value, limit int) int
 	// from is the first positional argument walked (zip and union walk them all).
@@ -148,7 +147,8 @@ type iterOpts struct {
 }
 
 // iterate charges what the built-in will make of its iterable arguments (positional from
-// o.from, and keyword arguments but key), and wraps those it cannot see the end of.
+// o.from, and keyword arguments but key), and hands them to it wrapped, so that its loop
+// counts steps and looks at the clock and the request at every element.
 func (g *gate) iterate(o iterOpts) error {
 	for i := o.from; i < len(g.args); i++ {
 		v, err := g.walk(g.args[i], o)
@@ -176,12 +176,8 @@ func (g *gate) walk(v starlark.Value, o iterOpts) (starlark.Value, error) {
 		return v, nil
 	}
 	n := starlark.Len(v)
-	wrap := o.all || lazy(v)
 	if n >= 0 {
 		per := o.elem
-		if wrap && per > 0 {
-			per += 16 // the wrapper hides the length: the built-in's array grows as it goes
-		}
 		if lazy(v) && per > 0 && boxesElems(v) {
 			per += costBox
 		}
@@ -191,9 +187,7 @@ func (g *gate) walk(v starlark.Value, o iterOpts) (starlark.Value, error) {
 			return nil, err
 		}
 	}
-	if !wrap {
-		// A list, tuple, dict or set the script holds: the loop is as long as memory the
-		// run paid for, and each element's work is counted now.
+	if o.inPlace && !lazy(v) {
 		steps := n
 		if o.work != nil {
 			steps = sumWork(g.run, it, o.work)
@@ -202,9 +196,9 @@ func (g *gate) walk(v starlark.Value, o iterOpts) (starlark.Value, error) {
 	}
 	elem := 0
 	if n < 0 {
-		elem = o.elem + costSlot + costBox // elements made as it goes, boxed
+		elem = o.elem + costSlot + costBox // elements made as it goes, appended, boxed
 	}
-	return &checkedIterable{inner: it, run: g.run, name: g.b.Name() + "()", elemBytes: elem, work: o.work}, nil
+	return checked(&checkedIterable{inner: it, run: g.run, name: g.b.Name() + "()", elemBytes: elem, work: o.work}, n), nil
 }
 
 // boxesElems reports the lazy iterables whose elements are new boxed values (a string's
@@ -317,8 +311,8 @@ var builtinSpecs = map[string]builtinSpec{
 	"range":     {pre: small(costHeader)},
 	"repr":      {pre: preWrite},
 	"reversed":  {pre: walking(iterOpts{elem: 16})},
-	"set":       {pre: walking(iterOpts{elem: costEntry, all: true, work: hashWork})},
-	"sorted":    {pre: preSorted},
+	"set":       {pre: walking(iterOpts{elem: costEntry, work: hashWork})},
+	"sorted":    {pre: preSorted, call: sortValues},
 	"str":       {pre: preWrite},
 	"tuple":     {pre: walking(iterOpts{elem: 16})},
 	"type":      {pre: small(costBox)},
@@ -341,7 +335,7 @@ var builtinSpecs = map[string]builtinSpec{
 	// Methods of list.
 	"list.append": {pre: preStore},
 	"list.clear":  {},
-	"list.extend": {pre: walking(iterOpts{elem: costSlot})},
+	"list.extend": {pre: walking(iterOpts{elem: costSlot, inPlace: true})},
 	"list.index":  {pre: preFind},
 	"list.insert": {pre: preStore},
 	"list.pop":    {pre: preShift},
@@ -353,13 +347,13 @@ var builtinSpecs = map[string]builtinSpec{
 	"set.difference":           {call: setOperation},
 	"set.discard":              {pre: hashingArg(false)},
 	"set.intersection":         {call: setOperation},
-	"set.issubset":             {pre: walking(iterOpts{all: true, work: hashWork})},
-	"set.issuperset":           {pre: walking(iterOpts{all: true, work: hashWork})},
+	"set.issubset":             {pre: walking(iterOpts{work: hashWork})},
+	"set.issuperset":           {pre: walking(iterOpts{work: hashWork})},
 	"set.pop":                  {},
 	"set.remove":               {pre: hashingArg(false)},
 	"set.symmetric_difference": {call: setOperation},
 	"set.union":                {call: setOperation},
-	"set.update":               {pre: walking(iterOpts{elem: costEntry, all: true, work: hashWork})},
+	"set.update":               {pre: walking(iterOpts{elem: costEntry, work: hashWork})},
 
 	// Methods of string.
 	"string.capitalize":     {pre: preCase},

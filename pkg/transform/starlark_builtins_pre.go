@@ -19,11 +19,13 @@ package transform
 import (
 	"fmt"
 	"math/bits"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
 )
 
 // The guards of built-ins that need more than a table entry: what each will make is worked
@@ -150,11 +152,11 @@ func preZip(g *gate) error {
 		row = 0
 	}
 	for i, a := range g.args {
-		if it, ok := a.(starlark.Iterable); ok && lazy(a) {
-			g.args[i] = &checkedIterable{inner: it, run: g.run, name: "zip()", elemBytes: row}
+		if it, ok := a.(starlark.Iterable); ok {
+			g.args[i] = checked(&checkedIterable{inner: it, run: g.run, name: "zip()", elemBytes: row}, starlark.Len(a))
 		}
 	}
-	return g.run.step(max(rows, 0))
+	return nil
 }
 
 // preDict guards dict() and dict.update: a dict argument is walked as its items, so that the
@@ -176,7 +178,7 @@ func preDict(g *gate) error {
 	if err := g.charge(mul(len(g.kwargs), costEntry)); err != nil {
 		return err
 	}
-	return g.iterate(iterOpts{elem: costEntry, all: true, work: keyHash})
+	return g.iterate(iterOpts{elem: costEntry, work: keyHash})
 }
 
 // preView guards dict.items, keys and values: a new list of every entry.
@@ -301,4 +303,84 @@ func preSplitlines(g *gate) error {
 	return g.run.charge(add(mul(lines, 16+16+costBox), costHeader), func() string {
 		return fmt.Sprintf("splitlines() would make a list of %s strings", formatCount(lines))
 	})
+}
+
+// sortValues is sorted(), with the run's stop seen inside the sort: its comparisons were
+// counted by the guard, but a sort of a long list can outlast the run's time. It sorts as the
+// library does (stably; reversed by reversing the order, so that equal elements keep theirs).
+func sortValues(g *gate) (starlark.Value, error) {
+	var iterable starlark.Iterable
+	var key starlark.Callable
+	var reverse bool
+	if err := starlark.UnpackArgs("sorted", g.args, g.kwargs, "iterable", &iterable, "key?", &key, "reverse?", &reverse); err != nil {
+		return nil, err
+	}
+	s := &checkedSort{run: g.run}
+	if n := starlark.Len(iterable); n > 0 {
+		s.values = make([]starlark.Value, 0, n) // charged by the guard
+	}
+	iter := iterable.Iterate()
+	var x starlark.Value
+	for iter.Next(&x) {
+		s.values = append(s.values, x)
+	}
+	iter.Done()
+	if g.run.err != nil {
+		return nil, g.run.err
+	}
+	if key != nil {
+		s.keys = make([]starlark.Value, len(s.values))
+		for i, v := range s.values {
+			k, err := starlark.Call(g.thread, key, starlark.Tuple{v}, nil)
+			if err != nil {
+				return nil, err
+			}
+			s.keys[i] = k
+		}
+	}
+	if reverse {
+		sort.Stable(sort.Reverse(s))
+	} else {
+		sort.Stable(s)
+	}
+	return starlark.NewList(s.values), s.err
+}
+
+// checkedSort sorts values by keys (or themselves), stopping its comparisons once the run
+// must stop or one fails.
+type checkedSort struct {
+	run          *starlarkRun
+	keys, values []starlark.Value
+	compared     int
+	err          error
+}
+
+func (s *checkedSort) Len() int { return len(s.values) }
+
+func (s *checkedSort) Less(i, j int) bool {
+	if s.err != nil {
+		return false
+	}
+	if s.compared++; s.compared%256 == 0 {
+		if p := s.run.stopped.Load(); p != nil {
+			s.err = *p
+			return false
+		}
+	}
+	x, y := s.values[i], s.values[j]
+	if s.keys != nil {
+		x, y = s.keys[i], s.keys[j]
+	}
+	ok, err := starlark.Compare(syntax.LT, x, y)
+	if err != nil {
+		s.err = err
+	}
+	return ok
+}
+
+func (s *checkedSort) Swap(i, j int) {
+	s.values[i], s.values[j] = s.values[j], s.values[i]
+	if s.keys != nil {
+		s.keys[i], s.keys[j] = s.keys[j], s.keys[i]
+	}
 }

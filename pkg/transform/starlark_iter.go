@@ -27,8 +27,7 @@ import (
 // checkedIterable hands a built-in an iterable whose every element counts a step (and its
 // work), charges what the built-in keeps of it, and looks at the run's stop. A built-in's
 // loop cannot return an error through an iterator, so a bound passed ends the iteration and
-// is recorded in the run; the built-in's guard returns it instead of the partial result. It
-// has no Len, so that no built-in allocates for a length it was told ahead.
+// is recorded in the run; the built-in's guard returns it instead of the partial result.
 type checkedIterable struct {
 	inner     starlark.Iterable
 	run       *starlarkRun
@@ -46,6 +45,23 @@ func (c *checkedIterable) Truth() starlark.Bool  { return c.inner.Truth() }
 func (c *checkedIterable) Hash() (uint32, error) { return c.inner.Hash() }
 func (c *checkedIterable) Iterate() starlark.Iterator {
 	return &checkedIterator{c: c, inner: c.inner.Iterate()}
+}
+
+// checkedSequence is a checkedIterable that tells its length, for a built-in to allocate
+// what its guard has charged.
+type checkedSequence struct {
+	*checkedIterable
+	n int
+}
+
+func (c checkedSequence) Len() int { return c.n }
+
+// checked gives c its length n, when known.
+func checked(c *checkedIterable, n int) starlark.Iterable {
+	if n < 0 {
+		return c
+	}
+	return checkedSequence{c, n}
 }
 
 type checkedIterator struct {
