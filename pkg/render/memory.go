@@ -51,15 +51,16 @@ const (
 	// treeFactor covers processing whose objects are decoded for transformers,
 	// CustomTransforms, expansion or destinations: the trees (one map entry or slice element
 	// per JSON value), the engine's output beside them and the encoded result. Measured: 18
-	// (ConfigMaps of short strings) to 29 (arrays of one-digit numbers, empty objects).
-	treeFactor = 32
+	// (ConfigMaps of short strings) to 30-35 (arrays of one-digit numbers, empty objects).
+	treeFactor = 40
 	// templateFactor covers compiling the template's objects and configs into a plan, per byte
 	// of them.
 	templateFactor = 4
 	// kustomizeFactor covers one inline Kustomization build, per byte of the objects it runs
 	// over (at most --max-kustomize-bytes): kyaml's nodes of them, and of its output.
-	// Measured: 10.5 on 1,000 ConfigMaps of 100 short strings.
-	kustomizeFactor = 32
+	// Measured, with the request's trees: 10.5 on 1,000 ConfigMaps of 100 strings of 25
+	// bytes, 72 on 1,000 of 380 one-byte strings (4 MiB, the default limit).
+	kustomizeFactor = 64
 	// execOutputFactor covers one exec plugin run, per byte it may write: stdout and stderr,
 	// each up to the plugin output limit, and the trees of stdout, which take six (JSON) to
 	// sixteen (YAML) times its size.

@@ -33,8 +33,9 @@ import (
 // embedded etcd included.
 const maxServerMemory = 1536 << 20
 
-// hostileConcurrency is the --max-concurrent-processing of the hostile server, below the
-// burst of heavy requests it gets.
+// hostileConcurrency is how many heavy requests the hostile server's processing memory
+// (--processing-memory-bytes) holds at once, below the burst of heavy requests it gets: each
+// holds plainFactor (5) times its attempt's output limit of 64 MiB at most.
 const hostileConcurrency = 2
 
 // TestHostileInputs sends the hostile table (every finding of issue 17, and each malformed
@@ -43,7 +44,7 @@ const hostileConcurrency = 2
 // with a 5xx or by dropping the connection, never panic, stay ready and stay below
 // maxServerMemory.
 func TestHostileInputs(t *testing.T) {
-	s := startTestServer(t, filepath.Join(t.TempDir(), "hostile"), "--max-concurrent-processing="+strconv.Itoa(hostileConcurrency))
+	s := startTestServer(t, filepath.Join(t.TempDir(), "hostile"), "--processing-memory-bytes="+strconv.Itoa(hostileConcurrency*5*64<<20))
 	client := s.httpClient(t)
 	setupHostileFixtures(t, s)
 

@@ -123,6 +123,10 @@ func TestMemoryWithShippedLimits(t *testing.T) {
 			s.dumpLog(t)
 		}
 	})
+	// The server sized its processing memory from GOMEMLIMIT, as the Deployment sets it.
+	if log := s.LogTail(1 << 20); !strings.Contains(log, fmt.Sprintf("Processing may hold %d MiB (half of GOMEMLIMIT", shipped.limit/2>>20)) {
+		t.Errorf("the server did not size its processing memory from GOMEMLIMIT=%s: %s", shipped.goMemLimit, log)
+	}
 	h := newRawClient(t, s.Config)
 	keys := make([]string, 60)
 	for i := range keys {
