@@ -147,6 +147,11 @@ func (h *Hold) Set(ctx context.Context, n int64, plugins bool) error {
 	if ctx.Err() != nil {
 		return apierrors.NewTimeoutError("the request ended while it waited for memory to be processed", 0)
 	}
+	if plugins && b.held+n <= b.capacity {
+		return apierrors.NewTooManyRequests(fmt.Sprintf(
+			"the processing memory that requests with plugins may hold is taken by other plugin runs (%d of %d bytes, half of --processing-memory-bytes); try again",
+			b.pluginHeld, b.pluginCapacity), retryAfterSeconds)
+	}
 	return apierrors.NewTooManyRequests(fmt.Sprintf(
 		"the server's processing memory is taken by other requests (%d of %d bytes, --processing-memory-bytes); try again",
 		b.held, b.capacity), retryAfterSeconds)
