@@ -97,7 +97,9 @@ func TestCatalogAppliesOnlyItsAnswer(t *testing.T) {
 	// A valid one, which binds to a resource no template makes, so that if it were applied it
 	// would change no other test's processing.
 	customTransform := customTransform("ui-made", `{"resource":"uiapplynothings","remove":["$.spec.x"]}`)
-	t.Cleanup(func() { _ = templates.CustomTransforms().Delete(context.Background(), "ui-made", metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = templates.CustomTransforms().Delete(context.Background(), "ui-made", metav1.DeleteOptions{})
+	})
 	for _, body := range []string{
 		// A hardcoded namespace is removed by processing; one from a parameter is kept.
 		tpl("clean", `,"parameters":[{"name":"NS","value":"`+target+`"}]`+objects(made("made-a", ""), made("made-b", `,"namespace":"${NS}"`))),
