@@ -53,6 +53,8 @@ var comparisons = []comparison{
 		regexp.MustCompile(`^BenchmarkPluginAnnotate/(?P<side>starlark|builtin)$`), "starlark", "builtin", 5, false},
 	{"200 objects, one annotation: exec plugin (KRM function, confined) vs built-in",
 		regexp.MustCompile(`^BenchmarkPluginAnnotate/(?P<side>exec|builtin)$`), "exec", "builtin", 30, false},
+	{"stored template, processing charged to the memory budget vs the renderer alone",
+		regexp.MustCompile(`^BenchmarkMemoryBudget/(?P<case>.+)/(?P<side>charged|uncharged)$`), "charged", "uncharged", 1.1, false},
 	{"whole process, 800 pairs: stencil CLI (YAML out) vs kubectl kustomize",
 		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-yaml|kubectl-kustomize)$`), "stencil-yaml", "kubectl-kustomize", 0.01, false},
 	{"whole process, 800 pairs: stencil CLI (JSON out) vs kubectl kustomize",
