@@ -17,7 +17,6 @@ limitations under the License.
 package reliability
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -35,6 +34,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
+
+	"stencil.dev/stencil/test/localserver"
 )
 
 // deploymentPath is the shipped Deployment whose memory limit the memory test holds the
@@ -195,7 +196,10 @@ func TestMemoryWithShippedLimits(t *testing.T) {
 	if counts["big answered"] == 0 {
 		t.Errorf("no 60 MiB answer was served: %v", counts)
 	}
-	peak := peakRSS(t, s.Pid())
+	peak, err := localserver.PeakRSS(s.Pid())
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("GOMEMLIMIT=%s, limit %d MiB: peak resident memory %d MiB; %v", shipped.goMemLimit, shipped.limit>>20, peak>>20, counts)
 	if peak >= shipped.limit {
 		t.Errorf("the server's peak resident memory is %d MiB, at or above the Deployment's limit of %d MiB: it would be OOM-killed", peak>>20, shipped.limit>>20)
@@ -255,26 +259,4 @@ func (c *rawClient) do(t *testing.T, method, path string, body []byte, slow time
 		t.Errorf("%s %s: the answer was cut: %v", method, path, err)
 	}
 	return resp.StatusCode, got
-}
-
-// peakRSS reads a process's peak resident set size (VmHWM) from /proc, in bytes.
-func peakRSS(t *testing.T, pid int) int64 {
-	t.Helper()
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatalf("reading the server's memory (the suite runs on Linux): %v", err)
-	}
-	defer f.Close()
-	scanner := bufio.NewScanner(f)
-	for scanner.Scan() {
-		if value, ok := strings.CutPrefix(scanner.Text(), "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	t.Fatalf("no VmHWM in /proc/%d/status", pid)
-	return 0
 }

@@ -19,13 +19,14 @@ package reliability
 import (
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"stencil.dev/stencil/test/localserver"
 )
 
 // blockingPlugin is a KRM function that gives back its input once the file "release" exists
@@ -57,8 +58,7 @@ const pluginTemplate = `{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"T
 "objects":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"b"}}],
 "transformers":[{"apiVersion":"fn.example.com/v1","kind":"Block","metadata":{"name":"block"},"provider":{"exec":{"path":"blocker"}}}]}`
 
-// buildBlockingPlugin compiles blockingPlugin into a directory every user may read (plugins
-// run as nobody when the server runs as root) and returns it.
+// buildBlockingPlugin compiles blockingPlugin and returns its plugin directory.
 func buildBlockingPlugin(t *testing.T) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "stencil-reliability-plugins-")
@@ -66,22 +66,8 @@ func buildBlockingPlugin(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	src, bin := filepath.Join(dir, "src"), filepath.Join(dir, "bin")
-	for _, d := range []string{src, bin} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte(blockingPlugin), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "blocker"), "main.go")
-	build.Dir = src
-	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GO111MODULE=off")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the plugin: %v\n%s", err, out)
-	}
-	if err := os.Chmod(dir, 0o755); err != nil {
+	bin, err := localserver.BuildPlugin(dir, "blocker", blockingPlugin)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return bin
