@@ -280,6 +280,9 @@ func TestExecPluginSandbox(t *testing.T) {
 	if data["rlimits"] != wantLimits {
 		t.Errorf("the plugin runs with rlimits %v, want %s", data["rlimits"], wantLimits)
 	}
+	if data["capabilities"] != "0000000000000000" {
+		t.Errorf("the plugin runs with capabilities %v (effective or permitted), want none, in its user namespace too", data["capabilities"])
+	}
 	if features.LandlockABI == 0 {
 		t.Fatalf("this kernel has no Landlock: files outside the plugin directory are protected only by running as nobody (root: %t)", os.Getuid() == 0)
 	}
