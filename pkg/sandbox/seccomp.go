@@ -35,11 +35,11 @@ import (
 //   - no io_uring, whose operations (socket, connect, open) would bypass the filter;
 //   - no new namespaces (unshare, setns, clone with a CLONE_NEW* flag): in a user namespace
 //     of its own a plugin could mount a tmpfs of any size;
-//   - no memory that RLIMIT_AS does not count: memfd_create, memfd_secret, System V shared
-//     memory and message queues, and shared anonymous mappings, which outlive an munmap
-//     only as a file would, so the filter refuses them with the rest;
-//   - no ptrace or process_vm_readv/writev, which a plugin could use on another run that
-//     shares its user where it has no PID namespace;
+//   - no memory that RLIMIT_AS does not count: memfd_create and memfd_secret (written to,
+//     not mapped, a memfd holds memory outside any address space), System V shared memory
+//     (which outlives its detaching) and message queues;
+//   - no ptrace, process_vm_readv/writev or pidfd_getfd, which a plugin could use on another
+//     run that shares its user where it has no PID namespace;
 //   - clone3 answers ENOSYS, since a filter cannot read its flags from memory; the C library
 //     and Go fall back to clone, whose flags it reads;
 //   - when the run may have one process only, no fork, vfork or clone without CLONE_THREAD:
@@ -48,7 +48,7 @@ import (
 
 // seccompData offsets (struct seccomp_data): the system call number, the architecture, and
 // the low 32 bits of each argument on little-endian machines, which is all the kernel reads
-// of the arguments checked here (int domain, unsigned int clone flags, mmap's flags bits).
+// of the arguments checked here (socket's int domain, the flags clone keeps).
 const (
 	offNr   = 0
 	offArch = 4
@@ -102,12 +102,6 @@ func seccompFilter(singleProcess bool) []unix.SockFilter {
 	f.denyArg(unix.SYS_SOCKET, 0, unix.EACCES, []unix.SockFilter{
 		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: unix.AF_UNIX, Jt: 0, Jf: 1},
 	})
-	// A shared anonymous mapping: MAP_ANONYMOUS and MAP_SHARED (or MAP_SHARED_VALIDATE).
-	shared := uint32(unix.MAP_ANONYMOUS | unix.MAP_SHARED)
-	f.denyArg(unix.SYS_MMAP, 3, unix.EPERM, []unix.SockFilter{
-		{Code: unix.BPF_ALU | unix.BPF_AND | unix.BPF_K, K: shared},
-		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: shared, Jt: 0, Jf: 1},
-	})
 	clone := []unix.SockFilter{{Code: unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K, K: cloneNamespaces, Jt: 0, Jf: 1}}
 	if singleProcess {
 		// A namespace flag jumps to the refusal; then a clone that is not a thread falls
@@ -125,7 +119,8 @@ func seccompFilter(singleProcess bool) []unix.SockFilter {
 	for _, nr := range []uintptr{
 		unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER,
 		unix.SYS_UNSHARE, unix.SYS_SETNS, unix.SYS_MEMFD_CREATE, unix.SYS_MEMFD_SECRET,
-		unix.SYS_SHMGET, unix.SYS_MSGGET, unix.SYS_PTRACE, unix.SYS_PROCESS_VM_READV, unix.SYS_PROCESS_VM_WRITEV,
+		unix.SYS_SHMGET, unix.SYS_SHMAT, unix.SYS_MSGGET,
+		unix.SYS_PTRACE, unix.SYS_PROCESS_VM_READV, unix.SYS_PROCESS_VM_WRITEV, unix.SYS_PIDFD_GETFD,
 	} {
 		f.deny(nr, unix.EPERM)
 	}
