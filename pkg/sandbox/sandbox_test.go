@@ -131,6 +131,15 @@ func attempt(mode string) error {
 	return fmt.Errorf("unknown mode %q", mode)
 }
 
+// TestMain removes the copy of the test binary the tests ran confined.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if helperBin != "" {
+		os.RemoveAll(filepath.Dir(helperBin))
+	}
+	os.Exit(code)
+}
+
 var (
 	helperOnce sync.Once
 	helperBin  string
