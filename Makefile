@@ -29,7 +29,7 @@ SUITE_TIMEOUT ?= 40m
 RELIABILITY_REQUESTS ?= 400
 RELIABILITY_TIMEOUT  ?= 10m
 
-.PHONY: all build image run test verify unit integration ui release reliability soak e2e fuzz e2e-binaries bench bench-instances clean
+.PHONY: all build image run test verify unit integration clients ui release reliability soak e2e fuzz e2e-binaries bench bench-instances clean
 
 all: build
 
@@ -49,8 +49,8 @@ image:
 run: build
 	$(BIN)/stencil-apiserver --local --local-dir $(LOCAL_DIR)
 
-## test: static checks, generated code, unit, integration, the catalog UI in a browser, release, reliability, e2e against kube-apiserver, fuzzing
-test: verify unit integration ui release reliability e2e fuzz
+## test: static checks, generated code, unit, integration, clients nobody here wrote, the catalog UI in a browser, release, reliability, e2e against kube-apiserver, fuzzing
+test: verify unit integration clients ui release reliability e2e fuzz
 
 verify:
 	@unformatted=$$(gofmt -l cmd pkg hack test); if [ -n "$$unformatted" ]; then echo "gofmt: $$unformatted"; exit 1; fi
@@ -64,6 +64,11 @@ unit:
 
 integration:
 	$(GO) test $(GOFLAGS_TAGS) -timeout $(SUITE_TIMEOUT) ./test/integration/...
+
+## clients: Python's dynamic client, Ruby's kubeclient, swagger-parser and ajv against a local server (installed by hack/install-client-tools.sh)
+clients:
+	hack/install-client-tools.sh
+	$(GO) test $(GOFLAGS_TAGS) -count=1 -v -timeout $(SUITE_TIMEOUT) ./test/clients/... 2>&1 | grep -E '^(=== RUN|--- |\s+\S+_test.go|ok|FAIL|PASS|panic)'; exit $${PIPESTATUS[0]}
 
 ## ui: `stencil ui` driven by headless Chromium (installed by hack/install-chromium.sh when missing); screenshots in _output/ui-screenshots
 ui:
