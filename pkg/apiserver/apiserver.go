@@ -146,7 +146,11 @@ func (c completedConfig) New() (*StencilServer, error) {
 		return nil, err
 	}
 	noCluster := c.ExtraConfig.ClusterConfig == nil && (c.ExtraConfig.Instances == nil || c.ExtraConfig.Instances.Target == nil)
-	instanceREST, instanceStatusREST, err := instancestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, noCluster)
+	guard, err := c.uninstallGuard(noCluster)
+	if err != nil {
+		return nil, err
+	}
+	instanceREST, instanceStatusREST, err := instancestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, noCluster, guard)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +182,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		if err != nil {
 			return nil, err
 		}
-		openshiftInstanceREST, openshiftInstanceStatusREST, err := openshiftinstance.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, noCluster)
+		openshiftInstanceREST, openshiftInstanceStatusREST, err := openshiftinstance.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, noCluster, guard)
 		if err != nil {
 			return nil, err
 		}
@@ -214,4 +218,21 @@ func (c completedConfig) New() (*StencilServer, error) {
 		})
 	}
 	return s, nil
+}
+
+// uninstallGuard checks that whoever deletes a TemplateInstance may delete what it manages,
+// in the cluster its objects are applied in; a server without a cluster needs none.
+func (c completedConfig) uninstallGuard(noCluster bool) (*instancestorage.UninstallGuard, error) {
+	if noCluster {
+		return nil, nil
+	}
+	target := c.ExtraConfig.ClusterConfig
+	if opts := c.ExtraConfig.Instances; opts != nil && opts.Target != nil {
+		target = opts.Target
+	}
+	mapper, err := restMapper(target)
+	if err != nil {
+		return nil, err
+	}
+	return &instancestorage.UninstallGuard{Authorizer: c.GenericConfig.Authorization.Authorizer, Mapper: mapper}, nil
 }

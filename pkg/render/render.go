@@ -138,6 +138,9 @@ type Output struct {
 	Warnings []string
 	// Labels are the template's own labels, substituted, when Input.TemplateLabels asks.
 	Labels map[string]string
+	// Imported are the Templates that transformersFrom read, imports of imports included, in
+	// the order read: whoever acts on the objects must know whose content shaped them.
+	Imported []*templates.Template
 }
 
 // List returns the objects as the bytes of a v1 List.
@@ -147,14 +150,14 @@ func (o *Output) List() []byte { return process.ListBytes(o.Objects) }
 // field.ErrorList, all at once where they are found in one step; an error is a failure of
 // processing itself, or ctx's error when the request is done before processing is.
 func (p *Renderer) Render(ctx context.Context, in Input) (*Output, field.ErrorList, error) {
-	t, configs, importsKey, errs := consolidate(in.Template, in.GetTemplate, p.limits)
+	t, configs, imported, errs := consolidate(in.Template, in.GetTemplate, p.limits)
 	if len(errs) > 0 {
 		return nil, sortErrors(errs), nil
 	}
 	if in.Request.MaxOutputBytes <= 0 {
 		in.Request.MaxOutputBytes = p.maxOutputBytes
 	}
-	plan, errs := p.plan(t, in.Stored, importsKey)
+	plan, errs := p.plan(t, in.Stored, importsKey(imported))
 	if len(errs) > 0 {
 		// The request's values and the transformer configs can be checked without a plan:
 		// report their problems now too, rather than one kind of problem per try.
@@ -181,7 +184,7 @@ func (p *Renderer) Render(ctx context.Context, in Input) (*Output, field.ErrorLi
 	if len(out.invalid) > 0 {
 		return &Output{Warnings: warnings}, sortErrors(out.invalid), nil
 	}
-	output := &Output{Objects: out.objects, Message: result.Message, Parameters: result.Parameters, Warnings: warnings}
+	output := &Output{Objects: out.objects, Message: result.Message, Parameters: result.Parameters, Warnings: warnings, Imported: imported}
 	if in.TemplateLabels {
 		output.Labels = plan.TemplateLabels(result.Parameters)
 	}
@@ -225,26 +228,26 @@ func dialectOf(t *templates.Template) process.Dialect {
 
 // consolidate replaces the template's transformer fields by its consolidated list (imports,
 // own transformers, overrides, order), which the engine then substitutes parameters into. It
-// also returns the list itself, whose paths say where each config was written, and a key
-// naming the imported templates' versions, part of the plan's cache key.
-func consolidate(t *templates.Template, get transform.TemplateGetter, limits transform.Limits) (*templates.Template, []transform.Config, string, field.ErrorList) {
+// also returns the list itself, whose paths say where each config was written, and the
+// Templates imported.
+func consolidate(t *templates.Template, get transform.TemplateGetter, limits transform.Limits) (*templates.Template, []transform.Config, []*templates.Template, field.ErrorList) {
 	if len(t.Transformers) == 0 && len(t.TransformersFrom) == 0 && len(t.TransformerOverrides) == 0 && len(t.TransformerOrder) == 0 {
-		return t, nil, "", nil
+		return t, nil, nil, nil
 	}
-	var imports strings.Builder
+	var imported []*templates.Template
 	var recordingGet transform.TemplateGetter
 	if get != nil {
 		recordingGet = func(name string) (*templates.Template, error) {
-			imported, err := get(name)
+			t, err := get(name)
 			if err == nil {
-				fmt.Fprintf(&imports, "/%s/%s", imported.UID, imported.ResourceVersion)
+				imported = append(imported, t)
 			}
-			return imported, err
+			return t, err
 		}
 	}
 	configs, errs := transform.ConsolidateWithin(t, recordingGet, limits)
 	if len(errs) > 0 {
-		return nil, nil, "", errs
+		return nil, nil, nil, errs
 	}
 	consolidated := *t
 	consolidated.Transformers = make([]runtime.RawExtension, len(configs))
@@ -252,7 +255,16 @@ func consolidate(t *templates.Template, get transform.TemplateGetter, limits tra
 		consolidated.Transformers[i].Raw = c.Raw
 	}
 	consolidated.TransformersFrom, consolidated.TransformerOverrides, consolidated.TransformerOrder = nil, nil, nil
-	return &consolidated, configs, imports.String(), nil
+	return &consolidated, configs, imported, nil
+}
+
+// importsKey names the imported templates' versions, part of the plan's cache key.
+func importsKey(imported []*templates.Template) string {
+	var key strings.Builder
+	for _, t := range imported {
+		fmt.Fprintf(&key, "/%s/%s", t.UID, t.ResourceVersion)
+	}
+	return key.String()
 }
 
 func (p *Renderer) plan(t *templates.Template, stored bool, importsKey string) (*process.Plan, field.ErrorList) {
