@@ -17,22 +17,18 @@ limitations under the License.
 package templateinstance
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
-	"stencil.dev/stencil/pkg/registry/templates/template"
+	"stencil.dev/stencil/pkg/registry"
 )
 
 // MaxStoredBytes bounds a stored TemplateInstance as etcd stores it (its JSON, status and
-// managed fields included), as template.MaxStoredBytes bounds a Template: etcd refuses a
-// request above 1.5 MiB by default, which the API server answers with a 500. The half MiB
-// between the two leaves room for the status the controller writes later (a reference per
-// object, conditions), which no client can shrink.
-const MaxStoredBytes = template.MaxStoredBytes
+// managed fields included), as it bounds a Template: registry.MaxStoredBytes. The half MiB
+// between it and etcd's 1.5 MiB leaves room for the status the controller writes later (a
+// reference per object, conditions), which no client can shrink.
+const MaxStoredBytes = registry.MaxStoredBytes
 
 // sizeErrors reports an instance too large to store, at the field that holds most of it.
 func sizeErrors(ti *templates.TemplateInstance) field.ErrorList {
@@ -41,33 +37,22 @@ func sizeErrors(ti *templates.TemplateInstance) field.ErrorList {
 		return field.ErrorList{field.InternalError(nil, err)}
 	}
 	versioned.APIVersion, versioned.Kind = v1alpha1.SchemeGroupVersion.String(), "TemplateInstance"
-	stored, err := json.Marshal(&versioned)
-	if err != nil {
-		// An inline template that is not JSON: validation names it.
-		return nil
-	}
-	if len(stored) <= MaxStoredBytes {
-		return nil
-	}
-	name, size := largestField(ti)
-	hint := ""
-	switch name {
-	case "spec.template":
-		hint = ". Store the template as a Template and name it in spec.templateRef (split a template over the limit into templates that import each other's transformers)"
-	case "spec.parameters":
-		hint = ". Give large values through a Secret named in spec.parametersFrom"
-	}
-	return field.ErrorList{{
-		Type:     field.ErrorTypeTooLong,
-		Field:    name,
-		BadValue: "<value omitted>",
-		Detail: fmt.Sprintf("the instance would be stored as %d bytes (%d of them here); a stored TemplateInstance may have at most %d bytes%s",
-			len(stored), size, MaxStoredBytes, hint),
-	}}
+	return registry.SizeErrors(&versioned, "instance", "TemplateInstance", func() []registry.FieldSize { return fieldSizes(ti) }, advice)
 }
 
-// largestField names the field of ti that holds the most bytes, roughly counted.
-func largestField(ti *templates.TemplateInstance) (string, int) {
+// advice says how to shrink the field that holds most of an instance.
+func advice(field string) string {
+	switch field {
+	case "spec.template":
+		return "Store the template as a Template and name it in spec.templateRef (split a template over the limit into templates that import each other's transformers)"
+	case "spec.parameters":
+		return "Give large values through a Secret named in spec.parametersFrom"
+	}
+	return ""
+}
+
+// fieldSizes are the fields of ti, each with its bytes roughly counted.
+func fieldSizes(ti *templates.TemplateInstance) []registry.FieldSize {
 	mapSize := func(m map[string]string) int {
 		n := 0
 		for k, v := range m {
@@ -106,28 +91,14 @@ func largestField(ti *templates.TemplateInstance) (string, int) {
 	for _, o := range ti.Status.Objects {
 		status += len(o.APIVersion) + len(o.Kind) + len(o.Namespace) + len(o.Name) + len(o.UID)
 	}
-	meta := mapSize(ti.Annotations) + mapSize(ti.Labels)
-	for _, m := range ti.ManagedFields {
-		if m.FieldsV1 != nil {
-			meta += len(m.FieldsV1.Raw)
-		}
+	return []registry.FieldSize{
+		{Name: "spec.template", Bytes: inline},
+		{Name: "spec.parameters", Bytes: mapSize(spec.Parameters)},
+		{Name: "spec.parametersFrom", Bytes: sources},
+		{Name: "spec.labels", Bytes: mapSize(spec.Labels)},
+		{Name: "spec.properties", Bytes: mapSize(spec.Properties)},
+		{Name: "spec.requester", Bytes: requester},
+		{Name: "status", Bytes: status},
+		{Name: "metadata", Bytes: registry.MetadataBytes(&ti.ObjectMeta)},
 	}
-	best, bestSize := "spec.template", inline
-	for _, f := range []struct {
-		name string
-		size int
-	}{
-		{"spec.parameters", mapSize(spec.Parameters)},
-		{"spec.parametersFrom", sources},
-		{"spec.labels", mapSize(spec.Labels)},
-		{"spec.properties", mapSize(spec.Properties)},
-		{"spec.requester", requester},
-		{"status", status},
-		{"metadata", meta},
-	} {
-		if f.size > bestSize {
-			best, bestSize = f.name, f.size
-		}
-	}
-	return best, bestSize
 }
