@@ -17,6 +17,8 @@ BUILD_DATE := $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ 2>/de
 VERSION_PKG := stencil.dev/stencil/pkg/version
 LDFLAGS   := -X $(VERSION_PKG).gitVersion=$(VERSION) -X $(VERSION_PKG).gitCommit=$(GIT_COMMIT) \
              -X $(VERSION_PKG).gitTreeState=$(GIT_TREE_STATE) -X $(VERSION_PKG).buildDate=$(BUILD_DATE)
+# Extra flags of stencil-apiserver for make run (docs/operations.md lists them).
+ARGS      :=
 IMAGE_DIR ?= $(OUTPUT)/image
 IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 # How long `make test` fuzzes each target; a longer hunt: make fuzz FUZZTIME=10m
@@ -45,9 +47,10 @@ image:
 	cd hack/image && $(GO) run . --binary $(abspath $(IMAGE_DIR))/stencil-apiserver --output $(abspath $(IMAGE_DIR)) \
 		--version $(VERSION) --revision $(GIT_COMMIT) --arch $(IMAGE_ARCH) --created $(SOURCE_DATE_EPOCH)
 
-## run: the server on https://127.0.0.1:8443 with embedded etcd; kubeconfig in _output/local/kubeconfig
+## run: the server on https://127.0.0.1:8443 with embedded etcd; kubeconfig in _output/local/kubeconfig.
+## More server flags in ARGS: make run ARGS="--openshift-templates --target-kubeconfig ~/.kube/config"
 run: build
-	$(BIN)/stencil-apiserver --local --local-dir $(LOCAL_DIR)
+	$(BIN)/stencil-apiserver --local --local-dir $(LOCAL_DIR) $(ARGS)
 
 ## test: static checks, generated code, unit, integration, clients nobody here wrote, the catalog UI in a browser, release, reliability, e2e against kube-apiserver, fuzzing
 test: verify unit integration clients ui release reliability e2e fuzz
