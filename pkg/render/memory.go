@@ -155,7 +155,7 @@ func orDefault(v, def int) int {
 // the last attempt's, a problem naming the limit it had.
 //
 // The first charge is made before the template is compiled, which it counts.
-func (p *Renderer) renderWithin(ctx context.Context, in Input, a attemptOf, importsKey string, budget int) (*Output, field.ErrorList, error) {
+func (p *Renderer) renderWithin(ctx context.Context, in Input, a attemptOf, budget int) (*Output, field.ErrorList, error) {
 	t := a.template
 	trees := len(in.RemovalRules) > 0 || len(in.Destinations) > 0 || mentionsExpansionIn(t.Objects)
 	c := p.costOf(in.Plugins.Steps(t), templateBytes(t), trees, in.Plugins)
@@ -178,7 +178,7 @@ func (p *Renderer) renderWithin(ctx context.Context, in Input, a attemptOf, impo
 	if err := hold(); err != nil {
 		return nil, nil, err
 	}
-	plan, errs := p.compile(t, in, importsKey)
+	plan, errs := p.compile(t, in, importsKey(a.imported))
 	if len(errs) > 0 {
 		return nil, errs, nil
 	}

@@ -108,24 +108,33 @@ func generatedSecret(ti *templatesv1.TemplateInstance, values map[string]string)
 }
 
 // preflight checks every object as the requester before any is applied: a
-// SubjectAccessReview for create and patch (server-side apply is a patch that may create),
-// then, for an object that exists, that it is this instance's, then a server-side dry-run
-// apply, which also runs admission and validation. It reports every refused object and why.
-func (c *Controller) preflight(ctx context.Context, ti *templatesv1.TemplateInstance, uc *userClients, plan []*planned) error {
+// SubjectAccessReview for create and patch (server-side apply is a patch that may create) of
+// each object and for delete of each object the pass would prune, then the same for every
+// template author (authorizeAuthors), then, for an object that exists, that it is this
+// instance's, then a server-side dry-run apply, which also runs admission and validation. It
+// reports every refused object and why.
+func (c *Controller) preflight(ctx context.Context, ti *templatesv1.TemplateInstance, uc *userClients, plan []*planned, authors []author, prune []target) error {
 	requester := requesterInfo(ti.Spec.Requester)
-	var refused []string
+	targets := make([]target, 0, len(plan)+len(prune))
 	for _, p := range plan {
-		for _, verb := range []string{"create", "patch"} {
-			attrs := authorizer.AttributesRecord{User: requester, Verb: verb, APIGroup: p.resource.Group, APIVersion: p.resource.Version,
-				Resource: p.resource.Resource, Namespace: p.ref.Namespace, Name: p.ref.Name, ResourceRequest: true}
+		targets = append(targets, target{resource: p.resource, ref: p.ref, verbs: []string{"create", "patch"}})
+	}
+	var refused []string
+	for _, t := range append(targets, prune...) {
+		for _, verb := range t.verbs {
+			attrs := authorizer.AttributesRecord{User: requester, Verb: verb, APIGroup: t.resource.Group, APIVersion: t.resource.Version,
+				Resource: t.resource.Resource, Namespace: t.ref.Namespace, Name: t.ref.Name, ResourceRequest: true}
 			if allowed, reason := c.authorizeObject(ctx, uc, attrs); !allowed {
-				refused = append(refused, fmt.Sprintf("%s: %s may not %s it: %s", p, requester.GetName(), verb, reason))
+				refused = append(refused, fmt.Sprintf("%s: %s may not %s it: %s", inventory.DescribeObject(t.ref), requester.GetName(), verb, reason))
 				break
 			}
 		}
 	}
 	if len(refused) > 0 {
 		return fail("Forbidden", "nothing was applied; refused: %s", strings.Join(refused, "; "))
+	}
+	if err := c.authorizeAuthors(ctx, ti, authors, append(writeTargets(plan), prune...)); err != nil {
+		return err
 	}
 	id := inventory.ApplySetID(ti.Namespace, ti.Name)
 	for _, p := range plan {

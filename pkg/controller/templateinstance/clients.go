@@ -23,6 +23,7 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -87,7 +88,7 @@ func (c *clientCache) forUser(r *templatesv1.TemplateInstanceRequester) (*userCl
 	if c.self != nil {
 		return c.self, nil
 	}
-	key := requesterKey(r)
+	key := identityKey(requesterInfo(r))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if u, ok := c.users[key]; ok {
@@ -106,16 +107,18 @@ func (c *clientCache) forUser(r *templatesv1.TemplateInstanceRequester) (*userCl
 	return u, nil
 }
 
-func requesterKey(r *templatesv1.TemplateInstanceRequester) string {
+// identityKey tells identities apart: two users with one key are the same to an authorizer.
+func identityKey(u user.Info) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%q %q %q", r.Username, r.UID, r.Groups)
-	keys := make([]string, 0, len(r.Extra))
-	for k := range r.Extra {
+	fmt.Fprintf(&b, "%q %q %q", u.GetName(), u.GetUID(), u.GetGroups())
+	extra := u.GetExtra()
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		fmt.Fprintf(&b, " %q=%q", k, r.Extra[k])
+		fmt.Fprintf(&b, " %q=%q", k, extra[k])
 	}
 	return b.String()
 }

@@ -46,7 +46,7 @@ import (
 	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
 	informers "stencil.dev/stencil/pkg/generated/informers/externalversions"
 	listers "stencil.dev/stencil/pkg/generated/listers/templates/v1alpha1"
-	"stencil.dev/stencil/pkg/registry/templates/renderrest"
+	"stencil.dev/stencil/pkg/render"
 )
 
 // Options configure the controller.
@@ -59,7 +59,7 @@ type Options struct {
 	// Templates reads the stored Templates; the namespace comes from the context.
 	Templates rest.Getter
 	// Renderer is the processing endpoints' adapter: the same bytes for the same input.
-	Renderer *renderrest.Adapter
+	Renderer Renderer
 	// Authorizer answers the SubjectAccessReviews asked for a requester.
 	Authorizer authorizer.Authorizer
 	// LeaseNamespace holds the Lease; LeaseName names it.
@@ -72,6 +72,12 @@ type Options struct {
 	// checks objects with SelfSubjectAccessReviews: local mode's --target-kubeconfig, whose
 	// owner is the only local user. Without LeaseNamespace there is no election.
 	ActAsSelf bool
+}
+
+// Renderer renders a template as the processing endpoints do and tells which stored Templates
+// it imported; renderrest.Adapter is the server's.
+type Renderer interface {
+	RenderObjects(ctx context.Context, in render.Input) (*render.Output, error)
 }
 
 // Defaults of Options, as client-go's core clients and kube-controller-manager have them.

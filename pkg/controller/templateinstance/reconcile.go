@@ -70,14 +70,6 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	if err != nil {
 		return 0, c.failed(ctx, ti, err)
 	}
-	if err := c.preflight(ctx, ti, uc, plan); err != nil {
-		return 0, c.failed(ctx, ti, err)
-	}
-	if r.unreadGenerated != nil {
-		return 0, c.failed(ctx, ti, r.unreadGenerated)
-	}
-	// Before anything is applied, the inventory holds the old objects and the new: a pass
-	// cut short still knows every object it may have created.
 	keep := map[string]bool{}
 	var objects []templatesv1.TemplateInstanceObject
 	for _, p := range plan {
@@ -86,6 +78,14 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 			objects = append(objects, p.ref)
 		}
 	}
+	if err := c.preflight(ctx, ti, uc, plan, r.authors, c.pruneTargets(ti.Status.Objects, keep)); err != nil {
+		return 0, c.failed(ctx, ti, err)
+	}
+	if r.unreadGenerated != nil {
+		return 0, c.failed(ctx, ti, r.unreadGenerated)
+	}
+	// Before anything is applied, the inventory holds the old objects and the new: a pass
+	// cut short still knows every object it may have created.
 	old := ti.Status.Objects
 	known := make(map[string]bool, len(old))
 	for _, o := range old {

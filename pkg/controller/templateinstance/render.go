@@ -61,6 +61,9 @@ type rendered struct {
 	// preflight, which names every object the requester may not write, so that values are
 	// never generated anew because they could not be read.
 	unreadGenerated error
+	// authors are the last writers of the stored Templates rendered (the referenced one and
+	// every one imported): each must be allowed what the instance does, as the requester is.
+	authors []author
 }
 
 // requesterInfo is the requester as the authorizer and the renderer see a user.
@@ -91,7 +94,7 @@ func (c *Controller) render(ctx context.Context, ti *templatesv1.TemplateInstanc
 			unreadGenerated = err
 		}
 	}
-	list, err := c.opts.Renderer.Render(ctx, render.Input{
+	out, err := c.opts.Renderer.RenderObjects(ctx, render.Input{
 		Template:   t,
 		Stored:     stored,
 		Request:    process.Request{Parameters: values, Labels: ti.Spec.Labels},
@@ -100,26 +103,30 @@ func (c *Controller) render(ctx context.Context, ti *templatesv1.TemplateInstanc
 	if err != nil {
 		return nil, fail("ProcessingFailed", "%s", statusMessage(err))
 	}
-	out := &rendered{unreadGenerated: unreadGenerated}
+	r := &rendered{unreadGenerated: unreadGenerated}
 	if stored {
-		out.templateResourceVersion = t.ResourceVersion
+		r.templateResourceVersion = t.ResourceVersion
+		r.authors = append(r.authors, authorOf(t))
+	}
+	for _, imported := range out.Imported {
+		r.authors = append(r.authors, authorOf(imported))
 	}
 	if len(generatedNames) > 0 {
-		out.generated = map[string]string{}
-		for _, p := range list.Parameters {
+		r.generated = map[string]string{}
+		for _, p := range out.Parameters {
 			if generatedNames[p.Name] {
-				out.generated[p.Name] = p.Value
+				r.generated[p.Name] = p.Value
 			}
 		}
 	}
-	for i, item := range list.Items {
+	for i, item := range out.Objects {
 		obj := &unstructured.Unstructured{}
-		if err := obj.UnmarshalJSON(item.Raw); err != nil {
+		if err := obj.UnmarshalJSON(item); err != nil {
 			return nil, fail("ProcessingFailed", "object %d of the processed template: %v", i, err)
 		}
-		out.objects = append(out.objects, obj)
+		r.objects = append(r.objects, obj)
 	}
-	return out, nil
+	return r, nil
 }
 
 // template returns the template to render: the stored one, which the requester must be

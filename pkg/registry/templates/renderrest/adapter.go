@@ -115,6 +115,13 @@ func (p *Adapter) Render(ctx context.Context, in render.Input) (*v1alpha1.List, 
 	return answer(out)
 }
 
+// RenderObjects processes in as Render does and returns the renderer's output itself: the
+// objects, the parameters' values and the Templates imported, for the TemplateInstance
+// controller, which applies the objects and checks the rights of everyone who shaped them.
+func (p *Adapter) RenderObjects(ctx context.Context, in render.Input) (*render.Output, error) {
+	return p.render(ctx, in, templates.Kind("Template"))
+}
+
 // RenderTemplate processes in as Render does and answers as OpenShift's processedtemplates
 // does: the template itself, with its objects processed, its parameters' values (generated
 // ones included), its message and labels substituted. Its 422s name kind.

@@ -26,9 +26,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
-// shortWait is a context whose wait for memory ends at once: a quarter of 4 ms.
+// shortWait is a context whose wait for memory ends soon, a quarter of its 400 ms, and well
+// before the context itself: a request told to retry, not one that ended.
 func shortWait(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
 	t.Cleanup(cancel)
 	return ctx
 }
