@@ -68,6 +68,9 @@ func init() {
 		// a registration.
 		&v1alpha1.List{},
 	)
+	// processedtemplates reports a kind of its own (see processedtemplate.Kind); the endpoint
+	// installer makes its request objects by that kind, and they are Templates.
+	Scheme.AddKnownTypeWithName(v1alpha1.SchemeGroupVersion.WithKind(processedtemplate.Kind), &v1alpha1.Template{})
 }
 
 // The priorities of both groups in discovery, as their APIServices in artifacts/deploy declare

@@ -36,6 +36,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/apiserver"
+	"stencil.dev/stencil/pkg/jsonbytes/layouttest"
 	"stencil.dev/stencil/pkg/registry/templates/processedtemplate"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 )
@@ -113,7 +114,9 @@ func readCorpus(t *testing.T) []corpusCase {
 // TestOpenShiftCorpus processes every template of the corpus as a user would, with the
 // values OpenShift was given, and requires OpenShift's items exactly (as JSON values) from
 // stencil process --local and from both groups' processedtemplates, with the file as the
-// request's body (JSON, or YAML by its extension) decoded as the server decodes a body.
+// request's body (JSON, or YAML by its extension) decoded as the server decodes a body, and
+// with the template as JSON laid out with other whitespace. make corpus runs it, without the
+// race detector (make unit skips it).
 func TestOpenShiftCorpus(t *testing.T) {
 	cases := readCorpus(t)
 	renderer := renderrest.NewAdapter(renderrest.Sources{})
@@ -127,6 +130,16 @@ func TestOpenShiftCorpus(t *testing.T) {
 		}},
 		{"template.openshift.io processedtemplates", func(c corpusCase) ([]json.RawMessage, error) {
 			return processCorpusAsServer(c, processedtemplate.NewOpenShiftREST(renderer))
+		}},
+		// The same template as JSON with other whitespace between every two tokens: the
+		// layout must not change the result (issue 24).
+		{"processedtemplates, JSON laid out again", func(c corpusCase) ([]json.RawMessage, error) {
+			data, err := yaml.YAMLToJSON(firstYAMLDocument(c.template))
+			if err != nil {
+				return nil, err
+			}
+			c.name, c.template = c.name+".json", layouttest.Mixed(data, layouttest.Seed(c.template))
+			return processCorpusAsServer(c, processedtemplate.NewREST(renderer))
 		}},
 	}
 	failed := map[string]int{}
