@@ -148,20 +148,17 @@ func newTarget(objects ...runtime.Object) *dynamicfake.FakeDynamicClient {
 		gvr, namespace := patch.GetResource(), patch.GetNamespace()
 		live, err := d.Tracker().Get(gvr, namespace, patch.GetName())
 		exists := err == nil
-		switch {
-		case exists:
-			obj.SetUID(live.(*unstructured.Unstructured).GetUID())
-		case apierrors.IsNotFound(err):
-			obj.SetUID(types.UID(fmt.Sprintf("uid-%d", uids.Add(1))))
-		default:
+		if !exists && !apierrors.IsNotFound(err) {
 			return true, nil, err
 		}
 		if len(patch.PatchOptions.DryRun) > 0 {
 			return true, obj, nil
 		}
 		if exists {
+			obj.SetUID(live.(*unstructured.Unstructured).GetUID())
 			return true, obj, d.Tracker().Update(gvr, obj, namespace)
 		}
+		obj.SetUID(types.UID(fmt.Sprintf("uid-%d", uids.Add(1))))
 		return true, obj, d.Tracker().Create(gvr, obj, namespace)
 	})
 	return d
