@@ -85,10 +85,12 @@ func (a *clientApplier) resource(o Object) dynamic.ResourceInterface {
 	return a.dynamic.Resource(o.Resource).Namespace(o.Namespace)
 }
 
+// Get reads the object with the dynamic client.
 func (a *clientApplier) Get(ctx context.Context, o Object) (*unstructured.Unstructured, error) {
 	return a.resource(o).Get(ctx, o.Name, metav1.GetOptions{})
 }
 
+// Apply applies obj with the dynamic client, never forcing.
 func (a *clientApplier) Apply(ctx context.Context, o Object, obj *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error) {
 	opts := metav1.ApplyOptions{FieldManager: inventory.FieldManager}
 	if dryRun {
@@ -97,6 +99,7 @@ func (a *clientApplier) Apply(ctx context.Context, o Object, obj *unstructured.U
 	return a.resource(o).Apply(ctx, o.Name, obj, opts)
 }
 
+// Delete deletes the object with a uid precondition and background propagation.
 func (a *clientApplier) Delete(ctx context.Context, o Object, uid types.UID) error {
 	background := metav1.DeletePropagationBackground
 	return a.resource(o).Delete(ctx, o.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}, PropagationPolicy: &background})
@@ -118,6 +121,7 @@ func (a *clientApplier) SecretData(ctx context.Context, namespace, name string) 
 
 var secrets = corev1.SchemeGroupVersion.WithResource("secrets")
 
+// MayI asks a SelfSubjectAccessReview with the typed client.
 func (a *clientApplier) MayI(ctx context.Context, attrs authorizer.Attributes) (bool, string, error) {
 	review, err := a.kube.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
 		Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
