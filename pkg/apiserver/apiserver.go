@@ -68,7 +68,26 @@ func init() {
 		// a registration.
 		&v1alpha1.List{},
 	)
+	// processedtemplates reports a kind of its own (see processedtemplate.Kind); the endpoint
+	// installer makes its request objects by that kind, and they are Templates.
+	Scheme.AddKnownTypeWithName(v1alpha1.SchemeGroupVersion.WithKind(processedtemplate.Kind), &v1alpha1.Template{})
 }
+
+// The priorities of both groups in discovery, as their APIServices in artifacts/deploy declare
+// them. Clients that resolve a resource name served by both groups (kubectl's "templates",
+// "template") take the group that discovery lists first; the higher groupPriorityMinimum comes
+// first. Through the aggregator the APIServices decide; a local server, which has no
+// aggregator, gives its own discovery the same order (the generic server's default, 1000 for
+// every group, would sort by name and put template.openshift.io first).
+const (
+	// GroupPriorityMinimum is templates.stencil.dev's: kubectl's "templates" means ours.
+	GroupPriorityMinimum = 1000
+	// OpenShiftGroupPriorityMinimum is template.openshift.io's, below ours: its templates are
+	// asked for as templates.template.openshift.io.
+	OpenShiftGroupPriorityMinimum = 900
+	// VersionPriority is the priority of each group's only version.
+	VersionPriority = 15
+)
 
 // ExtraConfig holds the configuration that is Stencil's own.
 type ExtraConfig struct {
@@ -199,6 +218,12 @@ func (c completedConfig) New() (*StencilServer, error) {
 	// needs for an object written through one group and applied through the other.
 	if err := s.GenericAPIServer.InstallAPIGroups(groups...); err != nil {
 		return nil, err
+	}
+	if discovery := s.GenericAPIServer.AggregatedDiscoveryGroupManager; discovery != nil {
+		discovery.SetGroupVersionPriority(metav1.GroupVersion(v1alpha1.SchemeGroupVersion), GroupPriorityMinimum, VersionPriority)
+		if c.ExtraConfig.OpenShiftTemplates {
+			discovery.SetGroupVersionPriority(metav1.GroupVersion(openshift.SchemeGroupVersion), OpenShiftGroupPriorityMinimum, VersionPriority)
+		}
 	}
 	if opts := c.ExtraConfig.Instances; opts != nil && !noCluster {
 		opts := *opts

@@ -143,10 +143,10 @@ func requesterFrom(ctx context.Context) *templates.TemplateInstanceRequester {
 }
 
 // Validate reports every problem of a new instance in one list: the API's checks, the inline
-// template as the engine decodes it, and the property names.
+// template as the engine decodes it, the property names, and a size etcd would refuse.
 func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
 	ti := obj.(*templates.TemplateInstance)
-	return validation.SortByField(append(validation.ValidateTemplateInstance(ti), engineErrors(&ti.Spec)...))
+	return validation.SortByField(append(append(validation.ValidateTemplateInstance(ti), engineErrors(&ti.Spec)...), sizeErrors(ti)...))
 }
 
 // engineErrors are the problems only the engine can judge: whether the inline template
@@ -177,7 +177,7 @@ func (strategy) Canonicalize(runtime.Object) {}
 // updates.
 func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
 	ti := obj.(*templates.TemplateInstance)
-	return validation.SortByField(append(validation.ValidateTemplateInstanceUpdate(ti, old.(*templates.TemplateInstance)), engineErrors(&ti.Spec)...))
+	return validation.SortByField(append(append(validation.ValidateTemplateInstanceUpdate(ti, old.(*templates.TemplateInstance)), engineErrors(&ti.Spec)...), sizeErrors(ti)...))
 }
 
 // WarningsOnUpdate has none, as WarningsOnCreate.
