@@ -185,6 +185,13 @@ func (e *ExecPolicy) run(ctx *Context, exe string, args []string, stdin []byte) 
 		if exit.ExitCode() == 127 {
 			return nil, errPluginUnsupported
 		}
+		// As root the plugin runs as nobody, whom a directory of root's (a 0700 home) keeps
+		// out; the kernel says only "permission denied", so the error says who and where.
+		if exit.ExitCode() == 126 && strings.Contains(stderr.String(), sandbox.ExecDenied) {
+			if why := sandbox.NobodyCannotRun(exe); why != "" {
+				return nil, fmt.Errorf("the plugin cannot be executed: plugins run as nobody when stencil runs as root, and %s", e.sanitize(why, work))
+			}
+		}
 		return nil, fmt.Errorf("the plugin failed (%s): %s", exitReason(exit), e.sanitize(stderr.String(), work))
 	}
 	if err != nil {

@@ -160,7 +160,7 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 	serverConfig.OpenAPIV3Config.GetOperationIDAndTags = apiserver.OperationIDAndTags
 
 	serverConfig.FeatureGate = o.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
-	serverConfig.EffectiveVersion = o.ComponentGlobalsRegistry.EffectiveVersionFor(basecompatibility.DefaultKubeComponent)
+	serverConfig.EffectiveVersion = stampedVersion{o.ComponentGlobalsRegistry.EffectiveVersionFor(basecompatibility.DefaultKubeComponent)}
 
 	if err := o.RecommendedOptions.ApplyTo(serverConfig); err != nil {
 		return nil, err
