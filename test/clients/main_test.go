@@ -29,6 +29,9 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
+
 	"stencil.dev/stencil/test/localserver"
 )
 
@@ -107,4 +110,14 @@ func node(t *testing.T, script string, args ...string) string {
 	t.Helper()
 	env := []string{"NODE_PATH=" + nodeModules(t)}
 	return run(t, env, "node", append([]string{filepath.Join("node", script)}, args...)...)
+}
+
+// restClient sends raw requests (JSON bodies, any path) to the server.
+func restClient(t *testing.T) rest.Interface {
+	t.Helper()
+	client, err := discovery.NewDiscoveryClientForConfig(server.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client.RESTClient()
 }

@@ -22,8 +22,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"k8s.io/client-go/discovery"
 )
 
 // TestOpenAPIDocumentsValidate fetches /openapi/v2 and the OpenAPI v3 documents of both groups
@@ -31,14 +29,11 @@ import (
 // default options). On 3731d16 /openapi/v2 was invalid: the schema subresource's produces
 // listed application/json twice, and Swagger 2.0 wants unique items there.
 func TestOpenAPIDocumentsValidate(t *testing.T) {
-	client, err := discovery.NewDiscoveryClientForConfig(server.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := restClient(t)
 	dir := t.TempDir()
 	var files []string
 	for _, path := range []string{"/openapi/v2", "/openapi/v3/apis/templates.stencil.dev/v1alpha1", "/openapi/v3/apis/template.openshift.io/v1"} {
-		doc, err := client.RESTClient().Get().AbsPath(path).SetHeader("Accept", "application/json").DoRaw(context.Background())
+		doc, err := client.Get().AbsPath(path).SetHeader("Accept", "application/json").DoRaw(context.Background())
 		if err != nil {
 			t.Fatalf("GET %s: %v", path, err)
 		}
