@@ -59,6 +59,8 @@ var comparisons = []comparison{
 		regexp.MustCompile(`^BenchmarkStarlarkRoutes/(?P<case>loop)/(?P<side>guarded|plain)$`), "guarded", "plain", 4, false},
 	{"Starlark guarded in-process vs in a child process (prototype of kernel limits)",
 		regexp.MustCompile(`^BenchmarkStarlarkRoutes/(?P<case>annotate|compute)/(?P<side>guarded|child)$`), "guarded", "child", 1, false},
+	{"stored template, processing charged to the memory budget vs the renderer alone",
+		regexp.MustCompile(`^BenchmarkMemoryBudget/(?P<case>.+)/(?P<side>charged|uncharged)$`), "charged", "uncharged", 1.1, false},
 	{"whole process, 800 pairs: stencil CLI (YAML out) vs kubectl kustomize",
 		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-yaml|kubectl-kustomize)$`), "stencil-yaml", "kubectl-kustomize", 0.01, false},
 	{"whole process, 800 pairs: stencil CLI (JSON out) vs kubectl kustomize",

@@ -68,7 +68,26 @@ func init() {
 		// a registration.
 		&v1alpha1.List{},
 	)
+	// processedtemplates reports a kind of its own (see processedtemplate.Kind); the endpoint
+	// installer makes its request objects by that kind, and they are Templates.
+	Scheme.AddKnownTypeWithName(v1alpha1.SchemeGroupVersion.WithKind(processedtemplate.Kind), &v1alpha1.Template{})
 }
+
+// The priorities of both groups in discovery, as their APIServices in artifacts/deploy declare
+// them. Clients that resolve a resource name served by both groups (kubectl's "templates",
+// "template") take the group that discovery lists first; the higher groupPriorityMinimum comes
+// first. Through the aggregator the APIServices decide; a local server, which has no
+// aggregator, gives its own discovery the same order (the generic server's default, 1000 for
+// every group, would sort by name and put template.openshift.io first).
+const (
+	// GroupPriorityMinimum is templates.stencil.dev's: kubectl's "templates" means ours.
+	GroupPriorityMinimum = 1000
+	// OpenShiftGroupPriorityMinimum is template.openshift.io's, below ours: its templates are
+	// asked for as templates.template.openshift.io.
+	OpenShiftGroupPriorityMinimum = 900
+	// VersionPriority is the priority of each group's only version.
+	VersionPriority = 15
+)
 
 // ExtraConfig holds the configuration that is Stencil's own.
 type ExtraConfig struct {
@@ -87,9 +106,9 @@ type ExtraConfig struct {
 	// ProcessingLimits are the other per-request processing limits; zero fields mean the
 	// defaults.
 	ProcessingLimits transform.Limits
-	// MaxConcurrentProcessing bounds the processing requests that run at once; zero means
-	// renderrest.DefaultMaxConcurrent.
-	MaxConcurrentProcessing int
+	// ProcessingMemory is the memory processing requests hold together; nil means a Budget of
+	// renderrest.DefaultMemoryBytes, half of it for requests that may run plugins.
+	ProcessingMemory *renderrest.Budget
 	// Instances configure the TemplateInstance controller, which acts in the cluster of its
 	// Target, ClusterConfig when not set; nil runs none. The server fills in the loopback
 	// client, storage and renderer.
@@ -121,9 +140,15 @@ type CompletedConfig struct {
 
 // Complete fills in the fields not set.
 func (cfg *Config) Complete() CompletedConfig {
+	if cfg.ExtraConfig.ProcessingMemory == nil {
+		cfg.ExtraConfig.ProcessingMemory = renderrest.NewBudget(renderrest.DefaultMemoryBytes, renderrest.DefaultMemoryBytes/2, nil)
+	}
+	memory := cfg.ExtraConfig.ProcessingMemory
 	if chain := cfg.GenericConfig.BuildHandlerChainFunc; chain != nil {
 		cfg.GenericConfig.BuildHandlerChainFunc = func(api http.Handler, c *genericapiserver.Config) http.Handler {
-			return chain(quietAfterDeadline(api), c)
+			// Innermost, where the answer is encoded and written: a processing request's memory
+			// is held until then.
+			return chain(quietAfterDeadline(memory.HoldUntilWritten(api)), c)
 		}
 	}
 	return CompletedConfig{&completedConfig{cfg.GenericConfig.Complete(), &cfg.ExtraConfig}}
@@ -146,7 +171,11 @@ func (c completedConfig) New() (*StencilServer, error) {
 		return nil, err
 	}
 	noCluster := c.ExtraConfig.ClusterConfig == nil && (c.ExtraConfig.Instances == nil || c.ExtraConfig.Instances.Target == nil)
-	instanceREST, instanceStatusREST, err := instancestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, noCluster)
+	guard, err := c.uninstallGuard(noCluster)
+	if err != nil {
+		return nil, err
+	}
+	instanceREST, instanceStatusREST, err := instancestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, noCluster, guard)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +188,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		PlanCacheBytes: c.ExtraConfig.PlanCacheBytes, PipelineCacheBytes: c.ExtraConfig.PipelineCacheBytes,
 		MaxOutputBytes: c.ExtraConfig.MaxOutputBytes,
 		Limits:         c.ExtraConfig.ProcessingLimits,
-		MaxConcurrent:  c.ExtraConfig.MaxConcurrentProcessing,
+		Memory:         c.ExtraConfig.ProcessingMemory,
 		Plugins:        c.ExtraConfig.Plugins,
 	})
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(templates.GroupName, Scheme, metav1.ParameterCodec, Codecs)
@@ -178,7 +207,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		if err != nil {
 			return nil, err
 		}
-		openshiftInstanceREST, openshiftInstanceStatusREST, err := openshiftinstance.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, noCluster)
+		openshiftInstanceREST, openshiftInstanceStatusREST, err := openshiftinstance.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, noCluster, guard)
 		if err != nil {
 			return nil, err
 		}
@@ -195,6 +224,12 @@ func (c completedConfig) New() (*StencilServer, error) {
 	// needs for an object written through one group and applied through the other.
 	if err := s.GenericAPIServer.InstallAPIGroups(groups...); err != nil {
 		return nil, err
+	}
+	if discovery := s.GenericAPIServer.AggregatedDiscoveryGroupManager; discovery != nil {
+		discovery.SetGroupVersionPriority(metav1.GroupVersion(v1alpha1.SchemeGroupVersion), GroupPriorityMinimum, VersionPriority)
+		if c.ExtraConfig.OpenShiftTemplates {
+			discovery.SetGroupVersionPriority(metav1.GroupVersion(openshift.SchemeGroupVersion), OpenShiftGroupPriorityMinimum, VersionPriority)
+		}
 	}
 	if opts := c.ExtraConfig.Instances; opts != nil && !noCluster {
 		opts := *opts
@@ -214,4 +249,21 @@ func (c completedConfig) New() (*StencilServer, error) {
 		})
 	}
 	return s, nil
+}
+
+// uninstallGuard checks that whoever deletes a TemplateInstance may delete what it manages,
+// in the cluster its objects are applied in; a server without a cluster needs none.
+func (c completedConfig) uninstallGuard(noCluster bool) (*instancestorage.UninstallGuard, error) {
+	if noCluster {
+		return nil, nil
+	}
+	target := c.ExtraConfig.ClusterConfig
+	if opts := c.ExtraConfig.Instances; opts != nil && opts.Target != nil {
+		target = opts.Target
+	}
+	mapper, err := restMapper(target)
+	if err != nil {
+		return nil, err
+	}
+	return &instancestorage.UninstallGuard{Authorizer: c.GenericConfig.Authorization.Authorizer, Mapper: mapper}, nil
 }

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -36,11 +37,10 @@ func kindToResource(config *rest.Config) func(group, kind string) (string, bool)
 	if config == nil {
 		return remove.DefaultKindToResource
 	}
-	client, err := discovery.NewDiscoveryClientForConfig(config)
+	mapper, err := restMapper(config)
 	if err != nil {
 		return remove.DefaultKindToResource
 	}
-	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(client))
 	// A kind discovery does not know may be new since the cache was filled, so an unknown kind
 	// refreshes it; but a template full of made-up kinds must not make every request
 	// rediscover the whole cluster, so refreshes are at most one per rediscoveryInterval.
@@ -70,6 +70,15 @@ func kindToResource(config *rest.Config) func(group, kind string) (string, bool)
 		}
 		return mapping.Resource.Resource, true
 	}
+}
+
+// restMapper maps kinds to resources through config's discovery, read when first needed.
+func restMapper(config *rest.Config) (meta.ResettableRESTMapper, error) {
+	client, err := discovery.NewDiscoveryClientForConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	return restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(client)), nil
 }
 
 // rediscoveryInterval is the least time between two refreshes of the discovery cache.

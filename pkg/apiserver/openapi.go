@@ -25,12 +25,12 @@ import (
 )
 
 // OperationIDAndTags names OpenAPI operations as the generic server does, except for
-// processedtemplates: its body kind is Template, so by default its create would be called
-// createNamespacedTemplate like the one of templates, and the OpenAPI builder refuses duplicate
-// operation IDs.
+// OpenShift's processedtemplates: its kind is Template, as in OpenShift, so by default its
+// create would be called createNamespacedTemplate like the one of templates, and the OpenAPI
+// builder refuses duplicate operation IDs. Ours has a kind of its own already.
 func OperationIDAndTags(r *restful.Route) (string, []string, error) {
 	id, tags, err := openapi.GetOperationIDAndTags(r)
-	if err == nil && strings.HasSuffix(r.Path, "/processedtemplates") {
+	if err == nil && strings.HasSuffix(r.Path, "/processedtemplates") && !strings.HasSuffix(id, "ProcessedTemplate") {
 		id = strings.TrimSuffix(id, "Template") + "ProcessedTemplate"
 	}
 	return id, tags, err

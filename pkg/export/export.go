@@ -60,9 +60,34 @@ type Result struct {
 	Escaped []string
 }
 
+// NothingToExportError is the answer to an export that would make a template without
+// objects: nothing was read, or every object read is made by something else. A template of
+// nothing re-creates nothing, so it is an error rather than an empty Template.
+type NothingToExportError struct {
+	// Skipped are the objects read and left out, each with its reason; empty when nothing was
+	// read.
+	Skipped []Skipped
+}
+
+func (e *NothingToExportError) Error() string {
+	if len(e.Skipped) == 0 {
+		return "nothing to export: no objects were read"
+	}
+	reasons := make([]string, len(e.Skipped))
+	for i, s := range e.Skipped {
+		reasons[i] = s.Object + ": " + s.Reason
+	}
+	return fmt.Sprintf("nothing to export: each of the %d objects read is made by something else, which re-creates it:\n  * %s",
+		len(e.Skipped), strings.Join(reasons, "\n  * "))
+}
+
 // Export makes a Template of objects read from one namespace. It edits the objects in place.
+// When no object is left to put in the template it returns a *NothingToExportError.
 func Export(objects []Object, opts Options) (*Result, error) {
 	kept, skipped := selectObjects(objects)
+	if len(kept) == 0 {
+		return nil, &NothingToExportError{Skipped: skipped}
+	}
 	ctx := &transform.Context{}
 	for _, obj := range kept {
 		clean(ctx, obj)
@@ -86,7 +111,7 @@ func Export(objects []Object, opts Options) (*Result, error) {
 		return nil, err
 	}
 	warnings := ctx.Warnings()
-	if opts.Parameterize && p.appName == "" && len(kept) > 0 {
+	if opts.Parameterize && p.appName == "" {
 		warnings = append(warnings, "no application name found (no one app.kubernetes.io/instance or app label value, "+
 			"no name prefix every object shares): the names stay as they are, with no NAME parameter")
 	}

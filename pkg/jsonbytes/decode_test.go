@@ -23,6 +23,8 @@ import (
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"stencil.dev/stencil/pkg/jsonbytes/layouttest"
 )
 
 func TestCodecRoundTrip(t *testing.T) {
@@ -60,6 +62,27 @@ func TestCodecRoundTrip(t *testing.T) {
 	}
 }
 
+// layoutSeeds are objects laid out as oc get -o json and people write them.
+var layoutSeeds = []string{
+	"{\n    \"kind\": \"Service\",\n    \"spec\": {\n        \"ports\": []\n    },\n    \"status\": {}\n}\n",
+	"{\"a\":{}\n}", "{\"a\":[]\r\n}", "{\t\"a\"\t:\t[ {}\t, [ ] ]\t}", "\r\n{ }\r\n",
+}
+
+// TestDecodeLayouts decodes objects in every layout: the same tree as the compact form.
+func TestDecodeLayouts(t *testing.T) {
+	for _, in := range layoutSeeds {
+		want, err := DecodeObject(layouttest.Uniform([]byte(in), ""))
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		for _, l := range append(layouttest.Layouts([]byte(in)), []byte(in)) {
+			if got, err := DecodeObject(l); err != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("%q: %v\n%#v\nwant %#v", l, err, got, want)
+			}
+		}
+	}
+}
+
 // TestDecodeErrors checks that DecodeObject refuses what is not one JSON object, and that
 // DecodeObjects, which trusts the engine's JSON to be valid, still refuses duplicate names.
 func TestDecodeErrors(t *testing.T) {
@@ -76,14 +99,24 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 // FuzzDecode checks the hand-written parser against encoding/json: whatever it accepts,
-// encoding/json decodes to the same tree, and encoding round-trips.
+// encoding/json decodes to the same tree, and encoding round-trips. Every other layout of an
+// accepted object decodes to the same tree.
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"a":[1,{"b":"\u00e9\n"}],"c":-1.5e3,"d":null,"e":true}`))
 	f.Add([]byte(` {"x" : "y" , "z":[ ]} `))
+	for _, in := range layoutSeeds {
+		f.Add([]byte(in))
+	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		obj, err := DecodeObject(raw)
 		if err != nil {
 			return
+		}
+		for _, l := range layouttest.Layouts(raw) {
+			again, err := DecodeObject(l)
+			if err != nil || !reflect.DeepEqual(again, obj) {
+				t.Fatalf("%q decodes, its layout %q: %v\n%#v\n%#v", raw, l, err, obj, again)
+			}
 		}
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()

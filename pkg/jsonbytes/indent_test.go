@@ -20,6 +20,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"stencil.dev/stencil/pkg/jsonbytes/layouttest"
 )
 
 // indentCases are compact and not, valid and not, with the characters Indent acts on inside
@@ -55,9 +57,10 @@ func TestIndentIsEncodingJSONs(t *testing.T) {
 	}
 }
 
-// FuzzIndent checks Indent against encoding/json's Indent on any input.
+// FuzzIndent checks Indent against encoding/json's Indent on any input, and that every layout
+// of an accepted input indents the same.
 func FuzzIndent(f *testing.F) {
-	for _, in := range indentCases {
+	for _, in := range append(indentCases, layoutSeeds...) {
 		f.Add([]byte(in))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -69,6 +72,16 @@ func FuzzIndent(f *testing.F) {
 		}
 		if err == nil && !bytes.Equal(got, want.Bytes()) {
 			t.Fatalf("Indent(%q):\n%s\nwant\n%s", in, got, want.Bytes())
+		}
+		if err != nil {
+			return
+		}
+		// As encoding/json's, Indent keeps the space after the value: compare without it.
+		got = bytes.TrimRight(got, " \t\r\n")
+		for _, l := range layouttest.Layouts(in) {
+			if again, err := Indent(l, "  "); err != nil || !bytes.Equal(bytes.TrimRight(again, " \t\r\n"), got) {
+				t.Fatalf("Indent(%q) of a layout of %q: %v\n%s\nwant\n%s", l, in, err, again, got)
+			}
 		}
 	})
 }

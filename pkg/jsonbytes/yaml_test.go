@@ -23,6 +23,8 @@ import (
 	"unicode/utf8"
 
 	"sigs.k8s.io/yaml"
+
+	"stencil.dev/stencil/pkg/jsonbytes/layouttest"
 )
 
 // TestYAMLKeepsStringsAndNumbers checks that YAML output reads back, with YAML 1.1 readers
@@ -96,9 +98,13 @@ func TestYAMLShapes(t *testing.T) {
 	}
 }
 
-// FuzzToYAML looks for a JSON value whose YAML reads back as something else.
+// FuzzToYAML looks for a JSON value whose YAML reads back as something else, or whose
+// layouts are written differently.
 func FuzzToYAML(f *testing.F) {
 	f.Add([]byte(`{"a":["x\ny",{"b":"yes"}],"c":"1:20"}`))
+	for _, in := range layoutSeeds {
+		f.Add([]byte(in))
+	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var v any
 		if json.Unmarshal(in, &v) != nil || !utf8.Valid(in) {
@@ -113,5 +119,14 @@ func FuzzToYAML(f *testing.F) {
 			return
 		}
 		readsBack(t, in)
+		want, err := ToYAML(in)
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		for _, l := range layouttest.Layouts(in) {
+			if got, err := ToYAML(l); err != nil || string(got) != string(want) {
+				t.Fatalf("ToYAML of %q, a layout of %q: %v\n%s\nwant\n%s", l, in, err, got, want)
+			}
+		}
 	})
 }

@@ -21,17 +21,21 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/jsonbytes"
+	"stencil.dev/stencil/pkg/jsonbytes/layouttest"
 )
 
 // FuzzProcess feeds arbitrary templates (JSON or YAML) and parameter values ("KEY=VALUE"
 // lines) through decoding, validation, compilation and execution. Nothing may panic, every
-// output must be valid JSON, and the fast and slow paths must agree.
+// output must be valid JSON, the fast and slow paths must agree, and a JSON template gives
+// the same in every layout.
 //
 // Run it with: go test ./pkg/process -run '^$' -fuzz '^FuzzProcess$' -fuzztime 30s
 func FuzzProcess(f *testing.F) {
@@ -51,7 +55,16 @@ func FuzzProcess(f *testing.F) {
 	f.Add([]byte(openShiftTemplateJSON(`[{"name":"A","value":"[1,{}]"}]`,
 		`[{"apiVersion":"v1","kind":"Route","metadata":{"namespace":"x","labels":null},"a":"${{A}}","b":"a${{A}}${X}"}]`)), "A=null")
 
+	// The same templates as oc get -o json writes them, and with other whitespace.
+	mysql, err := os.ReadFile(filepath.Join("testdata", "mysql-persistent.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(layouttest.Uniform(mysql, "\r\n"), "MYSQL_USER=u")
+	f.Add([]byte(openShiftTemplateJSON("[\n{\"name\":\"A\"}\n]", "[\n{\"kind\":\"Service\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"${A}\"},\n\"status\": {}\n}\t]")), "A=a")
+
 	f.Fuzz(func(t *testing.T, template []byte, params string) {
+		checkLayoutsProcessAlike(t, template, params)
 		tmpl, dialect, err := DecodeTemplate(template)
 		if err != nil {
 			return
@@ -82,6 +95,57 @@ func FuzzProcess(f *testing.F) {
 			t.Fatalf("fast and slow paths differ:\nfast %s\nslow %s", ListBytes(result.Objects), ListBytes(slow.Objects))
 		}
 	})
+}
+
+// checkLayoutsProcessAlike processes a JSON template in other layouts (whitespace between
+// every two tokens) and requires what its compact form gives: the same objects, or errors
+// at the same fields.
+func checkLayoutsProcessAlike(t *testing.T, template []byte, params string) {
+	t.Helper()
+	if !json.Valid(template) {
+		return
+	}
+	want := processOutcome(layouttest.Uniform(template, ""), params)
+	seed := layouttest.Seed(template)
+	for _, l := range [][]byte{template, layouttest.Mixed(template, seed),
+		layouttest.Uniform(template, layouttest.Separators[seed%uint64(len(layouttest.Separators))])} {
+		if got := processOutcome(l, params); got != want {
+			t.Fatalf("the template laid out as\n%q\ngives\n%s\nits compact form gives\n%s", l, got, want)
+		}
+	}
+}
+
+// processOutcome sums up what processing a template gives: its objects, message and
+// configs compacted, or the fields of its errors (their wording may quote offsets).
+func processOutcome(template []byte, params string) string {
+	tmpl, dialect, err := DecodeTemplate(template)
+	if err != nil {
+		return "refused by the decoder"
+	}
+	plan, errs := Compile(tmpl, dialect)
+	if len(errs) > 0 {
+		return "compile errors: " + errorFields(errs)
+	}
+	result, errs := plan.Execute(fuzzRequest(params))
+	if len(errs) > 0 {
+		return "execute errors: " + errorFields(errs)
+	}
+	var b strings.Builder
+	b.Write(ListBytes(result.Objects))
+	b.WriteString("\nmessage: " + result.Message)
+	for _, raw := range slices.Concat(result.Generators, result.Transformers, result.TransformerOverrides) {
+		b.WriteString("\nconfig: ")
+		b.Write(layouttest.Uniform(raw, ""))
+	}
+	return b.String()
+}
+
+func errorFields(errs field.ErrorList) string {
+	var out []string
+	for _, e := range errs {
+		out = append(out, e.Field+" "+string(e.Type))
+	}
+	return strings.Join(out, ", ")
 }
 
 // fuzzRequest reads KEY=VALUE lines into a request; an odd length adds labels.

@@ -28,6 +28,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/jsonbytes/layouttest"
 )
 
 // leanSeeds are parts of templates: the lean path must read some of them and leave the others
@@ -46,11 +47,18 @@ var leanSeeds = []string{
 	`[{"name":1}]`, `[{"required":"true"}]`, `[{"name":"A"},]`, `[{"Name":"case"}]`, `[{}]`, `[{},{}]`, `[1]`, `{}`,
 }
 
+// leanLayoutSeeds are template parts as oc get -o json and people lay them out.
+var leanLayoutSeeds = []string{
+	"{\n    \"metadata\": {\n        \"name\": \"a\",\n        \"annotations\": {}\n    },\n    \"labels\": {}\n}\n",
+	"[\r\n\t{\r\n\t\t\"name\": \"A\",\r\n\t\t\"required\": true\r\n\t}\r\n]\r\n",
+	"{ \"message\" : \"m\" , \"labels\" : { \"a\" : \"1\" } }", "[ ]\n", "[{}\n]", "{\"metadata\":{}\t,\"message\":null\r}",
+}
+
 // TestLeanReadsWhatTheCompleteDecodersRead checks that whatever the lean path reads, it reads
 // as the typed decoders do, and that it does read the usual shapes: the parts of the shared
 // templates and of the first seeds.
 func TestLeanReadsWhatTheCompleteDecodersRead(t *testing.T) {
-	for _, in := range leanSeeds {
+	for _, in := range append(leanSeeds, leanLayoutSeeds...) {
 		checkLeanAgrees(t, []byte(in))
 	}
 	for _, in := range []string{leanSeeds[0], leanSeeds[1], leanSeeds[2], `[{"name":"A","required":true,"generate":"expression","from":"[a-z]{3}"}]`, `[]`} {
@@ -91,13 +99,37 @@ func TestLeanReadsWhatTheCompleteDecodersRead(t *testing.T) {
 //
 // Run it with: go test ./pkg/process -run '^$' -fuzz '^FuzzLean$' -fuzztime 30s
 func FuzzLean(f *testing.F) {
-	for _, in := range leanSeeds {
+	for _, in := range append(leanSeeds, leanLayoutSeeds...) {
 		f.Add([]byte(in))
 	}
 	f.Fuzz(checkLeanAgrees)
 }
 
+// checkLeanAgrees checks the lean path on in against the typed decoders and, when in is
+// JSON, on every other layout of it against in: what it reads of one layout, it reads of
+// every layout, the same.
 func checkLeanAgrees(t *testing.T, in []byte) {
+	checkLeanOnce(t, in)
+	if !json.Valid(in) {
+		return
+	}
+	params, paramsOK := leanParameters(in)
+	var tpl openshift.Template
+	tplOK := leanOpenShift(in, &tpl)
+	for _, l := range layouttest.Layouts(in) {
+		checkLeanOnce(t, l)
+		again, ok := leanParameters(l)
+		if ok != paramsOK || !reflect.DeepEqual(again, params) {
+			t.Fatalf("%q: lean parameters %v %+v, of its layout %q: %v %+v", in, paramsOK, params, l, ok, again)
+		}
+		var tplAgain openshift.Template
+		if ok := leanOpenShift(l, &tplAgain); ok != tplOK || !reflect.DeepEqual(tplAgain, tpl) {
+			t.Fatalf("%q: lean template %v %+v, of its layout %q: %v %+v", in, tplOK, tpl, l, ok, tplAgain)
+		}
+	}
+}
+
+func checkLeanOnce(t *testing.T, in []byte) {
 	if params, ok := leanParameters(in); ok {
 		var want []v1alpha1.Parameter
 		if err := kjson.UnmarshalCaseSensitivePreserveInts(in, &want); err != nil {

@@ -135,8 +135,10 @@ func (s *structure) compact(buf *[]byte, src []byte) ([]byte, error) {
 					closer = '}'
 				}
 				if i < len(src) && src[i] == closer {
+					// An empty container is a whole value: the space after it goes as after
+					// any other value (skipping it here was issue 24's "{}\n" refused).
 					s.close(r.out(i + 1))
-					i, expectValue = i+1, false
+					i, expectValue = r.space(src, i+1), false
 				}
 				continue
 			case c == '"':

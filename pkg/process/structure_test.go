@@ -23,12 +23,29 @@ import (
 	"testing"
 
 	"stencil.dev/stencil/pkg/jsonbytes"
+	"stencil.dev/stencil/pkg/jsonbytes/layouttest"
 )
 
 // checkCompact compares structure.compact with jsontext's strict compaction: both accept the
 // same inputs and write the same bytes, and the index points where a reader would find the
-// ends of containers and strings, and the dollars.
+// ends of containers and strings, and the dollars. Every other layout of an accepted input
+// (whitespace between every two tokens: spaces, tabs, CR, LF, mixed) compacts to the same.
 func checkCompact(t *testing.T, in []byte) {
+	t.Helper()
+	got := checkCompactOnce(t, in)
+	if got == nil {
+		return
+	}
+	got = bytes.Clone(got)
+	for _, l := range layouttest.Layouts(in) {
+		if again := checkCompactOnce(t, l); !bytes.Equal(again, got) {
+			t.Fatalf("%q compacts to %q, but its layout %q to %q", in, got, l, again)
+		}
+	}
+}
+
+// checkCompactOnce checks one input and returns its compaction, nil when it is refused.
+func checkCompactOnce(t *testing.T, in []byte) []byte {
 	t.Helper()
 	var s structure
 	var buf []byte
@@ -38,7 +55,7 @@ func checkCompact(t *testing.T, in []byte) {
 		t.Fatalf("%q: compact error %v, jsontext error %v", in, err, wantErr)
 	}
 	if err != nil {
-		return
+		return nil
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatalf("%q: compact wrote %q, jsontext %q", in, got, want)
@@ -72,6 +89,7 @@ func checkCompact(t *testing.T, in []byte) {
 	if fmt.Sprint(dollars) != fmt.Sprint(s.dollars) {
 		t.Fatalf("%q: dollars at %v, index says %v", got, dollars, s.dollars)
 	}
+	return got
 }
 
 func TestCompactAgreesWithJSONText(t *testing.T) {
@@ -87,6 +105,9 @@ func TestCompactAgreesWithJSONText(t *testing.T) {
 	} {
 		checkCompact(t, []byte(in))
 	}
+	for _, in := range layoutSeeds {
+		checkCompact(t, []byte(in))
+	}
 	many := make([]string, 100)
 	for i := range many {
 		many[i] = fmt.Sprintf(`"k%d":%d`, i, i)
@@ -97,9 +118,20 @@ func TestCompactAgreesWithJSONText(t *testing.T) {
 	checkCompact(t, []byte(strings.Repeat("[", maxNesting+1)+strings.Repeat("]", maxNesting+1)))
 }
 
-// FuzzCompact looks for an input where the one-pass compaction and jsontext disagree.
+// layoutSeeds are documents laid out as people and tools write them: pretty-printed by
+// oc get -o json (an empty object before a newline was issue 24's refusal), with tabs, CRLF,
+// space inside empty containers and around every token.
+var layoutSeeds = []string{
+	"{\n    \"apiVersion\": \"v1\",\n    \"kind\": \"Service\",\n    \"status\": {}\n}\n",
+	"{\"a\":{}\n}", "{\"a\":[]\n}", "[{}\n,[]\t]", "{}\r\n", "[ ]", "{ \"a\" : { } , \"b\" : [ ] }",
+	"{\r\n\t\"spec\": {\r\n\t\t\"ports\": [\r\n\t\t\t{ \"port\": 8080 }\r\n\t\t],\r\n\t\t\"selector\": {}\r\n\t}\r\n}",
+	"\t[\n\r1 ,\"${X}\" ,\r{}\r]\n ",
+}
+
+// FuzzCompact looks for an input where the one-pass compaction and jsontext disagree, or
+// where two layouts of one document compact differently.
 func FuzzCompact(f *testing.F) {
-	for _, seed := range []string{`{"a":[1,"${B}",{"c":null}]}`, `{"a":"\u0024\ud83d\ude00"}`, `[1,2.5e3,-0,true]`} {
+	for _, seed := range append([]string{`{"a":[1,"${B}",{"c":null}]}`, `{"a":"\u0024\ud83d\ude00"}`, `[1,2.5e3,-0,true]`}, layoutSeeds...) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {

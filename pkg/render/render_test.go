@@ -97,6 +97,11 @@ func TestProcessOrder(t *testing.T) {
 		if cm["data"].(map[string]any)["where"] != "leo" {
 			t.Fatalf("expansion for the second destination: %s", out.Objects[3])
 		}
+		// The imported template is reported on every round, cached or not: whoever applies
+		// the objects checks its author's rights.
+		if len(out.Imported) != 1 || out.Imported[0].Name != "base" {
+			t.Fatalf("round %d: imported %v", round, out.Imported)
+		}
 	}
 }
 

@@ -17,33 +17,45 @@ limitations under the License.
 // Package sandbox runs an executable confined, without privileges and without a container
 // runtime, with what the kernel offers an unprivileged process:
 //
-//   - its own user, network, PID and IPC namespaces when unprivileged user namespaces are
-//     allowed: no network (only a loopback that is down), no process of the host to see or
-//     signal, and every process it starts killed with it;
+//   - its own user, network, PID, IPC and mount namespaces when unprivileged user namespaces
+//     are allowed: no network (only a loopback that is down), no process of the host to see
+//     or signal, every process it starts killed with it, and a working directory on a tmpfs
+//     of its own whose size is the run's disk budget;
 //   - Landlock (Linux 5.13+): no file read, written or executed outside the directories the
 //     caller names; from ABI 4 no TCP bind or connect; from ABI 6 no signal to, and no
 //     abstract socket of, a process outside the sandbox;
-//   - rlimits on CPU time, address space, open files and (in its own user namespace, where
-//     they are counted apart) processes;
+//   - a seccomp filter (seccomp.go): no AF_UNIX socket, no io_uring, no new namespaces, no
+//     memory outside RLIMIT_AS, and, unless the run may have several, no second process;
+//   - rlimits on CPU time, address space, file size, open files and (in its own user
+//     namespace, where they are counted apart) processes;
 //   - its own process group, a clean environment and its own working directory.
 //
-// os/exec cannot set rlimits or Landlock between fork and exec, so the command runs the
-// current executable again as a shim (this package's init sees the marker in its
+// How the memory of a run is bounded across its processes: a run of one process (the
+// default) cannot start another, and its threads share the one address space RLIMIT_AS
+// bounds; a run of n processes gets RLIMIT_NPROC n, counting threads too, and RLIMIT_AS
+// memory/n each. The kernel lends no cgroup to an unprivileged server in the places this
+// runs (a container's cgroup file system is read-only), so none is used.
+//
+// os/exec cannot set rlimits, Landlock or seccomp between fork and exec, so the command runs
+// the current executable again as a shim (this package's init sees the marker in its
 // environment), which confines itself, then executes the target in its place. Every binary
 // that links this package (the server, the CLI, tests) can therefore be the shim.
 //
 // Probe says which layers this kernel gives; a layer that is missing is left out, never
-// faked, and the caller reports it.
+// faked, and the caller reports it; Command refuses a run whose bounds it cannot keep.
 package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Spec is one confined run.
@@ -58,29 +70,61 @@ type Spec struct {
 	Dir string
 	// ReadOnly are the directories (or files) it may read and execute besides Dir.
 	ReadOnly []string
-	// CPUSeconds, AddressSpaceBytes, OpenFiles and Processes are its rlimits; zero is no
-	// limit.
-	CPUSeconds, AddressSpaceBytes, OpenFiles, Processes uint64
-	// UID and GID, when not zero, are the user and group it runs as (set by Command).
+	// CPUSeconds and OpenFiles are its rlimits; zero is no limit.
+	CPUSeconds, OpenFiles uint64
+	// MemoryBytes bounds the address space of all its processes together; zero is no limit.
+	MemoryBytes uint64
+	// Processes is how many processes it may have at once. 0 or 1: it may not start any
+	// (threads are free and share the one address space). More: it may, and threads count
+	// as processes, so that each of them gets MemoryBytes/Processes.
+	Processes uint64
+	// DiskBytes bounds what it may write into Dir, every file together, and each file
+	// (RLIMIT_FSIZE); zero is no limit.
+	DiskBytes uint64
+}
+
+// singleProcessThreads bounds the threads of a run of one process, where its own user
+// namespace counts them apart: they cost no memory beyond the shared address space, but
+// each is a task of the kernel's.
+const singleProcessThreads = 256
+
+// shimSpec is what the shim is told: the run and how Command chose to confine it.
+type shimSpec struct {
+	Spec
+	// UID and GID, when not zero, are the user and group the plugin runs as.
 	UID, GID int
+	// Tmpfs mounts a tmpfs of DiskBytes on Dir in the run's mount namespace; ReadOnlyDir
+	// gives Dir no right to create anything, where no tmpfs can bound it.
+	Tmpfs, ReadOnlyDir bool
+	// SingleProcess refuses new processes (seccomp).
+	SingleProcess bool
+	// AddressSpace and Tasks are RLIMIT_AS and RLIMIT_NPROC; zero is none.
+	AddressSpace, Tasks uint64
 }
 
 // Features are the confinement layers this kernel gives an unprivileged process.
 type Features struct {
-	// Namespaces: unprivileged user namespaces, with network, PID and IPC namespaces in them.
+	// Namespaces: unprivileged user namespaces, with network, PID, IPC and mount namespaces
+	// in them, and a tmpfs mounted in the last.
 	Namespaces bool
 	// LandlockABI is the Landlock ABI version, 0 when Landlock is not available.
 	LandlockABI int
+	// Seccomp: this server's seccomp filter can be installed (amd64 and arm64 kernels with
+	// seccomp).
+	Seccomp bool
 }
 
 // String lists the layers, for the server's log and its policy report.
 func (f Features) String() string {
 	var layers []string
 	if f.Namespaces {
-		layers = append(layers, "user+network+pid namespaces")
+		layers = append(layers, "user+network+pid+mount namespaces (a tmpfs working directory)")
 	}
 	if f.LandlockABI > 0 {
 		layers = append(layers, fmt.Sprintf("landlock ABI %d", f.LandlockABI))
+	}
+	if f.Seccomp {
+		layers = append(layers, "seccomp")
 	}
 	layers = append(layers, "rlimits", "process group")
 	return strings.Join(layers, ", ")
@@ -97,31 +141,60 @@ var (
 	features  Features
 )
 
-// Probe returns the layers available, testing them once per process.
+// Probe returns the layers available, testing them once per process: a child in the
+// namespaces mounts a tmpfs as a run would.
 func Probe() Features {
 	probeOnce.Do(func() {
 		features.LandlockABI = landlockABI()
+		_, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0)
+		features.Seccomp = seccompSupported && err == nil
+		dir, err := os.MkdirTemp("", "stencil-sandbox-probe-")
+		if err != nil {
+			return
+		}
+		defer os.Remove(dir)
 		cmd := exec.Command("/proc/self/exe")
-		cmd.Env = []string{probeEnv + "=1"}
+		cmd.Env = []string{probeEnv + "=" + dir}
 		cmd.SysProcAttr = namespaceAttr()
 		features.Namespaces = cmd.Run() == nil
 	})
 	return features
 }
 
-// Command returns the command that runs spec confined. The caller sets its standard streams,
-// starts it, and ends it with Kill.
-func Command(spec Spec) (*exec.Cmd, error) {
-	f := Probe()
+// Command returns the command that runs spec confined, or why the kernel cannot keep its
+// bounds. The caller sets its standard streams, starts it, and ends it with Kill.
+func Command(spec Spec) (*exec.Cmd, error) { return command(spec, Probe()) }
+
+// command is Command with the layers f.
+func command(spec Spec, f Features) (*exec.Cmd, error) {
+	if !f.Seccomp {
+		return nil, errors.New("exec plugins need the server's seccomp filter, which this kernel or architecture does not take (amd64 and arm64 Linux with seccomp do)")
+	}
+	s := shimSpec{Spec: spec, SingleProcess: spec.Processes <= 1, AddressSpace: spec.MemoryBytes}
 	if os.Getuid() == 0 {
-		spec.UID, spec.GID = PluginUID, PluginUID
+		s.UID, s.GID = PluginUID, PluginUID
 	}
-	if !f.Namespaces {
+	switch {
+	case !s.SingleProcess && !f.Namespaces:
 		// Counted per user across the host, a process limit would count the server's own
-		// threads too.
-		spec.Processes = 0
+		// threads (or every plugin run's, as nobody) too.
+		return nil, fmt.Errorf("plugin runs of %d processes need user namespaces, in which their processes are counted apart, and this kernel (or the seccomp profile of the server's container) gives none: allow them, or let a run have one process", spec.Processes)
+	case !s.SingleProcess:
+		s.Tasks, s.AddressSpace = spec.Processes, spec.MemoryBytes/spec.Processes
+	case f.Namespaces:
+		s.Tasks = singleProcessThreads
 	}
-	encoded, err := json.Marshal(spec)
+	if spec.DiskBytes > 0 {
+		// Without a mount namespace nothing bounds the files of a directory together, so the
+		// plugin gets none it may write in (where Landlock, or its user, can say so).
+		s.Tmpfs, s.ReadOnlyDir = f.Namespaces, !f.Namespaces
+	}
+	if s.UID != 0 && !s.ReadOnlyDir {
+		if err := os.Chown(spec.Dir, s.UID, s.GID); err != nil {
+			return nil, fmt.Errorf("giving the working directory to the plugin's user: %w", err)
+		}
+	}
+	encoded, err := json.Marshal(s)
 	if err != nil {
 		return nil, err
 	}
@@ -152,12 +225,15 @@ func Kill(cmd *exec.Cmd) {
 // the plugin, after confining itself.
 const PluginUID = 65534
 
-// namespaceAttr puts the child in new user, network, PID and IPC namespaces, where the
-// caller's user is itself (and, for root, nobody is nobody, for the shim to drop to).
+// namespaceAttr puts the child in new user, network, PID, IPC and mount namespaces, where
+// the caller's user is itself (and, for root, nobody is nobody, for the shim to drop to). A
+// user other than root keeps CAP_SYS_ADMIN of the new user namespace across the execve of
+// the shim, as an ambient capability, to mount the working directory's tmpfs; the shim
+// drops it before it executes the plugin.
 func namespaceAttr() *syscall.SysProcAttr {
 	uid, gid := os.Getuid(), os.Getgid()
 	attr := &syscall.SysProcAttr{
-		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC,
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWNS,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
 	}
@@ -165,10 +241,12 @@ func namespaceAttr() *syscall.SysProcAttr {
 		attr.UidMappings = append(attr.UidMappings, syscall.SysProcIDMap{ContainerID: PluginUID, HostID: PluginUID, Size: 1})
 		attr.GidMappings = append(attr.GidMappings, syscall.SysProcIDMap{ContainerID: PluginUID, HostID: PluginUID, Size: 1})
 		attr.GidMappingsEnableSetgroups = true
+	} else {
+		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
 	}
 	return attr
 }
 
-// RunsAsNobody reports whether plugins run as PluginUID, so that their working directory
-// must be theirs.
+// RunsAsNobody reports whether plugins run as PluginUID, so that what they must read has to
+// be readable by nobody.
 func RunsAsNobody() bool { return os.Getuid() == 0 }

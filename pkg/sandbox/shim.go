@@ -29,17 +29,20 @@ import (
 // init turns this process into the shim when Command started it: it confines itself, then
 // executes the plugin in its place, and never returns. Every other process goes on.
 func init() {
-	if os.Getenv(probeEnv) != "" {
+	if dir, ok := os.LookupEnv(probeEnv); ok {
+		if err := mountWorkDir(dir, 1<<20, os.Getuid(), os.Getgid()); err != nil {
+			os.Exit(3)
+		}
 		os.Exit(0)
 	}
 	encoded, ok := os.LookupEnv(specEnv)
 	if !ok {
 		return
 	}
-	// Landlock, no_new_privs and the credentials below are per thread; the plugin inherits
-	// those of the thread that executes it, so all of it happens on one.
+	// Landlock, seccomp, no_new_privs and the credentials below are per thread; the plugin
+	// inherits those of the thread that executes it, so all of it happens on one.
 	runtime.LockOSThread()
-	var spec Spec
+	var spec shimSpec
 	if err := json.Unmarshal([]byte(encoded), &spec); err != nil {
 		fail("reading the sandbox spec: %v", err)
 	}
@@ -55,9 +58,27 @@ func fail(format string, args ...any) {
 	os.Exit(126)
 }
 
-// confine applies Landlock and the plugin's user to the calling thread; execLimited sets the
-// rlimits after it.
-func confine(spec Spec) error {
+// confine gives the run its working directory, then applies Landlock, the plugin's user and
+// the seccomp filter to the calling thread; execLimited sets the rlimits after it.
+func confine(spec shimSpec) error {
+	if spec.Tmpfs {
+		uid, gid := os.Getuid(), os.Getgid()
+		if spec.UID != 0 {
+			uid, gid = spec.UID, spec.GID
+		}
+		if err := mountWorkDir(spec.Dir, spec.DiskBytes, uid, gid); err != nil {
+			return err
+		}
+		// The working directory os/exec entered is the one under the tmpfs now.
+		if err := unix.Chdir(spec.Dir); err != nil {
+			return fmt.Errorf("entering the working directory: %v", err)
+		}
+		// What a user other than root kept to mount it (namespaceAttr) ends here: the
+		// plugin, not root in its namespace, starts with no capability.
+		if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+			return fmt.Errorf("dropping capabilities: %v", err)
+		}
+	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs: %v", err)
 	}
@@ -78,6 +99,27 @@ func confine(spec Spec) error {
 			return fmt.Errorf("setresuid: %v", e)
 		}
 	}
+	if err := installSeccomp(seccompFilter(spec.SingleProcess)); err != nil {
+		return fmt.Errorf("seccomp: %v", err)
+	}
+	return nil
+}
+
+// workDirInodeBytes is the disk budget per file of a working directory: a tmpfs inode costs
+// the kernel memory that its size does not count.
+const workDirInodeBytes = 16 << 10
+
+// mountWorkDir mounts a tmpfs of size bytes, owned by uid and gid, on dir, in this process's
+// mount namespace, which stops sharing mounts with the host's first.
+func mountWorkDir(dir string, size uint64, uid, gid int) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("making the mount namespace private: %v", err)
+	}
+	inodes := max(size/workDirInodeBytes, 256)
+	options := fmt.Sprintf("size=%d,nr_inodes=%d,mode=0700,uid=%d,gid=%d", size, inodes, uid, gid)
+	if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, options); err != nil {
+		return fmt.Errorf("mounting the working directory's tmpfs: %v", err)
+	}
 	return nil
 }
 
@@ -85,7 +127,7 @@ func confine(spec Spec) error {
 // limits are the whole process's, and a Go runtime that needs a new span once RLIMIT_AS is set
 // dies of ENOMEM when its address space already passes the limit, as the race detector's
 // shadow memory always does. Everything execve needs is made first.
-func execLimited(spec Spec) {
+func execLimited(spec shimSpec) {
 	path, err := unix.BytePtrFromString(spec.Path)
 	if err != nil {
 		fail("cannot execute the plugin: %v", err)
@@ -102,14 +144,13 @@ func execLimited(spec Spec) {
 		resource uintptr
 		value    unix.Rlimit
 	}
-	limits := make([]limit, 0, 5)
+	limits := make([]limit, 0, 7)
 	for _, l := range []struct {
 		resource uintptr
 		value    uint64
 	}{
-		{unix.RLIMIT_CPU, spec.CPUSeconds}, {unix.RLIMIT_AS, spec.AddressSpaceBytes},
-		{unix.RLIMIT_NOFILE, spec.OpenFiles}, {unix.RLIMIT_NPROC, spec.Processes},
-		{unix.RLIMIT_CORE, 0},
+		{unix.RLIMIT_CPU, spec.CPUSeconds}, {unix.RLIMIT_AS, spec.AddressSpace}, {unix.RLIMIT_FSIZE, spec.DiskBytes},
+		{unix.RLIMIT_NOFILE, spec.OpenFiles}, {unix.RLIMIT_NPROC, spec.Tasks}, {unix.RLIMIT_CORE, 0},
 	} {
 		if l.value != 0 || l.resource == unix.RLIMIT_CORE {
 			limits = append(limits, limit{l.resource, unix.Rlimit{Cur: l.value, Max: l.value}})
@@ -144,87 +185,4 @@ func failPreallocated(buf []byte, what string, e unix.Errno) {
 	buf = append(append(append(append(buf[:0], "sandbox: "...), what...), e.Error()...), '\n')
 	_, _ = unix.Write(2, buf)
 	unix.Exit(126)
-}
-
-// landlockABI asks the kernel for its Landlock ABI version; 0 when it has none.
-func landlockABI() int {
-	v, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
-	if e != 0 {
-		return 0
-	}
-	return int(v)
-}
-
-// fsRights are the filesystem rights each ABI version knows, cumulatively.
-func fsRights(abi int) uint64 {
-	rights := uint64(unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_READ_FILE |
-		unix.LANDLOCK_ACCESS_FS_READ_DIR | unix.LANDLOCK_ACCESS_FS_REMOVE_DIR | unix.LANDLOCK_ACCESS_FS_REMOVE_FILE |
-		unix.LANDLOCK_ACCESS_FS_MAKE_CHAR | unix.LANDLOCK_ACCESS_FS_MAKE_DIR | unix.LANDLOCK_ACCESS_FS_MAKE_REG |
-		unix.LANDLOCK_ACCESS_FS_MAKE_SOCK | unix.LANDLOCK_ACCESS_FS_MAKE_FIFO | unix.LANDLOCK_ACCESS_FS_MAKE_BLOCK |
-		unix.LANDLOCK_ACCESS_FS_MAKE_SYM)
-	if abi >= 2 {
-		rights |= unix.LANDLOCK_ACCESS_FS_REFER
-	}
-	if abi >= 3 {
-		rights |= unix.LANDLOCK_ACCESS_FS_TRUNCATE
-	}
-	if abi >= 5 {
-		rights |= unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
-	}
-	return rights
-}
-
-// restrict allows reading and executing spec.ReadOnly, everything in spec.Dir, and nothing
-// else; from ABI 4 no TCP, from ABI 6 no signals or abstract sockets outside the sandbox.
-func restrict(abi int, spec Spec) error {
-	handled := fsRights(abi)
-	attr := unix.LandlockRulesetAttr{Access_fs: handled}
-	size := unsafe.Sizeof(attr.Access_fs)
-	if abi >= 4 {
-		attr.Access_net = unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
-		size = unsafe.Offsetof(attr.Scoped)
-	}
-	if abi >= 6 {
-		attr.Scoped = unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | unix.LANDLOCK_SCOPE_SIGNAL
-		size = unsafe.Sizeof(attr)
-	}
-	fd, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), size, 0)
-	if e != 0 {
-		return fmt.Errorf("create ruleset: %v", e)
-	}
-	defer unix.Close(int(fd))
-	readExec := uint64(unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_READ_DIR)
-	rules := map[string]uint64{spec.Dir: handled}
-	for _, p := range spec.ReadOnly {
-		rules[p] = (rules[p] | readExec) & handled
-	}
-	for path, access := range rules {
-		if err := addRule(int(fd), path, access); err != nil {
-			return err
-		}
-	}
-	if _, _, e := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, fd, 0, 0); e != 0 {
-		return fmt.Errorf("restrict self: %v", e)
-	}
-	return nil
-}
-
-// addRule allows access beneath path; a file gets only the rights that apply to files.
-func addRule(ruleset int, path string, access uint64) error {
-	f, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return fmt.Errorf("opening %s: %v", path, err)
-	}
-	defer unix.Close(f)
-	var st unix.Stat_t
-	if err := unix.Fstat(f, &st); err == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
-		access &= unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_READ_FILE |
-			unix.LANDLOCK_ACCESS_FS_TRUNCATE | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
-	}
-	rule := unix.LandlockPathBeneathAttr{Allowed_access: access, Parent_fd: int32(f)}
-	if _, _, e := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(ruleset), unix.LANDLOCK_RULE_PATH_BENEATH,
-		uintptr(unsafe.Pointer(&rule)), 0, 0, 0); e != 0 {
-		return fmt.Errorf("allowing %s: %v", path, e)
-	}
-	return nil
 }

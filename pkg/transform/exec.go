@@ -38,11 +38,24 @@ import (
 
 // Default bounds of one plugin run; the server's flags default to them.
 const (
-	DefaultPluginTimeout        = 10 * time.Second
-	DefaultPluginOutputBytes    = 64 << 20
-	DefaultPluginAddressSpace   = 4 << 30
-	DefaultPluginOpenFiles      = 256
-	DefaultPluginProcesses      = 64
+	DefaultPluginTimeout = 10 * time.Second
+	// DefaultPluginOutputBytes bounds stdout (and stderr): the objects decoded from it take
+	// six to sixteen times its size in the server's heap.
+	DefaultPluginOutputBytes = 16 << 20
+	// DefaultPluginOutputObjects bounds the objects one run may give back, counted before
+	// any is decoded.
+	DefaultPluginOutputObjects = 10000
+	// DefaultPluginMemoryBytes bounds the address space of a run's processes together. A Go
+	// program reserves about 750 MB of address space however little it uses, so less would
+	// keep Go plugins from starting.
+	DefaultPluginMemoryBytes = 1 << 30
+	// DefaultPluginDiskBytes bounds what a run writes into its working directory, which
+	// lives in memory (a tmpfs) where the kernel allows one.
+	DefaultPluginDiskBytes = 64 << 20
+	DefaultPluginOpenFiles = 256
+	// DefaultPluginProcesses is one: a plugin may not start processes, which is what lets
+	// RLIMIT_AS bound its memory whole.
+	DefaultPluginProcesses      = 1
 	maxPluginStderrInError      = 4 << 10
 	pluginWorkDirPrefix         = "stencil-plugin-"
 	pluginWaitAfterKill         = 2 * time.Second
@@ -66,9 +79,13 @@ type ExecPolicy struct {
 	// MaxOutputBytes bounds what one run may write to stdout, and to stderr; zero means
 	// DefaultPluginOutputBytes. Past it the run is killed and fails.
 	MaxOutputBytes int
-	// AddressSpaceBytes, OpenFiles and Processes are the runs' rlimits; zero means the
-	// defaults.
-	AddressSpaceBytes, OpenFiles, Processes int
+	// MaxOutputObjects bounds the objects one run may write; zero means
+	// DefaultPluginOutputObjects. Documents are counted as they arrive (past the bound the
+	// run is killed), the items of a ResourceList before it is decoded.
+	MaxOutputObjects int
+	// MemoryBytes, DiskBytes, OpenFiles and Processes bound one run (pkg/sandbox's Spec
+	// says how); zero means the defaults.
+	MemoryBytes, DiskBytes, OpenFiles, Processes int
 }
 
 // Errors of plugin runs, named in the 422.
@@ -113,17 +130,13 @@ func (e *ExecPolicy) run(ctx *Context, exe string, args []string, stdin []byte) 
 		return nil, fmt.Errorf("creating the plugin's working directory: %w", err)
 	}
 	defer os.RemoveAll(work)
-	if sandbox.RunsAsNobody() {
-		if err := os.Chown(work, sandbox.PluginUID, sandbox.PluginUID); err != nil {
-			return nil, fmt.Errorf("giving the working directory to the plugin's user: %w", err)
-		}
-	}
 	timeout := orDefault(e.Timeout, DefaultPluginTimeout)
 	cmd, err := sandbox.Command(sandbox.Spec{
 		Path: exe, Args: args, Env: append([]string{}, e.Env...), Dir: work,
 		ReadOnly:   append([]string{e.Dir}, e.ReadPaths...),
-		CPUSeconds: uint64(timeout/time.Second) + 1, AddressSpaceBytes: uint64(orDefault(e.AddressSpaceBytes, DefaultPluginAddressSpace)),
-		OpenFiles: uint64(orDefault(e.OpenFiles, DefaultPluginOpenFiles)), Processes: uint64(orDefault(e.Processes, DefaultPluginProcesses)),
+		CPUSeconds: uint64(timeout/time.Second) + 1, OpenFiles: uint64(orDefault(e.OpenFiles, DefaultPluginOpenFiles)),
+		MemoryBytes: uint64(orDefault(e.MemoryBytes, DefaultPluginMemoryBytes)), DiskBytes: uint64(orDefault(e.DiskBytes, DefaultPluginDiskBytes)),
+		Processes: uint64(orDefault(e.Processes, DefaultPluginProcesses)),
 	})
 	if err != nil {
 		return nil, err
@@ -137,7 +150,8 @@ func (e *ExecPolicy) run(ctx *Context, exe string, args []string, stdin []byte) 
 	limit := orDefault(e.MaxOutputBytes, DefaultPluginOutputBytes)
 	var killOnce sync.Once
 	kill := func() { killOnce.Do(func() { sandbox.Kill(cmd) }) }
-	stdout := &cappedBuffer{limit: limit, onOverflow: kill}
+	objects := orDefault(e.MaxOutputObjects, DefaultPluginOutputObjects)
+	stdout := &cappedBuffer{limit: limit, onOverflow: kill, docs: docCounter{limit: objects}}
 	stderr := &cappedBuffer{limit: min(limit, pluginStderrCapWithinOutput), onOverflow: kill}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), stdout, stderr
 	cmd.WaitDelay = pluginWaitAfterKill
@@ -157,6 +171,8 @@ func (e *ExecPolicy) run(ctx *Context, exe string, args []string, stdin []byte) 
 	// Whatever the plugin started and left behind goes with its group.
 	kill()
 	switch {
+	case stdout.docs.over():
+		return nil, fmt.Errorf("%w of %d objects", errPluginOutput, objects)
 	case stdout.overflow || stderr.overflow:
 		return nil, fmt.Errorf("%w of %d bytes", errPluginOutput, limit)
 	case ctx.Err() != nil:
@@ -168,6 +184,13 @@ func (e *ExecPolicy) run(ctx *Context, exe string, args []string, stdin []byte) 
 	if errors.As(err, &exit) {
 		if exit.ExitCode() == 127 {
 			return nil, errPluginUnsupported
+		}
+		// As root the plugin runs as nobody, whom a directory of root's (a 0700 home) keeps
+		// out; the kernel says only "permission denied", so the error says who and where.
+		if exit.ExitCode() == 126 && strings.Contains(stderr.String(), sandbox.ExecDenied) {
+			if why := sandbox.NobodyCannotRun(exe); why != "" {
+				return nil, fmt.Errorf("the plugin cannot be executed: plugins run as nobody when stencil runs as root, and %s", e.sanitize(why, work))
+			}
 		}
 		return nil, fmt.Errorf("the plugin failed (%s): %s", exitReason(exit), e.sanitize(stderr.String(), work))
 	}
@@ -210,29 +233,53 @@ func (e *ExecPolicy) sanitize(stderr, work string) string {
 	return out
 }
 
-// cappedBuffer keeps at most limit bytes; past it, it calls onOverflow (which kills the
-// plugin) and discards the rest, so that the plugin is not blocked on a full pipe. The buffer
-// is a field, not embedded: io.Copy would use an embedded bytes.Buffer's ReadFrom and never
-// call Write.
+// cappedBuffer keeps at most limit bytes, and, when docs has a limit, as many YAML documents;
+// past either it calls onOverflow (which kills the plugin) and discards the rest, so that the
+// plugin is not blocked on a full pipe. It keeps what it is given in pieces of
+// outputChunkBytes and joins them once: a buffer that doubles allocates two to four times
+// what it holds by the time it holds it.
 type cappedBuffer struct {
-	buf        bytes.Buffer
+	chunks     [][]byte
+	size       int
 	limit      int
 	overflow   bool
 	onOverflow func()
+	docs       docCounter
 }
+
+// outputChunkBytes is the piece cappedBuffer keeps output in.
+const outputChunkBytes = 1 << 20
 
 func (b *cappedBuffer) Write(p []byte) (int, error) {
 	if b.overflow {
 		return len(p), nil
 	}
-	if b.buf.Len()+len(p) > b.limit {
+	if b.size+len(p) > b.limit || b.docs.count(p) {
 		b.overflow = true
 		b.onOverflow()
 		return len(p), nil
 	}
-	return b.buf.Write(p)
+	b.size += len(p)
+	for rest := p; len(rest) > 0; {
+		last := len(b.chunks) - 1
+		if last < 0 || len(b.chunks[last]) == cap(b.chunks[last]) {
+			b.chunks = append(b.chunks, make([]byte, 0, min(outputChunkBytes, b.limit)))
+			last++
+		}
+		n := min(len(rest), cap(b.chunks[last])-len(b.chunks[last]))
+		b.chunks[last] = append(b.chunks[last], rest[:n]...)
+		rest = rest[n:]
+	}
+	return len(p), nil
 }
 
-// Bytes and String return what was kept.
-func (b *cappedBuffer) Bytes() []byte  { return b.buf.Bytes() }
-func (b *cappedBuffer) String() string { return b.buf.String() }
+// Bytes returns what was kept, in one piece.
+func (b *cappedBuffer) Bytes() []byte {
+	if len(b.chunks) == 1 {
+		return b.chunks[0]
+	}
+	return bytes.Join(b.chunks, nil)
+}
+
+// String returns what was kept.
+func (b *cappedBuffer) String() string { return string(b.Bytes()) }

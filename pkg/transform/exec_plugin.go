@@ -17,16 +17,12 @@ limitations under the License.
 package transform
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
 
 	"stencil.dev/stencil/pkg/jsonbytes"
 )
@@ -127,7 +123,8 @@ func (s *execStep) Transform(ctx *Context, objects []Object) ([]Object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", s.plugin, err)
 	}
-	docs, err := readDocs(out)
+	limit := orDefault(s.policy.MaxOutputBytes, DefaultPluginOutputBytes)
+	docs, err := readDocs(out, outputLimits{objects: orDefault(s.policy.MaxOutputObjects, DefaultPluginOutputObjects), resourceList: s.krm, yamlBytes: limit / 4})
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: reading its output: %w", s.plugin, err)
 	}
@@ -240,34 +237,4 @@ func writeDoc(w *bytes.Buffer, v any) error {
 	w.Write(b)
 	w.WriteByte('\n')
 	return nil
-}
-
-// readDocs reads a YAML (or JSON) stream of objects; empty documents are skipped.
-func readDocs(out []byte) ([]Object, error) {
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(out)))
-	var docs []Object
-	for {
-		doc, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			return docs, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(bytes.TrimSpace(doc)) == 0 {
-			continue
-		}
-		j, err := yaml.YAMLToJSON(doc)
-		if err != nil {
-			return nil, err
-		}
-		if string(bytes.TrimSpace(j)) == "null" {
-			continue
-		}
-		obj, err := jsonbytes.DecodeObject(j)
-		if err != nil {
-			return nil, fmt.Errorf("document %d: %w", len(docs)+1, err)
-		}
-		docs = append(docs, obj)
-	}
 }

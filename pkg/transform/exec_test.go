@@ -39,7 +39,7 @@ var (
 )
 
 // testPluginNames are the behaviours of testdata/plugin, one link each.
-var testPluginNames = []string{"team.example.com", "annotate", "sleeper", "flood", "unsupported", "remover", "failing", "prober"}
+var testPluginNames = []string{"team.example.com", "annotate", "sleeper", "flood", "unsupported", "remover", "failing", "prober", "forker", "filler", "unixdialer", "objects"}
 
 // buildPlugins compiles testdata/plugin once per test binary into a directory every user may
 // read (the plugins run as nobody when the tests run as root), linked under each name.
@@ -272,9 +272,16 @@ func TestExecPluginSandbox(t *testing.T) {
 	if data["env"] != "" {
 		t.Errorf("the plugin's environment is %q, want empty", data["env"])
 	}
-	wantLimits := fmt.Sprintf("as=%d nofile=%d nproc=%d core=0", DefaultPluginAddressSpace, DefaultPluginOpenFiles, DefaultPluginProcesses)
+	threads := 0
+	if features.Namespaces {
+		threads = 256 // pkg/sandbox's singleProcessThreads: counted apart in the run's user namespace
+	}
+	wantLimits := fmt.Sprintf("as=%d fsize=%d nofile=%d nproc=%d core=0", DefaultPluginMemoryBytes, DefaultPluginDiskBytes, DefaultPluginOpenFiles, threads)
 	if data["rlimits"] != wantLimits {
 		t.Errorf("the plugin runs with rlimits %v, want %s", data["rlimits"], wantLimits)
+	}
+	if data["capabilities"] != "0000000000000000" {
+		t.Errorf("the plugin runs with capabilities %v (effective or permitted), want none, in its user namespace too", data["capabilities"])
 	}
 	if features.LandlockABI == 0 {
 		t.Fatalf("this kernel has no Landlock: files outside the plugin directory are protected only by running as nobody (root: %t)", os.Getuid() == 0)

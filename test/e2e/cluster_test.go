@@ -80,10 +80,14 @@ var tokenUsers = map[string]string{
 	"nosecrets": "nosecrets-token",
 	// ui-user runs the catalog in TestCatalogUICreates.
 	"ui-user": "ui-user-token",
+	// mallory has edit in one namespace and tries to act through an admin's TemplateInstance.
+	"mallory": "mallory-token",
 }
 
 // auditPolicy records who wrote the ConfigMaps of the TemplateInstance tests, and nothing else:
-// the proof that the controller wrote them as the requester.
+// the proof that the controller wrote them as the requester; and every write of the
+// namespaces, ClusterRoles and ClusterRoleBindings of TestTemplateInstanceConfusedDeputy: the
+// proof that its attacks wrote nothing.
 const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: [RequestReceived]
@@ -92,6 +96,13 @@ rules:
   namespaces: [e2e-instances, e2e-instances-local, openshift-compat-instances]
   resources: [{group: "", resources: [configmaps, secrets]}]
   verbs: [create, patch]
+- level: Metadata
+  namespaces: [e2e-deputy, e2e-deputy-other]
+  resources: [{group: "", resources: [configmaps, secrets]}]
+  verbs: [create, patch, update, delete, deletecollection]
+- level: Metadata
+  resources: [{group: rbac.authorization.k8s.io, resources: [clusterroles, clusterrolebindings]}]
+  verbs: [create, patch, update, delete, deletecollection]
 - level: None
 `
 

@@ -31,8 +31,22 @@ func TestDiscoveryAndOpenAPI(t *testing.T) {
 	resources, err := cs.Discovery().ServerResourcesForGroupVersion("templates.stencil.dev/v1alpha1")
 	must(t, err)
 	verbs := map[string][]string{}
+	// Clients that look a resource up by kind (Python's dynamic client, Ansible) refuse a
+	// kind that two resources report; subresources do not count, they are found by name.
+	byKind := map[string][]string{}
 	for _, r := range resources.APIResources {
 		verbs[r.Name] = r.Verbs
+		if !strings.Contains(r.Name, "/") {
+			byKind[r.Kind] = append(byKind[r.Kind], r.Name)
+		}
+	}
+	for kind, names := range byKind {
+		if len(names) > 1 {
+			t.Errorf("kind %s is reported by %v; lookups by kind need one resource", kind, names)
+		}
+	}
+	if got := byKind["ProcessedTemplate"]; !slices.Equal(got, []string{"processedtemplates"}) {
+		t.Errorf("kind ProcessedTemplate is reported by %v, want processedtemplates", got)
 	}
 	for _, name := range []string{"processedtemplates", "templates/processed"} {
 		if !slices.Equal(verbs[name], []string{"create"}) {

@@ -163,6 +163,11 @@ func TestOpenShiftTemplatesGroup(t *testing.T) {
 	var listed []string
 	for _, r := range resources.APIResources {
 		listed = append(listed, r.Name)
+		// OpenShift's discovery as OpenShift has it: its clients break the tie between the
+		// two resources of kind Template; ours has a kind of its own (TestDiscoveryAndOpenAPI).
+		if r.Name == "processedtemplates" && r.Kind != "Template" {
+			t.Errorf("OpenShift's processedtemplates reports kind %s, want Template", r.Kind)
+		}
 	}
 	if strings.Join(listed, ",") != "processedtemplates,templateinstances,templateinstances/status,templates" {
 		t.Errorf("resources %v", listed)

@@ -29,7 +29,23 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"stencil.dev/stencil/pkg/apiserver"
 )
+
+// checkPriorities compares an APIService's priorities with those a local server gives its
+// group in discovery: kubectl must pick the same group for "templates" in both modes.
+func checkPriorities(t *testing.T, m manifests, name string, group int) {
+	t.Helper()
+	var a struct {
+		Spec struct{ GroupPriorityMinimum, VersionPriority int }
+	}
+	m.get(t, "APIService/"+name, &a)
+	if a.Spec.GroupPriorityMinimum != group || a.Spec.VersionPriority != apiserver.VersionPriority {
+		t.Errorf("APIService %s: groupPriorityMinimum %d, versionPriority %d; local mode uses %d, %d",
+			name, a.Spec.GroupPriorityMinimum, a.Spec.VersionPriority, group, apiserver.VersionPriority)
+	}
+}
 
 // manifests are the objects a kustomization builds, by kind and name.
 type manifests map[string]json.RawMessage
@@ -134,6 +150,7 @@ func TestDeployManifests(t *testing.T) {
 	if _, ok := apiService.Spec["caBundle"]; ok {
 		t.Errorf("the APIService sets caBundle: the server's must survive kubectl apply")
 	}
+	checkPriorities(t, m, apiServiceName, apiserver.GroupPriorityMinimum)
 
 	var role rbacv1.Role
 	m.get(t, "Role/stencil-apiserver-serving-cert", &role)
@@ -249,6 +266,7 @@ func TestOpenShiftTemplatesOverlay(t *testing.T) {
 	if apiService.Spec.Group != "template.openshift.io" || apiService.Spec.Version != "v1" || apiService.Spec.Service.Name != "stencil-apiserver" {
 		t.Errorf("APIService: %+v", apiService.Spec)
 	}
+	checkPriorities(t, m, "v1.template.openshift.io", apiserver.OpenShiftGroupPriorityMinimum)
 	var role struct {
 		Rules []struct {
 			APIGroups     []string `json:"apiGroups"`

@@ -25,6 +25,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"k8s.io/client-go/discovery"
+
+	"stencil.dev/stencil/test/localserver"
 )
 
 // testVersion is what the tests stamp; no real build is called this.
@@ -71,5 +75,37 @@ func TestBuildStampsVersion(t *testing.T) {
 				t.Errorf("%s printed %q, without %q", strings.Join(args, " "), out, want)
 			}
 		}
+	}
+}
+
+// TestLocalServerVersionIsStamped starts the server make build made in local mode and reads
+// /version as kubectl version does: it names the build make stamped. On 3731d16 it said
+// v0.0.0-master+$Format:%H$, component-base's unstamped default, whatever make build stamped.
+func TestLocalServerVersionIsStamped(t *testing.T) {
+	bin := t.TempDir()
+	const commit = "89abcdef0123456789abcdef0123456789abcdef"
+	makeTarget(t, "build", "BIN="+bin, "VERSION="+testVersion, "GIT_COMMIT="+commit, "GIT_TREE_STATE=clean")
+	server, err := localserver.New(filepath.Join(bin, "stencil-apiserver"), filepath.Join(t.TempDir(), "local"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := server.Start(); err != nil {
+		t.Fatalf("%v\n%s", err, server.LogTail(4096))
+	}
+	defer func() { _ = server.Stop() }()
+	client, err := discovery.NewDiscoveryClientForConfig(server.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := client.ServerVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.GitVersion != testVersion || info.GitCommit != commit || info.GitTreeState != "clean" || info.BuildDate == "" {
+		t.Errorf("/version says %+v; want %s, commit %s, clean, with a build date", info, testVersion, commit)
+	}
+	// Major and minor are the Kubernetes API machinery's, which kubectl compares with its own.
+	if info.Major != "1" || info.Minor == "" {
+		t.Errorf("/version major %q minor %q, want Kubernetes' 1.x", info.Major, info.Minor)
 	}
 }

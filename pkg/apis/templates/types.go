@@ -54,6 +54,20 @@ type Template struct {
 	// created or posted as a template.openshift.io/v1 Template, or a v1alpha1 one with
 	// dialect OpenShift.
 	OpenShift bool
+
+	// Author is the user who last changed the Template's content (every field but its
+	// metadata), as the server authenticated them. The server sets it on create and on every
+	// change of the content, never from the client; a TemplateInstance applies what the
+	// Template renders only when its author may create it too.
+	Author *TemplateAuthor
+}
+
+// TemplateAuthor is the identity that last wrote a Template's content.
+type TemplateAuthor struct {
+	Username string
+	UID      string
+	Groups   []string
+	Extra    map[string][]string
 }
 
 // ParameterType constrains the value of a parameter.

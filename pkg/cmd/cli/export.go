@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -141,7 +142,12 @@ func (o *ExportOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	objects, err := reader.read(ctx, o.Resources, o.Selector)
+	return o.export(ctx, reader)
+}
+
+// export is Run with the reader made: the tests give theirs.
+func (o *ExportOptions) export(ctx context.Context, reader *objectReader) error {
+	objects, report, err := reader.read(ctx, o.Resources, o.Selector)
 	if err != nil {
 		return err
 	}
@@ -150,6 +156,10 @@ func (o *ExportOptions) Run(ctx context.Context) error {
 		Parameterize:        o.Parameterize && !o.NoParameterize,
 		IncludeSecretValues: o.IncludeSecretValues,
 	})
+	var nothing *export.NothingToExportError
+	if errors.As(err, &nothing) && len(nothing.Skipped) == 0 {
+		return o.nothingRead(ctx, reader, report)
+	}
 	if err != nil {
 		return err
 	}
@@ -176,6 +186,23 @@ func (o *ExportOptions) Run(ctx context.Context) error {
 		return err
 	}
 	return printList(o.streams.Out, out, format)
+}
+
+// nothingRead says why a read found no object: the user may read none of the kinds, the
+// namespace does not exist, or it holds none of them (with those labels).
+func (o *ExportOptions) nothingRead(ctx context.Context, reader *objectReader, report *readReport) error {
+	if len(report.forbidden) == len(report.read) {
+		return fmt.Errorf("nothing to export: you may read none of %s in namespace %s", strings.Join(report.read, ", "), reader.namespace)
+	}
+	if reader.namespaceMissing(ctx) {
+		return fmt.Errorf("nothing to export: namespace %s does not exist", reader.namespace)
+	}
+	readable := slices.DeleteFunc(slices.Clone(report.read), func(s string) bool { return slices.Contains(report.forbidden, s) })
+	which := ""
+	if o.Selector != "" {
+		which = " with labels " + o.Selector
+	}
+	return fmt.Errorf("nothing to export: namespace %s holds none of %s%s", reader.namespace, strings.Join(readable, ", "), which)
 }
 
 // create stores the Template in --to-namespace, or the namespace read.

@@ -56,7 +56,9 @@ type objectReader struct {
 	dynamic   dynamic.Interface
 	mapper    meta.RESTMapper
 	namespace string
-	streams   IOStreams
+	// host is the server's address, for errors that are about the server.
+	host    string
+	streams IOStreams
 }
 
 func newObjectReader(config *genericclioptions.ConfigFlags, streams IOStreams) (*objectReader, error) {
@@ -81,7 +83,7 @@ func newObjectReader(config *genericclioptions.ConfigFlags, streams IOStreams) (
 	if err != nil {
 		return nil, err
 	}
-	return &objectReader{dynamic: client, mapper: mapper, namespace: namespace, streams: streams}, nil
+	return &objectReader{dynamic: client, mapper: mapper, namespace: namespace, host: restConfig.Host, streams: streams}, nil
 }
 
 // target is one request: a list of a kind, or one object when name is set.
@@ -90,11 +92,18 @@ type target struct {
 	name    string
 }
 
+// readReport says what a read asked for, for the error that a read of nothing becomes.
+type readReport struct {
+	// read names the kinds or objects listed or got, forbidden names those the user may not
+	// read.
+	read, forbidden []string
+}
+
 // read returns the objects that the arguments name, in the order of the arguments.
-func (r *objectReader) read(ctx context.Context, resources []string, selector string) ([]export.Object, error) {
+func (r *objectReader) read(ctx context.Context, resources []string, selector string) ([]export.Object, *readReport, error) {
 	targets, err := r.targets(resources)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	results := make([][]export.Object, len(targets))
 	errs := make([]error, len(targets))
@@ -110,18 +119,21 @@ func (r *objectReader) read(ctx context.Context, resources []string, selector st
 	}
 	wg.Wait()
 	var objects []export.Object
+	report := &readReport{}
 	for i, t := range targets {
+		report.read = append(report.read, describeTarget(t))
 		switch err := errs[i]; {
 		case err == nil:
 			objects = append(objects, results[i]...)
 		case apierrors.IsForbidden(err):
+			report.forbidden = append(report.forbidden, describeTarget(t))
 			fmt.Fprintf(r.streams.ErrOut, "warning: you may not %s %s in namespace %s: left out of the export\n",
 				verb(t), describeTarget(t), r.namespace)
 		default:
-			return nil, fmt.Errorf("reading %s: %w", describeTarget(t), err)
+			return nil, nil, fmt.Errorf("reading %s: %w", describeTarget(t), err)
 		}
 	}
-	return objects, nil
+	return objects, report, nil
 }
 
 func verb(t target) string {
@@ -181,6 +193,10 @@ func (r *objectReader) targets(resources []string) ([]target, error) {
 			}
 			targets = append(targets, target{mapping: mapping})
 		}
+		if len(targets) == 0 {
+			return nil, fmt.Errorf("the server at %s serves none of the kinds stencil export reads (%s)%s",
+				r.host, strings.Join(defaultExportKinds, ", "), r.notACluster())
+		}
 		return targets, nil
 	}
 	seen := map[string]bool{}
@@ -188,6 +204,10 @@ func (r *objectReader) targets(resources []string) ([]target, error) {
 		for _, item := range strings.Split(arg, ",") {
 			kind, name, _ := strings.Cut(item, "/")
 			mapping, err := r.mapping(kind)
+			if meta.IsNoMatchError(err) {
+				// kubectl's words for a type that discovery does not know.
+				return nil, fmt.Errorf("the server at %s doesn't have a resource type %q%s", r.host, kind, r.notACluster())
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -202,6 +222,23 @@ func (r *objectReader) targets(resources []string) ([]target, error) {
 		}
 	}
 	return targets, nil
+}
+
+// namespaceMissing reports whether the namespace read is known not to exist; a user who may
+// not read namespaces is told nothing more.
+func (r *objectReader) namespaceMissing(ctx context.Context) bool {
+	_, err := r.dynamic.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Get(ctx, r.namespace, metav1.GetOptions{})
+	return apierrors.IsNotFound(err)
+}
+
+// notACluster explains, for a server without the core API (Services, ConfigMaps), what it
+// is and where export reads from instead; "" for any other server.
+func (r *objectReader) notACluster() string {
+	if _, err := r.mapper.KindFor(schema.GroupVersionResource{Resource: "configmaps"}); !meta.IsNoMatchError(err) {
+		return ""
+	}
+	return ": it serves no core API (Services, ConfigMaps), as a Stencil server in local mode serves only Stencil's own " +
+		"groups; export reads the namespace of a cluster: give that cluster's kubeconfig (--kubeconfig, --context)"
 }
 
 // mapping resolves a type as kubectl does: a resource, a singular or short name, or a kind,

@@ -142,10 +142,14 @@ func (l *LocalOptions) serverAddress(ro *genericoptions.RecommendedOptions) stri
 	return net.JoinHostPort(ro.SecureServing.BindAddress.String(), strconv.Itoa(ro.SecureServing.BindPort))
 }
 
-// WriteKubeconfig writes a kubeconfig that trusts the serving certificate and logs in with the
-// local administrator's client certificate.
+// WriteKubeconfig writes a kubeconfig that trusts the serving certificate's CA and logs in with
+// the local administrator's client certificate.
 func (l *LocalOptions) WriteKubeconfig(ro *genericoptions.RecommendedOptions) error {
-	servingCA, err := os.ReadFile(ro.SecureServing.ServerCert.CertKey.CertFile)
+	servingChain, err := os.ReadFile(ro.SecureServing.ServerCert.CertKey.CertFile)
+	if err != nil {
+		return err
+	}
+	servingCA, err := trustAnchors(servingChain)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,10 @@ limitations under the License.
 package server
 
 import (
+	"bytes"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -97,4 +101,43 @@ func ensureEtcdCertificates(dir string) (etcdTLS, error) {
 		}
 	}
 	return files, nil
+}
+
+// trustAnchors returns what a kubeconfig's certificate-authority-data must hold for the
+// serving certificate file chain (PEM, leaf first, as the generic server writes a self-signed
+// one): its CA certificates only. Clients take that field as the set of trusted roots; with
+// the leaf in it too, OpenSSL-based clients (Ruby's kubeclient) stop at "self-signed certificate
+// in certificate chain", though Go, Node and Python accept it. A chain without a CA certificate
+// (a self-signed leaf given with --tls-cert-file) is its own trust anchor and is kept whole.
+func trustAnchors(chain []byte) ([]byte, error) {
+	var anchors bytes.Buffer
+	rest := chain
+	found := 0
+	for {
+		var block *pem.Block
+		block, rest = pem.Decode(rest)
+		if block == nil {
+			break
+		}
+		if block.Type != "CERTIFICATE" {
+			continue
+		}
+		found++
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("certificate %d of the serving certificate file: %w", found, err)
+		}
+		if cert.IsCA {
+			if err := pem.Encode(&anchors, &pem.Block{Type: "CERTIFICATE", Bytes: block.Bytes}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if found == 0 {
+		return nil, fmt.Errorf("the serving certificate file holds no certificate")
+	}
+	if anchors.Len() == 0 {
+		return chain, nil
+	}
+	return anchors.Bytes(), nil
 }

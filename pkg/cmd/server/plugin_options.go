@@ -48,9 +48,10 @@ type PluginOptions struct {
 	Env []string
 	// ReadPaths are more paths plugins may read and execute.
 	ReadPaths []string
-	// Timeout, MaxOutputBytes, AddressSpaceBytes, OpenFiles and Processes bound each run.
-	Timeout                                                 time.Duration
-	MaxOutputBytes, AddressSpaceBytes, OpenFiles, Processes int
+	// Timeout, MaxOutputBytes, MaxOutputObjects, MemoryBytes, DiskBytes, OpenFiles and
+	// Processes bound each run.
+	Timeout                                                                        time.Duration
+	MaxOutputBytes, MaxOutputObjects, MemoryBytes, DiskBytes, OpenFiles, Processes int
 }
 
 // NewPluginOptions returns the defaults: no plugin runs.
@@ -59,7 +60,8 @@ func NewPluginOptions() *PluginOptions {
 		StarlarkSteps: transform.DefaultStarlarkSteps, StarlarkTimeout: transform.DefaultStarlarkTimeout,
 		StarlarkMemoryBytes: transform.DefaultStarlarkMemoryBytes,
 		Timeout:             transform.DefaultPluginTimeout, MaxOutputBytes: transform.DefaultPluginOutputBytes,
-		AddressSpaceBytes: transform.DefaultPluginAddressSpace, OpenFiles: transform.DefaultPluginOpenFiles,
+		MaxOutputObjects: transform.DefaultPluginOutputObjects, MemoryBytes: transform.DefaultPluginMemoryBytes,
+		DiskBytes: transform.DefaultPluginDiskBytes, OpenFiles: transform.DefaultPluginOpenFiles,
 		Processes: transform.DefaultPluginProcesses,
 	}
 }
@@ -82,10 +84,19 @@ func (o *PluginOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.ReadPaths, "plugin-read-paths", o.ReadPaths,
 		"More paths plugins may read and execute besides --plugin-dir and their working directory (an interpreter's directories), where Landlock confines them.")
 	fs.DurationVar(&o.Timeout, "plugin-timeout", o.Timeout, "Wall-clock time one plugin run may take; then its processes are killed.")
-	fs.IntVar(&o.MaxOutputBytes, "plugin-max-output-bytes", o.MaxOutputBytes, "Bytes one plugin run may write to stdout, and to stderr; past it the run is killed and fails.")
-	fs.IntVar(&o.AddressSpaceBytes, "plugin-max-address-space-bytes", o.AddressSpaceBytes, "RLIMIT_AS of plugin runs.")
+	fs.IntVar(&o.MaxOutputBytes, "plugin-max-output-bytes", o.MaxOutputBytes,
+		"Bytes one plugin run may write to stdout, and to stderr; past it the run is killed and fails. Output that is not JSON may take a quarter of it.")
+	fs.IntVar(&o.MaxOutputObjects, "plugin-max-output-objects", o.MaxOutputObjects,
+		"Objects one plugin run may write (documents, or the items of a ResourceList), counted before any is decoded.")
+	fs.IntVar(&o.MemoryBytes, "plugin-max-memory-bytes", o.MemoryBytes,
+		"Address space of one plugin run, all its processes together (RLIMIT_AS of its one process, or divided among --plugin-max-processes).")
+	fs.IntVar(&o.MemoryBytes, "plugin-max-address-space-bytes", o.MemoryBytes, "Former name of --plugin-max-memory-bytes.")
+	_ = fs.MarkDeprecated("plugin-max-address-space-bytes", "use --plugin-max-memory-bytes, which bounds all of a run's processes together")
+	fs.IntVar(&o.DiskBytes, "plugin-max-disk-bytes", o.DiskBytes,
+		"Bytes one plugin run may write into its working directory, a tmpfs of this size where user namespaces are allowed (where not, the directory is read-only); also RLIMIT_FSIZE.")
 	fs.IntVar(&o.OpenFiles, "plugin-max-open-files", o.OpenFiles, "RLIMIT_NOFILE of plugin runs.")
-	fs.IntVar(&o.Processes, "plugin-max-processes", o.Processes, "RLIMIT_NPROC of plugin runs (applied where plugins get their own user namespace).")
+	fs.IntVar(&o.Processes, "plugin-max-processes", o.Processes,
+		"Processes one plugin run may have at once. 1, the default: it may not start any. More: threads count as processes (RLIMIT_NPROC in the run's own user namespace, which it then needs), and each gets --plugin-max-memory-bytes divided by this.")
 }
 
 // Validate reports invalid values.
@@ -97,7 +108,8 @@ func (o *PluginOptions) Validate() []error {
 	}{
 		{"starlark-max-steps", int64(o.StarlarkSteps)}, {"starlark-timeout", int64(o.StarlarkTimeout)},
 		{"starlark-max-memory-bytes", int64(o.StarlarkMemoryBytes)}, {"plugin-timeout", int64(o.Timeout)},
-		{"plugin-max-output-bytes", int64(o.MaxOutputBytes)}, {"plugin-max-address-space-bytes", int64(o.AddressSpaceBytes)},
+		{"plugin-max-output-bytes", int64(o.MaxOutputBytes)}, {"plugin-max-output-objects", int64(o.MaxOutputObjects)},
+		{"plugin-max-memory-bytes", int64(o.MemoryBytes)}, {"plugin-max-disk-bytes", int64(o.DiskBytes)},
 		{"plugin-max-open-files", int64(o.OpenFiles)}, {"plugin-max-processes", int64(o.Processes)},
 	} {
 		if f.value <= 0 {
@@ -145,7 +157,8 @@ func (o *PluginOptions) Policy() (transform.PluginPolicy, error) {
 			}
 		}
 		policy = &transform.ExecPolicy{Dir: dir, Images: images, Env: o.Env, ReadPaths: o.ReadPaths, Timeout: o.Timeout,
-			MaxOutputBytes: o.MaxOutputBytes, AddressSpaceBytes: o.AddressSpaceBytes, OpenFiles: o.OpenFiles, Processes: o.Processes}
+			MaxOutputBytes: o.MaxOutputBytes, MaxOutputObjects: o.MaxOutputObjects, MemoryBytes: o.MemoryBytes, DiskBytes: o.DiskBytes,
+			OpenFiles: o.OpenFiles, Processes: o.Processes}
 	}
 	namespaces := map[string]bool{}
 	for _, ns := range o.StarlarkNamespaces {

@@ -110,6 +110,11 @@ func (o *StencilServerOptions) Run(ctx context.Context) error {
 		server.GenericAPIServer.AddPostStartHookOrDie("stencil-local-ready", func(genericapiserver.PostStartHookContext) error {
 			klog.Infof("Stencil is serving on https://%s; use it with: kubectl --kubeconfig %s get templates",
 				o.Local.serverAddress(o.RecommendedOptions), o.Local.KubeconfigPath())
+			// What a newcomer piping a processed List into kubectl apply needs to know: this
+			// server has no core API, so the objects belong to a cluster of theirs.
+			klog.Infof("Local mode serves Stencil's API only, with no Deployments, Services or namespaces: " +
+				"apply what it renders to a cluster with that cluster's kubeconfig (kubectl --kubeconfig ~/.kube/config apply -f -); " +
+				"TemplateInstances create their objects only with --target-kubeconfig")
 			return nil
 		})
 	}

@@ -50,6 +50,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &templatesv1alpha1.SecretReferenceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("Template"):
 		return &templatesv1alpha1.TemplateApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("TemplateAuthor"):
+		return &templatesv1alpha1.TemplateAuthorApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("TemplateInstance"):
 		return &templatesv1alpha1.TemplateInstanceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("TemplateInstanceObject"):

@@ -113,6 +113,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.ParametersSource{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_ParametersSource(ref),
 		v1alpha1.SecretReference{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_SecretReference(ref),
 		v1alpha1.Template{}.OpenAPIModelName():                   schema_pkg_apis_templates_v1alpha1_Template(ref),
+		v1alpha1.TemplateAuthor{}.OpenAPIModelName():             schema_pkg_apis_templates_v1alpha1_TemplateAuthor(ref),
 		v1alpha1.TemplateInstance{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_TemplateInstance(ref),
 		v1alpha1.TemplateInstanceList{}.OpenAPIModelName():       schema_pkg_apis_templates_v1alpha1_TemplateInstanceList(ref),
 		v1alpha1.TemplateInstanceObject{}.OpenAPIModelName():     schema_pkg_apis_templates_v1alpha1_TemplateInstanceObject(ref),
@@ -4263,11 +4264,85 @@ func schema_pkg_apis_templates_v1alpha1_Template(ref common.ReferenceCallback) c
 							Enum:        []interface{}{"OpenShift", "Stencil"},
 						},
 					},
+					"author": {
+						SchemaProps: spec.SchemaProps{
+							Description: "author is the user who last changed the Template's content (every field but metadata), set by the server on create and on every content change; a client's value is overwritten. A TemplateInstance applies what the Template renders only when the author may create each object too, so that editing a Template never borrows the rights of the users who instantiate it.",
+							Ref:         ref(v1alpha1.TemplateAuthor{}.OpenAPIModelName()),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			v1.ObjectMeta{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName(), v1alpha1.Parameter{}.OpenAPIModelName(), v1alpha1.ParameterRule{}.OpenAPIModelName(), v1alpha1.TransformerImport{}.OpenAPIModelName(), v1alpha1.TransformerReference{}.OpenAPIModelName()},
+			v1.ObjectMeta{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName(), v1alpha1.Parameter{}.OpenAPIModelName(), v1alpha1.ParameterRule{}.OpenAPIModelName(), v1alpha1.TemplateAuthor{}.OpenAPIModelName(), v1alpha1.TransformerImport{}.OpenAPIModelName(), v1alpha1.TransformerReference{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_TemplateAuthor(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TemplateAuthor is the identity that last wrote a Template's content, as the API server authenticated it.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"username": {
+						SchemaProps: spec.SchemaProps{
+							Description: "username is the user's name.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"uid": {
+						SchemaProps: spec.SchemaProps{
+							Description: "uid identifies the user across name changes.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"groups": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "groups are the user's groups.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"extra": {
+						SchemaProps: spec.SchemaProps{
+							Description: "extra is further information the authenticator gave.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type: []string{"array"},
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													Type:   []string{"string"},
+													Format: "",
+												},
+											},
+										},
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
 	}
 }
 

@@ -42,6 +42,11 @@ const (
 	DescriptionAnnotation = "description"
 )
 
+// Keywords are the keywords of Stencil's own in the documents, annotations that change no
+// validation. A validator in strict mode (ajv's default) refuses keywords it does not know:
+// declare these with it (ajv's keywords option), as docs/parameters.md says.
+var Keywords = []string{"x-stencil-secret", "x-stencil-multiline", "x-stencil-generated", "x-stencil-type"}
+
 // Document is the schema of a template's parameters: an object with one member per parameter.
 type Document struct {
 	Draft       string     `json:"$schema"`

@@ -18,6 +18,9 @@ package jsonschema
 
 import (
 	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -97,5 +100,29 @@ func TestForTemplate(t *testing.T) {
 	want = `{"$schema":"https://json-schema.org/draft/2020-12/schema","title":"Redis","description":"A cache","type":"object","properties":{},"required":[],"additionalProperties":false}`
 	if string(got) != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// TestKeywordsListsStencilsOwn checks that Keywords, which users declare to strict
+// validators, names every keyword of Schema that is not JSON Schema's, and that
+// docs/parameters.md shows them.
+func TestKeywordsListsStencilsOwn(t *testing.T) {
+	var own []string
+	st := reflect.TypeOf(Schema{})
+	for i := 0; i < st.NumField(); i++ {
+		name, _, _ := strings.Cut(st.Field(i).Tag.Get("json"), ",")
+		if strings.HasPrefix(name, "x-") {
+			own = append(own, name)
+		}
+	}
+	if !reflect.DeepEqual(own, Keywords) {
+		t.Errorf("Schema's own keywords %v, Keywords %v", own, Keywords)
+	}
+	doc, err := os.ReadFile("../../../../docs/parameters.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if declared := `keywords: ["` + strings.Join(Keywords, `", "`) + `"]`; !strings.Contains(string(doc), declared) {
+		t.Errorf("docs/parameters.md does not show ajv the keywords as %s", declared)
 	}
 }

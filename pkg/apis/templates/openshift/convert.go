@@ -29,7 +29,8 @@ import (
 )
 
 // StencilFieldsAnnotation holds, in a Template of OpenShift's form, what Stencil's form has and
-// OpenShift's cannot: the generators and transformers, the parameters' types and constraints, and the dialect.
+// OpenShift's cannot: the generators and transformers, the parameters' types and constraints, the
+// dialect, and the author the server records.
 // Kubernetes keeps the fields of one version that another lacks the same way (as HPA v1 keeps
 // v2's metrics in an annotation), so that reading and writing through either group loses
 // nothing. Its value is JSON in Stencil's v1alpha1 spelling. A Template of OpenShift's
@@ -52,6 +53,8 @@ type stencilFields struct {
 	TransformersFrom     []v1alpha1.TransformerImport    `json:"transformersFrom,omitempty"`
 	TransformerOverrides []runtime.RawExtension          `json:"transformerOverrides,omitempty"`
 	TransformerOrder     []v1alpha1.TransformerReference `json:"transformerOrder,omitempty"`
+	// Author is the Template's last writer, which the server records in either form.
+	Author *v1alpha1.TemplateAuthor `json:"author,omitempty"`
 }
 
 // FromInternal writes the internal Template in OpenShift's form. What that form has no field
@@ -97,7 +100,13 @@ func FromInternal(in *templates.Template, out *Template) error {
 	for _, ref := range in.TransformerOrder {
 		fields.TransformerOrder = append(fields.TransformerOrder, v1alpha1.TransformerReference{Name: ref.Name})
 	}
-	if in.OpenShift && !extraParameters && len(fields.Rules)+len(fields.Generators)+len(fields.Transformers)+len(fields.TransformersFrom)+len(fields.TransformerOverrides)+len(fields.TransformerOrder) == 0 {
+	if in.Author != nil {
+		fields.Author = &v1alpha1.TemplateAuthor{}
+		if err := v1alpha1.Convert_templates_TemplateAuthor_To_v1alpha1_TemplateAuthor(in.Author, fields.Author, nil); err != nil {
+			return err
+		}
+	}
+	if in.OpenShift && !extraParameters && fields.Author == nil && len(fields.Rules)+len(fields.Generators)+len(fields.Transformers)+len(fields.TransformersFrom)+len(fields.TransformerOverrides)+len(fields.TransformerOrder) == 0 {
 		return nil
 	}
 	value, err := json.Marshal(fields)
@@ -184,6 +193,12 @@ func restoreStencilFields(value string, out *templates.Template) error {
 	}
 	for _, r := range fields.Rules {
 		out.Rules = append(out.Rules, templates.ParameterRule{Rule: r.Rule, Message: r.Message, FieldPath: r.FieldPath})
+	}
+	if fields.Author != nil {
+		out.Author = &templates.TemplateAuthor{}
+		if err := v1alpha1.Convert_v1alpha1_TemplateAuthor_To_templates_TemplateAuthor(fields.Author, out.Author, nil); err != nil {
+			return err
+		}
 	}
 	if len(fields.Parameters) == 0 {
 		return nil

@@ -85,6 +85,31 @@ type Template struct {
 	// through template.openshift.io/v1 has dialect OpenShift.
 	// +optional
 	Dialect Dialect `json:"dialect,omitempty"`
+	// author is the user who last changed the Template's content (every field but metadata),
+	// set by the server on create and on every content change; a client's value is
+	// overwritten. A TemplateInstance applies what the Template renders only when the author
+	// may create each object too, so that editing a Template never borrows the rights of the
+	// users who instantiate it.
+	// +optional
+	Author *TemplateAuthor `json:"author,omitempty"`
+}
+
+// TemplateAuthor is the identity that last wrote a Template's content, as the API server
+// authenticated it.
+type TemplateAuthor struct {
+	// username is the user's name.
+	// +optional
+	Username string `json:"username,omitempty"`
+	// uid identifies the user across name changes.
+	// +optional
+	UID string `json:"uid,omitempty"`
+	// groups are the user's groups.
+	// +optional
+	// +listType=atomic
+	Groups []string `json:"groups,omitempty"`
+	// extra is further information the authenticator gave.
+	// +optional
+	Extra map[string][]string `json:"extra,omitempty"`
 }
 
 // ParameterType constrains the value of a parameter.

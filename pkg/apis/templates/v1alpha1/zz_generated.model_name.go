@@ -82,6 +82,11 @@ func (in Template) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateAuthor) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.TemplateAuthor"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in TemplateInstance) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.TemplateInstance"
 }

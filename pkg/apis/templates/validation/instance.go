@@ -31,6 +31,13 @@ import (
 // instance's name must leave room for it within a Secret name's 253 characters.
 const GeneratedSecretSuffix = "-generated"
 
+// MaxParametersFrom bounds an instance's parametersFrom. Each source is a Secret the
+// controller reads as the requester on every reconcile (a request to the cluster each), and
+// its watch re-renders the instance when any of them changes, so the list multiplies the
+// work one instance causes; real instances read one to a few Secrets (OpenShift's have one,
+// spec.secret), and a Secret holds as many values as a template has parameters.
+const MaxParametersFrom = 16
+
 // maxInstanceNameLength keeps <name>-generated a valid Secret name.
 const maxInstanceNameLength = 253 - len(GeneratedSecretSuffix)
 
@@ -99,7 +106,13 @@ func validateTemplateInstanceSpec(spec *templates.TemplateInstanceSpec, path *fi
 			allErrs = append(allErrs, field.Invalid(path.Child("template"), "", "must be a Template object"))
 		}
 	}
-	for i, from := range spec.ParametersFrom {
+	sources := spec.ParametersFrom
+	if len(sources) > MaxParametersFrom {
+		// The entries beyond the limit are not checked one by one: the instance cannot keep them.
+		allErrs = append(allErrs, field.TooMany(path.Child("parametersFrom"), len(sources), MaxParametersFrom))
+		sources = sources[:MaxParametersFrom]
+	}
+	for i, from := range sources {
 		p := path.Child("parametersFrom").Index(i)
 		if from.SecretRef == nil {
 			allErrs = append(allErrs, field.Required(p.Child("secretRef"), ""))

@@ -17,11 +17,13 @@ limitations under the License.
 package validation
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 )
@@ -65,6 +67,15 @@ func TestValidateTemplateInstance(t *testing.T) {
 			ti.Spec.Labels["bad key!"] = "v"
 		}, []string{"metadata.name", "metadata.namespace", "spec.labels", "spec.parameters",
 			"spec.parametersFrom[1].secretRef", "spec.parametersFrom[2].secretRef.name", "spec.templateRef.name"}},
+		{"parametersFrom at the limit", func(ti *templates.TemplateInstance) {
+			ti.Spec.ParametersFrom = secretSources(MaxParametersFrom)
+		}, nil},
+		// 10,000 sources were accepted before (issue 24): as many Secret reads per reconcile.
+		{"parametersFrom beyond the limit", func(ti *templates.TemplateInstance) {
+			ti.Spec.ParametersFrom = secretSources(10000)
+			ti.Spec.ParametersFrom[3].SecretRef.Name = "Bad_Name"
+			ti.Spec.ParametersFrom[MaxParametersFrom+1].SecretRef = nil // not checked one by one
+		}, []string{"spec.parametersFrom", "spec.parametersFrom[3].secretRef.name"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,6 +90,24 @@ func TestValidateTemplateInstance(t *testing.T) {
 				t.Fatalf("fields: got %v, want %v\n%v", got, tc.want, errs)
 			}
 		})
+	}
+}
+
+// secretSources returns n parametersFrom sources naming valid Secrets.
+func secretSources(n int) []templates.ParametersSource {
+	out := make([]templates.ParametersSource, n)
+	for i := range out {
+		out[i].SecretRef = &templates.SecretReference{Name: fmt.Sprintf("params-%d", i)}
+	}
+	return out
+}
+
+// TestParametersFromLimitMessage checks that the 422 states the limit and the count.
+func TestParametersFromLimitMessage(t *testing.T) {
+	spec := &templates.TemplateInstanceSpec{TemplateRef: &templates.TemplateReference{Name: "t"}, ParametersFrom: secretSources(MaxParametersFrom + 1)}
+	errs := validateTemplateInstanceSpec(spec, field.NewPath("spec"))
+	if len(errs) != 1 || errs[0].Type != field.ErrorTypeTooMany || !strings.Contains(errs[0].Error(), "must have at most 16 items") {
+		t.Fatalf("errors %v", errs)
 	}
 }
 

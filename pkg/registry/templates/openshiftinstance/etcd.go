@@ -40,7 +40,7 @@ import (
 // REST is the storage of templateinstances.template.openshift.io: our TemplateInstances' etcd
 // prefix and codec, our strategy, OpenShift's table.
 type REST struct {
-	registry.Store
+	templateinstance.GuardedStore
 }
 
 var _ rest.StandardStorage = &REST{}
@@ -59,8 +59,8 @@ var _ interface {
 } = &StatusREST{}
 
 // NewREST returns the storage of OpenShift's templateinstances and of their status, sharing
-// our TemplateInstances' storage; noCluster is as for templateinstance.NewREST.
-func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, noCluster bool) (*REST, *StatusREST, error) {
+// our TemplateInstances' storage; noCluster and guard are as for templateinstance.NewREST.
+func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, noCluster bool, guard *templateinstance.UninstallGuard) (*REST, *StatusREST, error) {
 	strategy := newStrategy(templateinstance.NewStrategy(openshifttemplate.KindFirst{ObjectTyper: scheme}, noCluster))
 	store := &genericregistry.Store{
 		NewFunc:                   func() runtime.Object { return &templates.TemplateInstance{} },
@@ -80,7 +80,7 @@ func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, noClu
 	if err := store.CompleteWithOptions(options); err != nil {
 		return nil, nil, err
 	}
-	return &REST{registry.NewStore(store, openshift.Kind("TemplateInstance"))}, &StatusREST{store: store}, nil
+	return &REST{templateinstance.NewGuardedStore(registry.NewStore(store, openshift.Kind("TemplateInstance")), guard)}, &StatusREST{store: store}, nil
 }
 
 // New returns an empty TemplateInstance.

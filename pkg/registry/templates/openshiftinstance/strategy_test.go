@@ -17,6 +17,7 @@ limitations under the License.
 package openshiftinstance
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -26,6 +27,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/install"
+	"stencil.dev/stencil/pkg/apis/templates/validation"
 	"stencil.dev/stencil/pkg/registry/templates/templateinstance"
 )
 
@@ -66,6 +68,30 @@ func TestTemplateName(t *testing.T) {
 	} {
 		if got := templateName(&tc.spec); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.spec, got, tc.want)
+		}
+	}
+}
+
+// TestSizeLimit checks that template.openshift.io's instances get our 422 for an instance
+// etcd would refuse, at OpenShift's spec.template, and our limit on parametersFrom.
+func TestSizeLimit(t *testing.T) {
+	scheme := runtime.NewScheme()
+	install.Install(scheme)
+	s := newStrategy(templateinstance.NewStrategy(scheme, true))
+	ti := &templates.TemplateInstance{Spec: templates.TemplateInstanceSpec{Template: &runtime.RawExtension{Raw: []byte(
+		`{"apiVersion":"template.openshift.io/v1","kind":"Template","objects":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":"` +
+			strings.Repeat("v", 2_000_000) + `"}}]}`)}}}
+	ti.Name, ti.Namespace, ti.ResourceVersion = "x", "default", "1"
+	for i := range validation.MaxParametersFrom + 1 {
+		ti.Spec.ParametersFrom = append(ti.Spec.ParametersFrom, templates.ParametersSource{SecretRef: &templates.SecretReference{Name: fmt.Sprint("s", i)}})
+	}
+	for _, errs := range []field.ErrorList{s.Validate(genericapirequest.NewDefaultContext(), ti), s.ValidateUpdate(genericapirequest.NewDefaultContext(), ti, ti.DeepCopy())} {
+		var got []string
+		for _, e := range errs {
+			got = append(got, e.Field+" "+string(e.Type))
+		}
+		if strings.Join(got, ", ") != "spec.parametersFrom FieldValueTooMany, spec.template FieldValueTooLong" {
+			t.Errorf("errors %q: %v", got, errs)
 		}
 	}
 }

@@ -51,7 +51,16 @@ var _ interface {
 	rest.SingularNameProvider
 	rest.StorageMetadata
 	rest.GroupVersionAcceptor
+	rest.GroupVersionKindProvider
 } = &REST{}
+
+// Kind is the kind processedtemplates reports in our group's discovery. Its body is a Template,
+// but reporting Template there would give the kind two resources, and clients that look a
+// resource up by kind (Python's dynamic client, and so Ansible's k8s module) refuse an
+// ambiguous kind. kube-apiserver does the same for pods/eviction and the scale subresources:
+// the resource reports a kind of its own. The API server registers Kind as a second name of
+// v1alpha1.Template, so that a body of either kind is taken.
+const Kind = "ProcessedTemplate"
 
 // NewREST returns the processedtemplates storage of our group.
 func NewREST(renderer *renderrest.Adapter) *REST {
@@ -84,6 +93,15 @@ func (r *REST) ProducesObject(string) interface{} {
 		return openshift.Template{}
 	}
 	return v1alpha1.List{}
+}
+
+// GroupVersionKind is Kind in our group. In OpenShift's group it is Template, as OpenShift
+// reports it: OpenShift's clients know that processedtemplates shares Template with templates.
+func (r *REST) GroupVersionKind(containingGV schema.GroupVersion) schema.GroupVersionKind {
+	if r.openShift {
+		return containingGV.WithKind("Template")
+	}
+	return containingGV.WithKind(Kind)
 }
 
 // AcceptsGroupVersion lets in OpenShift's Templates under both of their spellings, and in our

@@ -61,8 +61,10 @@ func (*SchemaREST) New() runtime.Object { return &templates.Template{} }
 // Destroy releases nothing; the parent storage owns the store.
 func (*SchemaREST) Destroy() {}
 
-// ProducesMIMETypes declares the answer's content type to OpenAPI.
-func (*SchemaREST) ProducesMIMETypes(string) []string { return []string{SchemaMIMEType} }
+// ProducesMIMETypes adds nothing to the group's media types, which begin with SchemaMIMEType:
+// the endpoint installer appends them to what this returns, and a type listed twice makes
+// /openapi/v2 invalid Swagger 2.0 (its produces must hold unique items).
+func (*SchemaREST) ProducesMIMETypes(string) []string { return nil }
 
 // ProducesObject declares the answer to OpenAPI as a JSON object of any shape.
 func (*SchemaREST) ProducesObject(string) interface{} { return runtime.RawExtension{} }

@@ -17,22 +17,18 @@ limitations under the License.
 package template
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/registry"
 )
 
-// MaxStoredBytes bounds a stored Template as etcd stores it (its JSON, managed fields
-// included). etcd refuses a request above 1.5 MiB by default (--max-request-bytes), which the
-// API server answers with a 500; kube-apiserver keeps ConfigMaps and Secrets below the same
-// 1 MiB for that reason. A template given to processedtemplates is not stored and is bounded
-// only by the 3 MiB request body limit.
-const MaxStoredBytes = 1 << 20
+// MaxStoredBytes bounds a stored Template as etcd stores it: registry.MaxStoredBytes. A
+// template given to processedtemplates is not stored and is bounded only by the 3 MiB request
+// body limit.
+const MaxStoredBytes = registry.MaxStoredBytes
 
 // sizeErrors reports a template too large to store, at the field that holds most of it.
 func sizeErrors(t *templates.Template) field.ErrorList {
@@ -41,27 +37,13 @@ func sizeErrors(t *templates.Template) field.ErrorList {
 		return field.ErrorList{field.InternalError(nil, err)}
 	}
 	versioned.APIVersion, versioned.Kind = v1alpha1.SchemeGroupVersion.String(), "Template"
-	stored, err := json.Marshal(&versioned)
-	if err != nil {
-		// Invalid JSON in a RawExtension: the engine's checks name it.
-		return nil
-	}
-	if len(stored) <= MaxStoredBytes {
-		return nil
-	}
-	name, size := largestField(t)
-	return field.ErrorList{{
-		Type:     field.ErrorTypeTooLong,
-		Field:    name,
-		BadValue: "<value omitted>",
-		Detail: fmt.Sprintf("the template would be stored as %d bytes (%d of them here); a stored template may have at most %d bytes. "+
-			"Split it into templates that import each other's transformers, or give it to processedtemplates, which stores nothing",
-			len(stored), size, MaxStoredBytes),
-	}}
+	return registry.SizeErrors(&versioned, "template", "template", func() []registry.FieldSize { return fieldSizes(t) }, func(string) string {
+		return "Split it into templates that import each other's transformers, or give it to processedtemplates, which stores nothing"
+	})
 }
 
-// largestField names the field of t that holds the most bytes, roughly counted.
-func largestField(t *templates.Template) (string, int) {
+// fieldSizes are the fields of t, each with its bytes roughly counted.
+func fieldSizes(t *templates.Template) []registry.FieldSize {
 	rawSize := func(list []runtime.RawExtension) int {
 		n := 0
 		for _, r := range list {
@@ -77,34 +59,14 @@ func largestField(t *templates.Template) (string, int) {
 	for _, r := range t.Rules {
 		rules += len(r.Rule) + len(r.Message) + len(r.FieldPath)
 	}
-	meta := 0
-	for k, v := range t.Annotations {
-		meta += len(k) + len(v)
+	return []registry.FieldSize{
+		{Name: "objects", Bytes: rawSize(t.Objects)},
+		{Name: "generators", Bytes: rawSize(t.Generators)},
+		{Name: "transformers", Bytes: rawSize(t.Transformers)},
+		{Name: "transformerOverrides", Bytes: rawSize(t.TransformerOverrides)},
+		{Name: "parameters", Bytes: params},
+		{Name: "rules", Bytes: rules},
+		{Name: "message", Bytes: len(t.Message)},
+		{Name: "metadata", Bytes: registry.MetadataBytes(&t.ObjectMeta)},
 	}
-	for k, v := range t.Labels {
-		meta += len(k) + len(v)
-	}
-	for _, m := range t.ManagedFields {
-		if m.FieldsV1 != nil {
-			meta += len(m.FieldsV1.Raw)
-		}
-	}
-	best, bestSize := "objects", rawSize(t.Objects)
-	for _, f := range []struct {
-		name string
-		size int
-	}{
-		{"generators", rawSize(t.Generators)},
-		{"transformers", rawSize(t.Transformers)},
-		{"transformerOverrides", rawSize(t.TransformerOverrides)},
-		{"parameters", params},
-		{"rules", rules},
-		{"message", len(t.Message)},
-		{"metadata", meta},
-	} {
-		if f.size > bestSize {
-			best, bestSize = f.name, f.size
-		}
-	}
-	return best, bestSize
 }

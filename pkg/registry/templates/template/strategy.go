@@ -21,6 +21,8 @@ import (
 	"context"
 	"fmt"
 
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -34,6 +36,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
+	"stencil.dev/stencil/pkg/registry"
 	"stencil.dev/stencil/pkg/render"
 	"stencil.dev/stencil/pkg/transform"
 )
@@ -81,11 +84,40 @@ func Match(label labels.Selector, field fields.Selector) storage.SelectionPredic
 // NamespaceScoped is true: a Template lives in a namespace.
 func (templateStrategy) NamespaceScoped() bool { return true }
 
-// PrepareForCreate keeps the Template as sent: it has no status and no server-set fields.
-func (templateStrategy) PrepareForCreate(context.Context, runtime.Object) {}
+// PrepareForCreate records the creating user as the Template's author, over any author the
+// client sent.
+func (templateStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
+	obj.(*templates.Template).Author = authorFrom(ctx)
+}
 
-// PrepareForUpdate keeps the Template as sent, as PrepareForCreate.
-func (templateStrategy) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}
+// PrepareForUpdate records the updating user as the author when the content changes (any
+// field but the metadata), so that nobody's edit is ever applied with the rights of an earlier
+// author; an update of the metadata alone (labels, annotations, finalizers) keeps the author.
+// A Template stored before authors were recorded gets its first author on any update.
+func (templateStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	t, oldT := obj.(*templates.Template), old.(*templates.Template)
+	if oldT.Author == nil || !apiequality.Semantic.DeepEqual(content(t), content(oldT)) {
+		t.Author = authorFrom(ctx)
+		return
+	}
+	t.Author = oldT.Author
+}
+
+// content is what a Template renders from: everything but its type, metadata and author.
+func content(t *templates.Template) templates.Template {
+	c := *t
+	c.TypeMeta, c.ObjectMeta, c.Author = metav1.TypeMeta{}, metav1.ObjectMeta{}, nil
+	return c
+}
+
+// authorFrom is the authenticated user of the request as an author; nil when there is none.
+func authorFrom(ctx context.Context) *templates.TemplateAuthor {
+	id, ok := registry.IdentityFrom(ctx)
+	if !ok {
+		return nil
+	}
+	return &templates.TemplateAuthor{Username: id.Username, UID: id.UID, Groups: id.Groups, Extra: id.Extra}
+}
 
 // Validate reports every problem of a new Template, the API's and the engine's, and a size
 // beyond what etcd stores, in one list.

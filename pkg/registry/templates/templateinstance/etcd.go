@@ -35,7 +35,7 @@ import (
 
 // REST is the etcd-backed storage of TemplateInstances.
 type REST struct {
-	registry.Store
+	GuardedStore
 }
 
 var _ rest.StandardStorage = &REST{}
@@ -53,8 +53,8 @@ var _ interface {
 } = &StatusREST{}
 
 // NewREST returns the storage of TemplateInstances and of their status; noCluster is true on
-// a server that runs no controller because it has no cluster.
-func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, noCluster bool) (*REST, *StatusREST, error) {
+// a server that runs no controller because it has no cluster; guard checks every delete.
+func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, noCluster bool, guard *UninstallGuard) (*REST, *StatusREST, error) {
 	strategy := NewStrategy(scheme, noCluster)
 	store := &genericregistry.Store{
 		NewFunc:                   func() runtime.Object { return &templates.TemplateInstance{} },
@@ -78,7 +78,7 @@ func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, noClu
 	statusStrategy := NewStatusStrategy(strategy)
 	statusStore.UpdateStrategy = statusStrategy
 	statusStore.ResetFieldsStrategy = statusStrategy
-	return &REST{registry.NewStore(store, templates.Kind("TemplateInstance"))}, &StatusREST{store: &statusStore}, nil
+	return &REST{NewGuardedStore(registry.NewStore(store, templates.Kind("TemplateInstance")), guard)}, &StatusREST{store: &statusStore}, nil
 }
 
 // ShortNames lets kubectl get ti work.

@@ -29,8 +29,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/apiserver/pkg/authentication/user"
-	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/storage"
@@ -41,6 +39,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
 	"stencil.dev/stencil/pkg/process"
+	"stencil.dev/stencil/pkg/registry"
 	"stencil.dev/stencil/pkg/transform/expand"
 )
 
@@ -136,33 +135,18 @@ func withoutRequester(spec templates.TemplateInstanceSpec) templates.TemplateIns
 // requesterFrom is the authenticated user of the request; nil when there is none (a request
 // the server makes to itself has one).
 func requesterFrom(ctx context.Context) *templates.TemplateInstanceRequester {
-	u, ok := genericapirequest.UserFrom(ctx)
-	if !ok || u == nil {
+	id, ok := registry.IdentityFrom(ctx)
+	if !ok {
 		return nil
 	}
-	return RequesterOf(u)
-}
-
-// RequesterOf copies a user's identity into a requester.
-func RequesterOf(u user.Info) *templates.TemplateInstanceRequester {
-	r := &templates.TemplateInstanceRequester{Username: u.GetName(), UID: u.GetUID()}
-	if groups := u.GetGroups(); len(groups) > 0 {
-		r.Groups = append([]string(nil), groups...)
-	}
-	if extra := u.GetExtra(); len(extra) > 0 {
-		r.Extra = make(map[string][]string, len(extra))
-		for k, v := range extra {
-			r.Extra[k] = append([]string(nil), v...)
-		}
-	}
-	return r
+	return &templates.TemplateInstanceRequester{Username: id.Username, UID: id.UID, Groups: id.Groups, Extra: id.Extra}
 }
 
 // Validate reports every problem of a new instance in one list: the API's checks, the inline
-// template as the engine decodes it, and the property names.
+// template as the engine decodes it, the property names, and a size etcd would refuse.
 func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
 	ti := obj.(*templates.TemplateInstance)
-	return validation.SortByField(append(validation.ValidateTemplateInstance(ti), engineErrors(&ti.Spec)...))
+	return validation.SortByField(append(append(validation.ValidateTemplateInstance(ti), engineErrors(&ti.Spec)...), sizeErrors(ti)...))
 }
 
 // engineErrors are the problems only the engine can judge: whether the inline template
@@ -193,7 +177,7 @@ func (strategy) Canonicalize(runtime.Object) {}
 // updates.
 func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
 	ti := obj.(*templates.TemplateInstance)
-	return validation.SortByField(append(validation.ValidateTemplateInstanceUpdate(ti, old.(*templates.TemplateInstance)), engineErrors(&ti.Spec)...))
+	return validation.SortByField(append(append(validation.ValidateTemplateInstanceUpdate(ti, old.(*templates.TemplateInstance)), engineErrors(&ti.Spec)...), sizeErrors(ti)...))
 }
 
 // WarningsOnUpdate has none, as WarningsOnCreate.

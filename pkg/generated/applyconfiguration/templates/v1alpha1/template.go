@@ -68,6 +68,12 @@ type TemplateApplyConfiguration struct {
 	// OpenShift's, those of a template.openshift.io/v1 Template (see Dialect). A Template created
 	// through template.openshift.io/v1 has dialect OpenShift.
 	Dialect *templatesv1alpha1.Dialect `json:"dialect,omitempty"`
+	// author is the user who last changed the Template's content (every field but metadata),
+	// set by the server on create and on every content change; a client's value is
+	// overwritten. A TemplateInstance applies what the Template renders only when the author
+	// may create each object too, so that editing a Template never borrows the rights of the
+	// users who instantiate it.
+	Author *TemplateAuthorApplyConfiguration `json:"author,omitempty"`
 }
 
 // Template constructs a declarative configuration of the Template type for use with
@@ -401,6 +407,14 @@ func (b *TemplateApplyConfiguration) WithTransformerOrder(values ...*Transformer
 // If called multiple times, the Dialect field is set to the value of the last call.
 func (b *TemplateApplyConfiguration) WithDialect(value templatesv1alpha1.Dialect) *TemplateApplyConfiguration {
 	b.Dialect = &value
+	return b
+}
+
+// WithAuthor sets the Author field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Author field is set to the value of the last call.
+func (b *TemplateApplyConfiguration) WithAuthor(value *TemplateAuthorApplyConfiguration) *TemplateApplyConfiguration {
+	b.Author = value
 	return b
 }
 
