@@ -67,10 +67,11 @@ func (a *afterEngine) decodes(objects []json.RawMessage) bool {
 	return a.pipeline != nil || len(a.rules) > 0 || len(a.destinations) > 0 || mentionsExpansion(objects)
 }
 
-// run decodes the objects only when a step needs them, and then once for all steps. An error
-// is the server's problem; the caller's problems are in outcome.invalid.
-func (a *afterEngine) run(request context.Context, objects []json.RawMessage) (outcome, error) {
-	if !a.decodes(objects) {
+// run decodes the objects only when a step needs them (decode, what decodes said of them), and
+// then once for all steps. An error is the server's problem; the caller's problems are in
+// outcome.invalid.
+func (a *afterEngine) run(request context.Context, objects []json.RawMessage, decode bool) (outcome, error) {
+	if !decode {
 		return outcome{objects: objects}, nil
 	}
 	decoded, err := jsonbytes.DecodeObjects(objects)

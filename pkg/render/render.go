@@ -226,12 +226,13 @@ func (p *Renderer) attempt(ctx context.Context, in Input, a attemptOf) attemptRe
 	if err := ctx.Err(); err != nil {
 		return attemptResult{err: err}
 	}
-	if a.decoding != nil && after.decodes(result.Objects) {
+	decode := after.decodes(result.Objects)
+	if decode && a.decoding != nil {
 		if err := a.decoding(); err != nil {
 			return attemptResult{err: err}
 		}
 	}
-	out, err := after.run(ctx, result.Objects)
+	out, err := after.run(ctx, result.Objects, decode)
 	if err != nil {
 		return attemptResult{err: err}
 	}
