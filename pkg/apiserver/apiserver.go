@@ -114,7 +114,7 @@ type ExtraConfig struct {
 	// client, storage and renderer.
 	Instances *templateinstance.Options
 	// Plugins says which plugin providers run in a namespace; nil runs none.
-	Plugins transform.PluginPolicy
+	Plugins transform.PolicyFunc
 }
 
 // Config is the configuration of a Stencil server.

@@ -106,7 +106,7 @@ func (p *planner) template(name string, objects []Object) (*templates.Template, 
 	// The store fills in the namespace of the request; any one does for the checks.
 	stored := *t
 	stored.Namespace = metav1.NamespaceDefault
-	engineErrs, _ := render.CheckTemplate(&stored, transform.Plugins{})
+	engineErrs, _ := render.CheckTemplate(&stored, transform.Policy{})
 	errs := append(validation.ValidateTemplate(&stored), engineErrs...)
 	if len(errs) > 0 {
 		e := &fieldError{}

@@ -97,7 +97,7 @@ type cost struct {
 // costOf reads what processing may hold: steps are the kinds of the consolidated template's
 // steps, templateBytes its objects' and configs' size, trees whether the objects are decoded
 // even without steps (CustomTransforms, destinations, expansion).
-func (p *Renderer) costOf(steps transform.Steps, templateBytes int, trees bool, plugins transform.Plugins) cost {
+func (p *Renderer) costOf(steps transform.Steps, templateBytes int, trees bool, plugins transform.Policy) cost {
 	c := cost{trees: trees || steps.Any, plugins: steps.Plugins(), fixed: templateFactor * int64(templateBytes), perByte: plainFactor}
 	if c.trees {
 		c.perByte = treeFactor

@@ -76,7 +76,7 @@ func TestAttemptsAnswerAsOneRun(t *testing.T) {
 		template     *templates.Template
 		value        string
 		destinations int
-		plugins      transform.Plugins
+		plugins      transform.Policy
 		wantHolds    int
 		wantPlugins  bool
 	}{
@@ -84,7 +84,7 @@ func TestAttemptsAnswerAsOneRun(t *testing.T) {
 		{name: "the engine's output", template: bigOutput(3000), value: kb, wantHolds: 2},
 		{name: "a parameter past the first limit", template: bigOutput(2), value: strings.Repeat("v", 5<<20), wantHolds: 3},
 		{name: "a built-in transformer", template: bigOutput(1, label, annotate), value: "v", wantHolds: 2},
-		{name: "a Starlark script", template: bigOutput(1, starlarkGrow), value: "v", plugins: transform.Plugins{Starlark: true}, wantHolds: 2, wantPlugins: true},
+		{name: "a Starlark script", template: bigOutput(1, starlarkGrow), value: "v", plugins: transform.Policy{Starlark: true}, wantHolds: 2, wantPlugins: true},
 		{name: "destinations", template: bigOutput(300), value: kb, destinations: 5, wantHolds: 2},
 	}
 	r := NewRenderer(Options{})
@@ -175,7 +175,7 @@ func TestExpansionFromParametersIsCharged(t *testing.T) {
 // limit, a Starlark run by its memory limit.
 func TestStepsCost(t *testing.T) {
 	r := NewRenderer(Options{Limits: transform.Limits{KustomizeBytes: 1 << 20, StarlarkMemoryBytes: 8 << 20}})
-	plugins := transform.Plugins{Starlark: true, Exec: &transform.ExecPolicy{MaxOutputBytes: 2 << 20}}
+	plugins := transform.Policy{Starlark: true, Exec: &transform.ExecPolicy{MaxOutputBytes: 2 << 20}}
 	b := 4 << 20
 	for _, tc := range []struct {
 		name  string

@@ -21,8 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-func init() { registerBuiltin("AnnotationsTransformer", newAnnotationsTransformer) }
-
 // AnnotationsConfig is the config of AnnotationsTransformer (Kustomize's commonAnnotations).
 type AnnotationsConfig struct {
 	ConfigMeta

@@ -46,7 +46,7 @@ func benchPipeline(tb testing.TB) *Pipeline {
 	for i, c := range transformtest.Transformers {
 		configs[i] = Config{Raw: json.RawMessage(c)}
 	}
-	p, errs := Compile(configs)
+	p, errs := testKinds.Compile(Policy{}, configs)
 	if len(errs) > 0 {
 		tb.Fatal(errs.ToAggregate())
 	}

@@ -52,8 +52,6 @@ var cleanupServiceSpecFields = []string{
 // jobControllerLabels are the Job controller's selector labels, tied to the source Job's uid.
 var jobControllerLabels = []string{"controller-uid", "batch.kubernetes.io/controller-uid"}
 
-func init() { registerBuiltin("CleanupTransformer", newCleanupTransformer) }
-
 // cleanupTransformer is the CleanupTransformer built-in; it has no options.
 type cleanupTransformer struct{}
 

@@ -255,7 +255,7 @@ func TestCleanup(t *testing.T) {
 }
 
 func TestCleanupTransformer(t *testing.T) {
-	factory := builtins["CleanupTransformer"]
+	factory := testKinds.transformers["CleanupTransformer"]
 	if factory == nil {
 		t.Fatal("CleanupTransformer is not registered")
 	}

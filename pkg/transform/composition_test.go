@@ -116,7 +116,7 @@ func TestConsolidateChain(t *testing.T) {
 	}
 
 	// The consolidated list runs: labels first (so the prefix renames after), images last.
-	p, errs := Compile(configs)
+	p, errs := testKinds.Compile(Policy{}, configs)
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}

@@ -30,9 +30,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-func init() {
-	registerGenerator("ConfigMapGenerator", newConfigMapGenerator)
-	registerGenerator("SecretGenerator", newSecretGenerator)
+// RegisterGenerators adds the built-in generators (apiVersion builtin) to reg, and the pass
+// that gives what they generate its content-hash name suffix once every transformer ran.
+func RegisterGenerators(reg *Registry) {
+	reg.AddGenerator("ConfigMapGenerator", newConfigMapGenerator)
+	reg.AddGenerator("SecretGenerator", newSecretGenerator)
+	reg.SetNameHasher(appendHashes)
 }
 
 // GeneratorArgs are the fields ConfigMapGenerator and SecretGenerator share, Kustomize's

@@ -216,14 +216,14 @@ patches:
 			for _, c := range tc.transformers {
 				tm.Transformers = append(tm.Transformers, runtime.RawExtension{Raw: yamlJSON(t, c)})
 			}
-			if errs := (Plugins{}).ValidateTransformers(tm); len(errs) > 0 {
+			if errs := testKinds.ValidateTransformers(Policy{}, tm); len(errs) > 0 {
 				t.Fatal(errs.ToAggregate())
 			}
 			configs, errs := Consolidate(tm, store())
 			if len(errs) > 0 {
 				t.Fatal(errs.ToAggregate())
 			}
-			p, errs := Compile(configs)
+			p, errs := testKinds.Compile(Policy{}, configs)
 			if len(errs) > 0 {
 				t.Fatal(errs.ToAggregate())
 			}
@@ -244,7 +244,7 @@ patches:
 			}
 			delete(inline, "resources")
 			inlineRaw, _ := json.Marshal(inline)
-			kp, errs := Compile([]Config{{Raw: inlineRaw}})
+			kp, errs := testKinds.Compile(Policy{}, []Config{{Raw: inlineRaw}})
 			if len(errs) > 0 {
 				t.Fatal(errs.ToAggregate())
 			}

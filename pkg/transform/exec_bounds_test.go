@@ -46,7 +46,7 @@ func runTestPlugin(t *testing.T, policy *ExecPolicy, name string, spec map[strin
 func runTestGenerator(t *testing.T, policy *ExecPolicy, name string, generator map[string]any) ([]Object, error) {
 	t.Helper()
 	config, _ := json.Marshal(generator)
-	p, errs := Plugins{Exec: policy}.Compile([]Config{{Raw: config, Generator: true}})
+	p, errs := testKinds.Compile(Policy{Exec: policy}, []Config{{Raw: config, Generator: true}})
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}

@@ -99,7 +99,7 @@ func execPolicy(t testing.TB) *ExecPolicy {
 // runs it over the objects.
 func runPlugin(t *testing.T, policy *ExecPolicy, generator bool, config string, objects ...string) ([]Object, []string, error) {
 	t.Helper()
-	p, errs := Plugins{Exec: policy}.Compile([]Config{{Raw: yamlJSON(t, config), Generator: generator}})
+	p, errs := testKinds.Compile(Policy{Exec: policy}, []Config{{Raw: yamlJSON(t, config), Generator: generator}})
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}
@@ -257,7 +257,7 @@ func TestExecPluginSandbox(t *testing.T) {
 	defer l.Close()
 	config, _ := json.Marshal(map[string]any{"apiVersion": "team.example.com/v1", "kind": "Probe",
 		"spec": map[string]any{"keyFile": keyFile, "address": l.Addr().String()}})
-	p, errs := Plugins{Exec: &ExecPolicy{Dir: execPolicy(t).Dir, Timeout: 10 * time.Second}}.Compile([]Config{{Raw: config, Generator: true}})
+	p, errs := testKinds.Compile(Policy{Exec: &ExecPolicy{Dir: execPolicy(t).Dir, Timeout: 10 * time.Second}}, []Config{{Raw: config, Generator: true}})
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}
@@ -298,25 +298,25 @@ func TestExecPolicyRefusals(t *testing.T) {
 	policy := execPolicy(t)
 	for _, tc := range []struct {
 		name, config string
-		plugins      Plugins
+		plugins      Policy
 		want         string
 	}{
-		{"no plugin dir: exec refused", "{apiVersion: fn.example.com/v1, kind: X, provider: {exec: {path: annotate}}}", Plugins{},
+		{"no plugin dir: exec refused", "{apiVersion: fn.example.com/v1, kind: X, provider: {exec: {path: annotate}}}", Policy{},
 			"transformers[0].provider.exec: Forbidden: the exec provider is not enabled on this server: an administrator must enable it"},
-		{"no plugin dir: seed 000 refused", "{apiVersion: team.example.com/v1, kind: X}", Plugins{},
+		{"no plugin dir: seed 000 refused", "{apiVersion: team.example.com/v1, kind: X}", Policy{},
 			"transformers[0].apiVersion: Forbidden: the execPlugin (team.example.com) provider is not enabled"},
-		{"a path out of the directory", "{apiVersion: fn.example.com/v1, kind: X, provider: {exec: {path: ../src/main.go}}}", Plugins{Exec: policy},
+		{"a path out of the directory", "{apiVersion: fn.example.com/v1, kind: X, provider: {exec: {path: ../src/main.go}}}", Policy{Exec: policy},
 			"must stay inside the plugin directory"},
-		{"an absolute path", "{apiVersion: fn.example.com/v1, kind: X, provider: {exec: {path: /bin/sh}}}", Plugins{Exec: policy},
+		{"an absolute path", "{apiVersion: fn.example.com/v1, kind: X, provider: {exec: {path: /bin/sh}}}", Policy{Exec: policy},
 			"must be a path relative to the plugin directory"},
-		{"an image with no mapping is never pulled", "{apiVersion: fn.example.com/v1, kind: X, provider: {container: {image: 'evil/miner:latest'}}}", Plugins{Exec: policy},
+		{"an image with no mapping is never pulled", "{apiVersion: fn.example.com/v1, kind: X, provider: {container: {image: 'evil/miner:latest'}}}", Policy{Exec: policy},
 			`the image "evil/miner:latest" is not allowed on this server`},
-		{"a plugin group not installed", "{apiVersion: other.example.com/v1, kind: X}", Plugins{Exec: policy}, "no plugin for this API group"},
-		{"two providers", "{apiVersion: fn.example.com/v1, kind: X, provider: {exec: {path: a}, container: {image: b}}}", Plugins{Exec: policy},
+		{"a plugin group not installed", "{apiVersion: other.example.com/v1, kind: X}", Policy{Exec: policy}, "no plugin for this API group"},
+		{"two providers", "{apiVersion: fn.example.com/v1, kind: X, provider: {exec: {path: a}, container: {image: b}}}", Policy{Exec: policy},
 			"give exactly one of starlark, exec or container"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, errs := tc.plugins.Compile([]Config{{Raw: yamlJSON(t, tc.config)}})
+			_, errs := testKinds.Compile(tc.plugins, []Config{{Raw: yamlJSON(t, tc.config)}})
 			if len(errs) == 0 || !strings.Contains(errs.ToAggregate().Error(), tc.want) {
 				t.Fatalf("errors %v, want %q", errs, tc.want)
 			}
@@ -331,7 +331,7 @@ func TestHashFollowsRebuiltObjects(t *testing.T) {
 	gen := Config{Raw: yamlJSON(t, "{kind: ConfigMapGenerator, metadata: {name: cfg}, literals: [A=1]}"), Generator: true}
 	starlark := Config{Raw: starlarkConfig(t, addAnnotation, map[string]any{"spec": map[string]any{"value": "v"}})}
 	krm := Config{Raw: yamlJSON(t, "{apiVersion: fn.example.com/v1, kind: A, metadata: {name: krm}, provider: {exec: {path: annotate}}, spec: {value: x}}")}
-	p, errs := Plugins{Starlark: true, Exec: execPolicy(t)}.Compile([]Config{gen, starlark, krm})
+	p, errs := testKinds.Compile(Policy{Starlark: true, Exec: execPolicy(t)}, []Config{gen, starlark, krm})
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}
@@ -353,7 +353,7 @@ func TestHashFollowsRebuiltObjects(t *testing.T) {
 func TestPluginsRunConcurrently(t *testing.T) {
 	starlark := Config{Raw: starlarkConfig(t, addAnnotation, map[string]any{"spec": map[string]any{"value": "v"}})}
 	krm := Config{Raw: yamlJSON(t, "{apiVersion: fn.example.com/v1, kind: A, metadata: {name: krm}, provider: {exec: {path: annotate}}, spec: {value: x}}")}
-	p, errs := Plugins{Starlark: true, Exec: execPolicy(t)}.Compile([]Config{starlark, krm})
+	p, errs := testKinds.Compile(Policy{Starlark: true, Exec: execPolicy(t)}, []Config{starlark, krm})
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}

@@ -170,7 +170,7 @@ patches:
 			for _, c := range trans {
 				configs = append(configs, Config{Raw: c})
 			}
-			p, errs := Compile(configs)
+			p, errs := testKinds.Compile(Policy{}, configs)
 			if len(errs) > 0 {
 				t.Fatal(errs.ToAggregate())
 			}

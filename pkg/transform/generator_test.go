@@ -39,7 +39,7 @@ func runGenerators(t *testing.T, objects string, generators []string, transforme
 	for _, c := range transformers {
 		configs = append(configs, Config{Raw: yamlJSON(t, c)})
 	}
-	p, errs := Compile(configs)
+	p, errs := testKinds.Compile(Policy{}, configs)
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}
@@ -231,7 +231,7 @@ func TestValidateGenerators(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tm := &templates.Template{Generators: []runtime.RawExtension{{Raw: yamlJSON(t, tc.generator)}}}
-			errs := Plugins{}.ValidateGenerators(tm)
+			errs := testKinds.ValidateGenerators(Policy{}, tm)
 			if len(errs) != len(tc.want) {
 				t.Fatalf("errors %v, want %d: %v", errs, len(tc.want), tc.want)
 			}

@@ -87,8 +87,8 @@ func (c *Context) carryHashMarks(marks hashMarks, out []Object) {
 	}
 }
 
-// appendHashes renames every marked object to name-hash and fixes the references to it.
-func (c *Context) appendHashes(objects []Object) error {
+// appendHashes renames every object c marked to name-hash and fixes the references to it.
+func appendHashes(c *Context, objects []Object) error {
 	if len(c.needsHash) == 0 {
 		return nil
 	}

@@ -28,6 +28,15 @@ import (
 	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
+// testKinds is every kind, as pkg/render registers them.
+var testKinds = func() *Registry {
+	reg := NewRegistry()
+	RegisterBuiltins(reg)
+	RegisterGenerators(reg)
+	RegisterKustomization(reg)
+	return reg
+}()
+
 // yamlDocs parses multi-document YAML into objects.
 func yamlDocs(t testing.TB, text string) []Object {
 	t.Helper()
@@ -68,7 +77,7 @@ func newTransformer(t testing.TB, config string) (Transformer, field.ErrorList) 
 	if err := json.Unmarshal(raw, &h); err != nil {
 		t.Fatal(err)
 	}
-	f, why := factoryFor(h.APIVersion, h.Kind)
+	f, why := testKinds.Factory(h.APIVersion, h.Kind)
 	if f == nil {
 		t.Fatalf("no factory for %s %s: %s", h.APIVersion, h.Kind, why)
 	}

@@ -25,8 +25,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-func init() { registerBuiltin("ImageTagTransformer", newImageTagTransformer) }
-
 // Image is Kustomize's image override: which image to change and what to.
 type Image struct {
 	// Name is the image name to match, without tag or digest.

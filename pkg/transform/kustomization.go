@@ -32,6 +32,10 @@ import (
 // KustomizationAPIVersion is the apiVersion of an inline Kustomization transformer.
 const KustomizationAPIVersion = "kustomize.config.k8s.io/v1beta1"
 
+// RegisterKustomization adds the inline Kustomization (apiVersion KustomizationAPIVersion,
+// kind Kustomization) to reg.
+func RegisterKustomization(reg *Registry) { reg.SetKustomization(newKustomizationTransformer) }
+
 // The Kustomization transformer runs an inline kustomization with krusty over the current
 // objects, on an in-memory filesystem that holds only those objects and the kustomization.
 // On a server that must be safe:

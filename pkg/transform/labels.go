@@ -26,8 +26,6 @@ import (
 	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
-func init() { registerBuiltin("LabelTransformer", newLabelTransformer) }
-
 // LabelConfig is the config of LabelTransformer. By default it behaves as Kustomize's
 // commonLabels: metadata labels, pod-template labels and selectors.
 type LabelConfig struct {

@@ -23,8 +23,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-func init() { registerBuiltin("NamespaceTransformer", newNamespaceTransformer) }
-
 // The modes of NamespaceConfig.SetRoleBindingSubjects, as in Kustomize.
 const (
 	// SubjectsDefaultOnly moves ServiceAccount subjects named "default".

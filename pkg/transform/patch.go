@@ -31,8 +31,6 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-func init() { registerBuiltin("PatchTransformer", newPatchTransformer) }
-
 // The patch types of PatchConfig.Type.
 const (
 	PatchTypeStrategicMerge = "StrategicMerge"

@@ -35,7 +35,7 @@ func compileYAML(t *testing.T, configs ...string) *Pipeline {
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}
-	p, errs := Compile(list)
+	p, errs := testKinds.Compile(Policy{}, list)
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}
@@ -72,7 +72,7 @@ func TestPipelineErrors(t *testing.T) {
 		t.Error("want an error for a non-object")
 	}
 
-	_, errs := Compile([]Config{
+	_, errs := testKinds.Compile(Policy{}, []Config{
 		{Raw: yamlJSON(t, "{kind: LabelTransformer, labels: {'bad key!': x}}")},
 		{Raw: yamlJSON(t, "{kind: LabelTransformer}")},
 		{Raw: []byte("nope")},
@@ -86,7 +86,7 @@ func TestPipelineErrors(t *testing.T) {
 }
 
 func TestPipelineEmpty(t *testing.T) {
-	p, errs := Compile(nil)
+	p, errs := testKinds.Compile(Policy{}, nil)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -47,7 +47,7 @@ func pluginBenchSides(tb testing.TB) map[string]Config {
 }
 
 func pluginBenchPipeline(tb testing.TB, side string) *Pipeline {
-	p, errs := Plugins{Starlark: true, Exec: &ExecPolicy{Dir: buildPlugins(tb)}}.Compile([]Config{pluginBenchSides(tb)[side]})
+	p, errs := testKinds.Compile(Policy{Starlark: true, Exec: &ExecPolicy{Dir: buildPlugins(tb)}}, []Config{pluginBenchSides(tb)[side]})
 	if len(errs) > 0 {
 		tb.Fatal(errs.ToAggregate())
 	}

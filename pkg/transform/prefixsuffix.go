@@ -22,8 +22,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-func init() { registerBuiltin("PrefixSuffixTransformer", newPrefixSuffix) }
-
 // PrefixSuffixConfig is the config of PrefixSuffixTransformer (Kustomize's namePrefix and
 // nameSuffix).
 type PrefixSuffixConfig struct {

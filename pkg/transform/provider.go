@@ -17,14 +17,11 @@ limitations under the License.
 package transform
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/sandbox"
 )
 
@@ -72,9 +69,9 @@ const (
 	ProviderExecPlugin = "execPlugin"
 )
 
-// Plugins is the administrator's policy for one namespace: which providers may run.
+// Policy is the administrator's policy for one namespace: which plugin providers may run.
 // The zero value runs none.
-type Plugins struct {
+type Policy struct {
 	// Starlark runs provider.starlark transformers in-process.
 	Starlark bool
 	// LocalFiles lets provider.starlark.path name a file on the local disk: the CLI's --local
@@ -88,11 +85,11 @@ type Plugins struct {
 	Exec *ExecPolicy
 }
 
-// PluginPolicy returns the plugins allowed in a namespace.
-type PluginPolicy func(namespace string) Plugins
+// PolicyFunc returns the plugins allowed in a namespace.
+type PolicyFunc func(namespace string) Policy
 
 // Enabled lists the providers p runs, in a fixed order, for the policy the server reports.
-func (p Plugins) Enabled() []string {
+func (p Policy) Enabled() []string {
 	var out []string
 	if p.Starlark {
 		out = append(out, ProviderStarlark)
@@ -108,7 +105,7 @@ func (p Plugins) Enabled() []string {
 
 // CacheKey identifies the policy in cache keys: the same configs compile differently under
 // another policy.
-func (p Plugins) CacheKey() string {
+func (p Policy) CacheKey() string {
 	return fmt.Sprintf("%t/%t/%q/%p", p.Starlark, p.LocalFiles, p.LocalDir, p.Exec)
 }
 
@@ -117,27 +114,9 @@ func disabled(path *field.Path, provider, how string) *field.Error {
 	return field.Forbidden(path, fmt.Sprintf("the %s provider is not enabled on this server: an administrator must enable it (%s)", provider, how))
 }
 
-// isPluginConfig reports whether a config is run by a plugin rather than a built-in: it has a
-// provider, or an apiVersion of its own API group (seed 000's exec plugins).
-func isPluginConfig(h configHeader) bool {
-	if hasProvider(h) {
-		return true
-	}
-	switch h.APIVersion {
-	case "", BuiltinAPIVersion, KustomizationAPIVersion:
-		return false
-	}
-	return !hasParamRef(h.APIVersion)
-}
-
-// hasProvider reports whether a config names a provider (a null one names none).
-func hasProvider(h configHeader) bool {
-	return len(h.Provider) > 0 && string(h.Provider) != "null"
-}
-
-// pluginFactory returns the factory of a plugin config (isPluginConfig) under p, or why it
+// PluginFactory returns the factory of a plugin config (IsPluginConfig) under p, or why it
 // cannot run: without a provider, seed 000's exec plugin of its API group.
-func (p Plugins) pluginFactory(h configHeader, path *field.Path, generator bool) (Factory, field.ErrorList) {
+func (p Policy) PluginFactory(h configHeader, path *field.Path, generator bool) (Factory, field.ErrorList) {
 	if !hasProvider(h) {
 		group, _ := splitAPIVersion(h.APIVersion)
 		if group == "" || strings.ContainsAny(group, "/\\") || group == "." || group == ".." {
@@ -191,7 +170,7 @@ func (p Plugins) pluginFactory(h configHeader, path *field.Path, generator bool)
 
 // Describe says which providers p runs, for the warning a template that uses plugins gets at
 // create and at processing time, so that its author sees the policy of the namespace.
-func (p Plugins) Describe() string {
+func (p Policy) Describe() string {
 	enabled := p.Enabled()
 	if len(enabled) == 0 {
 		return "plugin providers enabled in this namespace: none (an administrator enables them)"
@@ -201,17 +180,4 @@ func (p Plugins) Describe() string {
 		msg += " (exec plugins confined by: " + sandbox.Probe().String() + ")"
 	}
 	return msg
-}
-
-// UsesPlugins reports whether a Template's own generators or transformers need a plugin.
-func UsesPlugins(t *templates.Template) bool {
-	for _, list := range [][]runtime.RawExtension{t.Generators, t.Transformers} {
-		for _, raw := range list {
-			var h configHeader
-			if json.Unmarshal(raw.Raw, &h) == nil && isPluginConfig(h) {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -24,7 +24,6 @@ import (
 
 // RemoveTransformer is a shell over package remove, which holds the paths and how they
 // remove; it is registered here so that the list of built-ins is complete without it.
-func init() { registerBuiltin("RemoveTransformer", newRemoveTransformer) }
 
 // removeConfig is the config of RemoveTransformer:
 //

@@ -78,7 +78,7 @@ func TestRemoveTransformer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tr, errs := builtins["RemoveTransformer"]([]byte(`{"apiVersion":"builtin","kind":"RemoveTransformer","metadata":{"name":"r"},`+tt.config+`}`), field.NewPath("transformers").Index(0))
+			tr, errs := testKinds.transformers["RemoveTransformer"]([]byte(`{"apiVersion":"builtin","kind":"RemoveTransformer","metadata":{"name":"r"},`+tt.config+`}`), field.NewPath("transformers").Index(0))
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}
@@ -132,7 +132,7 @@ func TestRemoveTransformerConfigErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, errs := builtins["RemoveTransformer"]([]byte(`{"apiVersion":"builtin","kind":"RemoveTransformer","metadata":{"name":"r"}`+tt.config+`}`), field.NewPath("transformers").Index(3))
+			_, errs := testKinds.transformers["RemoveTransformer"]([]byte(`{"apiVersion":"builtin","kind":"RemoveTransformer","metadata":{"name":"r"}`+tt.config+`}`), field.NewPath("transformers").Index(3))
 			if len(errs) != len(tt.want) {
 				t.Fatalf("got %d errors %v, want %d", len(errs), errs, len(tt.want))
 			}

@@ -23,8 +23,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-func init() { registerBuiltin("ReplicaCountTransformer", newReplicaCountTransformer) }
-
 // Replica is Kustomize's replica override.
 type Replica struct {
 	// Name is the exact name of the object, current or original.

@@ -58,7 +58,7 @@ type starlarkTransformer struct {
 }
 
 // starlarkFactory compiles the script of a Starlark provider.
-func (p Plugins) starlarkFactory(sp StarlarkProvider, path *field.Path) (Factory, field.ErrorList) {
+func (p Policy) starlarkFactory(sp StarlarkProvider, path *field.Path) (Factory, field.ErrorList) {
 	source := sp.Source
 	switch {
 	case sp.Source != "" && sp.Path != "":

@@ -181,7 +181,7 @@ var starlarkRoutes = map[string]starlarkRoute{
 	},
 	"guarded": func(tb testing.TB, source string, in []json.RawMessage) []json.RawMessage {
 		c, _ := benchConfig(source)
-		p, errs := Plugins{Starlark: true}.Compile([]Config{c})
+		p, errs := testKinds.Compile(Policy{Starlark: true}, []Config{c})
 		if len(errs) > 0 {
 			tb.Fatal(errs.ToAggregate())
 		}

@@ -35,7 +35,7 @@ import (
 // is a liveness watchdog, not a bound on speed (the runs below end in milliseconds).
 func hostileRun(t *testing.T, ctx context.Context, source string, limits Limits) error {
 	t.Helper()
-	p, errs := Plugins{Starlark: true}.Compile([]Config{{Raw: starlarkConfig(t, source, nil)}})
+	p, errs := testKinds.Compile(Policy{Starlark: true}, []Config{{Raw: starlarkConfig(t, source, nil)}})
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}

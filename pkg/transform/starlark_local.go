@@ -34,7 +34,7 @@ const maxStarlarkFileBytes = 1 << 20
 // plugins run only from the plugin directory. The path is relative to the template's
 // directory and stays inside it: no .., no absolute path, no symbolic link out of it, and
 // only a regular file (a FIFO or a device would block or never end).
-func (p Plugins) readLocalScript(rel string) ([]byte, error) {
+func (p Policy) readLocalScript(rel string) ([]byte, error) {
 	if p.LocalDir == "" {
 		return nil, errors.New("the template was not read from a file, so there is no directory to read the script from: give it inline as source")
 	}

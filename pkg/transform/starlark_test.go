@@ -50,7 +50,7 @@ func starlarkConfig(t testing.TB, source string, extra map[string]any) json.RawM
 // runStarlark compiles one Starlark transformer and runs it over objects under limits.
 func runStarlark(t *testing.T, source string, limits Limits, maxBytes int, objects ...string) ([]Object, []string, error) {
 	t.Helper()
-	p, errs := Plugins{Starlark: true}.Compile([]Config{{Raw: starlarkConfig(t, source, map[string]any{"spec": map[string]any{"value": "team-a"}})}})
+	p, errs := testKinds.Compile(Policy{Starlark: true}, []Config{{Raw: starlarkConfig(t, source, map[string]any{"spec": map[string]any{"value": "team-a"}})}})
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}
@@ -136,7 +136,7 @@ func TestStarlarkBounds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.wantText == "reserved" {
-				_, errs := Plugins{Starlark: true}.Compile([]Config{{Raw: starlarkConfig(t, tc.source, nil)}})
+				_, errs := testKinds.Compile(Policy{Starlark: true}, []Config{{Raw: starlarkConfig(t, tc.source, nil)}})
 				if len(errs) == 0 || !strings.Contains(errs.ToAggregate().Error(), "reserved") {
 					t.Fatalf("want a 422 about reserved names, got %v", errs)
 				}
@@ -165,12 +165,12 @@ func TestStarlarkBounds(t *testing.T) {
 
 func TestStarlarkPolicy(t *testing.T) {
 	tm := &templates.Template{Transformers: []runtime.RawExtension{{Raw: starlarkConfig(t, "pass", nil)}}}
-	errs := Plugins{}.ValidateTransformers(tm)
+	errs := testKinds.ValidateTransformers(Policy{}, tm)
 	if len(errs) != 1 || errs[0].Field != "transformers[0].provider.starlark" ||
 		!strings.Contains(errs[0].Detail, "the starlark provider is not enabled on this server: an administrator must enable it") {
 		t.Fatalf("a disabled provider: %v", errs)
 	}
-	if errs := (Plugins{Starlark: true}).ValidateTransformers(tm); len(errs) != 0 {
+	if errs := testKinds.ValidateTransformers(Policy{Starlark: true}, tm); len(errs) != 0 {
 		t.Fatalf("an enabled provider: %v", errs)
 	}
 
@@ -181,11 +181,11 @@ func TestStarlarkPolicy(t *testing.T) {
 	raw, _ := json.Marshal(map[string]any{"apiVersion": "example.com/v1", "kind": "Annotate", "spec": map[string]any{"value": "v"},
 		"provider": map[string]any{"starlark": map[string]any{"path": "annotate.star"}}})
 	tm.Transformers[0].Raw = raw
-	errs = Plugins{Starlark: true}.ValidateTransformers(tm)
+	errs = testKinds.ValidateTransformers(Policy{Starlark: true}, tm)
 	if len(errs) != 1 || errs[0].Field != "transformers[0].provider.starlark.path" || !strings.Contains(errs[0].Detail, "the server reads no files") {
 		t.Fatalf("a path on the server: %v", errs)
 	}
-	p, errs := Plugins{Starlark: true, LocalFiles: true, LocalDir: dir}.Compile([]Config{{Raw: raw}})
+	p, errs := testKinds.Compile(Policy{Starlark: true, LocalFiles: true, LocalDir: dir}, []Config{{Raw: raw}})
 	if len(errs) > 0 {
 		t.Fatalf("a path with --local: %v", errs)
 	}
@@ -224,7 +224,7 @@ func TestStarlarkLocalPathStaysBesideTheTemplate(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.star"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	local := Plugins{Starlark: true, LocalFiles: true, LocalDir: dir}
+	local := Policy{Starlark: true, LocalFiles: true, LocalDir: dir}
 	for path, want := range map[string]string{
 		"a.star":                     "",
 		"lib/b.star":                 "",
@@ -246,7 +246,7 @@ func TestStarlarkLocalPathStaysBesideTheTemplate(t *testing.T) {
 			t.Errorf("%s: %v, want %q", path, err, want)
 		}
 	}
-	if _, err := (Plugins{Starlark: true, LocalFiles: true}).readLocalScript("a.star"); err == nil || !strings.Contains(err.Error(), "not read from a file") {
+	if _, err := (Policy{Starlark: true, LocalFiles: true}).readLocalScript("a.star"); err == nil || !strings.Contains(err.Error(), "not read from a file") {
 		t.Errorf("no template directory: %v", err)
 	}
 }

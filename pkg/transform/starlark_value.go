@@ -18,7 +18,6 @@ package transform
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -90,7 +89,18 @@ func toStarlark(v any, size *int) starlark.Value {
 }
 
 // errStarlarkOutput is a script's result passing the request's output budget.
-var errStarlarkOutput = errors.New("the Starlark script's output passes the request's output limit")
+var errStarlarkOutput error = starlarkOutputError{}
+
+// starlarkOutputError is errStarlarkOutput: the output budget's error (IsOutputTooLarge) in the
+// words of a Starlark script.
+type starlarkOutputError struct{}
+
+func (starlarkOutputError) Error() string {
+	return "the Starlark script's output passes the request's output limit"
+}
+
+// Is makes errors.Is see the request's output budget in a script's result passing it.
+func (starlarkOutputError) Is(target error) bool { return target == errOutputTooLarge }
 
 // conversion converts a script's result back to objects. Its output budget is the request's
 // (the JSON the objects make; negative for none), its memory budget what the objects may take

@@ -18,7 +18,6 @@ package transform
 
 import (
 	"encoding/json"
-	"errors"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -45,7 +44,7 @@ func (s Steps) Plugins() bool { return s.Starlark || s.Exec }
 // Steps reads the kinds of steps of t's generators and transformers (the consolidated list,
 // as pkg/render gives it) under p: a provider p does not run is refused when the pipeline is
 // compiled, so it never runs.
-func (p Plugins) Steps(t *templates.Template) Steps {
+func (p Policy) Steps(t *templates.Template) Steps {
 	var s Steps
 	for _, list := range [][]runtime.RawExtension{t.Generators, t.Transformers} {
 		for _, raw := range list {
@@ -70,17 +69,9 @@ func (p Plugins) Steps(t *templates.Template) Steps {
 	return s
 }
 
-// IsOutputTooLarge reports whether err (a step's, as a *Error's Err) is the objects passing
-// the request's output budget (NewContext's maxBytes), by a built-in's accounting, by the
-// measure after a step, or by a Starlark script's result; a caller that tried a smaller
-// budget than the request's may then try again with a larger one.
-func IsOutputTooLarge(err error) bool {
-	return errors.Is(err, errOutputTooLarge) || errors.Is(err, errStarlarkOutput)
-}
-
 // PluginOutputBytes is the most one run of an exec plugin under p may write to stdout (and
 // as much to stderr).
-func (p Plugins) PluginOutputBytes() int {
+func (p Policy) PluginOutputBytes() int {
 	if p.Exec == nil {
 		return 0
 	}

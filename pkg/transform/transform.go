@@ -201,23 +201,3 @@ type Transformer interface {
 // Factory builds a transformer from its config object (JSON, parameters already substituted),
 // reporting every problem of the config with paths under fldPath.
 type Factory func(config []byte, fldPath *field.Path) (Transformer, field.ErrorList)
-
-// builtins maps the kind of an apiVersion: builtin transformer to its factory.
-var builtins = map[string]Factory{}
-
-// registerBuiltin is called from the init function of each built-in's file.
-func registerBuiltin(kind string, factory Factory) {
-	if _, dup := builtins[kind]; dup {
-		panic("transform: built-in registered twice: " + kind)
-	}
-	builtins[kind] = factory
-}
-
-// builtinKinds lists the kinds of the built-in transformers.
-func builtinKinds() []string {
-	kinds := make([]string, 0, len(builtins))
-	for k := range builtins {
-		kinds = append(kinds, k)
-	}
-	return kinds
-}

@@ -32,8 +32,9 @@ import (
 // after substitution, by Compile. Imports are resolved at processing time, since the imported
 // Templates may change independently.
 //
-// A plugin config is checked under p: a provider p does not enable is a 422 naming it.
-func (p Plugins) ValidateTransformers(t *templates.Template) field.ErrorList {
+// A plugin config is checked under plugins (a namespace's policy): a provider it does not
+// enable is a 422 naming it.
+func (r *Registry) ValidateTransformers(plugins Plugins, t *templates.Template) field.ErrorList {
 	var errs field.ErrorList
 	names := map[string]bool{}
 	basePath := field.NewPath("transformers")
@@ -51,7 +52,7 @@ func (p Plugins) ValidateTransformers(t *templates.Template) field.ErrorList {
 			errs = append(errs, field.Duplicate(path.Child("metadata", "name"), c.Name))
 		}
 		names[c.Name] = true
-		h, factory, ferrs := p.factory(c.Raw, path, false)
+		h, factory, ferrs := r.factory(plugins, c.Raw, path, false)
 		if factory == nil {
 			if !hasParamRef(h.APIVersion) && !hasParamRef(h.Kind) {
 				errs = append(errs, ferrs...)
@@ -74,8 +75,8 @@ func (p Plugins) ValidateTransformers(t *templates.Template) field.ErrorList {
 			continue
 		}
 		// An override of a plugin's config is checked with the config it patches.
-		if f, why := factoryFor(h.APIVersion, h.Kind); f == nil && !isPluginConfig(h) {
-			errs = append(errs, kindError(path, h.APIVersion, h.Kind, why))
+		if f, why := r.Factory(h.APIVersion, h.Kind); f == nil && !isPluginConfig(h) {
+			errs = append(errs, r.kindError(path, h.APIVersion, h.Kind, why))
 		}
 	}
 	for i, imp := range t.TransformersFrom {

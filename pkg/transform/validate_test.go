@@ -79,7 +79,7 @@ func TestValidateTransformers(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.t.Name = "me"
-			errs := Plugins{}.ValidateTransformers(tc.t)
+			errs := testKinds.ValidateTransformers(Policy{}, tc.t)
 			var got []string
 			for _, e := range errs {
 				got = append(got, e.Field)

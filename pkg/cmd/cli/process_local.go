@@ -59,7 +59,7 @@ func (o *ProcessOptions) processLocal(req process.Request) (jsonbytes.Compacted,
 		}
 		rules = append(rules, fileRules...)
 	}
-	plugins := transform.Plugins{Starlark: true, LocalFiles: true}
+	plugins := transform.Policy{Starlark: true, LocalFiles: true}
 	if name := o.Filenames[0]; name != "-" {
 		// provider.starlark.path reads only beside the template.
 		abs, err := filepath.Abs(name)

@@ -139,7 +139,7 @@ func (o *PluginOptions) Limits(l transform.Limits) transform.Limits {
 }
 
 // Policy returns which plugins run in a namespace.
-func (o *PluginOptions) Policy() (transform.PluginPolicy, error) {
+func (o *PluginOptions) Policy() (transform.PolicyFunc, error) {
 	var policy *transform.ExecPolicy
 	if o.Dir != "" {
 		dir, err := filepath.Abs(o.Dir)
@@ -164,7 +164,7 @@ func (o *PluginOptions) Policy() (transform.PluginPolicy, error) {
 	for _, ns := range o.StarlarkNamespaces {
 		namespaces[ns] = true
 	}
-	return func(namespace string) transform.Plugins {
-		return transform.Plugins{Starlark: o.EnableStarlark || namespaces[namespace], Exec: policy}
+	return func(namespace string) transform.Policy {
+		return transform.Policy{Starlark: o.EnableStarlark || namespaces[namespace], Exec: policy}
 	}, nil
 }

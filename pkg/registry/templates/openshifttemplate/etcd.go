@@ -43,7 +43,7 @@ var _ rest.StandardStorage = &REST{}
 var _ rest.SingularNameProvider = &REST{}
 
 // NewREST returns the storage of OpenShift's templates, sharing our Templates' storage.
-func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins transform.PluginPolicy) (*REST, error) {
+func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins transform.PolicyFunc) (*REST, error) {
 	strategy := template.NewStrategy(KindFirst{scheme}, plugins)
 	store := &genericregistry.Store{
 		NewFunc:                   func() runtime.Object { return &templates.Template{} },

@@ -67,7 +67,7 @@ type Sources struct {
 	// for none.
 	Observer Observer
 	// Plugins says which plugin providers may run in a namespace; nil runs none.
-	Plugins transform.PluginPolicy
+	Plugins transform.PolicyFunc
 }
 
 // Observer is what the server's metrics need from processing.

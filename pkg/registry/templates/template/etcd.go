@@ -37,7 +37,7 @@ var _ rest.ShortNamesProvider = &REST{}
 var _ rest.CategoriesProvider = &REST{}
 
 // NewREST returns the storage of Templates.
-func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins transform.PluginPolicy) (*REST, error) {
+func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins transform.PolicyFunc) (*REST, error) {
 	strategy := NewStrategy(scheme, plugins)
 	store := &genericregistry.Store{
 		NewFunc:                   func() runtime.Object { return &templates.Template{} },

@@ -46,7 +46,7 @@ type templateStrategy struct {
 	runtime.ObjectTyper
 	names.NameGenerator
 	// plugins says which plugin providers a Template of a namespace may use; nil allows none.
-	plugins transform.PluginPolicy
+	plugins transform.PolicyFunc
 }
 
 var _ rest.RESTCreateUpdateStrategy = templateStrategy{}
@@ -54,14 +54,14 @@ var _ rest.RESTDeleteStrategy = templateStrategy{}
 
 // NewStrategy returns the strategy of Templates; a Template whose generators or transformers
 // need a plugin provider that plugins does not allow in its namespace is refused.
-func NewStrategy(typer runtime.ObjectTyper, plugins transform.PluginPolicy) rest.RESTCreateUpdateStrategy {
+func NewStrategy(typer runtime.ObjectTyper, plugins transform.PolicyFunc) rest.RESTCreateUpdateStrategy {
 	return templateStrategy{typer, names.SimpleNameGenerator, plugins}
 }
 
 // pluginsFor returns the plugins allowed in the request's namespace.
-func (s templateStrategy) pluginsFor(ctx context.Context) transform.Plugins {
+func (s templateStrategy) pluginsFor(ctx context.Context) transform.Policy {
 	if s.plugins == nil {
-		return transform.Plugins{}
+		return transform.Policy{}
 	}
 	namespace, _ := genericapirequest.NamespaceFrom(ctx)
 	return s.plugins(namespace)
