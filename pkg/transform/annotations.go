@@ -32,14 +32,14 @@ type AnnotationsConfig struct {
 
 func newAnnotationsTransformer(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
 	var c AnnotationsConfig
-	if errs := decodeConfig(config, &c, fldPath); len(errs) > 0 {
+	if errs := DecodeConfig(config, &c, fldPath); len(errs) > 0 {
 		return nil, errs
 	}
 	var errs field.ErrorList
 	for k := range c.Annotations {
 		errs = append(errs, metav1validation.ValidateLabelName(k, fldPath.Child("annotations").Key(k))...)
 	}
-	specs, specErrs := compileFieldSpecs(c.FieldSpecs, fldPath.Child("fieldSpecs"))
+	specs, specErrs := CompileFieldSpecs(c.FieldSpecs, fldPath.Child("fieldSpecs"))
 	errs = append(errs, specErrs...)
-	return newMapSetter("annotations", c.Annotations, withDefaults(defaultAnnotations, specs, c.FieldSpecs != nil)), errs
+	return newMapSetter("annotations", c.Annotations, WithDefaults(defaultAnnotations, specs, c.FieldSpecs != nil)), errs
 }

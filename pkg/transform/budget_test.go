@@ -52,7 +52,7 @@ func copyPatch(copies int) string {
 func budgetError(t *testing.T, err error, name string) {
 	t.Helper()
 	var terr *Error
-	if !errors.As(err, &terr) || terr.Name != name || !errors.Is(err, errOutputTooLarge) {
+	if !errors.As(err, &terr) || terr.Name != name || !errors.Is(err, ErrOutputTooLarge) {
 		t.Fatalf("want transformer %q over the output budget, got %v", name, err)
 	}
 }

@@ -59,7 +59,7 @@ func newCleanupTransformer(config []byte, fldPath *field.Path) (Transformer, fie
 	var cfg struct {
 		ConfigMeta `json:",inline"`
 	}
-	if errs := decodeConfig(config, &cfg, fldPath); len(errs) > 0 {
+	if errs := DecodeConfig(config, &cfg, fldPath); len(errs) > 0 {
 		return nil, errs
 	}
 	return cleanupTransformer{}, nil
@@ -95,10 +95,10 @@ func CleanObject(ctx *Context, obj Object) {
 	c.deleteKeys(meta, "annotations", annotationsPath, LastAppliedAnnotation)
 	delete(obj, "status")
 
-	switch objectGVK(obj) {
-	case gvk{group: "", version: "v1", kind: "Service"}:
+	switch GVKOf(obj) {
+	case GVK{Group: "", Version: "v1", Kind: "Service"}:
 		c.service(annotations)
-	case gvk{group: "batch", version: "v1", kind: "Job"}:
+	case GVK{Group: "batch", Version: "v1", Kind: "Job"}:
 		c.job(meta)
 	}
 }

@@ -75,10 +75,10 @@ func defaultName(kind string) string {
 	return b.String()
 }
 
-// decodeConfig decodes a transformer config into v strictly: unknown and duplicate fields
+// DecodeConfig decodes a transformer config into v strictly: unknown and duplicate fields
 // are errors, so a misspelt field is reported instead of silently ignored. Errors carry
 // paths under fldPath.
-func decodeConfig(raw []byte, v any, fldPath *field.Path) field.ErrorList {
+func DecodeConfig(raw []byte, v any, fldPath *field.Path) field.ErrorList {
 	strictErrs, err := sigsjson.UnmarshalStrict(raw, v)
 	if err != nil {
 		var typeErr *json.UnmarshalTypeError
@@ -149,9 +149,9 @@ func childPath(base *field.Path, dotted string) *field.Path {
 	return p
 }
 
-// hasParamRef reports whether s holds a parameter reference (`${`, `$(`), whose value is only
+// HasParamRef reports whether s holds a parameter reference (`${`, `$(`), whose value is only
 // known after substitution.
-func hasParamRef(s string) bool {
+func HasParamRef(s string) bool {
 	return strings.Contains(s, "${") || strings.Contains(s, "$(")
 }
 
@@ -159,10 +159,10 @@ func hasParamRef(s string) bool {
 func valueHasParamRef(v any) bool {
 	switch v := v.(type) {
 	case string:
-		return hasParamRef(v)
+		return HasParamRef(v)
 	case map[string]any:
 		for k, e := range v {
-			if hasParamRef(k) || valueHasParamRef(e) {
+			if HasParamRef(k) || valueHasParamRef(e) {
 				return true
 			}
 		}
@@ -248,7 +248,7 @@ func dropParamRefErrors(errs field.ErrorList, raw []byte, fldPath *field.Path) f
 			if v, found := valueAtPath(config, rel); valueErr && found && valueHasParamRef(v) {
 				continue
 			}
-			if e.Type == field.ErrorTypeForbidden && hasParamRef(rel) {
+			if e.Type == field.ErrorTypeForbidden && HasParamRef(rel) {
 				continue
 			}
 		}

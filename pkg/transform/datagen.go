@@ -126,7 +126,7 @@ type dataPair struct{ key, value string }
 
 func newConfigMapGenerator(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
 	var c ConfigMapGeneratorConfig
-	if errs := decodeConfig(config, &c, fldPath); len(errs) > 0 {
+	if errs := DecodeConfig(config, &c, fldPath); len(errs) > 0 {
 		return nil, errs
 	}
 	return newDataGenerator("ConfigMap", c.ConfigMeta, c.GeneratorArgs, "", fldPath)
@@ -134,7 +134,7 @@ func newConfigMapGenerator(config []byte, fldPath *field.Path) (Transformer, fie
 
 func newSecretGenerator(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
 	var c SecretGeneratorConfig
-	if errs := decodeConfig(config, &c, fldPath); len(errs) > 0 {
+	if errs := DecodeConfig(config, &c, fldPath); len(errs) > 0 {
 		return nil, errs
 	}
 	if c.Type == "" {

@@ -43,7 +43,7 @@ func (g *dataGenerator) Transform(ctx *Context, objects []Object) ([]Object, err
 	case match < 0 && behavior != behaviorCreate:
 		return nil, fmt.Errorf("the %s %s does not exist; cannot %s it", g.kind, g.describeName(), behavior)
 	case match < 0:
-		ctx.markForHash(obj, !g.options.DisableNameSuffixHash)
+		ctx.MarkForHash(obj, !g.options.DisableNameSuffixHash)
 		return append(objects, obj), nil
 	case behavior == behaviorCreate:
 		return nil, fmt.Errorf("the %s %s exists already: behavior must be merge or replace", g.kind, g.describeName())
@@ -60,9 +60,9 @@ func (g *dataGenerator) Transform(ctx *Context, objects []Object) ([]Object, err
 	// As in Kustomize, the result keeps the hash suffix only when both the object merged into
 	// was to get one (it was generated) and this generator wants one: merging into a plain
 	// object keeps its name.
-	hash := ctx.needsHash[objectKey(old)] && !g.options.DisableNameSuffixHash
-	ctx.unmarkForHash(old)
-	ctx.markForHash(obj, hash)
+	hash := ctx.MarkedForHash(old) && !g.options.DisableNameSuffixHash
+	ctx.UnmarkForHash(old)
+	ctx.MarkForHash(obj, hash)
 	objects[match] = obj
 	return objects, nil
 }
@@ -77,10 +77,10 @@ func (g *dataGenerator) describeName() string {
 // sameID reports whether o has the generated object's group, version, kind, name and
 // namespace; an empty namespace and "default" are the same, as Kustomize's ResId says.
 func (g *dataGenerator) sameID(o Object) bool {
-	if NestedString(o, "apiVersion") != "v1" || NestedString(o, "kind") != g.kind || objectName(o) != g.name {
+	if NestedString(o, "apiVersion") != "v1" || NestedString(o, "kind") != g.kind || NameOf(o) != g.name {
 		return false
 	}
-	ns := objectNamespace(o)
+	ns := NamespaceOf(o)
 	return ns == g.namespace || (ns == "" && g.namespace == "default") || (ns == "default" && g.namespace == "")
 }
 
@@ -145,8 +145,8 @@ func wrappedBase64(s string) string {
 // annotations, obj's winning, as Kustomize's replace and merge do.
 func mergeMeta(obj, old Object) {
 	metadata := obj["metadata"].(map[string]any)
-	metadata["name"] = objectName(old)
-	if ns := objectNamespace(old); ns != "" {
+	metadata["name"] = NameOf(old)
+	if ns := NamespaceOf(old); ns != "" {
 		metadata["namespace"] = ns
 	} else {
 		delete(metadata, "namespace")

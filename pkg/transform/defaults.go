@@ -129,20 +129,20 @@ var namePrefixSpecs = []FieldSpec{
 
 // Compiled defaults.
 var (
-	defaultMetadataLabels    = mustFieldSpecs(fs("metadata/labels", "", "", "", true))
-	defaultTemplateLabels    = mustFieldSpecs(metadataLabelSpecs...)
-	defaultVolumeClaimLabels = mustFieldSpecs(volumeClaimTemplateLabelSpecs...)
-	defaultSelectorLabels    = mustFieldSpecs(selectorLabelSpecs...)
-	defaultAnnotations       = mustFieldSpecs(annotationSpecs...)
-	defaultImages            = mustFieldSpecs(imageSpecs...)
-	defaultNamespaceFields   = mustFieldSpecs(namespaceSpecs...)
-	defaultReplicas          = mustFieldSpecs(replicaSpecs...)
-	defaultNamePrefixSuffix  = mustFieldSpecs(namePrefixSpecs...)
+	defaultMetadataLabels    = MustFieldSpecs(fs("metadata/labels", "", "", "", true))
+	defaultTemplateLabels    = MustFieldSpecs(metadataLabelSpecs...)
+	defaultVolumeClaimLabels = MustFieldSpecs(volumeClaimTemplateLabelSpecs...)
+	defaultSelectorLabels    = MustFieldSpecs(selectorLabelSpecs...)
+	defaultAnnotations       = MustFieldSpecs(annotationSpecs...)
+	defaultImages            = MustFieldSpecs(imageSpecs...)
+	defaultNamespaceFields   = MustFieldSpecs(namespaceSpecs...)
+	defaultReplicas          = MustFieldSpecs(replicaSpecs...)
+	defaultNamePrefixSuffix  = MustFieldSpecs(namePrefixSpecs...)
 	defaultCommonLabels      = concatSpecs(defaultSelectorLabels, defaultTemplateLabels, defaultVolumeClaimLabels)
 )
 
-func concatSpecs(lists ...[]fieldSpec) []fieldSpec {
-	var out []fieldSpec
+func concatSpecs(lists ...[]CompiledFieldSpec) []CompiledFieldSpec {
+	var out []CompiledFieldSpec
 	for _, l := range lists {
 		out = append(out, l...)
 	}

@@ -95,6 +95,10 @@ var (
 	errPluginUnsupported = errors.New("the plugin does not support this operation (exit 127)")
 )
 
+// Confinement lists the layers that confine an exec plugin on this kernel, for the policy a
+// template's author is told.
+func Confinement() string { return sandbox.Probe().String() }
+
 // resolve returns the executable rel names inside the plugin directory, or why it may not
 // run: a path that leaves the directory (.., a symbolic link out of it) is refused.
 func (e *ExecPolicy) resolve(rel string) (string, error) {
@@ -130,27 +134,27 @@ func (e *ExecPolicy) run(ctx *Context, exe string, args []string, stdin []byte) 
 		return nil, fmt.Errorf("creating the plugin's working directory: %w", err)
 	}
 	defer os.RemoveAll(work)
-	timeout := orDefault(e.Timeout, DefaultPluginTimeout)
+	timeout := OrDefault(e.Timeout, DefaultPluginTimeout)
 	cmd, err := sandbox.Command(sandbox.Spec{
 		Path: exe, Args: args, Env: append([]string{}, e.Env...), Dir: work,
 		ReadOnly:   append([]string{e.Dir}, e.ReadPaths...),
-		CPUSeconds: uint64(timeout/time.Second) + 1, OpenFiles: uint64(orDefault(e.OpenFiles, DefaultPluginOpenFiles)),
-		MemoryBytes: uint64(orDefault(e.MemoryBytes, DefaultPluginMemoryBytes)), DiskBytes: uint64(orDefault(e.DiskBytes, DefaultPluginDiskBytes)),
-		Processes: uint64(orDefault(e.Processes, DefaultPluginProcesses)),
+		CPUSeconds: uint64(timeout/time.Second) + 1, OpenFiles: uint64(OrDefault(e.OpenFiles, DefaultPluginOpenFiles)),
+		MemoryBytes: uint64(OrDefault(e.MemoryBytes, DefaultPluginMemoryBytes)), DiskBytes: uint64(OrDefault(e.DiskBytes, DefaultPluginDiskBytes)),
+		Processes: uint64(OrDefault(e.Processes, DefaultPluginProcesses)),
 	})
 	if err != nil {
 		return nil, err
 	}
 	runCtx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	if ctx.request != nil {
-		stop := context.AfterFunc(ctx.request, cancel)
+	if ctx.Request() != nil {
+		stop := context.AfterFunc(ctx.Request(), cancel)
 		defer stop()
 	}
-	limit := orDefault(e.MaxOutputBytes, DefaultPluginOutputBytes)
+	limit := OrDefault(e.MaxOutputBytes, DefaultPluginOutputBytes)
 	var killOnce sync.Once
 	kill := func() { killOnce.Do(func() { sandbox.Kill(cmd) }) }
-	objects := orDefault(e.MaxOutputObjects, DefaultPluginOutputObjects)
+	objects := OrDefault(e.MaxOutputObjects, DefaultPluginOutputObjects)
 	stdout := &cappedBuffer{limit: limit, onOverflow: kill, docs: docCounter{limit: objects}}
 	stderr := &cappedBuffer{limit: min(limit, pluginStderrCapWithinOutput), onOverflow: kill}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), stdout, stderr

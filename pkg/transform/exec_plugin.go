@@ -49,8 +49,8 @@ type execStep struct {
 	plugin    string
 }
 
-// seedPluginFactory compiles a seed 000 config of group.
-func (e *ExecPolicy) seedPluginFactory(group string, generator bool) Factory {
+// SeedFactory compiles a seed 000 config of group.
+func (e *ExecPolicy) SeedFactory(group string, generator bool) Factory {
 	return func(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
 		exe, err := e.resolve(group)
 		if err != nil {
@@ -68,9 +68,9 @@ func (e *ExecPolicy) seedPluginFactory(group string, generator bool) Factory {
 	}
 }
 
-// krmFactory compiles a KRM function config: rel names the executable, or image is mapped
+// KRMFactory compiles a KRM function config: rel names the executable, or image is mapped
 // to one by the administrator.
-func (e *ExecPolicy) krmFactory(rel, image string, path *field.Path, generator bool) (Factory, field.ErrorList) {
+func (e *ExecPolicy) KRMFactory(rel, image string, path *field.Path, generator bool) (Factory, field.ErrorList) {
 	plugin := rel
 	if image != "" {
 		mapped, ok := e.Images[image]
@@ -123,8 +123,8 @@ func (s *execStep) Transform(ctx *Context, objects []Object) ([]Object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", s.plugin, err)
 	}
-	limit := orDefault(s.policy.MaxOutputBytes, DefaultPluginOutputBytes)
-	docs, err := readDocs(out, outputLimits{objects: orDefault(s.policy.MaxOutputObjects, DefaultPluginOutputObjects), resourceList: s.krm, yamlBytes: limit / 4})
+	limit := OrDefault(s.policy.MaxOutputBytes, DefaultPluginOutputBytes)
+	docs, err := readDocs(out, outputLimits{objects: OrDefault(s.policy.MaxOutputObjects, DefaultPluginOutputObjects), resourceList: s.krm, yamlBytes: limit / 4})
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: reading its output: %w", s.plugin, err)
 	}
@@ -157,10 +157,10 @@ func (s *execStep) operation() string {
 
 // withoutConfig drops the config from a seed 000 transform's output, which may echo it.
 func (s *execStep) withoutConfig(docs []Object) []Object {
-	id := idOf(s.config)
+	id := IDOf(s.config)
 	out := docs[:0]
 	for _, d := range docs {
-		if idOf(d) != id {
+		if IDOf(d) != id {
 			out = append(out, d)
 		}
 	}
@@ -208,19 +208,19 @@ func (s *execStep) resultItems(ctx *Context, docs []Object) ([]Object, error) {
 // sameObjects holds a transform plugin to seed 000's rule: the same objects come back, none
 // added or removed, none renamed or moved to another namespace.
 func sameObjects(before, after []Object) error {
-	count := map[objectID]int{}
+	count := map[ObjectID]int{}
 	for _, o := range before {
-		count[idOf(o)]++
+		count[IDOf(o)]++
 	}
 	for _, o := range after {
-		id := idOf(o)
+		id := IDOf(o)
 		if count[id] == 0 {
 			return fmt.Errorf("a transformer may not add objects or change names or namespaces: it returned %s, which it was not given", Describe(o))
 		}
 		count[id]--
 	}
 	for _, o := range before {
-		if count[idOf(o)] > 0 {
+		if count[IDOf(o)] > 0 {
 			return fmt.Errorf("a transformer may not remove objects: %s is missing from its output", Describe(o))
 		}
 	}

@@ -121,7 +121,7 @@ func TestExecPluginProtocols(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(out) != 3 || objectName(out[2]) != "made" || NestedString(out[2], "data", "from") != "team-plugin" {
+		if len(out) != 3 || NameOf(out[2]) != "made" || NestedString(out[2], "data", "from") != "team-plugin" {
 			t.Fatalf("generated: %s", mustYAML(t, out))
 		}
 	})
@@ -340,7 +340,7 @@ func TestHashFollowsRebuiltObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out) != 2 || objectName(out[1]) != "cfg-89g4tffbfk" || NestedString(out[1], "metadata", "annotations", "krm") != "x" {
+	if len(out) != 2 || NameOf(out[1]) != "cfg-89g4tffbfk" || NestedString(out[1], "metadata", "annotations", "krm") != "x" {
 		t.Fatalf("got:\n%s", mustYAML(t, out))
 	}
 	if !strings.Contains(mustYAML(t, out[:1]), "name: cfg-89g4tffbfk") {

@@ -44,8 +44,8 @@ type segment struct {
 	seq bool // written "key[]": never created
 }
 
-// fieldSpec is a compiled FieldSpec.
-type fieldSpec struct {
+// CompiledFieldSpec is a compiled FieldSpec.
+type CompiledFieldSpec struct {
 	FieldSpec
 	segments []segment
 }
@@ -87,50 +87,51 @@ func splitFieldPath(path string) ([]segment, error) {
 	return segs, nil
 }
 
-// compileFieldSpecs compiles user fieldSpecs, reporting bad paths under fldPath.
-func compileFieldSpecs(specs []FieldSpec, fldPath *field.Path) ([]fieldSpec, field.ErrorList) {
+// CompileFieldSpecs compiles user fieldSpecs, reporting bad paths under fldPath.
+func CompileFieldSpecs(specs []FieldSpec, fldPath *field.Path) ([]CompiledFieldSpec, field.ErrorList) {
 	var errs field.ErrorList
-	out := make([]fieldSpec, 0, len(specs))
+	out := make([]CompiledFieldSpec, 0, len(specs))
 	for i, s := range specs {
 		segs, err := splitFieldPath(s.Path)
 		if err != nil {
 			errs = append(errs, field.Invalid(fldPath.Index(i).Child("path"), s.Path, err.Error()))
 			continue
 		}
-		out = append(out, fieldSpec{FieldSpec: s, segments: segs})
+		out = append(out, CompiledFieldSpec{FieldSpec: s, segments: segs})
 	}
 	return out, errs
 }
 
-// mustFieldSpecs compiles a default table; its paths are constants, so a bad one is a bug.
-func mustFieldSpecs(specs ...FieldSpec) []fieldSpec {
-	out, errs := compileFieldSpecs(specs, field.NewPath("defaults"))
+// MustFieldSpecs compiles a default table; its paths are constants, so a bad one is a bug.
+func MustFieldSpecs(specs ...FieldSpec) []CompiledFieldSpec {
+	out, errs := CompileFieldSpecs(specs, field.NewPath("defaults"))
 	if len(errs) > 0 {
 		panic(errs.ToAggregate())
 	}
 	return out
 }
 
-// withDefaults returns the user's specs when the config gives fieldSpecs (even an empty list),
+// WithDefaults returns the user's specs when the config gives fieldSpecs (even an empty list),
 // and the defaults otherwise. A config copied from a Kustomize `transformers:` entry thus
 // behaves exactly as in Kustomize, while a config without fieldSpecs gets Stencil's default
 // table instead of Kustomize's nothing (kustomize#4404).
-func withDefaults(defaults, user []fieldSpec, given bool) specSet {
+func WithDefaults(defaults, user []CompiledFieldSpec, given bool) SpecSet {
 	if given {
-		return newSpecSet(user)
+		return NewSpecSet(user)
 	}
-	return newSpecSet(defaults)
+	return NewSpecSet(defaults)
 }
 
-// specSet indexes field specs by kind, so that an object is only checked against the specs
+// SpecSet indexes field specs by kind, so that an object is only checked against the specs
 // that can apply to it (the label defaults alone have thirty).
-type specSet struct {
-	byKind map[string][]*fieldSpec // specs of a kind plus the kind-less ones, in order
-	any    []*fieldSpec            // the kind-less specs
+type SpecSet struct {
+	byKind map[string][]*CompiledFieldSpec // specs of a kind plus the kind-less ones, in order
+	any    []*CompiledFieldSpec            // the kind-less specs
 }
 
-func newSpecSet(specs []fieldSpec) specSet {
-	set := specSet{byKind: map[string][]*fieldSpec{}}
+// NewSpecSet indexes specs.
+func NewSpecSet(specs []CompiledFieldSpec) SpecSet {
+	set := SpecSet{byKind: map[string][]*CompiledFieldSpec{}}
 	for i := range specs {
 		if specs[i].Kind == "" {
 			set.any = append(set.any, &specs[i])
@@ -148,35 +149,35 @@ func newSpecSet(specs []fieldSpec) specSet {
 	return set
 }
 
-// forKind returns the specs that may apply to objects of kind; matches still checks group
+// ForKind returns the specs that may apply to objects of kind; matches still checks group
 // and version.
-func (s specSet) forKind(kind string) []*fieldSpec {
+func (s SpecSet) ForKind(kind string) []*CompiledFieldSpec {
 	if l, ok := s.byKind[kind]; ok {
 		return l
 	}
 	return s.any
 }
 
-// matches reports whether the spec applies to objects of id.
-func (fs *fieldSpec) matches(id gvk) bool {
-	return (fs.Kind == "" || fs.Kind == id.kind) &&
-		(fs.Group == "" || fs.Group == id.group) &&
-		(fs.Version == "" || fs.Version == id.version)
+// Matches reports whether the spec applies to objects of id.
+func (fs *CompiledFieldSpec) Matches(id GVK) bool {
+	return (fs.Kind == "" || fs.Kind == id.Kind) &&
+		(fs.Group == "" || fs.Group == id.Group) &&
+		(fs.Version == "" || fs.Version == id.Version)
 }
 
 // leafFunc is called with the map holding the field and the field's key. The field may be
 // missing when the spec creates it; the function decides what to create.
 type leafFunc func(parent map[string]any, key string) error
 
-// apply calls fn on every field of obj the spec names. The caller checks matches first.
-func (fs *fieldSpec) apply(obj Object, fn leafFunc) error {
+// Apply calls fn on every field of obj the spec names. The caller checks matches first.
+func (fs *CompiledFieldSpec) Apply(obj Object, fn leafFunc) error {
 	if err := fs.walk(obj, fs.segments, fn); err != nil {
 		return fmt.Errorf("field %q of %s: %w", fs.Path, Describe(obj), err)
 	}
 	return nil
 }
 
-func (fs *fieldSpec) walk(node any, segs []segment, fn leafFunc) error {
+func (fs *CompiledFieldSpec) walk(node any, segs []segment, fn leafFunc) error {
 	switch n := node.(type) {
 	case nil:
 		return nil
@@ -215,8 +216,8 @@ type gvkMatcher struct {
 	group, version, kind string
 }
 
-func (m gvkMatcher) matches(id gvk) bool {
-	return (m.kind == "" || m.kind == id.kind) &&
-		(m.group == "" || m.group == id.group) &&
-		(m.version == "" || m.version == id.version)
+func (m gvkMatcher) matches(id GVK) bool {
+	return (m.kind == "" || m.kind == id.Kind) &&
+		(m.group == "" || m.group == id.Group) &&
+		(m.version == "" || m.version == id.Version)
 }

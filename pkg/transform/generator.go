@@ -74,7 +74,7 @@ func (r *Registry) ValidateGenerators(plugins Plugins, t *templates.Template) fi
 		}
 		h, factory, ferrs := r.factory(plugins, raw.Raw, path, true)
 		if factory == nil {
-			if !hasParamRef(h.APIVersion) && !hasParamRef(h.Kind) {
+			if !HasParamRef(h.APIVersion) && !HasParamRef(h.Kind) {
 				errs = append(errs, ferrs...)
 			}
 			continue

@@ -20,7 +20,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"unsafe"
 )
 
 // Generated ConfigMaps and Secrets get a suffix that hashes their content, so that a change of
@@ -28,73 +27,14 @@ import (
 // added once, after every transformer (a prefix, a patch of the data), and every reference is
 // then fixed up to the new name in one pass.
 
-// markForHash records that obj gets the hash suffix at the end of the pipeline, or not.
-func (c *Context) markForHash(obj Object, hash bool) {
-	if !hash {
-		return
-	}
-	if c.needsHash == nil {
-		c.needsHash = map[unsafe.Pointer]bool{}
-	}
-	c.needsHash[objectKey(obj)] = true
-}
-
-// unmarkForHash forgets that obj was to get the hash suffix (it was replaced).
-func (c *Context) unmarkForHash(obj Object) { delete(c.needsHash, objectKey(obj)) }
-
-// hashMarks are the identities of the marked objects before a step, so that the marks follow
-// objects a step rebuilt (a Kustomization, a plugin) instead of editing them in place.
-type hashMarks []objectID
-
-// objectID is an object's identity in the list.
-type objectID struct {
-	apiVersion, kind, namespace, name string
-}
-
-func idOf(obj Object) objectID {
-	return objectID{NestedString(obj, "apiVersion"), NestedString(obj, "kind"), objectNamespace(obj), objectName(obj)}
-}
-
-// hashMarksOf returns the identities of the marked objects among objects; nil when none is
-// marked, which is the common case and costs nothing.
-func (c *Context) hashMarksOf(objects []Object) hashMarks {
-	if len(c.needsHash) == 0 {
-		return nil
-	}
-	var marks hashMarks
-	for _, obj := range objects {
-		if c.needsHash[objectKey(obj)] {
-			marks = append(marks, idOf(obj))
-		}
-	}
-	return marks
-}
-
-// carryHashMarks marks the objects of out that have the identity of a marked object of the
-// step's input but are not that object.
-func (c *Context) carryHashMarks(marks hashMarks, out []Object) {
-	if len(marks) == 0 {
-		return
-	}
-	want := make(map[objectID]bool, len(marks))
-	for _, id := range marks {
-		want[id] = true
-	}
-	for _, obj := range out {
-		if !c.needsHash[objectKey(obj)] && want[idOf(obj)] {
-			c.needsHash[objectKey(obj)] = true
-		}
-	}
-}
-
 // appendHashes renames every object c marked to name-hash and fixes the references to it.
 func appendHashes(c *Context, objects []Object) error {
-	if len(c.needsHash) == 0 {
+	if !c.HasHashMarks() {
 		return nil
 	}
-	var renames []rename
+	var renames []Rename
 	for _, obj := range objects {
-		if !c.needsHash[objectKey(obj)] {
+		if !c.MarkedForHash(obj) {
 			continue
 		}
 		h, err := contentHash(obj)
@@ -105,15 +45,15 @@ func appendHashes(c *Context, objects []Object) error {
 		if !ok {
 			continue
 		}
-		old := objectName(obj)
+		old := NameOf(obj)
 		c.RecordOrigin(obj)
 		metadata["name"] = old + "-" + h
-		renames = append(renames, rename{id: objectGVK(obj), namespace: objectNamespace(obj), oldName: old, newName: old + "-" + h})
-		if err := c.spend(len(h) + 1); err != nil {
+		renames = append(renames, Rename{ID: GVKOf(obj), Namespace: NamespaceOf(obj), OldName: old, NewName: old + "-" + h})
+		if err := c.Spend(len(h) + 1); err != nil {
 			return err
 		}
 	}
-	return fixNameReferences(objects, renames)
+	return FixNameReferences(objects, renames)
 }
 
 // contentHash is Kustomize's name suffix (api/hasher): the SHA-256 of the JSON of the kind,

@@ -43,7 +43,7 @@ func yamlDocs(t testing.TB, text string) []Object {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
-	docs, err := parsePatch(mustJSONString(text))
+	docs, err := ParsePatch(mustJSONString(text))
 	if err != nil {
 		t.Fatalf("bad test YAML: %v\n%s", err, text)
 	}
@@ -73,7 +73,7 @@ func yamlJSON(t testing.TB, text string) []byte {
 func newTransformer(t testing.TB, config string) (Transformer, field.ErrorList) {
 	t.Helper()
 	raw := yamlJSON(t, config)
-	var h configHeader
+	var h Header
 	if err := json.Unmarshal(raw, &h); err != nil {
 		t.Fatal(err)
 	}

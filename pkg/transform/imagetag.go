@@ -52,12 +52,12 @@ type ImageTagConfig struct {
 type imageTagTransformer struct {
 	image Image
 	match *regexp.Regexp
-	specs specSet
+	specs SpecSet
 }
 
 func newImageTagTransformer(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
 	var c ImageTagConfig
-	if errs := decodeConfig(config, &c, fldPath); len(errs) > 0 {
+	if errs := DecodeConfig(config, &c, fldPath); len(errs) > 0 {
 		return nil, errs
 	}
 	var errs field.ErrorList
@@ -67,24 +67,24 @@ func newImageTagTransformer(config []byte, fldPath *field.Path) (Transformer, fi
 	} else if _, tag, digest := splitImage(c.ImageTag.Name); tag != "" || digest != "" {
 		errs = append(errs, field.Invalid(imgPath.Child("name"), c.ImageTag.Name, "must be an image name without tag or digest"))
 	}
-	specs, specErrs := compileFieldSpecs(c.FieldSpecs, fldPath.Child("fieldSpecs"))
+	specs, specErrs := CompileFieldSpecs(c.FieldSpecs, fldPath.Child("fieldSpecs"))
 	errs = append(errs, specErrs...)
 	// The name is quoted (Kustomize pastes it into the pattern, so "." matches any character);
 	// the tag and digest parts are Kustomize's.
 	match := regexp.MustCompile("^" + regexp.QuoteMeta(c.ImageTag.Name) +
 		`(:[a-zA-Z0-9_.{}-]*)?(@[a-zA-Z0-9]+([.+_-][a-zA-Z0-9]+)*:[a-zA-Z0-9_.{}-]*)?$`)
-	return &imageTagTransformer{image: c.ImageTag, match: match, specs: withDefaults(defaultImages, specs, c.FieldSpecs != nil)}, errs
+	return &imageTagTransformer{image: c.ImageTag, match: match, specs: WithDefaults(defaultImages, specs, c.FieldSpecs != nil)}, errs
 }
 
 // Transform rewrites matching images in container lists anywhere in an object, as Kustomize's
 // legacy image filter does, and in the fields of the specs.
 func (t *imageTagTransformer) Transform(ctx *Context, objects []Object) ([]Object, error) {
 	for _, obj := range objects {
-		if err := ctx.spend(0); err != nil {
+		if err := ctx.Spend(0); err != nil {
 			return nil, err
 		}
-		id := objectGVK(obj)
-		if id.kind == "CustomResourceDefinition" {
+		id := GVKOf(obj)
+		if id.Kind == "CustomResourceDefinition" {
 			continue
 		}
 		// Containers updated by the walk are not updated again by a spec, which would append
@@ -98,18 +98,18 @@ func (t *imageTagTransformer) Transform(ctx *Context, objects []Object) ([]Objec
 				}
 			}
 		}
-		for _, s := range t.specs.forKind(id.kind) {
-			if !s.matches(id) {
+		for _, s := range t.specs.ForKind(id.Kind) {
+			if !s.Matches(id) {
 				continue
 			}
-			err := s.apply(obj, func(parent map[string]any, key string) error {
-				if done[objectKey(parent)] {
+			err := s.Apply(obj, func(parent map[string]any, key string) error {
+				if done[ObjectKey(parent)] {
 					return nil
 				}
 				switch v := parent[key].(type) {
 				case string:
 					parent[key] = t.update(v)
-					return ctx.spend(len(parent[key].(string)) - len(v))
+					return ctx.Spend(len(parent[key].(string)) - len(v))
 				case nil:
 				default:
 					return fmt.Errorf("image must be a string")
@@ -146,8 +146,8 @@ func (t *imageTagTransformer) walkContainers(ctx *Context, node any, done *map[u
 							if *done == nil {
 								*done = map[unsafe.Pointer]bool{}
 							}
-							(*done)[objectKey(cm)] = true
-							if err := ctx.spend(len(updated) - len(img)); err != nil {
+							(*done)[ObjectKey(cm)] = true
+							if err := ctx.Spend(len(updated) - len(img)); err != nil {
 								return err
 							}
 						}

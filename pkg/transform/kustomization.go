@@ -74,7 +74,7 @@ type kustomizationTransformer struct {
 
 func newKustomizationTransformer(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
 	var k types.Kustomization
-	if errs := decodeConfig(config, &k, fldPath); len(errs) > 0 {
+	if errs := DecodeConfig(config, &k, fldPath); len(errs) > 0 {
 		return nil, errs
 	}
 	errs := refuseKustomizationFields(&k, fldPath)
@@ -168,7 +168,7 @@ func refuseSources(refuse func(bool, string, string), prefix string, s types.KvP
 
 // Transform builds the kustomization over the objects.
 func (t *kustomizationTransformer) Transform(ctx *Context, objects []Object) ([]Object, error) {
-	if limit := ctx.limits.kustomizeObjects(); len(objects) > limit {
+	if limit := ctx.Limits().MaxKustomizeObjects(); len(objects) > limit {
 		return nil, fmt.Errorf("a Kustomization runs over at most %d objects, not %d", limit, len(objects))
 	}
 	var docs []byte
@@ -181,7 +181,7 @@ func (t *kustomizationTransformer) Transform(ctx *Context, objects []Object) ([]
 		}
 		sizes[i] = len(docs) - start
 		docs = append(docs, "\n---\n"...)
-		if limit := ctx.limits.kustomizeBytes(); len(docs) > limit {
+		if limit := ctx.Limits().MaxKustomizeBytes(); len(docs) > limit {
 			return nil, fmt.Errorf("a Kustomization runs over at most %d bytes of objects", limit)
 		}
 	}
@@ -201,11 +201,12 @@ func (t *kustomizationTransformer) Transform(ctx *Context, objects []Object) ([]
 		opts.Reorder = krusty.ReorderOptionUnspecified
 	}
 	warmKustomize()
-	if err := acquireKustomizeSlot(ctx); err != nil {
+	slots := ctx.BuildSlots()
+	if err := slots.Acquire(ctx); err != nil {
 		return nil, err
 	}
 	out, err := runKrusty(fSys, opts)
-	releaseKustomizeSlot(ctx)
+	slots.Release()
 	if err != nil {
 		return nil, err
 	}

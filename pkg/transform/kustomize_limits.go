@@ -19,7 +19,6 @@ package transform
 import (
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"sync"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -30,29 +29,13 @@ import (
 // Kustomize takes no context: once a build starts, it runs to its end whether or not anyone
 // still waits for it. So what one build may cost is bounded before it starts, and only a few
 // run at once; a request waiting for its turn stops waiting when it ends.
-//
-// Measured with krusty v0.21.2: a build costs about a millisecond per object for up to 1,000
-// objects (its own passes grow with the square of the objects, which the object limit bounds),
-// and each application of a patch or a replacement to one object about as much again. The
-// passes of namespace, prefixes, labels and images cost a tenth of that and are not counted.
-const (
-	maxKustomizeObjects = 1000
-	maxKustomizeBytes   = 4 << 20
-	// maxKustomizeWork bounds objects plus patch and replacement applications: a few seconds
-	// of one core. Issue 17's request (1,000 objects, 80 patches over all of them) is 81,000
-	// and took two minutes.
-	maxKustomizeWork = 5000
-)
 
-// kustomizeSlots holds one token per running build of a Context without BuildSlots of its
-// own. Builds may run concurrently (see warmKustomize for the one global Kustomize keeps); the
-// bound is on the cores they take.
-var kustomizeSlots = make(chan struct{}, DefaultKustomizeBuilds())
+// (The bounds' values, and how they were measured, are in limits.go.)
 
 // kustomizePatch is what the estimate needs of one entry of a Kustomization's patches.
 type kustomizePatch struct {
-	target *selector // nil: each document applies to the object of its own kind and name
-	ids    []patchID
+	target *CompiledSelector // nil: each document applies to the object of its own kind and name
+	ids    []PatchID
 	json   jsonpatch.Patch // set for a JSON 6902 patch
 	sizes  []int           // the strategic-merge documents' sizes, the most each adds
 	// renames says that the patch may change names or kinds, after which the targets of the
@@ -71,23 +54,23 @@ func compileKustomizePatches(patches []types.Patch) []kustomizePatch {
 		}
 		kp.renames = p.Options != nil && (p.Options.AllowNameChange || p.Options.AllowKindChange)
 		raw, _ := json.Marshal(p.Patch)
-		docs, err := parsePatch(raw)
+		docs, err := ParsePatch(raw)
 		if err != nil {
-			kp.target, kp.sizes = &selector{}, []int{len(p.Patch)}
+			kp.target, kp.sizes = &CompiledSelector{}, []int{len(p.Patch)}
 			continue
 		}
-		if len(docs) == 1 && isList(docs[0]) {
-			if kp.json, err = compileJSONPatch(docs[0].([]any)); err != nil {
+		if len(docs) == 1 && IsList(docs[0]) {
+			if kp.json, err = CompileJSONPatch(docs[0].([]any)); err != nil {
 				kp.json, kp.sizes = nil, []int{len(p.Patch)}
 			}
 			if kp.target == nil {
-				kp.target = &selector{}
+				kp.target = &CompiledSelector{}
 			}
 			continue
 		}
 		for _, d := range docs {
 			m, _ := d.(map[string]any)
-			id, _ := ownPatchID(m)
+			id, _ := OwnPatchID(m)
 			kp.ids = append(kp.ids, id)
 			encoded, _ := json.Marshal(d)
 			kp.sizes = append(kp.sizes, len(encoded))
@@ -100,10 +83,10 @@ func compileKustomizePatches(patches []types.Patch) []kustomizePatch {
 // version, kind, name and namespace. Label and annotation selectors are left out, since the
 // patches before may set labels: the estimate may count more objects than match, never fewer.
 // A regular expression that does not compile matches everything, and krusty reports it.
-func kustomizeSelector(s *types.Selector) *selector {
-	sel, errs := compileSelector(&Selector{Group: s.Group, Version: s.Version, Kind: s.Kind, Name: s.Name, Namespace: s.Namespace}, nil)
+func kustomizeSelector(s *types.Selector) *CompiledSelector {
+	sel, errs := CompileSelector(&Selector{Group: s.Group, Version: s.Version, Kind: s.Kind, Name: s.Name, Namespace: s.Namespace}, nil)
 	if len(errs) > 0 {
-		return &selector{}
+		return &CompiledSelector{}
 	}
 	return sel
 }
@@ -114,15 +97,15 @@ func (p *kustomizePatch) matches(obj Object, renamed bool) int {
 		return max(len(p.ids), 1)
 	}
 	if p.target != nil {
-		if !p.target.matches(&Context{}, obj) {
+		if !p.target.Matches(&Context{}, obj) {
 			return 0
 		}
 		return max(len(p.ids), 1)
 	}
 	n := 0
-	id := objectGVK(obj)
+	id := GVKOf(obj)
 	for _, pid := range p.ids {
-		if pid.kind == id.kind && pid.name == objectName(obj) {
+		if pid.Kind == id.Kind && pid.Name == NameOf(obj) {
 			n++
 		}
 	}
@@ -134,7 +117,7 @@ func (p *kustomizePatch) matches(obj Object, renamed bool) int {
 // ctx's budget: JSON 6902 copies double an object each, so eleven copy operations over 200
 // small ConfigMaps make hundreds of megabytes. sizes are the objects' sizes as JSON.
 func (t *kustomizationTransformer) checkKustomizeCost(ctx *Context, objects []Object, sizes []int) error {
-	maxWork := ctx.limits.kustomizeWork()
+	maxWork := ctx.Limits().MaxKustomizeApplications()
 	work := len(objects) + t.generated
 	grown := 0
 	renamed := false
@@ -147,7 +130,7 @@ func (t *kustomizationTransformer) checkKustomizeCost(ctx *Context, objects []Ob
 			work += n
 			before := sizes[i]
 			if p.json != nil {
-				sizes[i] = jsonPatchBound(p.json, sizes[i])
+				sizes[i] = JSONPatchBound(p.json, sizes[i])
 			}
 			for _, s := range p.sizes {
 				sizes[i] += s
@@ -166,7 +149,7 @@ func (t *kustomizationTransformer) checkKustomizeCost(ctx *Context, objects []Ob
 			}
 			sel := kustomizeSelector(target.Select)
 			for _, obj := range objects {
-				if renamed || sel.matches(&Context{}, obj) {
+				if renamed || sel.Matches(&Context{}, obj) {
 					work += max(len(target.FieldPaths), 1)
 				}
 			}
@@ -176,61 +159,11 @@ func (t *kustomizationTransformer) checkKustomizeCost(ctx *Context, objects []Ob
 		return fmt.Errorf("this Kustomization would apply its patches and replacements to %d objects in all (counting each object once more); "+
 			"at most %d are allowed: give its patches narrower targets, or split it", work, maxWork)
 	}
-	if !ctx.fits(grown) {
-		return fmt.Errorf("its patches could add %d bytes to the objects: %w", grown, ctx.tooLarge())
+	if !ctx.Fits(grown) {
+		return fmt.Errorf("its patches could add %d bytes to the objects: %w", grown, ctx.TooLarge())
 	}
 	return nil
 }
-
-// BuildSlots bounds the Kustomization builds that run at once. A server makes one and gives it
-// to every request's Context (SetBuildSlots), so that its operator may size it; a Context
-// without one shares the process's default slots.
-type BuildSlots struct{ c chan struct{} }
-
-// NewBuildSlots returns n slots; n below 1 means DefaultKustomizeBuilds.
-func NewBuildSlots(n int) *BuildSlots {
-	if n < 1 {
-		n = DefaultKustomizeBuilds()
-	}
-	return &BuildSlots{c: make(chan struct{}, n)}
-}
-
-// DefaultKustomizeBuilds is the default number of concurrent builds: half the cores the
-// process may use, but two at least so that one slow build does not hold up every other.
-func DefaultKustomizeBuilds() int { return max(2, runtime.GOMAXPROCS(0)/2) }
-
-// SetBuildSlots makes the Kustomization builds of c take their turns from slots. It returns
-// c, so that it chains after NewContext.
-func (c *Context) SetBuildSlots(slots *BuildSlots) *Context {
-	c.buildSlots = slots
-	return c
-}
-
-// kustomizeSlots returns the build slots the Context's builds take.
-func (c *Context) kustomizeSlots() chan struct{} {
-	if c.buildSlots != nil {
-		return c.buildSlots.c
-	}
-	return kustomizeSlots
-}
-
-// acquireKustomizeSlot waits for a build slot, or for the request to end.
-func acquireKustomizeSlot(ctx *Context) error {
-	slots := ctx.kustomizeSlots()
-	select {
-	case slots <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	// Both may be ready at once, and select picks either: a request that ended does not build.
-	if err := ctx.Err(); err != nil {
-		<-slots
-		return err
-	}
-	return nil
-}
-
-func releaseKustomizeSlot(ctx *Context) { <-ctx.kustomizeSlots() }
 
 var kustomizeWarm sync.Once
 

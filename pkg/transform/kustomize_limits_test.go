@@ -35,15 +35,18 @@ func kustomization(n int, target func(i int) string) string {
 	return "{apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, metadata: {name: kz}, patches: [" + strings.Join(patches, ", ") + "]}"
 }
 
+// sharedSlots are the process's build slots, which a Context without its own takes.
+var sharedSlots = (&Context{}).BuildSlots()
+
 // holdSlots takes n build slots, as builds in progress would, until the test ends.
 func holdSlots(t *testing.T, n int) {
 	t.Helper()
 	for range n {
-		kustomizeSlots <- struct{}{}
+		_ = sharedSlots.Acquire(&Context{})
 	}
 	t.Cleanup(func() {
 		for range n {
-			<-kustomizeSlots
+			sharedSlots.Release()
 		}
 	})
 }
@@ -79,7 +82,7 @@ func TestKustomizationCostIsRefusedUpFront(t *testing.T) {
 			strings.TrimSuffix(strings.Repeat(`{"op":"copy","from":"/data","path":"/data/x"},`, 11), ",") + `]'}]}`,
 			configMaps(200, 50), 1 << 20, "output too large"},
 	}
-	holdSlots(t, cap(kustomizeSlots))
+	holdSlots(t, sharedSlots.Cap())
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			tr, errs := newTransformer(t, tc.config)
@@ -112,15 +115,15 @@ func TestKustomizationBuildsDoNotWaitForEachOther(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}
-	if cap(kustomizeSlots) < 2 {
-		t.Fatalf("%d build slot: builds are serialised", cap(kustomizeSlots))
+	if sharedSlots.Cap() < 2 {
+		t.Fatalf("%d build slot: builds are serialised", sharedSlots.Cap())
 	}
-	holdSlots(t, cap(kustomizeSlots)-1)
+	holdSlots(t, sharedSlots.Cap()-1)
 	out, err := tr.Transform(NewContext(safeContext(t), 0), configMaps(1, 1))
 	if err != nil {
 		t.Fatalf("a small build beside running ones: %v", err)
 	}
-	if objectName(out[0]) != "p-c0" {
+	if NameOf(out[0]) != "p-c0" {
 		t.Fatalf("unexpected output %v", out)
 	}
 
@@ -130,7 +133,7 @@ func TestKustomizationBuildsDoNotWaitForEachOther(t *testing.T) {
 	if _, err := tr.Transform(NewContext(ended, 0), configMaps(1, 1)); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a request that ended while waiting: want its end, got %v", err)
 	}
-	if len(kustomizeSlots) != cap(kustomizeSlots) {
-		t.Fatalf("%d of %d slots taken: a request that gave up kept or freed one", len(kustomizeSlots), cap(kustomizeSlots))
+	if sharedSlots.InUse() != sharedSlots.Cap() {
+		t.Fatalf("%d of %d slots taken: a request that gave up kept or freed one", sharedSlots.InUse(), sharedSlots.Cap())
 	}
 }

@@ -47,16 +47,16 @@ type mapSetter struct {
 	what   string // "labels" or "annotations", for messages
 	values map[string]string
 	keys   []string // sorted, so that errors are deterministic
-	specs  specSet
+	specs  SpecSet
 }
 
 func newLabelTransformer(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
 	var c LabelConfig
-	if errs := decodeConfig(config, &c, fldPath); len(errs) > 0 {
+	if errs := DecodeConfig(config, &c, fldPath); len(errs) > 0 {
 		return nil, errs
 	}
 	errs := metav1validation.ValidateLabels(c.Labels, fldPath.Child("labels"))
-	specs, specErrs := compileFieldSpecs(c.FieldSpecs, fldPath.Child("fieldSpecs"))
+	specs, specErrs := CompileFieldSpecs(c.FieldSpecs, fldPath.Child("fieldSpecs"))
 	errs = append(errs, specErrs...)
 	defaults := defaultCommonLabels
 	if c.IncludeSelectors != nil && !*c.IncludeSelectors {
@@ -65,10 +65,10 @@ func newLabelTransformer(config []byte, fldPath *field.Path) (Transformer, field
 			defaults = defaultTemplateLabels
 		}
 	}
-	return newMapSetter("labels", c.Labels, withDefaults(defaults, specs, c.FieldSpecs != nil)), errs
+	return newMapSetter("labels", c.Labels, WithDefaults(defaults, specs, c.FieldSpecs != nil)), errs
 }
 
-func newMapSetter(what string, values map[string]string, specs specSet) *mapSetter {
+func newMapSetter(what string, values map[string]string, specs SpecSet) *mapSetter {
 	keys := make([]string, 0, len(values))
 	for k := range values {
 		keys = append(keys, k)
@@ -103,16 +103,16 @@ func (t *mapSetter) Transform(ctx *Context, objects []Object) ([]Object, error) 
 			}
 			m[k] = t.values[k]
 		}
-		return ctx.spend(grown)
+		return ctx.Spend(grown)
 	}
 	for _, obj := range objects {
-		if err := ctx.spend(0); err != nil {
+		if err := ctx.Spend(0); err != nil {
 			return nil, err
 		}
-		id := objectGVK(obj)
-		for _, s := range t.specs.forKind(id.kind) {
-			if s.matches(id) {
-				if err := s.apply(obj, set); err != nil {
+		id := GVKOf(obj)
+		for _, s := range t.specs.ForKind(id.Kind) {
+			if s.Matches(id) {
+				if err := s.Apply(obj, set); err != nil {
 					return nil, err
 				}
 			}

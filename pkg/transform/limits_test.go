@@ -32,18 +32,18 @@ func TestBuildSlotsOfAContext(t *testing.T) {
 		t.Fatal(errs.ToAggregate())
 	}
 	slots := NewBuildSlots(1)
-	slots.c <- struct{}{}
+	_ = slots.Acquire(&Context{})
 	request, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	if _, err := tr.Transform(NewContext(request, 0).SetBuildSlots(slots), configMaps(1, 1)); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("with its one slot taken: want the request's end, got %v", err)
 	}
-	<-slots.c
+	slots.Release()
 	out, err := tr.Transform(NewContext(safeContext(t), 0).SetBuildSlots(slots), configMaps(1, 1))
-	if err != nil || objectName(out[0]) != "p-c0" {
+	if err != nil || NameOf(out[0]) != "p-c0" {
 		t.Fatalf("with its slot free: %v %v", out, err)
 	}
-	if len(slots.c) != 0 {
+	if slots.InUse() != 0 {
 		t.Fatalf("the build kept its slot")
 	}
 }

@@ -32,7 +32,7 @@ import (
 // nameRef says that the field of referrer objects names an object of kind target.
 type nameRef struct {
 	target   gvkMatcher // group and kind of the referred object
-	referrer fieldSpec
+	referrer CompiledFieldSpec
 }
 
 // podSpecPaths are the pod specs of each workload kind.
@@ -130,7 +130,7 @@ var otherRefs = [][5]string{
 var nameRefsByKind = sync.OnceValue(func() map[string][]nameRef {
 	byKind := map[string][]nameRef{}
 	add := func(target gvkMatcher, group, kind, path string) {
-		spec := mustFieldSpecs(FieldSpec{Group: group, Kind: kind, Path: path})[0]
+		spec := MustFieldSpecs(FieldSpec{Group: group, Kind: kind, Path: path})[0]
 		byKind[kind] = append(byKind[kind], nameRef{target: target, referrer: spec})
 	}
 	for _, ps := range podSpecPaths {
@@ -149,11 +149,13 @@ var nameRefsByKind = sync.OnceValue(func() map[string][]nameRef {
 // resourcePlurals are the RBAC resource names of the kinds referred to from rules.
 var resourcePlurals = map[string]string{"ConfigMap": "configmaps", "Secret": "secrets", "PersistentVolume": "persistentvolumes"}
 
-// rename records that an object was renamed.
-type rename struct {
-	id               gvk
-	namespace        string
-	oldName, newName string
+// Rename records that an object was renamed.
+type Rename struct {
+	// ID is the object's group, version and kind (after the rename), Namespace its namespace.
+	ID        GVK
+	Namespace string
+	// OldName and NewName are its name before and after.
+	OldName, NewName string
 	clusterScoped    bool
 	isServiceAccount bool
 }
@@ -163,48 +165,48 @@ type renameKey struct {
 	group, kind, name string
 }
 
-// fixNameReferences rewrites every reference to a renamed object.
-func fixNameReferences(objects []Object, renames []rename) error {
+// FixNameReferences rewrites every reference to a renamed object.
+func FixNameReferences(objects []Object, renames []Rename) error {
 	if len(renames) == 0 {
 		return nil
 	}
-	index := make(map[renameKey][]*rename, len(renames))
+	index := make(map[renameKey][]*Rename, len(renames))
 	for i := range renames {
 		r := &renames[i]
-		r.clusterScoped = isClusterScoped(r.id)
-		r.isServiceAccount = r.id.kind == "ServiceAccount" && r.id.group == ""
-		k := renameKey{r.id.group, r.id.kind, r.oldName}
+		r.clusterScoped = IsClusterScoped(r.ID)
+		r.isServiceAccount = r.ID.Kind == "ServiceAccount" && r.ID.Group == ""
+		k := renameKey{r.ID.Group, r.ID.Kind, r.OldName}
 		index[k] = append(index[k], r)
 	}
 	renamedKinds := map[gvkMatcher]bool{}
 	for _, r := range renames {
-		renamedKinds[gvkMatcher{group: r.id.group, kind: r.id.kind}] = true
+		renamedKinds[gvkMatcher{group: r.ID.Group, kind: r.ID.Kind}] = true
 	}
 	// The references of each referrer kind to kinds that were renamed; most referrers have
 	// none, and are then not walked at all.
 	relevant := map[string][]*nameRef{}
 	for _, obj := range objects {
-		id := objectGVK(obj)
-		refs, ok := relevant[id.kind]
+		id := GVKOf(obj)
+		refs, ok := relevant[id.Kind]
 		if !ok {
-			byKind := nameRefsByKind()[id.kind]
+			byKind := nameRefsByKind()[id.Kind]
 			for i := range byKind {
 				if ref := &byKind[i]; renamedKinds[ref.target] {
 					refs = append(refs, ref)
 				}
 			}
-			relevant[id.kind] = refs
+			relevant[id.Kind] = refs
 		}
 		if len(refs) == 0 {
 			continue
 		}
-		f := refFixer{index: index, referrer: obj, referrerNS: objectNamespace(obj), referrerCluster: isClusterScoped(id)}
+		f := refFixer{index: index, referrer: obj, referrerNS: NamespaceOf(obj), referrerCluster: IsClusterScoped(id)}
 		for _, ref := range refs {
-			if !ref.referrer.matches(id) {
+			if !ref.referrer.Matches(id) {
 				continue
 			}
 			f.target = ref.target
-			if err := ref.referrer.apply(obj, f.fix); err != nil {
+			if err := ref.referrer.Apply(obj, f.fix); err != nil {
 				return err
 			}
 		}
@@ -214,7 +216,7 @@ func fixNameReferences(objects []Object, renames []rename) error {
 
 // refFixer rewrites the references of one referrer object to one target kind.
 type refFixer struct {
-	index           map[renameKey][]*rename
+	index           map[renameKey][]*Rename
 	referrer        Object
 	referrerNS      string
 	referrerCluster bool
@@ -233,7 +235,7 @@ func (f *refFixer) fix(parent map[string]any, key string) error {
 		if r, err := f.lookup(v, "", false); err != nil || r == nil {
 			return err
 		} else {
-			parent[key] = r.newName
+			parent[key] = r.NewName
 		}
 	case map[string]any:
 		return f.fixMapping(v)
@@ -249,7 +251,7 @@ func (f *refFixer) fix(parent map[string]any, key string) error {
 					return err
 				}
 				if r != nil {
-					v[i] = r.newName
+					v[i] = r.NewName
 				}
 			case map[string]any:
 				if err := f.fixMapping(e); err != nil {
@@ -275,9 +277,9 @@ func (f *refFixer) fixMapping(m map[string]any) error {
 	if err != nil || r == nil {
 		return err
 	}
-	m["name"] = r.newName
-	if r.namespace != "" {
-		m["namespace"] = r.namespace
+	m["name"] = r.NewName
+	if r.Namespace != "" {
+		m["namespace"] = r.Namespace
 	}
 	return nil
 }
@@ -292,22 +294,22 @@ func (f *refFixer) ruleCoversTarget(rule map[string]any) bool {
 // lookup finds the rename of the referred object, filtering candidates by namespace as
 // Kustomize does: a given namespace must match; otherwise a namespaced referrer only refers to
 // objects of its own namespace, except cluster-scoped ones and ServiceAccounts.
-func (f *refFixer) lookup(name, namespace string, byNamespace bool) (*rename, error) {
+func (f *refFixer) lookup(name, namespace string, byNamespace bool) (*Rename, error) {
 	cands := f.index[renameKey{f.target.group, f.target.kind, name}]
-	var found *rename
+	var found *Rename
 	for _, r := range cands {
 		switch {
 		case byNamespace:
-			if !r.clusterScoped && effectiveNamespace(r.namespace) != effectiveNamespace(namespace) {
+			if !r.clusterScoped && EffectiveNamespace(r.Namespace) != EffectiveNamespace(namespace) {
 				continue
 			}
 		case f.referrerCluster, r.clusterScoped, r.isServiceAccount:
 		default:
-			if effectiveNamespace(r.namespace) != effectiveNamespace(f.referrerNS) {
+			if EffectiveNamespace(r.Namespace) != EffectiveNamespace(f.referrerNS) {
 				continue
 			}
 		}
-		if found != nil && (found.newName != r.newName || found.namespace != r.namespace) {
+		if found != nil && (found.NewName != r.NewName || found.Namespace != r.Namespace) {
 			return nil, fmt.Errorf("%s refers to %s %q, which matches several renamed objects (%s, %s)",
 				Describe(f.referrer), f.target.kind, name, qualified(found), qualified(r))
 		}
@@ -316,11 +318,29 @@ func (f *refFixer) lookup(name, namespace string, byNamespace bool) (*rename, er
 	return found, nil
 }
 
-func qualified(r *rename) string {
-	if r.namespace == "" {
-		return r.newName
+func qualified(r *Rename) string {
+	if r.Namespace == "" {
+		return r.NewName
 	}
-	return strings.Join([]string{r.namespace, r.newName}, "/")
+	return strings.Join([]string{r.Namespace, r.NewName}, "/")
+}
+
+// prefixSuffixSkip are the kinds Kustomize never renames: their names are fixed by their
+// content (CRDs, APIServices) or are the namespace itself.
+var prefixSuffixSkip = []gvkMatcher{
+	{kind: "CustomResourceDefinition"},
+	{group: "apiregistration.k8s.io", kind: "APIService"},
+	{kind: "Namespace"},
+}
+
+// SkipsRename reports whether objects of id keep their name whatever renames them.
+func SkipsRename(id GVK) bool {
+	for _, m := range prefixSuffixSkip {
+		if m.matches(id) {
+			return true
+		}
+	}
+	return false
 }
 
 // RenameObjects gives every object for which newName answers true the name it returns, and
@@ -328,11 +348,11 @@ func qualified(r *rename) string {
 // does; stencil export renames through it so that both follow one table. Kinds whose names are
 // fixed by their content (CRDs, APIServices, Namespaces) are never renamed.
 func RenameObjects(objects []Object, newName func(Object) (string, bool)) error {
-	var renames []rename
+	var renames []Rename
 	for _, obj := range objects {
-		id := objectGVK(obj)
-		old := objectName(obj)
-		if skipRename(id) || old == "" {
+		id := GVKOf(obj)
+		old := NameOf(obj)
+		if SkipsRename(id) || old == "" {
 			continue
 		}
 		name, ok := newName(obj)
@@ -340,7 +360,7 @@ func RenameObjects(objects []Object, newName func(Object) (string, bool)) error 
 			continue
 		}
 		NestedMap(obj, "metadata")["name"] = name
-		renames = append(renames, rename{id: id, namespace: objectNamespace(obj), oldName: old, newName: name})
+		renames = append(renames, Rename{ID: id, Namespace: NamespaceOf(obj), OldName: old, NewName: name})
 	}
-	return fixNameReferences(objects, renames)
+	return FixNameReferences(objects, renames)
 }

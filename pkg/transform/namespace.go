@@ -51,12 +51,12 @@ type namespaceTransformer struct {
 	namespace string
 	unsetOnly bool
 	subjects  string
-	specs     specSet
+	specs     SpecSet
 }
 
 func newNamespaceTransformer(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
 	var c NamespaceConfig
-	if errs := decodeConfig(config, &c, fldPath); len(errs) > 0 {
+	if errs := DecodeConfig(config, &c, fldPath); len(errs) > 0 {
 		return nil, errs
 	}
 	var errs field.ErrorList
@@ -73,19 +73,19 @@ func newNamespaceTransformer(config []byte, fldPath *field.Path) (Transformer, f
 		errs = append(errs, field.NotSupported(fldPath.Child("setRoleBindingSubjects"), c.SetRoleBindingSubjects,
 			[]string{SubjectsDefaultOnly, SubjectsAllServiceAccounts, SubjectsNone}))
 	}
-	specs, specErrs := compileFieldSpecs(c.FieldSpecs, fldPath.Child("fieldSpecs"))
+	specs, specErrs := CompileFieldSpecs(c.FieldSpecs, fldPath.Child("fieldSpecs"))
 	errs = append(errs, specErrs...)
 	// metadata/namespace is always handled by scope, as Kustomize does.
 	if c.FieldSpecs == nil {
 		specs = defaultNamespaceFields
 	}
-	var kept []fieldSpec
+	var kept []CompiledFieldSpec
 	for _, s := range specs {
 		if s.Path != "metadata/namespace" {
 			kept = append(kept, s)
 		}
 	}
-	return &namespaceTransformer{namespace: c.Metadata.Namespace, unsetOnly: c.UnsetOnly, subjects: c.SetRoleBindingSubjects, specs: newSpecSet(kept)}, errs
+	return &namespaceTransformer{namespace: c.Metadata.Namespace, unsetOnly: c.UnsetOnly, subjects: c.SetRoleBindingSubjects, specs: NewSpecSet(kept)}, errs
 }
 
 // saKey identifies a ServiceAccount by name and effective namespace.
@@ -112,34 +112,34 @@ func (t *namespaceTransformer) Transform(ctx *Context, objects []Object) ([]Obje
 	var bindings []Object
 	seen := make(map[[4]string]bool, len(objects))
 	for _, obj := range objects {
-		id := objectGVK(obj)
-		if !isClusterScoped(id) {
+		id := GVKOf(obj)
+		if !IsClusterScoped(id) {
 			ctx.RecordOrigin(obj)
-			meta, err := ensureMap(obj, "metadata")
+			meta, err := EnsureMap(obj, "metadata")
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", Describe(obj), err)
 			}
-			old := effectiveNamespace(objectNamespace(obj))
+			old := EffectiveNamespace(NamespaceOf(obj))
 			if err := set(meta, "namespace"); err != nil {
 				return nil, fmt.Errorf("%s: metadata.namespace: %w", Describe(obj), err)
 			}
-			if id.group == "" && id.kind == "ServiceAccount" {
-				moved[saKey{objectName(obj), old}] = objectNamespace(obj)
+			if id.Group == "" && id.Kind == "ServiceAccount" {
+				moved[saKey{NameOf(obj), old}] = NamespaceOf(obj)
 			}
 		}
-		if id.group == "rbac.authorization.k8s.io" && (id.kind == "RoleBinding" || id.kind == "ClusterRoleBinding") {
+		if id.Group == "rbac.authorization.k8s.io" && (id.Kind == "RoleBinding" || id.Kind == "ClusterRoleBinding") {
 			bindings = append(bindings, obj)
 		}
-		for _, s := range t.specs.forKind(id.kind) {
+		for _, s := range t.specs.ForKind(id.Kind) {
 			// metadata/name only renames Namespace objects of the core group.
-			if !s.matches(id) || (s.Path == "metadata/name" && NestedString(obj, "apiVersion") != "v1") {
+			if !s.Matches(id) || (s.Path == "metadata/name" && NestedString(obj, "apiVersion") != "v1") {
 				continue
 			}
-			if err := s.apply(obj, set); err != nil {
+			if err := s.Apply(obj, set); err != nil {
 				return nil, err
 			}
 		}
-		key := [4]string{NestedString(obj, "apiVersion"), id.kind, objectNamespace(obj), objectName(obj)}
+		key := [4]string{NestedString(obj, "apiVersion"), id.Kind, NamespaceOf(obj), NameOf(obj)}
 		if seen[key] && key[3] != "" {
 			return nil, fmt.Errorf("setting namespace %q makes two objects %s", t.namespace, Describe(obj))
 		}
@@ -161,7 +161,7 @@ func (t *namespaceTransformer) fixSubjects(binding Object, moved map[saKey]strin
 		}
 		name, _ := subj["name"].(string)
 		ns, _ := subj["namespace"].(string)
-		if to, ok := moved[saKey{name, effectiveNamespace(ns)}]; ok {
+		if to, ok := moved[saKey{name, EffectiveNamespace(ns)}]; ok {
 			subj["namespace"] = to
 			continue
 		}
@@ -192,12 +192,4 @@ func movedByName(moved map[saKey]string, name string) (string, bool) {
 		}
 	}
 	return found, n == 1
-}
-
-// effectiveNamespace is the namespace an object without one lands in.
-func effectiveNamespace(ns string) string {
-	if ns == "" {
-		return "default"
-	}
-	return ns
 }

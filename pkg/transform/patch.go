@@ -17,18 +17,11 @@ limitations under the License.
 package transform
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"strings"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
 )
 
 // The patch types of PatchConfig.Type.
@@ -65,30 +58,24 @@ type PatchOptions struct {
 }
 
 type patchTransformer struct {
-	target  *selector
+	target  *CompiledSelector
 	options PatchOptions
 	smp     []map[string]any // strategic-merge documents
 	json    jsonpatch.Patch  // or a JSON 6902 patch
 	// ids are the documents' own identities, used without a target.
-	ids []patchID
-}
-
-// patchID is what a strategic-merge document without target selects by.
-type patchID struct {
-	group, version, kind, name, namespace string
-	hasAPIVersion                         bool
+	ids []PatchID
 }
 
 func newPatchTransformer(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
 	var c PatchConfig
-	if errs := decodeConfig(config, &c, fldPath); len(errs) > 0 {
+	if errs := DecodeConfig(config, &c, fldPath); len(errs) > 0 {
 		return nil, errs
 	}
 	var errs field.ErrorList
 	t := &patchTransformer{options: c.Options}
 	if c.Target != nil {
 		var selErrs field.ErrorList
-		t.target, selErrs = compileSelector(c.Target, fldPath.Child("target"))
+		t.target, selErrs = CompileSelector(c.Target, fldPath.Child("target"))
 		errs = append(errs, selErrs...)
 	}
 	patchPath := fldPath.Child("patch")
@@ -99,11 +86,11 @@ func newPatchTransformer(config []byte, fldPath *field.Path) (Transformer, field
 	case len(c.Patch) == 0 || string(c.Patch) == "null":
 		return t, append(errs, field.Required(patchPath, ""))
 	}
-	docs, err := parsePatch(c.Patch)
+	docs, err := ParsePatch(c.Patch)
 	if err != nil {
 		return t, append(errs, field.Invalid(patchPath, shortText(c.Patch), err.Error()))
 	}
-	isJSON := len(docs) == 1 && isList(docs[0])
+	isJSON := len(docs) == 1 && IsList(docs[0])
 	switch c.Type {
 	case "":
 	case PatchTypeJSON6902:
@@ -121,7 +108,7 @@ func newPatchTransformer(config []byte, fldPath *field.Path) (Transformer, field
 		if c.Target == nil {
 			errs = append(errs, field.Required(fldPath.Child("target"), "a JSON 6902 patch needs a target"))
 		}
-		t.json, err = compileJSONPatch(docs[0].([]any))
+		t.json, err = CompileJSONPatch(docs[0].([]any))
 		if err != nil {
 			errs = append(errs, field.Invalid(patchPath, shortText(c.Patch), err.Error()))
 		}
@@ -135,7 +122,7 @@ func newPatchTransformer(config []byte, fldPath *field.Path) (Transformer, field
 		}
 		t.smp = append(t.smp, m)
 		if c.Target == nil {
-			id, err := ownPatchID(m)
+			id, err := OwnPatchID(m)
 			if err != nil {
 				errs = append(errs, field.Required(fldPath.Child("target"), err.Error()))
 			}
@@ -143,119 +130,6 @@ func newPatchTransformer(config []byte, fldPath *field.Path) (Transformer, field
 		}
 	}
 	return t, errs
-}
-
-func isList(v any) bool { _, ok := v.([]any); return ok }
-
-// parsePatch returns the patch documents: an inline object or list, or YAML/JSON text that
-// may hold several YAML documents.
-func parsePatch(raw json.RawMessage) ([]any, error) {
-	var text string
-	if err := json.Unmarshal(raw, &text); err != nil {
-		v, err := decodeAny(raw)
-		if err != nil {
-			return nil, err
-		}
-		return []any{v}, nil
-	}
-	text = strings.TrimSpace(text)
-	if text == "" {
-		return nil, errors.New("must not be empty")
-	}
-	var docs []any
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(text)))
-	for {
-		doc, err := reader.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(bytes.TrimSpace(doc)) == 0 {
-			continue
-		}
-		j, err := yaml.YAMLToJSON(doc)
-		if err != nil {
-			return nil, fmt.Errorf("neither YAML nor JSON: %w", err)
-		}
-		if string(j) == "null" {
-			continue
-		}
-		v, err := decodeAny(j)
-		if err != nil {
-			return nil, err
-		}
-		docs = append(docs, v)
-	}
-	if len(docs) == 0 {
-		return nil, errors.New("must not be empty")
-	}
-	if len(docs) > 1 && isList(docs[0]) {
-		return nil, errors.New("a JSON 6902 patch must be a single list of operations")
-	}
-	return docs, nil
-}
-
-// decodeAny decodes one JSON value with numbers kept as json.Number.
-func decodeAny(raw []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
-// ownPatchID reads the identity of a strategic-merge document used without a target.
-func ownPatchID(doc map[string]any) (patchID, error) {
-	id := patchID{kind: NestedString(doc, "kind"), name: NestedString(doc, "metadata", "name"), namespace: NestedString(doc, "metadata", "namespace")}
-	if av := NestedString(doc, "apiVersion"); av != "" {
-		id.group, id.version = splitAPIVersion(av)
-		id.hasAPIVersion = true
-	}
-	if id.kind == "" || id.name == "" {
-		return id, errors.New("a strategic-merge patch without target must give kind and metadata.name")
-	}
-	return id, nil
-}
-
-// compileJSONPatch checks every operation and builds the patch.
-func compileJSONPatch(ops []any) (jsonpatch.Patch, error) {
-	if len(ops) == 0 {
-		return nil, errors.New("must hold at least one operation")
-	}
-	for i, o := range ops {
-		op, ok := o.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("operation %d is not an object", i)
-		}
-		name, _ := op["op"].(string)
-		needs := map[string][]string{
-			"add": {"path", "value"}, "replace": {"path", "value"}, "test": {"path", "value"},
-			"remove": {"path"}, "move": {"path", "from"}, "copy": {"path", "from"},
-		}[name]
-		if needs == nil {
-			return nil, fmt.Errorf("operation %d: op %q is not one of add, remove, replace, move, copy, test", i, op["op"])
-		}
-		for _, f := range needs {
-			v, ok := op[f]
-			if !ok {
-				return nil, fmt.Errorf("operation %d (%s): %s is required", i, name, f)
-			}
-			if f == "path" || f == "from" {
-				if s, ok := v.(string); !ok || (s != "" && !strings.HasPrefix(s, "/")) {
-					return nil, fmt.Errorf("operation %d (%s): %s must be a JSON pointer such as /spec/replicas", i, name, f)
-				}
-			}
-		}
-	}
-	raw, err := json.Marshal(ops)
-	if err != nil {
-		return nil, err
-	}
-	return jsonpatch.DecodePatch(raw)
 }
 
 // shortText shortens a patch for an error message.

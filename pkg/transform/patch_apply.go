@@ -19,7 +19,6 @@ package transform
 import (
 	"fmt"
 	"maps"
-	"math"
 	"sync"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -34,12 +33,12 @@ import (
 // document) that selects nothing is not an error, as for Kustomize's targeted patches, but a
 // warning, since it is almost always a mistake (kustomize#4379).
 func (t *patchTransformer) Transform(ctx *Context, objects []Object) ([]Object, error) {
-	var renames []rename
+	var renames []Rename
 	deleted := map[int]bool{}
 	matched := 0
 	docMatched := make([]bool, len(t.ids))
 	for i, obj := range objects {
-		if err := ctx.spend(0); err != nil {
+		if err := ctx.Spend(0); err != nil {
 			return nil, err
 		}
 		docs := t.selectedDocs(ctx, obj, docMatched)
@@ -47,8 +46,8 @@ func (t *patchTransformer) Transform(ctx *Context, objects []Object) ([]Object, 
 			continue
 		}
 		matched++
-		before := objectGVK(obj)
-		oldName := objectName(obj)
+		before := GVKOf(obj)
+		oldName := NameOf(obj)
 		if t.json != nil || t.options.AllowNameChange {
 			ctx.RecordOrigin(obj)
 		}
@@ -62,8 +61,8 @@ func (t *patchTransformer) Transform(ctx *Context, objects []Object) ([]Object, 
 				break
 			}
 		}
-		if newName := objectName(obj); newName != oldName && oldName != "" && !deleted[i] {
-			renames = append(renames, rename{id: before, namespace: objectNamespace(obj), oldName: oldName, newName: newName})
+		if newName := NameOf(obj); newName != oldName && oldName != "" && !deleted[i] {
+			renames = append(renames, Rename{ID: before, Namespace: NamespaceOf(obj), OldName: oldName, NewName: newName})
 		}
 	}
 	if matched == 0 {
@@ -72,7 +71,7 @@ func (t *patchTransformer) Transform(ctx *Context, objects []Object) ([]Object, 
 	}
 	for i, ok := range docMatched {
 		if !ok {
-			ctx.Warnf("patch document %d matches no object (%s %s)", i, t.ids[i].kind, t.ids[i].name)
+			ctx.Warnf("patch document %d matches no object (%s %s)", i, t.ids[i].Kind, t.ids[i].Name)
 		}
 	}
 	if len(deleted) > 0 {
@@ -84,14 +83,14 @@ func (t *patchTransformer) Transform(ctx *Context, objects []Object) ([]Object, 
 		}
 		objects = kept
 	}
-	return objects, fixNameReferences(objects, renames)
+	return objects, FixNameReferences(objects, renames)
 }
 
 // selectedDocs returns the documents that apply to obj: all of them when obj matches the
 // target, or those whose own kind and name are obj's.
 func (t *patchTransformer) selectedDocs(ctx *Context, obj Object, docMatched []bool) []map[string]any {
 	if t.target != nil {
-		if !t.target.matches(ctx, obj) {
+		if !t.target.Matches(ctx, obj) {
 			return nil
 		}
 		if t.json != nil {
@@ -100,17 +99,17 @@ func (t *patchTransformer) selectedDocs(ctx *Context, obj Object, docMatched []b
 		return t.smp
 	}
 	var docs []map[string]any
-	id := objectGVK(obj)
-	name, ns := objectName(obj), objectNamespace(obj)
+	id := GVKOf(obj)
+	name, ns := NameOf(obj), NamespaceOf(obj)
 	origName, origNS := ctx.OriginalName(obj)
 	for i, pid := range t.ids {
-		if pid.kind != id.kind || (pid.name != name && pid.name != origName) {
+		if pid.Kind != id.Kind || (pid.Name != name && pid.Name != origName) {
 			continue
 		}
-		if pid.hasAPIVersion && (pid.group != id.group || pid.version != id.version) {
+		if pid.HasAPIVersion && (pid.Group != id.Group || pid.Version != id.Version) {
 			continue
 		}
-		if pid.namespace != "" && pid.namespace != ns && pid.namespace != origNS {
+		if pid.Namespace != "" && pid.Namespace != ns && pid.Namespace != origNS {
 			continue
 		}
 		docs = append(docs, t.smp[i])
@@ -147,17 +146,17 @@ func (t *patchTransformer) apply(ctx *Context, obj Object, doc map[string]any) (
 		delete(patch, "apiVersion")
 	}
 	before := 0
-	if ctx.maxBytes > 0 {
+	if ctx.MaxBytes() > 0 {
 		before = jsonbytes.EncodedSize(obj, 0)
 	}
-	merged, err := strategicpatch.StrategicMergeMapPatchUsingLookupPatchMeta(obj, patch, lookupSchema(objectGVK(obj)))
+	merged, err := strategicpatch.StrategicMergeMapPatchUsingLookupPatchMeta(obj, patch, lookupSchema(GVKOf(obj)))
 	if err != nil {
 		return false, err
 	}
 	replaceContents(obj, merged)
-	if ctx.maxBytes > 0 {
+	if ctx.MaxBytes() > 0 {
 		// A merge adds at most the patch to the object, so measuring after it is enough.
-		return false, ctx.spend(jsonbytes.EncodedSize(obj, 0) - before)
+		return false, ctx.Spend(jsonbytes.EncodedSize(obj, 0) - before)
 	}
 	return false, nil
 }
@@ -174,7 +173,7 @@ func (t *patchTransformer) applyJSON(ctx *Context, obj Object) error {
 		return err
 	}
 	var out []byte
-	if ctx.fits(jsonPatchBound(t.json, len(doc)) - len(doc)) {
+	if ctx.Fits(JSONPatchBound(t.json, len(doc)) - len(doc)) {
 		if out, err = t.json.Apply(doc); err != nil {
 			return err
 		}
@@ -184,10 +183,10 @@ func (t *patchTransformer) applyJSON(ctx *Context, obj Object) error {
 			if out, err = (jsonpatch.Patch{op}).Apply(out); err != nil {
 				return err
 			}
-			if !ctx.fits(len(out) - len(doc)) {
-				return ctx.tooLarge()
+			if !ctx.Fits(len(out) - len(doc)) {
+				return ctx.TooLarge()
 			}
-			if err := ctx.spend(0); err != nil {
+			if err := ctx.Spend(0); err != nil {
 				return err
 			}
 		}
@@ -197,45 +196,17 @@ func (t *patchTransformer) applyJSON(ctx *Context, obj Object) error {
 		return err
 	}
 	replaceContents(obj, patched)
-	if ctx.maxBytes > 0 {
+	if ctx.MaxBytes() > 0 {
 		// The library's encoding escapes more than ours: measure the object as ours writes it.
-		return ctx.spend(jsonbytes.EncodedSize(obj, 0) - len(doc))
+		return ctx.Spend(jsonbytes.EncodedSize(obj, 0) - len(doc))
 	}
 	return nil
-}
-
-// jsonPatchBound is the most a JSON 6902 patch can make of a document of n bytes: an add or a
-// replace adds at most its value and its path (as the new key), a move at most its path, and a
-// copy at most the whole document again.
-func jsonPatchBound(p jsonpatch.Patch, n int) int {
-	const ceiling = math.MaxInt / 4 // far above any budget, and safe to double once more
-	for _, op := range p {
-		path := 0
-		if raw := op["path"]; raw != nil {
-			path = len(*raw)
-		}
-		switch op.Kind() {
-		case "add", "replace":
-			if raw := op["value"]; raw != nil {
-				n += len(*raw)
-			}
-			n += path + len(`"":,`)
-		case "move":
-			n += path
-		case "copy":
-			n += n + path + len(`"":,`)
-		}
-		if n > ceiling {
-			return ceiling
-		}
-	}
-	return n
 }
 
 // replaceContents makes obj hold the keys of from, so that obj keeps its identity (the
 // pipeline tracks objects by their map).
 func replaceContents(obj, from Object) {
-	if objectKey(obj) == objectKey(from) {
+	if ObjectKey(obj) == ObjectKey(from) {
 		return
 	}
 	clear(obj)
@@ -248,12 +219,12 @@ var schemas sync.Map
 // lookupSchema returns the patch metadata of a Kubernetes kind, from its Go type, or the
 // schema-less metadata that makes a strategic-merge patch a JSON merge patch that still
 // honours $patch directives, for every other kind.
-func lookupSchema(id gvk) strategicpatch.LookupPatchMeta {
-	key := schema.GroupVersionKind{Group: id.group, Version: id.version, Kind: id.kind}
+func lookupSchema(id GVK) strategicpatch.LookupPatchMeta {
+	key := schema.GroupVersionKind{Group: id.Group, Version: id.Version, Kind: id.Kind}
 	if s, ok := schemas.Load(key); ok {
 		return s.(strategicpatch.LookupPatchMeta)
 	}
-	var s strategicpatch.LookupPatchMeta = mergeSchema{}
+	var s strategicpatch.LookupPatchMeta = MergeSchema{}
 	if typed, err := scheme.Scheme.New(key); err == nil {
 		if meta, err := strategicpatch.NewPatchMetaFromStruct(typed); err == nil {
 			s = meta
@@ -262,17 +233,3 @@ func lookupSchema(id gvk) strategicpatch.LookupPatchMeta {
 	schemas.Store(key, s)
 	return s
 }
-
-// mergeSchema knows no patch strategy: maps merge, lists are replaced, as in a JSON merge
-// patch.
-type mergeSchema struct{}
-
-func (mergeSchema) LookupPatchMetadataForStruct(string) (strategicpatch.LookupPatchMeta, strategicpatch.PatchMeta, error) {
-	return mergeSchema{}, strategicpatch.PatchMeta{}, nil
-}
-
-func (mergeSchema) LookupPatchMetadataForSlice(string) (strategicpatch.LookupPatchMeta, strategicpatch.PatchMeta, error) {
-	return mergeSchema{}, strategicpatch.PatchMeta{}, nil
-}
-
-func (mergeSchema) Name() string { return "" }

@@ -86,8 +86,9 @@ func (e *Error) Error() string {
 // Unwrap returns Err, so that errors.Is and errors.As see through the transformer.
 func (e *Error) Unwrap() error { return e.Err }
 
-// configHeader is what Compile reads before choosing the factory.
-type configHeader struct {
+// Header is what Compile reads of a config before choosing the factory.
+type Header struct {
+	// APIVersion and Kind are the config's; Metadata.Name its name in the list.
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Metadata   struct {
@@ -143,15 +144,15 @@ func (r *Registry) Compile(plugins Plugins, configs []Config) (*Pipeline, field.
 // factory reads a config's header and returns the factory that builds its step: a built-in
 // transformer or generator or the Kustomization of r, or a plugin of plugins; or every reason
 // there is none.
-func (r *Registry) factory(plugins Plugins, raw []byte, path *field.Path, generator bool) (configHeader, Factory, field.ErrorList) {
-	var h configHeader
+func (r *Registry) factory(plugins Plugins, raw []byte, path *field.Path, generator bool) (Header, Factory, field.ErrorList) {
+	var h Header
 	if err := json.Unmarshal(raw, &h); err != nil {
 		return h, nil, field.ErrorList{field.Invalid(path, "", "malformed "+stepNoun(generator)+" config: "+err.Error())}
 	}
 	if h.Kind == "" {
 		return h, nil, field.ErrorList{field.Required(path.Child("kind"), "")}
 	}
-	if isPluginConfig(h) {
+	if IsPluginConfig(h) {
 		f, errs := pluginFactory(plugins, h, path, generator)
 		return h, f, errs
 	}
@@ -238,7 +239,7 @@ func (p *Pipeline) Transform(ctx *Context, objects []Object) ([]Object, error) {
 }
 
 // generatedName is the name a generator config gives its object, for messages.
-func generatedName(raw []byte, h configHeader) string {
+func generatedName(raw []byte, h Header) string {
 	var c struct {
 		Name string `json:"name"`
 	}

@@ -34,14 +34,14 @@ type Plugins interface {
 	// PluginFactory returns the factory of the plugin config whose header is h, or every
 	// reason it cannot run, with paths under path; generator says the config is one of the
 	// Template's generators.
-	PluginFactory(h configHeader, path *field.Path, generator bool) (Factory, field.ErrorList)
+	PluginFactory(h Header, path *field.Path, generator bool) (Factory, field.ErrorList)
 }
 
 // pluginFactory asks plugins for the factory of a plugin config; nil plugins run none.
-func pluginFactory(plugins Plugins, h configHeader, path *field.Path, generator bool) (Factory, field.ErrorList) {
+func pluginFactory(plugins Plugins, h Header, path *field.Path, generator bool) (Factory, field.ErrorList) {
 	if plugins == nil {
 		where := path.Child("apiVersion")
-		if hasProvider(h) {
+		if HasProvider(h) {
 			where = path.Child("provider")
 		}
 		return nil, field.ErrorList{field.Forbidden(where, "plugins do not run here")}
@@ -49,21 +49,21 @@ func pluginFactory(plugins Plugins, h configHeader, path *field.Path, generator 
 	return plugins.PluginFactory(h, path, generator)
 }
 
-// isPluginConfig reports whether a config is run by a plugin rather than a built-in: it has a
+// IsPluginConfig reports whether a config is run by a plugin rather than a built-in: it has a
 // provider, or an apiVersion of its own API group (seed 000's exec plugins).
-func isPluginConfig(h configHeader) bool {
-	if hasProvider(h) {
+func IsPluginConfig(h Header) bool {
+	if HasProvider(h) {
 		return true
 	}
 	switch h.APIVersion {
 	case "", BuiltinAPIVersion, KustomizationAPIVersion:
 		return false
 	}
-	return !hasParamRef(h.APIVersion)
+	return !HasParamRef(h.APIVersion)
 }
 
-// hasProvider reports whether a config names a provider (a null one names none).
-func hasProvider(h configHeader) bool {
+// HasProvider reports whether a config names a provider (a null one names none).
+func HasProvider(h Header) bool {
 	return len(h.Provider) > 0 && string(h.Provider) != "null"
 }
 
@@ -71,8 +71,8 @@ func hasProvider(h configHeader) bool {
 func UsesPlugins(t *templates.Template) bool {
 	for _, list := range [][]runtime.RawExtension{t.Generators, t.Transformers} {
 		for _, raw := range list {
-			var h configHeader
-			if json.Unmarshal(raw.Raw, &h) == nil && isPluginConfig(h) {
+			var h Header
+			if json.Unmarshal(raw.Raw, &h) == nil && IsPluginConfig(h) {
 				return true
 			}
 		}
@@ -84,4 +84,4 @@ func UsesPlugins(t *templates.Template) bool {
 // the request's output budget (NewContext's maxBytes), by a built-in's accounting, by the
 // measure after a step, or by a plugin's result; a caller that tried a smaller budget than
 // the request's may then try again with a larger one.
-func IsOutputTooLarge(err error) bool { return errors.Is(err, errOutputTooLarge) }
+func IsOutputTooLarge(err error) bool { return errors.Is(err, ErrOutputTooLarge) }

@@ -33,26 +33,18 @@ type PrefixSuffixConfig struct {
 	FieldSpecs []FieldSpec `json:"fieldSpecs,omitempty"`
 }
 
-// prefixSuffixSkip are the kinds Kustomize never renames: their names are fixed by their
-// content (CRDs, APIServices) or are the namespace itself.
-var prefixSuffixSkip = []gvkMatcher{
-	{kind: "CustomResourceDefinition"},
-	{group: "apiregistration.k8s.io", kind: "APIService"},
-	{kind: "Namespace"},
-}
-
 type prefixSuffix struct {
 	prefix, suffix string
-	specs          specSet
+	specs          SpecSet
 }
 
 func newPrefixSuffix(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
 	var c PrefixSuffixConfig
-	if errs := decodeConfig(config, &c, fldPath); len(errs) > 0 {
+	if errs := DecodeConfig(config, &c, fldPath); len(errs) > 0 {
 		return nil, errs
 	}
-	specs, errs := compileFieldSpecs(c.FieldSpecs, fldPath.Child("fieldSpecs"))
-	return &prefixSuffix{prefix: c.Prefix, suffix: c.Suffix, specs: withDefaults(defaultNamePrefixSuffix, specs, c.FieldSpecs != nil)}, errs
+	specs, errs := CompileFieldSpecs(c.FieldSpecs, fldPath.Child("fieldSpecs"))
+	return &prefixSuffix{prefix: c.Prefix, suffix: c.Suffix, specs: WithDefaults(defaultNamePrefixSuffix, specs, c.FieldSpecs != nil)}, errs
 }
 
 // Transform renames the objects and then every reference to them.
@@ -60,49 +52,40 @@ func (t *prefixSuffix) Transform(ctx *Context, objects []Object) ([]Object, erro
 	if t.prefix == "" && t.suffix == "" {
 		return objects, nil
 	}
-	var renames []rename
+	var renames []Rename
 	grown := len(t.prefix) + len(t.suffix)
 	for _, obj := range objects {
-		if err := ctx.spend(0); err != nil {
+		if err := ctx.Spend(0); err != nil {
 			return nil, err
 		}
-		id := objectGVK(obj)
-		if skipRename(id) {
+		id := GVKOf(obj)
+		if SkipsRename(id) {
 			continue
 		}
-		for _, s := range t.specs.forKind(id.kind) {
-			if !s.matches(id) {
+		for _, s := range t.specs.ForKind(id.Kind) {
+			if !s.Matches(id) {
 				continue
 			}
 			isName := s.Path == "metadata/name"
 			if isName {
 				ctx.RecordOrigin(obj)
 			}
-			err := s.apply(obj, func(parent map[string]any, key string) error {
+			err := s.Apply(obj, func(parent map[string]any, key string) error {
 				old, ok := parent[key].(string)
 				if !ok && parent[key] != nil {
 					return fmt.Errorf("not a string")
 				}
 				parent[key] = t.prefix + old + t.suffix
 				if isName && old != "" {
-					renames = append(renames, rename{id: id, namespace: objectNamespace(obj), oldName: old, newName: t.prefix + old + t.suffix})
+					renames = append(renames, Rename{ID: id, Namespace: NamespaceOf(obj), OldName: old, NewName: t.prefix + old + t.suffix})
 				}
 				// Each name is a new string: a long prefix over many objects adds up.
-				return ctx.spend(grown)
+				return ctx.Spend(grown)
 			})
 			if err != nil {
 				return nil, err
 			}
 		}
 	}
-	return objects, fixNameReferences(objects, renames)
-}
-
-func skipRename(id gvk) bool {
-	for _, m := range prefixSuffixSkip {
-		if m.matches(id) {
-			return true
-		}
-	}
-	return false
+	return objects, FixNameReferences(objects, renames)
 }

@@ -21,8 +21,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"stencil.dev/stencil/pkg/sandbox"
 )
 
 // Plugins run code the template's author wrote: a Starlark script in-process, or an
@@ -116,9 +114,9 @@ func disabled(path *field.Path, provider, how string) *field.Error {
 
 // PluginFactory returns the factory of a plugin config (IsPluginConfig) under p, or why it
 // cannot run: without a provider, seed 000's exec plugin of its API group.
-func (p Policy) PluginFactory(h configHeader, path *field.Path, generator bool) (Factory, field.ErrorList) {
-	if !hasProvider(h) {
-		group, _ := splitAPIVersion(h.APIVersion)
+func (p Policy) PluginFactory(h Header, path *field.Path, generator bool) (Factory, field.ErrorList) {
+	if !HasProvider(h) {
+		group, _ := SplitAPIVersion(h.APIVersion)
 		if group == "" || strings.ContainsAny(group, "/\\") || group == "." || group == ".." {
 			return nil, field.ErrorList{field.Invalid(path.Child("apiVersion"), h.APIVersion,
 				"a plugin's apiVersion must name an API group, such as team.example.com/v1")}
@@ -126,13 +124,13 @@ func (p Policy) PluginFactory(h configHeader, path *field.Path, generator bool) 
 		if p.Exec == nil {
 			return nil, field.ErrorList{disabled(path.Child("apiVersion"), ProviderExecPlugin+" ("+group+")", "stencil-apiserver --plugin-dir")}
 		}
-		return p.Exec.seedPluginFactory(group, generator), nil
+		return p.Exec.SeedFactory(group, generator), nil
 	}
 	var provider struct {
 		Provider Provider `json:"provider"`
 	}
 	pp := path.Child("provider")
-	if errs := decodeConfig(append(append([]byte(`{"provider":`), h.Provider...), '}'), &provider, path); len(errs) > 0 {
+	if errs := DecodeConfig(append(append([]byte(`{"provider":`), h.Provider...), '}'), &provider, path); len(errs) > 0 {
 		return nil, errs
 	}
 	pr := provider.Provider
@@ -154,17 +152,17 @@ func (p Policy) PluginFactory(h configHeader, path *field.Path, generator bool) 
 		if !p.Starlark {
 			return nil, field.ErrorList{disabled(sp, ProviderStarlark, "stencil-apiserver --enable-starlark or --starlark-namespaces; stencil process --local always runs it")}
 		}
-		return p.starlarkFactory(*pr.Starlark, sp)
+		return StarlarkOptions{LocalFiles: p.LocalFiles, LocalDir: p.LocalDir}.Factory(pr.Starlark.Source, pr.Starlark.Path, sp)
 	case pr.Exec != nil:
 		if p.Exec == nil {
 			return nil, field.ErrorList{disabled(pp.Child(ProviderExec), ProviderExec, "stencil-apiserver --plugin-dir; stencil process --local --plugin-dir DIR --enable-exec")}
 		}
-		return p.Exec.krmFactory(pr.Exec.Path, "", pp.Child(ProviderExec, "path"), generator)
+		return p.Exec.KRMFactory(pr.Exec.Path, "", pp.Child(ProviderExec, "path"), generator)
 	default:
 		if p.Exec == nil {
 			return nil, field.ErrorList{disabled(pp.Child(ProviderContainer), ProviderContainer, "stencil-apiserver --plugin-dir and --plugin-images")}
 		}
-		return p.Exec.krmFactory("", pr.Container.Image, pp.Child(ProviderContainer, "image"), generator)
+		return p.Exec.KRMFactory("", pr.Container.Image, pp.Child(ProviderContainer, "image"), generator)
 	}
 }
 
@@ -177,7 +175,7 @@ func (p Policy) Describe() string {
 	}
 	msg := "plugin providers enabled in this namespace: " + strings.Join(enabled, ", ")
 	if p.Exec != nil {
-		msg += " (exec plugins confined by: " + sandbox.Probe().String() + ")"
+		msg += " (exec plugins confined by: " + Confinement() + ")"
 	}
 	return msg
 }

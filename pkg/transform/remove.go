@@ -39,19 +39,19 @@ type removeConfig struct {
 }
 
 type removeTransformer struct {
-	target *selector
+	target *CompiledSelector
 	paths  []remove.Path
 }
 
 func newRemoveTransformer(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
 	var cfg removeConfig
-	if errs := decodeConfig(config, &cfg, fldPath); len(errs) > 0 {
+	if errs := DecodeConfig(config, &cfg, fldPath); len(errs) > 0 {
 		return nil, errs
 	}
 	var errs field.ErrorList
 	t := &removeTransformer{}
 	if cfg.Target != nil {
-		t.target, errs = compileSelector(cfg.Target, fldPath.Child("target"))
+		t.target, errs = CompileSelector(cfg.Target, fldPath.Child("target"))
 	}
 	pathsPath := fldPath.Child("paths")
 	if len(cfg.Paths) == 0 {
@@ -71,7 +71,7 @@ func newRemoveTransformer(config []byte, fldPath *field.Path) (Transformer, fiel
 func (t *removeTransformer) Transform(ctx *Context, objects []Object) ([]Object, error) {
 	matched := false
 	for _, obj := range objects {
-		if t.target != nil && !t.target.matches(ctx, obj) {
+		if t.target != nil && !t.target.Matches(ctx, obj) {
 			continue
 		}
 		matched = true

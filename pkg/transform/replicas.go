@@ -44,12 +44,12 @@ type ReplicaCountConfig struct {
 type replicaCountTransformer struct {
 	name  string
 	count json.Number
-	specs specSet
+	specs SpecSet
 }
 
 func newReplicaCountTransformer(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
 	var c ReplicaCountConfig
-	if errs := decodeConfig(config, &c, fldPath); len(errs) > 0 {
+	if errs := DecodeConfig(config, &c, fldPath); len(errs) > 0 {
 		return nil, errs
 	}
 	var errs field.ErrorList
@@ -59,12 +59,12 @@ func newReplicaCountTransformer(config []byte, fldPath *field.Path) (Transformer
 	if c.Replica.Count < 0 {
 		errs = append(errs, field.Invalid(fldPath.Child("replica", "count"), c.Replica.Count, "must not be negative"))
 	}
-	specs, specErrs := compileFieldSpecs(c.FieldSpecs, fldPath.Child("fieldSpecs"))
+	specs, specErrs := CompileFieldSpecs(c.FieldSpecs, fldPath.Child("fieldSpecs"))
 	errs = append(errs, specErrs...)
 	return &replicaCountTransformer{
 		name:  c.Replica.Name,
 		count: json.Number(strconv.FormatInt(c.Replica.Count, 10)),
-		specs: withDefaults(defaultReplicas, specs, c.FieldSpecs != nil),
+		specs: WithDefaults(defaultReplicas, specs, c.FieldSpecs != nil),
 	}, errs
 }
 
@@ -80,13 +80,13 @@ func (t *replicaCountTransformer) Transform(ctx *Context, objects []Object) ([]O
 	}
 	for _, obj := range objects {
 		orig, _ := ctx.OriginalName(obj)
-		if objectName(obj) != t.name && orig != t.name {
+		if NameOf(obj) != t.name && orig != t.name {
 			continue
 		}
-		id := objectGVK(obj)
-		for _, s := range t.specs.forKind(id.kind) {
-			if s.matches(id) {
-				if err := s.apply(obj, set); err != nil {
+		id := GVKOf(obj)
+		for _, s := range t.specs.ForKind(id.Kind) {
+			if s.Matches(id) {
+				if err := s.Apply(obj, set); err != nil {
 					return nil, err
 				}
 			}

@@ -75,7 +75,15 @@ var clusterScoped = map[string]bool{
 	"image.openshift.io/Image":                                      true,
 }
 
-// isClusterScoped reports whether objects of id have no namespace.
-func isClusterScoped(id gvk) bool {
-	return clusterScoped[id.group+"/"+id.kind]
+// IsClusterScoped reports whether objects of id have no namespace.
+func IsClusterScoped(id GVK) bool {
+	return clusterScoped[id.Group+"/"+id.Kind]
+}
+
+// EffectiveNamespace is the namespace an object without one lands in.
+func EffectiveNamespace(ns string) string {
+	if ns == "" {
+		return "default"
+	}
+	return ns
 }

@@ -39,14 +39,14 @@ type Selector struct {
 	AnnotationSelector string `json:"annotationSelector,omitempty"`
 }
 
-// selector is a compiled Selector; nil fields match anything.
-type selector struct {
+// CompiledSelector is a compiled Selector; nil fields match anything.
+type CompiledSelector struct {
 	group, version, kind, name, namespace *regexp.Regexp
 	labels, annotations                   labels.Selector
 }
 
-// compileSelector compiles s, reporting bad regexes and selectors under fldPath.
-func compileSelector(s *Selector, fldPath *field.Path) (*selector, field.ErrorList) {
+// CompileSelector compiles s, reporting bad regexes and selectors under fldPath.
+func CompileSelector(s *Selector, fldPath *field.Path) (*CompiledSelector, field.ErrorList) {
 	var errs field.ErrorList
 	re := func(p, name string) *regexp.Regexp {
 		if p == "" {
@@ -58,7 +58,7 @@ func compileSelector(s *Selector, fldPath *field.Path) (*selector, field.ErrorLi
 		}
 		return r
 	}
-	sel := &selector{
+	sel := &CompiledSelector{
 		group:     re(s.Group, "group"),
 		version:   re(s.Version, "version"),
 		kind:      re(s.Kind, "kind"),
@@ -80,26 +80,26 @@ func compileSelector(s *Selector, fldPath *field.Path) (*selector, field.ErrorLi
 	return sel, errs
 }
 
-// matches reports whether obj is selected. Name and namespace also match the object's
+// Matches reports whether obj is selected. Name and namespace also match the object's
 // original ones, before any rename in this pipeline, as Kustomize matches original IDs.
-func (s *selector) matches(ctx *Context, obj Object) bool {
-	id := objectGVK(obj)
-	if (s.group != nil && !s.group.MatchString(id.group)) ||
-		(s.version != nil && !s.version.MatchString(id.version)) ||
-		(s.kind != nil && !s.kind.MatchString(id.kind)) {
+func (s *CompiledSelector) Matches(ctx *Context, obj Object) bool {
+	id := GVKOf(obj)
+	if (s.group != nil && !s.group.MatchString(id.Group)) ||
+		(s.version != nil && !s.version.MatchString(id.Version)) ||
+		(s.kind != nil && !s.kind.MatchString(id.Kind)) {
 		return false
 	}
 	if s.name != nil || s.namespace != nil {
 		origName, origNS := ctx.OriginalName(obj)
-		if s.name != nil && !s.name.MatchString(objectName(obj)) && !s.name.MatchString(origName) {
+		if s.name != nil && !s.name.MatchString(NameOf(obj)) && !s.name.MatchString(origName) {
 			return false
 		}
 		if s.namespace != nil {
 			// Kustomize matches the effective namespace: "default" for a namespaced object
 			// without one, "" for a cluster-scoped object.
-			cur, orig := objectNamespace(obj), origNS
-			if !isClusterScoped(id) {
-				cur, orig = effectiveNamespace(cur), effectiveNamespace(orig)
+			cur, orig := NamespaceOf(obj), origNS
+			if !IsClusterScoped(id) {
+				cur, orig = EffectiveNamespace(cur), EffectiveNamespace(orig)
 			}
 			if !s.namespace.MatchString(cur) && !s.namespace.MatchString(orig) {
 				return false

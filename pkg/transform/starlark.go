@@ -57,21 +57,31 @@ type starlarkTransformer struct {
 	config Object
 }
 
-// starlarkFactory compiles the script of a Starlark provider.
-func (p Policy) starlarkFactory(sp StarlarkProvider, path *field.Path) (Factory, field.ErrorList) {
-	source := sp.Source
+// StarlarkOptions are what the CLI lets a Starlark provider do that the server does not.
+type StarlarkOptions struct {
+	// LocalFiles lets provider.starlark.path name a file on the local disk: the CLI's --local
+	// mode, where the user runs their own files on their own machine; never on the server.
+	LocalFiles bool
+	// LocalDir is the template file's directory, the only one provider.starlark.path reads
+	// from (see readLocalScript); empty (a template from stdin) reads no file.
+	LocalDir string
+}
+
+// Factory compiles the script of a Starlark provider, given inline as source or (with
+// LocalFiles) as the file at file; paths in errors are under path.
+func (o StarlarkOptions) Factory(source, file string, path *field.Path) (Factory, field.ErrorList) {
 	switch {
-	case sp.Source != "" && sp.Path != "":
+	case source != "" && file != "":
 		return nil, field.ErrorList{field.Invalid(path, "", "give source or path, not both")}
-	case sp.Path != "" && !p.LocalFiles:
+	case file != "" && !o.LocalFiles:
 		return nil, field.ErrorList{field.Forbidden(path.Child("path"), "the server reads no files: give the script inline as source (path works only with stencil process --local)")}
-	case sp.Path != "":
-		b, err := p.readLocalScript(sp.Path)
+	case file != "":
+		b, err := o.readLocalScript(file)
 		if err != nil {
-			return nil, field.ErrorList{field.Invalid(path.Child("path"), sp.Path, err.Error())}
+			return nil, field.ErrorList{field.Invalid(path.Child("path"), file, err.Error())}
 		}
 		source = string(b)
-	case sp.Source == "":
+	case source == "":
 		return nil, field.ErrorList{field.Required(path.Child("source"), "")}
 	}
 	return func(config []byte, fldPath *field.Path) (Transformer, field.ErrorList) {
@@ -109,7 +119,7 @@ func compileStarlark(name, source string) (*starlark.Program, error) {
 
 // Transform runs the script over the objects.
 func (s *starlarkTransformer) Transform(ctx *Context, objects []Object) ([]Object, error) {
-	limits := ctx.limits
+	limits := ctx.Limits()
 	items := make([]any, len(objects))
 	for i, o := range objects {
 		items[i] = o
@@ -129,19 +139,19 @@ func (s *starlarkTransformer) Transform(ctx *Context, objects []Object) ([]Objec
 			return nil, fmt.Errorf("load(%q) is not allowed: no module is provided to Starlark transformers", module)
 		},
 	}
-	run := &starlarkRun{thread: thread, limit: orDefault(limits.StarlarkMemoryBytes, DefaultStarlarkMemoryBytes),
-		maxSteps: uint64(orDefault(limits.StarlarkSteps, DefaultStarlarkSteps))}
+	run := &starlarkRun{thread: thread, limit: OrDefault(limits.StarlarkMemoryBytes, DefaultStarlarkMemoryBytes),
+		maxSteps: uint64(OrDefault(limits.StarlarkSteps, DefaultStarlarkSteps))}
 	thread.Print = func(_ *starlark.Thread, msg string) { run.print(ctx, msg) }
 	run.budget = run.limit
 	thread.SetLocal(runKey, run)
 	thread.SetMaxExecutionSteps(run.maxSteps)
 	// The run is synchronous: Transform returns when the script has stopped, and the guards
 	// make it stop soon after the time is up or the request ends, whatever it was doing.
-	timeout := orDefault(limits.StarlarkTimeout, DefaultStarlarkTimeout)
+	timeout := OrDefault(limits.StarlarkTimeout, DefaultStarlarkTimeout)
 	timer := time.AfterFunc(timeout, func() { run.stop(errStarlarkTimeout) })
 	defer timer.Stop()
-	if ctx.request != nil {
-		stop := context.AfterFunc(ctx.request, func() { run.stop(errStarlarkEnded) })
+	if ctx.Request() != nil {
+		stop := context.AfterFunc(ctx.Request(), func() { run.stop(errStarlarkEnded) })
 		defer stop()
 	}
 
@@ -157,8 +167,8 @@ func (s *starlarkTransformer) Transform(ctx *Context, objects []Object) ([]Objec
 	}
 	// Zero maxBytes is no bound.
 	budget := -1
-	if ctx.maxBytes > 0 {
-		budget = ctx.maxBytes
+	if ctx.MaxBytes() > 0 {
+		budget = ctx.MaxBytes()
 	}
 	conv := &conversion{output: budget, memory: add(inputBytes, max(run.budget, 0)), run: run}
 	converted, err := conv.value(out, 0)

@@ -34,8 +34,8 @@ const maxStarlarkFileBytes = 1 << 20
 // plugins run only from the plugin directory. The path is relative to the template's
 // directory and stays inside it: no .., no absolute path, no symbolic link out of it, and
 // only a regular file (a FIFO or a device would block or never end).
-func (p Policy) readLocalScript(rel string) ([]byte, error) {
-	if p.LocalDir == "" {
+func (o StarlarkOptions) readLocalScript(rel string) ([]byte, error) {
+	if o.LocalDir == "" {
 		return nil, errors.New("the template was not read from a file, so there is no directory to read the script from: give it inline as source")
 	}
 	if filepath.IsAbs(rel) || strings.Contains(rel, "\\") {
@@ -45,7 +45,7 @@ func (p Policy) readLocalScript(rel string) ([]byte, error) {
 	if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") {
 		return nil, errors.New("must stay inside the template's directory")
 	}
-	dir, err := filepath.EvalSymlinks(p.LocalDir)
+	dir, err := filepath.EvalSymlinks(o.LocalDir)
 	if err != nil {
 		return nil, fmt.Errorf("the template's directory: %w", err)
 	}

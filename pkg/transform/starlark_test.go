@@ -224,7 +224,7 @@ func TestStarlarkLocalPathStaysBesideTheTemplate(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.star"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	local := Policy{Starlark: true, LocalFiles: true, LocalDir: dir}
+	local := StarlarkOptions{LocalFiles: true, LocalDir: dir}
 	for path, want := range map[string]string{
 		"a.star":                     "",
 		"lib/b.star":                 "",
@@ -246,7 +246,7 @@ func TestStarlarkLocalPathStaysBesideTheTemplate(t *testing.T) {
 			t.Errorf("%s: %v, want %q", path, err, want)
 		}
 	}
-	if _, err := (Policy{Starlark: true, LocalFiles: true}).readLocalScript("a.star"); err == nil || !strings.Contains(err.Error(), "not read from a file") {
+	if _, err := (StarlarkOptions{LocalFiles: true}).readLocalScript("a.star"); err == nil || !strings.Contains(err.Error(), "not read from a file") {
 		t.Errorf("no template directory: %v", err)
 	}
 }

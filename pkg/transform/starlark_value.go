@@ -100,7 +100,7 @@ func (starlarkOutputError) Error() string {
 }
 
 // Is makes errors.Is see the request's output budget in a script's result passing it.
-func (starlarkOutputError) Is(target error) bool { return target == errOutputTooLarge }
+func (starlarkOutputError) Is(target error) bool { return target == ErrOutputTooLarge }
 
 // conversion converts a script's result back to objects. Its output budget is the request's
 // (the JSON the objects make; negative for none), its memory budget what the objects may take

@@ -49,17 +49,17 @@ func (p Policy) Steps(t *templates.Template) Steps {
 	for _, list := range [][]runtime.RawExtension{t.Generators, t.Transformers} {
 		for _, raw := range list {
 			s.Any = true
-			var h configHeader
-			if json.Unmarshal(raw.Raw, &h) != nil || hasParamRef(h.APIVersion) || hasParamRef(h.Kind) || hasParamRef(string(h.Provider)) {
+			var h Header
+			if json.Unmarshal(raw.Raw, &h) != nil || HasParamRef(h.APIVersion) || HasParamRef(h.Kind) || HasParamRef(string(h.Provider)) {
 				s.Kustomization, s.Starlark, s.Exec = true, p.Starlark, p.Exec != nil
 				continue
 			}
-			if !isPluginConfig(h) {
+			if !IsPluginConfig(h) {
 				s.Kustomization = s.Kustomization || (h.APIVersion == KustomizationAPIVersion && h.Kind == "Kustomization")
 				continue
 			}
 			var provider Provider
-			if hasProvider(h) && json.Unmarshal(h.Provider, &provider) == nil && provider.Starlark != nil {
+			if HasProvider(h) && json.Unmarshal(h.Provider, &provider) == nil && provider.Starlark != nil {
 				s.Starlark = s.Starlark || p.Starlark
 				continue
 			}
@@ -75,5 +75,5 @@ func (p Policy) PluginOutputBytes() int {
 	if p.Exec == nil {
 		return 0
 	}
-	return orDefault(p.Exec.MaxOutputBytes, DefaultPluginOutputBytes)
+	return OrDefault(p.Exec.MaxOutputBytes, DefaultPluginOutputBytes)
 }

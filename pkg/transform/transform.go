@@ -84,13 +84,13 @@ type origin struct {
 	name, namespace string
 }
 
-// objectKey identifies an object by its map, which transformers edit in place.
-func objectKey(obj Object) unsafe.Pointer { return reflect.ValueOf(obj).UnsafePointer() }
+// ObjectKey identifies an object by its map, which transformers edit in place.
+func ObjectKey(obj Object) unsafe.Pointer { return reflect.ValueOf(obj).UnsafePointer() }
 
 // RecordOrigin remembers obj's current name and namespace as its original identity, unless one
 // is already recorded. Transformers call it before they rename or move an object.
 func (c *Context) RecordOrigin(obj Object) {
-	key := objectKey(obj)
+	key := ObjectKey(obj)
 	if _, ok := c.origins[key]; ok {
 		return
 	}
@@ -102,7 +102,7 @@ func (c *Context) RecordOrigin(obj Object) {
 
 // OriginalName returns the name and namespace obj had when the pipeline started.
 func (c *Context) OriginalName(obj Object) (name, namespace string) {
-	if o, ok := c.origins[objectKey(obj)]; ok {
+	if o, ok := c.origins[ObjectKey(obj)]; ok {
 		return o.name, o.namespace
 	}
 	return NestedString(obj, "metadata", "name"), NestedString(obj, "metadata", "namespace")
@@ -127,27 +127,28 @@ func (c *Context) SetEncodedSize(n int) *Context {
 	return c
 }
 
-// errOutputTooLarge is wrapped by the error of a transformer whose objects pass the budget.
-var errOutputTooLarge = errors.New("output too large")
+// ErrOutputTooLarge is wrapped by the error of a transformer whose objects pass the budget.
+var ErrOutputTooLarge = errors.New("output too large")
 
-func (c *Context) tooLarge() error {
-	return fmt.Errorf("%w: the objects would pass the limit of %d bytes of JSON for one request", errOutputTooLarge, c.maxBytes)
+// TooLarge is the error of objects passing the budget, for a step to return.
+func (c *Context) TooLarge() error {
+	return fmt.Errorf("%w: the objects would pass the limit of %d bytes of JSON for one request", ErrOutputTooLarge, c.maxBytes)
 }
 
-// fits reports whether the objects may grow by n more bytes.
-func (c *Context) fits(n int) bool { return c.maxBytes == 0 || c.size+n <= c.maxBytes }
+// Fits reports whether the objects may grow by n more bytes.
+func (c *Context) Fits(n int) bool { return c.maxBytes == 0 || c.size+n <= c.maxBytes }
 
-// spend records that the running step added n bytes (negative when it removed some) and says
+// Spend records that the running step added n bytes (negative when it removed some) and says
 // whether the step may go on: the request's error once it is done, errOutputTooLarge once the
 // objects pass the budget. Steps that add to every object call it once per object or per
 // patch application, so that work stops in the middle of a long step, not only after it.
-func (c *Context) spend(n int) error {
+func (c *Context) Spend(n int) error {
 	if err := c.Err(); err != nil {
 		return err
 	}
 	c.size += n
-	if !c.fits(0) {
-		return c.tooLarge()
+	if !c.Fits(0) {
+		return c.TooLarge()
 	}
 	return nil
 }
@@ -161,12 +162,22 @@ func (c *Context) measure(objects []Object) error {
 			limit = max(c.maxBytes-c.size, 1)
 		}
 		c.size += jsonbytes.EncodedSize(obj, limit)
-		if !c.fits(0) {
-			return c.tooLarge()
+		if !c.Fits(0) {
+			return c.TooLarge()
 		}
 	}
 	return nil
 }
+
+// Request is the context of the request being processed, or nil for none.
+func (c *Context) Request() context.Context { return c.request }
+
+// MaxBytes bounds the objects' size as JSON (NewContext); zero means no bound.
+func (c *Context) MaxBytes() int { return c.maxBytes }
+
+// Limits are the processing limits the transformers run under (SetLimits); zero fields mean
+// the defaults.
+func (c *Context) Limits() Limits { return c.limits }
 
 // Err is the request's error once it is done (cancelled or past its deadline), else nil.
 func (c *Context) Err() error {

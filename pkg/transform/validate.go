@@ -45,7 +45,7 @@ func (r *Registry) ValidateTransformers(plugins Plugins, t *templates.Template) 
 			errs = append(errs, err)
 			continue
 		}
-		if !hasParamRef(c.Name) {
+		if !HasParamRef(c.Name) {
 			errs = append(errs, validateName(c.Name, path.Child("metadata", "name"))...)
 		}
 		if names[c.Name] {
@@ -54,7 +54,7 @@ func (r *Registry) ValidateTransformers(plugins Plugins, t *templates.Template) 
 		names[c.Name] = true
 		h, factory, ferrs := r.factory(plugins, c.Raw, path, false)
 		if factory == nil {
-			if !hasParamRef(h.APIVersion) && !hasParamRef(h.Kind) {
+			if !HasParamRef(h.APIVersion) && !HasParamRef(h.Kind) {
 				errs = append(errs, ferrs...)
 			}
 			continue
@@ -75,7 +75,7 @@ func (r *Registry) ValidateTransformers(plugins Plugins, t *templates.Template) 
 			continue
 		}
 		// An override of a plugin's config is checked with the config it patches.
-		if f, why := r.Factory(h.APIVersion, h.Kind); f == nil && !isPluginConfig(h) {
+		if f, why := r.Factory(h.APIVersion, h.Kind); f == nil && !IsPluginConfig(h) {
 			errs = append(errs, r.kindError(path, h.APIVersion, h.Kind, why))
 		}
 	}
@@ -111,7 +111,7 @@ func validateOrder(t *templates.Template, names map[string]bool) field.ErrorList
 			errs = append(errs, field.Required(p, ""))
 		case seen[ref.Name]:
 			errs = append(errs, field.Duplicate(p, ref.Name))
-		case len(t.TransformersFrom) == 0 && !names[ref.Name] && !hasParamRef(ref.Name):
+		case len(t.TransformersFrom) == 0 && !names[ref.Name] && !HasParamRef(ref.Name):
 			errs = append(errs, field.NotFound(p, ref.Name))
 		}
 		seen[ref.Name] = true
