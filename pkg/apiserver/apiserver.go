@@ -41,6 +41,7 @@ import (
 	templatestorage "stencil.dev/stencil/pkg/registry/templates/template"
 	instancestorage "stencil.dev/stencil/pkg/registry/templates/templateinstance"
 	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
 )
 
 var (
@@ -114,7 +115,7 @@ type ExtraConfig struct {
 	// client, storage and renderer.
 	Instances *templateinstance.Options
 	// Plugins says which plugin providers run in a namespace; nil runs none.
-	Plugins transform.PolicyFunc
+	Plugins plugin.PolicyFunc
 }
 
 // Config is the configuration of a Stencil server.

@@ -20,6 +20,9 @@ import (
 	"sync"
 
 	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/builtin"
+	"stencil.dev/stencil/pkg/transform/generator"
+	"stencil.dev/stencil/pkg/transform/kustomize"
 )
 
 // kinds is the registry of every transformer and generator kind Stencil runs: the built-in
@@ -29,8 +32,8 @@ import (
 // (Input.Plugins) says which of them run.
 var kinds = sync.OnceValue(func() *transform.Registry {
 	reg := transform.NewRegistry()
-	transform.RegisterBuiltins(reg)
-	transform.RegisterGenerators(reg)
-	transform.RegisterKustomization(reg)
+	builtin.Register(reg)
+	generator.Register(reg)
+	kustomize.Register(reg)
 	return reg
 })

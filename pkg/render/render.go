@@ -36,6 +36,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/validation"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
 	"stencil.dev/stencil/pkg/transform/remove"
 )
 
@@ -120,7 +121,7 @@ type Input struct {
 	RemovalRules []remove.Rule
 	// Plugins are the plugin providers the administrator allows for this request; the zero
 	// value runs none.
-	Plugins transform.Policy
+	Plugins plugin.Policy
 	// TemplateLabels asks for the template's own labels, substituted, in the Output, as
 	// OpenShift's processedtemplates answers them.
 	TemplateLabels bool
@@ -347,7 +348,7 @@ func (p *Renderer) plan(t *templates.Template, stored bool, importsKey string) (
 // pipeline compiles the generators and the consolidated transformer configs as the engine
 // substituted them, or reuses the pipeline of the same substituted configs: most requests
 // give them the same parameters.
-func (p *Renderer) pipeline(plugins transform.Policy, configs []transform.Config, generators, substituted []json.RawMessage) (*transform.Pipeline, field.ErrorList) {
+func (p *Renderer) pipeline(plugins plugin.Policy, configs []transform.Config, generators, substituted []json.RawMessage) (*transform.Pipeline, field.ErrorList) {
 	if len(generators) == 0 && len(substituted) == 0 {
 		return nil, nil
 	}

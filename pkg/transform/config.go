@@ -32,6 +32,10 @@ import (
 // BuiltinAPIVersion is the apiVersion of Stencil's built-in transformers.
 const BuiltinAPIVersion = "builtin"
 
+// KustomizationAPIVersion is the apiVersion of an inline Kustomization transformer
+// (pkg/transform/kustomize).
+const KustomizationAPIVersion = "kustomize.config.k8s.io/v1beta1"
+
 // ConfigMeta is the header every transformer config shares; built-in configs embed it.
 type ConfigMeta struct {
 	// APIVersion is "builtin" (the default) or, for Kustomization, KustomizationAPIVersion.
@@ -107,7 +111,7 @@ func DecodeConfig(raw []byte, v any, fldPath *field.Path) field.ErrorList {
 // typeName turns a Go type into the JSON word users know.
 func typeName(t string) string {
 	switch {
-	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "struct"), strings.HasPrefix(t, "transform."):
+	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "struct"), isConfigType(t):
 		return "object"
 	case strings.HasPrefix(t, "[]"):
 		return "array"
@@ -117,6 +121,18 @@ func typeName(t string) string {
 		return "boolean"
 	}
 	return t
+}
+
+// isConfigType reports whether t names a config type of the transformer packages (a struct:
+// an object to the template's author): this package's, or one of the packages below it that
+// decode configs with DecodeConfig.
+func isConfigType(t string) bool {
+	for _, p := range []string{"transform.", "filters.", "builtin.", "generator.", "kustomize.", "plugin.", "starlark.", "exec."} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // childPath appends a JSON field path such as "target.name" or "fieldSpecs[0].path".

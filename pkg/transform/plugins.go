@@ -26,7 +26,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 )
 
-// Plugins compiles the configs that a plugin runs rather than a built-in (see isPluginConfig):
+// Plugins compiles the configs that a plugin runs rather than a built-in (see IsPluginConfig):
 // one with a provider, or an apiVersion of its own API group. pkg/transform/plugin's Policy is
 // the one the server and the CLI use; it decides, for one namespace, which providers run. The
 // core imports no plugin: it only asks.

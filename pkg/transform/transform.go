@@ -14,28 +14,37 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package transform runs the ordered pipeline of transformers over processed objects. It is a
-// pure library: it imports nothing from the server.
+// Package transform is the core of the transformer pipeline: the Transformer interface and the
+// Context a step runs in (warnings, cancellation, the output budget, the objects' original
+// names), the Registry of kinds, config decoding, composition (transformersFrom, overrides,
+// order), the processing limits, and the Pipeline that runs the steps in order. It is a pure
+// library: it imports nothing from the server, and none of the packages of steps, which sit
+// above it and register into a Registry:
+//
+//   - filters: field specs, selectors, name references, patch documents, shared by the steps;
+//   - builtin, generator, kustomize: the built-in transformers, the built-in generators and
+//     the inline Kustomization, each with a Register function;
+//   - plugin/starlark and plugin/exec: the plugin runtimes (exec is the only user of
+//     pkg/sandbox), and plugin, the namespace's policy that picks between them (it implements
+//     Plugins);
+//   - expand and remove: template expansion (which runs after the pipeline) and the removal
+//     paths of CustomTransforms, which the RemoveTransformer built-in shares.
 //
 // Objects are decoded once for the whole pipeline (numbers as json.Number, so integers keep
 // their precision), every transformer edits that tree, and the result is encoded once. A
 // template without transformers never reaches this package.
 //
-// Processing (pkg/render) uses it in four steps:
+// Processing (pkg/render, which builds the one Registry of the binary) uses it in four steps:
 //
 //	configs, errs := transform.Consolidate(tmpl, getter) // imports, overrides, order
 //	// substitute parameters into each configs[i].Raw
-//	pipeline, errs := transform.Compile(configs)          // 422 errors with field paths
-//	objects, err := jsonbytes.DecodeObjects(raws)         // once, for every later step
-//	ctx := transform.NewContext(request, maxBytes)        // warnings, cancellation, budget
-//	objects, err = pipeline.Transform(ctx, objects)       // err is a *transform.Error
+//	pipeline, errs := reg.Compile(policy, configs)      // 422 errors with field paths
+//	objects, err := jsonbytes.DecodeObjects(raws)       // once, for every later step
+//	ctx := transform.NewContext(request, maxBytes)      // warnings, cancellation, budget
+//	objects, err = pipeline.Transform(ctx, objects)     // err is a *transform.Error
 //
-// ValidateTransformers checks a Template's own transformers at create and update, and
-// RenderYAML shows a consolidated list.
-//
-// Two steps that are not list transformers have their own packages: remove (CustomTransform
-// removal rules, and the JSONPath the RemoveTransformer built-in shares with them) and expand
-// (template expansion, which runs last). Objects are decoded and encoded by pkg/jsonbytes.
+// Registry.ValidateTransformers checks a Template's own transformers at create and update, and
+// RenderYAML shows a consolidated list. Objects are decoded and encoded by pkg/jsonbytes.
 package transform
 
 import (

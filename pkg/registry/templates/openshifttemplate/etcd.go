@@ -30,7 +30,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/registry"
 	"stencil.dev/stencil/pkg/registry/templates/template"
-	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
 )
 
 // REST is the storage of templates.template.openshift.io: our Templates' etcd prefix and
@@ -43,7 +43,7 @@ var _ rest.StandardStorage = &REST{}
 var _ rest.SingularNameProvider = &REST{}
 
 // NewREST returns the storage of OpenShift's templates, sharing our Templates' storage.
-func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins transform.PolicyFunc) (*REST, error) {
+func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins plugin.PolicyFunc) (*REST, error) {
 	strategy := template.NewStrategy(KindFirst{scheme}, plugins)
 	store := &genericregistry.Store{
 		NewFunc:                   func() runtime.Object { return &templates.Template{} },

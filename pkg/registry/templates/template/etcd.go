@@ -24,7 +24,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/registry"
-	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
 )
 
 // REST is the etcd-backed storage of Templates.
@@ -37,7 +37,7 @@ var _ rest.ShortNamesProvider = &REST{}
 var _ rest.CategoriesProvider = &REST{}
 
 // NewREST returns the storage of Templates.
-func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins transform.PolicyFunc) (*REST, error) {
+func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins plugin.PolicyFunc) (*REST, error) {
 	strategy := NewStrategy(scheme, plugins)
 	store := &genericregistry.Store{
 		NewFunc:                   func() runtime.Object { return &templates.Template{} },

@@ -39,6 +39,7 @@ import (
 	"stencil.dev/stencil/pkg/registry"
 	"stencil.dev/stencil/pkg/render"
 	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
 )
 
 // templateStrategy implements the create, update and delete behaviour of Templates.
@@ -46,7 +47,7 @@ type templateStrategy struct {
 	runtime.ObjectTyper
 	names.NameGenerator
 	// plugins says which plugin providers a Template of a namespace may use; nil allows none.
-	plugins transform.PolicyFunc
+	plugins plugin.PolicyFunc
 }
 
 var _ rest.RESTCreateUpdateStrategy = templateStrategy{}
@@ -54,14 +55,14 @@ var _ rest.RESTDeleteStrategy = templateStrategy{}
 
 // NewStrategy returns the strategy of Templates; a Template whose generators or transformers
 // need a plugin provider that plugins does not allow in its namespace is refused.
-func NewStrategy(typer runtime.ObjectTyper, plugins transform.PolicyFunc) rest.RESTCreateUpdateStrategy {
+func NewStrategy(typer runtime.ObjectTyper, plugins plugin.PolicyFunc) rest.RESTCreateUpdateStrategy {
 	return templateStrategy{typer, names.SimpleNameGenerator, plugins}
 }
 
 // pluginsFor returns the plugins allowed in the request's namespace.
-func (s templateStrategy) pluginsFor(ctx context.Context) transform.Policy {
+func (s templateStrategy) pluginsFor(ctx context.Context) plugin.Policy {
 	if s.plugins == nil {
-		return transform.Policy{}
+		return plugin.Policy{}
 	}
 	namespace, _ := genericapirequest.NamespaceFrom(ctx)
 	return s.plugins(namespace)
