@@ -17,17 +17,11 @@ limitations under the License.
 package transform_test
 
 import (
-	"stencil.dev/stencil/pkg/transform"
 	"stencil.dev/stencil/pkg/transform/builtin"
 	"stencil.dev/stencil/pkg/transform/generator"
 	"stencil.dev/stencil/pkg/transform/kustomize"
+	"stencil.dev/stencil/pkg/transform/transformtest"
 )
 
 // testKinds is every kind, as pkg/render registers them.
-var testKinds = func() *transform.Registry {
-	reg := transform.NewRegistry()
-	builtin.Register(reg)
-	generator.Register(reg)
-	kustomize.Register(reg)
-	return reg
-}()
+var testKinds = transformtest.Kinds(builtin.Register, generator.Register, kustomize.Register)

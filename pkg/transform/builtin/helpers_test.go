@@ -16,11 +16,7 @@ limitations under the License.
 
 package builtin
 
-import "stencil.dev/stencil/pkg/transform"
+import "stencil.dev/stencil/pkg/transform/transformtest"
 
 // testKinds are the built-in transformers.
-var testKinds = func() *transform.Registry {
-	reg := transform.NewRegistry()
-	Register(reg)
-	return reg
-}()
+var testKinds = transformtest.Kinds(Register)

@@ -17,16 +17,10 @@ limitations under the License.
 package generator
 
 import (
-	"stencil.dev/stencil/pkg/transform"
 	"stencil.dev/stencil/pkg/transform/builtin"
 	"stencil.dev/stencil/pkg/transform/kustomize"
+	"stencil.dev/stencil/pkg/transform/transformtest"
 )
 
 // testKinds are the generators, and the transformers the tests run after them.
-var testKinds = func() *transform.Registry {
-	reg := transform.NewRegistry()
-	Register(reg)
-	builtin.Register(reg)
-	kustomize.Register(reg)
-	return reg
-}()
+var testKinds = transformtest.Kinds(Register, builtin.Register, kustomize.Register)

@@ -16,11 +16,7 @@ limitations under the License.
 
 package kustomize
 
-import "stencil.dev/stencil/pkg/transform"
+import "stencil.dev/stencil/pkg/transform/transformtest"
 
 // testKinds is the inline Kustomization.
-var testKinds = func() *transform.Registry {
-	reg := transform.NewRegistry()
-	Register(reg)
-	return reg
-}()
+var testKinds = transformtest.Kinds(Register)

@@ -20,22 +20,16 @@ import (
 	"testing"
 	"time"
 
-	"stencil.dev/stencil/pkg/transform"
 	"stencil.dev/stencil/pkg/transform/builtin"
 	"stencil.dev/stencil/pkg/transform/generator"
 	"stencil.dev/stencil/pkg/transform/kustomize"
 	"stencil.dev/stencil/pkg/transform/plugin/exec"
 	"stencil.dev/stencil/pkg/transform/plugin/exec/exectest"
+	"stencil.dev/stencil/pkg/transform/transformtest"
 )
 
 // testKinds is every kind, as pkg/render registers them.
-var testKinds = func() *transform.Registry {
-	reg := transform.NewRegistry()
-	builtin.Register(reg)
-	generator.Register(reg)
-	kustomize.Register(reg)
-	return reg
-}()
+var testKinds = transformtest.Kinds(builtin.Register, generator.Register, kustomize.Register)
 
 // execPolicy is the policy of the test plugins.
 func execPolicy(t testing.TB) *exec.Policy {

@@ -31,6 +31,16 @@ import (
 	"stencil.dev/stencil/pkg/transform/filters"
 )
 
+// Kinds returns a Registry of what each register function adds, as pkg/render builds the
+// binary's: a test's registry names the kinds it runs.
+func Kinds(register ...func(*transform.Registry)) *transform.Registry {
+	reg := transform.NewRegistry()
+	for _, r := range register {
+		r(reg)
+	}
+	return reg
+}
+
 // YAMLDocs parses multi-document YAML into objects.
 func YAMLDocs(t testing.TB, text string) []transform.Object {
 	t.Helper()
