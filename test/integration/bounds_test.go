@@ -154,6 +154,9 @@ func TestTypeErrorsWordedAboutTheTemplate(t *testing.T) {
 		{"OpenShift template's Stencil fields", "templates", annotated, []string{
 			`metadata.annotations[templates.stencil.dev/stencil-fields].parameters[0].maxItems: Invalid value: "x": must be an integer or a string holding one`,
 			`metadata.annotations[templates.stencil.dev/stencil-fields].parameters[0].maximum: Invalid value: true: must be a number or a string holding one`}},
+		{"OpenShift instance's Stencil fields", "templateinstances", `{"apiVersion":"template.openshift.io/v1","kind":"TemplateInstance",` +
+			`"metadata":{"name":"i","annotations":{"templates.stencil.dev/stencil-fields":"{\"parameters\":{\"A\":1}}"}},"spec":{"template":{"metadata":{"name":"t"}}}}`,
+			[]string{`metadata.annotations[templates.stencil.dev/stencil-fields].parameters[A]: Invalid value: 1: must be a string`}},
 		{"OpenShift processing", "processedtemplates", annotated, []string{
 			`metadata.annotations[templates.stencil.dev/stencil-fields].parameters[0].maximum: Invalid value: true: must be a number or a string holding one`}},
 	} {

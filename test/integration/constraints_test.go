@@ -50,7 +50,7 @@ func TestParameterConstraints(t *testing.T) {
 
 	typed := newTemplate("typed", nil)
 	typed.Parameters = []templatesv1.Parameter{
-		{Name: "REPLICAS", Type: "int", Value: "1", Minimum: ptrTo(templatesv1.NumberBound("1")), Maximum: ptrTo(templatesv1.NumberBound("10"))},
+		{Name: "REPLICAS", Type: "int", Value: "1", Minimum: ptrTo(templatesv1.StringBound("1")), Maximum: ptrTo(templatesv1.StringBound("10"))},
 		{Name: "TIER", Value: "web", Enum: []string{"web", "db", "cache"}},
 		{Name: "NAME", Value: "app", Pattern: "^[a-z-]+$", MaxLength: ptrTo(templatesv1.NewLength(8)), Multiline: true},
 		{Name: "PASSWORD", Generate: "expression", From: "[a-z]{8}", MinLength: ptrTo(templatesv1.NewLength(8)), Secret: true},
