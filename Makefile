@@ -17,7 +17,8 @@ BUILD_DATE := $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ 2>/de
 VERSION_PKG := stencil.dev/stencil/pkg/version
 LDFLAGS   := -X $(VERSION_PKG).gitVersion=$(VERSION) -X $(VERSION_PKG).gitCommit=$(GIT_COMMIT) \
              -X $(VERSION_PKG).gitTreeState=$(GIT_TREE_STATE) -X $(VERSION_PKG).buildDate=$(BUILD_DATE)
-# Extra flags of stencil-apiserver for make run (docs/operations.md lists them).
+# make run's port, and extra flags of stencil-apiserver (docs/operations.md lists them).
+PORT      := 8443
 ARGS      :=
 IMAGE_DIR ?= $(OUTPUT)/image
 IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
@@ -31,7 +32,7 @@ SUITE_TIMEOUT ?= 40m
 RELIABILITY_REQUESTS ?= 400
 RELIABILITY_TIMEOUT  ?= 10m
 
-.PHONY: all build image run test verify unit corpus integration clients ui release reliability soak e2e fuzz e2e-binaries bench bench-instances clean
+.PHONY: all build image run test verify unit corpus integration tour clients ui release reliability soak e2e fuzz e2e-binaries bench bench-instances clean
 
 all: build
 
@@ -47,13 +48,13 @@ image:
 	cd hack/image && $(GO) run . --binary $(abspath $(IMAGE_DIR))/stencil-apiserver --output $(abspath $(IMAGE_DIR)) \
 		--version $(VERSION) --revision $(GIT_COMMIT) --arch $(IMAGE_ARCH) --created $(SOURCE_DATE_EPOCH)
 
-## run: the server on https://127.0.0.1:8443 with embedded etcd; kubeconfig in _output/local/kubeconfig.
+## run: the server on https://127.0.0.1:8443 (PORT) with embedded etcd; kubeconfig in _output/local/kubeconfig.
 ## More server flags in ARGS: make run ARGS="--openshift-templates --target-kubeconfig ~/.kube/config"
 run: build
-	$(BIN)/stencil-apiserver --local --local-dir $(LOCAL_DIR) $(ARGS)
+	$(BIN)/stencil-apiserver --local --local-dir $(LOCAL_DIR) --secure-port $(PORT) $(ARGS)
 
-## test: static checks, generated code, unit, the OpenShift corpus, integration, clients nobody here wrote, the catalog UI in a browser, release, reliability, e2e against kube-apiserver, fuzzing
-test: verify unit corpus integration clients ui release reliability e2e fuzz
+## test: static checks, generated code, unit, the OpenShift corpus, integration, the README's tour, clients nobody here wrote, the catalog UI in a browser, release, reliability, e2e against kube-apiserver, fuzzing
+test: verify unit corpus integration tour clients ui release reliability e2e fuzz
 
 verify:
 	@unformatted=$$(gofmt -l cmd pkg hack test); if [ -n "$$unformatted" ]; then echo "gofmt: $$unformatted"; exit 1; fi
@@ -73,6 +74,10 @@ corpus:
 
 integration:
 	$(GO) test $(GOFLAGS_TAGS) -timeout $(SUITE_TIMEOUT) ./test/integration/...
+
+## tour: the README's shell blocks as written, against make run's server, with the real kubectl of e2e-binaries
+tour: build e2e-binaries
+	$(GO) test $(GOFLAGS_TAGS) -count=1 -timeout $(SUITE_TIMEOUT) ./test/readme/...
 
 ## clients: Python's dynamic client, Ruby's kubeclient, swagger-parser and ajv against a local server (installed by hack/install-client-tools.sh)
 clients:

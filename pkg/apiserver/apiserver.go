@@ -106,9 +106,9 @@ type ExtraConfig struct {
 	// ProcessingLimits are the other per-request processing limits; zero fields mean the
 	// defaults.
 	ProcessingLimits transform.Limits
-	// MaxConcurrentProcessing bounds the processing requests that run at once; zero means
-	// renderrest.DefaultMaxConcurrent.
-	MaxConcurrentProcessing int
+	// ProcessingMemory is the memory processing requests hold together; nil means a Budget of
+	// renderrest.DefaultMemoryBytes, half of it for requests that may run plugins.
+	ProcessingMemory *renderrest.Budget
 	// Instances configure the TemplateInstance controller, which acts in the cluster of its
 	// Target, ClusterConfig when not set; nil runs none. The server fills in the loopback
 	// client, storage and renderer.
@@ -140,9 +140,15 @@ type CompletedConfig struct {
 
 // Complete fills in the fields not set.
 func (cfg *Config) Complete() CompletedConfig {
+	if cfg.ExtraConfig.ProcessingMemory == nil {
+		cfg.ExtraConfig.ProcessingMemory = renderrest.NewBudget(renderrest.DefaultMemoryBytes, renderrest.DefaultMemoryBytes/2, nil)
+	}
+	memory := cfg.ExtraConfig.ProcessingMemory
 	if chain := cfg.GenericConfig.BuildHandlerChainFunc; chain != nil {
 		cfg.GenericConfig.BuildHandlerChainFunc = func(api http.Handler, c *genericapiserver.Config) http.Handler {
-			return chain(quietAfterDeadline(api), c)
+			// Innermost, where the answer is encoded and written: a processing request's memory
+			// is held until then.
+			return chain(quietAfterDeadline(memory.HoldUntilWritten(api)), c)
 		}
 	}
 	return CompletedConfig{&completedConfig{cfg.GenericConfig.Complete(), &cfg.ExtraConfig}}
@@ -182,7 +188,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		PlanCacheBytes: c.ExtraConfig.PlanCacheBytes, PipelineCacheBytes: c.ExtraConfig.PipelineCacheBytes,
 		MaxOutputBytes: c.ExtraConfig.MaxOutputBytes,
 		Limits:         c.ExtraConfig.ProcessingLimits,
-		MaxConcurrent:  c.ExtraConfig.MaxConcurrentProcessing,
+		Memory:         c.ExtraConfig.ProcessingMemory,
 		Plugins:        c.ExtraConfig.Plugins,
 	})
 	codecs := wordedDecodeErrors{NegotiatedSerializer: Codecs, scheme: Scheme}

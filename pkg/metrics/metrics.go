@@ -99,6 +99,16 @@ var (
 		Buckets:        []float64{0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10},
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"kind"})
+	memoryHeld = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Namespace: namespace, Subsystem: "processing", Name: "memory_held_bytes",
+		Help:           "Processing memory held by the requests in flight, from their start until their answer is written, by share (all; plugins: requests that may run plugins).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"share"})
+	memoryCapacity = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Namespace: namespace, Subsystem: "processing", Name: "memory_capacity_bytes",
+		Help:           "Processing memory the requests in flight may hold together, by share (all: --processing-memory-bytes; plugins: half of it).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"share"})
 	certificateExpiry = metrics.NewGauge(&metrics.GaugeOpts{
 		Namespace: namespace, Subsystem: "serving_certificate", Name: "expiration_timestamp_seconds",
 		Help:           "When the certificate from --self-signed-cert-secret that this replica serves expires, in Unix seconds.",
@@ -123,11 +133,24 @@ type Recorder struct{}
 func NewRecorder() *Recorder {
 	registerOnce.Do(func() {
 		legacyregistry.MustRegister(requests, errorsByReason, duration, inputBytes, outputObjects, outputBytes,
-			cacheLookups, cacheEntries, cacheBytes, transformerDuration, certificateExpiry, buildInfo)
+			cacheLookups, cacheEntries, cacheBytes, transformerDuration, memoryHeld, memoryCapacity, certificateExpiry, buildInfo)
 		v := version.Get()
 		buildInfo.WithLabelValues(v.GitVersion, v.GitCommit, v.GoVersion).Set(1)
 	})
 	return &Recorder{}
+}
+
+// MemoryCapacity records the processing memory's capacity, and its plugins' share.
+func (*Recorder) MemoryCapacity(all, plugins int64) {
+	memoryCapacity.WithLabelValues("all").Set(float64(all))
+	memoryCapacity.WithLabelValues("plugins").Set(float64(plugins))
+}
+
+// MemoryHeld records the processing memory held now, by all requests and by those that may
+// run plugins.
+func (*Recorder) MemoryHeld(all, plugins int64) {
+	memoryHeld.WithLabelValues("all").Set(float64(all))
+	memoryHeld.WithLabelValues("plugins").Set(float64(plugins))
 }
 
 // Processed records one processing request: how long it took, how big its template was and,

@@ -53,7 +53,7 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 	}
 	if valueBytes > limit {
 		return nil, field.ErrorList{field.Invalid(field.NewPath("parameters"), "",
-			fmt.Sprintf("the parameter values, generated ones included, come to more than %d bytes, the bound of one request", limit))}
+			fmt.Sprintf("the parameter values, generated ones included, come to more than %d bytes, the bound of one request", limit)).WithOrigin(OutputLimitOrigin)}
 	}
 	limit -= valueBytes
 	// Values past the parameters' are the elements of repeated objects, set as each is written.
@@ -157,10 +157,15 @@ func renderText(parts []textPart, values []string, limit int) (string, bool) {
 	return b.String(), true
 }
 
+// OutputLimitOrigin is the Origin of the problems Execute reports when the output would pass
+// Request.MaxOutputBytes, so that a caller that tried a smaller bound than it may use can tell
+// them from the template's own problems and try again with a larger one.
+const OutputLimitOrigin = "maxOutputBytes"
+
 // tooLong reports output beyond the limit at path.
 func tooLong(path *field.Path, limit int) *field.Error {
 	return field.Invalid(path, "", fmt.Sprintf("processing would produce more than %d bytes here: "+
-		"the parameter values are too long for the number of places the template uses them", limit))
+		"the parameter values are too long for the number of places the template uses them", limit)).WithOrigin(OutputLimitOrigin)
 }
 
 // objectLabels returns the template's labels, substituted, with the caller's merged over them,

@@ -58,12 +58,20 @@ type outcome struct {
 	warnings []string
 	// invalid are the template's or the request's problems, for a 422.
 	invalid field.ErrorList
+	// over says the objects passed maxBytes, a problem a larger limit would not have.
+	over bool
 }
 
-// run decodes the objects only when a step needs them, and then once for all steps. An error
-// is the server's problem; the caller's problems are in outcome.invalid.
-func (a *afterEngine) run(request context.Context, objects []json.RawMessage) (outcome, error) {
-	if a.pipeline == nil && len(a.rules) == 0 && len(a.destinations) == 0 && !mentionsExpansion(objects) {
+// decodes reports whether run decodes the objects into trees.
+func (a *afterEngine) decodes(objects []json.RawMessage) bool {
+	return a.pipeline != nil || len(a.rules) > 0 || len(a.destinations) > 0 || mentionsExpansion(objects)
+}
+
+// run decodes the objects only when a step needs them (decode, what decodes said of them), and
+// then once for all steps. An error is the server's problem; the caller's problems are in
+// outcome.invalid.
+func (a *afterEngine) run(request context.Context, objects []json.RawMessage, decode bool) (outcome, error) {
+	if !decode {
 		return outcome{objects: objects}, nil
 	}
 	decoded, err := jsonbytes.DecodeObjects(objects)
@@ -84,7 +92,8 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage) (o
 			if te.Generator {
 				path = te.Path
 			}
-			return outcome{warnings: ctx.Warnings(), invalid: field.ErrorList{field.Invalid(path, te.Kind, te.Err.Error())}}, nil
+			return outcome{warnings: ctx.Warnings(), invalid: field.ErrorList{field.Invalid(path, te.Kind, te.Err.Error())},
+				over: transform.IsOutputTooLarge(te.Err)}, nil
 		}
 	}
 	remove.ApplyRules(decoded, a.rules, a.kindResource)
@@ -95,7 +104,7 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage) (o
 		}
 		return result, err
 	}
-	result.objects, result.invalid, err = a.perDestination(ctx, decoded)
+	result.objects, result.invalid, result.over, err = a.perDestination(ctx, decoded)
 	return result, err
 }
 
@@ -114,8 +123,9 @@ func (a *afterEngine) expansionLimits(n int) expand.Limits {
 	return expand.Limits{MaxOutputBytes: max(output/n, min(64<<10, output)), MaxWork: max(work/n, min(1<<20, work))}
 }
 
-// perDestination expands a fresh copy of the objects for each destination and annotates it.
-func (a *afterEngine) perDestination(ctx *transform.Context, objects []transform.Object) ([]json.RawMessage, field.ErrorList, error) {
+// perDestination expands a fresh copy of the objects for each destination and annotates it;
+// over says the copies together passed maxBytes.
+func (a *afterEngine) perDestination(ctx *transform.Context, objects []transform.Object) ([]json.RawMessage, field.ErrorList, bool, error) {
 	var out []json.RawMessage
 	var errs field.ErrorList
 	// The destinations share the expansion budget of one request, and their output together
@@ -124,7 +134,7 @@ func (a *afterEngine) perDestination(ctx *transform.Context, objects []transform
 	total := 0
 	for i, d := range a.destinations {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 		copies := jsonbytes.CopyObjects(objects)
 		properties := map[string]string{"clusterName": d.Name}
@@ -143,20 +153,20 @@ func (a *afterEngine) perDestination(ctx *transform.Context, objects []transform
 		}
 		encoded, err := jsonbytes.EncodeObjects(copies)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 		for _, o := range encoded {
 			total += len(o)
 		}
 		if total > a.maxBytes {
-			return nil, field.ErrorList{field.TooLong(field.NewPath("destinations").Index(i), total, a.maxBytes)}, nil
+			return nil, field.ErrorList{field.TooLong(field.NewPath("destinations").Index(i), total, a.maxBytes)}, true, nil
 		}
 		out = append(out, encoded...)
 	}
 	if len(errs) > 0 {
-		return nil, errs, nil
+		return nil, errs, false, nil
 	}
-	return out, nil, nil
+	return out, nil, false, nil
 }
 
 // mentionsExpansion is a cheap byte check that lets most templates skip decoding.

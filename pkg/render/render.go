@@ -26,6 +26,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -123,6 +124,10 @@ type Input struct {
 	// TemplateLabels asks for the template's own labels, substituted, in the Output, as
 	// OpenShift's processedtemplates answers them.
 	TemplateLabels bool
+	// Memory, when set, is charged with what processing may hold before it takes it, and
+	// processing is tried with growing output limits (see renderWithin); nil processes once,
+	// with the request's whole output limit and nothing charged.
+	Memory Memory
 }
 
 // Output is the result of processing.
@@ -148,47 +153,98 @@ func (o *Output) List() []byte { return process.ListBytes(o.Objects) }
 
 // Process processes one template. Problems of the template or the request come back as a
 // field.ErrorList, all at once where they are found in one step; an error is a failure of
-// processing itself, or ctx's error when the request is done before processing is.
+// processing itself, or ctx's error when the request is done before processing is, or the
+// error of in.Memory.
 func (p *Renderer) Render(ctx context.Context, in Input) (*Output, field.ErrorList, error) {
 	t, configs, imported, errs := consolidate(in.Template, in.GetTemplate, p.limits)
 	if len(errs) > 0 {
 		return nil, sortErrors(errs), nil
 	}
-	if in.Request.MaxOutputBytes <= 0 {
-		in.Request.MaxOutputBytes = p.maxOutputBytes
+	budget := in.Request.MaxOutputBytes
+	if budget <= 0 {
+		budget = p.maxOutputBytes
 	}
-	plan, errs := p.plan(t, in.Stored, importsKey(imported))
+	if in.Memory != nil {
+		return p.renderWithin(ctx, in, attemptOf{template: t, configs: configs, imported: imported}, budget)
+	}
+	plan, errs := p.compile(t, in, importsKey(imported))
+	if len(errs) > 0 {
+		return nil, errs, nil
+	}
+	a := p.attempt(ctx, in, attemptOf{template: t, plan: plan, configs: configs, imported: imported, limit: budget})
+	return a.output, a.errs, a.err
+}
+
+// compile returns the plan of the consolidated template t, whose imports are named by key,
+// or every problem found without one.
+func (p *Renderer) compile(t *templates.Template, in Input, key string) (*process.Plan, field.ErrorList) {
+	plan, errs := p.plan(t, in.Stored, key)
 	if len(errs) > 0 {
 		// The request's values and the transformer configs can be checked without a plan:
 		// report their problems now too, rather than one kind of problem per try.
 		errs = append(errs, process.CheckValues(t, dialectOf(t), in.Request)...)
-		return nil, sortErrors(append(errs, p.configProblems(in)...)), nil
+		return nil, sortErrors(append(errs, p.configProblems(in)...))
 	}
-	result, errs := plan.Execute(in.Request)
+	return plan, nil
+}
+
+// attemptOf is what one attempt processes.
+type attemptOf struct {
+	template *templates.Template
+	plan     *process.Plan
+	configs  []transform.Config
+	// imported are the Templates consolidation read, for the Output.
+	imported []*templates.Template
+	// limit is the output limit of the attempt.
+	limit int
+	// decoding, when set, is called before the objects are decoded into trees, which the
+	// attempt's memory may not have counted.
+	decoding func() error
+}
+
+// attemptResult is the outcome of one attempt; over says its output passed its limit.
+type attemptResult struct {
+	output *Output
+	errs   field.ErrorList
+	err    error
+	over   bool
+}
+
+// attempt processes the request with the output limit of a.
+func (p *Renderer) attempt(ctx context.Context, in Input, a attemptOf) attemptResult {
+	in.Request.MaxOutputBytes = a.limit
+	result, errs := a.plan.Execute(in.Request)
 	if len(errs) > 0 {
-		return nil, sortErrors(append(errs, p.configProblems(in)...)), nil
+		over := slices.ContainsFunc(errs, func(e *field.Error) bool { return e.Origin == process.OutputLimitOrigin })
+		return attemptResult{errs: sortErrors(append(errs, p.configProblems(in)...)), over: over}
 	}
 	after := &afterEngine{kindResource: p.kindToResource, rules: in.RemovalRules, properties: in.Properties, destinations: in.Destinations,
-		maxBytes: in.Request.MaxOutputBytes, limits: p.limits, buildSlots: p.buildSlots}
-	if after.pipeline, errs = p.pipeline(in.Plugins, configs, result.Generators, result.Transformers); len(errs) > 0 {
-		return nil, sortErrors(errs), nil
+		maxBytes: a.limit, limits: p.limits, buildSlots: p.buildSlots}
+	if after.pipeline, errs = p.pipeline(in.Plugins, a.configs, result.Generators, result.Transformers); len(errs) > 0 {
+		return attemptResult{errs: sortErrors(errs)}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return attemptResult{err: err}
 	}
-	out, err := after.run(ctx, result.Objects)
+	decode := after.decodes(result.Objects)
+	if decode && a.decoding != nil {
+		if err := a.decoding(); err != nil {
+			return attemptResult{err: err}
+		}
+	}
+	out, err := after.run(ctx, result.Objects, decode)
 	if err != nil {
-		return nil, nil, err
+		return attemptResult{err: err}
 	}
 	warnings := append(result.Warnings, out.warnings...)
 	if len(out.invalid) > 0 {
-		return &Output{Warnings: warnings}, sortErrors(out.invalid), nil
+		return attemptResult{output: &Output{Warnings: warnings}, errs: sortErrors(out.invalid), over: out.over}
 	}
-	output := &Output{Objects: out.objects, Message: result.Message, Parameters: result.Parameters, Warnings: warnings, Imported: imported}
+	output := &Output{Objects: out.objects, Message: result.Message, Parameters: result.Parameters, Warnings: warnings, Imported: a.imported}
 	if in.TemplateLabels {
-		output.Labels = plan.TemplateLabels(result.Parameters)
+		output.Labels = a.plan.TemplateLabels(result.Parameters)
 	}
-	return output, nil, nil
+	return attemptResult{output: output}
 }
 
 // configProblems checks the transformer configs of a template given in the request as they

@@ -21,11 +21,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -50,9 +52,11 @@ const actionTimeout = time.Minute
 type actions struct {
 	dynamic dynamic.Interface
 	mapper  *restmapper.DeferredDiscoveryRESTMapper
+	// answers are the processing answers the pages may apply.
+	answers *answers
 }
 
-func newActions(config *rest.Config) (*actions, error) {
+func newActions(config *rest.Config, answers *answers) (*actions, error) {
 	dc, err := discovery.NewDiscoveryClientForConfig(config)
 	if err != nil {
 		return nil, err
@@ -61,14 +65,15 @@ func newActions(config *rest.Config) (*actions, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &actions{dynamic: client, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))}, nil
+	return &actions{dynamic: client, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)), answers: answers}, nil
 }
 
-// applyRequest is the body of POST /ui/api/apply: the processed objects and the namespace of
-// those that name none.
+// applyRequest is the body of POST /ui/api/apply: the id of a processing answer this
+// server kept (AnswerHeader) and the namespace to apply it in. The objects are never taken
+// from the request: only those the cluster answered are applied.
 type applyRequest struct {
-	Namespace string                       `json:"namespace"`
-	Objects   []*unstructured.Unstructured `json:"objects"`
+	Namespace string `json:"namespace"`
+	Answer    string `json:"answer"`
 }
 
 // ObjectState is one object's outcome: applied or not, present, ready, and why not.
@@ -83,33 +88,65 @@ type ObjectState struct {
 	Message string `json:"message,omitempty"`
 }
 
-// serveApply applies every object with server-side apply, in order, and reports each one; one
-// refusal does not stop the others, and every refusal is named.
+// serveApply applies the objects of a processing answer this server kept, in the namespace
+// chosen, with server-side apply, in order, and reports each one; one refusal by the cluster
+// does not stop the others, and every refusal is named. An answer with an object the catalog
+// does not apply (one that names another namespace, or none can be given: a cluster-scoped
+// one) is refused whole with a 422 naming them, before anything is applied.
 func (a *actions) serveApply(w http.ResponseWriter, r *http.Request) {
 	var req applyRequest
-	if !decodeBody(w, r, &req) {
+	if !decodeStrictBody(w, r, &req) {
+		return
+	}
+	if errs := validation.IsDNS1123Label(req.Namespace); len(errs) > 0 {
+		writeError(w, http.StatusUnprocessableEntity, fmt.Sprintf("namespace %q: %s", req.Namespace, strings.Join(errs, "; ")))
+		return
+	}
+	raws, ok := a.answers.get(req.Answer)
+	if !ok {
+		writeError(w, http.StatusNotFound, "no processing answer with this id is kept here: process the template again, then create")
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), actionTimeout)
 	defer cancel()
-	out := make([]ObjectState, 0, len(req.Objects))
-	for _, obj := range req.Objects {
-		state := stateOf(obj, req.Namespace)
-		resource, namespaced, err := a.resourceFor(obj)
-		if err == nil {
-			if namespaced {
-				obj.SetNamespace(state.Namespace)
-			} else {
-				state.Namespace = ""
-			}
-			var applied *unstructured.Unstructured
-			applied, err = resource(state.Namespace).Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: FieldManager})
-			if err == nil {
-				state.Exists = true
-				state.Ready, state.Message = inventory.Ready(applied)
-			}
+	type target struct {
+		obj      *unstructured.Unstructured
+		resource dynamic.ResourceInterface
+	}
+	targets := make([]target, 0, len(raws))
+	var refused []string
+	for i, raw := range raws {
+		obj := &unstructured.Unstructured{}
+		if err := obj.UnmarshalJSON(raw); err != nil {
+			refused = append(refused, fmt.Sprintf("items[%d]: %v", i, err))
+			continue
 		}
-		if err != nil {
+		resource, namespaced, err := a.resourceFor(obj)
+		switch {
+		case err != nil:
+			refused = append(refused, fmt.Sprintf("%s %s: %v", obj.GetKind(), obj.GetName(), err))
+		case !namespaced:
+			refused = append(refused, fmt.Sprintf("%s %s is cluster-scoped: the catalog applies objects in the chosen namespace only", obj.GetKind(), obj.GetName()))
+		case obj.GetNamespace() != "" && obj.GetNamespace() != req.Namespace:
+			refused = append(refused, fmt.Sprintf("%s %s names namespace %s: the catalog applies objects in the chosen namespace, %s, only",
+				obj.GetKind(), obj.GetName(), obj.GetNamespace(), req.Namespace))
+		default:
+			obj.SetNamespace(req.Namespace)
+			targets = append(targets, target{obj, resource(req.Namespace)})
+		}
+	}
+	if len(refused) > 0 {
+		writeError(w, http.StatusUnprocessableEntity, "nothing was applied: "+strings.Join(refused, "; "))
+		return
+	}
+	out := make([]ObjectState, 0, len(targets))
+	for _, t := range targets {
+		state := stateOf(t.obj, req.Namespace)
+		applied, err := t.resource.Apply(ctx, t.obj.GetName(), t.obj, metav1.ApplyOptions{FieldManager: FieldManager})
+		if err == nil {
+			state.Exists = true
+			state.Ready, state.Message = inventory.Ready(applied)
+		} else {
 			state.Message = err.Error()
 		}
 		out = append(out, state)
@@ -186,7 +223,20 @@ func stateOf(obj *unstructured.Unstructured, namespace string) ObjectState {
 
 // decodeBody reads a bounded JSON body, answering 400 itself when it cannot.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	return decode(w, r, v, false)
+}
+
+// decodeStrictBody is decodeBody refusing fields v does not have: a body that names what the
+// endpoint does not take from a body (objects to apply) is refused, not ignored.
+func decodeStrictBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	return decode(w, r, v, true)
+}
+
+func decode(w http.ResponseWriter, r *http.Request, v any, strict bool) bool {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxActionBody))
+	if strict {
+		dec.DisallowUnknownFields()
+	}
 	if err := dec.Decode(v); err != nil {
 		writeError(w, http.StatusBadRequest, "the request body is not what this endpoint reads: "+err.Error())
 		return false

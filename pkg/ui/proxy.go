@@ -80,7 +80,7 @@ var forwardedHeaders = []string{"Accept", "Content-Type"}
 
 // newProxy returns the handler of /k8s/...: the allow-list, then the cluster with the user's
 // credentials, which the transport adds.
-func newProxy(config *rest.Config) (http.Handler, error) {
+func newProxy(config *rest.Config, answers *answers) (http.Handler, error) {
 	target, err := url.Parse(config.Host)
 	if err != nil {
 		return nil, err
@@ -107,8 +107,9 @@ func newProxy(config *rest.Config) (http.Handler, error) {
 		},
 		ModifyResponse: func(resp *http.Response) error {
 			resp.Header.Del("Set-Cookie")
+			resp.Header.Del(AnswerHeader)
 			resp.Header.Set("Cache-Control", "no-store")
-			return nil
+			return answers.record(resp)
 		},
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
 			writeError(w, http.StatusBadGateway, "the cluster did not answer: "+err.Error())

@@ -79,12 +79,13 @@ func NewServer(options Options, port int) (*Server, error) {
 		// Exact names only: a rebinding attacker's page sends its own domain as Host.
 		hosts: map[string]bool{"127.0.0.1:" + bound: true, "localhost:" + bound: true},
 	}
-	proxy, err := newProxy(options.RESTConfig)
+	answers := newAnswers()
+	proxy, err := newProxy(options.RESTConfig, answers)
 	if err != nil {
 		listener.Close()
 		return nil, err
 	}
-	actions, err := newActions(options.RESTConfig)
+	actions, err := newActions(options.RESTConfig, answers)
 	if err != nil {
 		listener.Close()
 		return nil, err

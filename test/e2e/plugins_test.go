@@ -19,7 +19,6 @@ package e2e
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -28,6 +27,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"stencil.dev/stencil/test/localserver"
 )
 
 // annotatePlugin is a KRM function: it annotates every item, and leaves a file in its
@@ -136,22 +137,8 @@ func buildE2EPlugin(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	src, bin := filepath.Join(dir, "src"), filepath.Join(dir, "bin")
-	for _, d := range []string{src, bin} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte(annotatePlugin), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "annotate"), "main.go")
-	build.Dir = src
-	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GO111MODULE=off")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the plugin: %v\n%s", err, out)
-	}
-	if err := os.Chmod(dir, 0o755); err != nil {
+	bin, err := localserver.BuildPlugin(dir, "annotate", annotatePlugin)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return bin

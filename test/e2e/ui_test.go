@@ -43,8 +43,9 @@ import (
 // the stored generated password (the applied Secret's), Ready once the Deployment rolls out;
 // then uninstall from the instances page, behind a dialog naming every object, removes them.
 // Through the same catalog server and its token, the apply path of clusters without
-// TemplateInstances: the objects applied as the user (server-side apply, field manager
-// stencil-ui), read again until ready, and refused by name in a namespace the user may not write.
+// TemplateInstances: the objects of a processing answer the catalog kept applied as the user
+// (server-side apply, field manager stencil-ui), never objects the body names, read again until
+// ready, and refused by name in a namespace the user may not write.
 func TestCatalogUICreates(t *testing.T) {
 	if err := browser.EnsureChromium(repoRoot); err != nil {
 		t.Fatal(err)
@@ -113,10 +114,13 @@ func TestCatalogUICreates(t *testing.T) {
 	var list struct {
 		Items []map[string]any `json:"items"`
 	}
-	catalog.do("POST", "/k8s/apis/templates.stencil.dev/v1alpha1/namespaces/"+ns+"/templates/redis/processed",
+	answer := catalog.doAnswer("POST", "/k8s/apis/templates.stencil.dev/v1alpha1/namespaces/"+ns+"/templates/redis/processed",
 		map[string]any{"parameters": map[string]string{"NAME": "direct"}}, 201, &list)
 	var states []objectState
-	catalog.do("POST", "/ui/api/apply", map[string]any{"namespace": ns, "objects": list.Items}, 200, &states)
+	// The objects the catalog kept from that answer, never objects of the body.
+	var refused map[string]any
+	catalog.do("POST", "/ui/api/apply", map[string]any{"namespace": ns, "objects": list.Items}, 400, &refused)
+	catalog.do("POST", "/ui/api/apply", map[string]any{"namespace": ns, "answer": answer}, 200, &states)
 	if got := summary(states); got != "Secret=ready,Service=ready,Deployment=waiting" {
 		t.Fatalf("after apply: %s (%+v)", got, states)
 	}
@@ -132,7 +136,7 @@ func TestCatalogUICreates(t *testing.T) {
 		t.Errorf("after the rollout: %s", got)
 	}
 
-	catalog.do("POST", "/ui/api/apply", map[string]any{"namespace": ns + "-other", "objects": list.Items}, 200, &states)
+	catalog.do("POST", "/ui/api/apply", map[string]any{"namespace": ns + "-other", "answer": answer}, 200, &states)
 	for _, s := range states {
 		if s.Exists || !strings.Contains(s.Message, `User "ui-user" cannot patch`) {
 			t.Errorf("%s in a namespace ui-user may not write: %+v", s.Kind, s)
@@ -179,6 +183,12 @@ func newCatalogClient(t *testing.T, url string) *catalogClient {
 
 func (c *catalogClient) do(method, path string, body any, wantCode int, out any) {
 	c.t.Helper()
+	c.doAnswer(method, path, body, wantCode, out)
+}
+
+// doAnswer is do, and returns the id of the processing answer the catalog kept, if any.
+func (c *catalogClient) doAnswer(method, path string, body any, wantCode int, out any) string {
+	c.t.Helper()
 	data, err := json.Marshal(body)
 	if err != nil {
 		c.t.Fatal(err)
@@ -202,6 +212,7 @@ func (c *catalogClient) do(method, path string, body any, wantCode int, out any)
 	if err := json.Unmarshal(answer, out); err != nil {
 		c.t.Fatalf("%s %s: %v: %s", method, path, err, answer)
 	}
+	return resp.Header.Get("X-Stencil-Answer")
 }
 
 // startCatalog runs `kubectl stencil ui` as user in namespace ns and returns the URL it prints.

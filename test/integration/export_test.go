@@ -17,9 +17,25 @@ limitations under the License.
 package integration
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
+
+// TestLocalModeSaysWhatItServes: a local server's log says, as it starts, that it serves
+// Stencil's API only and where what it renders goes, for the newcomer whose kubectl apply of a
+// processed List finds no v1 List there.
+func TestLocalModeSaysWhatItServes(t *testing.T) {
+	log, err := os.ReadFile(shared.LogPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Local mode serves Stencil's API only", "kubectl --kubeconfig ~/.kube/config apply -f -", "--target-kubeconfig"} {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("the log does not say %q", want)
+		}
+	}
+}
 
 // TestExportFromLocalServer runs stencil export, as a newcomer does after make run, against a
 // local-mode server, which serves none of the kinds export reads: it fails, says what the

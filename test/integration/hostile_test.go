@@ -33,9 +33,15 @@ import (
 // embedded etcd included.
 const maxServerMemory = 1536 << 20
 
-// hostileConcurrency is the --max-concurrent-processing of the hostile server, below the
-// burst of heavy requests it gets.
+// hostileConcurrency is how many heavy requests the hostile server's processing memory
+// (--processing-memory-bytes) holds at once, below the burst of heavy requests it gets. The
+// fixtures hold a CustomTransform, so every request's objects are decoded: a heavy request's
+// last attempt, at an output limit of 16 MiB, is charged 40 bytes per byte of it, and 4 per
+// byte of its 1 MiB template (docs/operations.md, Memory).
 const hostileConcurrency = 2
+
+// hostileMemory is the hostile server's --processing-memory-bytes.
+const hostileMemory = hostileConcurrency * (40*16 + 8) << 20
 
 // TestHostileInputs sends the hostile table (every finding of issue 17, and each malformed
 // body to every endpoint and content type) to a server of its own, then a burst of requests
@@ -43,7 +49,7 @@ const hostileConcurrency = 2
 // with a 5xx or by dropping the connection, never panic, stay ready and stay below
 // maxServerMemory.
 func TestHostileInputs(t *testing.T) {
-	s := startTestServer(t, filepath.Join(t.TempDir(), "hostile"), "--max-concurrent-processing="+strconv.Itoa(hostileConcurrency))
+	s := startTestServer(t, filepath.Join(t.TempDir(), "hostile"), "--processing-memory-bytes="+strconv.Itoa(hostileMemory))
 	client := s.httpClient(t)
 	setupHostileFixtures(t, s)
 
@@ -153,9 +159,10 @@ func (b burstResult) String() string {
 // with a 429 and Retry-After, and the memory they take is the test's bound.
 func heavyBurst(t *testing.T, s *localServer, client *http.Client) burstResult {
 	t.Helper()
-	// 24 references to a 1 MiB value: 24 MiB of output, under the 64 MiB budget.
+	// 12 references to a 1 MiB value: 12 MiB of output, under the largest output limit
+	// the server's memory gives a request whose objects are decoded.
 	body := []byte(tpl("heavy", `,"parameters":[{"name":"V","value":"`+strings.Repeat("v", 1<<20)+`"}]`+
-		objects(configMap(`{"a":"`+strings.Repeat("${V}", 24)+`"}`))))
+		objects(configMap(`{"a":"`+strings.Repeat("${V}", 12)+`"}`))))
 	const requests = 4 * hostileConcurrency
 	var mu sync.Mutex
 	result := burstResult{total: requests}

@@ -17,16 +17,15 @@ limitations under the License.
 package integration
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"stencil.dev/stencil/test/localserver"
 )
 
 // TestTransformerOutputIsBounded is issue 17's first finding over HTTP: a small request
@@ -83,23 +82,11 @@ func TestTransformerOutputIsBounded(t *testing.T) {
 // peakRSS reads a process's peak resident set size (VmHWM) from /proc, in bytes.
 func peakRSS(t *testing.T, pid int) int {
 	t.Helper()
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	peak, err := localserver.PeakRSS(pid)
 	if err != nil {
-		t.Fatalf("reading the server's memory (the suite runs on Linux): %v", err)
+		t.Fatal(err)
 	}
-	defer f.Close()
-	scanner := bufio.NewScanner(f)
-	for scanner.Scan() {
-		if value, ok := strings.CutPrefix(scanner.Text(), "VmHWM:"); ok {
-			kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(value), " kB"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	t.Fatalf("no VmHWM in /proc/%d/status", pid)
-	return 0
+	return int(peak)
 }
 
 // TestHugeKustomizationDoesNotBlockOthers is issue 17's second finding over HTTP: one

@@ -62,6 +62,9 @@ type Server struct {
 	Config *rest.Config
 	// Ready is how long the last start took until /readyz answered ok.
 	Ready time.Duration
+	// Env is added to the test's environment for the process (GOMEMLIMIT, as a Deployment
+	// sets it); set it before Start.
+	Env []string
 
 	binary  string
 	args    []string
@@ -93,6 +96,9 @@ func (s *Server) Start() error {
 	s.logFile = logFile
 	s.cmd = exec.Command(s.binary, s.args...)
 	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
+	if len(s.Env) > 0 {
+		s.cmd.Env = append(os.Environ(), s.Env...)
+	}
 	begin := time.Now()
 	if err := s.cmd.Start(); err != nil {
 		logFile.Close()

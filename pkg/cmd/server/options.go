@@ -37,6 +37,7 @@ import (
 	logsapi "k8s.io/component-base/logs/api/v1"
 	// The JSON format of --logging-format.
 	_ "k8s.io/component-base/logs/json/register"
+	"k8s.io/klog/v2"
 	netutils "k8s.io/utils/net"
 
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
@@ -44,6 +45,7 @@ import (
 	"stencil.dev/stencil/pkg/controller/templateinstance"
 	stencilopenapi "stencil.dev/stencil/pkg/generated/openapi"
 	"stencil.dev/stencil/pkg/metrics"
+	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 )
 
 const defaultEtcdPathPrefix = "/registry/templates.stencil.dev"
@@ -173,11 +175,15 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	recorder := metrics.NewRecorder()
+	memory, from := processingMemory(o.Processing.MemoryBytes)
+	klog.Infof("Processing may hold %d MiB (%s); requests that may run plugins %d MiB of it", memory>>20, from, memory/2>>20)
+	recorder.MemoryCapacity(memory, memory/2)
 	return &apiserver.Config{
 		GenericConfig: serverConfig,
-		ExtraConfig: apiserver.ExtraConfig{ClusterConfig: serverConfig.ClientConfig, Observer: metrics.NewRecorder(),
+		ExtraConfig: apiserver.ExtraConfig{ClusterConfig: serverConfig.ClientConfig, Observer: recorder,
 			PlanCacheBytes: o.Processing.PlanCacheBytes, PipelineCacheBytes: o.Processing.PipelineCacheBytes,
-			MaxOutputBytes: o.Processing.MaxOutputBytes, MaxConcurrentProcessing: o.Processing.MaxConcurrent,
+			MaxOutputBytes: o.Processing.MaxOutputBytes, ProcessingMemory: renderrest.NewBudget(memory, memory/2, recorder.MemoryHeld),
 			ProcessingLimits: o.Plugins.Limits(o.Processing.Limits), Plugins: plugins, Instances: instances,
 			OpenShiftTemplates: o.OpenShiftTemplates},
 	}, nil

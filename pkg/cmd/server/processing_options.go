@@ -22,7 +22,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"stencil.dev/stencil/pkg/process"
-	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 	"stencil.dev/stencil/pkg/render"
 	"stencil.dev/stencil/pkg/transform"
 	"stencil.dev/stencil/pkg/transform/expand"
@@ -36,8 +35,11 @@ type ProcessingOptions struct {
 	PipelineCacheBytes int64
 	// MaxOutputBytes bounds the JSON one processing request may make.
 	MaxOutputBytes int
-	// MaxConcurrent bounds the processing requests that run at once.
-	MaxConcurrent int
+	// MemoryBytes is the memory processing requests may hold together; zero derives it from
+	// the process's memory limit (processingMemory).
+	MemoryBytes int64
+	// maxConcurrent is the former --max-concurrent-processing, accepted and ignored.
+	maxConcurrent int
 	// Limits bound what one request's transformers, imports and expansion may cost.
 	Limits transform.Limits
 }
@@ -45,7 +47,7 @@ type ProcessingOptions struct {
 // NewProcessingOptions returns the defaults.
 func NewProcessingOptions() *ProcessingOptions {
 	return &ProcessingOptions{PlanCacheBytes: render.DefaultPlanCacheBytes, PipelineCacheBytes: render.DefaultPipelineCacheBytes,
-		MaxOutputBytes: process.DefaultMaxOutputBytes, MaxConcurrent: renderrest.DefaultMaxConcurrent,
+		MaxOutputBytes: process.DefaultMaxOutputBytes,
 		Limits: transform.Limits{
 			KustomizeObjects: transform.DefaultKustomizeObjects, KustomizeBytes: transform.DefaultKustomizeBytes,
 			KustomizeApplications: transform.DefaultKustomizeApplications, KustomizeBuilds: transform.DefaultKustomizeBuilds(),
@@ -60,11 +62,16 @@ func (o *ProcessingOptions) AddFlags(fs *pflag.FlagSet) {
 		"Bytes of compiled stored templates kept between requests (least recently used go first); a template over an eighth of it is compiled per request.")
 	fs.Int64Var(&o.PipelineCacheBytes, "pipeline-cache-bytes", o.PipelineCacheBytes,
 		"Bytes of compiled transformer lists kept between requests.")
-	fs.IntVar(&o.MaxConcurrent, "max-concurrent-processing", o.MaxConcurrent,
-		"Processing requests (processedtemplates, templates/{name}/processed) that run at once; each may take a few hundred MB. "+
-			"Others wait up to a quarter of their time limit (15 s at most) and then get 429 with Retry-After.")
+	fs.Int64Var(&o.MemoryBytes, "processing-memory-bytes", o.MemoryBytes,
+		"Memory the processing requests in flight (processedtemplates, templates/{name}/processed, the TemplateInstance controller's) may hold together, "+
+			"each charged before it takes it what it may take, until its answer is written; requests that may run plugins hold half of it at most. "+
+			"A request that does not fit waits up to a quarter of its time limit (15 s at most), then gets 429 with Retry-After. "+
+			"0, the default: half of GOMEMLIMIT, else half of the cgroup's memory limit, else 1 GiB. See docs/operations.md, Memory.")
+	fs.IntVar(&o.maxConcurrent, "max-concurrent-processing", 0, "Former bound on processing requests at once.")
+	_ = fs.MarkDeprecated("max-concurrent-processing", "processing is bounded by the memory it holds, --processing-memory-bytes; this flag does nothing")
 	fs.IntVar(&o.MaxOutputBytes, "max-output-bytes", o.MaxOutputBytes,
-		"Bytes of JSON one processing request may make, through substitution and every transformer; a request past it gets a 422 naming where. With --max-concurrent-processing it bounds the memory processing can take.")
+		"Bytes of JSON one processing request may make, through substitution and every transformer; a request past it gets a 422 naming where. "+
+			"A request is given less when what it would hold at this output does not fit in --processing-memory-bytes (docs/operations.md, Memory).")
 	l := &o.Limits
 	fs.IntVar(&l.KustomizeObjects, "max-kustomize-objects", l.KustomizeObjects,
 		"Objects one inline Kustomization transformer may run over; a build costs about a millisecond per object, and some of its passes grow with their square.")
@@ -92,7 +99,7 @@ func (o *ProcessingOptions) Validate() []error {
 		value, min int64
 	}{
 		{"plan-cache-bytes", o.PlanCacheBytes, 1 << 20}, {"pipeline-cache-bytes", o.PipelineCacheBytes, 1 << 20},
-		{"max-output-bytes", int64(o.MaxOutputBytes), 1 << 20}, {"max-concurrent-processing", int64(o.MaxConcurrent), 1},
+		{"max-output-bytes", int64(o.MaxOutputBytes), 1 << 20}, {"processing-memory-bytes", o.MemoryBytes, 0},
 		{"max-kustomize-objects", int64(o.Limits.KustomizeObjects), 1}, {"max-kustomize-bytes", int64(o.Limits.KustomizeBytes), 1},
 		{"max-kustomize-applications", int64(o.Limits.KustomizeApplications), 1}, {"max-concurrent-kustomize-builds", int64(o.Limits.KustomizeBuilds), 1},
 		{"max-expansion-output-bytes", int64(o.Limits.ExpansionOutputBytes), 1}, {"max-expansion-work", int64(o.Limits.ExpansionWork), 1},
@@ -102,6 +109,9 @@ func (o *ProcessingOptions) Validate() []error {
 		if f.value < f.min {
 			errs = append(errs, fmt.Errorf("--%s must be at least %d, got %d", f.name, f.min, f.value))
 		}
+	}
+	if o.MemoryBytes != 0 && o.MemoryBytes < minProcessingMemory {
+		errs = append(errs, fmt.Errorf("--processing-memory-bytes must be 0 (derived from the memory limit) or at least %d, got %d", minProcessingMemory, o.MemoryBytes))
 	}
 	return errs
 }

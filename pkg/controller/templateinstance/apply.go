@@ -22,13 +22,11 @@ import (
 	"fmt"
 	"strings"
 
-	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
-	"k8s.io/client-go/dynamic"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
@@ -43,11 +41,9 @@ type planned struct {
 	generated bool
 }
 
-func (p *planned) client(dyn dynamic.Interface) dynamic.ResourceInterface {
-	if p.ref.Namespace == "" {
-		return dyn.Resource(p.resource)
-	}
-	return dyn.Resource(p.resource).Namespace(p.ref.Namespace)
+// object names where the planned object goes.
+func (p *planned) object() Object {
+	return Object{Resource: p.resource, Namespace: p.ref.Namespace, Name: p.ref.Name}
 }
 
 func (p *planned) String() string { return inventory.DescribeObject(p.ref) }
@@ -70,7 +66,7 @@ func (c *Controller) plan(ti *templatesv1.TemplateInstance, r *rendered) ([]*pla
 			refused = append(refused, fmt.Sprintf("object %d: apiVersion, kind and metadata.name are required", i))
 			continue
 		}
-		mapping, err := inventory.Mapping(c.clients.mapper, gvk)
+		mapping, err := inventory.Mapping(c.cfg.Mapper, gvk)
 		if err != nil {
 			refused = append(refused, fmt.Sprintf("%s %s: the cluster serves no such kind: %v", gvk.Kind, obj.GetName(), err))
 			continue
@@ -113,7 +109,7 @@ func generatedSecret(ti *templatesv1.TemplateInstance, values map[string]string)
 // template author (authorizeAuthors), then, for an object that exists, that it is this
 // instance's, then a server-side dry-run apply, which also runs admission and validation. It
 // reports every refused object and why.
-func (c *Controller) preflight(ctx context.Context, ti *templatesv1.TemplateInstance, uc *userClients, plan []*planned, authors []author, prune []target) error {
+func (c *Controller) preflight(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, plan []*planned, authors []author, prune []target) error {
 	requester := requesterInfo(ti.Spec.Requester)
 	targets := make([]target, 0, len(plan)+len(prune))
 	for _, p := range plan {
@@ -124,7 +120,7 @@ func (c *Controller) preflight(ctx context.Context, ti *templatesv1.TemplateInst
 		for _, verb := range t.verbs {
 			attrs := authorizer.AttributesRecord{User: requester, Verb: verb, APIGroup: t.resource.Group, APIVersion: t.resource.Version,
 				Resource: t.resource.Resource, Namespace: t.ref.Namespace, Name: t.ref.Name, ResourceRequest: true}
-			if allowed, reason := c.authorizeObject(ctx, uc, attrs); !allowed {
+			if allowed, reason := c.authorizeObject(ctx, a, attrs); !allowed {
 				refused = append(refused, fmt.Sprintf("%s: %s may not %s it: %s", inventory.DescribeObject(t.ref), requester.GetName(), verb, reason))
 				break
 			}
@@ -140,7 +136,7 @@ func (c *Controller) preflight(ctx context.Context, ti *templatesv1.TemplateInst
 	for _, p := range plan {
 		// No adoption: an object that exists without this instance's label is someone else's
 		// (another instance's, or made by hand), and the instance would later delete it.
-		live, err := p.client(uc.dynamic).Get(ctx, p.ref.Name, metav1.GetOptions{})
+		live, err := a.Get(ctx, p.object())
 		switch {
 		case err == nil && live.GetLabels()[inventory.PartOfLabel] != id:
 			owner := "it was not created by this instance"
@@ -156,7 +152,7 @@ func (c *Controller) preflight(ctx context.Context, ti *templatesv1.TemplateInst
 			refused = append(refused, fmt.Sprintf("%s: %s", p, statusMessage(err)))
 			continue
 		}
-		if _, err := p.client(uc.dynamic).Apply(ctx, p.ref.Name, p.obj, metav1.ApplyOptions{FieldManager: inventory.FieldManager, DryRun: []string{metav1.DryRunAll}}); err != nil {
+		if _, err := a.Apply(ctx, p.object(), p.obj, true); err != nil {
 			if !isRefusal(err) {
 				return err
 			}
@@ -178,9 +174,9 @@ func isRefusal(err error) bool {
 
 // apply applies every object for real, in order, never forcing conflicts, and records each
 // one's uid and readiness in its ref.
-func (c *Controller) apply(ctx context.Context, uc *userClients, plan []*planned) error {
+func (c *Controller) apply(ctx context.Context, a Applier, plan []*planned) error {
 	for _, p := range plan {
-		applied, err := p.client(uc.dynamic).Apply(ctx, p.ref.Name, p.obj, metav1.ApplyOptions{FieldManager: inventory.FieldManager})
+		applied, err := a.Apply(ctx, p.object(), p.obj, false)
 		if err != nil {
 			if isRefusal(err) {
 				return fail("ApplyFailed", "%s: %s", p, statusMessage(err))
@@ -197,14 +193,14 @@ func (c *Controller) apply(ctx context.Context, uc *userClients, plan []*planned
 // only members of the instance's set, and only the very objects it applied (a uid
 // precondition): an object someone else made under the same name is never deleted. It
 // returns the objects it could not delete yet, to keep in the inventory.
-func (c *Controller) prune(ctx context.Context, ti *templatesv1.TemplateInstance, uc *userClients, old []templatesv1.TemplateInstanceObject, keep map[string]bool) ([]templatesv1.TemplateInstanceObject, error) {
+func (c *Controller) prune(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, old []templatesv1.TemplateInstanceObject, keep map[string]bool) ([]templatesv1.TemplateInstanceObject, error) {
 	var left []templatesv1.TemplateInstanceObject
 	for i := len(old) - 1; i >= 0; i-- {
 		o := old[i]
 		if keep[inventory.ObjectKey(o)] {
 			continue
 		}
-		gone, err := c.deleteMember(ctx, ti, uc, o)
+		gone, err := c.deleteMember(ctx, ti, a, o)
 		if err != nil {
 			return nil, err
 		}
@@ -217,17 +213,17 @@ func (c *Controller) prune(ctx context.Context, ti *templatesv1.TemplateInstance
 
 // deleteMember deletes one object of the instance's set; it reports whether the object is gone
 // (or is not the instance's, so nothing is left to do).
-func (c *Controller) deleteMember(ctx context.Context, ti *templatesv1.TemplateInstance, uc *userClients, o templatesv1.TemplateInstanceObject) (bool, error) {
+func (c *Controller) deleteMember(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, o templatesv1.TemplateInstanceObject) (bool, error) {
 	gv, err := schema.ParseGroupVersion(o.APIVersion)
 	if err != nil {
 		return true, nil
 	}
-	mapping, err := inventory.Mapping(c.clients.mapper, gv.WithKind(o.Kind))
+	mapping, err := inventory.Mapping(c.cfg.Mapper, gv.WithKind(o.Kind))
 	if err != nil {
 		return true, nil // the kind is gone, and its objects with it
 	}
 	p := &planned{resource: mapping.Resource, ref: o}
-	live, err := p.client(uc.dynamic).Get(ctx, o.Name, metav1.GetOptions{})
+	live, err := a.Get(ctx, p.object())
 	if apierrors.IsNotFound(err) {
 		return true, nil
 	}
@@ -243,9 +239,7 @@ func (c *Controller) deleteMember(ctx context.Context, ti *templatesv1.TemplateI
 	if live.GetDeletionTimestamp() != nil {
 		return false, nil
 	}
-	uid := live.GetUID()
-	background := metav1.DeletePropagationBackground
-	err = p.client(uc.dynamic).Delete(ctx, o.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}, PropagationPolicy: &background})
+	err = a.Delete(ctx, p.object(), live.GetUID())
 	switch {
 	case apierrors.IsNotFound(err):
 		return true, nil
@@ -255,31 +249,23 @@ func (c *Controller) deleteMember(ctx context.Context, ti *templatesv1.TemplateI
 		return false, err
 	}
 	// Gone at once unless finalizers hold it; the caller looks again later.
-	_, err = p.client(uc.dynamic).Get(ctx, o.Name, metav1.GetOptions{})
+	_, err = a.Get(ctx, p.object())
 	return apierrors.IsNotFound(err), nil
 }
 
 // authorizeObject asks whether the requester may act on an object of the target: through the
 // server's authorizer (a SubjectAccessReview of the hosting cluster), or, acting as the
 // target's own identity, with a SelfSubjectAccessReview there.
-func (c *Controller) authorizeObject(ctx context.Context, uc *userClients, attrs authorizer.AttributesRecord) (bool, string) {
-	if !c.opts.ActAsSelf {
+func (c *Controller) authorizeObject(ctx context.Context, a Applier, attrs authorizer.AttributesRecord) (bool, string) {
+	if !c.cfg.SelfReview {
 		return c.authorize(ctx, attrs)
 	}
-	review, err := uc.kube.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
-		Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
-			Namespace: attrs.Namespace, Verb: attrs.Verb, Group: attrs.APIGroup, Version: attrs.APIVersion,
-			Resource: attrs.Resource, Name: attrs.Name}},
-	}, metav1.CreateOptions{})
+	allowed, reason, err := a.MayI(ctx, attrs)
 	if err != nil {
 		return false, err.Error()
 	}
-	if !review.Status.Allowed {
-		reason := review.Status.Reason
-		if reason == "" {
-			reason = "no rule allows it"
-		}
-		return false, reason
+	if !allowed && reason == "" {
+		reason = "no rule allows it"
 	}
-	return true, ""
+	return allowed, reason
 }

@@ -74,7 +74,7 @@ func (c *Controller) pruneTargets(old []templatesv1.TemplateInstanceObject, keep
 		if err != nil {
 			continue
 		}
-		mapping, err := inventory.Mapping(c.clients.mapper, gv.WithKind(o.Kind))
+		mapping, err := inventory.Mapping(c.cfg.Mapper, gv.WithKind(o.Kind))
 		if err != nil {
 			continue
 		}

@@ -93,7 +93,7 @@ func TestAuthorizeAuthors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			authz := &namespacedOnly{namespaces: map[string]string{"editor": "a"}}
-			c.opts.Authorizer = authorizer.AuthorizerFunc(authz.Authorize)
+			c.cfg.Authorizer = authorizer.AuthorizerFunc(authz.Authorize)
 			err := c.authorizeAuthors(context.Background(), ti, tc.authors, tc.targets)
 			if tc.reason == "" {
 				if err != nil {

@@ -17,61 +17,149 @@ limitations under the License.
 package templateinstance
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
 
-	"k8s.io/apimachinery/pkg/api/meta"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/authentication/user"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
 
-// userClients are the clients of one requester: every request impersonates them.
-type userClients struct {
+// Object names one object of the target cluster: its resource, namespace and name.
+type Object struct {
+	Resource  schema.GroupVersionResource
+	Namespace string
+	Name      string
+}
+
+// Applier acts in the target cluster as one requester: every read and write of an instance's
+// objects, and of the Secrets of its values, goes through it, so that the cluster itself
+// enforces the requester's RBAC and admission.
+type Applier interface {
+	// Get reads an object.
+	Get(ctx context.Context, o Object) (*unstructured.Unstructured, error)
+	// Apply applies obj with server-side apply under the controller's field manager, never
+	// forcing a conflict; with dryRun the cluster only checks it (admission and validation).
+	Apply(ctx context.Context, o Object, obj *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error)
+	// Delete deletes the object if its uid is uid, letting its dependents go in the background.
+	Delete(ctx context.Context, o Object, uid types.UID) error
+	// SecretData reads the data of a Secret.
+	SecretData(ctx context.Context, namespace, name string) (map[string][]byte, error)
+	// MayI asks the target cluster whether the applier's own identity may do what attrs
+	// describe (a SelfSubjectAccessReview); it answers the reason of a refusal.
+	MayI(ctx context.Context, attrs authorizer.Attributes) (bool, string, error)
+}
+
+// Appliers hands out the Applier that acts as a requester.
+type Appliers interface {
+	// For returns the Applier of r.
+	For(r *templatesv1.TemplateInstanceRequester) (Applier, error)
+}
+
+// clientApplier is an Applier over a dynamic client, for the objects and Secrets, and a typed
+// one, for SelfSubjectAccessReviews, both with one identity.
+type clientApplier struct {
 	dynamic dynamic.Interface
 	kube    kubernetes.Interface
 }
 
-// clientCache keeps the clients of recent requesters, so that their connections are reused,
-// and maps kinds to resources through the target's discovery.
-type clientCache struct {
-	target *restclient.Config
-	mapper meta.ResettableRESTMapper
+func (a *clientApplier) resource(o Object) dynamic.ResourceInterface {
+	if o.Namespace == "" {
+		return a.dynamic.Resource(o.Resource)
+	}
+	return a.dynamic.Resource(o.Resource).Namespace(o.Namespace)
+}
 
-	// self, when set, serves every requester: the target's own identity acts.
-	self *userClients
+// Get reads the object with the dynamic client.
+func (a *clientApplier) Get(ctx context.Context, o Object) (*unstructured.Unstructured, error) {
+	return a.resource(o).Get(ctx, o.Name, metav1.GetOptions{})
+}
+
+// Apply applies obj with the dynamic client, never forcing.
+func (a *clientApplier) Apply(ctx context.Context, o Object, obj *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error) {
+	opts := metav1.ApplyOptions{FieldManager: inventory.FieldManager}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	return a.resource(o).Apply(ctx, o.Name, obj, opts)
+}
+
+// Delete deletes the object with a uid precondition and background propagation.
+func (a *clientApplier) Delete(ctx context.Context, o Object, uid types.UID) error {
+	background := metav1.DeletePropagationBackground
+	return a.resource(o).Delete(ctx, o.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}, PropagationPolicy: &background})
+}
+
+// SecretData reads the Secret through the dynamic client, as the objects are read: one client
+// for everything the instance reads and writes.
+func (a *clientApplier) SecretData(ctx context.Context, namespace, name string) (map[string][]byte, error) {
+	u, err := a.dynamic.Resource(secrets).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var secret corev1.Secret
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &secret); err != nil {
+		return nil, fmt.Errorf("reading Secret %s/%s: %w", namespace, name, err)
+	}
+	return secret.Data, nil
+}
+
+var secrets = corev1.SchemeGroupVersion.WithResource("secrets")
+
+// MayI asks a SelfSubjectAccessReview with the typed client.
+func (a *clientApplier) MayI(ctx context.Context, attrs authorizer.Attributes) (bool, string, error) {
+	review, err := a.kube.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+		Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Namespace: attrs.GetNamespace(), Verb: attrs.GetVerb(), Group: attrs.GetAPIGroup(), Version: attrs.GetAPIVersion(),
+			Resource: attrs.GetResource(), Subresource: attrs.GetSubresource(), Name: attrs.GetName()}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return false, "", err
+	}
+	return review.Status.Allowed, review.Status.Reason, nil
+}
+
+// impersonating is the Appliers of a cluster: it keeps the clients of recent requesters, each
+// impersonating its requester, so that their connections are reused; with self set, the
+// target's own identity acts for every requester.
+type impersonating struct {
+	target *restclient.Config
+	self   Applier
 
 	mu    sync.Mutex
-	users map[string]*userClients
+	users map[string]Applier
 }
 
 // maxCachedUsers bounds the requesters whose clients are kept; the cache starts over past it.
 const maxCachedUsers = 512
 
-func newClientCache(target *restclient.Config, actAsSelf bool) (*clientCache, error) {
-	disco, err := discovery.NewDiscoveryClientForConfig(target)
-	if err != nil {
-		return nil, err
-	}
-	c := &clientCache{target: target, users: map[string]*userClients{},
-		mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco))}
+func newImpersonating(target *restclient.Config, actAsSelf bool) (*impersonating, error) {
+	c := &impersonating{target: target, users: map[string]Applier{}}
 	if actAsSelf {
-		if c.self, err = clientsFor(target); err != nil {
+		var err error
+		if c.self, err = applierFor(target); err != nil {
 			return nil, err
 		}
 	}
 	return c, nil
 }
 
-func clientsFor(config *restclient.Config) (*userClients, error) {
+func applierFor(config *restclient.Config) (Applier, error) {
 	dyn, err := dynamic.NewForConfig(config)
 	if err != nil {
 		return nil, err
@@ -80,11 +168,11 @@ func clientsFor(config *restclient.Config) (*userClients, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &userClients{dynamic: dyn, kube: kube}, nil
+	return &clientApplier{dynamic: dyn, kube: kube}, nil
 }
 
-// forUser returns the clients that act as r.
-func (c *clientCache) forUser(r *templatesv1.TemplateInstanceRequester) (*userClients, error) {
+// For returns the Applier that acts as r.
+func (c *impersonating) For(r *templatesv1.TemplateInstanceRequester) (Applier, error) {
 	if c.self != nil {
 		return c.self, nil
 	}
@@ -96,12 +184,12 @@ func (c *clientCache) forUser(r *templatesv1.TemplateInstanceRequester) (*userCl
 	}
 	config := restclient.CopyConfig(c.target)
 	config.Impersonate = restclient.ImpersonationConfig{UserName: r.Username, UID: r.UID, Groups: r.Groups, Extra: r.Extra}
-	u, err := clientsFor(config)
+	u, err := applierFor(config)
 	if err != nil {
 		return nil, err
 	}
 	if len(c.users) >= maxCachedUsers {
-		c.users = map[string]*userClients{}
+		c.users = map[string]Applier{}
 	}
 	c.users[key] = u
 	return u, nil

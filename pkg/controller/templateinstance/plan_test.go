@@ -20,26 +20,15 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
 
-// staticMapper knows a few kinds, as discovery would.
-type staticMapper struct{ *meta.DefaultRESTMapper }
-
-func (staticMapper) Reset() {}
-
 func testController() *Controller {
-	m := meta.NewDefaultRESTMapper(nil)
-	m.Add(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, meta.RESTScopeNamespace)
-	m.Add(schema.GroupVersionKind{Version: "v1", Kind: "Secret"}, meta.RESTScopeNamespace)
-	m.Add(schema.GroupVersionKind{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole"}, meta.RESTScopeRoot)
-	return &Controller{clients: &clientCache{mapper: staticMapper{m}}}
+	return &Controller{cfg: Config{Mapper: testMapper()}}
 }
 
 func object(apiVersion, kind, namespace, name string) *unstructured.Unstructured {

@@ -45,7 +45,7 @@ var errRetry = errors.New("retry")
 func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInstance) (time.Duration, error) {
 	if !slices.Contains(ti.Finalizers, templatesv1.TemplateInstanceFinalizer) {
 		ti.Finalizers = append(ti.Finalizers, templatesv1.TemplateInstanceFinalizer)
-		updated, err := c.instances.TemplatesV1alpha1().TemplateInstances(ti.Namespace).Update(ctx, ti, metav1.UpdateOptions{})
+		updated, err := c.cfg.Instances.TemplatesV1alpha1().TemplateInstances(ti.Namespace).Update(ctx, ti, metav1.UpdateOptions{})
 		if err != nil {
 			return 0, err
 		}
@@ -54,15 +54,15 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	if ti.Spec.Requester == nil || ti.Spec.Requester.Username == "" {
 		return 0, c.failed(ctx, ti, fail("NoRequester", "spec.requester is empty: the server sets it from the user who writes the spec"))
 	}
-	uc, err := c.clients.forUser(ti.Spec.Requester)
+	a, err := c.cfg.Appliers.For(ti.Spec.Requester)
 	if err != nil {
 		return 0, err
 	}
-	if c.upToDate(ti) {
-		return c.refreshReadiness(ctx, ti, uc)
+	if c.upToDate(ctx, ti) {
+		return c.refreshReadiness(ctx, ti, a)
 	}
 
-	r, err := c.render(ctx, ti, uc)
+	r, err := c.render(ctx, ti, a)
 	if err != nil {
 		return 0, c.failed(ctx, ti, err)
 	}
@@ -78,7 +78,7 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 			objects = append(objects, p.ref)
 		}
 	}
-	if err := c.preflight(ctx, ti, uc, plan, r.authors, c.pruneTargets(ti.Status.Objects, keep)); err != nil {
+	if err := c.preflight(ctx, ti, a, plan, r.authors, c.pruneTargets(ti.Status.Objects, keep)); err != nil {
 		return 0, c.failed(ctx, ti, err)
 	}
 	if r.unreadGenerated != nil {
@@ -106,7 +106,7 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 		return 0, err
 	}
 
-	if err := c.apply(ctx, uc, plan); err != nil {
+	if err := c.apply(ctx, a, plan); err != nil {
 		return 0, c.failed(ctx, ti, err)
 	}
 	objects = objects[:0]
@@ -115,7 +115,7 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 			objects = append(objects, p.ref)
 		}
 	}
-	left, err := c.prune(ctx, ti, uc, old, keep)
+	left, err := c.prune(ctx, ti, a, old, keep)
 	if err != nil {
 		return 0, c.failed(ctx, ti, err)
 	}
@@ -134,7 +134,7 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	if rotated {
 		// The new values are stored and applied: the request is done.
 		delete(ti.Annotations, templatesv1.AnnotationRotateGeneratedParameters)
-		if _, err := c.instances.TemplatesV1alpha1().TemplateInstances(ti.Namespace).Update(ctx, ti, metav1.UpdateOptions{}); err != nil {
+		if _, err := c.cfg.Instances.TemplatesV1alpha1().TemplateInstances(ti.Namespace).Update(ctx, ti, metav1.UpdateOptions{}); err != nil {
 			return 0, err
 		}
 	}
@@ -143,14 +143,14 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 
 // upToDate says nothing asks for a new pass: the last one applied this generation of the
 // spec and this version of the Template, succeeded, and no rotation is asked for.
-func (c *Controller) upToDate(ti *templatesv1.TemplateInstance) bool {
+func (c *Controller) upToDate(ctx context.Context, ti *templatesv1.TemplateInstance) bool {
 	if ti.Status.ObservedGeneration != ti.Generation || ti.Annotations[templatesv1.AnnotationRotateGeneratedParameters] != "" ||
 		meta.IsStatusConditionTrue(ti.Status.Conditions, templatesv1.TemplateInstanceFailed) ||
 		!meta.IsStatusConditionFalse(ti.Status.Conditions, templatesv1.TemplateInstanceProgressing) {
 		return false
 	}
 	if ref := ti.Spec.TemplateRef; ref != nil {
-		t, err := c.templates.Templates(ti.Namespace).Get(ref.Name)
+		t, err := c.cfg.Templates.Template(ctx, ti.Namespace, ref.Name)
 		if err != nil || t.ResourceVersion != ti.Status.TemplateResourceVersion {
 			return false
 		}
@@ -159,7 +159,7 @@ func (c *Controller) upToDate(ti *templatesv1.TemplateInstance) bool {
 }
 
 // refreshReadiness reads every object as the requester and writes what changed.
-func (c *Controller) refreshReadiness(ctx context.Context, ti *templatesv1.TemplateInstance, uc *userClients) (time.Duration, error) {
+func (c *Controller) refreshReadiness(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier) (time.Duration, error) {
 	before := ti.Status.DeepCopy()
 	for i := range ti.Status.Objects {
 		o := &ti.Status.Objects[i]
@@ -167,12 +167,12 @@ func (c *Controller) refreshReadiness(ctx context.Context, ti *templatesv1.Templ
 		if err != nil {
 			continue
 		}
-		mapping, err := inventory.Mapping(c.clients.mapper, gv.WithKind(o.Kind))
+		mapping, err := inventory.Mapping(c.cfg.Mapper, gv.WithKind(o.Kind))
 		if err != nil {
 			o.Ready = false
 			continue
 		}
-		live, err := (&planned{resource: mapping.Resource, ref: *o}).client(uc.dynamic).Get(ctx, o.Name, metav1.GetOptions{})
+		live, err := a.Get(ctx, Object{Resource: mapping.Resource, Namespace: o.Namespace, Name: o.Name})
 		switch {
 		case apierrors.IsNotFound(err):
 			// Deleted behind the instance's back: the next pass applies it again.
@@ -268,7 +268,7 @@ func (c *Controller) failed(ctx context.Context, ti *templatesv1.TemplateInstanc
 
 // writeStatus writes the status and returns the instance as stored.
 func (c *Controller) writeStatus(ctx context.Context, ti *templatesv1.TemplateInstance) (*templatesv1.TemplateInstance, error) {
-	return c.instances.TemplatesV1alpha1().TemplateInstances(ti.Namespace).UpdateStatus(ctx, ti, metav1.UpdateOptions{})
+	return c.cfg.Instances.TemplatesV1alpha1().TemplateInstances(ti.Namespace).UpdateStatus(ctx, ti, metav1.UpdateOptions{})
 }
 
 func equalStatus(a, b *templatesv1.TemplateInstanceStatus) bool {

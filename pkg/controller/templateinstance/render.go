@@ -22,7 +22,6 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
@@ -73,28 +72,28 @@ func requesterInfo(r *templatesv1.TemplateInstanceRequester) user.Info {
 
 // render renders the instance's template with its values as its requester: the requester
 // must be allowed to process the template, and values come from Secrets the requester reads.
-func (c *Controller) render(ctx context.Context, ti *templatesv1.TemplateInstance, uc *userClients) (*rendered, error) {
+func (c *Controller) render(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier) (*rendered, error) {
 	requester := requesterInfo(ti.Spec.Requester)
 	ctx = genericapirequest.WithNamespace(genericapirequest.WithUser(ctx, requester), ti.Namespace)
 	t, stored, err := c.template(ctx, ti, requester)
 	if err != nil {
 		return nil, err
 	}
-	values, err := parameterValues(ctx, ti, t, uc)
+	values, err := parameterValues(ctx, ti, t, a)
 	if err != nil {
 		return nil, err
 	}
 	generatedNames := inventory.GeneratedParameters(t, values)
 	var unreadGenerated error
 	if len(generatedNames) > 0 {
-		if err := reuseGenerated(ctx, ti, uc, generatedNames, values); err != nil {
+		if err := reuseGenerated(ctx, ti, a, generatedNames, values); err != nil {
 			if _, ok := err.(*failure); !ok {
 				return nil, err
 			}
 			unreadGenerated = err
 		}
 	}
-	out, err := c.opts.Renderer.RenderObjects(ctx, render.Input{
+	out, err := c.cfg.Renderer.RenderObjects(ctx, render.Input{
 		Template:   t,
 		Stored:     stored,
 		Request:    process.Request{Parameters: values, Labels: ti.Spec.Labels},
@@ -142,14 +141,14 @@ func (c *Controller) template(ctx context.Context, ti *templatesv1.TemplateInsta
 		return nil, false, fail("Forbidden", "%s may not process %s: %s", requester.GetName(), describeAttrs(attrs), reason)
 	}
 	if ref := ti.Spec.TemplateRef; ref != nil {
-		obj, err := c.opts.Templates.Get(ctx, ref.Name, &metav1.GetOptions{})
+		t, err := c.cfg.Templates.Template(ctx, ti.Namespace, ref.Name)
 		if apierrors.IsNotFound(err) {
 			return nil, false, fail("TemplateNotFound", "Template %s/%s does not exist", ti.Namespace, ref.Name)
 		}
 		if err != nil {
 			return nil, false, err
 		}
-		return obj.(*templates.Template), true, nil
+		return t, true, nil
 	}
 	if ti.Spec.Template == nil {
 		return nil, false, fail("NoTemplate", "spec has neither templateRef nor template")
@@ -163,7 +162,7 @@ func (c *Controller) template(ctx context.Context, ti *templatesv1.TemplateInsta
 
 // authorize asks the server's authorizer (a SubjectAccessReview in a cluster) about attrs.
 func (c *Controller) authorize(ctx context.Context, attrs authorizer.AttributesRecord) (bool, string) {
-	decision, reason, err := c.opts.Authorizer.Authorize(ctx, attrs)
+	decision, reason, err := c.cfg.Authorizer.Authorize(ctx, attrs)
 	if decision == authorizer.DecisionAllow {
 		return true, ""
 	}
@@ -192,16 +191,16 @@ func describeAttrs(a authorizer.AttributesRecord) string {
 
 // parameterValues merges the instance's values as inventory.ParameterValues does, reading
 // its parametersFrom Secrets as the requester.
-func parameterValues(ctx context.Context, ti *templatesv1.TemplateInstance, t *templates.Template, uc *userClients) (map[string]string, error) {
+func parameterValues(ctx context.Context, ti *templatesv1.TemplateInstance, t *templates.Template, a Applier) (map[string]string, error) {
 	return inventory.ParameterValues(ti, t, func(name string) (map[string][]byte, error) {
-		secret, err := uc.kube.CoreV1().Secrets(ti.Namespace).Get(ctx, name, metav1.GetOptions{})
+		data, err := a.SecretData(ctx, ti.Namespace, name)
 		if err != nil {
 			if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
 				return nil, fail("ParametersSecret", "Secret %s/%s of parametersFrom: %s", ti.Namespace, name, statusMessage(err))
 			}
 			return nil, err
 		}
-		return secret.Data, nil
+		return data, nil
 	})
 }
 
@@ -210,9 +209,9 @@ func GeneratedSecretName(instance string) string { return instance + validation.
 
 // reuseGenerated puts the values kept in the instance's Secret into values, but for the
 // parameters whose rotation is asked for: those are generated again.
-func reuseGenerated(ctx context.Context, ti *templatesv1.TemplateInstance, uc *userClients, names map[string]bool, values map[string]string) error {
+func reuseGenerated(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, names map[string]bool, values map[string]string) error {
 	name := GeneratedSecretName(ti.Name)
-	secret, err := uc.kube.CoreV1().Secrets(ti.Namespace).Get(ctx, name, metav1.GetOptions{})
+	data, err := a.SecretData(ctx, ti.Namespace, name)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -224,7 +223,7 @@ func reuseGenerated(ctx context.Context, ti *templatesv1.TemplateInstance, uc *u
 	}
 	rotate := rotationRequest(ti)
 	for n := range names {
-		if v, ok := secret.Data[n]; ok && !rotate[n] {
+		if v, ok := data[n]; ok && !rotate[n] {
 			values[n] = string(v)
 		}
 	}

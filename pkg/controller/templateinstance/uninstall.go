@@ -37,7 +37,7 @@ func (c *Controller) uninstall(ctx context.Context, ti *templatesv1.TemplateInst
 		return 0, nil
 	}
 	if ti.Annotations[templatesv1.AnnotationDeletionPolicy] != templatesv1.DeletionPolicyOrphan && ti.Spec.Requester != nil {
-		uc, err := c.clients.forUser(ti.Spec.Requester)
+		a, err := c.cfg.Appliers.For(ti.Spec.Requester)
 		if err != nil {
 			return 0, err
 		}
@@ -45,7 +45,7 @@ func (c *Controller) uninstall(ctx context.Context, ti *templatesv1.TemplateInst
 		if s := ti.Status.GeneratedParametersSecret; s != "" {
 			members = append([]templatesv1.TemplateInstanceObject{{APIVersion: "v1", Kind: "Secret", Namespace: ti.Namespace, Name: s}}, members...)
 		}
-		left, err := c.prune(ctx, ti, uc, members, nil)
+		left, err := c.prune(ctx, ti, a, members, nil)
 		if err != nil {
 			return 0, c.failed(ctx, ti, err)
 		}
@@ -58,6 +58,6 @@ func (c *Controller) uninstall(ctx context.Context, ti *templatesv1.TemplateInst
 		}
 	}
 	ti.Finalizers = slices.DeleteFunc(ti.Finalizers, func(f string) bool { return f == templatesv1.TemplateInstanceFinalizer })
-	_, err := c.instances.TemplatesV1alpha1().TemplateInstances(ti.Namespace).Update(ctx, ti, metav1.UpdateOptions{})
+	_, err := c.cfg.Instances.TemplatesV1alpha1().TemplateInstances(ti.Namespace).Update(ctx, ti, metav1.UpdateOptions{})
 	return 0, err
 }

@@ -54,9 +54,9 @@ type Sources struct {
 	// Authorizer decides whether the caller of processedtemplates may read the templates its
 	// template imports.
 	Authorizer authorizer.Authorizer
-	// MaxConcurrent bounds the requests processed at once; the others wait for their turn and
-	// are answered with a 429 when it does not come soon. 0 means DefaultMaxConcurrent.
-	MaxConcurrent int
+	// Memory is the memory processing requests hold together (NewBudget); nil means a Budget
+	// of DefaultMemoryBytes, half of it for requests that may run plugins.
+	Memory *Budget
 	// PlanCacheBytes and PipelineCacheBytes bound the renderer's caches; 0 means its defaults.
 	PlanCacheBytes, PipelineCacheBytes int64
 	// MaxOutputBytes bounds the JSON one request may make; 0 means the renderer's default.
@@ -83,7 +83,7 @@ type Observer interface {
 type Adapter struct {
 	sources  Sources
 	renderer *render.Renderer
-	limiter  *limiter
+	memory   *Budget
 }
 
 // NewAdapter returns an Adapter reading from sources.
@@ -94,7 +94,11 @@ func NewAdapter(sources Sources) *Adapter {
 	if sources.Observer != nil {
 		renderer.ObserveCaches(sources.Observer)
 	}
-	return &Adapter{sources: sources, renderer: renderer, limiter: newLimiter(sources.MaxConcurrent)}
+	memory := sources.Memory
+	if memory == nil {
+		memory = NewBudget(DefaultMemoryBytes, DefaultMemoryBytes/2, nil)
+	}
+	return &Adapter{sources: sources, renderer: renderer, memory: memory}
 }
 
 // Process processes in, filling in what it reads from storage. Every problem of the template
@@ -146,11 +150,14 @@ func (p *Adapter) render(ctx context.Context, in render.Input, kind schema.Group
 		ctx = transform.WithStepObserver(ctx, o.Transformer)
 		defer func() { observe(o, in, time.Since(start), out, err) }()
 	}
-	release, err := p.limiter.acquire(ctx)
-	if err != nil {
-		return nil, err
+	// The request's Hold lives until its answer is written (HoldUntilWritten); without one
+	// (the TemplateInstance controller, which applies what it gets), until processing ends.
+	hold := holdFrom(ctx)
+	if hold == nil {
+		hold = p.memory.NewHold()
+		defer hold.Release()
 	}
-	defer release()
+	in.Memory = requestMemory{hold}
 	if p.sources.Templates != nil {
 		in.GetTemplate = func(name string) (*templates.Template, error) {
 			if !in.Stored {
@@ -183,9 +190,15 @@ func (p *Adapter) render(ctx context.Context, in render.Input, kind schema.Group
 	if ctx.Err() != nil {
 		return nil, apierrors.NewTimeoutError("processing did not finish before the request ended", 0)
 	}
+	if _, ok := err.(apierrors.APIStatus); ok {
+		// The memory's answer: a 429, or a timeout while the request waited.
+		return nil, err
+	}
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
+	// What the request keeps is its answer, until it is written.
+	hold.Settle(answerCost(out))
 	for _, e := range errs {
 		// A storage read that failed is the server's problem, not the template's.
 		if e.Type == field.ErrorTypeInternal {
@@ -202,6 +215,36 @@ func (p *Adapter) render(ctx context.Context, in render.Input, kind schema.Group
 	}
 	return out, nil
 }
+
+// answerFactor is what an answer holds per byte of its objects while the API server encodes
+// and sends it: the objects themselves, and the buffer encoding/json writes them into (it
+// doubles as it grows, and the old one is kept while it does). Measured: 4.2 with 400,000
+// small objects, 2 with one large string.
+const answerFactor = 5
+
+// answerCost is what the answer of out holds until it is written.
+func answerCost(out *render.Output) int64 {
+	if out == nil {
+		return 0
+	}
+	n := len(out.Message) + 4096
+	for _, obj := range out.Objects {
+		n += len(obj)
+	}
+	for _, p := range out.Parameters {
+		n += len(p.Value) + len(p.Description) + 256
+	}
+	return answerFactor * int64(n)
+}
+
+// requestMemory charges one request's Hold with what pkg/render asks for.
+type requestMemory struct{ hold *Hold }
+
+func (m requestMemory) Hold(ctx context.Context, n int64, plugins bool) error {
+	return m.hold.Set(ctx, n, plugins)
+}
+
+func (m requestMemory) Capacity(plugins bool) int64 { return m.hold.budget.Capacity(plugins) }
 
 // observe reports one request to o.
 func observe(o Observer, in render.Input, took time.Duration, out *render.Output, err error) {

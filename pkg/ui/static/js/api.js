@@ -28,7 +28,7 @@ export class APIError extends Error {
   }
 }
 
-async function request(method, url, body, accept = 'application/json') {
+async function send(method, url, body, accept = 'application/json') {
   const headers = { 'X-Stencil-Token': sessionStorage.getItem(TOKEN_KEY) || '', Accept: accept };
   const init = { method, headers, credentials: 'omit' };
   if (body !== undefined) {
@@ -40,12 +40,23 @@ async function request(method, url, body, accept = 'application/json') {
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { data = { message: text }; }
   if (!response.ok) throw new APIError(response.status, data);
-  return data;
+  return { data, response };
+}
+
+async function request(method, url, body, accept) {
+  return (await send(method, url, body, accept)).data;
 }
 
 // k8s sends a request to the cluster, path being the API path (/apis/...).
 export function k8s(method, path, body, accept) {
   return request(method, '/k8s' + path, body, accept);
+}
+
+// k8sAnswer sends a processing request and resolves to its List and the id under which the
+// catalog server keeps the List's objects: the apply action applies those, and only those.
+export async function k8sAnswer(path, body) {
+  const { data, response } = await send('POST', '/k8s' + path, body);
+  return { list: data, answer: response.headers.get('X-Stencil-Answer') || '' };
 }
 
 // action calls one of the catalog server's own endpoints.

@@ -1,8 +1,8 @@
 // Create: a TemplateInstance where the cluster serves them, so that what is created can be
-// followed and uninstalled; otherwise each processed object is applied (server-side apply, as
-// the user) by the catalog server. Either way the browser then shows the result page.
+// followed and uninstalled; otherwise each object of the processing answer is applied
+// (server-side apply, as the user) by the catalog server, which kept that answer. Either way the browser then shows the result page.
 import { action, k8s, instancesPath } from './api.js';
-import { process } from './preview.js';
+import { process, processToApply } from './preview.js';
 import { remember } from './results.js';
 import { resultHref, instanceHref } from './routes.js';
 
@@ -16,8 +16,10 @@ export async function create({ template, entry, fields, values, labels, namespac
     location.hash = instanceHref(namespace, created.metadata.name);
     return;
   }
-  const list = await process(ns, name, values, labels, false);
-  const objects = await action('POST', 'apply', { namespace, objects: list.items || [] });
+  // The catalog server applies the objects of this answer, which it kept: never objects the
+  // page sends.
+  const { list, answer } = await processToApply(ns, name, values, labels);
+  const objects = await action('POST', 'apply', { namespace, answer });
   const generated = fields
     .filter((f) => f.generated && !values[f.name])
     .map((f) => ({ label: f.label, name: f.name, secret: f.secret, value: ((list.parameters || []).find((p) => p.name === f.name) || {}).value || '' }));

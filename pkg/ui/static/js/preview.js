@@ -1,7 +1,7 @@
 // The live preview: the template processed with the form's values through
 // templates/{name}/processed?dryRun=All, shown as a summary of its objects, the substituted
 // message and the YAML that would be applied. Only the latest answer is shown.
-import { k8s, templatePath, APIError } from './api.js';
+import { k8s, k8sAnswer, templatePath, APIError } from './api.js';
 import { h, clear, plural } from './dom.js';
 import { toYAML } from './yaml.js';
 
@@ -13,6 +13,12 @@ export function processBody(values, labels) {
 // process asks the server to process the template; dryRun marks it as a preview.
 export function process(ns, name, values, labels, dryRun) {
   return k8s('POST', `${templatePath(ns, name)}/processed${dryRun ? '?dryRun=All' : ''}`, processBody(values, labels));
+}
+
+// processToApply processes the template for good and resolves to the List and the id of its
+// objects, which the catalog server applies.
+export function processToApply(ns, name, values, labels) {
+  return k8sAnswer(`${templatePath(ns, name)}/processed`, processBody(values, labels));
 }
 
 export class Preview {

@@ -1,0 +1,104 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package templateinstance
+
+import (
+	"time"
+
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/kubernetes"
+	restclient "k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+
+	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
+)
+
+// Options configure the controller of a server: New builds its parts from them.
+type Options struct {
+	// Target reaches the cluster the objects are created in, with the controller's own
+	// identity (its ServiceAccount); requests for a requester impersonate them.
+	Target *restclient.Config
+	// Loopback reaches this server's own API, for the instances and their status.
+	Loopback *restclient.Config
+	// Templates reads the stored Templates; the namespace comes from the context.
+	Templates rest.Getter
+	// Renderer is the processing endpoints' adapter: the same bytes for the same input.
+	Renderer Renderer
+	// Authorizer answers the SubjectAccessReviews asked for a requester.
+	Authorizer authorizer.Authorizer
+	// LeaseNamespace holds the Lease; LeaseName names it.
+	LeaseNamespace, LeaseName string
+	// LeaseDuration, RenewDeadline and RetryPeriod time the leader election.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// Workers reconcile instances in parallel.
+	Workers int
+	// ActAsSelf acts with Target's own identity instead of impersonating requesters, and
+	// checks objects with SelfSubjectAccessReviews: local mode's --target-kubeconfig, whose
+	// owner is the only local user. Without LeaseNamespace there is no election.
+	ActAsSelf bool
+}
+
+// Defaults of Options, as client-go's core clients and kube-controller-manager have them.
+const (
+	DefaultLeaseName     = "stencil-templateinstance-controller"
+	DefaultLeaseDuration = 15 * time.Second
+	DefaultRenewDeadline = 10 * time.Second
+	DefaultRetryPeriod   = 2 * time.Second
+	DefaultWorkers       = 8
+)
+
+// New returns the controller of a server, with clients of the loopback and target configs;
+// Run starts it.
+func New(opts Options) (*Controller, error) {
+	loopback := restclient.CopyConfig(opts.Loopback)
+	loopback.QPS, loopback.Burst = 200, 400
+	instances, err := clientset.NewForConfig(loopback)
+	if err != nil {
+		return nil, err
+	}
+	target := restclient.CopyConfig(opts.Target)
+	target.QPS, target.Burst = 200, 400
+	appliers, err := newImpersonating(target, opts.ActAsSelf)
+	if err != nil {
+		return nil, err
+	}
+	disco, err := discovery.NewDiscoveryClientForConfig(target)
+	if err != nil {
+		return nil, err
+	}
+	cfg := Config{
+		Instances: instances, Templates: StorageTemplates{Getter: opts.Templates}, Renderer: opts.Renderer,
+		Appliers: appliers, Mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)),
+		Authorizer: opts.Authorizer, SelfReview: opts.ActAsSelf, Workers: opts.Workers,
+	}
+	if opts.LeaseNamespace != "" {
+		kube, err := kubernetes.NewForConfig(target)
+		if err != nil {
+			return nil, err
+		}
+		name := opts.LeaseName
+		if name == "" {
+			name = DefaultLeaseName
+		}
+		cfg.Election = &Election{Client: kube, Namespace: opts.LeaseNamespace, Name: name,
+			LeaseDuration: opts.LeaseDuration, RenewDeadline: opts.RenewDeadline, RetryPeriod: opts.RetryPeriod}
+	}
+	return NewController(cfg)
+}

@@ -1,0 +1,62 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package templateinstance
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+)
+
+// TemplateReader reads the stored Templates that instances reference, in the internal form the
+// Renderer takes. The controller reads a Template once per pass and uses that one object for
+// everything: the content it renders, the author it checks and the resourceVersion it records
+// in the instance's status; the question whether a pass is needed reads the version from the
+// same reader.
+type TemplateReader interface {
+	// Template returns the Template namespace/name, or an error apierrors.IsNotFound knows.
+	Template(ctx context.Context, namespace, name string) (*templates.Template, error)
+}
+
+// StorageTemplates is the TemplateReader of the server: its Templates' storage, read directly.
+// A read of storage is consistent, which the controller's informer is not: a Template created
+// just before an instance of it is always found (a cache may not have it yet, and the instance
+// would report TemplateNotFound, which `stencil instantiate --wait` takes for a failure), and
+// an upgrade renders the Template as stored, not as last seen. The Template informer is only
+// the source of events that queue a Template's instances.
+type StorageTemplates struct {
+	// Getter is the Templates' storage; the namespace comes from the context.
+	Getter rest.Getter
+}
+
+// Template reads namespace/name from storage.
+func (s StorageTemplates) Template(ctx context.Context, namespace, name string) (*templates.Template, error) {
+	obj, err := s.Getter.Get(genericapirequest.WithNamespace(ctx, namespace), name, &metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	t, ok := obj.(*templates.Template)
+	if !ok {
+		return nil, fmt.Errorf("the Templates' storage returned a %T", obj)
+	}
+	return t, nil
+}

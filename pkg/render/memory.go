@@ -1,0 +1,218 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package render
+
+import (
+	"bytes"
+	"context"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/expand"
+)
+
+// Memory is charged with the memory one request's processing may hold, before processing
+// takes it (docs/operations.md, "Memory"). A server shares one among all its requests.
+type Memory interface {
+	// Hold makes the request hold n bytes, in place of what it held before, waiting for room
+	// when there is none; plugins says the request may run plugins, which hold memory from a
+	// share of their own as well. An error ends processing, and Render returns it as it is.
+	Hold(ctx context.Context, n int64, plugins bool) error
+	// Capacity is the most one request may hold, with or without plugins: an attempt that
+	// would need more is not made.
+	Capacity(plugins bool) int64
+}
+
+// The memory model: what one attempt at processing with an output limit of b bytes may hold
+// at its peak, in multiples of b, measured on the shapes that cost most per byte of JSON
+// (pkg/render's TestMemoryModelBoundsProcessing measures them again).
+const (
+	// plainFactor covers processing without trees: the engine's output, the buffer it grows
+	// in (a quarter more, and the old one while it grows) and the values in their written
+	// forms. Measured: 2.9 (one large string) to 3.7 (400,000 small objects).
+	plainFactor = 5
+	// treeFactor covers processing whose objects are decoded for transformers,
+	// CustomTransforms, expansion or destinations: the trees (one map entry or slice element
+	// per JSON value), the engine's output beside them and the encoded result. Measured: 18
+	// (ConfigMaps of short strings) to 30-35 (arrays of one-digit numbers, empty objects).
+	treeFactor = 40
+	// templateFactor covers compiling the template's objects and configs into a plan, per byte
+	// of them.
+	templateFactor = 4
+	// kustomizeFactor covers one inline Kustomization build, per byte of the objects it runs
+	// over (at most --max-kustomize-bytes): kyaml's nodes of them, and of its output.
+	// Measured, with the request's trees: 10.5 on 1,000 ConfigMaps of 100 strings of 25
+	// bytes, 72 on 1,000 of 380 one-byte strings (4 MiB, the default limit).
+	kustomizeFactor = 64
+	// execOutputFactor covers one exec plugin run, per byte it may write: stdout and stderr,
+	// each up to the plugin output limit, and the trees of stdout, which take six (JSON) to
+	// sixteen (YAML) times its size.
+	execOutputFactor = 2 + 16
+)
+
+// Output limits of the attempts: processing starts with firstAttemptBytes and tries again
+// with tierGrowth times more, up to the request's limit, only when the output passed the
+// attempt's limit, so that a request holds about what its output needs and not what the
+// largest output could. The work of the attempts before the last is at most a third of the
+// last's.
+const (
+	firstAttemptBytes = 1 << 20
+	tierGrowth        = 4
+)
+
+// cost is what one attempt at processing a request may hold, as a function of the attempt's
+// output limit.
+type cost struct {
+	// trees says the objects are decoded.
+	trees bool
+	// plugins says a plugin may run.
+	plugins bool
+	// fixed is what does not depend on the attempt's limit: the plan, an exec plugin's
+	// output, a Starlark run's own memory.
+	fixed int64
+	// perByte is what one byte of the attempt's limit costs.
+	perByte int64
+	// kustomizeBytes is the most a Kustomization builds over: the smaller of it and the
+	// attempt's limit costs kustomizeFactor per byte. Zero without a Kustomization.
+	kustomizeBytes int
+}
+
+// costOf reads what processing may hold: steps are the kinds of the consolidated template's
+// steps, templateBytes its objects' and configs' size, trees whether the objects are decoded
+// even without steps (CustomTransforms, destinations, expansion).
+func (p *Renderer) costOf(steps transform.Steps, templateBytes int, trees bool, plugins transform.Plugins) cost {
+	c := cost{trees: trees || steps.Any, plugins: steps.Plugins(), fixed: templateFactor * int64(templateBytes), perByte: plainFactor}
+	if c.trees {
+		c.perByte = treeFactor
+	}
+	// The steps run one after another, so the costliest kind is what the request may hold
+	// besides its objects; each is counted whole all the same, as a bound.
+	if steps.Kustomization {
+		c.kustomizeBytes = orDefault(p.limits.KustomizeBytes, transform.DefaultKustomizeBytes)
+	}
+	if steps.Starlark {
+		// The objects as Starlark values, and what the script itself may create.
+		c.perByte += treeFactor
+		c.fixed += int64(orDefault(p.limits.StarlarkMemoryBytes, transform.DefaultStarlarkMemoryBytes))
+	}
+	if steps.Exec {
+		c.fixed += execOutputFactor * int64(plugins.PluginOutputBytes())
+	}
+	return c
+}
+
+// at is the cost of an attempt with an output limit of b bytes.
+func (c cost) at(b int) int64 {
+	return c.fixed + c.perByte*int64(b) + kustomizeFactor*int64(min(c.kustomizeBytes, b))
+}
+
+// largestWithin is the largest output limit, at most budget, whose attempt costs at most
+// capacity; 0 when none does.
+func (c cost) largestWithin(capacity int64, budget int) int {
+	if c.at(budget) <= capacity {
+		return budget
+	}
+	lo, hi := 0, budget // c.at(lo) fits or lo is 0; c.at(hi) does not
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if c.at(mid) <= capacity {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+func orDefault(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// renderWithin processes the request charging in.Memory before each attempt. The first
+// attempt has an output limit of firstAttemptBytes; an attempt whose output passes its limit
+// is made again with tierGrowth times more, up to the request's limit (budget) or the largest
+// limit whose attempt fits in.Memory's capacity, whichever is smaller: past it, the answer is
+// the last attempt's, a problem naming the limit it had.
+//
+// The first charge is made before the template is compiled, which it counts.
+func (p *Renderer) renderWithin(ctx context.Context, in Input, a attemptOf, budget int) (*Output, field.ErrorList, error) {
+	t := a.template
+	trees := len(in.RemovalRules) > 0 || len(in.Destinations) > 0 || mentionsExpansionIn(t.Objects)
+	c := p.costOf(in.Plugins.Steps(t), templateBytes(t), trees, in.Plugins)
+	capacity := in.Memory.Capacity(c.plugins)
+	// A request whose smallest attempt needs more than the capacity (a plugin's bounds larger
+	// than the plugins' share) is charged the capacity: it then runs alone.
+	first := min(firstAttemptBytes, budget)
+	largest := max(c.largestWithin(capacity, budget), first)
+	hold := func() error { return in.Memory.Hold(ctx, min(c.at(a.limit), capacity), c.plugins) }
+	a.decoding = func() error {
+		if c.trees {
+			return nil
+		}
+		// Parameter values made the engine's output ask for expansion: the trees were not
+		// counted.
+		c.trees, c.perByte = true, c.perByte-plainFactor+treeFactor
+		return hold()
+	}
+	a.limit = first
+	if err := hold(); err != nil {
+		return nil, nil, err
+	}
+	plan, errs := p.compile(t, in, importsKey(a.imported))
+	if len(errs) > 0 {
+		return nil, errs, nil
+	}
+	a.plan = plan
+	for ; ; a.limit = min(a.limit*tierGrowth, largest) {
+		if a.limit > first {
+			if err := hold(); err != nil {
+				return nil, nil, err
+			}
+		}
+		r := p.attempt(ctx, in, a)
+		if !r.over || a.limit >= largest {
+			return r.output, r.errs, r.err
+		}
+	}
+}
+
+// templateBytes is the size of what compiling t reads.
+func templateBytes(t *templates.Template) int {
+	n := 0
+	for _, list := range [][]runtime.RawExtension{t.Objects, t.Generators, t.Transformers} {
+		for _, raw := range list {
+			n += len(raw.Raw)
+		}
+	}
+	return n
+}
+
+// mentionsExpansionIn is mentionsExpansion of a template's objects.
+func mentionsExpansionIn(objects []runtime.RawExtension) bool {
+	for _, o := range objects {
+		if bytes.Contains(o.Raw, []byte(expand.TemplatesAnnotation)) {
+			return true
+		}
+	}
+	return false
+}
