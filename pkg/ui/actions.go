@@ -52,6 +52,8 @@ const actionTimeout = time.Minute
 type actions struct {
 	dynamic dynamic.Interface
 	mapper  *restmapper.DeferredDiscoveryRESTMapper
+	// discovery is the mapper's cached discovery, also asked what the cluster serves at all.
+	discovery discovery.CachedDiscoveryInterface
 	// answers are the processing answers the pages may apply.
 	answers *answers
 }
@@ -65,7 +67,8 @@ func newActions(config *rest.Config, answers *answers) (*actions, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &actions{dynamic: client, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)), answers: answers}, nil
+	cached := memory.NewMemCacheClient(dc)
+	return &actions{dynamic: client, mapper: restmapper.NewDeferredDiscoveryRESTMapper(cached), discovery: cached, answers: answers}, nil
 }
 
 // applyRequest is the body of POST /ui/api/apply: the id of a processing answer this
