@@ -59,7 +59,13 @@ type actions struct {
 }
 
 func newActions(config *rest.Config, answers *answers) (*actions, error) {
-	dc, err := discovery.NewDiscoveryClientForConfig(config)
+	// Discovery is asked for every page load's configuration: a cluster that does not answer
+	// must not hold the page for ever.
+	discoveryConfig := rest.CopyConfig(config)
+	if discoveryConfig.Timeout == 0 {
+		discoveryConfig.Timeout = actionTimeout
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(discoveryConfig)
 	if err != nil {
 		return nil, err
 	}

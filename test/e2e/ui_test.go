@@ -283,7 +283,7 @@ func checkClusterTemplatePage(t *testing.T, tab *browser.Tab) {
 		t.Errorf("the generated password is not masked in the YAML:\n%s", masked)
 	}
 	tab.Run("showing the secrets", chromedp.Click(`#preview-show-secrets`))
-	password := regexp.MustCompile(`password: ([A-Za-z0-9]{16})\n`).FindStringSubmatch(tab.Text("#preview-yaml"))
+	password := regexp.MustCompile(`password: "?([A-Za-z0-9]{16})"?\n`).FindStringSubmatch(tab.Text("#preview-yaml"))
 	if password == nil {
 		t.Fatalf("Show gives no password:\n%s", tab.Text("#preview-yaml"))
 	}
