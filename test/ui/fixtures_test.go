@@ -68,7 +68,8 @@ Clustering: JGROUPS_*
 Build: SOURCE_*, CONTEXT_DIR, MAVEN_*, ARTIFACT_DIR, *_WEBHOOK_SECRET`
 
 // credentialsTemplate puts secret values everywhere a page can show them: a ConfigMap's data (in
-// a URL), a Secret's stringData, an env value, a SecretGenerator's data (base64), the message.
+// a URL), a Secret's stringData, an env value, a SecretGenerator's data (base64, and a value
+// whose base64 is broken into lines across the password), the message.
 // DB_PASSWORD is flagged secret and typed; API_TOKEN is flagged and generated; ADMIN_PASSWORD is
 // not flagged but named like a credential, and its pattern makes the server quote a bad value.
 func credentialsTemplate() *templatesv1.Template {
@@ -89,7 +90,8 @@ func credentialsTemplate() *templatesv1.Template {
 			{Raw: []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"${APP}"},"spec":{"template":{"spec":{"containers":[{"name":"app","image":"app","env":[{"name":"DB_PASSWORD","value":"${DB_PASSWORD}"}]}]}}}}`)},
 		},
 		Generators: []runtime.RawExtension{
-			{Raw: []byte(`{"kind":"SecretGenerator","metadata":{"name":"creds"},"literals":["password=${DB_PASSWORD}","token=${API_TOKEN}"]}`)},
+			{Raw: []byte(`{"kind":"SecretGenerator","metadata":{"name":"creds"},"literals":["password=${DB_PASSWORD}","token=${API_TOKEN}",` +
+				`"dsn=host=db.example.com port=5432 user=${APP} password=${DB_PASSWORD} sslmode=verify-full application_name=catalog"]}`)},
 		},
 	}
 }

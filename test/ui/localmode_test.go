@@ -17,12 +17,15 @@ limitations under the License.
 package ui
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/test/browser"
 )
 
@@ -39,12 +42,19 @@ func count(requests []browser.Request, part string) int {
 
 // TestLocalModeCreate is a create against a local-mode server, which has no cluster: the
 // template page says before Create that nothing will be created, and asks the server nothing it
-// cannot answer (no namespaces, no request refused); the instance page says that nothing was
-// created, shows the message with the secrets masked, and stops polling; an instance that would
-// wait for generated values says why they never come instead of waiting.
+// cannot answer (no namespaces, no request refused); the instance Create stores says so.
 func TestLocalModeCreate(t *testing.T) {
 	b := browser.New(t, screenshotDir)
 	openLab(b, "app-credentials")
+	// The page is drawn: the namespace picker has asked what it asks.
+	for _, r := range b.Requests() {
+		if strings.Contains(r.URL, "/api/v1/namespaces") || r.Status == 403 || r.Status == 404 {
+			t.Errorf("the template page asked what the server cannot answer: %s %s: %d", r.Method, r.URL, r.Status)
+		}
+	}
+	if count(b.Requests(), "/ui/api/namespaces") != 1 {
+		t.Errorf("the namespaces were asked of the catalog server %d times, want once", count(b.Requests(), "/ui/api/namespaces"))
+	}
 	b.Run("waiting for the notice", browser.WaitFor(`!document.querySelector('#create-notice').hidden`))
 	if got := b.Text("#create-notice"); !strings.HasPrefix(got, "Nothing will be created.") || !strings.Contains(got, "local mode") {
 		t.Errorf("the notice before Create says %q", got)
@@ -54,14 +64,6 @@ func TestLocalModeCreate(t *testing.T) {
 	if described != "create-notice" {
 		t.Errorf("the Create button is described by %q, not the notice", described)
 	}
-	for _, r := range b.Requests() {
-		if strings.Contains(r.URL, "/api/v1/namespaces") || r.Status == 403 || r.Status == 404 {
-			t.Errorf("the template page asked what the server cannot answer: %s %s: %d", r.Method, r.URL, r.Status)
-		}
-	}
-	if count(b.Requests(), "/ui/api/namespaces") != 1 {
-		t.Errorf("the namespaces were not asked of the catalog server: %v", b.Requests())
-	}
 	var kind string
 	b.Eval(`document.querySelector('#namespace').tagName + ':' + document.querySelector('#namespace-help').textContent`, &kind)
 	if kind != "INPUT:Where the objects are created: type a namespace." {
@@ -69,12 +71,33 @@ func TestLocalModeCreate(t *testing.T) {
 	}
 	b.Screenshot("18-local-create-notice")
 
-	// Every secret typed, none generated: the instance's message can be made, and is masked.
-	const token = "typed-api-token-0042"
-	b.Run("creating", chromedp.SendKeys(`#param-DB_PASSWORD`, typedPassword), chromedp.SendKeys(`#param-API_TOKEN`, token),
-		browser.Clear(`#instance-name`), chromedp.SendKeys(`#instance-name`, "creds-local"),
+	// Create stores the instance, whose page says nothing was created.
+	b.Run("creating", chromedp.SendKeys(`#param-DB_PASSWORD`, typedPassword),
+		browser.Clear(`#instance-name`), chromedp.SendKeys(`#instance-name`, "creds-created"),
 		browser.WaitFor(`document.querySelector('#preview-status').textContent.startsWith('Up to date')`),
 		chromedp.Click(`#create`),
+		browser.WaitFor(`document.querySelector('#instance-status')?.dataset.state === 'stopped'`))
+}
+
+// TestLocalModeInstancePage opens instances a local-mode server stored, which never progress
+// (reason NoCluster): the page says that nothing was created, shows the message with the
+// secrets masked until Show, and stops polling; an instance whose message needs generated
+// values says why they never come instead of waiting for them.
+func TestLocalModeInstancePage(t *testing.T) {
+	const token = "typed-api-token-0042"
+	for name, parameters := range map[string]map[string]string{
+		"creds-local":   {"DB_PASSWORD": typedPassword, "API_TOKEN": token},
+		"creds-pending": {"DB_PASSWORD": typedPassword},
+	} {
+		instance := &templatesv1.TemplateInstance{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: templatesv1.TemplateInstanceSpec{TemplateRef: &templatesv1.TemplateReference{Name: "app-credentials"}, Parameters: parameters}}
+		if _, err := client.TemplatesV1alpha1().TemplateInstances(lab).Create(context.Background(), instance, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := browser.New(t, screenshotDir)
+	b.Run("opening an instance", chromedp.Navigate(catalogURL), browser.WaitFor(`document.querySelectorAll('#cards li.card').length > 0`),
+		chromedp.Evaluate(`location.hash = '#/instances/`+lab+`/creds-local'`, nil),
 		browser.WaitFor(`document.querySelector('#instance-status')?.dataset.state === 'stopped'`),
 		browser.WaitFor(`!!document.querySelector('#result-message')?.textContent.includes('postgres://shop:••••••••@db/shop')`))
 	if got := b.Text("#instance-status"); !strings.Contains(got, "Nothing created") || !strings.Contains(got, "local mode") {
@@ -99,15 +122,11 @@ func TestLocalModeCreate(t *testing.T) {
 		t.Errorf("the page kept polling an instance that cannot progress: %d reads of it, then %d", before, after)
 	}
 
-	// A generated value left empty: the controller would generate it on creating the objects,
-	// which never happens; the page says so rather than wait for it.
-	b.Run("opening the template again", chromedp.Evaluate(`location.hash = '#/templates/`+lab+`/app-credentials'`, nil), chromedp.WaitVisible(`#template-form`))
-	b.Run("creating one that awaits a generated value", chromedp.SendKeys(`#param-DB_PASSWORD`, typedPassword),
-		browser.Clear(`#instance-name`), chromedp.SendKeys(`#instance-name`, "creds-pending"),
-		browser.WaitFor(`document.querySelector('#preview-status').textContent.startsWith('Up to date')`),
-		chromedp.Click(`#create`),
-		browser.WaitFor(`document.querySelector('#instance-status')?.dataset.state === 'stopped'`),
-		browser.WaitFor(`!!document.querySelector('#message-pending')`))
+	// API_TOKEN is left to be generated: the controller would generate it on creating the
+	// objects, which never happens; the page says so rather than wait for it.
+	b.Run("opening one that awaits a generated value", chromedp.Evaluate(`location.hash = '#/instances/`+lab+`/creds-pending'`, nil),
+		browser.WaitFor(`!!document.querySelector('#message-pending')`),
+		browser.WaitFor(`document.querySelector('#instance-status')?.dataset.state === 'stopped'`))
 	if got := b.Text("#message-pending"); !strings.Contains(got, "API_TOKEN") || !strings.Contains(got, "this server creates nothing") {
 		t.Errorf("the message box says %q", got)
 	}

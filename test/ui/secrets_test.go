@@ -76,6 +76,13 @@ func TestPreviewMasksSecrets(t *testing.T) {
 	if got := leaks(masked, typedPassword, "admin-default-pw"); len(got) > 0 {
 		t.Errorf("the page shows secret values before Show: %q", got)
 	}
+	// The SecretGenerator's dsn is long: its base64 is broken into lines of 70 characters (52
+	// bytes), and the password is cut across the first two; neither line decodes to it alone.
+	dsn := "host=db.example.com port=5432 user=shop password=" + typedPassword + " sslmode=verify-full application_name=catalog"
+	dsnLine := base64.StdEncoding.EncodeToString([]byte(dsn))[:70]
+	if strings.Contains(masked, dsnLine) {
+		t.Errorf("the page shows the base64 of a value holding the password, broken into lines")
+	}
 	if yaml := b.Text("#preview-yaml"); !strings.Contains(yaml, `password: "••••••••"`) || !strings.Contains(yaml, `value: "••••••••"`) {
 		t.Errorf("the YAML does not show the masks where the secrets go:\n%s", yaml)
 	}
@@ -88,7 +95,7 @@ func TestPreviewMasksSecrets(t *testing.T) {
 		t.Fatalf("Show gives the message %q, without the generated token", b.Text("#preview-message"))
 	}
 	yaml := b.Text("#preview-yaml")
-	for _, want := range []string{typedPassword, token[1], base64.StdEncoding.EncodeToString([]byte(typedPassword)), "admin-default-pw"} {
+	for _, want := range []string{typedPassword, token[1], base64.StdEncoding.EncodeToString([]byte(typedPassword)), "admin-default-pw", dsnLine} {
 		if !strings.Contains(yaml, want) {
 			t.Errorf("Show: the YAML lacks %q", want)
 		}

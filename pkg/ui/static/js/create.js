@@ -58,6 +58,7 @@ export function nothingCreated(config, instances, namespace, template) {
     return Promise.resolve(config.coreAPI ? '' : 'This server serves no core API (no namespaces, ConfigMaps or Deployments): it is a Stencil server in local mode, which renders templates only. Apply the preview\'s YAML to a cluster with kubectl, or run stencil ui with the cluster\'s kubeconfig.');
   }
   if (!probe) {
+    namespace = namespace || template.metadata.namespace;
     const dryRun = { apiVersion: 'templates.stencil.dev/v1alpha1', kind: 'TemplateInstance',
       metadata: { generateName: 'stencil-ui-', namespace }, spec: { templateRef: { name: template.metadata.name } } };
     probe = k8s('POST', `${instancesPath(namespace)}?dryRun=All`, dryRun).then((ti) => {

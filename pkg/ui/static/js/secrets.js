@@ -44,12 +44,17 @@ function holds(text, values, depth) {
 }
 
 // maskText replaces every occurrence of each value in text with MASK: as written,
-// percent-encoded, and any base64 run that decodes to text holding one. Longer values go first,
-// so that a value containing another is masked whole.
+// percent-encoded, and any base64 run (or base64 text broken into lines) that decodes to text
+// holding one. Longer values go first, so that a value containing another is masked whole.
 export function maskText(text, values) {
   if (typeof text !== 'string' || text === '') return text;
   const hidden = [...new Set(values.filter((v) => typeof v === 'string' && v !== ''))].sort((a, b) => b.length - a.length);
   if (hidden.length === 0) return text;
+  // Base64 broken into lines (Kustomize breaks a Secret's values every 70 characters): read whole.
+  if (/\s/.test(text.trim()) && /^[A-Za-z0-9+/=\s]+$/.test(text)) {
+    const whole = decoded(text.replace(/\s/g, ''));
+    if (whole !== null && holds(whole, hidden, 2)) return MASK;
+  }
   let out = text.replace(BASE64, (run) => {
     const inner = decoded(run);
     return inner !== null && holds(inner, hidden, 2) ? MASK : run;
