@@ -80,6 +80,9 @@ type Plugins struct {
 	// LocalFiles lets provider.starlark.path name a file on the local disk: the CLI's --local
 	// mode, where the user runs their own files on their own machine; never on the server.
 	LocalFiles bool
+	// LocalDir is the template file's directory, the only one provider.starlark.path reads
+	// from (see readLocalScript); empty (a template from stdin) reads no file.
+	LocalDir string
 	// Exec runs exec and container providers and seed 000's exec plugins from the
 	// administrator's plugin directory; nil runs none.
 	Exec *ExecPolicy
@@ -106,7 +109,7 @@ func (p Plugins) Enabled() []string {
 // CacheKey identifies the policy in cache keys: the same configs compile differently under
 // another policy.
 func (p Plugins) CacheKey() string {
-	return fmt.Sprintf("%t/%t/%p", p.Starlark, p.LocalFiles, p.Exec)
+	return fmt.Sprintf("%t/%t/%q/%p", p.Starlark, p.LocalFiles, p.LocalDir, p.Exec)
 }
 
 // disabled is the 422 of a provider that is off: it says which, and who can turn it on.

@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -51,13 +50,6 @@ const (
 	DefaultStarlarkMemoryBytes = 64 << 20
 )
 
-// Errors a Starlark run reports when it passes a bound; the request gets a 422 naming the
-// transformer and the bound.
-var (
-	errStarlarkSteps   = errors.New("the Starlark script passed its step limit")
-	errStarlarkTimeout = errors.New("the Starlark script passed its time limit")
-)
-
 type starlarkTransformer struct {
 	name    string
 	program *starlark.Program
@@ -74,7 +66,7 @@ func (p Plugins) starlarkFactory(sp StarlarkProvider, path *field.Path) (Factory
 	case sp.Path != "" && !p.LocalFiles:
 		return nil, field.ErrorList{field.Forbidden(path.Child("path"), "the server reads no files: give the script inline as source (path works only with stencil process --local)")}
 	case sp.Path != "":
-		b, err := os.ReadFile(sp.Path)
+		b, err := p.readLocalScript(sp.Path)
 		if err != nil {
 			return nil, field.ErrorList{field.Invalid(path.Child("path"), sp.Path, err.Error())}
 		}
@@ -112,45 +104,49 @@ func compileStarlark(name, source string) (*starlark.Program, error) {
 		return nil, err
 	}
 	guard(f)
-	return starlark.FileProgram(f, func(id string) bool { _, ok := predeclared[id]; return ok || id == "ctx" })
+	return starlark.FileProgram(f, func(id string) bool { _, ok := guards[id]; return ok || id == "ctx" })
 }
 
 // Transform runs the script over the objects.
 func (s *starlarkTransformer) Transform(ctx *Context, objects []Object) ([]Object, error) {
 	limits := ctx.limits
-	run := &starlarkRun{limit: orDefault(limits.StarlarkMemoryBytes, DefaultStarlarkMemoryBytes)}
-	run.budget = run.limit
 	items := make([]any, len(objects))
 	for i, o := range objects {
 		items[i] = o
 	}
+	// inputBytes is what the objects take as Go values: the result may take as much again,
+	// besides what the script's budget lets it make.
+	inputBytes := 0
 	list := starlark.NewDict(4)
 	_ = list.SetKey(starlark.String("apiVersion"), starlark.String("config.kubernetes.io/v1"))
 	_ = list.SetKey(starlark.String("kind"), starlark.String("ResourceList"))
-	_ = list.SetKey(starlark.String("items"), toStarlark(items))
-	_ = list.SetKey(starlark.String("functionConfig"), toStarlark(map[string]any(s.config)))
-	predecl := starlark.StringDict{"ctx": starlarkstruct.FromStringDict(starlark.String("ctx"), starlark.StringDict{"resource_list": list})}
-	for k, v := range predeclared {
-		predecl[k] = v
-	}
+	_ = list.SetKey(starlark.String("items"), toStarlark(items, &inputBytes))
+	_ = list.SetKey(starlark.String("functionConfig"), toStarlark(map[string]any(s.config), &inputBytes))
 
 	thread := &starlark.Thread{
 		Name: s.name,
 		Load: func(_ *starlark.Thread, module string) (starlark.StringDict, error) {
 			return nil, fmt.Errorf("load(%q) is not allowed: no module is provided to Starlark transformers", module)
 		},
-		Print: func(_ *starlark.Thread, msg string) { run.print(ctx, msg) },
 	}
+	run := &starlarkRun{thread: thread, limit: orDefault(limits.StarlarkMemoryBytes, DefaultStarlarkMemoryBytes),
+		maxSteps: uint64(orDefault(limits.StarlarkSteps, DefaultStarlarkSteps))}
+	thread.Print = func(_ *starlark.Thread, msg string) { run.print(ctx, msg) }
+	run.budget = run.limit
 	thread.SetLocal(runKey, run)
-	thread.SetMaxExecutionSteps(uint64(orDefault(limits.StarlarkSteps, DefaultStarlarkSteps)))
+	thread.SetMaxExecutionSteps(run.maxSteps)
+	// The run is synchronous: Transform returns when the script has stopped, and the guards
+	// make it stop soon after the time is up or the request ends, whatever it was doing.
 	timeout := orDefault(limits.StarlarkTimeout, DefaultStarlarkTimeout)
-	timer := time.AfterFunc(timeout, func() { thread.Cancel(errStarlarkTimeout.Error()) })
+	timer := time.AfterFunc(timeout, func() { run.stop(errStarlarkTimeout) })
 	defer timer.Stop()
 	if ctx.request != nil {
-		stop := context.AfterFunc(ctx.request, func() { thread.Cancel("the request ended") })
+		stop := context.AfterFunc(ctx.request, func() { run.stop(errStarlarkEnded) })
 		defer stop()
 	}
 
+	predecl := run.predeclared()
+	predecl["ctx"] = starlarkstruct.FromStringDict(starlark.String("ctx"), starlark.StringDict{"resource_list": list})
 	_, err := s.program.Init(thread, predecl)
 	if err != nil {
 		return nil, starlarkError(err, thread, timeout)
@@ -160,11 +156,12 @@ func (s *starlarkTransformer) Transform(ctx *Context, objects []Object) ([]Objec
 		return nil, errors.New(`the script removed ctx.resource_list["items"]`)
 	}
 	// Zero maxBytes is no bound.
-	var budget *int
+	budget := -1
 	if ctx.maxBytes > 0 {
-		budget = new(ctx.maxBytes)
+		budget = ctx.maxBytes
 	}
-	converted, err := fromStarlark(out, budget, 0)
+	conv := &conversion{output: budget, memory: add(inputBytes, max(run.budget, 0)), run: run}
+	converted, err := conv.value(out, 0)
 	if err != nil {
 		return nil, fmt.Errorf("items: %w", err)
 	}
@@ -183,26 +180,37 @@ func (s *starlarkTransformer) Transform(ctx *Context, objects []Object) ([]Objec
 	return result, nil
 }
 
-// starlarkError names the bound a run passed, or the script's own error with its position.
+// maxStarlarkMessage bounds a script's error in the 422: a message may quote a value.
+const maxStarlarkMessage = 4 << 10
+
+// starlarkError names the bound a run passed, or the script's own error, with the line of
+// the script where it happened.
 func starlarkError(err error, thread *starlark.Thread, timeout time.Duration) error {
 	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "too many steps"):
-		return fmt.Errorf("%w (%d steps)", errStarlarkSteps, thread.ExecutionSteps()-1)
-	case strings.Contains(msg, errStarlarkTimeout.Error()):
-		return fmt.Errorf("%w (%s)", errStarlarkTimeout, timeout)
-	case errors.Is(err, errStarlarkMemory):
-		return fmt.Errorf("%w (%d bytes)", errStarlarkMemory, runOf(thread).limit)
-	}
-	// The script's own error, at the innermost line of the script.
+	line := ""
 	var evalErr *starlark.EvalError
 	if errors.As(err, &evalErr) {
+		msg = evalErr.Msg
 		for i := len(evalErr.CallStack) - 1; i >= 0; i-- {
 			if pos := evalErr.CallStack[i].Pos; pos.Line > 0 {
-				return fmt.Errorf("starlark: line %d:%d: %s", pos.Line, pos.Col, evalErr.Msg)
+				line = fmt.Sprintf("line %d:%d: ", pos.Line, pos.Col)
+				break
 			}
 		}
-		msg = evalErr.Msg
 	}
-	return fmt.Errorf("starlark: %s", msg)
+	var memErr *starlarkMemoryError
+	switch {
+	case errors.As(err, &memErr):
+		return fmt.Errorf("starlark: %s%w", line, memErr)
+	case errors.Is(err, errStarlarkSteps) || strings.Contains(msg, "too many steps"):
+		return fmt.Errorf("starlark: %s%w (%d steps)", line, errStarlarkSteps, runOf(thread).maxSteps)
+	case errors.Is(err, errStarlarkTimeout) || strings.Contains(msg, errStarlarkTimeout.Error()):
+		return fmt.Errorf("starlark: %s%w (%s)", line, errStarlarkTimeout, timeout)
+	case errors.Is(err, errStarlarkEnded) || strings.Contains(msg, errStarlarkEnded.Error()):
+		return fmt.Errorf("starlark: %w", errStarlarkEnded)
+	}
+	if len(msg) > maxStarlarkMessage {
+		msg = msg[:maxStarlarkMessage] + "..."
+	}
+	return fmt.Errorf("starlark: %s%s", line, msg)
 }

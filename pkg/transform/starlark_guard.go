@@ -17,67 +17,21 @@ limitations under the License.
 package transform
 
 import (
-	"errors"
 	"fmt"
+	"math/bits"
 	"strings"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 )
 
-// The step limit counts bytecode instructions, but one instruction may ask a built-in for a
-// gigabyte ("x" * (1 << 29), list(range(1 << 40)), str() of a list that holds itself twice at
-// every level) and a cancel is only seen between instructions. So before a script runs, every
-// operation that can make a value larger than its operands is routed through a guard here:
-// calls (built-ins and methods), the operators +, *, % and <<, and slices. A guard checks what
-// the operation would create against the run's memory budget before it runs, and charges
-// what it created after; past the budget the run fails with errStarlarkMemory. Literals and
-// comprehensions create one element per step, so the step limit bounds them.
-
-// errStarlarkMemory is the run passing its memory budget.
-var errStarlarkMemory = errors.New("the Starlark script passed its memory limit")
-
-// maxStarlarkDepth bounds the nesting the guards and the conversion back to objects walk.
-const maxStarlarkDepth = 1000
-
-// maxStarlarkIntBytes bounds the integers a product may make: no configuration needs more, and
-// multiplying larger ones takes seconds inside one instruction, where no cancel is seen.
-const maxStarlarkIntBytes = 64 << 10
-
-// runKey finds a run's state in its thread.
-const runKey = "stencil.run"
-
-// starlarkRun is the state of one run the guards share.
-type starlarkRun struct {
-	// limit is the whole budget, for messages.
-	limit int
-	// budget is what the run may still create, in bytes (about 16 per element).
-	budget int
-	// prints counts the lines print() reported.
-	prints int
-}
-
-func (r *starlarkRun) charge(n int) error {
-	r.budget -= n
-	if r.budget < 0 {
-		return errStarlarkMemory
-	}
-	return nil
-}
-
-// print keeps the first lines a script prints as warnings, to help its author.
-func (r *starlarkRun) print(ctx *Context, msg string) {
-	const maxPrints, maxLine = 10, 512
-	if r.prints++; r.prints > maxPrints {
-		return
-	}
-	if len(msg) > maxLine {
-		msg = msg[:maxLine] + "..."
-	}
-	ctx.Warnf("print: %s", msg)
-}
-
-func runOf(thread *starlark.Thread) *starlarkRun { return thread.Local(runKey).(*starlarkRun) }
+// Before a script runs, starlark_rewrite.go routes every operation that can make a value
+// larger than its operands, or do more work than one step, through a guard here: calls
+// (every built-in has its own guard, starlark_builtins.go), the operators + - * % << | & ^,
+// comparisons and `in` between values that are not literals, slices, literals,
+// comprehension elements, item assignments, dict keys, and *args and **kwargs. Each guard
+// counts the steps of the work it lets run and charges the memory it lets be made, before
+// either happens.
 
 // guardPrefix starts the names of the guards; a script may not use it, or it could rebind a
 // guard to a function of its own.
@@ -85,116 +39,77 @@ const guardPrefix = "_stencil_"
 
 // Names of the guards the rewritten script calls.
 const (
-	guardCall   = "_stencil_call"
-	guardBinary = "_stencil_binary"
-	guardSlice  = "_stencil_charge"
+	guardCall     = "_stencil_call"
+	guardBinary   = "_stencil_binary"
+	guardCompare  = "_stencil_compare"
+	guardCharge   = "_stencil_charge"
+	guardElem     = "_stencil_elem"
+	guardHash     = "_stencil_hash"
+	guardKey      = "_stencil_key"
+	guardSetIndex = "_stencil_setindex"
+	guardAugIndex = "_stencil_augindex"
+	guardSpread   = "_stencil_spread"
+	guardKwargs   = "_stencil_kwargs"
 )
 
-// predeclared are the names scripts see besides ctx: Starlark's universe, and the guards.
-var predeclared = starlark.StringDict{
-	guardCall:   starlark.NewBuiltin(guardCall, guardedCall),
-	guardBinary: starlark.NewBuiltin(guardBinary, guardedBinary),
-	guardSlice:  starlark.NewBuiltin(guardSlice, charged),
+// guardFunc is a guard, given its run.
+type guardFunc func(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
+
+// guards are the guards by name; scripts also see Starlark's universe and ctx.
+var guards = map[string]guardFunc{
+	guardCall:     guardedCall,
+	guardBinary:   guardedBinary,
+	guardCompare:  guardedCompare,
+	guardCharge:   charged,
+	guardElem:     guardedElem,
+	guardHash:     guardedHash,
+	guardKey:      guardedKey,
+	guardSetIndex: guardedSetIndex,
+	guardAugIndex: guardedAugIndex,
+	guardSpread:   guardedSpread,
+	guardKwargs:   guardedKwargs,
 }
 
-// guardedCall checks a call that may create much from little, makes it, and charges its
-// result.
-func guardedCall(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	run := runOf(thread)
-	fn := args[0]
-	args = args[1:]
-	if b, ok := fn.(*starlark.Builtin); ok {
-		if err := precheckBuiltin(run, b, args, kwargs); err != nil {
-			return nil, err
-		}
+// predeclared are the guards of one run, bound to it: a guard finds its run without a lookup.
+func (r *starlarkRun) predeclared() starlark.StringDict {
+	out := make(starlark.StringDict, len(guards)+1)
+	for name, fn := range guards {
+		out[name] = starlark.NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return fn(r, thread, args, kwargs)
+		})
 	}
-	v, err := starlark.Call(thread, fn, args, kwargs)
-	if err != nil {
-		return nil, err
-	}
-	if b, ok := fn.(*starlark.Builtin); ok && creates[b.Name()] {
-		return v, run.charge(shallowSize(v))
-	}
-	return v, nil
+	return out
 }
 
-// creates are the built-ins and methods that return a new value, which the run pays for;
-// the others return a value that exists already (get, pop) or a small one (len, int).
-var creates = map[string]bool{}
-
-func init() {
-	for _, name := range strings.Fields(`str repr format join replace upper lower title capitalize strip lstrip rstrip
-		split rsplit splitlines partition rpartition removeprefix removesuffix elems codepoints elem_ords
-		codepoint_ords list tuple dict set sorted zip enumerate reversed keys values items bytes union
-		difference intersection symmetric_difference`) {
-		creates[name] = true
+// guardedCall makes a call: a script's own function as it is (its steps count), a built-in
+// through its guard.
+func guardedCall(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if b, ok := args[0].(*starlark.Builtin); ok {
+		return callBuiltin(thread, run, b, args[1:], kwargs)
 	}
+	return starlark.Call(thread, args[0], args[1:], kwargs)
 }
 
-// precheckBuiltin estimates what a built-in would create before it runs.
-func precheckBuiltin(run *starlarkRun, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) error {
-	need := 0
-	switch b.Name() {
-	case "str", "repr", "print", "fail", "format":
-		// These write their arguments out, shared parts once per reference.
-		for _, a := range args {
-			need += deepSize(a, run.budget-need+1)
-		}
-		for _, kv := range kwargs {
-			need += deepSize(kv[1], run.budget-need+1)
-		}
-		if r := b.Receiver(); r != nil {
-			need += shallowSize(r)
-		}
-	case "list", "tuple", "sorted", "set", "dict", "enumerate", "zip", "extend", "reversed", "join", "update":
-		for _, a := range args {
-			if n := starlark.Len(a); n > 0 {
-				need += 16 * n
-			}
-		}
-		if b.Name() == "join" {
-			if it, ok := args[0].(starlark.Iterable); ok && len(args) == 1 {
-				sep := shallowSize(b.Receiver())
-				iter := it.Iterate()
-				var x starlark.Value
-				for iter.Next(&x) && need <= run.budget {
-					need += shallowSize(x) + sep
-				}
-				iter.Done()
-			}
-		}
-	case "replace":
-		if s, ok := b.Receiver().(starlark.String); ok && len(args) >= 2 {
-			if n, ok := args[1].(starlark.String); ok {
-				need = len(s) + (len(s)+1)*len(n)
-			}
-		}
+// guardedBinary checks + - * % << | & ^ (and their assignments) before they run.
+func guardedBinary(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	// The rewrite passes the operator's token, plus augmentedToken for x op= y.
+	code, _ := args[0].(starlark.Int).Int64()
+	token, x, y := syntax.Token(code%augmentedToken), args[1], args[2]
+	op := token.String()
+	if code >= augmentedToken {
+		op += "="
 	}
-	if need > run.budget {
-		return errStarlarkMemory
+	if v, done, err := collectionBinary(run, token, x, y); done {
+		return v, err
 	}
-	return nil
-}
-
-// guardedBinary checks +, *, % and << (and their assignments) before they run.
-func guardedBinary(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-	run := runOf(thread)
-	op, x, y := string(args[0].(starlark.String)), args[1], args[2]
-	var token syntax.Token
-	switch strings.TrimSuffix(op, "=") {
-	case "+":
-		token = syntax.PLUS
-	case "*":
-		token = syntax.STAR
-	case "<<":
-		token = syntax.LTLT
-	default:
-		token = syntax.PERCENT
+	if l, ok := x.(*starlark.List); ok && op == "+=" {
+		// x += y extends a list in place, as Starlark's own += does.
+		return l, extendList(run, l, y)
 	}
 	need := 0
 	switch token {
 	case syntax.PLUS:
-		need = shallowSize(x) + shallowSize(y)
+		need = add(shallowSize(x), shallowSize(y))
 	case syntax.STAR:
 		xi, xInt := x.(starlark.Int)
 		yi, yInt := y.(starlark.Int)
@@ -202,50 +117,62 @@ func guardedBinary(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 		case xInt && yInt:
 			// A product has about as many bits as its factors together; squaring in a loop
 			// doubles them each step.
-			need = (xi.BigInt().BitLen() + yi.BigInt().BitLen()) / 8
-			if need > maxStarlarkIntBytes {
+			if (intBits(xi)+intBits(yi))/8 > maxStarlarkIntBytes {
 				// The time to multiply grows faster than the size: cap the size.
-				return nil, errStarlarkMemory
+				return nil, &starlarkMemoryError{detail: "a product of integers would pass 64 KiB", limit: run.limit}
 			}
 		case xInt:
-			need = repeatCount(xi) * shallowSize(y)
+			need = repeatSize(y, repeatCount(xi))
 		case yInt:
-			need = repeatCount(yi) * shallowSize(x)
+			need = repeatSize(x, repeatCount(yi))
 		}
 	case syntax.LTLT:
 		// Starlark caps one shift at 511 bits, but a loop of them grows an integer a step at
 		// a time, each step copying it.
-		if xi, ok := x.(starlark.Int); ok && xi.BigInt().BitLen()/8+64 > maxStarlarkIntBytes {
-			return nil, errStarlarkMemory
+		if xi, ok := x.(starlark.Int); ok && intBits(xi)/8+64 > maxStarlarkIntBytes {
+			return nil, &starlarkMemoryError{detail: "a shifted integer would pass 64 KiB", limit: run.limit}
 		}
 	case syntax.PERCENT:
-		if _, ok := x.(starlark.String); ok {
-			need = shallowSize(x) + deepSize(y, run.budget+1)
-		}
-	}
-	if need > run.budget {
-		return nil, errStarlarkMemory
-	}
-	if l, ok := x.(*starlark.List); ok && op == "+=" {
-		// x += y extends a list in place, as Starlark's own += does.
-		iter := starlark.Iterate(y)
-		if iter == nil {
-			return nil, fmt.Errorf("unsupported binary op: list += %s", y.Type())
-		}
-		defer iter.Done()
-		var e starlark.Value
-		for iter.Next(&e) {
-			if err := l.Append(e); err != nil {
-				return nil, err
+		if format, ok := x.(starlark.String); ok {
+			// Each conversion takes one element of a tuple; with a dict, %(key)s may name the
+			// same value again and again.
+			written := deepSize(y, run.budget+1)
+			if _, ok := y.(starlark.Mapping); ok {
+				written = mul(written, strings.Count(string(format), "%"))
 			}
+			need = add(shallowSize(x), mul(written, 2))
 		}
-		return l, run.charge(need)
 	}
-	v, err := starlark.Binary(token, x, y)
-	if err != nil {
+	if err := run.charge(need, func() string { return fmt.Sprintf("%s %s %s would make %s", x.Type(), op, y.Type(), formatBytes(need)) }); err != nil {
 		return nil, err
 	}
-	return v, run.charge(shallowSize(v))
+	return starlark.Binary(token, x, y)
+}
+
+// augmentedToken is added to an operator's token for its augmented assignment (x += y).
+const augmentedToken = 1000
+
+// intBits is the bits of an integer, without making a big.Int of a small one.
+func intBits(i starlark.Int) int {
+	if n, ok := i.Int64(); ok {
+		return 64 - bits.LeadingZeros64(uint64(max(n, -n)))
+	}
+	return i.BigInt().BitLen()
+}
+
+// repeatSize is the size of n copies of a sequence: its elements n times, its header once.
+func repeatSize(v starlark.Value, n int) int {
+	switch v := v.(type) {
+	case starlark.String:
+		return add(mul(len(v), n), costBox)
+	case starlark.Bytes:
+		return add(mul(len(v), n), costBox)
+	case *starlark.List:
+		return add(mul(mul(v.Len(), n), 16), costHeader)
+	case starlark.Tuple:
+		return add(mul(mul(len(v), n), 16), costBox)
+	}
+	return 0
 }
 
 // repeatCount is n of a sequence * n, at most 2^40 (already past any budget).
@@ -257,56 +184,171 @@ func repeatCount(i starlark.Int) int {
 	return int(max(n, 0))
 }
 
-// charged charges a value already made (a slice, no larger than what it was cut from).
-func charged(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-	return args[0], runOf(thread).charge(shallowSize(args[0]))
+// guardedCompare checks == != < <= > >= and in, between values that are not literals, before
+// they run: comparing two lists that hold the same list many times over at every level
+// visits every path, which is exponential in their depth.
+func guardedCompare(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	code, _ := args[0].(starlark.Int).Int64()
+	token, x, y := syntax.Token(code), args[1], args[2]
+	work := 1
+	if token != syntax.IN && (scalar(x) || scalar(y)) {
+		// A number, None or a bool compares at once; a string in the time of its bytes.
+		xs, ok1 := x.(starlark.String)
+		ys, ok2 := y.(starlark.String)
+		if ok1 && ok2 {
+			work = min(len(xs), len(ys)) / scanBytesPerStep
+		}
+		if err := run.step(work); err != nil {
+			return nil, err
+		}
+		ok, err := starlark.Compare(token, x, y)
+		return starlark.Bool(ok), err
+	}
+	limit := remainingSteps(run)
+	if token == syntax.IN {
+		switch y := y.(type) {
+		case *starlark.List, starlark.Tuple:
+			work = mul(starlark.Len(y), compareWork(x, limit/max(starlark.Len(y), 1)+1))
+		case *starlark.Dict, *starlark.Set:
+			work = hashWork(x, limit)
+		case starlark.String:
+			work = len(y) / scanBytesPerStep
+		}
+	} else {
+		work = min(compareWork(x, limit), compareWork(y, limit))
+	}
+	if err := run.step(work); err != nil {
+		return nil, err
+	}
+	if token == syntax.IN {
+		return starlark.Binary(token, x, y)
+	}
+	ok, err := starlark.Compare(token, x, y)
+	return starlark.Bool(ok), err
 }
 
-// shallowSize is a value's own size: a string's bytes, 16 per element of a container.
-func shallowSize(v starlark.Value) int {
-	switch v := v.(type) {
-	case starlark.String:
-		return len(v)
-	case starlark.Bytes:
-		return len(v)
-	case starlark.Int:
-		return 8 + v.BigInt().BitLen()/8
+// scalar reports the values compared without looking inside.
+func scalar(v starlark.Value) bool {
+	switch v.(type) {
+	case starlark.String, starlark.Int, starlark.Float, starlark.Bool, starlark.NoneType, starlark.Bytes:
+		return true
 	}
-	if n := starlark.Len(v); n > 0 {
-		return 16 * n
-	}
-	return 8
+	return false
 }
 
-// deepSize is what writing v out takes, each reference counted (shared or cyclic parts many
-// times, as str() writes them), stopping once past limit.
-func deepSize(v starlark.Value, limit int) int {
-	total := 0
-	var walk func(v starlark.Value, depth int)
-	walk = func(v starlark.Value, depth int) {
-		if total > limit {
-			return
+// remainingSteps is what a walk that precedes work may count up to before it knows the work
+// is past the step limit.
+func remainingSteps(run *starlarkRun) int {
+	if run.thread.Steps >= run.maxSteps {
+		return 0
+	}
+	return int(min(run.maxSteps-run.thread.Steps, 1<<50))
+}
+
+// hashStep counts the work of hashing v: a tuple hashes every element, at any depth.
+func hashStep(run *starlarkRun, v starlark.Value) error {
+	if _, ok := v.(starlark.Tuple); !ok {
+		return run.step(1)
+	}
+	return run.step(hashWork(v, remainingSteps(run)))
+}
+
+// guardedHash checks a key read from a dict, or written into a dict literal.
+func guardedHash(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return args[0], hashStep(run, args[0])
+}
+
+// guardedKey checks and charges a key stored by a comprehension or by an assignment whose
+// container the guard does not see (a[k], b = 1, 2): as a new entry.
+func guardedKey(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := hashStep(run, args[0]); err != nil {
+		return nil, err
+	}
+	return args[0], run.charge(costEntry+costBox, entriesMessage)
+}
+
+func entriesMessage() string { return "the dict entries it made" }
+
+// guardedElem charges an element a list comprehension adds.
+func guardedElem(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return args[0], run.charge(costSlot+storeCost(args[0]), elementsMessage)
+}
+
+func elementsMessage() string { return "the list elements it made" }
+
+// guardedSetIndex makes x[k] = v (arguments in the order the assignment evaluates them),
+// charging a new dict entry, or the value a list slot now holds.
+func guardedSetIndex(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	v, x, k := args[0], args[1], args[2]
+	switch x := x.(type) {
+	case starlark.HasSetKey:
+		if err := hashStep(run, k); err != nil {
+			return nil, err
 		}
-		if depth > maxStarlarkDepth {
-			total = limit + 1
-			return
+		cost := storeCost(v)
+		if _, found, err := x.Get(k); err == nil && !found {
+			cost += costEntry
 		}
-		total += shallowSize(v) + 2
-		switch v := v.(type) {
-		case *starlark.Dict:
-			for _, kv := range v.Items() {
-				walk(kv[0], depth+1)
-				walk(kv[1], depth+1)
+		if err := run.charge(cost, entriesMessage); err != nil {
+			return nil, err
+		}
+		return starlark.None, x.SetKey(k, v)
+	case starlark.HasSetIndex:
+		if err := run.charge(storeCost(v), elementsMessage); err != nil {
+			return nil, err
+		}
+		n := x.Len()
+		i, err := starlark.AsInt32(k)
+		if err != nil {
+			return nil, err
+		}
+		if i < -n || i >= n {
+			return nil, outOfRange(i, n, x)
+		}
+		if i < 0 {
+			i += n
+		}
+		return starlark.None, x.SetIndex(i, v)
+	}
+	return nil, fmt.Errorf("%s value does not support item assignment", x.Type())
+}
+
+// charged charges a value just made without a guard of its own: a literal, a slice, a
+// function, a method kept as a value.
+func charged(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	v := args[0]
+	size := shallowSize(v)
+	if len(args) > 1 {
+		switch args[1] {
+		case starlark.String("slice"):
+			switch v.(type) {
+			case starlark.String, starlark.Bytes:
+				size = costBox // a substring shares its string's bytes
 			}
-		case starlark.Iterable:
-			iter := v.Iterate()
-			defer iter.Done()
-			var e starlark.Value
-			for iter.Next(&e) && total <= limit {
-				walk(e, depth+1)
+		case starlark.String("attr"):
+			if _, ok := v.(*starlark.Builtin); !ok {
+				return v, nil // a field, which exists already
 			}
 		}
 	}
-	walk(v, 0)
-	return total
+	return v, run.charge(size, func() string { return fmt.Sprintf("the %s it made", v.Type()) })
+}
+
+// guardedSpread checks f(*x): the call's arguments are x's elements, all made at once.
+func guardedSpread(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	x := args[0]
+	n := starlark.Len(x)
+	if err := run.charge(mul(max(n, 0), costSlot), func() string { return fmt.Sprintf("f(*x) would pass %s arguments", formatCount(n)) }); err != nil {
+		return nil, err
+	}
+	if it, ok := x.(starlark.Iterable); ok && lazy(x) {
+		return &checkedIterable{inner: it, run: run, name: "f(*x)", elemBytes: costSlot + costBox}, nil
+	}
+	return x, run.step(max(n, 0) / 16)
+}
+
+// guardedKwargs checks f(**x): the call's keyword arguments are x's items, all made at once.
+func guardedKwargs(run *starlarkRun, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	n := starlark.Len(args[0])
+	return args[0], run.charge(mul(max(n, 0), costPair), func() string { return fmt.Sprintf("f(**x) would pass %s arguments", formatCount(n)) })
 }

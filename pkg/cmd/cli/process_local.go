@@ -60,6 +60,14 @@ func (o *ProcessOptions) processLocal(req process.Request) (jsonbytes.Compacted,
 		rules = append(rules, fileRules...)
 	}
 	plugins := transform.Plugins{Starlark: true, LocalFiles: true}
+	if name := o.Filenames[0]; name != "-" {
+		// provider.starlark.path reads only beside the template.
+		abs, err := filepath.Abs(name)
+		if err != nil {
+			return nil, err
+		}
+		plugins.LocalDir = filepath.Dir(abs)
+	}
 	if o.EnableExec {
 		dir, err := filepath.Abs(o.PluginDir)
 		if err != nil {

@@ -24,22 +24,57 @@ import (
 )
 
 // TestProcessLocalPlugins: --local always runs Starlark, reading provider.starlark.path from
-// the user's disk; exec plugins need --local --enable-exec --plugin-dir, and without them a
-// template that uses one is refused with the provider named.
+// the template's directory; exec plugins need --local --enable-exec --plugin-dir, and without
+// them a template that uses one is refused with the provider named.
 func TestProcessLocalPlugins(t *testing.T) {
 	dir := t.TempDir()
-	script := filepath.Join(dir, "owner.star")
-	if err := os.WriteFile(script, []byte(`for item in ctx.resource_list["items"]:
+	if err := os.WriteFile(filepath.Join(dir, "owner.star"), []byte(`for item in ctx.resource_list["items"]:
     item["metadata"]["annotations"] = {"owner": ctx.resource_list["functionConfig"]["owner"]}
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tpl := `{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","metadata":{"name":"t"},
+	tpl := func(path string) string {
+		return `{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","metadata":{"name":"t"},
 		"objects":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}],
-		"transformers":[{"apiVersion":"example.com/v1","kind":"Owner","owner":"me","provider":{"starlark":{"path":` + `"` + script + `"}}}]}`
-	stdout, stderr, code := run(t, tpl, "process", "--local", "-f", "-")
+		"transformers":[{"apiVersion":"example.com/v1","kind":"Owner","owner":"me","provider":{"starlark":{"path":"` + path + `"}}}]}`
+	}
+	file := filepath.Join(dir, "template.json")
+	if err := os.WriteFile(file, []byte(tpl("owner.star")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := run(t, "", "process", "--local", "-f", file)
 	if code != 0 || !strings.Contains(stdout, "owner: me") {
 		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	// Issue 24: a template processed locally reads no file but those beside it.
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.star"), []byte("fail('read')"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret.star"), filepath.Join(dir, "link.star")); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(dir, filepath.Join(outside, "secret.star"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		"/etc/passwd": "must be a path relative to the template's directory",
+		rel:           "must stay inside the template's directory",
+		"link.star":   "must stay inside the template's directory (a symbolic link leads out of it)",
+	} {
+		if err := os.WriteFile(file, []byte(tpl(path)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := run(t, "", "process", "--local", "-f", file)
+		if code == 0 || !strings.Contains(stderr, "transformers[0].provider.starlark.path") || !strings.Contains(stderr, want) {
+			t.Fatalf("path %s: exit %d, stderr:\n%s", path, code, stderr)
+		}
+	}
+	_, stderr, code = run(t, tpl("owner.star"), "process", "--local", "-f", "-")
+	if code == 0 || !strings.Contains(stderr, "the template was not read from a file") {
+		t.Fatalf("a path from a template on stdin: exit %d, stderr:\n%s", code, stderr)
 	}
 
 	execTpl := `{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","metadata":{"name":"t"},
