@@ -79,7 +79,7 @@ integration:
 tour: build e2e-binaries
 	$(GO) test $(GOFLAGS_TAGS) -count=1 -timeout $(SUITE_TIMEOUT) ./test/readme/...
 
-## clients: Python's dynamic client, Ruby's kubeclient, swagger-parser and ajv against a local server (installed by hack/install-client-tools.sh)
+## clients: Python's dynamic client, Ruby's kubeclient, the JavaScript client, swagger-parser and ajv against a local server (installed by hack/install-client-tools.sh)
 clients:
 	hack/install-client-tools.sh
 	$(GO) test $(GOFLAGS_TAGS) -count=1 -v -timeout $(SUITE_TIMEOUT) ./test/clients/... 2>&1 | grep -E '^(=== RUN|--- |\s+\S+_test.go|ok|FAIL|PASS|panic)'; exit $${PIPESTATUS[0]}

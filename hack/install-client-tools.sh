@@ -2,9 +2,9 @@
 # Installs the clients that nobody here wrote, for test/clients (`make clients`): Debian's
 # python3-kubernetes (Python's dynamic client, which Ansible's k8s module uses) and
 # ruby-kubeclient, and from npm, at the versions pinned in test/clients/node/package-lock.json,
-# swagger-parser and ajv into _output/clients/node. Each step is skipped when already done, so
-# that a second run costs nothing; root installs Debian's packages, anyone else is told what to
-# run.
+# Kubernetes' JavaScript client, swagger-parser and ajv into _output/clients/node. Each step is
+# skipped when already done, so that a second run costs nothing; root installs Debian's
+# packages, anyone else is told what to run.
 set -o errexit
 set -o nounset
 set -o pipefail

@@ -192,7 +192,9 @@ func (c completedConfig) New() (*StencilServer, error) {
 		Memory:         c.ExtraConfig.ProcessingMemory,
 		Plugins:        c.ExtraConfig.Plugins,
 	})
+	codecs := wordedDecodeErrors{NegotiatedSerializer: Codecs, scheme: Scheme}
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(templates.GroupName, Scheme, metav1.ParameterCodec, Codecs)
+	apiGroupInfo.NegotiatedSerializer = codecs
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = map[string]rest.Storage{
 		"templates":                templateREST,
 		"templates/processed":      templatestorage.NewProcessedREST(templateREST, renderer),
@@ -213,6 +215,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 			return nil, err
 		}
 		openshiftGroup := genericapiserver.NewDefaultAPIGroupInfo(openshift.GroupName, Scheme, metav1.ParameterCodec, Codecs)
+		openshiftGroup.NegotiatedSerializer = codecs
 		openshiftGroup.VersionedResourcesStorageMap[openshift.SchemeGroupVersion.Version] = map[string]rest.Storage{
 			"templates":                openshiftREST,
 			"processedtemplates":       processedtemplate.NewOpenShiftREST(renderer),

@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "sigs.k8s.io/json"
@@ -89,7 +90,7 @@ func DecodeTemplate(data []byte) (t *templates.Template, d Dialect, err error) {
 func decodeStencil(top *templateBytes) (*templates.Template, error) {
 	var versioned v1alpha1.Template
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(top.rest, &versioned); err != nil {
-		return nil, fmt.Errorf("cannot read the template: %v", err)
+		return nil, fmt.Errorf("cannot read the template: %v", wordTypeErrors(top.rest, &versioned, err))
 	}
 	versioned.Objects = top.objects
 	if top.hasParameters {
@@ -113,7 +114,7 @@ func decodeOpenShift(top *templateBytes) (*templates.Template, error) {
 	if !leanOpenShift(top.rest, &in) {
 		in = openshift.Template{}
 		if err := kjson.UnmarshalCaseSensitivePreserveInts(top.rest, &in); err != nil {
-			return nil, fmt.Errorf("cannot read the OpenShift template: %v", err)
+			return nil, fmt.Errorf("cannot read the OpenShift template: %v", wordTypeErrors(top.rest, &in, err))
 		}
 	}
 	in.Objects = top.objects
@@ -129,6 +130,17 @@ func decodeOpenShift(top *templateBytes) (*templates.Template, error) {
 		return nil, fmt.Errorf("cannot read the OpenShift template: %v", err)
 	}
 	return t, nil
+}
+
+// wordTypeErrors replaces the decoder's err, worded in Go types, with where data does not
+// fit target's JSON types, worded about the template (templates.JSONTypeErrors); err stays
+// when data has no such misfit (invalid JSON, which its message locates).
+func wordTypeErrors(data []byte, target any, err error) error {
+	errs := templates.JSONTypeErrors(data, reflect.TypeOf(target).Elem(), nil)
+	if len(errs) == 0 {
+		return err
+	}
+	return errs.ToAggregate()
 }
 
 // templateBytes is a template split at its top level.

@@ -95,7 +95,8 @@ func TestLeanReadsWhatTheCompleteDecodersRead(t *testing.T) {
 	}
 }
 
-// FuzzLean checks the lean path against the typed decoders on arbitrary bytes.
+// FuzzLean checks the lean path, and the token decoder of parameters behind it, against the
+// typed decoders on arbitrary bytes: the three decoders of a Parameter read the same.
 //
 // Run it with: go test ./pkg/process -run '^$' -fuzz '^FuzzLean$' -fuzztime 30s
 func FuzzLean(f *testing.F) {
@@ -109,6 +110,7 @@ func FuzzLean(f *testing.F) {
 // JSON, on every other layout of it against in: what it reads of one layout, it reads of
 // every layout, the same.
 func checkLeanAgrees(t *testing.T, in []byte) {
+	checkDecodersAgree(t, in)
 	checkLeanOnce(t, in)
 	if !json.Valid(in) {
 		return

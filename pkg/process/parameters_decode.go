@@ -21,9 +21,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
+	"reflect"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 
 	"stencil.dev/stencil/pkg/apis/templates"
@@ -51,6 +53,9 @@ func decodeParameters(data []byte) ([]templates.Parameter, error) {
 	}
 	switch tok.Kind() {
 	case 'n':
+		if _, err := dec.ReadToken(); err != io.EOF {
+			return nil, errors.New("unexpected data after the parameters")
+		}
 		return nil, nil
 	case '[':
 	default:
@@ -60,6 +65,10 @@ func decodeParameters(data []byte) ([]templates.Parameter, error) {
 	for i := 0; dec.PeekKind() != ']'; i++ {
 		out = append(out, templates.Parameter{})
 		if err := decodeParameter(dec, &out[len(out)-1]); err != nil {
+			// Every member of the wrong JSON type at once, when that is what is wrong.
+			if errs := templates.JSONTypeErrors(data, reflect.TypeOf([]v1alpha1.Parameter{}), field.NewPath("parameters")); len(errs) > 0 {
+				return nil, errs.ToAggregate()
+			}
 			return nil, fmt.Errorf("parameters[%d]%w", i, err)
 		}
 	}
@@ -187,6 +196,14 @@ func decodeTyped(dec *jsontext.Decoder, target any, member string) error {
 		return fmt.Errorf(".%s: %w", member, err)
 	}
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, target); err != nil {
+		// The decoder's message is worded in Go types; the template's author is told where.
+		if errs := templates.JSONTypeErrors(raw, reflect.TypeOf(target).Elem(), nil); len(errs) > 0 {
+			at := errs[0].Field
+			if !strings.HasPrefix(at, "[") {
+				at = "." + at
+			}
+			return fmt.Errorf(".%s%s: %s", member, at, errs[0].ErrorBody())
+		}
 		return fmt.Errorf(".%s: %w", member, err)
 	}
 	return nil
@@ -208,44 +225,41 @@ func decodeBool(dec *jsontext.Decoder, target *bool, member string) error {
 	return nil
 }
 
-// decodeBound reads minimum or maximum, a string or null as the typed decoder reads *string.
-func decodeBound(dec *jsontext.Decoder, target **string, member string) error {
-	v, err := dec.ReadToken()
+// decodeBound reads minimum or maximum, a number, a string or null, with the reader of every
+// decoder of a template (templates.BoundFromJSON).
+func decodeBound(dec *jsontext.Decoder, target **templates.Bound, member string) error {
+	v, err := dec.ReadValue()
 	if err != nil {
 		return fmt.Errorf(".%s: %w", member, err)
 	}
-	var bound *string
-	switch v.Kind() {
-	case '"':
-		s := v.String()
-		bound = &s
-	case 'n':
-	default:
-		return fmt.Errorf(".%s: must be a string holding a number", member)
+	if v.Kind() == 'n' {
+		*target = nil
+		return nil
 	}
-	*target = bound
+	bound, err := templates.BoundFromJSON(v)
+	if err != nil {
+		return fmt.Errorf(".%s: Invalid value: %s: %w", member, templates.ShortJSON(v), err)
+	}
+	*target = &bound
 	return nil
 }
 
-// decodeLength reads minLength or maxLength, an int64 or null.
+// decodeLength reads minLength, maxLength or maxItems, an integer, a string holding one, or
+// null, with the reader of every decoder of a template (templates.LengthFromJSON).
 func decodeLength(dec *jsontext.Decoder, target **int64, member string) error {
-	v, err := dec.ReadToken()
+	v, err := dec.ReadValue()
 	if err != nil {
 		return fmt.Errorf(".%s: %w", member, err)
 	}
-	var length *int64
-	switch v.Kind() {
-	case '0':
-		n, err := strconv.ParseInt(v.String(), 10, 64)
-		if err != nil {
-			return fmt.Errorf(".%s: must be an integer", member)
-		}
-		length = &n
-	case 'n':
-	default:
-		return fmt.Errorf(".%s: must be an integer", member)
+	if v.Kind() == 'n' {
+		*target = nil
+		return nil
 	}
-	*target = length
+	n, err := templates.LengthFromJSON(v)
+	if err != nil {
+		return fmt.Errorf(".%s: Invalid value: %s: %w", member, templates.ShortJSON(v), err)
+	}
+	*target = &n
 	return nil
 }
 

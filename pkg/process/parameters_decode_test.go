@@ -18,6 +18,7 @@ package process
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	kjson "sigs.k8s.io/json"
@@ -28,7 +29,7 @@ import (
 // TestDecodeParametersAgreesWithTheTypedDecoder checks that reading parameters token by token
 // accepts and yields what the typed decoder of the API does.
 func TestDecodeParametersAgreesWithTheTypedDecoder(t *testing.T) {
-	for _, in := range []string{
+	for _, in := range append([]string{
 		`[]`, `null`, `[{"name":"A","value":"1","required":true,"type":"int","generate":"expression","from":"[a-z]{3}","displayName":"a","description":"b"}]`,
 		`[{"name":"A","name":"B"}]`, `[{"name":null,"required":null}]`, `[null]`, `[{"n\u0061me":"escaped"}]`,
 		`[{"name":"A","unknown":{"deep":[1,2,{"x":null}]}}]`, "[{\"name\":\"bad\xffutf8\"}]", `[{"name":"é\u00e9\n"}]`,
@@ -41,30 +42,55 @@ func TestDecodeParametersAgreesWithTheTypedDecoder(t *testing.T) {
 		`[{"properties":{"port":{"type":"int","maximum":"65535"},"host":{"type":"string","pattern":"^a"}}}]`,
 		`[{"items":{"type":"int"},"items":{"minimum":"1"}}]`, `[{"properties":{"a":{"type":"int"}},"properties":{"b":{"type":"bool"}}}]`,
 		`[{"items":null,"properties":null}]`, `[{"items":[1]}]`, `[{"properties":{"a":1}}]`, `[{"items":{"type":"int","extra":1}}]`,
-	} {
-		var want []v1alpha1.Parameter
-		wantErr := kjson.UnmarshalCaseSensitivePreserveInts([]byte(in), &want)
-		got, err := decodeParameters([]byte(in))
-		if (err == nil) != (wantErr == nil) {
-			t.Errorf("%s: error %v, typed decoder's %v", in, err, wantErr)
-			continue
+	}, numericSeeds...) {
+		checkDecodersAgree(t, []byte(in))
+
+	}
+}
+
+// numericSeeds are parameters with bounds and lengths as JSON Schema's users write them
+// (numbers), as Stencil's first templates did (strings), and as neither.
+var numericSeeds = []string{
+	`[{"name":"A","type":"int","minimum":1,"maximum":10}]`, `[{"minimum":"1","maximum":"10"}]`, `[{"minimum":0.1,"maximum":1e400}]`,
+	`[{"minimum":-0,"maximum":1E+2}]`, `[{"maximum":99999999999999999999}]`, `[{"maximum":12345678901234567890123}]`,
+	`[{"minimum":1e-400}]`, `[{"minimum":"\u0031"}]`, `[{"minimum":"a<b&c"}]`, `[{"minimum":true}]`, `[{"maximum":[1]}]`,
+	`[{"minimum":{}}]`, `[{"minLength":"5","maxLength":5.0,"maxItems":5e0}]`, `[{"minLength":-1}]`, `[{"minLength":"-1"}]`,
+	`[{"maxLength":1.5}]`, `[{"maxLength":"x"}]`, `[{"maxItems":1e999999}]`, `[{"maxItems":9223372036854775808}]`,
+	`[{"maxItems":"9223372036854775807"}]`, `[{"minLength":false}]`,
+	`[{"type":"json","items":{"type":"int","minimum":0,"maximum":"9","minLength":"1","maxLength":2}}]`,
+	`[{"type":"json","items":{"minimum":true}}]`, `[{"properties":{"p":{"type":"int","maximum":65535,"minLength":"x"}}}]`,
+}
+
+// checkDecodersAgree checks that reading parameters token by token (decodeParameters, which
+// tries the lean reader first) accepts and yields what the typed decoder of the API does.
+func checkDecodersAgree(t *testing.T, in []byte) {
+	t.Helper()
+	var want []v1alpha1.Parameter
+	wantErr := kjson.UnmarshalCaseSensitivePreserveInts(in, &want)
+	got, err := decodeParameters(in)
+	if (err == nil) != (wantErr == nil) {
+		t.Errorf("%s: error %v, typed decoder's %v", in, err, wantErr)
+		return
+	}
+	if err != nil {
+		// An error about the template's field is worded about the template.
+		if msg := err.Error(); strings.Contains(msg, "Go struct field") || strings.Contains(msg, "of type") {
+			t.Errorf("%s: the error names Go types: %v", in, err)
 		}
-		if err != nil {
-			continue
+		return
+	}
+	var gotVersioned []v1alpha1.Parameter
+	for _, p := range got {
+		var v v1alpha1.Parameter
+		if err := v1alpha1.Convert_templates_Parameter_To_v1alpha1_Parameter(&p, &v, nil); err != nil {
+			t.Fatal(err)
 		}
-		var gotVersioned []v1alpha1.Parameter
-		for _, p := range got {
-			var v v1alpha1.Parameter
-			if err := v1alpha1.Convert_templates_Parameter_To_v1alpha1_Parameter(&p, &v, nil); err != nil {
-				t.Fatal(err)
-			}
-			gotVersioned = append(gotVersioned, v)
-		}
-		if len(gotVersioned) == 0 && len(want) == 0 {
-			continue // [] and null both mean no parameters
-		}
-		if !reflect.DeepEqual(gotVersioned, want) {
-			t.Errorf("%s: got %+v, typed decoder %+v", in, gotVersioned, want)
-		}
+		gotVersioned = append(gotVersioned, v)
+	}
+	if len(gotVersioned) == 0 && len(want) == 0 {
+		return // [] and null both mean no parameters
+	}
+	if !reflect.DeepEqual(gotVersioned, want) {
+		t.Errorf("%s: got %+v, typed decoder %+v", in, gotVersioned, want)
 	}
 }

@@ -50,3 +50,15 @@ func TestRubyKubeclientReadsTheLocalKubeconfig(t *testing.T) {
 	}
 	t.Logf("%s", out)
 }
+
+// TestNodeClient runs node/client.js with Kubernetes' JavaScript client
+// (@kubernetes/client-node): the local kubeconfig, Templates, TemplateInstances and
+// CustomTransforms found by kind in discovery (KubernetesObjectApi) and processing through
+// CustomObjectsApi, with a bound written as a number.
+func TestNodeClient(t *testing.T) {
+	out := node(t, "client.js", server.Kubeconfig(), "default")
+	if !strings.Contains(out, "ok: delete Template") {
+		t.Fatalf("the script stopped early:\n%s", out)
+	}
+	t.Logf("%s", out)
+}

@@ -16,8 +16,8 @@ limitations under the License.
 
 // Package clients drives stencil-apiserver with clients and tools that nobody here wrote, as
 // their users run them: Python's dynamic client (Debian's python3-kubernetes, which Ansible's
-// k8s module uses), Ruby's kubeclient, swagger-parser on the OpenAPI documents and ajv on the
-// parameters' JSON Schema. hack/install-client-tools.sh installs them (make clients runs it);
+// k8s module uses), Ruby's kubeclient, Kubernetes' JavaScript client, swagger-parser on the
+// OpenAPI documents and ajv on the parameters' JSON Schema. hack/install-client-tools.sh installs them (make clients runs it);
 // a test whose tool is missing fails and says what to run.
 package clients
 

@@ -28,14 +28,16 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/jsonschema"
 )
 
-// everyKeyword is a template whose parameters use every keyword the schema can hold.
+// everyKeyword is a template whose parameters use every keyword the schema can hold, bounds
+// and lengths as JSON Schema's users write them (numbers) and as Stencil's first templates did
+// (strings).
 const everyKeyword = `{
   "apiVersion": "templates.stencil.dev/v1alpha1", "kind": "Template",
   "metadata": {"name": "every-keyword", "annotations": {"openshift.io/display-name": "Every keyword", "description": "ajv's test"}},
   "parameters": [
-    {"name": "NAME", "displayName": "Name", "description": "DNS label", "required": true, "pattern": "^[a-z][a-z0-9-]*$", "minLength": 2, "maxLength": 20},
-    {"name": "REPLICAS", "type": "int", "value": "2", "minimum": MIN_REPLICAS, "maximum": MAX_REPLICAS},
-    {"name": "RATIO", "type": "number", "value": "0.5", "minimum": MIN_RATIO, "maximum": "1"},
+    {"name": "NAME", "displayName": "Name", "description": "DNS label", "required": true, "pattern": "^[a-z][a-z0-9-]*$", "minLength": 2, "maxLength": "20"},
+    {"name": "REPLICAS", "type": "int", "value": "2", "minimum": 1, "maximum": 10},
+    {"name": "RATIO", "type": "number", "value": "0.5", "minimum": 0.1, "maximum": "1"},
     {"name": "DEBUG", "type": "bool", "value": "false"},
     {"name": "PASSWORD", "secret": true, "generate": "expression", "from": "[a-z]{12}", "value": "hidden"},
     {"name": "CERT", "type": "base64", "multiline": true},
@@ -63,9 +65,8 @@ type schemaCase struct {
 func TestSchemaWithAjv(t *testing.T) {
 	client := restClient(t)
 	ctx := context.Background()
-	body := strings.NewReplacer("MIN_REPLICAS", `"1"`, "MAX_REPLICAS", `"10"`, "MIN_RATIO", `"0.1"`).Replace(everyKeyword)
 	const base = "/apis/templates.stencil.dev/v1alpha1/namespaces/default/templates"
-	if err := client.Post().AbsPath(base).Body([]byte(body)).Do(ctx).Error(); err != nil {
+	if err := client.Post().AbsPath(base).Body([]byte(everyKeyword)).Do(ctx).Error(); err != nil {
 		t.Fatalf("creating the template: %v", err)
 	}
 	defer client.Delete().AbsPath(base, "every-keyword").Do(ctx)

@@ -39,9 +39,9 @@ func TestParameterConstraints(t *testing.T) {
 
 	broken := newTemplate("broken", nil)
 	broken.Parameters = append(broken.Parameters,
-		templatesv1.Parameter{Name: "REPLICAS", Type: "int", Value: "20", Maximum: ptrTo("10")},
+		templatesv1.Parameter{Name: "REPLICAS", Type: "int", Value: "20", Maximum: ptrTo(templatesv1.NumberBound("10"))},
 		templatesv1.Parameter{Name: "HOST", Pattern: "[a-z"},
-		templatesv1.Parameter{Name: "RATIO", Type: "number", Minimum: ptrTo("1"), Maximum: ptrTo("0.5")})
+		templatesv1.Parameter{Name: "RATIO", Type: "number", Minimum: ptrTo(templatesv1.NumberBound("1")), Maximum: ptrTo(templatesv1.NumberBound("0.5"))})
 	_, err := client.Create(ctx, broken, metav1.CreateOptions{})
 	want := []string{"parameters[2].value: FieldValueInvalid", "parameters[3].pattern: FieldValueInvalid", "parameters[4].minimum: FieldValueInvalid"}
 	if !apierrors.IsInvalid(err) || strings.Join(causesOf(err), ",") != strings.Join(want, ",") {
@@ -50,10 +50,10 @@ func TestParameterConstraints(t *testing.T) {
 
 	typed := newTemplate("typed", nil)
 	typed.Parameters = []templatesv1.Parameter{
-		{Name: "REPLICAS", Type: "int", Value: "1", Minimum: ptrTo("1"), Maximum: ptrTo("10")},
+		{Name: "REPLICAS", Type: "int", Value: "1", Minimum: ptrTo(templatesv1.StringBound("1")), Maximum: ptrTo(templatesv1.StringBound("10"))},
 		{Name: "TIER", Value: "web", Enum: []string{"web", "db", "cache"}},
-		{Name: "NAME", Value: "app", Pattern: "^[a-z-]+$", MaxLength: ptrTo(int64(8)), Multiline: true},
-		{Name: "PASSWORD", Generate: "expression", From: "[a-z]{8}", MinLength: ptrTo(int64(8)), Secret: true},
+		{Name: "NAME", Value: "app", Pattern: "^[a-z-]+$", MaxLength: ptrTo(templatesv1.NewLength(8)), Multiline: true},
+		{Name: "PASSWORD", Generate: "expression", From: "[a-z]{8}", MinLength: ptrTo(templatesv1.NewLength(8)), Secret: true},
 	}
 	typed.Objects = rawObjects(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${NAME}"},"data":{"t":"${TIER}","p":"${PASSWORD}","r":"${REPLICAS}"}}`)
 	created, err := client.Create(ctx, typed, metav1.CreateOptions{})

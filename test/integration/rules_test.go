@@ -38,7 +38,7 @@ func TestParameterRulesThroughTheServer(t *testing.T) {
 
 	broken := newTemplate("broken", nil)
 	broken.Parameters = append(broken.Parameters,
-		templatesv1.Parameter{Name: "REPLICAS", Type: "int", Value: "20", Maximum: ptrTo("10")},
+		templatesv1.Parameter{Name: "REPLICAS", Type: "int", Value: "20", Maximum: ptrTo(templatesv1.NumberBound("10"))},
 		templatesv1.Parameter{Name: "HOST", Pattern: "[a-z"})
 	broken.Rules = []templatesv1.ParameterRule{{Rule: "params.REPLICAS >"}}
 	_, err := client.Create(ctx, broken, metav1.CreateOptions{})
@@ -50,8 +50,8 @@ func TestParameterRulesThroughTheServer(t *testing.T) {
 	ruled := newTemplate("ruled", nil)
 	ruled.Message = ""
 	ruled.Parameters = []templatesv1.Parameter{
-		{Name: "MIN", Type: "int", Value: "1", Minimum: ptrTo("1"), Maximum: ptrTo("10")},
-		{Name: "MAX", Type: "int", Value: "3", Maximum: ptrTo("10")},
+		{Name: "MIN", Type: "int", Value: "1", Minimum: ptrTo(templatesv1.NumberBound("1")), Maximum: ptrTo(templatesv1.NumberBound("10"))},
+		{Name: "MAX", Type: "int", Value: "3", Maximum: ptrTo(templatesv1.NumberBound("10"))},
 		{Name: "TIER", Value: "web", Enum: []string{"web", "db"}},
 	}
 	ruled.Rules = []templatesv1.ParameterRule{{Rule: "params.MIN <= params.MAX", Message: "MAX must be at least MIN", FieldPath: "MAX"}}
@@ -95,7 +95,7 @@ func TestConditionalObjectsThroughTheServer(t *testing.T) {
 	tpl.Message = ""
 	tpl.Parameters = []templatesv1.Parameter{
 		{Name: "TLS", Type: "bool", Value: "false"},
-		{Name: "ZONES", Type: "json", Value: `["eu-1","eu-2","us-1"]`, Items: &templatesv1.JSONValueSchema{Type: "string", MaxLength: ptrTo(int64(16))}, MaxItems: ptrTo(int64(8))},
+		{Name: "ZONES", Type: "json", Value: `["eu-1","eu-2","us-1"]`, Items: &templatesv1.JSONValueSchema{Type: "string", MaxLength: ptrTo(templatesv1.NewLength(16))}, MaxItems: ptrTo(templatesv1.NewLength(8))},
 	}
 	tpl.ObjectLabels = map[string]string{"app": "zones"}
 	tpl.Objects = rawObjects(

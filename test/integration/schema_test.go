@@ -44,7 +44,7 @@ func TestTemplateSchema(t *testing.T) {
 	tpl.Annotations = map[string]string{"openshift.io/display-name": "Schema demo"}
 	tpl.Message = ""
 	tpl.Parameters = []templatesv1.Parameter{
-		{Name: "REPLICAS", Type: "int", Value: "2", Minimum: ptrTo("1"), Maximum: ptrTo("10")},
+		{Name: "REPLICAS", Type: "int", Value: "2", Minimum: ptrTo(templatesv1.NumberBound("1")), Maximum: ptrTo(templatesv1.NumberBound("10"))},
 		{Name: "TIER", DisplayName: "Tier", Enum: []string{"web", "db"}, Required: true},
 		{Name: "PASSWORD", Secret: true, Value: "hunter2"},
 		{Name: "ZONES", Type: "json", Items: &templatesv1.JSONValueSchema{Type: "string"}},

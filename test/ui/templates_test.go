@@ -39,9 +39,9 @@ func typedTemplate() *templatesv1.Template {
 		Message: "Cache ${NAME} with ${REPLICAS} replicas.",
 		Parameters: []templatesv1.Parameter{
 			{Name: "NAME", DisplayName: "Name", Description: "The name of every object.", Value: "cache", Required: true,
-				Pattern: "^[a-z][a-z0-9-]*$", MaxLength: ptr(int64(30))},
+				Pattern: "^[a-z][a-z0-9-]*$", MaxLength: ptr(templatesv1.NewLength(30))},
 			{Name: "REPLICAS", DisplayName: "Replicas", Description: "How many copies run.", Type: templatesv1.ParameterTypeInt,
-				Value: "2", Minimum: ptr("1"), Maximum: ptr("5")},
+				Value: "2", Minimum: ptr(templatesv1.NumberBound("1")), Maximum: ptr(templatesv1.NumberBound("5"))},
 			{Name: "TIER", DisplayName: "Tier", Description: "The size of each copy.", Value: "small", Enum: []string{"small", "medium", "large"}},
 			{Name: "DEBUG", DisplayName: "Debug logging", Description: "Log every request.", Type: templatesv1.ParameterTypeBool, Value: "false"},
 			{Name: "API_KEY", DisplayName: "API key", Description: "The key of the upstream API.", Secret: true,

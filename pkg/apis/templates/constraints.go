@@ -20,23 +20,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
 )
-
-// ParseBound reads a minimum, a maximum or a numeric value exactly: big.Rat keeps every digit
-// of an int of any size and every decimal of a number, where a float64 would round both. It
-// takes JSON numbers and the integers of the int type, which may have leading zeros.
-func ParseBound(s string) (*big.Rat, bool) {
-	if s == "" || !isJSONNumber(s) && !isInteger(s) {
-		return nil, false
-	}
-	return new(big.Rat).SetString(s)
-}
 
 // Schema is the constraint keywords of a parameter, which an element or member of a json
 // value shares; validation and value checks read both through it.
@@ -62,10 +51,12 @@ type ValueChecker struct {
 type schemaChecker struct {
 	JSONValueSchema
 	pattern *regexp.Regexp
+	// minimum and maximum are the bounds read once; nil for none, or one that does not parse.
+	minimum, maximum *Decimal
 }
 
 func newSchemaChecker(s JSONValueSchema) *schemaChecker {
-	c := &schemaChecker{JSONValueSchema: s}
+	c := &schemaChecker{JSONValueSchema: s, minimum: boundOf(s.Minimum), maximum: boundOf(s.Maximum)}
 	if s.Pattern != "" {
 		c.pattern, _ = regexp.Compile(s.Pattern)
 	}
@@ -189,13 +180,13 @@ func (c *schemaChecker) violations(value string) []string {
 	if c.pattern != nil && !c.pattern.MatchString(value) {
 		out = append(out, fmt.Sprintf("must match the pattern %q", c.Pattern))
 	}
-	if c.Minimum != nil || c.Maximum != nil {
+	if c.minimum != nil || c.maximum != nil {
 		if v, ok := ParseBound(value); ok {
-			if min, ok := boundOf(c.Minimum); ok && v.Cmp(min) < 0 {
-				out = append(out, fmt.Sprintf("must be at least %s", *c.Minimum))
+			if c.minimum != nil && v.Cmp(*c.minimum) < 0 {
+				out = append(out, fmt.Sprintf("must be at least %s", c.Minimum.Text()))
 			}
-			if max, ok := boundOf(c.Maximum); ok && v.Cmp(max) > 0 {
-				out = append(out, fmt.Sprintf("must be at most %s", *c.Maximum))
+			if c.maximum != nil && v.Cmp(*c.maximum) > 0 {
+				out = append(out, fmt.Sprintf("must be at most %s", c.Maximum.Text()))
 			}
 		}
 	}
@@ -231,9 +222,12 @@ func (c *schemaChecker) inEnum(value string) bool {
 
 // boundOf parses an optional bound; a bound that does not parse is the schema's error and
 // constrains nothing here.
-func boundOf(s *string) (*big.Rat, bool) {
-	if s == nil {
-		return nil, false
+func boundOf(b *Bound) *Decimal {
+	if b == nil {
+		return nil
 	}
-	return ParseBound(*s)
+	if n, ok := ParseBound(b.Text()); ok {
+		return &n
+	}
+	return nil
 }

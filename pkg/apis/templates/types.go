@@ -109,13 +109,17 @@ type Parameter struct {
 	Enum []string
 	// Pattern is an RE2 expression the value must match somewhere, as OpenAPI's pattern.
 	Pattern string
-	// Minimum is the smallest int or number accepted, a decimal number kept as text.
-	Minimum *string
-	// Maximum is the largest int or number accepted, a decimal number kept as text.
-	Maximum *string
+	// Minimum is the smallest int or number accepted, as the template wrote it.
+	// +k8s:conversion-gen=false
+	Minimum *Bound
+	// Maximum is the largest int or number accepted, as the template wrote it.
+	// +k8s:conversion-gen=false
+	Maximum *Bound
 	// MinLength is the fewest characters a string value may have.
+	// +k8s:conversion-gen=false
 	MinLength *int64
 	// MaxLength is the most characters a string value may have.
+	// +k8s:conversion-gen=false
 	MaxLength *int64
 	// Multiline hints to a UI that the value spans lines.
 	Multiline bool
@@ -124,6 +128,7 @@ type Parameter struct {
 	// Items, for type json, makes the value an array whose every element keeps this schema.
 	Items *JSONValueSchema
 	// MaxItems, with Items, is the most elements the array may have.
+	// +k8s:conversion-gen=false
 	MaxItems *int64
 	// Properties, for type json, makes the value an object whose members named here keep
 	// their schemas.
@@ -135,11 +140,15 @@ type JSONValueSchema struct {
 	// Type is the JSON type: string, int, number, bool, or json for any value.
 	Type ParameterType
 	// Enum, Pattern, Minimum, Maximum, MinLength and MaxLength are a Parameter's constraints.
-	Enum      []string
-	Pattern   string
-	Minimum   *string
-	Maximum   *string
+	Enum    []string
+	Pattern string
+	// +k8s:conversion-gen=false
+	Minimum *Bound
+	// +k8s:conversion-gen=false
+	Maximum *Bound
+	// +k8s:conversion-gen=false
 	MinLength *int64
+	// +k8s:conversion-gen=false
 	MaxLength *int64
 }
 

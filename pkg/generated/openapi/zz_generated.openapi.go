@@ -101,12 +101,14 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		openshift.TemplateInstanceSpec{}.OpenAPIModelName():      schema_pkg_apis_templates_openshift_TemplateInstanceSpec(ref),
 		openshift.TemplateInstanceStatus{}.OpenAPIModelName():    schema_pkg_apis_templates_openshift_TemplateInstanceStatus(ref),
 		openshift.TemplateList{}.OpenAPIModelName():              schema_pkg_apis_templates_openshift_TemplateList(ref),
+		v1alpha1.Bound{}.OpenAPIModelName():                      schema_pkg_apis_templates_v1alpha1_Bound(ref),
 		v1alpha1.CustomTransform{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_CustomTransform(ref),
 		v1alpha1.CustomTransformList{}.OpenAPIModelName():        schema_pkg_apis_templates_v1alpha1_CustomTransformList(ref),
 		v1alpha1.CustomTransformSpec{}.OpenAPIModelName():        schema_pkg_apis_templates_v1alpha1_CustomTransformSpec(ref),
 		v1alpha1.CustomTransformStatus{}.OpenAPIModelName():      schema_pkg_apis_templates_v1alpha1_CustomTransformStatus(ref),
 		v1alpha1.Destination{}.OpenAPIModelName():                schema_pkg_apis_templates_v1alpha1_Destination(ref),
 		v1alpha1.JSONValueSchema{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_JSONValueSchema(ref),
+		v1alpha1.Length{}.OpenAPIModelName():                     schema_pkg_apis_templates_v1alpha1_Length(ref),
 		v1alpha1.List{}.OpenAPIModelName():                       schema_pkg_apis_templates_v1alpha1_List(ref),
 		v1alpha1.Parameter{}.OpenAPIModelName():                  schema_pkg_apis_templates_v1alpha1_Parameter(ref),
 		v1alpha1.ParameterRule{}.OpenAPIModelName():              schema_pkg_apis_templates_v1alpha1_ParameterRule(ref),
@@ -3424,6 +3426,26 @@ func schema_pkg_apis_templates_openshift_TemplateList(ref common.ReferenceCallba
 	}
 }
 
+func schema_pkg_apis_templates_v1alpha1_Bound(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.EmbedOpenAPIDefinitionIntoV2Extension(common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "Bound is a minimum or a maximum as the template wrote it: a JSON number (1, 0.5), as JSON Schema's users write it, or a string holding one (\"1\"), as Stencil's first templates did. It reads back as it was written (a number no float64 holds as a string: see templates.BoundFromJSON) and is compared exactly, from its text. Like IntOrString, it is a struct that reads and writes itself, and OpenAPI describes it as either type.",
+				OneOf:       common.GenerateOpenAPIV3OneOfSchema(v1alpha1.Bound{}.OpenAPIV3OneOfTypes()),
+				Format:      v1alpha1.Bound{}.OpenAPISchemaFormat(),
+			},
+		},
+	}, common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "Bound is a minimum or a maximum as the template wrote it: a JSON number (1, 0.5), as JSON Schema's users write it, or a string holding one (\"1\"), as Stencil's first templates did. It reads back as it was written (a number no float64 holds as a string: see templates.BoundFromJSON) and is compared exactly, from its text. Like IntOrString, it is a struct that reads and writes itself, and OpenAPI describes it as either type.",
+				Type:        v1alpha1.Bound{}.OpenAPISchemaType(),
+				Format:      v1alpha1.Bound{}.OpenAPISchemaFormat(),
+			},
+		},
+	})
+}
+
 func schema_pkg_apis_templates_v1alpha1_CustomTransform(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -3703,37 +3725,55 @@ func schema_pkg_apis_templates_v1alpha1_JSONValueSchema(ref common.ReferenceCall
 					},
 					"minimum": {
 						SchemaProps: spec.SchemaProps{
-							Description: "minimum is the smallest int or number accepted, inclusive, a decimal number as a string.",
-							Type:        []string{"string"},
-							Format:      "",
+							Description: "minimum is the smallest int or number accepted, inclusive: a number or a string holding one, compared exactly as written.",
+							Ref:         ref(v1alpha1.Bound{}.OpenAPIModelName()),
 						},
 					},
 					"maximum": {
 						SchemaProps: spec.SchemaProps{
-							Description: "maximum is the largest int or number accepted, inclusive, a decimal number as a string.",
-							Type:        []string{"string"},
-							Format:      "",
+							Description: "maximum is the largest int or number accepted, inclusive, written as minimum is.",
+							Ref:         ref(v1alpha1.Bound{}.OpenAPIModelName()),
 						},
 					},
 					"minLength": {
 						SchemaProps: spec.SchemaProps{
-							Description: "minLength is the fewest characters a string may have.",
-							Type:        []string{"integer"},
-							Format:      "int64",
+							Description: "minLength is the fewest characters a string may have: an integer, or a string holding one.",
+							Ref:         ref(v1alpha1.Length{}.OpenAPIModelName()),
 						},
 					},
 					"maxLength": {
 						SchemaProps: spec.SchemaProps{
-							Description: "maxLength is the most characters a string may have.",
-							Type:        []string{"integer"},
-							Format:      "int64",
+							Description: "maxLength is the most characters a string may have, written as minLength is.",
+							Ref:         ref(v1alpha1.Length{}.OpenAPIModelName()),
 						},
 					},
 				},
 				Required: []string{"type"},
 			},
 		},
+		Dependencies: []string{
+			v1alpha1.Bound{}.OpenAPIModelName(), v1alpha1.Length{}.OpenAPIModelName()},
 	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_Length(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.EmbedOpenAPIDefinitionIntoV2Extension(common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "Length is a minLength, maxLength or maxItems: an integer, or a string holding one, as for a bound. It is written back as a number.",
+				OneOf:       common.GenerateOpenAPIV3OneOfSchema(v1alpha1.Length{}.OpenAPIV3OneOfTypes()),
+				Format:      v1alpha1.Length{}.OpenAPISchemaFormat(),
+			},
+		},
+	}, common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "Length is a minLength, maxLength or maxItems: an integer, or a string holding one, as for a bound. It is written back as a number.",
+				Type:        v1alpha1.Length{}.OpenAPISchemaType(),
+				Format:      v1alpha1.Length{}.OpenAPISchemaFormat(),
+			},
+		},
+	})
 }
 
 func schema_pkg_apis_templates_v1alpha1_List(ref common.ReferenceCallback) common.OpenAPIDefinition {
@@ -3904,30 +3944,26 @@ func schema_pkg_apis_templates_v1alpha1_Parameter(ref common.ReferenceCallback) 
 					},
 					"minimum": {
 						SchemaProps: spec.SchemaProps{
-							Description: "minimum is the smallest value accepted for types int and number, inclusive. It is a decimal number written as a string, such as \"1\" or \"0.5\" (API conventions avoid floats, and a string keeps every digit of an int of any size); it is compared exactly.",
-							Type:        []string{"string"},
-							Format:      "",
+							Description: "minimum is the smallest value accepted for types int and number, inclusive: a number (1, 0.5), as JSON Schema has it, or a string holding one (\"1\"), which keeps every digit of an int of any size. It is compared exactly, as written, and reads back as written.",
+							Ref:         ref(v1alpha1.Bound{}.OpenAPIModelName()),
 						},
 					},
 					"maximum": {
 						SchemaProps: spec.SchemaProps{
 							Description: "maximum is the largest value accepted for types int and number, inclusive, written as minimum is.",
-							Type:        []string{"string"},
-							Format:      "",
+							Ref:         ref(v1alpha1.Bound{}.OpenAPIModelName()),
 						},
 					},
 					"minLength": {
 						SchemaProps: spec.SchemaProps{
-							Description: "minLength is the fewest characters (Unicode code points) a string value may have.",
-							Type:        []string{"integer"},
-							Format:      "int64",
+							Description: "minLength is the fewest characters (Unicode code points) a string value may have: an integer, or a string holding one.",
+							Ref:         ref(v1alpha1.Length{}.OpenAPIModelName()),
 						},
 					},
 					"maxLength": {
 						SchemaProps: spec.SchemaProps{
-							Description: "maxLength is the most characters (Unicode code points) a string value may have.",
-							Type:        []string{"integer"},
-							Format:      "int64",
+							Description: "maxLength is the most characters (Unicode code points) a string value may have, written as minLength is.",
+							Ref:         ref(v1alpha1.Length{}.OpenAPIModelName()),
 						},
 					},
 					"multiline": {
@@ -3952,9 +3988,8 @@ func schema_pkg_apis_templates_v1alpha1_Parameter(ref common.ReferenceCallback) 
 					},
 					"maxItems": {
 						SchemaProps: spec.SchemaProps{
-							Description: "maxItems, with items, is the most elements the array may have. It also bounds what CEL expressions iterating over the value are estimated to cost.",
-							Type:        []string{"integer"},
-							Format:      "int64",
+							Description: "maxItems, with items, is the most elements the array may have, written as minLength is. It also bounds what CEL expressions iterating over the value are estimated to cost.",
+							Ref:         ref(v1alpha1.Length{}.OpenAPIModelName()),
 						},
 					},
 					"properties": {
@@ -3976,7 +4011,7 @@ func schema_pkg_apis_templates_v1alpha1_Parameter(ref common.ReferenceCallback) 
 			},
 		},
 		Dependencies: []string{
-			v1alpha1.JSONValueSchema{}.OpenAPIModelName()},
+			v1alpha1.Bound{}.OpenAPIModelName(), v1alpha1.JSONValueSchema{}.OpenAPIModelName(), v1alpha1.Length{}.OpenAPIModelName()},
 	}
 }
 

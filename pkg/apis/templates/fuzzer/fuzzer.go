@@ -21,6 +21,7 @@ package fuzzer
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -46,6 +47,20 @@ var Funcs = func(runtimeserializer.CodecFactory) []interface{} {
 		},
 		rawObject,
 		instanceSpec,
+		bound,
+	}
+}
+
+// bound fills a Bound as a decoder makes one: a number as written, or a string holding any
+// text (validation, not decoding, judges it).
+func bound(b *templates.Bound, c randfill.Continue) {
+	switch c.Intn(3) {
+	case 0:
+		*b = templates.Bound(strconv.FormatInt(c.Int63()-c.Int63(), 10))
+	case 1:
+		*b = templates.Bound(strconv.FormatFloat(c.Float64()*1000, 'g', -1, 64))
+	default:
+		*b = templates.NewBound(c.String(0))
 	}
 }
 

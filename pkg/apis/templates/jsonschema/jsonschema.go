@@ -192,10 +192,10 @@ func forValue(c templates.JSONValueSchema, typ templates.ParameterType) *Schema 
 		s.Enum = append(s.Enum, typedValue(typ, e))
 	}
 	if c.Minimum != nil {
-		s.Minimum = number(*c.Minimum)
+		s.Minimum = number(c.Minimum.Text())
 	}
 	if c.Maximum != nil {
-		s.Maximum = number(*c.Maximum)
+		s.Maximum = number(c.Maximum.Text())
 	}
 	return s
 }

@@ -30,6 +30,9 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
+// bound is a bound written as a string, as Stencil's first templates wrote them.
+func bound(text string) *templates.Bound { return ptr(templates.NewBound(text)) }
+
 // TestForParameter checks the keywords written for each kind of parameter.
 func TestForParameter(t *testing.T) {
 	cases := []struct {
@@ -41,9 +44,9 @@ func TestForParameter(t *testing.T) {
 			`{"type":"string","title":"A thing","description":"Says a","default":"x","x-stencil-type":"string"}`},
 		{"constraints", templates.Parameter{Name: "A", Enum: []string{"web", "db"}, Pattern: "^[a-z]+$", MinLength: ptr(int64(2)), MaxLength: ptr(int64(5)), Multiline: true},
 			`{"type":"string","enum":["web","db"],"pattern":"^[a-z]+$","minLength":2,"maxLength":5,"x-stencil-multiline":true,"x-stencil-type":"string"}`},
-		{"int with leading zeros", templates.Parameter{Name: "N", Type: "int", Value: "007", Minimum: ptr("01"), Maximum: ptr("10"), Enum: []string{"7", "08"}},
+		{"int with leading zeros", templates.Parameter{Name: "N", Type: "int", Value: "007", Minimum: bound("01"), Maximum: bound("10"), Enum: []string{"7", "08"}},
 			`{"type":"integer","default":7,"enum":[7,8],"minimum":1,"maximum":10,"x-stencil-type":"int"}`},
-		{"number", templates.Parameter{Name: "F", Type: "number", Value: "0.50", Minimum: ptr("-1e3")},
+		{"number", templates.Parameter{Name: "F", Type: "number", Value: "0.50", Minimum: bound("-1e3")},
 			`{"type":"number","default":0.50,"minimum":-1e3,"x-stencil-type":"number"}`},
 		{"bool", templates.Parameter{Name: "B", Type: "bool", Value: "true"}, `{"type":"boolean","default":true,"x-stencil-type":"bool"}`},
 		{"base64", templates.Parameter{Name: "C", Type: "base64", Value: "aGk="},
@@ -58,9 +61,9 @@ func TestForParameter(t *testing.T) {
 		{"json items", templates.Parameter{Name: "Z", Type: "json", Items: &templates.JSONValueSchema{Type: "string", Pattern: "^[a-z]+-[0-9]$"}, MaxItems: ptr(int64(3))},
 			`{"type":"array","items":{"type":"string","pattern":"^[a-z]+-[0-9]$"},"maxItems":3,"x-stencil-type":"json"}`},
 		{"json properties in name order", templates.Parameter{Name: "O", Type: "json", Properties: map[string]templates.JSONValueSchema{
-			"port": {Type: "int", Maximum: ptr("65535")}, "host": {Type: "string", MinLength: ptr(int64(1))}, "on": {Type: "bool"}, "any": {Type: "json"}}},
+			"port": {Type: "int", Maximum: bound("65535")}, "host": {Type: "string", MinLength: ptr(int64(1))}, "on": {Type: "bool"}, "any": {Type: "json"}}},
 			`{"type":"object","properties":{"any":{},"host":{"type":"string","minLength":1},"on":{"type":"boolean"},"port":{"type":"integer","maximum":65535}},"x-stencil-type":"json"}`},
-		{"a default of the wrong type stays text", templates.Parameter{Name: "N", Type: "int", Value: "many", Minimum: ptr("x")},
+		{"a default of the wrong type stays text", templates.Parameter{Name: "N", Type: "int", Value: "many", Minimum: bound("x")},
 			`{"type":"integer","default":"many","x-stencil-type":"int"}`},
 	}
 	for _, tc := range cases {

@@ -19,6 +19,7 @@ package openshift
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -168,6 +169,10 @@ func restoreStencilFields(value string, out *templates.Template) error {
 	path := field.NewPath("metadata", "annotations").Key(StencilFieldsAnnotation)
 	var fields stencilFields
 	if err := json.Unmarshal([]byte(value), &fields); err != nil {
+		// Go's message names Go types; a member of the wrong type is told at its path.
+		if errs := templates.JSONTypeErrors([]byte(value), reflect.TypeOf(fields), path); len(errs) > 0 {
+			return errs.ToAggregate()
+		}
 		return field.ErrorList{field.Invalid(path, value, fmt.Sprintf("must be the JSON of Stencil's fields: %v", err))}.ToAggregate()
 	}
 	switch fields.Dialect {

@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -233,6 +234,10 @@ func InstanceToInternal(in *TemplateInstance, out *templates.TemplateInstance) e
 	if value, ok := in.Annotations[StencilFieldsAnnotation]; ok {
 		if err := json.Unmarshal([]byte(value), &fields); err != nil {
 			path := field.NewPath("metadata", "annotations").Key(StencilFieldsAnnotation)
+			// Go's message names Go types; a member of the wrong type is told at its path.
+			if errs := templates.JSONTypeErrors([]byte(value), reflect.TypeOf(fields), path); len(errs) > 0 {
+				return errs.ToAggregate()
+			}
 			return field.ErrorList{field.Invalid(path, value, fmt.Sprintf("must be the JSON of Stencil's fields: %v", err))}.ToAggregate()
 		}
 		out.Annotations = nil

@@ -166,21 +166,27 @@ type Parameter struct {
 	// matches anywhere in the value: anchor it with ^ and $ to match the whole value.
 	// +optional
 	Pattern string `json:"pattern,omitempty"`
-	// minimum is the smallest value accepted for types int and number, inclusive. It is a
-	// decimal number written as a string, such as "1" or "0.5" (API conventions avoid floats,
-	// and a string keeps every digit of an int of any size); it is compared exactly.
+	// minimum is the smallest value accepted for types int and number, inclusive: a number
+	// (1, 0.5), as JSON Schema has it, or a string holding one ("1"), which keeps every digit
+	// of an int of any size. It is compared exactly, as written, and reads back as written.
 	// +optional
-	Minimum *string `json:"minimum,omitempty"`
+	// +k8s:conversion-gen=false
+	Minimum *Bound `json:"minimum,omitempty"`
 	// maximum is the largest value accepted for types int and number, inclusive, written as
 	// minimum is.
 	// +optional
-	Maximum *string `json:"maximum,omitempty"`
-	// minLength is the fewest characters (Unicode code points) a string value may have.
+	// +k8s:conversion-gen=false
+	Maximum *Bound `json:"maximum,omitempty"`
+	// minLength is the fewest characters (Unicode code points) a string value may have: an
+	// integer, or a string holding one.
 	// +optional
-	MinLength *int64 `json:"minLength,omitempty"`
-	// maxLength is the most characters (Unicode code points) a string value may have.
+	// +k8s:conversion-gen=false
+	MinLength *Length `json:"minLength,omitempty"`
+	// maxLength is the most characters (Unicode code points) a string value may have, written
+	// as minLength is.
 	// +optional
-	MaxLength *int64 `json:"maxLength,omitempty"`
+	// +k8s:conversion-gen=false
+	MaxLength *Length `json:"maxLength,omitempty"`
 	// multiline hints to a UI that the value spans lines; it changes no processing.
 	// +optional
 	Multiline bool `json:"multiline,omitempty"`
@@ -192,10 +198,11 @@ type Parameter struct {
 	// schema.
 	// +optional
 	Items *JSONValueSchema `json:"items,omitempty"`
-	// maxItems, with items, is the most elements the array may have. It also bounds what CEL
-	// expressions iterating over the value are estimated to cost.
+	// maxItems, with items, is the most elements the array may have, written as minLength is.
+	// It also bounds what CEL expressions iterating over the value are estimated to cost.
 	// +optional
-	MaxItems *int64 `json:"maxItems,omitempty"`
+	// +k8s:conversion-gen=false
+	MaxItems *Length `json:"maxItems,omitempty"`
 	// properties, for type json only, makes the value a JSON object whose members named here
 	// keep their schemas when present; other members are free. items and properties exclude
 	// each other.
@@ -217,18 +224,23 @@ type JSONValueSchema struct {
 	// pattern is an RE2 regular expression a string must match, anywhere unless anchored.
 	// +optional
 	Pattern string `json:"pattern,omitempty"`
-	// minimum is the smallest int or number accepted, inclusive, a decimal number as a string.
+	// minimum is the smallest int or number accepted, inclusive: a number or a string holding
+	// one, compared exactly as written.
 	// +optional
-	Minimum *string `json:"minimum,omitempty"`
-	// maximum is the largest int or number accepted, inclusive, a decimal number as a string.
+	// +k8s:conversion-gen=false
+	Minimum *Bound `json:"minimum,omitempty"`
+	// maximum is the largest int or number accepted, inclusive, written as minimum is.
 	// +optional
-	Maximum *string `json:"maximum,omitempty"`
-	// minLength is the fewest characters a string may have.
+	// +k8s:conversion-gen=false
+	Maximum *Bound `json:"maximum,omitempty"`
+	// minLength is the fewest characters a string may have: an integer, or a string holding one.
 	// +optional
-	MinLength *int64 `json:"minLength,omitempty"`
-	// maxLength is the most characters a string may have.
+	// +k8s:conversion-gen=false
+	MinLength *Length `json:"minLength,omitempty"`
+	// maxLength is the most characters a string may have, written as minLength is.
 	// +optional
-	MaxLength *int64 `json:"maxLength,omitempty"`
+	// +k8s:conversion-gen=false
+	MaxLength *Length `json:"maxLength,omitempty"`
 }
 
 // ImportMode says where imported transformers go relative to a Template's own.

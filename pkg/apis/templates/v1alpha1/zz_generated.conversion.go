@@ -81,26 +81,6 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
-	if err := s.AddGeneratedConversionFunc((*JSONValueSchema)(nil), (*templates.JSONValueSchema)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_v1alpha1_JSONValueSchema_To_templates_JSONValueSchema(a.(*JSONValueSchema), b.(*templates.JSONValueSchema), scope)
-	}); err != nil {
-		return err
-	}
-	if err := s.AddGeneratedConversionFunc((*templates.JSONValueSchema)(nil), (*JSONValueSchema)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_templates_JSONValueSchema_To_v1alpha1_JSONValueSchema(a.(*templates.JSONValueSchema), b.(*JSONValueSchema), scope)
-	}); err != nil {
-		return err
-	}
-	if err := s.AddGeneratedConversionFunc((*Parameter)(nil), (*templates.Parameter)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_v1alpha1_Parameter_To_templates_Parameter(a.(*Parameter), b.(*templates.Parameter), scope)
-	}); err != nil {
-		return err
-	}
-	if err := s.AddGeneratedConversionFunc((*templates.Parameter)(nil), (*Parameter)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_templates_Parameter_To_v1alpha1_Parameter(a.(*templates.Parameter), b.(*Parameter), scope)
-	}); err != nil {
-		return err
-	}
 	if err := s.AddGeneratedConversionFunc((*ParameterRule)(nil), (*templates.ParameterRule)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_ParameterRule_To_templates_ParameterRule(a.(*ParameterRule), b.(*templates.ParameterRule), scope)
 	}); err != nil {
@@ -241,13 +221,43 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddConversionFunc((*templates.Bound)(nil), (*Bound)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_Bound_To_v1alpha1_Bound(a.(*templates.Bound), b.(*Bound), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddConversionFunc((*templates.JSONValueSchema)(nil), (*JSONValueSchema)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_JSONValueSchema_To_v1alpha1_JSONValueSchema(a.(*templates.JSONValueSchema), b.(*JSONValueSchema), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddConversionFunc((*templates.Parameter)(nil), (*Parameter)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_Parameter_To_v1alpha1_Parameter(a.(*templates.Parameter), b.(*Parameter), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddConversionFunc((*templates.Template)(nil), (*Template)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_templates_Template_To_v1alpha1_Template(a.(*templates.Template), b.(*Template), scope)
 	}); err != nil {
 		return err
 	}
+	if err := s.AddConversionFunc((*Bound)(nil), (*templates.Bound)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_Bound_To_templates_Bound(a.(*Bound), b.(*templates.Bound), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddConversionFunc((*CustomTransform)(nil), (*templates.CustomTransform)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_CustomTransform_To_templates_CustomTransform(a.(*CustomTransform), b.(*templates.CustomTransform), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddConversionFunc((*JSONValueSchema)(nil), (*templates.JSONValueSchema)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_JSONValueSchema_To_templates_JSONValueSchema(a.(*JSONValueSchema), b.(*templates.JSONValueSchema), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddConversionFunc((*Parameter)(nil), (*templates.Parameter)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_Parameter_To_templates_Parameter(a.(*Parameter), b.(*templates.Parameter), scope)
 	}); err != nil {
 		return err
 	}
@@ -266,6 +276,16 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	return nil
+}
+
+func autoConvert_v1alpha1_Bound_To_templates_Bound(in *Bound, out *templates.Bound, s conversion.Scope) error {
+	// WARNING: in.raw requires manual conversion: does not exist in peer-type
+	return nil
+}
+
+func autoConvert_templates_Bound_To_v1alpha1_Bound(in *templates.Bound, out *Bound, s conversion.Scope) error {
+	// FIXME: Type templates.Bound is unsupported.
 	return nil
 }
 
@@ -399,43 +419,111 @@ func Convert_templates_Destination_To_v1alpha1_Destination(in *templates.Destina
 }
 
 func autoConvert_v1alpha1_JSONValueSchema_To_templates_JSONValueSchema(in *JSONValueSchema, out *templates.JSONValueSchema, s conversion.Scope) error {
-	*out = *(*templates.JSONValueSchema)(unsafe.Pointer(in))
+	out.Type = templates.ParameterType(in.Type)
+	out.Enum = *(*[]string)(unsafe.Pointer(&in.Enum))
+	out.Pattern = in.Pattern
+	// INFO: in.Minimum opted out of conversion generation
+	// INFO: in.Maximum opted out of conversion generation
+	// INFO: in.MinLength opted out of conversion generation
+	// INFO: in.MaxLength opted out of conversion generation
 	return nil
-}
-
-// Convert_v1alpha1_JSONValueSchema_To_templates_JSONValueSchema is an autogenerated conversion function.
-func Convert_v1alpha1_JSONValueSchema_To_templates_JSONValueSchema(in *JSONValueSchema, out *templates.JSONValueSchema, s conversion.Scope) error {
-	return autoConvert_v1alpha1_JSONValueSchema_To_templates_JSONValueSchema(in, out, s)
 }
 
 func autoConvert_templates_JSONValueSchema_To_v1alpha1_JSONValueSchema(in *templates.JSONValueSchema, out *JSONValueSchema, s conversion.Scope) error {
-	*out = *(*JSONValueSchema)(unsafe.Pointer(in))
+	out.Type = ParameterType(in.Type)
+	out.Enum = *(*[]string)(unsafe.Pointer(&in.Enum))
+	out.Pattern = in.Pattern
+	// INFO: in.Minimum opted out of conversion generation
+	// INFO: in.Maximum opted out of conversion generation
+	// INFO: in.MinLength opted out of conversion generation
+	// INFO: in.MaxLength opted out of conversion generation
 	return nil
-}
-
-// Convert_templates_JSONValueSchema_To_v1alpha1_JSONValueSchema is an autogenerated conversion function.
-func Convert_templates_JSONValueSchema_To_v1alpha1_JSONValueSchema(in *templates.JSONValueSchema, out *JSONValueSchema, s conversion.Scope) error {
-	return autoConvert_templates_JSONValueSchema_To_v1alpha1_JSONValueSchema(in, out, s)
 }
 
 func autoConvert_v1alpha1_Parameter_To_templates_Parameter(in *Parameter, out *templates.Parameter, s conversion.Scope) error {
-	*out = *(*templates.Parameter)(unsafe.Pointer(in))
+	out.Name = in.Name
+	out.DisplayName = in.DisplayName
+	out.Description = in.Description
+	out.Value = in.Value
+	out.Required = in.Required
+	out.Type = templates.ParameterType(in.Type)
+	out.Generate = in.Generate
+	out.From = in.From
+	out.Enum = *(*[]string)(unsafe.Pointer(&in.Enum))
+	out.Pattern = in.Pattern
+	// INFO: in.Minimum opted out of conversion generation
+	// INFO: in.Maximum opted out of conversion generation
+	// INFO: in.MinLength opted out of conversion generation
+	// INFO: in.MaxLength opted out of conversion generation
+	out.Multiline = in.Multiline
+	out.Secret = in.Secret
+	if in.Items != nil {
+		in, out := &in.Items, &out.Items
+		*out = new(templates.JSONValueSchema)
+		if err := Convert_v1alpha1_JSONValueSchema_To_templates_JSONValueSchema(*in, *out, s); err != nil {
+			return err
+		}
+	} else {
+		out.Items = nil
+	}
+	// INFO: in.MaxItems opted out of conversion generation
+	if in.Properties != nil {
+		in, out := &in.Properties, &out.Properties
+		*out = make(map[string]templates.JSONValueSchema, len(*in))
+		for key, val := range *in {
+			newVal := new(templates.JSONValueSchema)
+			if err := Convert_v1alpha1_JSONValueSchema_To_templates_JSONValueSchema(&val, newVal, s); err != nil {
+				return err
+			}
+			(*out)[key] = *newVal
+		}
+	} else {
+		out.Properties = nil
+	}
 	return nil
-}
-
-// Convert_v1alpha1_Parameter_To_templates_Parameter is an autogenerated conversion function.
-func Convert_v1alpha1_Parameter_To_templates_Parameter(in *Parameter, out *templates.Parameter, s conversion.Scope) error {
-	return autoConvert_v1alpha1_Parameter_To_templates_Parameter(in, out, s)
 }
 
 func autoConvert_templates_Parameter_To_v1alpha1_Parameter(in *templates.Parameter, out *Parameter, s conversion.Scope) error {
-	*out = *(*Parameter)(unsafe.Pointer(in))
+	out.Name = in.Name
+	out.DisplayName = in.DisplayName
+	out.Description = in.Description
+	out.Value = in.Value
+	out.Required = in.Required
+	out.Type = ParameterType(in.Type)
+	out.Generate = in.Generate
+	out.From = in.From
+	out.Enum = *(*[]string)(unsafe.Pointer(&in.Enum))
+	out.Pattern = in.Pattern
+	// INFO: in.Minimum opted out of conversion generation
+	// INFO: in.Maximum opted out of conversion generation
+	// INFO: in.MinLength opted out of conversion generation
+	// INFO: in.MaxLength opted out of conversion generation
+	out.Multiline = in.Multiline
+	out.Secret = in.Secret
+	if in.Items != nil {
+		in, out := &in.Items, &out.Items
+		*out = new(JSONValueSchema)
+		if err := Convert_templates_JSONValueSchema_To_v1alpha1_JSONValueSchema(*in, *out, s); err != nil {
+			return err
+		}
+	} else {
+		out.Items = nil
+	}
+	// INFO: in.MaxItems opted out of conversion generation
+	if in.Properties != nil {
+		in, out := &in.Properties, &out.Properties
+		*out = make(map[string]JSONValueSchema, len(*in))
+		for key, val := range *in {
+			newVal := new(JSONValueSchema)
+			if err := Convert_templates_JSONValueSchema_To_v1alpha1_JSONValueSchema(&val, newVal, s); err != nil {
+				return err
+			}
+			(*out)[key] = *newVal
+		}
+	} else {
+		out.Properties = nil
+	}
 	return nil
-}
-
-// Convert_templates_Parameter_To_v1alpha1_Parameter is an autogenerated conversion function.
-func Convert_templates_Parameter_To_v1alpha1_Parameter(in *templates.Parameter, out *Parameter, s conversion.Scope) error {
-	return autoConvert_templates_Parameter_To_v1alpha1_Parameter(in, out, s)
 }
 
 func autoConvert_v1alpha1_ParameterRule_To_templates_ParameterRule(in *ParameterRule, out *templates.ParameterRule, s conversion.Scope) error {
@@ -501,7 +589,17 @@ func Convert_templates_SecretReference_To_v1alpha1_SecretReference(in *templates
 func autoConvert_v1alpha1_Template_To_templates_Template(in *Template, out *templates.Template, s conversion.Scope) error {
 	out.ObjectMeta = in.ObjectMeta
 	out.Message = in.Message
-	out.Parameters = *(*[]templates.Parameter)(unsafe.Pointer(&in.Parameters))
+	if in.Parameters != nil {
+		in, out := &in.Parameters, &out.Parameters
+		*out = make([]templates.Parameter, len(*in))
+		for i := range *in {
+			if err := Convert_v1alpha1_Parameter_To_templates_Parameter(&(*in)[i], &(*out)[i], s); err != nil {
+				return err
+			}
+		}
+	} else {
+		out.Parameters = nil
+	}
 	out.Rules = *(*[]templates.ParameterRule)(unsafe.Pointer(&in.Rules))
 	out.Objects = *(*[]runtime.RawExtension)(unsafe.Pointer(&in.Objects))
 	out.ObjectLabels = *(*map[string]string)(unsafe.Pointer(&in.ObjectLabels))
@@ -518,7 +616,17 @@ func autoConvert_v1alpha1_Template_To_templates_Template(in *Template, out *temp
 func autoConvert_templates_Template_To_v1alpha1_Template(in *templates.Template, out *Template, s conversion.Scope) error {
 	out.ObjectMeta = in.ObjectMeta
 	out.Message = in.Message
-	out.Parameters = *(*[]Parameter)(unsafe.Pointer(&in.Parameters))
+	if in.Parameters != nil {
+		in, out := &in.Parameters, &out.Parameters
+		*out = make([]Parameter, len(*in))
+		for i := range *in {
+			if err := Convert_templates_Parameter_To_v1alpha1_Parameter(&(*in)[i], &(*out)[i], s); err != nil {
+				return err
+			}
+		}
+	} else {
+		out.Parameters = nil
+	}
 	out.Rules = *(*[]ParameterRule)(unsafe.Pointer(&in.Rules))
 	out.Objects = *(*[]runtime.RawExtension)(unsafe.Pointer(&in.Objects))
 	out.ObjectLabels = *(*map[string]string)(unsafe.Pointer(&in.ObjectLabels))

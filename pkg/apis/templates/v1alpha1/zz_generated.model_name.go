@@ -22,6 +22,11 @@ limitations under the License.
 package v1alpha1
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in Bound) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.Bound"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in CustomTransform) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.CustomTransform"
 }
@@ -49,6 +54,11 @@ func (in Destination) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in JSONValueSchema) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.JSONValueSchema"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in Length) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.Length"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

@@ -142,22 +142,22 @@ func validateSchema(s templates.JSONValueSchema, typ templates.ParameterType, se
 	bounds := true
 	for _, b := range []struct {
 		name  string
-		value *string
+		value *templates.Bound
 	}{{"minimum", s.Minimum}, {"maximum", s.Maximum}} {
 		if b.value == nil || misfit(b.name, numeric, "int and number") {
 			bounds = bounds && b.value == nil
 			continue
 		}
-		if _, ok := templates.ParseBound(*b.value); !ok {
-			errs = append(errs, field.Invalid(path.Child(b.name), *b.value, "must be a decimal number such as 10 or -0.5"))
+		if _, ok := templates.ParseBound(b.value.Text()); !ok {
+			errs = append(errs, field.Invalid(path.Child(b.name), b.value.Text(), "must be a decimal number such as 10 or -0.5"))
 			bounds = false
 		}
 	}
 	if bounds && s.Minimum != nil && s.Maximum != nil {
-		min, _ := templates.ParseBound(*s.Minimum)
-		max, _ := templates.ParseBound(*s.Maximum)
+		min, _ := templates.ParseBound(s.Minimum.Text())
+		max, _ := templates.ParseBound(s.Maximum.Text())
 		if min.Cmp(max) > 0 {
-			errs = append(errs, field.Invalid(path.Child("minimum"), *s.Minimum, "must not be greater than maximum "+*s.Maximum))
+			errs = append(errs, field.Invalid(path.Child("minimum"), s.Minimum.Text(), "must not be greater than maximum "+s.Maximum.Text()))
 			bounds = false
 		}
 	}

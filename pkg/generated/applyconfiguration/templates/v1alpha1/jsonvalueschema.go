@@ -36,14 +36,15 @@ type JSONValueSchemaApplyConfiguration struct {
 	Enum []string `json:"enum,omitempty"`
 	// pattern is an RE2 regular expression a string must match, anywhere unless anchored.
 	Pattern *string `json:"pattern,omitempty"`
-	// minimum is the smallest int or number accepted, inclusive, a decimal number as a string.
-	Minimum *string `json:"minimum,omitempty"`
-	// maximum is the largest int or number accepted, inclusive, a decimal number as a string.
-	Maximum *string `json:"maximum,omitempty"`
-	// minLength is the fewest characters a string may have.
-	MinLength *int64 `json:"minLength,omitempty"`
-	// maxLength is the most characters a string may have.
-	MaxLength *int64 `json:"maxLength,omitempty"`
+	// minimum is the smallest int or number accepted, inclusive: a number or a string holding
+	// one, compared exactly as written.
+	Minimum *templatesv1alpha1.Bound `json:"minimum,omitempty"`
+	// maximum is the largest int or number accepted, inclusive, written as minimum is.
+	Maximum *templatesv1alpha1.Bound `json:"maximum,omitempty"`
+	// minLength is the fewest characters a string may have: an integer, or a string holding one.
+	MinLength *templatesv1alpha1.Length `json:"minLength,omitempty"`
+	// maxLength is the most characters a string may have, written as minLength is.
+	MaxLength *templatesv1alpha1.Length `json:"maxLength,omitempty"`
 }
 
 // JSONValueSchemaApplyConfiguration constructs a declarative configuration of the JSONValueSchema type for use with
@@ -81,7 +82,7 @@ func (b *JSONValueSchemaApplyConfiguration) WithPattern(value string) *JSONValue
 // WithMinimum sets the Minimum field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Minimum field is set to the value of the last call.
-func (b *JSONValueSchemaApplyConfiguration) WithMinimum(value string) *JSONValueSchemaApplyConfiguration {
+func (b *JSONValueSchemaApplyConfiguration) WithMinimum(value templatesv1alpha1.Bound) *JSONValueSchemaApplyConfiguration {
 	b.Minimum = &value
 	return b
 }
@@ -89,7 +90,7 @@ func (b *JSONValueSchemaApplyConfiguration) WithMinimum(value string) *JSONValue
 // WithMaximum sets the Maximum field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Maximum field is set to the value of the last call.
-func (b *JSONValueSchemaApplyConfiguration) WithMaximum(value string) *JSONValueSchemaApplyConfiguration {
+func (b *JSONValueSchemaApplyConfiguration) WithMaximum(value templatesv1alpha1.Bound) *JSONValueSchemaApplyConfiguration {
 	b.Maximum = &value
 	return b
 }
@@ -97,7 +98,7 @@ func (b *JSONValueSchemaApplyConfiguration) WithMaximum(value string) *JSONValue
 // WithMinLength sets the MinLength field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the MinLength field is set to the value of the last call.
-func (b *JSONValueSchemaApplyConfiguration) WithMinLength(value int64) *JSONValueSchemaApplyConfiguration {
+func (b *JSONValueSchemaApplyConfiguration) WithMinLength(value templatesv1alpha1.Length) *JSONValueSchemaApplyConfiguration {
 	b.MinLength = &value
 	return b
 }
@@ -105,7 +106,7 @@ func (b *JSONValueSchemaApplyConfiguration) WithMinLength(value int64) *JSONValu
 // WithMaxLength sets the MaxLength field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the MaxLength field is set to the value of the last call.
-func (b *JSONValueSchemaApplyConfiguration) WithMaxLength(value int64) *JSONValueSchemaApplyConfiguration {
+func (b *JSONValueSchemaApplyConfiguration) WithMaxLength(value templatesv1alpha1.Length) *JSONValueSchemaApplyConfiguration {
 	b.MaxLength = &value
 	return b
 }

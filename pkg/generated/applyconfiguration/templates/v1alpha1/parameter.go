@@ -50,17 +50,19 @@ type ParameterApplyConfiguration struct {
 	// pattern is an RE2 regular expression a string value must match. As OpenAPI's pattern, it
 	// matches anywhere in the value: anchor it with ^ and $ to match the whole value.
 	Pattern *string `json:"pattern,omitempty"`
-	// minimum is the smallest value accepted for types int and number, inclusive. It is a
-	// decimal number written as a string, such as "1" or "0.5" (API conventions avoid floats,
-	// and a string keeps every digit of an int of any size); it is compared exactly.
-	Minimum *string `json:"minimum,omitempty"`
+	// minimum is the smallest value accepted for types int and number, inclusive: a number
+	// (1, 0.5), as JSON Schema has it, or a string holding one ("1"), which keeps every digit
+	// of an int of any size. It is compared exactly, as written, and reads back as written.
+	Minimum *templatesv1alpha1.Bound `json:"minimum,omitempty"`
 	// maximum is the largest value accepted for types int and number, inclusive, written as
 	// minimum is.
-	Maximum *string `json:"maximum,omitempty"`
-	// minLength is the fewest characters (Unicode code points) a string value may have.
-	MinLength *int64 `json:"minLength,omitempty"`
-	// maxLength is the most characters (Unicode code points) a string value may have.
-	MaxLength *int64 `json:"maxLength,omitempty"`
+	Maximum *templatesv1alpha1.Bound `json:"maximum,omitempty"`
+	// minLength is the fewest characters (Unicode code points) a string value may have: an
+	// integer, or a string holding one.
+	MinLength *templatesv1alpha1.Length `json:"minLength,omitempty"`
+	// maxLength is the most characters (Unicode code points) a string value may have, written
+	// as minLength is.
+	MaxLength *templatesv1alpha1.Length `json:"maxLength,omitempty"`
 	// multiline hints to a UI that the value spans lines; it changes no processing.
 	Multiline *bool `json:"multiline,omitempty"`
 	// secret says the value is masked in UIs and not printed by the stencil CLI unless asked
@@ -69,9 +71,9 @@ type ParameterApplyConfiguration struct {
 	// items, for type json only, makes the value a JSON array whose every element keeps this
 	// schema.
 	Items *JSONValueSchemaApplyConfiguration `json:"items,omitempty"`
-	// maxItems, with items, is the most elements the array may have. It also bounds what CEL
-	// expressions iterating over the value are estimated to cost.
-	MaxItems *int64 `json:"maxItems,omitempty"`
+	// maxItems, with items, is the most elements the array may have, written as minLength is.
+	// It also bounds what CEL expressions iterating over the value are estimated to cost.
+	MaxItems *templatesv1alpha1.Length `json:"maxItems,omitempty"`
 	// properties, for type json only, makes the value a JSON object whose members named here
 	// keep their schemas when present; other members are free. items and properties exclude
 	// each other.
@@ -169,7 +171,7 @@ func (b *ParameterApplyConfiguration) WithPattern(value string) *ParameterApplyC
 // WithMinimum sets the Minimum field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Minimum field is set to the value of the last call.
-func (b *ParameterApplyConfiguration) WithMinimum(value string) *ParameterApplyConfiguration {
+func (b *ParameterApplyConfiguration) WithMinimum(value templatesv1alpha1.Bound) *ParameterApplyConfiguration {
 	b.Minimum = &value
 	return b
 }
@@ -177,7 +179,7 @@ func (b *ParameterApplyConfiguration) WithMinimum(value string) *ParameterApplyC
 // WithMaximum sets the Maximum field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Maximum field is set to the value of the last call.
-func (b *ParameterApplyConfiguration) WithMaximum(value string) *ParameterApplyConfiguration {
+func (b *ParameterApplyConfiguration) WithMaximum(value templatesv1alpha1.Bound) *ParameterApplyConfiguration {
 	b.Maximum = &value
 	return b
 }
@@ -185,7 +187,7 @@ func (b *ParameterApplyConfiguration) WithMaximum(value string) *ParameterApplyC
 // WithMinLength sets the MinLength field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the MinLength field is set to the value of the last call.
-func (b *ParameterApplyConfiguration) WithMinLength(value int64) *ParameterApplyConfiguration {
+func (b *ParameterApplyConfiguration) WithMinLength(value templatesv1alpha1.Length) *ParameterApplyConfiguration {
 	b.MinLength = &value
 	return b
 }
@@ -193,7 +195,7 @@ func (b *ParameterApplyConfiguration) WithMinLength(value int64) *ParameterApply
 // WithMaxLength sets the MaxLength field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the MaxLength field is set to the value of the last call.
-func (b *ParameterApplyConfiguration) WithMaxLength(value int64) *ParameterApplyConfiguration {
+func (b *ParameterApplyConfiguration) WithMaxLength(value templatesv1alpha1.Length) *ParameterApplyConfiguration {
 	b.MaxLength = &value
 	return b
 }
@@ -225,7 +227,7 @@ func (b *ParameterApplyConfiguration) WithItems(value *JSONValueSchemaApplyConfi
 // WithMaxItems sets the MaxItems field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the MaxItems field is set to the value of the last call.
-func (b *ParameterApplyConfiguration) WithMaxItems(value int64) *ParameterApplyConfiguration {
+func (b *ParameterApplyConfiguration) WithMaxItems(value templatesv1alpha1.Length) *ParameterApplyConfiguration {
 	b.MaxItems = &value
 	return b
 }

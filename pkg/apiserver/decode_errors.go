@@ -1,0 +1,98 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package apiserver
+
+import (
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+)
+
+// wordedDecodeErrors is the serializers of our groups with type errors worded about the
+// template. The JSON decoder says "json: cannot unmarshal number into Go struct field
+// Parameter.parameters.maximum of type string", which names Go types and no index; a body
+// whose JSON types do not fit is answered instead with each misfit at its field path
+// (templates.JSONTypeErrors): "parameters[0].maximum: Invalid value: true: must be a number or
+// a string holding one". The API machinery still answers a decode error with a 400.
+type wordedDecodeErrors struct {
+	runtime.NegotiatedSerializer
+	scheme *runtime.Scheme
+}
+
+// SupportedMediaTypes wraps the JSON and YAML decoders, strict and not; the YAML ones also
+// decode the one object of a stream of documents (oneYAMLDocument).
+func (n wordedDecodeErrors) SupportedMediaTypes() []runtime.SerializerInfo {
+	infos := n.NegotiatedSerializer.SupportedMediaTypes()
+	out := make([]runtime.SerializerInfo, len(infos))
+	for i, info := range infos {
+		if yamlBody := info.MediaType == runtime.ContentTypeYAML; yamlBody || info.MediaType == runtime.ContentTypeJSON {
+			if info.Serializer != nil {
+				info.Serializer = wordedDecoder{Serializer: oneDocument(info.Serializer, yamlBody), scheme: n.scheme, yaml: yamlBody}
+			}
+			if info.StrictSerializer != nil {
+				info.StrictSerializer = wordedDecoder{Serializer: oneDocument(info.StrictSerializer, yamlBody), scheme: n.scheme, yaml: yamlBody}
+			}
+		}
+		out[i] = info
+	}
+	return out
+}
+
+// oneDocument makes a YAML serializer decode the one object of a stream (oneYAMLDocument).
+func oneDocument(s runtime.Serializer, yamlBody bool) runtime.Serializer {
+	if !yamlBody {
+		return s
+	}
+	return oneYAMLDocument{s}
+}
+
+// wordedDecoder decodes as its Serializer does, and words its type errors.
+type wordedDecoder struct {
+	runtime.Serializer
+	scheme *runtime.Scheme
+	yaml   bool
+}
+
+// Decode decodes data; a failure to decode (not a strict decoding error, which comes with the
+// object) is replaced by the type errors of the body, when it has any.
+func (d wordedDecoder) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
+	obj, gvk, err := d.Serializer.Decode(data, defaults, into)
+	if err == nil || obj != nil || gvk == nil || gvk.Kind == "" {
+		return obj, gvk, err
+	}
+	example, newErr := d.scheme.New(*gvk)
+	if newErr != nil {
+		return obj, gvk, err
+	}
+	body := data
+	if d.yaml {
+		if body, newErr = onlyDocument(data); newErr != nil {
+			return obj, gvk, err
+		}
+		if body, newErr = yaml.YAMLToJSON(body); newErr != nil {
+			return obj, gvk, err
+		}
+	}
+	if errs := templates.JSONTypeErrors(body, reflect.TypeOf(example), nil); len(errs) > 0 {
+		return nil, gvk, errs.ToAggregate()
+	}
+	return obj, gvk, err
+}
