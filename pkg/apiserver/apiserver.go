@@ -42,6 +42,7 @@ import (
 	instancestorage "stencil.dev/stencil/pkg/registry/templates/templateinstance"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
 )
 
 var (
@@ -115,7 +116,7 @@ type ExtraConfig struct {
 	// client, storage and renderer.
 	Instances *templateinstance.Options
 	// Plugins says which plugin providers run in a namespace; nil runs none.
-	Plugins transform.PluginPolicy
+	Plugins plugin.PolicyFunc
 	// TemplateRevisionHistory is how many revisions of each Template are kept besides those
 	// instances use; 0 means templaterevision.DefaultHistory.
 	TemplateRevisionHistory int

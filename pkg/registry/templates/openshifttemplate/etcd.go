@@ -31,7 +31,7 @@ import (
 	"stencil.dev/stencil/pkg/registry"
 	"stencil.dev/stencil/pkg/registry/templates/template"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
-	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
 )
 
 // REST is the storage of templates.template.openshift.io: our Templates' etcd prefix and
@@ -45,7 +45,7 @@ var _ rest.SingularNameProvider = &REST{}
 
 // NewREST returns the storage of OpenShift's templates, sharing our Templates' storage.
 // Its writes keep revisions as ours do, through revisions (nil for none).
-func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins transform.PluginPolicy, revisions *templaterevision.Writer) (*REST, error) {
+func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins plugin.PolicyFunc, revisions *templaterevision.Writer) (*REST, error) {
 	strategy := template.NewStrategy(KindFirst{scheme}, plugins)
 	store := &genericregistry.Store{
 		NewFunc:                   func() runtime.Object { return &templates.Template{} },

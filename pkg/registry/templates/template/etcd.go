@@ -25,7 +25,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/registry"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
-	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
 )
 
 // REST is the etcd-backed storage of Templates; each stored change of a content is kept as a
@@ -39,7 +39,7 @@ var _ rest.ShortNamesProvider = &REST{}
 var _ rest.CategoriesProvider = &REST{}
 
 // NewREST returns the storage of Templates, whose revisions revisions writes (nil for none).
-func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins transform.PluginPolicy, revisions *templaterevision.Writer) (*REST, error) {
+func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins plugin.PolicyFunc, revisions *templaterevision.Writer) (*REST, error) {
 	strategy := NewStrategy(scheme, plugins)
 	store := &genericregistry.Store{
 		NewFunc:                   func() runtime.Object { return &templates.Template{} },

@@ -40,6 +40,7 @@ import (
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 	"stencil.dev/stencil/pkg/render"
 	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
 )
 
 // templateStrategy implements the create, update and delete behaviour of Templates.
@@ -47,7 +48,7 @@ type templateStrategy struct {
 	runtime.ObjectTyper
 	names.NameGenerator
 	// plugins says which plugin providers a Template of a namespace may use; nil allows none.
-	plugins transform.PluginPolicy
+	plugins plugin.PolicyFunc
 }
 
 var _ rest.RESTCreateUpdateStrategy = templateStrategy{}
@@ -55,14 +56,14 @@ var _ rest.RESTDeleteStrategy = templateStrategy{}
 
 // NewStrategy returns the strategy of Templates; a Template whose generators or transformers
 // need a plugin provider that plugins does not allow in its namespace is refused.
-func NewStrategy(typer runtime.ObjectTyper, plugins transform.PluginPolicy) rest.RESTCreateUpdateStrategy {
+func NewStrategy(typer runtime.ObjectTyper, plugins plugin.PolicyFunc) rest.RESTCreateUpdateStrategy {
 	return templateStrategy{typer, names.SimpleNameGenerator, plugins}
 }
 
 // pluginsFor returns the plugins allowed in the request's namespace.
-func (s templateStrategy) pluginsFor(ctx context.Context) transform.Plugins {
+func (s templateStrategy) pluginsFor(ctx context.Context) plugin.Policy {
 	if s.plugins == nil {
-		return transform.Plugins{}
+		return plugin.Policy{}
 	}
 	namespace, _ := genericapirequest.NamespaceFrom(ctx)
 	return s.plugins(namespace)
