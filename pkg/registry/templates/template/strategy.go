@@ -37,8 +37,8 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
 	"stencil.dev/stencil/pkg/registry"
+	"stencil.dev/stencil/pkg/registry/templates/templatecheck"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
-	"stencil.dev/stencil/pkg/render"
 	"stencil.dev/stencil/pkg/transform"
 	"stencil.dev/stencil/pkg/transform/plugin"
 )
@@ -156,12 +156,9 @@ func (s templateStrategy) Validate(ctx context.Context, obj runtime.Object) fiel
 // refuses them): they come from the same compile as its errors, so they are added here rather
 // than in WarningsOnCreate, which would compile the template again.
 func (s templateStrategy) check(ctx context.Context, t *templates.Template, errs field.ErrorList) field.ErrorList {
-	engineErrs, tolerated := render.CheckTemplate(t, s.pluginsFor(ctx))
-	errs = validation.SortByField(append(append(errs, engineErrs...), sizeErrors(t)...))
-	if len(errs) == 0 {
-		for _, w := range tolerated {
-			warning.AddWarning(ctx, "", w)
-		}
+	errs, tolerated := templatecheck.Check(t, s.pluginsFor(ctx), errs)
+	for _, w := range tolerated {
+		warning.AddWarning(ctx, "", w)
 	}
 	return errs
 }
