@@ -237,3 +237,59 @@ func internalTemplate(t *testing.T, v *templatesv1.Template) *templates.Template
 	}
 	return out
 }
+
+// TestPreviewLive: live, each candidate object is compared with what a server-side dry-run
+// apply as the requester makes of the live one; an object someone else made fails the
+// instance, as the controller's preflight would.
+func TestPreviewLive(t *testing.T) {
+	stored := valueTemplate(t, "one", nil)
+	candidate := valueTemplate(t, "two", nil)
+	owned := func(name string, data map[string]interface{}) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]interface{}{"namespace": "demo", "name": name, "uid": "u-" + name, "resourceVersion": "9"}, "data": data}}
+		inventory.Label(u, inventory.ApplySetID("demo", "shop"))
+		return u
+	}
+	for _, tc := range []struct {
+		name  string
+		live  []runtime.Object
+		check func(t *testing.T, i templates.InstancePreview)
+	}{{
+		name: "owned objects",
+		live: []runtime.Object{generatedValues("shop", "hunter2hunter2"),
+			owned("config", map[string]interface{}{"k": "one"}), owned("leak", map[string]interface{}{"url": "db://u:hunter2hunter2@db"})},
+		check: func(t *testing.T, i templates.InstancePreview) {
+			var got []string
+			for _, o := range i.Objects {
+				got = append(got, o.Change+" "+o.Name)
+			}
+			if i.Classification != templates.PreviewChanged || strings.Join(got, ",") != "Changed config,Added auth" {
+				t.Errorf("%s: %v", i.Classification, got)
+			}
+		},
+	}, {
+		name: "an object someone else made",
+		live: []runtime.Object{generatedValues("shop", "hunter2hunter2"), &unstructured.Unstructured{Object: map[string]interface{}{
+			"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]interface{}{"namespace": "demo", "name": "config"}}}},
+		check: func(t *testing.T, i templates.InstancePreview) {
+			if i.Classification != templates.PreviewFailed || !strings.Contains(i.Message, "ConfigMap demo/config: exists and was not created by this instance") {
+				t.Errorf("%s: %s", i.Classification, i.Message)
+			}
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := (&fixture{t: t, objects: []runtime.Object{stored, newInstance("shop", onRevision(1))}, live: tc.live}).build()
+			status, err := f.previewer().Preview(context.Background(), PreviewRequest{Template: internalTemplate(t, stored),
+				Candidate: candidateOf(t, candidate), Caller: &user.DefaultInfo{Name: "bob"}, Live: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, status.Instances[0])
+			for _, a := range f.targetActions() {
+				if strings.HasPrefix(a, "apply ") || strings.HasPrefix(a, "delete ") {
+					t.Errorf("a preview wrote to the target: %s", a)
+				}
+			}
+		})
+	}
+}
