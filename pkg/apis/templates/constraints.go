@@ -158,7 +158,7 @@ func elementText(t ParameterType, v any) (string, bool) {
 		return s, ok
 	case ParameterTypeInt:
 		n, ok := v.(json.Number)
-		return string(n), ok && isInteger(string(n))
+		return string(n), ok && IsInteger(string(n))
 	case ParameterTypeNumber:
 		n, ok := v.(json.Number)
 		return string(n), ok

@@ -32,7 +32,7 @@ func (t ParameterType) CheckValue(value string) error {
 	case "", ParameterTypeString:
 		return nil
 	case ParameterTypeInt:
-		if !isInteger(value) {
+		if !IsInteger(value) {
 			return fmt.Errorf("must be an integer")
 		}
 		// It is substituted as a JSON number, so it must be one Kubernetes can read.
@@ -48,7 +48,7 @@ func (t ParameterType) CheckValue(value string) error {
 			return fmt.Errorf("must be base64: %v", err)
 		}
 	case ParameterTypeNumber:
-		if !isJSONNumber(value) {
+		if !IsJSONNumber(value) {
 			return fmt.Errorf("must be a JSON number")
 		}
 	case ParameterTypeJSON:
@@ -61,65 +61,8 @@ func (t ParameterType) CheckValue(value string) error {
 	return nil
 }
 
-// isInteger accepts an optionally negative run of decimal digits, so that a value substituted as
-// a JSON number keeps its full precision; its length is NumberFits' to judge.
-func isInteger(s string) bool {
-	if s[0] == '-' {
-		s = s[1:]
-	}
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // SupportedParameterTypes lists the values Parameter.Type accepts.
 var SupportedParameterTypes = []string{
 	string(ParameterTypeString), string(ParameterTypeInt), string(ParameterTypeBool), string(ParameterTypeBase64),
 	string(ParameterTypeNumber), string(ParameterTypeJSON),
-}
-
-// isJSONNumber follows JSON's number grammar, so that a number value substitutes through
-// ${{P}} as a number and not as a string.
-func isJSONNumber(s string) bool {
-	if s != "" && s[0] == '-' {
-		s = s[1:]
-	}
-	digits := func() int {
-		n := 0
-		for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-			n++
-		}
-		s = s[n:]
-		return n
-	}
-	switch {
-	case s == "":
-		return false
-	case s[0] == '0':
-		s = s[1:]
-	case digits() == 0:
-		return false
-	}
-	if s != "" && s[0] == '.' {
-		s = s[1:]
-		if digits() == 0 {
-			return false
-		}
-	}
-	if s != "" && (s[0] == 'e' || s[0] == 'E') {
-		s = s[1:]
-		if s != "" && (s[0] == '+' || s[0] == '-') {
-			s = s[1:]
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return s == ""
 }
