@@ -18,8 +18,6 @@ package process
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -82,17 +80,7 @@ func TestLeanReadsWhatTheCompleteDecodersRead(t *testing.T) {
 			t.Errorf("%s: the lean path should read the template's metadata, labels and message", name)
 		}
 	}
-	mysql, err := os.ReadFile(filepath.Join("testdata", "mysql-persistent.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var whole struct {
-		Parameters json.RawMessage `json:"parameters"`
-	}
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(mysql, &whole); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := leanParameters(whole.Parameters); !ok {
+	if _, ok := leanParameters(mysqlParameters(t)); !ok {
 		t.Errorf("the lean path should read mysql-persistent's parameters")
 	}
 }

@@ -36,20 +36,10 @@ import (
 //   - constrained: parameters of the Stencil dialect with types, bounds written as numbers
 //     and as strings, lengths, enums, patterns and a json parameter's items.
 func BenchmarkDecodeParameters(b *testing.B) {
-	mysql, err := os.ReadFile(filepath.Join("testdata", "mysql-persistent.json"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	var whole struct {
-		Parameters json.RawMessage `json:"parameters"`
-	}
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(mysql, &whole); err != nil {
-		b.Fatal(err)
-	}
 	for _, tc := range []struct {
 		name string
 		data []byte
-	}{{"openshift", whole.Parameters}, {"constrained", constrainedParameters(20)}} {
+	}{{"openshift", mysqlParameters(b)}, {"constrained", constrainedParameters(20)}} {
 		b.Run(tc.name+"/typed", func(b *testing.B) {
 			b.SetBytes(int64(len(tc.data)))
 			b.ReportAllocs()
@@ -70,6 +60,22 @@ func BenchmarkDecodeParameters(b *testing.B) {
 			}
 		})
 	}
+}
+
+// mysqlParameters is the parameters array of mysql-persistent, as its bytes.
+func mysqlParameters(tb testing.TB) []byte {
+	tb.Helper()
+	mysql, err := os.ReadFile(filepath.Join("testdata", "mysql-persistent.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var whole struct {
+		Parameters json.RawMessage `json:"parameters"`
+	}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(mysql, &whole); err != nil {
+		tb.Fatal(err)
+	}
+	return whole.Parameters
 }
 
 // constrainedParameters is a parameters array of n parameters cycling through the constraint

@@ -16,53 +16,16 @@ limitations under the License.
 
 package templates
 
-import (
-	"encoding/base64"
-	"encoding/json"
-	"fmt"
-)
-
-// CheckValue reports whether value is acceptable for a parameter of this type. An empty value is
-// always acceptable here: whether it must be filled is the Required flag's business.
-func (t ParameterType) CheckValue(value string) error {
-	if value == "" {
-		return nil
-	}
-	switch t {
-	case "", ParameterTypeString:
-		return nil
-	case ParameterTypeInt:
-		if !IsInteger(value) {
-			return fmt.Errorf("must be an integer")
-		}
-		// It is substituted as a JSON number, so it must be one Kubernetes can read.
-		if !NumberFits(value) {
-			return fmt.Errorf("must be an integer within ±1.8e308, the largest number Kubernetes can read")
-		}
-	case ParameterTypeBool:
-		if value != "true" && value != "false" {
-			return fmt.Errorf("must be true or false")
-		}
-	case ParameterTypeBase64:
-		if _, err := base64.StdEncoding.DecodeString(value); err != nil {
-			return fmt.Errorf("must be base64: %v", err)
-		}
-	case ParameterTypeNumber:
-		if !IsJSONNumber(value) {
-			return fmt.Errorf("must be a JSON number")
-		}
-	case ParameterTypeJSON:
-		if !json.Valid([]byte(value)) {
-			return fmt.Errorf("must be a JSON value")
-		}
-	default:
-		return fmt.Errorf("unknown parameter type %q", t)
-	}
-	return nil
+// Schema is the constraint keywords of a parameter, which an element or member of a json
+// value shares; validation and value checks read both through it.
+func (p *Parameter) Schema() JSONValueSchema {
+	return JSONValueSchema{Type: p.Type, Enum: p.Enum, Pattern: p.Pattern, Minimum: p.Minimum, Maximum: p.Maximum,
+		MinLength: p.MinLength, MaxLength: p.MaxLength}
 }
 
-// SupportedParameterTypes lists the values Parameter.Type accepts.
-var SupportedParameterTypes = []string{
-	string(ParameterTypeString), string(ParameterTypeInt), string(ParameterTypeBool), string(ParameterTypeBase64),
-	string(ParameterTypeNumber), string(ParameterTypeJSON),
+// HasConstraints says whether any constraint keyword is set; most parameters have none, and
+// compiling them then costs nothing.
+func (p *Parameter) HasConstraints() bool {
+	return len(p.Enum) > 0 || p.Pattern != "" || p.Minimum != nil || p.Maximum != nil || p.MinLength != nil ||
+		p.MaxLength != nil || p.Items != nil || p.MaxItems != nil || len(p.Properties) > 0
 }
