@@ -2,14 +2,25 @@
 # Fails when a package of ours depends on a layer above its own. The arrows point down only:
 #
 #   cmd -> pkg/cmd -> pkg/apiserver, pkg/ui -> pkg/controller -> pkg/registry -> pkg/render (glue), pkg/export (stencil export)
-#       -> pkg/process (engine), pkg/transform (transformers) -> pkg/apis
+#       -> the transformers, from the top (docs/architecture.md draws them):
+#            pkg/transform/plugin (the namespace's plugin policy)
+#         -> pkg/transform/plugin/starlark, pkg/transform/plugin/exec (the plugin runtimes)
+#         -> pkg/transform/builtin, /generator, /kustomize, /expand (the steps, each registered explicitly)
+#         -> pkg/transform/filters (what the steps share)
+#         -> pkg/transform (the core: pipeline, registry, composition, limits, config decoding)
+#       -> pkg/process (engine), pkg/transform/remove (removal paths) -> pkg/apis
 #
 # A package may skip layers downwards and use its own layer; pkg/apis uses nothing of ours
 # outside pkg/apis. pkg/jsonbytes, pkg/netutil, pkg/certs and pkg/sandbox are leaf utilities that every
-# layer but pkg/apis may use. Layers are matched by path prefix, so subpackages (for example
-# pkg/transform/jsonpath) belong to their parent's layer. Packages in no layer (generated
-# code, the client, hack tools) are checked only through the layered packages that use them:
-# the check reads every package's transitive dependencies, not only its direct imports.
+# layer but pkg/apis may use. Layers are matched by path prefix, the longest first, so a
+# subpackage belongs to its parent's layer unless it has one of its own. Packages in no layer
+# (generated code, the client, hack tools) are checked only through the layered packages that
+# use them: the check reads every package's transitive dependencies (go list -deps), not only
+# its direct imports. The test-support packages (transformtest, exectest) are above every layer:
+# only tests may import them.
+#
+# Besides, only the plugin runtimes (pkg/transform/plugin/exec and /starlark) and the binaries
+# (cmd/, which call sandbox.RunShimIfRequested first thing) may import pkg/sandbox directly.
 set -o errexit
 set -o nounset
 set -o pipefail
@@ -26,19 +37,25 @@ awk -v module="${MODULE}/" '
   function under(p, prefix) { return p == prefix || index(p, prefix "/") == 1 }
   # layer maps a package path of the module to its rank; -1 is no layer.
   function layer(p) {
+    if (under(p, "pkg/transform/transformtest") || under(p, "pkg/transform/plugin/exec/exectest")) return 15
     if (under(p, "pkg/apis")) return 0
     if (under(p, "pkg/jsonbytes") || under(p, "pkg/netutil") || under(p, "pkg/certs") || under(p, "pkg/sandbox")) return 1
-    if (under(p, "pkg/process") || under(p, "pkg/transform")) return 2
-    if (under(p, "pkg/render") || under(p, "pkg/export")) return 3
-    if (under(p, "pkg/registry")) return 4
-    if (under(p, "pkg/controller")) return 5
-    if (under(p, "pkg/apiserver") || under(p, "pkg/ui")) return 6
-    if (under(p, "pkg/cmd")) return 7
-    if (under(p, "cmd")) return 8
+    if (under(p, "pkg/process") || under(p, "pkg/transform/remove")) return 2
+    if (under(p, "pkg/transform/plugin/starlark") || under(p, "pkg/transform/plugin/exec")) return 6
+    if (under(p, "pkg/transform/plugin")) return 7
+    if (under(p, "pkg/transform/builtin") || under(p, "pkg/transform/generator") || under(p, "pkg/transform/kustomize") || under(p, "pkg/transform/expand")) return 5
+    if (under(p, "pkg/transform/filters")) return 4
+    if (under(p, "pkg/transform")) return 3
+    if (under(p, "pkg/render") || under(p, "pkg/export")) return 8
+    if (under(p, "pkg/registry")) return 9
+    if (under(p, "pkg/controller")) return 10
+    if (under(p, "pkg/apiserver") || under(p, "pkg/ui")) return 11
+    if (under(p, "pkg/cmd")) return 12
+    if (under(p, "cmd")) return 13
     return -1
   }
   BEGIN {
-    split("pkg/apis,leaf utilities,engine and transformers,pkg/render and pkg/export,pkg/registry,pkg/controller,pkg/apiserver and pkg/ui,pkg/cmd,cmd", names, ",")
+    split("pkg/apis,leaf utilities,engine and removal paths,transformer core,transformer filters,transformer steps,plugin runtimes,plugin policy,pkg/render and pkg/export,pkg/registry,pkg/controller,pkg/apiserver and pkg/ui,pkg/cmd,cmd,,test support", names, ",")
     bad = 0
   }
   {
@@ -61,4 +78,21 @@ awk -v module="${MODULE}/" '
   echo "an import points up the layers: see hack/verify-imports.sh for the arrows" >&2
   exit 1
 }
+
+# Direct imports of pkg/sandbox, test files left out (a test binary that runs plugins calls
+# sandbox.RunShimIfRequested from its TestMain).
+IMPORTS="$("${GO}" list -tags "${TAGS}" -f '{{.ImportPath}}{{range .Imports}} {{.}}{{end}}' ./...)"
+awk -v module="${MODULE}/" '
+  {
+    pkg = substr($1, length(module) + 1)
+    if (pkg == "pkg/transform/plugin/exec" || pkg == "pkg/transform/plugin/starlark" || index(pkg, "cmd/") == 1) next
+    for (i = 2; i <= NF; i++) {
+      if ($i == module "pkg/sandbox") {
+        printf "%s imports pkg/sandbox: only the plugin runtimes and the binaries may\n", pkg
+        bad = 1
+      }
+    }
+  }
+  END { exit bad }
+' <<<"${IMPORTS}" || exit 1
 echo "imports point down the layers"

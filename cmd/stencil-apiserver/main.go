@@ -24,9 +24,13 @@ import (
 	"k8s.io/component-base/cli"
 
 	"stencil.dev/stencil/pkg/cmd/server"
+	"stencil.dev/stencil/pkg/sandbox"
 )
 
 func main() {
+	// First: a run of an exec plugin starts this binary again as its confined shim, which must
+	// do nothing of the server's.
+	sandbox.RunShimIfRequested()
 	ctx := genericapiserver.SetupSignalContext()
 	options := server.NewStencilServerOptions(os.Stdout, os.Stderr)
 	cmd := server.NewCommandStartStencilServer(ctx, options)

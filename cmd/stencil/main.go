@@ -23,8 +23,12 @@ import (
 	// First of all, so that its init runs before the libraries' registries allocate.
 	_ "stencil.dev/stencil/cmd/stencil/internal/lazygc"
 	"stencil.dev/stencil/pkg/cmd/cli"
+	"stencil.dev/stencil/pkg/sandbox"
 )
 
 func main() {
+	// First: a run of an exec plugin (stencil process --local --enable-exec) starts this
+	// binary again as its confined shim, which must do nothing of the CLI's.
+	sandbox.RunShimIfRequested()
 	os.Exit(cli.Run(cli.StandardStreams(), os.Args[1:]))
 }

@@ -40,7 +40,9 @@ import (
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 	templatestorage "stencil.dev/stencil/pkg/registry/templates/template"
 	instancestorage "stencil.dev/stencil/pkg/registry/templates/templateinstance"
+	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
 )
 
 var (
@@ -114,7 +116,10 @@ type ExtraConfig struct {
 	// client, storage and renderer.
 	Instances *templateinstance.Options
 	// Plugins says which plugin providers run in a namespace; nil runs none.
-	Plugins transform.PluginPolicy
+	Plugins plugin.PolicyFunc
+	// TemplateRevisionHistory is how many revisions of each Template are kept besides those
+	// instances use; 0 means templaterevision.DefaultHistory.
+	TemplateRevisionHistory int
 }
 
 // Config is the configuration of a Stencil server.
@@ -162,7 +167,11 @@ func (c completedConfig) New() (*StencilServer, error) {
 	}
 	s := &StencilServer{GenericAPIServer: genericServer}
 
-	templateREST, err := templatestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.Plugins)
+	revisionREST, revisions, err := templaterevision.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.TemplateRevisionHistory)
+	if err != nil {
+		return nil, err
+	}
+	templateREST, err := templatestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.Plugins, revisions)
 	if err != nil {
 		return nil, err
 	}
@@ -179,6 +188,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
+	revisions.SetInstances(instanceREST)
 	renderer := renderrest.NewAdapter(renderrest.Sources{
 		Templates:      templateREST,
 		RemovalRules:   customtransform.NewRules(customTransformREST).Current,
@@ -199,13 +209,14 @@ func (c completedConfig) New() (*StencilServer, error) {
 		"templates/processed":      templatestorage.NewProcessedREST(templateREST, renderer),
 		"templates/schema":         templatestorage.NewSchemaREST(templateREST),
 		"processedtemplates":       processedtemplate.NewREST(renderer),
+		"templaterevisions":        revisionREST,
 		"customtransforms":         customTransformREST,
 		"templateinstances":        instanceREST,
 		"templateinstances/status": instanceStatusREST,
 	}
 	groups := []*genericapiserver.APIGroupInfo{&apiGroupInfo}
 	if c.ExtraConfig.OpenShiftTemplates {
-		openshiftREST, err := openshifttemplate.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.Plugins)
+		openshiftREST, err := openshifttemplate.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.Plugins, revisions)
 		if err != nil {
 			return nil, err
 		}
@@ -239,7 +250,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		if opts.Target == nil {
 			opts.Target = c.ExtraConfig.ClusterConfig
 		}
-		opts.Templates, opts.Renderer = templateREST, renderer
+		opts.Templates, opts.Revisions, opts.Renderer = templateREST, revisions, renderer
 		opts.Authorizer = c.GenericConfig.Authorization.Authorizer
 		s.GenericAPIServer.AddPostStartHookOrDie("stencil-templateinstance-controller", func(hook genericapiserver.PostStartHookContext) error {
 			opts.Loopback = hook.LoopbackClientConfig

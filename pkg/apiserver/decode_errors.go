@@ -37,22 +37,31 @@ type wordedDecodeErrors struct {
 	scheme *runtime.Scheme
 }
 
-// SupportedMediaTypes wraps the JSON and YAML decoders, strict and not.
+// SupportedMediaTypes wraps the JSON and YAML decoders, strict and not; the YAML ones also
+// decode the one object of a stream of documents (oneYAMLDocument).
 func (n wordedDecodeErrors) SupportedMediaTypes() []runtime.SerializerInfo {
 	infos := n.NegotiatedSerializer.SupportedMediaTypes()
 	out := make([]runtime.SerializerInfo, len(infos))
 	for i, info := range infos {
 		if yamlBody := info.MediaType == runtime.ContentTypeYAML; yamlBody || info.MediaType == runtime.ContentTypeJSON {
 			if info.Serializer != nil {
-				info.Serializer = wordedDecoder{Serializer: info.Serializer, scheme: n.scheme, yaml: yamlBody}
+				info.Serializer = wordedDecoder{Serializer: oneDocument(info.Serializer, yamlBody), scheme: n.scheme, yaml: yamlBody}
 			}
 			if info.StrictSerializer != nil {
-				info.StrictSerializer = wordedDecoder{Serializer: info.StrictSerializer, scheme: n.scheme, yaml: yamlBody}
+				info.StrictSerializer = wordedDecoder{Serializer: oneDocument(info.StrictSerializer, yamlBody), scheme: n.scheme, yaml: yamlBody}
 			}
 		}
 		out[i] = info
 	}
 	return out
+}
+
+// oneDocument makes a YAML serializer decode the one object of a stream (oneYAMLDocument).
+func oneDocument(s runtime.Serializer, yamlBody bool) runtime.Serializer {
+	if !yamlBody {
+		return s
+	}
+	return oneYAMLDocument{s}
 }
 
 // wordedDecoder decodes as its Serializer does, and words its type errors.
@@ -75,7 +84,10 @@ func (d wordedDecoder) Decode(data []byte, defaults *schema.GroupVersionKind, in
 	}
 	body := data
 	if d.yaml {
-		if body, newErr = yaml.YAMLToJSON(data); newErr != nil {
+		if body, newErr = onlyDocument(data); newErr != nil {
+			return obj, gvk, err
+		}
+		if body, newErr = yaml.YAMLToJSON(body); newErr != nil {
 			return obj, gvk, err
 		}
 	}

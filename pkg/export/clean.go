@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/builtin"
 )
 
 // serverMetadata are the metadata fields the API server writes that the cleanup rules leave.
@@ -47,7 +48,7 @@ var jobNameLabels = []string{"job-name", "batch.kubernetes.io/job-name"}
 // clean removes from obj what the source cluster wrote: the cleanup rules of the project
 // first, then what they leave.
 func clean(ctx *transform.Context, obj Object) {
-	transform.CleanObject(ctx, obj)
+	builtin.CleanObject(ctx, obj)
 	cleanMetadata(obj, "metadata")
 	for _, t := range podTemplates(obj) {
 		if !isKind(obj, "", "Pod") {

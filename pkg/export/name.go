@@ -23,6 +23,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/filters"
 )
 
 // NameParameter is the parameter of the application's name.
@@ -90,7 +91,7 @@ func (p *planner) name(objects []Object) {
 				}
 			}
 		}
-		if err := transform.RenameObjects(objects, func(obj Object) (string, bool) {
+		if err := filters.RenameObjects(objects, func(obj Object) (string, bool) {
 			return p.substitute(transform.NestedString(obj, "metadata", "name"))
 		}); err != nil {
 			return err

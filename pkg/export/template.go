@@ -28,6 +28,7 @@ import (
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/render"
 	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
 )
 
 // creationOrder ranks kinds so that what others use exists first (Helm's install order); other
@@ -106,7 +107,7 @@ func (p *planner) template(name string, objects []Object) (*templates.Template, 
 	// The store fills in the namespace of the request; any one does for the checks.
 	stored := *t
 	stored.Namespace = metav1.NamespaceDefault
-	engineErrs, _ := render.CheckTemplate(&stored, transform.Plugins{})
+	engineErrs, _ := render.CheckTemplate(&stored, plugin.Policy{})
 	errs := append(validation.ValidateTemplate(&stored), engineErrs...)
 	if len(errs) > 0 {
 		e := &fieldError{}

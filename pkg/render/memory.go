@@ -26,6 +26,8 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/transform"
 	"stencil.dev/stencil/pkg/transform/expand"
+	"stencil.dev/stencil/pkg/transform/plugin"
+	"stencil.dev/stencil/pkg/transform/plugin/starlark"
 )
 
 // Memory is charged with the memory one request's processing may hold, before processing
@@ -97,7 +99,7 @@ type cost struct {
 // costOf reads what processing may hold: steps are the kinds of the consolidated template's
 // steps, templateBytes its objects' and configs' size, trees whether the objects are decoded
 // even without steps (CustomTransforms, destinations, expansion).
-func (p *Renderer) costOf(steps transform.Steps, templateBytes int, trees bool, plugins transform.Plugins) cost {
+func (p *Renderer) costOf(steps plugin.Steps, templateBytes int, trees bool, plugins plugin.Policy) cost {
 	c := cost{trees: trees || steps.Any, plugins: steps.Plugins(), fixed: templateFactor * int64(templateBytes), perByte: plainFactor}
 	if c.trees {
 		c.perByte = treeFactor
@@ -110,7 +112,7 @@ func (p *Renderer) costOf(steps transform.Steps, templateBytes int, trees bool, 
 	if steps.Starlark {
 		// The objects as Starlark values, and what the script itself may create.
 		c.perByte += treeFactor
-		c.fixed += int64(orDefault(p.limits.StarlarkMemoryBytes, transform.DefaultStarlarkMemoryBytes))
+		c.fixed += int64(orDefault(p.limits.StarlarkMemoryBytes, starlark.DefaultMemoryBytes))
 	}
 	if steps.Exec {
 		c.fixed += execOutputFactor * int64(plugins.PluginOutputBytes())

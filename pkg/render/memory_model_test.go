@@ -31,6 +31,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
 )
 
 // peakHeap runs f and returns the most heap it held beyond what was live before, sampled
@@ -129,7 +130,7 @@ func TestMemoryModelBoundsProcessing(t *testing.T) {
 			}
 			// The least any attempt that made this output was charged: one whose limit is the
 			// output's size.
-			charged := r.costOf(transform.Plugins{}.Steps(tc.template), templateBytes(tc.template), false, transform.Plugins{}).at(size)
+			charged := r.costOf(plugin.Policy{}.Steps(tc.template), templateBytes(tc.template), false, plugin.Policy{}).at(size)
 			t.Logf("output %d KiB, peak %d KiB (%.1f per byte of output), charged %d KiB", size>>10, peak>>10, float64(peak)/float64(size), charged>>10)
 			if size < tc.near {
 				t.Fatalf("the output is %d bytes: the case does not measure near the limit", size)

@@ -29,6 +29,8 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
+	"stencil.dev/stencil/pkg/transform/plugin/exec"
 )
 
 // recordingMemory records what processing holds; capacity bounds one request.
@@ -76,7 +78,7 @@ func TestAttemptsAnswerAsOneRun(t *testing.T) {
 		template     *templates.Template
 		value        string
 		destinations int
-		plugins      transform.Plugins
+		plugins      plugin.Policy
 		wantHolds    int
 		wantPlugins  bool
 	}{
@@ -84,7 +86,7 @@ func TestAttemptsAnswerAsOneRun(t *testing.T) {
 		{name: "the engine's output", template: bigOutput(3000), value: kb, wantHolds: 2},
 		{name: "a parameter past the first limit", template: bigOutput(2), value: strings.Repeat("v", 5<<20), wantHolds: 3},
 		{name: "a built-in transformer", template: bigOutput(1, label, annotate), value: "v", wantHolds: 2},
-		{name: "a Starlark script", template: bigOutput(1, starlarkGrow), value: "v", plugins: transform.Plugins{Starlark: true}, wantHolds: 2, wantPlugins: true},
+		{name: "a Starlark script", template: bigOutput(1, starlarkGrow), value: "v", plugins: plugin.Policy{Starlark: true}, wantHolds: 2, wantPlugins: true},
 		{name: "destinations", template: bigOutput(300), value: kb, destinations: 5, wantHolds: 2},
 	}
 	r := NewRenderer(Options{})
@@ -175,18 +177,18 @@ func TestExpansionFromParametersIsCharged(t *testing.T) {
 // limit, a Starlark run by its memory limit.
 func TestStepsCost(t *testing.T) {
 	r := NewRenderer(Options{Limits: transform.Limits{KustomizeBytes: 1 << 20, StarlarkMemoryBytes: 8 << 20}})
-	plugins := transform.Plugins{Starlark: true, Exec: &transform.ExecPolicy{MaxOutputBytes: 2 << 20}}
+	plugins := plugin.Policy{Starlark: true, Exec: &exec.Policy{MaxOutputBytes: 2 << 20}}
 	b := 4 << 20
 	for _, tc := range []struct {
 		name  string
-		steps transform.Steps
+		steps plugin.Steps
 		want  int64
 	}{
-		{"none", transform.Steps{}, plainFactor * int64(b)},
-		{"built-ins", transform.Steps{Any: true}, treeFactor * int64(b)},
-		{"Kustomization", transform.Steps{Any: true, Kustomization: true}, treeFactor*int64(b) + kustomizeFactor*(1<<20)},
-		{"Starlark", transform.Steps{Any: true, Starlark: true}, 2*treeFactor*int64(b) + 8<<20},
-		{"exec", transform.Steps{Any: true, Exec: true}, treeFactor*int64(b) + execOutputFactor*(2<<20)},
+		{"none", plugin.Steps{}, plainFactor * int64(b)},
+		{"built-ins", plugin.Steps{Any: true}, treeFactor * int64(b)},
+		{"Kustomization", plugin.Steps{Any: true, Kustomization: true}, treeFactor*int64(b) + kustomizeFactor*(1<<20)},
+		{"Starlark", plugin.Steps{Any: true, Starlark: true}, 2*treeFactor*int64(b) + 8<<20},
+		{"exec", plugin.Steps{Any: true, Exec: true}, treeFactor*int64(b) + execOutputFactor*(2<<20)},
 	} {
 		if got := r.costOf(tc.steps, 0, false, plugins).at(b); got != tc.want {
 			t.Errorf("%s: cost %d, want %d", tc.name, got, tc.want)

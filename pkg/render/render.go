@@ -36,6 +36,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/validation"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
 	"stencil.dev/stencil/pkg/transform/remove"
 )
 
@@ -120,7 +121,7 @@ type Input struct {
 	RemovalRules []remove.Rule
 	// Plugins are the plugin providers the administrator allows for this request; the zero
 	// value runs none.
-	Plugins transform.Plugins
+	Plugins plugin.Policy
 	// TemplateLabels asks for the template's own labels, substituted, in the Output, as
 	// OpenShift's processedtemplates answers them.
 	TemplateLabels bool
@@ -253,7 +254,7 @@ func (p *Renderer) configProblems(in Input) field.ErrorList {
 	if in.Stored {
 		return nil
 	}
-	return append(in.Plugins.ValidateGenerators(in.Template), in.Plugins.ValidateTransformers(in.Template)...)
+	return append(kinds().ValidateGenerators(in.Plugins, in.Template), kinds().ValidateTransformers(in.Plugins, in.Template)...)
 }
 
 // sortErrors orders problems by field path, as every validation of the API does, and drops
@@ -347,7 +348,7 @@ func (p *Renderer) plan(t *templates.Template, stored bool, importsKey string) (
 // pipeline compiles the generators and the consolidated transformer configs as the engine
 // substituted them, or reuses the pipeline of the same substituted configs: most requests
 // give them the same parameters.
-func (p *Renderer) pipeline(plugins transform.Plugins, configs []transform.Config, generators, substituted []json.RawMessage) (*transform.Pipeline, field.ErrorList) {
+func (p *Renderer) pipeline(plugins plugin.Policy, configs []transform.Config, generators, substituted []json.RawMessage) (*transform.Pipeline, field.ErrorList) {
 	if len(generators) == 0 && len(substituted) == 0 {
 		return nil, nil
 	}
@@ -379,7 +380,7 @@ func (p *Renderer) pipeline(plugins transform.Plugins, configs []transform.Confi
 		}
 		list = append(list, c)
 	}
-	pipeline, errs := plugins.Compile(list)
+	pipeline, errs := kinds().Compile(plugins, list)
 	// A compiled pipeline holds its configs decoded, a few times their bytes.
 	if len(errs) == 0 && p.pipelines.add(key, pipeline, int64(4*size+1024)) {
 		p.cacheEntries(PipelineCache, p.pipelines)

@@ -21,7 +21,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/process"
-	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
 )
 
 // CheckTemplate runs the checks of a Template that need the engine, from one compile: what
@@ -33,14 +33,14 @@ import (
 // Stencil's dialect. The store runs it on every write, so that a template is refused when it
 // is stored rather than each time it is processed, and stencil export runs it on the template
 // it writes.
-func CheckTemplate(t *templates.Template, plugins transform.Plugins) (field.ErrorList, []string) {
+func CheckTemplate(t *templates.Template, plugins plugin.Policy) (field.ErrorList, []string) {
 	dialect := process.Stencil
 	if t.OpenShift {
 		dialect = process.OpenShift
 	}
 	plan, errs := process.Compile(t, dialect)
-	errs = append(errs, plugins.ValidateGenerators(t)...)
-	errs = append(errs, plugins.ValidateTransformers(t)...)
+	errs = append(errs, kinds().ValidateGenerators(plugins, t)...)
+	errs = append(errs, kinds().ValidateTransformers(plugins, t)...)
 	if len(errs) > 0 || !t.OpenShift {
 		return errs, nil
 	}

@@ -37,9 +37,11 @@ limitations under the License.
 // runs (a container's cgroup file system is read-only), so none is used.
 //
 // os/exec cannot set rlimits, Landlock or seccomp between fork and exec, so the command runs
-// the current executable again as a shim (this package's init sees the marker in its
-// environment), which confines itself, then executes the target in its place. Every binary
-// that links this package (the server, the CLI, tests) can therefore be the shim.
+// the current executable again as a shim, which confines itself, then executes the target in
+// its place. A binary is the shim only if its main says it may be: it calls
+// RunShimIfRequested first thing (stencil-apiserver and stencil do, and the test binaries
+// that run plugins, from TestMain), which sees the marker in its environment; in a binary that
+// does not, Command refuses to run anything and the marker does nothing.
 //
 // Probe says which layers this kernel gives; a layer that is missing is left out, never
 // faked, and the caller reports it; Command refuses a run whose bounds it cannot keep.
@@ -142,12 +144,16 @@ var (
 )
 
 // Probe returns the layers available, testing them once per process: a child in the
-// namespaces mounts a tmpfs as a run would.
+// namespaces mounts a tmpfs as a run would. That child is this executable again, so in a
+// binary that does not call RunShimIfRequested no namespace is found (nor would a run start).
 func Probe() Features {
 	probeOnce.Do(func() {
 		features.LandlockABI = landlockABI()
 		_, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0)
 		features.Seccomp = seccompSupported && err == nil
+		if !shimEnabled.Load() {
+			return
+		}
 		dir, err := os.MkdirTemp("", "stencil-sandbox-probe-")
 		if err != nil {
 			return
@@ -167,6 +173,9 @@ func Command(spec Spec) (*exec.Cmd, error) { return command(spec, Probe()) }
 
 // command is Command with the layers f.
 func command(spec Spec, f Features) (*exec.Cmd, error) {
+	if !shimEnabled.Load() {
+		return nil, errNoShim
+	}
 	if !f.Seccomp {
 		return nil, errors.New("exec plugins need the server's seccomp filter, which this kernel or architecture does not take (amd64 and arm64 Linux with seccomp do)")
 	}

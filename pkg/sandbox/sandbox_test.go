@@ -131,8 +131,12 @@ func attempt(mode string) error {
 	return fmt.Errorf("unknown mode %q", mode)
 }
 
-// TestMain removes the copy of the test binary the tests ran confined.
+// TestMain lets this test binary be the shim of the runs its tests start (unless told not to,
+// by TestNoShimWithoutTheCall), then removes the copy of the test binary they ran confined.
 func TestMain(m *testing.M) {
+	if os.Getenv(skipShimEnv) == "" {
+		RunShimIfRequested()
+	}
 	code := m.Run()
 	if helperBin != "" {
 		os.RemoveAll(filepath.Dir(helperBin))

@@ -18,17 +18,29 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// init turns this process into the shim when Command started it: it confines itself, then
-// executes the plugin in its place, and never returns. Every other process goes on.
-func init() {
+// shimEnabled says this executable's main calls RunShimIfRequested, so that Command and Probe
+// may start it again as the shim. Without it they start nothing: run again, a binary that does
+// not call it would run its own main with the plugin's spec in its environment.
+var shimEnabled atomic.Bool
+
+// RunShimIfRequested makes this process the shim when Command (or Probe) started it: it
+// confines itself, then executes the plugin in its place, and never returns. In any other
+// process it returns at once, and lets Command and Probe start this executable again as the
+// shim. The binaries that run exec plugins (stencil-apiserver, stencil, and the test binaries
+// of the packages that run them, from TestMain) call it first thing in main: nothing of the
+// binary's own should run in the shim, and no environment variable makes a binary that does
+// not call it one.
+func RunShimIfRequested() {
 	if dir, ok := os.LookupEnv(probeEnv); ok {
 		if err := mountWorkDir(dir, 1<<20, os.Getuid(), os.Getgid()); err != nil {
 			os.Exit(3)
@@ -37,6 +49,7 @@ func init() {
 	}
 	encoded, ok := os.LookupEnv(specEnv)
 	if !ok {
+		shimEnabled.Store(true)
 		return
 	}
 	// Landlock, seccomp, no_new_privs and the credentials below are per thread; the plugin
@@ -51,6 +64,9 @@ func init() {
 	}
 	execLimited(spec)
 }
+
+// errNoShim is Command's error in a binary whose main does not call RunShimIfRequested.
+var errNoShim = errors.New("this program cannot confine exec plugins: its main does not call sandbox.RunShimIfRequested")
 
 // fail ends the shim; 126 is the shell's "found but cannot execute".
 func fail(format string, args ...any) {

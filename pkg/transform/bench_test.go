@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package transform
+package transform_test
 
 import (
 	"encoding/json"
@@ -26,6 +26,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"stencil.dev/stencil/pkg/jsonbytes"
+	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
 	"stencil.dev/stencil/pkg/transform/transformtest"
 )
 
@@ -41,12 +43,12 @@ import (
 // the result is printed as YAML, as kustomize build does).
 
 // benchPipeline compiles the workload's transformer list.
-func benchPipeline(tb testing.TB) *Pipeline {
-	configs := make([]Config, len(transformtest.Transformers))
+func benchPipeline(tb testing.TB) *transform.Pipeline {
+	configs := make([]transform.Config, len(transformtest.Transformers))
 	for i, c := range transformtest.Transformers {
-		configs[i] = Config{Raw: json.RawMessage(c)}
+		configs[i] = transform.Config{Raw: json.RawMessage(c)}
 	}
-	p, errs := Compile(configs)
+	p, errs := testKinds.Compile(plugin.Policy{}, configs)
 	if len(errs) > 0 {
 		tb.Fatal(errs.ToAggregate())
 	}
@@ -77,7 +79,7 @@ func BenchmarkPipeline(b *testing.B) {
 		b.Run(fmt.Sprintf("pairs=%d", pairs), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, _, err := runPipeline(p, in); err != nil {
+				if _, _, err := transformtest.RunPipeline(p, in); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -110,7 +112,7 @@ func BenchmarkKrusty(b *testing.B) {
 // TestBenchEquivalence checks that both sides of the benchmark produce the same objects.
 func TestBenchEquivalence(t *testing.T) {
 	in := transformtest.Pairs(4)
-	out, _, err := runPipeline(benchPipeline(t), in)
+	out, _, err := transformtest.RunPipeline(benchPipeline(t), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,5 +120,5 @@ func TestBenchEquivalence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertObjects(t, ours, krustyObjects(t, benchFS(t, in), "/app"))
+	transformtest.AssertObjects(t, ours, krustyObjects(t, benchFS(t, in), "/app"))
 }

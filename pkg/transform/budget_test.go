@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package transform
+package transform_test
 
 import (
 	"context"
@@ -25,18 +25,9 @@ import (
 	"testing"
 
 	"stencil.dev/stencil/pkg/jsonbytes"
+	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/transformtest"
 )
-
-// configMaps returns n ConfigMaps, each with one value of size bytes.
-func configMaps(n, size int) []Object {
-	objects := make([]Object, n)
-	for i := range objects {
-		objects[i] = Object{"apiVersion": "v1", "kind": "ConfigMap",
-			"metadata": map[string]any{"name": fmt.Sprintf("c%d", i)},
-			"data":     map[string]any{"a": strings.Repeat("x", size)}}
-	}
-	return objects
-}
 
 // copyPatch is issue 17's finding: a PatchTransformer whose copy operations each double
 // every ConfigMap's data.
@@ -51,8 +42,8 @@ func copyPatch(copies int) string {
 // budgetError asserts that err is the named transformer passing the output budget.
 func budgetError(t *testing.T, err error, name string) {
 	t.Helper()
-	var terr *Error
-	if !errors.As(err, &terr) || terr.Name != name || !errors.Is(err, errOutputTooLarge) {
+	var terr *transform.Error
+	if !errors.As(err, &terr) || terr.Name != name || !errors.Is(err, transform.ErrOutputTooLarge) {
 		t.Fatalf("want transformer %q over the output budget, got %v", name, err)
 	}
 }
@@ -61,23 +52,23 @@ func TestPipelineOutputBudget(t *testing.T) {
 	const budget = 256 << 10
 	cases := []struct {
 		name, config string
-		objects      []Object
+		objects      []transform.Object
 		fails        string // the transformer named, or "" when the output fits
 	}{
 		// 21 KB of request answered 425 MB: 200 ConfigMaps doubled eleven times.
-		{"JSON 6902 copies", copyPatch(11), configMaps(200, 50), "grow"},
-		{"a few copies fit", copyPatch(2), configMaps(200, 50), ""},
+		{"JSON 6902 copies", copyPatch(11), transformtest.ConfigMaps(200, 50), "grow"},
+		{"a few copies fit", copyPatch(2), transformtest.ConfigMaps(200, 50), ""},
 		// A value set on every object is shared in memory but written out every time.
-		{"annotation on every object", "{kind: AnnotationsTransformer, metadata: {name: note}, annotations: {big: " + strings.Repeat("y", 4<<10) + "}}", configMaps(100, 10), "note"},
-		{"labels on every object", "{kind: LabelTransformer, metadata: {name: tag}, labels: {" + manyLabels(64) + "}}", configMaps(100, 10), "tag"},
-		{"strategic merge on every object", "{kind: PatchTransformer, metadata: {name: merge}, target: {kind: ConfigMap}, patch: {data: {b: " + strings.Repeat("y", 4<<10) + "}}}", configMaps(100, 10), "merge"},
-		{"long prefix", "{kind: PrefixSuffixTransformer, metadata: {name: pre}, prefix: " + strings.Repeat("p", 4<<10) + "}", configMaps(100, 10), "pre"},
+		{"annotation on every object", "{kind: AnnotationsTransformer, metadata: {name: note}, annotations: {big: " + strings.Repeat("y", 4<<10) + "}}", transformtest.ConfigMaps(100, 10), "note"},
+		{"labels on every object", "{kind: LabelTransformer, metadata: {name: tag}, labels: {" + manyLabels(64) + "}}", transformtest.ConfigMaps(100, 10), "tag"},
+		{"strategic merge on every object", "{kind: PatchTransformer, metadata: {name: merge}, target: {kind: ConfigMap}, patch: {data: {b: " + strings.Repeat("y", 4<<10) + "}}}", transformtest.ConfigMaps(100, 10), "merge"},
+		{"long prefix", "{kind: PrefixSuffixTransformer, metadata: {name: pre}, prefix: " + strings.Repeat("p", 4<<10) + "}", transformtest.ConfigMaps(100, 10), "pre"},
 		{"image name", "{kind: ImageTagTransformer, metadata: {name: img}, imageTag: {name: nginx, newName: " + strings.Repeat("i", 4<<10) + "}}", deployments(100), "img"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			p := compileYAML(t, tc.config)
-			out, err := p.Transform(NewContext(context.Background(), budget), tc.objects)
+			out, err := p.Transform(transform.NewContext(context.Background(), budget), tc.objects)
 			if tc.fails == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -101,10 +92,10 @@ func manyLabels(n int) string {
 	return strings.Join(labels, ", ")
 }
 
-func deployments(n int) []Object {
-	objects := make([]Object, n)
+func deployments(n int) []transform.Object {
+	objects := make([]transform.Object, n)
 	for i := range objects {
-		objects[i] = Object{"apiVersion": "apps/v1", "kind": "Deployment",
+		objects[i] = transform.Object{"apiVersion": "apps/v1", "kind": "Deployment",
 			"metadata": map[string]any{"name": fmt.Sprintf("d%d", i)},
 			"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
 				"containers": []any{map[string]any{"name": "c", "image": "nginx:1.25"}}}}}}
@@ -112,7 +103,7 @@ func deployments(n int) []Object {
 	return objects
 }
 
-func objectsSize(objects []Object) int {
+func objectsSize(objects []transform.Object) int {
 	n := 0
 	for _, obj := range objects {
 		n += jsonbytes.EncodedSize(obj, 0)
@@ -124,9 +115,9 @@ func objectsSize(objects []Object) int {
 // after the step: the objects after the one that passed it are never patched, so the work
 // and the memory stop where the budget does.
 func TestPatchStopsInsideTheStep(t *testing.T) {
-	objects := configMaps(200, 50)
+	objects := transformtest.ConfigMaps(200, 50)
 	last := objects[len(objects)-1]
-	_, err := compileYAML(t, copyPatch(11)).Transform(NewContext(context.Background(), 256<<10), objects)
+	_, err := compileYAML(t, copyPatch(11)).Transform(transform.NewContext(context.Background(), 256<<10), objects)
 	budgetError(t, err, "grow")
 	if data := last["data"].(map[string]any); len(data) != 1 {
 		t.Fatalf("the last object was patched (%d keys): the step went on past the budget", len(data))
@@ -137,20 +128,20 @@ func TestPatchStopsInsideTheStep(t *testing.T) {
 // 64 MB in one application; the operations are checked one by one once the patch could pass
 // the budget, so it stops at about the budget.
 func TestJSONPatchBoundedWithinOneApplication(t *testing.T) {
-	objects := configMaps(1, 1<<10)
-	_, err := compileYAML(t, copyPatch(16)).Transform(NewContext(context.Background(), 128<<10), objects)
+	objects := transformtest.ConfigMaps(1, 1<<10)
+	_, err := compileYAML(t, copyPatch(16)).Transform(transform.NewContext(context.Background(), 128<<10), objects)
 	budgetError(t, err, "grow")
 	if data := objects[0]["data"].(map[string]any); len(data) != 1 {
 		t.Fatalf("the object was changed by a patch that failed")
 	}
 	// The same patch within budget gives what applying it at once gives.
-	small := configMaps(1, 10)
-	out, err := compileYAML(t, copyPatch(3)).Transform(NewContext(context.Background(), 1<<20), small)
+	small := transformtest.ConfigMaps(1, 10)
+	out, err := compileYAML(t, copyPatch(3)).Transform(transform.NewContext(context.Background(), 1<<20), small)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(mustYAML(t, out), "xxxxxxxxxx"); n != 8 {
-		t.Fatalf("three copies make 8 values, got %d:\n%s", n, mustYAML(t, out))
+	if n := strings.Count(transformtest.MustYAML(t, out), "xxxxxxxxxx"); n != 8 {
+		t.Fatalf("three copies make 8 values, got %d:\n%s", n, transformtest.MustYAML(t, out))
 	}
 }
 
@@ -181,16 +172,16 @@ func TestTransformStopsWhenTheRequestEnds(t *testing.T) {
 		t.Run(config, func(t *testing.T) {
 			request := &endsAfter{Context: context.Background()}
 			request.left.Store(10)
-			objects := configMaps(100, 1)
-			_, err := compileYAML(t, config).Transform(NewContext(request, 1<<20), objects)
+			objects := transformtest.ConfigMaps(100, 1)
+			_, err := compileYAML(t, config).Transform(transform.NewContext(request, 1<<20), objects)
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("want the request's end, got %v", err)
 			}
-			var terr *Error
+			var terr *transform.Error
 			if errors.As(err, &terr) {
 				t.Fatalf("the request's end was reported as the transformer's error: %v", err)
 			}
-			if got := mustYAML(t, objects[len(objects)-1:]); strings.Contains(got, "b: c") || strings.Contains(got, "p-") {
+			if got := transformtest.MustYAML(t, objects[len(objects)-1:]); strings.Contains(got, "b: c") || strings.Contains(got, "p-") {
 				t.Fatalf("the last object was transformed after the request ended:\n%s", got)
 			}
 		})

@@ -174,8 +174,8 @@ func newConfig(raw runtime.RawExtension, path *field.Path) (Config, *field.Error
 
 // defaultHeader reads apiVersion, kind and metadata.name of a config or override, setting
 // the defaults in obj: apiVersion builtin, and the kind in kebab case as the name.
-func defaultHeader(obj Object, path *field.Path) (configHeader, *field.Error) {
-	var h configHeader
+func defaultHeader(obj Object, path *field.Path) (Header, *field.Error) {
+	var h Header
 	kind, ok := obj["kind"].(string)
 	if !ok || kind == "" {
 		return h, field.Required(path.Child("kind"), "")
@@ -187,7 +187,7 @@ func defaultHeader(obj Object, path *field.Path) (configHeader, *field.Error) {
 	if !ok {
 		return h, field.Invalid(path.Child("apiVersion"), obj["apiVersion"], "must be a string")
 	}
-	meta, err := ensureMap(obj, "metadata")
+	meta, err := EnsureMap(obj, "metadata")
 	if err != nil {
 		return h, field.Invalid(path.Child("metadata"), obj["metadata"], "must be an object")
 	}
@@ -223,7 +223,7 @@ func applyOverride(list []Config, raw runtime.RawExtension, path *field.Path) *f
 		}
 		// Transformer configs have no patch strategies: maps merge, lists are replaced, null
 		// removes a field, and $patch directives work as in any strategic-merge patch.
-		merged, err := strategicpatch.StrategicMergeMapPatchUsingLookupPatchMeta(obj, patch, mergeSchema{})
+		merged, err := strategicpatch.StrategicMergeMapPatchUsingLookupPatchMeta(obj, patch, MergeSchema{})
 		if err != nil {
 			return field.Invalid(path, string(raw.Raw), err.Error())
 		}
@@ -287,3 +287,20 @@ func reorder(list []Config, order []templates.TransformerReference, path *field.
 	}
 	return out, errs
 }
+
+// MergeSchema knows no patch strategy: maps merge, lists are replaced, as in a JSON merge
+// patch.
+type MergeSchema struct{}
+
+// LookupPatchMetadataForStruct knows no strategy for any field.
+func (MergeSchema) LookupPatchMetadataForStruct(string) (strategicpatch.LookupPatchMeta, strategicpatch.PatchMeta, error) {
+	return MergeSchema{}, strategicpatch.PatchMeta{}, nil
+}
+
+// LookupPatchMetadataForSlice knows no strategy for any list.
+func (MergeSchema) LookupPatchMetadataForSlice(string) (strategicpatch.LookupPatchMeta, strategicpatch.PatchMeta, error) {
+	return MergeSchema{}, strategicpatch.PatchMeta{}, nil
+}
+
+// Name is the schema's name: it has none.
+func (MergeSchema) Name() string { return "" }

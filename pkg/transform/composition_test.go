@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package transform
+package transform_test
 
 import (
 	"encoding/json"
@@ -27,6 +27,10 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/jsonbytes"
+	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/builtin"
+	"stencil.dev/stencil/pkg/transform/plugin"
+	"stencil.dev/stencil/pkg/transform/transformtest"
 )
 
 // raws turns YAML configs into RawExtensions.
@@ -34,13 +38,13 @@ func raws(t *testing.T, configs ...string) []runtime.RawExtension {
 	t.Helper()
 	out := make([]runtime.RawExtension, len(configs))
 	for i, c := range configs {
-		out[i] = runtime.RawExtension{Raw: yamlJSON(t, c)}
+		out[i] = runtime.RawExtension{Raw: transformtest.YAMLJSON(t, c)}
 	}
 	return out
 }
 
 // store is a TemplateGetter over a map.
-func store(ts ...*templates.Template) TemplateGetter {
+func store(ts ...*templates.Template) transform.TemplateGetter {
 	m := map[string]*templates.Template{}
 	for _, t := range ts {
 		m[t.Name] = t
@@ -86,7 +90,7 @@ func TestConsolidateChain(t *testing.T) {
 		{Name: "annotations-transformer"}, {Name: "replica-count-transformer"},
 	}
 
-	configs, errs := Consolidate(app, store(org, team, tail))
+	configs, errs := transform.Consolidate(app, store(org, team, tail))
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}
@@ -104,7 +108,7 @@ func TestConsolidateChain(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("order:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	var label LabelConfig
+	var label builtin.LabelConfig
 	if err := json.Unmarshal(configs[0].Raw, &label); err != nil {
 		t.Fatal(err)
 	}
@@ -116,16 +120,16 @@ func TestConsolidateChain(t *testing.T) {
 	}
 
 	// The consolidated list runs: labels first (so the prefix renames after), images last.
-	p, errs := Compile(configs)
+	p, errs := testKinds.Compile(plugin.Policy{}, configs)
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}
-	out, warnings, err := runPipeline(p, []json.RawMessage{yamlJSON(t, "{apiVersion: apps/v1, kind: Deployment, metadata: {name: web}, spec: {template: {spec: {containers: [{name: c, image: nginx}]}}}}")})
+	out, warnings, err := transformtest.RunPipeline(p, []json.RawMessage{transformtest.YAMLJSON(t, "{apiVersion: apps/v1, kind: Deployment, metadata: {name: web}, spec: {template: {spec: {containers: [{name: c, image: nginx}]}}}}")})
 	if err != nil || len(warnings) > 0 {
 		t.Fatal(err, warnings)
 	}
 	objs, _ := jsonbytes.DecodeObjects(out)
-	assertObjects(t, objs, yamlDocs(t, `
+	transformtest.AssertObjects(t, objs, transformtest.YAMLDocs(t, `
 apiVersion: apps/v1
 kind: Deployment
 metadata: {name: app-web-v1, labels: {team: a, app: web}, annotations: {team: a}}
@@ -137,7 +141,7 @@ spec:
     spec: {containers: [{name: c, image: "nginx:2"}]}
 `))
 
-	rendered, err := RenderYAML(configs)
+	rendered, err := transform.RenderYAML(configs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +155,7 @@ func TestConsolidateErrors(t *testing.T) {
 	a.TransformersFrom = []templates.TransformerImport{importOf("b", "")}
 	b.TransformersFrom = []templates.TransformerImport{importOf("c", "")}
 	c.TransformersFrom = []templates.TransformerImport{importOf("a", "")}
-	_, errs := Consolidate(a, store(a, b, c))
+	_, errs := transform.Consolidate(a, store(a, b, c))
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "a -> b -> c -> a") ||
 		errs[0].Field != "transformersFrom[0].transformersFrom[0].transformersFrom[0].name" {
 		t.Errorf("cycle: %v", errs)
@@ -201,7 +205,7 @@ func TestConsolidateErrors(t *testing.T) {
 		want: "transformers[0].kind: Required",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, errs := Consolidate(tc.t, store(tc.others...))
+			_, errs := transform.Consolidate(tc.t, store(tc.others...))
 			if !strings.Contains(errs.ToAggregate().Error(), tc.want) {
 				t.Errorf("got %v, want %q", errs.ToAggregate(), tc.want)
 			}

@@ -32,6 +32,10 @@ import (
 // BuiltinAPIVersion is the apiVersion of Stencil's built-in transformers.
 const BuiltinAPIVersion = "builtin"
 
+// KustomizationAPIVersion is the apiVersion of an inline Kustomization transformer
+// (pkg/transform/kustomize).
+const KustomizationAPIVersion = "kustomize.config.k8s.io/v1beta1"
+
 // ConfigMeta is the header every transformer config shares; built-in configs embed it.
 type ConfigMeta struct {
 	// APIVersion is "builtin" (the default) or, for Kustomization, KustomizationAPIVersion.
@@ -75,10 +79,10 @@ func defaultName(kind string) string {
 	return b.String()
 }
 
-// decodeConfig decodes a transformer config into v strictly: unknown and duplicate fields
+// DecodeConfig decodes a transformer config into v strictly: unknown and duplicate fields
 // are errors, so a misspelt field is reported instead of silently ignored. Errors carry
 // paths under fldPath.
-func decodeConfig(raw []byte, v any, fldPath *field.Path) field.ErrorList {
+func DecodeConfig(raw []byte, v any, fldPath *field.Path) field.ErrorList {
 	strictErrs, err := sigsjson.UnmarshalStrict(raw, v)
 	if err != nil {
 		var typeErr *json.UnmarshalTypeError
@@ -107,7 +111,7 @@ func decodeConfig(raw []byte, v any, fldPath *field.Path) field.ErrorList {
 // typeName turns a Go type into the JSON word users know.
 func typeName(t string) string {
 	switch {
-	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "struct"), strings.HasPrefix(t, "transform."):
+	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "struct"), isConfigType(t):
 		return "object"
 	case strings.HasPrefix(t, "[]"):
 		return "array"
@@ -117,6 +121,18 @@ func typeName(t string) string {
 		return "boolean"
 	}
 	return t
+}
+
+// isConfigType reports whether t names a config type of the transformer packages (a struct:
+// an object to the template's author): this package's, or one of the packages below it that
+// decode configs with DecodeConfig.
+func isConfigType(t string) bool {
+	for _, p := range []string{"transform.", "filters.", "builtin.", "generator.", "kustomize.", "plugin.", "starlark.", "exec."} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // childPath appends a JSON field path such as "target.name" or "fieldSpecs[0].path".
@@ -149,9 +165,9 @@ func childPath(base *field.Path, dotted string) *field.Path {
 	return p
 }
 
-// hasParamRef reports whether s holds a parameter reference (`${`, `$(`), whose value is only
+// HasParamRef reports whether s holds a parameter reference (`${`, `$(`), whose value is only
 // known after substitution.
-func hasParamRef(s string) bool {
+func HasParamRef(s string) bool {
 	return strings.Contains(s, "${") || strings.Contains(s, "$(")
 }
 
@@ -159,10 +175,10 @@ func hasParamRef(s string) bool {
 func valueHasParamRef(v any) bool {
 	switch v := v.(type) {
 	case string:
-		return hasParamRef(v)
+		return HasParamRef(v)
 	case map[string]any:
 		for k, e := range v {
-			if hasParamRef(k) || valueHasParamRef(e) {
+			if HasParamRef(k) || valueHasParamRef(e) {
 				return true
 			}
 		}
@@ -248,7 +264,7 @@ func dropParamRefErrors(errs field.ErrorList, raw []byte, fldPath *field.Path) f
 			if v, found := valueAtPath(config, rel); valueErr && found && valueHasParamRef(v) {
 				continue
 			}
-			if e.Type == field.ErrorTypeForbidden && hasParamRef(rel) {
+			if e.Type == field.ErrorTypeForbidden && HasParamRef(rel) {
 				continue
 			}
 		}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package transform
+package transform_test
 
 import (
 	"encoding/json"
@@ -26,6 +26,9 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/jsonbytes"
+	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
+	"stencil.dev/stencil/pkg/transform/transformtest"
 )
 
 // The equivalence tests run the same transformation through our built-ins and through
@@ -192,7 +195,7 @@ patches:
 			if objectsYAML == "" {
 				objectsYAML = equivalenceObjects
 			}
-			objects := yamlDocs(t, objectsYAML)
+			objects := transformtest.YAMLDocs(t, objectsYAML)
 			raw, err := jsonbytes.EncodeObjects(objects)
 			if err != nil {
 				t.Fatal(err)
@@ -214,20 +217,20 @@ patches:
 
 			tm := &templates.Template{}
 			for _, c := range tc.transformers {
-				tm.Transformers = append(tm.Transformers, runtime.RawExtension{Raw: yamlJSON(t, c)})
+				tm.Transformers = append(tm.Transformers, runtime.RawExtension{Raw: transformtest.YAMLJSON(t, c)})
 			}
-			if errs := (Plugins{}).ValidateTransformers(tm); len(errs) > 0 {
+			if errs := testKinds.ValidateTransformers(plugin.Policy{}, tm); len(errs) > 0 {
 				t.Fatal(errs.ToAggregate())
 			}
-			configs, errs := Consolidate(tm, store())
+			configs, errs := transform.Consolidate(tm, store())
 			if len(errs) > 0 {
 				t.Fatal(errs.ToAggregate())
 			}
-			p, errs := Compile(configs)
+			p, errs := testKinds.Compile(plugin.Policy{}, configs)
 			if len(errs) > 0 {
 				t.Fatal(errs.ToAggregate())
 			}
-			out, _, err := runPipeline(p, raw)
+			out, _, err := transformtest.RunPipeline(p, raw)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -235,20 +238,20 @@ patches:
 			if err != nil {
 				t.Fatal(err)
 			}
-			assertObjects(t, got, want)
+			transformtest.AssertObjects(t, got, want)
 
 			// The same kustomization inline, through our Kustomization transformer.
 			inline := map[string]any{}
-			if err := json.Unmarshal(yamlJSON(t, kust), &inline); err != nil {
+			if err := json.Unmarshal(transformtest.YAMLJSON(t, kust), &inline); err != nil {
 				t.Fatal(err)
 			}
 			delete(inline, "resources")
 			inlineRaw, _ := json.Marshal(inline)
-			kp, errs := Compile([]Config{{Raw: inlineRaw}})
+			kp, errs := testKinds.Compile(plugin.Policy{}, []transform.Config{{Raw: inlineRaw}})
 			if len(errs) > 0 {
 				t.Fatal(errs.ToAggregate())
 			}
-			out, _, err = runPipeline(kp, raw)
+			out, _, err = transformtest.RunPipeline(kp, raw)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -256,7 +259,7 @@ patches:
 			if err != nil {
 				t.Fatal(err)
 			}
-			assertObjects(t, got, want)
+			transformtest.AssertObjects(t, got, want)
 		})
 	}
 }

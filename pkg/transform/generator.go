@@ -18,8 +18,6 @@ package transform
 
 import (
 	"encoding/json"
-	"maps"
-	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -32,23 +30,12 @@ import (
 // runs. A generator is a Transformer whose config comes from the Template's generators list;
 // what differs is only where it runs and how it is named in errors.
 
-// builtinGenerators maps the kind of an apiVersion: builtin generator to its factory.
-var builtinGenerators = map[string]Factory{}
-
-// registerGenerator is called from the init function of each built-in generator's file.
-func registerGenerator(kind string, factory Factory) {
-	if _, dup := builtinGenerators[kind]; dup {
-		panic("transform: generator registered twice: " + kind)
-	}
-	builtinGenerators[kind] = factory
-}
-
-// generatorFactoryFor returns the factory of a generator kind, or why there is none.
-func generatorFactoryFor(apiVersion, kind string) (Factory, string) {
+// generatorFactory returns the factory of a generator kind, or why there is none.
+func (r *Registry) generatorFactory(apiVersion, kind string) (Factory, string) {
 	if apiVersion != "" && apiVersion != BuiltinAPIVersion {
 		return nil, "a built-in generator has apiVersion " + BuiltinAPIVersion
 	}
-	if f, ok := builtinGenerators[kind]; ok {
+	if f, ok := r.generators[kind]; ok {
 		return f, ""
 	}
 	return nil, "unknown built-in generator kind"
@@ -56,11 +43,11 @@ func generatorFactoryFor(apiVersion, kind string) (Factory, string) {
 
 // generatorKindError reports an unusable generator apiVersion or kind; its caller has
 // already required a kind.
-func generatorKindError(path *field.Path, apiVersion, kind, why string) *field.Error {
+func (r *Registry) generatorKindError(path *field.Path, apiVersion, kind, why string) *field.Error {
 	if apiVersion != "" && apiVersion != BuiltinAPIVersion {
 		return field.Invalid(path.Child("apiVersion"), apiVersion, why)
 	}
-	return field.NotSupported(path.Child("kind"), kind, slices.Sorted(maps.Keys(builtinGenerators)))
+	return field.NotSupported(path.Child("kind"), kind, r.generatorKinds())
 }
 
 // GeneratorConfigs returns a Template's generator configs, apiVersion defaulted to builtin,
@@ -75,9 +62,9 @@ func GeneratorConfigs(raws []json.RawMessage) []Config {
 }
 
 // ValidateGenerators checks what can be known about a Template's generators when it is
-// created or updated, under the policy p; fields holding parameter references are checked
-// after substitution.
-func (p Plugins) ValidateGenerators(t *templates.Template) field.ErrorList {
+// created or updated, plugin configs under plugins (a namespace's policy); fields holding
+// parameter references are checked after substitution.
+func (r *Registry) ValidateGenerators(plugins Plugins, t *templates.Template) field.ErrorList {
 	var errs field.ErrorList
 	for i, raw := range t.Generators {
 		path := field.NewPath("generators").Index(i)
@@ -85,9 +72,9 @@ func (p Plugins) ValidateGenerators(t *templates.Template) field.ErrorList {
 			errs = append(errs, field.Invalid(path, string(raw.Raw), "a generator config must be an object: "+err.Error()))
 			continue
 		}
-		h, factory, ferrs := p.factory(raw.Raw, path, true)
+		h, factory, ferrs := r.factory(plugins, raw.Raw, path, true)
 		if factory == nil {
-			if !hasParamRef(h.APIVersion) && !hasParamRef(h.Kind) {
+			if !HasParamRef(h.APIVersion) && !HasParamRef(h.Kind) {
 				errs = append(errs, ferrs...)
 			}
 			continue

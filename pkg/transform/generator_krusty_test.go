@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package transform
+package transform_test
 
 import (
 	"encoding/base64"
@@ -25,6 +25,9 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"stencil.dev/stencil/pkg/jsonbytes"
+	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
+	"stencil.dev/stencil/pkg/transform/transformtest"
 )
 
 // TestGeneratorsEqualKrusty runs the same generators through krusty (kubectl kustomize's
@@ -135,7 +138,7 @@ patches:
 			} else {
 				objectsYAML += "\n---\n" + generatorReferrers
 			}
-			objects := yamlDocs(t, objectsYAML)
+			objects := transformtest.YAMLDocs(t, objectsYAML)
 			raw, err := jsonbytes.EncodeObjects(objects)
 			if err != nil {
 				t.Fatal(err)
@@ -161,20 +164,20 @@ patches:
 
 			var gens, trans []json.RawMessage
 			for _, g := range tc.generators {
-				gens = append(gens, yamlJSON(t, g))
+				gens = append(gens, transformtest.YAMLJSON(t, g))
 			}
 			for _, c := range tc.transformers {
-				trans = append(trans, yamlJSON(t, c))
+				trans = append(trans, transformtest.YAMLJSON(t, c))
 			}
-			configs := GeneratorConfigs(gens)
+			configs := transform.GeneratorConfigs(gens)
 			for _, c := range trans {
-				configs = append(configs, Config{Raw: c})
+				configs = append(configs, transform.Config{Raw: c})
 			}
-			p, errs := Compile(configs)
+			p, errs := testKinds.Compile(plugin.Policy{}, configs)
 			if len(errs) > 0 {
 				t.Fatal(errs.ToAggregate())
 			}
-			out, _, err := runPipeline(p, raw)
+			out, _, err := transformtest.RunPipeline(p, raw)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -182,7 +185,7 @@ patches:
 			if err != nil {
 				t.Fatal(err)
 			}
-			assertObjects(t, got, want)
+			transformtest.AssertObjects(t, got, want)
 		})
 	}
 }

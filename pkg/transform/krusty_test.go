@@ -14,32 +14,26 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package transform
+package transform_test
 
 import (
 	"testing"
 
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/kustomize"
 )
 
 // What the equivalence tests and the benchmarks share: krusty's side of a comparison, and the
 // objects most equivalence cases run over.
 
 // krustyObjects builds the kustomization at dir and converts the result.
-func krustyObjects(t testing.TB, fSys filesys.FileSystem, dir string) []Object {
+func krustyObjects(t testing.TB, fSys filesys.FileSystem, dir string) []transform.Object {
 	t.Helper()
-	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fSys, dir)
+	out, err := kustomize.Build(fSys, dir, krusty.MakeDefaultOptions())
 	if err != nil {
 		t.Fatalf("krusty: %v", err)
-	}
-	var out []Object
-	for _, r := range m.Resources() {
-		v, err := yamlToValue(r.YNode())
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, v.(map[string]any))
 	}
 	return out
 }

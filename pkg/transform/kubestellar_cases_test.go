@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package transform
+package transform_test
 
 import (
 	"os"
@@ -27,7 +27,7 @@ import (
 // TestKubeStellarCasesCovered keeps the promise that every case of the KubeStellar acceptance
 // table (testdata/kubestellar-cases.md, a copy of shared/testdata/kubestellar-cases.md) has a
 // table test: each case number must appear as "caseN" in a test name or comment of this
-// package or of its expand and remove packages, except the cases that only KubeStellar's
+// package or of the packages below it (builtin, expand, remove, ...), except the cases that only KubeStellar's
 // end-to-end setup can run.
 func TestKubeStellarCasesCovered(t *testing.T) {
 	notApplicable := map[string]string{
@@ -46,7 +46,7 @@ func TestKubeStellarCasesCovered(t *testing.T) {
 		t.Fatalf("found %d cases in the table; has its format changed?", len(cases))
 	}
 	var sources strings.Builder
-	for _, pattern := range []string{"*_test.go", "expand/*_test.go", "remove/*_test.go"} {
+	for _, pattern := range []string{"*_test.go", "*/*_test.go", "*/*/*_test.go"} {
 		files, _ := filepath.Glob(pattern)
 		for _, f := range files {
 			b, err := os.ReadFile(f)

@@ -46,8 +46,8 @@ func NestedValue(obj map[string]any, path ...string) any {
 	return cur
 }
 
-// ensureMap returns the map at path, creating missing or null maps on the way.
-func ensureMap(obj map[string]any, path ...string) (map[string]any, error) {
+// EnsureMap returns the map at path, creating missing or null maps on the way.
+func EnsureMap(obj map[string]any, path ...string) (map[string]any, error) {
 	cur := obj
 	for i, p := range path {
 		switch v := cur[p].(type) {
@@ -64,35 +64,36 @@ func ensureMap(obj map[string]any, path ...string) (map[string]any, error) {
 	return cur, nil
 }
 
-// gvk is an object's group, version and kind.
-type gvk struct {
-	group, version, kind string
+// GVK is an object's group, version and kind.
+type GVK struct {
+	// Group is empty for the core group.
+	Group, Version, Kind string
 }
 
-// objectGVK splits an object's apiVersion into group and version.
-func objectGVK(obj Object) gvk {
-	g, v := splitAPIVersion(NestedString(obj, "apiVersion"))
-	return gvk{group: g, version: v, kind: NestedString(obj, "kind")}
+// GVKOf splits an object's apiVersion into group and version.
+func GVKOf(obj Object) GVK {
+	g, v := SplitAPIVersion(NestedString(obj, "apiVersion"))
+	return GVK{Group: g, Version: v, Kind: NestedString(obj, "kind")}
 }
 
-// splitAPIVersion splits "apps/v1" into "apps" and "v1"; "v1" has the empty (core) group.
-func splitAPIVersion(apiVersion string) (group, version string) {
+// SplitAPIVersion splits "apps/v1" into "apps" and "v1"; "v1" has the empty (core) group.
+func SplitAPIVersion(apiVersion string) (group, version string) {
 	if i := strings.LastIndexByte(apiVersion, '/'); i >= 0 {
 		return apiVersion[:i], apiVersion[i+1:]
 	}
 	return "", apiVersion
 }
 
-// objectName returns metadata.name.
-func objectName(obj Object) string { return NestedString(obj, "metadata", "name") }
+// NameOf returns metadata.name.
+func NameOf(obj Object) string { return NestedString(obj, "metadata", "name") }
 
-// objectNamespace returns metadata.namespace.
-func objectNamespace(obj Object) string { return NestedString(obj, "metadata", "namespace") }
+// NamespaceOf returns metadata.namespace.
+func NamespaceOf(obj Object) string { return NestedString(obj, "metadata", "namespace") }
 
 // Describe names an object in messages as Kustomize does: "apps/v1 Deployment ns/name".
 func Describe(obj Object) string {
-	id := objectName(obj)
-	if ns := objectNamespace(obj); ns != "" {
+	id := NameOf(obj)
+	if ns := NamespaceOf(obj); ns != "" {
 		id = ns + "/" + id
 	}
 	return NestedString(obj, "apiVersion") + " " + NestedString(obj, "kind") + " " + id

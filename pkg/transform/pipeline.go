@@ -19,7 +19,6 @@ package transform
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -47,6 +46,8 @@ type Config struct {
 // may run concurrently and be cached as long as its configs do not change.
 type Pipeline struct {
 	steps []step
+	// hashNames is the Registry's pass that gives generated objects their name suffix.
+	hashNames func(ctx *Context, objects []Object) error
 }
 
 // accountsOutput names the built-ins that spend what they add from the budget as they go
@@ -85,8 +86,9 @@ func (e *Error) Error() string {
 // Unwrap returns Err, so that errors.Is and errors.As see through the transformer.
 func (e *Error) Unwrap() error { return e.Err }
 
-// configHeader is what Compile reads before choosing the factory.
-type configHeader struct {
+// Header is what Compile reads of a config before choosing the factory.
+type Header struct {
+	// APIVersion and Kind are the config's; Metadata.Name its name in the list.
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Metadata   struct {
@@ -96,42 +98,20 @@ type configHeader struct {
 	Provider json.RawMessage `json:"provider"`
 }
 
-// factoryFor returns the factory of a built-in transformer kind, or why there is none.
-func factoryFor(apiVersion, kind string) (Factory, string) {
-	switch apiVersion {
-	case "", BuiltinAPIVersion:
-		if f, ok := builtins[kind]; ok {
-			return f, ""
-		}
-		return nil, "unknown built-in transformer kind"
-	case KustomizationAPIVersion:
-		if kind == "Kustomization" {
-			return newKustomizationTransformer, ""
-		}
-		return nil, "only kind Kustomization is supported with apiVersion " + KustomizationAPIVersion
-	}
-	return nil, "a plugin's apiVersion must name an API group"
-}
-
 // Compile builds the pipeline of a consolidated, parameter-substituted transformer list (and
-// generator list, see GeneratorConfigs), reporting every problem at once. It runs no plugin:
-// a config that needs one is refused, as by the zero Plugins.
-func Compile(configs []Config) (*Pipeline, field.ErrorList) {
-	return Plugins{}.Compile(configs)
-}
-
-// Compile is Compile under the policy p: plugin configs whose provider p enables become steps,
-// the others are refused with a 422 naming their provider.
-func (p Plugins) Compile(configs []Config) (*Pipeline, field.ErrorList) {
+// generator list, see GeneratorConfigs) from the kinds of r, reporting every problem at once.
+// A config that a plugin runs is compiled by plugins (a namespace's policy); nil plugins
+// refuse every such config.
+func (r *Registry) Compile(plugins Plugins, configs []Config) (*Pipeline, field.ErrorList) {
 	var errs field.ErrorList
-	pipeline := &Pipeline{}
+	pipeline := &Pipeline{hashNames: r.hashNames}
 	names := map[string]bool{}
 	for i, c := range configs {
 		path := c.Path
 		if path == nil {
 			path = field.NewPath("transformers").Index(i)
 		}
-		h, factory, ferrs := p.factory(c.Raw, path, c.Generator)
+		h, factory, ferrs := r.factory(plugins, c.Raw, path, c.Generator)
 		if factory == nil {
 			errs = append(errs, ferrs...)
 			continue
@@ -161,37 +141,37 @@ func (p Plugins) Compile(configs []Config) (*Pipeline, field.ErrorList) {
 	return pipeline, nil
 }
 
-// factory reads a config's header and returns the factory that builds its step under p: a
-// built-in transformer or generator, the Kustomization, or a plugin; or every reason there
-// is none.
-func (p Plugins) factory(raw []byte, path *field.Path, generator bool) (configHeader, Factory, field.ErrorList) {
-	var h configHeader
+// factory reads a config's header and returns the factory that builds its step: a built-in
+// transformer or generator or the Kustomization of r, or a plugin of plugins; or every reason
+// there is none.
+func (r *Registry) factory(plugins Plugins, raw []byte, path *field.Path, generator bool) (Header, Factory, field.ErrorList) {
+	var h Header
 	if err := json.Unmarshal(raw, &h); err != nil {
 		return h, nil, field.ErrorList{field.Invalid(path, "", "malformed "+stepNoun(generator)+" config: "+err.Error())}
 	}
 	if h.Kind == "" {
 		return h, nil, field.ErrorList{field.Required(path.Child("kind"), "")}
 	}
-	if isPluginConfig(h) {
-		f, errs := p.pluginFactory(h, path, generator)
+	if IsPluginConfig(h) {
+		f, errs := pluginFactory(plugins, h, path, generator)
 		return h, f, errs
 	}
 	if generator {
-		f, why := generatorFactoryFor(h.APIVersion, h.Kind)
+		f, why := r.generatorFactory(h.APIVersion, h.Kind)
 		if f == nil {
-			return h, nil, field.ErrorList{generatorKindError(path, h.APIVersion, h.Kind, why)}
+			return h, nil, field.ErrorList{r.generatorKindError(path, h.APIVersion, h.Kind, why)}
 		}
 		return h, f, nil
 	}
-	f, why := factoryFor(h.APIVersion, h.Kind)
+	f, why := r.Factory(h.APIVersion, h.Kind)
 	if f == nil {
-		return h, nil, field.ErrorList{kindError(path, h.APIVersion, h.Kind, why)}
+		return h, nil, field.ErrorList{r.kindError(path, h.APIVersion, h.Kind, why)}
 	}
 	return h, f, nil
 }
 
 // kindError reports an unusable apiVersion or kind.
-func kindError(path *field.Path, apiVersion, kind, why string) *field.Error {
+func (r *Registry) kindError(path *field.Path, apiVersion, kind, why string) *field.Error {
 	if kind == "" {
 		return field.Required(path.Child("kind"), "")
 	}
@@ -201,9 +181,11 @@ func kindError(path *field.Path, apiVersion, kind, why string) *field.Error {
 	if apiVersion == KustomizationAPIVersion {
 		return field.Invalid(path.Child("kind"), kind, why)
 	}
-	kinds := builtinKinds()
-	slices.Sort(kinds)
-	return field.NotSupported(path.Child("kind"), kind, append(kinds, "Kustomization ("+KustomizationAPIVersion+")"))
+	kinds := r.transformerKinds()
+	if r.kustomization != nil {
+		kinds = append(kinds, "Kustomization ("+KustomizationAPIVersion+")")
+	}
+	return field.NotSupported(path.Child("kind"), kind, kinds)
 }
 
 // Transform runs every transformer in order over decoded objects. The engine uses it to run
@@ -244,7 +226,10 @@ func (p *Pipeline) Transform(ctx *Context, objects []Object) ([]Object, error) {
 		}
 		objects = out
 	}
-	if err := ctx.appendHashes(objects); err != nil {
+	if p.hashNames == nil {
+		return objects, nil
+	}
+	if err := p.hashNames(ctx, objects); err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
 		}
@@ -254,7 +239,7 @@ func (p *Pipeline) Transform(ctx *Context, objects []Object) ([]Object, error) {
 }
 
 // generatedName is the name a generator config gives its object, for messages.
-func generatedName(raw []byte, h configHeader) string {
+func generatedName(raw []byte, h Header) string {
 	var c struct {
 		Name string `json:"name"`
 	}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package transform
+package transform_test
 
 import (
 	"encoding/json"
@@ -23,19 +23,21 @@ import (
 	"sync"
 	"testing"
 
+	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
 	"stencil.dev/stencil/pkg/transform/transformtest"
 )
 
 // compileYAML consolidates YAML configs of one template and compiles them.
-func compileYAML(t *testing.T, configs ...string) *Pipeline {
+func compileYAML(t *testing.T, configs ...string) *transform.Pipeline {
 	t.Helper()
 	tm := tmpl("t")
 	tm.Transformers = raws(t, configs...)
-	list, errs := Consolidate(tm, store())
+	list, errs := transform.Consolidate(tm, store())
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}
-	p, errs := Compile(list)
+	p, errs := testKinds.Compile(plugin.Policy{}, list)
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}
@@ -49,7 +51,7 @@ func TestPipelineRun(t *testing.T) {
 		"{kind: PatchTransformer, target: {kind: Deployment, name: web}, patch: {spec: {replicas: 2}}}",
 		"{kind: PatchTransformer, metadata: {name: nothing}, target: {kind: Nope}, patch: {spec: {}}}")
 	in := []json.RawMessage{json.RawMessage(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":1}}`)}
-	out, warnings, err := runPipeline(p, in)
+	out, warnings, err := transformtest.RunPipeline(p, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,18 +65,18 @@ func TestPipelineRun(t *testing.T) {
 
 func TestPipelineErrors(t *testing.T) {
 	p := compileYAML(t, "{kind: PatchTransformer, target: {kind: Service}, patch: [{op: remove, path: /spec/missing}]}")
-	_, _, err := runPipeline(p, []json.RawMessage{json.RawMessage(`{"apiVersion":"v1","kind":"Service","metadata":{"name":"s"},"spec":{}}`)})
-	var terr *Error
+	_, _, err := transformtest.RunPipeline(p, []json.RawMessage{json.RawMessage(`{"apiVersion":"v1","kind":"Service","metadata":{"name":"s"},"spec":{}}`)})
+	var terr *transform.Error
 	if !errors.As(err, &terr) || terr.Name != "patch-transformer" || terr.Kind != "PatchTransformer" {
 		t.Errorf("want a transform.Error, got %#v", err)
 	}
-	if _, _, err := runPipeline(p, []json.RawMessage{json.RawMessage(`[]`)}); err == nil {
+	if _, _, err := transformtest.RunPipeline(p, []json.RawMessage{json.RawMessage(`[]`)}); err == nil {
 		t.Error("want an error for a non-object")
 	}
 
-	_, errs := Compile([]Config{
-		{Raw: yamlJSON(t, "{kind: LabelTransformer, labels: {'bad key!': x}}")},
-		{Raw: yamlJSON(t, "{kind: LabelTransformer}")},
+	_, errs := testKinds.Compile(plugin.Policy{}, []transform.Config{
+		{Raw: transformtest.YAMLJSON(t, "{kind: LabelTransformer, labels: {'bad key!': x}}")},
+		{Raw: transformtest.YAMLJSON(t, "{kind: LabelTransformer}")},
 		{Raw: []byte("nope")},
 	})
 	got := errs.ToAggregate().Error()
@@ -86,12 +88,12 @@ func TestPipelineErrors(t *testing.T) {
 }
 
 func TestPipelineEmpty(t *testing.T) {
-	p, errs := Compile(nil)
+	p, errs := testKinds.Compile(plugin.Policy{}, nil)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	in := []Object{{"b": json.Number("1"), "a": json.Number("2")}}
-	ctx := &Context{}
+	in := []transform.Object{{"b": json.Number("1"), "a": json.Number("2")}}
+	ctx := &transform.Context{}
 	out, err := p.Transform(ctx, in)
 	if err != nil || len(out) != 1 || len(out[0]) != 2 || out[0]["b"] != json.Number("1") || len(ctx.Warnings()) > 0 {
 		t.Errorf("an empty pipeline must return its input: %v %v %v", out, err, ctx.Warnings())
@@ -108,7 +110,7 @@ func TestPipelineConcurrent(t *testing.T) {
 		"{kind: PatchTransformer, target: {kind: Deployment}, patch: {spec: {template: {spec: {containers: [{name: side, image: s}]}}}}}",
 		"{kind: NamespaceTransformer, metadata: {namespace: ns}}")
 	in := transformtest.Pairs(5)
-	want, _, err := runPipeline(p, in)
+	want, _, err := transformtest.RunPipeline(p, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +119,7 @@ func TestPipelineConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out, _, err := runPipeline(p, in)
+			out, _, err := transformtest.RunPipeline(p, in)
 			if err != nil {
 				t.Error(err)
 				return

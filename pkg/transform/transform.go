@@ -14,28 +14,37 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package transform runs the ordered pipeline of transformers over processed objects. It is a
-// pure library: it imports nothing from the server.
+// Package transform is the core of the transformer pipeline: the Transformer interface and the
+// Context a step runs in (warnings, cancellation, the output budget, the objects' original
+// names), the Registry of kinds, config decoding, composition (transformersFrom, overrides,
+// order), the processing limits, and the Pipeline that runs the steps in order. It is a pure
+// library: it imports nothing from the server, and none of the packages of steps, which sit
+// above it and register into a Registry:
+//
+//   - filters: field specs, selectors, name references, patch documents, shared by the steps;
+//   - builtin, generator, kustomize: the built-in transformers, the built-in generators and
+//     the inline Kustomization, each with a Register function;
+//   - plugin/starlark and plugin/exec: the plugin runtimes (exec is the only user of
+//     pkg/sandbox), and plugin, the namespace's policy that picks between them (it implements
+//     Plugins);
+//   - expand and remove: template expansion (which runs after the pipeline) and the removal
+//     paths of CustomTransforms, which the RemoveTransformer built-in shares.
 //
 // Objects are decoded once for the whole pipeline (numbers as json.Number, so integers keep
 // their precision), every transformer edits that tree, and the result is encoded once. A
 // template without transformers never reaches this package.
 //
-// Processing (pkg/render) uses it in four steps:
+// Processing (pkg/render, which builds the one Registry of the binary) uses it in four steps:
 //
 //	configs, errs := transform.Consolidate(tmpl, getter) // imports, overrides, order
 //	// substitute parameters into each configs[i].Raw
-//	pipeline, errs := transform.Compile(configs)          // 422 errors with field paths
-//	objects, err := jsonbytes.DecodeObjects(raws)         // once, for every later step
-//	ctx := transform.NewContext(request, maxBytes)        // warnings, cancellation, budget
-//	objects, err = pipeline.Transform(ctx, objects)       // err is a *transform.Error
+//	pipeline, errs := reg.Compile(policy, configs)      // 422 errors with field paths
+//	objects, err := jsonbytes.DecodeObjects(raws)       // once, for every later step
+//	ctx := transform.NewContext(request, maxBytes)      // warnings, cancellation, budget
+//	objects, err = pipeline.Transform(ctx, objects)     // err is a *transform.Error
 //
-// ValidateTransformers checks a Template's own transformers at create and update, and
-// RenderYAML shows a consolidated list.
-//
-// Two steps that are not list transformers have their own packages: remove (CustomTransform
-// removal rules, and the JSONPath the RemoveTransformer built-in shares with them) and expand
-// (template expansion, which runs last). Objects are decoded and encoded by pkg/jsonbytes.
+// Registry.ValidateTransformers checks a Template's own transformers at create and update, and
+// RenderYAML shows a consolidated list. Objects are decoded and encoded by pkg/jsonbytes.
 package transform
 
 import (
@@ -84,13 +93,13 @@ type origin struct {
 	name, namespace string
 }
 
-// objectKey identifies an object by its map, which transformers edit in place.
-func objectKey(obj Object) unsafe.Pointer { return reflect.ValueOf(obj).UnsafePointer() }
+// ObjectKey identifies an object by its map, which transformers edit in place.
+func ObjectKey(obj Object) unsafe.Pointer { return reflect.ValueOf(obj).UnsafePointer() }
 
 // RecordOrigin remembers obj's current name and namespace as its original identity, unless one
 // is already recorded. Transformers call it before they rename or move an object.
 func (c *Context) RecordOrigin(obj Object) {
-	key := objectKey(obj)
+	key := ObjectKey(obj)
 	if _, ok := c.origins[key]; ok {
 		return
 	}
@@ -102,7 +111,7 @@ func (c *Context) RecordOrigin(obj Object) {
 
 // OriginalName returns the name and namespace obj had when the pipeline started.
 func (c *Context) OriginalName(obj Object) (name, namespace string) {
-	if o, ok := c.origins[objectKey(obj)]; ok {
+	if o, ok := c.origins[ObjectKey(obj)]; ok {
 		return o.name, o.namespace
 	}
 	return NestedString(obj, "metadata", "name"), NestedString(obj, "metadata", "namespace")
@@ -127,27 +136,28 @@ func (c *Context) SetEncodedSize(n int) *Context {
 	return c
 }
 
-// errOutputTooLarge is wrapped by the error of a transformer whose objects pass the budget.
-var errOutputTooLarge = errors.New("output too large")
+// ErrOutputTooLarge is wrapped by the error of a transformer whose objects pass the budget.
+var ErrOutputTooLarge = errors.New("output too large")
 
-func (c *Context) tooLarge() error {
-	return fmt.Errorf("%w: the objects would pass the limit of %d bytes of JSON for one request", errOutputTooLarge, c.maxBytes)
+// TooLarge is the error of objects passing the budget, for a step to return.
+func (c *Context) TooLarge() error {
+	return fmt.Errorf("%w: the objects would pass the limit of %d bytes of JSON for one request", ErrOutputTooLarge, c.maxBytes)
 }
 
-// fits reports whether the objects may grow by n more bytes.
-func (c *Context) fits(n int) bool { return c.maxBytes == 0 || c.size+n <= c.maxBytes }
+// Fits reports whether the objects may grow by n more bytes.
+func (c *Context) Fits(n int) bool { return c.maxBytes == 0 || c.size+n <= c.maxBytes }
 
-// spend records that the running step added n bytes (negative when it removed some) and says
+// Spend records that the running step added n bytes (negative when it removed some) and says
 // whether the step may go on: the request's error once it is done, errOutputTooLarge once the
 // objects pass the budget. Steps that add to every object call it once per object or per
 // patch application, so that work stops in the middle of a long step, not only after it.
-func (c *Context) spend(n int) error {
+func (c *Context) Spend(n int) error {
 	if err := c.Err(); err != nil {
 		return err
 	}
 	c.size += n
-	if !c.fits(0) {
-		return c.tooLarge()
+	if !c.Fits(0) {
+		return c.TooLarge()
 	}
 	return nil
 }
@@ -161,12 +171,22 @@ func (c *Context) measure(objects []Object) error {
 			limit = max(c.maxBytes-c.size, 1)
 		}
 		c.size += jsonbytes.EncodedSize(obj, limit)
-		if !c.fits(0) {
-			return c.tooLarge()
+		if !c.Fits(0) {
+			return c.TooLarge()
 		}
 	}
 	return nil
 }
+
+// Request is the context of the request being processed, or nil for none.
+func (c *Context) Request() context.Context { return c.request }
+
+// MaxBytes bounds the objects' size as JSON (NewContext); zero means no bound.
+func (c *Context) MaxBytes() int { return c.maxBytes }
+
+// Limits are the processing limits the transformers run under (SetLimits); zero fields mean
+// the defaults.
+func (c *Context) Limits() Limits { return c.limits }
 
 // Err is the request's error once it is done (cancelled or past its deadline), else nil.
 func (c *Context) Err() error {
@@ -201,23 +221,3 @@ type Transformer interface {
 // Factory builds a transformer from its config object (JSON, parameters already substituted),
 // reporting every problem of the config with paths under fldPath.
 type Factory func(config []byte, fldPath *field.Path) (Transformer, field.ErrorList)
-
-// builtins maps the kind of an apiVersion: builtin transformer to its factory.
-var builtins = map[string]Factory{}
-
-// registerBuiltin is called from the init function of each built-in's file.
-func registerBuiltin(kind string, factory Factory) {
-	if _, dup := builtins[kind]; dup {
-		panic("transform: built-in registered twice: " + kind)
-	}
-	builtins[kind] = factory
-}
-
-// builtinKinds lists the kinds of the built-in transformers.
-func builtinKinds() []string {
-	kinds := make([]string, 0, len(builtins))
-	for k := range builtins {
-		kinds = append(kinds, k)
-	}
-	return kinds
-}

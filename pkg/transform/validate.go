@@ -32,8 +32,9 @@ import (
 // after substitution, by Compile. Imports are resolved at processing time, since the imported
 // Templates may change independently.
 //
-// A plugin config is checked under p: a provider p does not enable is a 422 naming it.
-func (p Plugins) ValidateTransformers(t *templates.Template) field.ErrorList {
+// A plugin config is checked under plugins (a namespace's policy): a provider it does not
+// enable is a 422 naming it.
+func (r *Registry) ValidateTransformers(plugins Plugins, t *templates.Template) field.ErrorList {
 	var errs field.ErrorList
 	names := map[string]bool{}
 	basePath := field.NewPath("transformers")
@@ -44,16 +45,16 @@ func (p Plugins) ValidateTransformers(t *templates.Template) field.ErrorList {
 			errs = append(errs, err)
 			continue
 		}
-		if !hasParamRef(c.Name) {
+		if !HasParamRef(c.Name) {
 			errs = append(errs, validateName(c.Name, path.Child("metadata", "name"))...)
 		}
 		if names[c.Name] {
 			errs = append(errs, field.Duplicate(path.Child("metadata", "name"), c.Name))
 		}
 		names[c.Name] = true
-		h, factory, ferrs := p.factory(c.Raw, path, false)
+		h, factory, ferrs := r.factory(plugins, c.Raw, path, false)
 		if factory == nil {
-			if !hasParamRef(h.APIVersion) && !hasParamRef(h.Kind) {
+			if !HasParamRef(h.APIVersion) && !HasParamRef(h.Kind) {
 				errs = append(errs, ferrs...)
 			}
 			continue
@@ -74,8 +75,8 @@ func (p Plugins) ValidateTransformers(t *templates.Template) field.ErrorList {
 			continue
 		}
 		// An override of a plugin's config is checked with the config it patches.
-		if f, why := factoryFor(h.APIVersion, h.Kind); f == nil && !isPluginConfig(h) {
-			errs = append(errs, kindError(path, h.APIVersion, h.Kind, why))
+		if f, why := r.Factory(h.APIVersion, h.Kind); f == nil && !IsPluginConfig(h) {
+			errs = append(errs, r.kindError(path, h.APIVersion, h.Kind, why))
 		}
 	}
 	for i, imp := range t.TransformersFrom {
@@ -110,7 +111,7 @@ func validateOrder(t *templates.Template, names map[string]bool) field.ErrorList
 			errs = append(errs, field.Required(p, ""))
 		case seen[ref.Name]:
 			errs = append(errs, field.Duplicate(p, ref.Name))
-		case len(t.TransformersFrom) == 0 && !names[ref.Name] && !hasParamRef(ref.Name):
+		case len(t.TransformersFrom) == 0 && !names[ref.Name] && !HasParamRef(ref.Name):
 			errs = append(errs, field.NotFound(p, ref.Name))
 		}
 		seen[ref.Name] = true

@@ -14,13 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package transform
+package transform_test
 
 import (
 	"strings"
 	"testing"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/transform/plugin"
 )
 
 func TestValidateTransformers(t *testing.T) {
@@ -79,7 +80,7 @@ func TestValidateTransformers(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.t.Name = "me"
-			errs := Plugins{}.ValidateTransformers(tc.t)
+			errs := testKinds.ValidateTransformers(plugin.Policy{}, tc.t)
 			var got []string
 			for _, e := range errs {
 				got = append(got, e.Field)

@@ -52,12 +52,20 @@ const actionTimeout = time.Minute
 type actions struct {
 	dynamic dynamic.Interface
 	mapper  *restmapper.DeferredDiscoveryRESTMapper
+	// discovery is the mapper's cached discovery, also asked what the cluster serves at all.
+	discovery discovery.CachedDiscoveryInterface
 	// answers are the processing answers the pages may apply.
 	answers *answers
 }
 
 func newActions(config *rest.Config, answers *answers) (*actions, error) {
-	dc, err := discovery.NewDiscoveryClientForConfig(config)
+	// Discovery is asked for every page load's configuration: a cluster that does not answer
+	// must not hold the page for ever.
+	discoveryConfig := rest.CopyConfig(config)
+	if discoveryConfig.Timeout == 0 {
+		discoveryConfig.Timeout = actionTimeout
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(discoveryConfig)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +73,8 @@ func newActions(config *rest.Config, answers *answers) (*actions, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &actions{dynamic: client, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)), answers: answers}, nil
+	cached := memory.NewMemCacheClient(dc)
+	return &actions{dynamic: client, mapper: restmapper.NewDeferredDiscoveryRESTMapper(cached), discovery: cached, answers: answers}, nil
 }
 
 // applyRequest is the body of POST /ui/api/apply: the id of a processing answer this

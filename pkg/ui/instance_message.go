@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/base64"
 	"net/http"
+	"regexp"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -55,6 +56,29 @@ type instanceMessage struct {
 	Message   string           `json:"message"`
 	Generated []GeneratedValue `json:"generated"`
 	Pending   []string         `json:"pending"`
+	// Secrets are the values of the secret parameters the message was rendered with (given,
+	// defaults and generated): the page masks each of them until the user asks to see it.
+	Secrets []GeneratedValue `json:"secrets"`
+}
+
+// secretLike names parameters that hold credentials in templates without the secret flag
+// (OpenShift's have none). The pages' form masks the same names (schema.js SECRET_LIKE).
+var secretLike = regexp.MustCompile(`(?i)(PASSWORD|PASSWD|SECRET|TOKEN|PRIVATE_KEY|API_KEY)`)
+
+// secretValues are the non-empty values of the secret parameters of a processing answer.
+func secretValues(list *unstructured.Unstructured) []GeneratedValue {
+	out := []GeneratedValue{}
+	params, _, _ := unstructured.NestedSlice(list.Object, "parameters")
+	for _, p := range params {
+		param, _ := p.(map[string]any)
+		name, _ := param["name"].(string)
+		value, _ := param["value"].(string)
+		flagged, _ := param["secret"].(bool)
+		if value != "" && (flagged || secretLike.MatchString(name)) {
+			out = append(out, GeneratedValue{Name: name, Value: value})
+		}
+	}
+	return out
 }
 
 // serveInstanceMessage answers the message of an instance as its controller renders it: the
@@ -96,7 +120,7 @@ func (a *actions) instanceMessage(ctx context.Context, namespace, name string) (
 	if err != nil {
 		return nil, err
 	}
-	answer := &instanceMessage{Generated: []GeneratedValue{}, Pending: []string{}}
+	answer := &instanceMessage{Generated: []GeneratedValue{}, Pending: []string{}, Secrets: []GeneratedValue{}}
 	params, _, _ := unstructured.NestedSlice(template.Object, "parameters")
 	for _, p := range params {
 		param, _ := p.(map[string]any)
@@ -122,6 +146,7 @@ func (a *actions) instanceMessage(ctx context.Context, namespace, name string) (
 		return nil, err
 	}
 	answer.Message, _, _ = unstructured.NestedString(list.Object, "message")
+	answer.Secrets = secretValues(list)
 	return answer, nil
 }
 

@@ -44,7 +44,9 @@ const name = `[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?`
 // group is the path prefix of Stencil's own API.
 const group = `/apis/templates\.stencil\.dev/v1alpha1`
 
-// routes are every API path the pages use; the proxy refuses the rest. Everything else a
+// routes are every API path the pages use; the proxy refuses the rest. Namespaces are listed
+// by the catalog server itself (/ui/api/namespaces), which first asks discovery whether the
+// cluster serves them. Everything else a
 // user's credentials could do (Secrets, exec, other groups) stays out of the browser's reach.
 // They are compiled on first use: the bounded repetitions in name expand to megabytes of
 // program, which every other stencil command would otherwise pay for at start-up.
@@ -56,7 +58,6 @@ var routes = sync.OnceValue(func() []route {
 		{[]string{http.MethodPost}, regexp.MustCompile(`^` + group + `/namespaces/` + name + `/templates/` + name + `/processed$`)},
 		{[]string{http.MethodGet, http.MethodPost}, regexp.MustCompile(`^` + group + `/namespaces/` + name + `/templateinstances$`)},
 		{[]string{http.MethodGet, http.MethodDelete}, regexp.MustCompile(`^` + group + `/namespaces/` + name + `/templateinstances/` + name + `$`)},
-		{[]string{http.MethodGet}, regexp.MustCompile(`^/api/v1/namespaces$`)},
 	}
 })
 

@@ -55,6 +55,7 @@ type Server struct {
 	server   *http.Server
 	token    string
 	hosts    map[string]bool
+	actions  *actions
 }
 
 // NewServer listens on 127.0.0.1:port (0 picks a free port) and prepares the handlers.
@@ -90,9 +91,11 @@ func NewServer(options Options, port int) (*Server, error) {
 		listener.Close()
 		return nil, err
 	}
+	s.actions = actions
 	api := http.NewServeMux()
 	api.Handle("/k8s/", http.StripPrefix("/k8s", proxy))
 	api.HandleFunc("GET /ui/api/config", s.serveConfig)
+	api.HandleFunc("GET /ui/api/namespaces", actions.serveNamespaces)
 	api.HandleFunc("POST /ui/api/apply", actions.serveApply)
 	api.HandleFunc("POST /ui/api/status", actions.serveStatus)
 	api.HandleFunc("POST /ui/api/instance-message", actions.serveInstanceMessage)
@@ -176,13 +179,19 @@ type config struct {
 	CatalogNamespaces []string `json:"catalogNamespaces"`
 	// Server is the API server's address, shown so the user knows which cluster this is.
 	Server string `json:"server"`
+	// CoreAPI says whether the server serves the core API (namespaces, the kinds templates
+	// create): a local-mode Stencil server does not, and objects applied there fail. When
+	// discovery does not answer it is assumed, so that no false warning shows.
+	CoreAPI bool `json:"coreAPI"`
 }
 
 func (s *Server) serveConfig(w http.ResponseWriter, _ *http.Request) {
+	core, err := s.actions.servesCore("namespaces")
 	writeJSON(w, http.StatusOK, config{
 		Namespace:         s.options.Namespace,
 		CatalogNamespaces: s.options.CatalogNamespaces,
 		Server:            s.options.RESTConfig.Host,
+		CoreAPI:           core || err != nil,
 	})
 }
 

@@ -41,8 +41,8 @@ func TestAllowed(t *testing.T) {
 		{"POST", g + "/namespaces/demo/templateinstances", true},
 		{"GET", g + "/namespaces/demo/templateinstances/shop", true},
 		{"DELETE", g + "/namespaces/demo/templateinstances/shop", true},
-		{"GET", "/api/v1/namespaces", true},
 
+		{"GET", "/api/v1/namespaces", false},
 		{"DELETE", g + "/namespaces/demo/templates/mysql", false},
 		{"PUT", g + "/namespaces/demo/templates/mysql", false},
 		{"POST", g + "/namespaces/demo/templates", false},

@@ -30,6 +30,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
@@ -58,11 +59,32 @@ func quietErrorf(format string, args ...any) {
 
 // Tab is one headless Chromium tab; JavaScript exceptions and console errors fail the test.
 type Tab struct {
-	ctx    context.Context
-	t      *testing.T
-	dir    string
-	mu     sync.Mutex
-	errors []string
+	ctx      context.Context
+	t        *testing.T
+	dir      string
+	mu       sync.Mutex
+	errors   []string
+	requests []*Request
+	byID     map[network.RequestID]*Request
+}
+
+// Request is one request the page sent, and the HTTP status it was answered with (0 while it
+// is not answered).
+type Request struct {
+	Method string
+	URL    string
+	Status int64
+}
+
+// Requests are the requests the page sent so far, in order, as the browser saw them.
+func (b *Tab) Requests() []Request {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]Request, len(b.requests))
+	for i, r := range b.requests {
+		out[i] = *r
+	}
+	return out
 }
 
 // New opens a tab of a browser of its own, writing screenshots into dir; it closes when the
@@ -73,11 +95,19 @@ func New(t *testing.T, dir string) *Tab {
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(allocCtx, chromedp.WithErrorf(quietErrorf))
 	ctx, cancelTime := context.WithTimeout(ctx, 2*time.Minute)
-	b := &Tab{ctx: ctx, t: t, dir: dir}
+	b := &Tab{ctx: ctx, t: t, dir: dir, byID: map[network.RequestID]*Request{}}
 	chromedp.ListenTarget(ctx, func(ev any) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		switch ev := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			r := &Request{Method: ev.Request.Method, URL: ev.Request.URL}
+			b.requests = append(b.requests, r)
+			b.byID[ev.RequestID] = r
+		case *network.EventResponseReceived:
+			if r := b.byID[ev.RequestID]; r != nil {
+				r.Status = ev.Response.Status
+			}
 		case *runtime.EventExceptionThrown:
 			b.errors = append(b.errors, "exception: "+ev.ExceptionDetails.Error())
 		case *runtime.EventConsoleAPICalled:

@@ -19,8 +19,10 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -72,6 +74,7 @@ func TestCatalogUICreates(t *testing.T) {
 	tab.Run("naming it", browser.Clear(`#param-NAME`), chromedp.SendKeys(`#param-NAME`, "cache-ui"),
 		browser.Clear(`#instance-name`), chromedp.SendKeys(`#instance-name`, "cache-ui"),
 		browser.WaitFor(`document.querySelector('#preview-yaml').textContent.includes('name: cache-ui')`))
+	checkClusterTemplatePage(t, tab)
 	tab.Run("creating", chromedp.Click(`#create`),
 		browser.WaitFor(`(document.querySelector('#instance-title') || {}).textContent === 'cache-ui'`))
 	spec := mustKubectl(t, "admin", "", "get", "templateinstance", "cache-ui", "-n", ns,
@@ -242,4 +245,51 @@ func startCatalog(t *testing.T, user, ns string) string {
 		t.Fatalf("no URL in %q", line)
 	}
 	return url
+}
+
+// checkClusterTemplatePage checks the template page of a real cluster: the server's dry run of an
+// instance says objects will be created, so no notice says otherwise; ui-user may not list
+// namespaces, which the page learns without a refused request and offers a text field for; the
+// generated password of the preview is masked until Show.
+func checkClusterTemplatePage(t *testing.T, tab *browser.Tab) {
+	t.Helper()
+	tab.Run("waiting for the dry run of an instance", chromedp.ActionFunc(func(context.Context) error {
+		for range 200 {
+			for _, r := range tab.Requests() {
+				if strings.Contains(r.URL, "/templateinstances?dryRun=All") && r.Status != 0 {
+					return nil
+				}
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		return fmt.Errorf("the page made no dry run of an instance")
+	}))
+	var hidden bool
+	tab.Eval(`document.querySelector('#create-notice').hidden`, &hidden)
+	if !hidden {
+		t.Errorf("a cluster that creates objects gets the notice %q", tab.Text("#create-notice"))
+	}
+	for _, r := range tab.Requests() {
+		if strings.Contains(r.URL, "/api/v1/namespaces") || r.Status == 403 || r.Status == 404 {
+			t.Errorf("the page's request %s %s was answered %d", r.Method, r.URL, r.Status)
+		}
+	}
+	if got := tab.Text("#namespace-help"); got != "Where the objects are created: type a namespace." {
+		t.Errorf("ui-user, who may not list namespaces, gets the help %q", got)
+	}
+	tab.Run("opening the YAML", chromedp.Click(`.yaml-box summary`))
+	masked := tab.Text("#preview-yaml")
+	if !strings.Contains(masked, `password: "••••••••"`) {
+		t.Errorf("the generated password is not masked in the YAML:\n%s", masked)
+	}
+	tab.Run("showing the secrets", chromedp.Click(`#preview-show-secrets`))
+	password := regexp.MustCompile(`password: "?([A-Za-z0-9]{16})"?\n`).FindStringSubmatch(tab.Text("#preview-yaml"))
+	if password == nil {
+		t.Fatalf("Show gives no password:\n%s", tab.Text("#preview-yaml"))
+	}
+	if strings.Contains(masked, password[1]) {
+		t.Errorf("the masked YAML held the password %s", password[1])
+	}
+	tab.Screenshot("e2e-00-preview-secrets-shown")
+	tab.Run("hiding them", chromedp.Click(`#preview-show-secrets`), chromedp.Click(`.yaml-box summary`))
 }

@@ -93,10 +93,12 @@ func TestTemplateInstanceLocal(t *testing.T) {
 	for _, c := range table.ColumnDefinitions {
 		names = append(names, c.Name)
 	}
-	if got := strings.Join(names, " "); got != "Name Template Ready Objects Age" {
+	// Revision and Policy are -o wide's (priority 1).
+	if got := strings.Join(names, " "); got != "Name Template Ready Objects Age Revision Policy" {
 		t.Fatalf("columns: %s", got)
 	}
-	if cells := table.Rows[0].Cells; cells[0] != "shop" || cells[1] != "redis" || cells[2] != "NoCluster" || cells[3] != "0/0" {
+	if cells := table.Rows[0].Cells; cells[0] != "shop" || cells[1] != "redis" || cells[2] != "NoCluster" || cells[3] != "0/0" ||
+		cells[5] != "-" || cells[6] != "Automatic" {
 		t.Fatalf("cells: %#v", cells)
 	}
 }

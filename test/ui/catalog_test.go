@@ -40,11 +40,13 @@ type openShiftParameter struct {
 	Description string `json:"description"`
 	Generate    string `json:"generate"`
 	Required    bool   `json:"required"`
+	Value       string `json:"value"`
 }
 
+// parametersOf reads the parameters of an OpenShift template file.
 func parametersOf(t *testing.T, file string) []openShiftParameter {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "pkg", "process", "testdata", file))
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +90,7 @@ func TestCatalogToResult(t *testing.T) {
 
 	b.Run("opening mysql-persistent", chromedp.Click(`#cards .card-link`), chromedp.WaitVisible(`#template-form`),
 		browser.WaitFor(`document.querySelector('#preview-status').textContent.startsWith('Up to date')`))
-	for _, p := range parametersOf(t, "mysql-persistent.json") {
+	for _, p := range parametersOf(t, filepath.Join("..", "..", "pkg", "process", "testdata", "mysql-persistent.json")) {
 		label := b.Text(fmt.Sprintf(`label[for="param-%s"]`, p.Name))
 		if !strings.HasPrefix(label, p.DisplayName) {
 			t.Errorf("%s: label %q, want %q", p.Name, label, p.DisplayName)

@@ -155,28 +155,46 @@ func storeTemplates(cs clientset.Interface) error {
 	ctx := context.Background()
 	for _, name := range sharedTemplates {
 		// The shared OpenShift templates, as the engine's tests keep them in the repository.
-		data, err := os.ReadFile(filepath.Join("..", "..", "pkg", "process", "testdata", name))
-		if err != nil {
+		if err := storeOpenShift(cs, filepath.Join("..", "..", "pkg", "process", "testdata", name), namespace, "", nil); err != nil {
 			return err
-		}
-		tpl, _, err := process.DecodeTemplate(data)
-		if err != nil {
-			return fmt.Errorf("%s: %v", name, err)
-		}
-		tpl.OpenShift = false
-		var versioned templatesv1.Template
-		if err := templatesv1.Convert_templates_Template_To_v1alpha1_Template(tpl, &versioned, nil); err != nil {
-			return err
-		}
-		versioned.ObjectMeta = metav1.ObjectMeta{Name: tpl.Name, Annotations: tpl.Annotations}
-		if _, err := cs.TemplatesV1alpha1().Templates(namespace).Create(ctx, &versioned, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("storing %s: %v", name, err)
 		}
 	}
 	for _, tpl := range []*templatesv1.Template{typedTemplate(), hiddenTemplate()} {
 		if _, err := cs.TemplatesV1alpha1().Templates(tpl.Namespace).Create(ctx, tpl, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("storing %s: %v", tpl.Name, err)
 		}
+	}
+	return storeLabTemplates(cs)
+}
+
+// storeOpenShift stores the OpenShift template of a file in Stencil's group, in namespace, under
+// name (its own when empty), with more annotations.
+func storeOpenShift(cs clientset.Interface, file, namespace, name string, annotations map[string]string) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	tpl, _, err := process.DecodeTemplate(data)
+	if err != nil {
+		return fmt.Errorf("%s: %v", file, err)
+	}
+	tpl.OpenShift = false
+	var versioned templatesv1.Template
+	if err := templatesv1.Convert_templates_Template_To_v1alpha1_Template(tpl, &versioned, nil); err != nil {
+		return err
+	}
+	if name == "" {
+		name = tpl.Name
+	}
+	all := map[string]string{}
+	for _, m := range []map[string]string{tpl.Annotations, annotations} {
+		for k, v := range m {
+			all[k] = v
+		}
+	}
+	versioned.ObjectMeta = metav1.ObjectMeta{Name: name, Annotations: all}
+	if _, err := cs.TemplatesV1alpha1().Templates(namespace).Create(context.Background(), &versioned, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("storing %s: %v", file, err)
 	}
 	return nil
 }

@@ -49,6 +49,8 @@ type TemplateInstanceSpec struct {
 	Labels map[string]string
 	// Properties are the values of template expansion.
 	Properties map[string]string
+	// UpdatePolicy says whether the instance follows the Template's new revisions.
+	UpdatePolicy UpdatePolicy
 	// Requester is the user who last changed the spec; the server sets it.
 	Requester *TemplateInstanceRequester
 }
@@ -57,6 +59,8 @@ type TemplateInstanceSpec struct {
 type TemplateReference struct {
 	// Name of the Template.
 	Name string
+	// Revision pins a revision of the Template; 0 follows UpdatePolicy.
+	Revision int64
 }
 
 // ParametersSource is where further parameter values come from.
@@ -87,6 +91,8 @@ type TemplateInstanceStatus struct {
 	Conditions []metav1.Condition
 	// TemplateResourceVersion is the resourceVersion of the stored Template last rendered.
 	TemplateResourceVersion string
+	// TemplateRevision is the revision of the stored Template last applied.
+	TemplateRevision *AppliedRevision
 	// Objects are the objects the instance manages, in apply order.
 	Objects []TemplateInstanceObject
 	// GeneratedParametersSecret names the Secret holding the generated parameter values.

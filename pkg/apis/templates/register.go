@@ -53,6 +53,9 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&CustomTransformList{},
 		&TemplateInstance{},
 		&TemplateInstanceList{},
+		&TemplateRevision{},
+		&TemplateRevisionList{},
+		&TemplatePreview{},
 	)
 	return nil
 }

@@ -60,6 +60,11 @@ type Template struct {
 	// change of the content, never from the client; a TemplateInstance applies what the
 	// Template renders only when its author may create it too.
 	Author *TemplateAuthor
+
+	// Revision is the revision the content is: the server sets it on create and on every
+	// change of the content (as Author), never from the client, and stores the content as a
+	// TemplateRevision of that number.
+	Revision *RevisionStamp
 }
 
 // TemplateAuthor is the identity that last wrote a Template's content.

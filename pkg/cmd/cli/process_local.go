@@ -36,7 +36,8 @@ import (
 	"stencil.dev/stencil/pkg/jsonbytes"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/render"
-	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
+	"stencil.dev/stencil/pkg/transform/plugin/exec"
 	"stencil.dev/stencil/pkg/transform/remove"
 )
 
@@ -59,7 +60,7 @@ func (o *ProcessOptions) processLocal(req process.Request) (jsonbytes.Compacted,
 		}
 		rules = append(rules, fileRules...)
 	}
-	plugins := transform.Plugins{Starlark: true, LocalFiles: true}
+	plugins := plugin.Policy{Starlark: true, LocalFiles: true}
 	if name := o.Filenames[0]; name != "-" {
 		// provider.starlark.path reads only beside the template.
 		abs, err := filepath.Abs(name)
@@ -73,7 +74,7 @@ func (o *ProcessOptions) processLocal(req process.Request) (jsonbytes.Compacted,
 		if err != nil {
 			return nil, err
 		}
-		plugins.Exec = &transform.ExecPolicy{Dir: dir}
+		plugins.Exec = &exec.Policy{Dir: dir}
 	}
 	out, errs, err := render.NewRenderer(render.Options{}).Render(context.Background(), render.Input{
 		Template:     t,

@@ -46,6 +46,7 @@ import (
 	stencilopenapi "stencil.dev/stencil/pkg/generated/openapi"
 	"stencil.dev/stencil/pkg/metrics"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
+	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 )
 
 const defaultEtcdPathPrefix = "/registry/templates.stencil.dev"
@@ -69,6 +70,9 @@ type StencilServerOptions struct {
 	// OpenShiftTemplates serves template.openshift.io/v1 too (off by default: on OpenShift the
 	// group belongs to openshift-apiserver).
 	OpenShiftTemplates bool
+	// TemplateRevisionHistory is how many revisions of each Template are kept besides those
+	// instances use.
+	TemplateRevisionHistory int
 	// Plugins says which plugins run; none by default.
 	Plugins *PluginOptions
 	// Logs configures component-base logging: --logging-format=json, -v, --vmodule.
@@ -90,6 +94,7 @@ func NewStencilServerOptions(out, errOut io.Writer) *StencilServerOptions {
 		ServingCert:              &ServingCertOptions{},
 		Processing:               NewProcessingOptions(),
 		Instances:                NewInstanceOptions(),
+		TemplateRevisionHistory:  templaterevision.DefaultHistory,
 		Plugins:                  NewPluginOptions(),
 		Logs:                     logs.NewOptions(),
 		StdOut:                   out,
@@ -112,6 +117,8 @@ func (o *StencilServerOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.OpenShiftTemplates, "openshift-templates", o.OpenShiftTemplates,
 		"also serve OpenShift's template.openshift.io/v1 (templates, processedtemplates, templateinstances) over the same storage, for oc and "+
 			"OpenShift clients on clusters without OpenShift; never on OpenShift, where openshift-apiserver serves that group")
+	fs.IntVar(&o.TemplateRevisionHistory, "template-revision-history", o.TemplateRevisionHistory,
+		"How many revisions (TemplateRevisions) of each Template are kept besides those a TemplateInstance pins or runs; older ones are deleted when a new one is stored.")
 	o.Plugins.AddFlags(fs)
 	logsapi.AddFlags(o.Logs, fs)
 	o.ComponentGlobalsRegistry.AddFlags(fs)
@@ -136,6 +143,9 @@ func (o *StencilServerOptions) Validate() error {
 	errs = append(errs, o.Processing.Validate()...)
 	errs = append(errs, o.Instances.Validate(o.Local.Enabled)...)
 	errs = append(errs, o.Plugins.Validate()...)
+	if o.TemplateRevisionHistory < 1 {
+		errs = append(errs, fmt.Errorf("--template-revision-history must be at least 1: the Template's current revision is always kept"))
+	}
 	return utilerrors.NewAggregate(errs)
 }
 
@@ -185,7 +195,7 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 			PlanCacheBytes: o.Processing.PlanCacheBytes, PipelineCacheBytes: o.Processing.PipelineCacheBytes,
 			MaxOutputBytes: o.Processing.MaxOutputBytes, ProcessingMemory: renderrest.NewBudget(memory, memory/2, recorder.MemoryHeld),
 			ProcessingLimits: o.Plugins.Limits(o.Processing.Limits), Plugins: plugins, Instances: instances,
-			OpenShiftTemplates: o.OpenShiftTemplates},
+			OpenShiftTemplates: o.OpenShiftTemplates, TemplateRevisionHistory: o.TemplateRevisionHistory},
 	}, nil
 }
 

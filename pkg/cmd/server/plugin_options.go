@@ -27,6 +27,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
+	"stencil.dev/stencil/pkg/transform/plugin/exec"
+	"stencil.dev/stencil/pkg/transform/plugin/starlark"
 )
 
 // PluginOptions are the administrator's choice of which plugins run. The defaults run none.
@@ -57,12 +60,12 @@ type PluginOptions struct {
 // NewPluginOptions returns the defaults: no plugin runs.
 func NewPluginOptions() *PluginOptions {
 	return &PluginOptions{
-		StarlarkSteps: transform.DefaultStarlarkSteps, StarlarkTimeout: transform.DefaultStarlarkTimeout,
-		StarlarkMemoryBytes: transform.DefaultStarlarkMemoryBytes,
-		Timeout:             transform.DefaultPluginTimeout, MaxOutputBytes: transform.DefaultPluginOutputBytes,
-		MaxOutputObjects: transform.DefaultPluginOutputObjects, MemoryBytes: transform.DefaultPluginMemoryBytes,
-		DiskBytes: transform.DefaultPluginDiskBytes, OpenFiles: transform.DefaultPluginOpenFiles,
-		Processes: transform.DefaultPluginProcesses,
+		StarlarkSteps: starlark.DefaultSteps, StarlarkTimeout: starlark.DefaultTimeout,
+		StarlarkMemoryBytes: starlark.DefaultMemoryBytes,
+		Timeout:             exec.DefaultTimeout, MaxOutputBytes: exec.DefaultOutputBytes,
+		MaxOutputObjects: exec.DefaultOutputObjects, MemoryBytes: exec.DefaultMemoryBytes,
+		DiskBytes: exec.DefaultDiskBytes, OpenFiles: exec.DefaultOpenFiles,
+		Processes: exec.DefaultProcesses,
 	}
 }
 
@@ -139,8 +142,8 @@ func (o *PluginOptions) Limits(l transform.Limits) transform.Limits {
 }
 
 // Policy returns which plugins run in a namespace.
-func (o *PluginOptions) Policy() (transform.PluginPolicy, error) {
-	var policy *transform.ExecPolicy
+func (o *PluginOptions) Policy() (plugin.PolicyFunc, error) {
+	var policy *exec.Policy
 	if o.Dir != "" {
 		dir, err := filepath.Abs(o.Dir)
 		if err != nil {
@@ -156,7 +159,7 @@ func (o *PluginOptions) Policy() (transform.PluginPolicy, error) {
 				return nil, fmt.Errorf("--plugin-images: a map of image to executable: %w", err)
 			}
 		}
-		policy = &transform.ExecPolicy{Dir: dir, Images: images, Env: o.Env, ReadPaths: o.ReadPaths, Timeout: o.Timeout,
+		policy = &exec.Policy{Dir: dir, Images: images, Env: o.Env, ReadPaths: o.ReadPaths, Timeout: o.Timeout,
 			MaxOutputBytes: o.MaxOutputBytes, MaxOutputObjects: o.MaxOutputObjects, MemoryBytes: o.MemoryBytes, DiskBytes: o.DiskBytes,
 			OpenFiles: o.OpenFiles, Processes: o.Processes}
 	}
@@ -164,7 +167,7 @@ func (o *PluginOptions) Policy() (transform.PluginPolicy, error) {
 	for _, ns := range o.StarlarkNamespaces {
 		namespaces[ns] = true
 	}
-	return func(namespace string) transform.Plugins {
-		return transform.Plugins{Starlark: o.EnableStarlark || namespaces[namespace], Exec: policy}
+	return func(namespace string) plugin.Policy {
+		return plugin.Policy{Starlark: o.EnableStarlark || namespaces[namespace], Exec: policy}
 	}, nil
 }

@@ -45,6 +45,7 @@ import (
 	"stencil.dev/stencil/pkg/generated/clientset/versioned/fake"
 	informers "stencil.dev/stencil/pkg/generated/informers/externalversions"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
+	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 )
 
 // The tests build the controller as sample-controller's do: client-go's fake clients hold the
@@ -77,6 +78,19 @@ func (r trackerTemplates) Template(_ context.Context, namespace, name string) (*
 	}
 	out := &templates.Template{}
 	return out, r.scheme.Convert(obj.(*templatesv1.Template).DeepCopy(), out, nil)
+}
+
+// Revision reads a TemplateRevision of the tracker as StorageTemplates reads one of storage.
+func (r trackerTemplates) Revision(_ context.Context, t *templates.Template, number int64) (*templates.Template, error) {
+	obj, err := r.tracker.Get(templatesv1.SchemeGroupVersion.WithResource("templaterevisions"), t.Namespace, templaterevision.Name(t.Name, number))
+	if err != nil {
+		return nil, err
+	}
+	rev := &templates.TemplateRevision{}
+	if err := r.scheme.Convert(obj.(*templatesv1.TemplateRevision).DeepCopy(), rev, nil); err != nil {
+		return nil, err
+	}
+	return templaterevision.TemplateOf(rev)
 }
 
 func (r trackerTemplates) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runtime.Object, error) {

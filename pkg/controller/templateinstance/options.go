@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/restmapper"
 
 	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
+	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 )
 
 // Options configure the controller of a server: New builds its parts from them.
@@ -39,6 +40,8 @@ type Options struct {
 	Loopback *restclient.Config
 	// Templates reads the stored Templates; the namespace comes from the context.
 	Templates rest.Getter
+	// Revisions reads the Templates' revisions.
+	Revisions *templaterevision.Writer
 	// Renderer is the processing endpoints' adapter: the same bytes for the same input.
 	Renderer Renderer
 	// Authorizer answers the SubjectAccessReviews asked for a requester.
@@ -84,7 +87,7 @@ func New(opts Options) (*Controller, error) {
 		return nil, err
 	}
 	cfg := Config{
-		Instances: instances, Templates: StorageTemplates{Getter: opts.Templates}, Renderer: opts.Renderer,
+		Instances: instances, Templates: StorageTemplates{Getter: opts.Templates, Revisions: opts.Revisions}, Renderer: opts.Renderer,
 		Appliers: appliers, Mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)),
 		Authorizer: opts.Authorizer, SelfReview: opts.ActAsSelf, Workers: opts.Workers,
 	}

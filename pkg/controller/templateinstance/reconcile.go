@@ -58,7 +58,10 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	if err != nil {
 		return 0, err
 	}
-	if c.upToDate(ctx, ti) {
+	if ok, current := c.upToDate(ctx, ti); ok {
+		if current > 0 {
+			setRevisionReconciled(ti, current)
+		}
 		return c.refreshReadiness(ctx, ti, a)
 	}
 
@@ -99,6 +102,14 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	}
 	ti.Status.Objects = superset
 	setConditions(ti, metav1.ConditionFalse, "Applying", "applying generation "+fmt.Sprint(ti.Generation), progressing(metav1.ConditionTrue))
+	if last := ti.Status.TemplateRevision; r.revision > 0 && (last == nil || last.Number != r.revision) {
+		from := "no revision"
+		if last != nil {
+			from = fmt.Sprintf("revision %d", last.Number)
+		}
+		set(ti, templatesv1.TemplateInstanceRevisionReconciled, metav1.ConditionFalse, "Updating",
+			fmt.Sprintf("moving from %s to revision %d of Template %s", from, r.revision, ti.Spec.TemplateRef.Name))
+	}
 	if r.generated != nil {
 		ti.Status.GeneratedParametersSecret = GeneratedSecretName(ti.Name)
 	}
@@ -121,6 +132,11 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	}
 	ti.Status.Objects = append(objects, left...)
 	ti.Status.TemplateResourceVersion = r.templateResourceVersion
+	ti.Status.TemplateRevision = nil
+	if r.revision > 0 {
+		ti.Status.TemplateRevision = &templatesv1.AppliedRevision{Number: r.revision, AppliedHash: r.hash, Generation: ti.Generation}
+	}
+	setRevisionReconciled(ti, r.current)
 	ti.Status.ObservedGeneration = ti.Generation
 	if len(left) > 0 {
 		setConditions(ti, metav1.ConditionFalse, "Pruning", "waiting for pruned objects to go: "+describeObjects(left), progressing(metav1.ConditionTrue))
@@ -142,20 +158,29 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 }
 
 // upToDate says nothing asks for a new pass: the last one applied this generation of the
-// spec and this version of the Template, succeeded, and no rotation is asked for.
-func (c *Controller) upToDate(ctx context.Context, ti *templatesv1.TemplateInstance) bool {
+// spec and the revision of the Template the instance should run (for a Template stored before
+// revisions, this version of it), succeeded, and no rotation is asked for. A change of the
+// Template's metadata alone asks for none. It also returns the Template's current revision,
+// 0 when there is none.
+func (c *Controller) upToDate(ctx context.Context, ti *templatesv1.TemplateInstance) (bool, int64) {
 	if ti.Status.ObservedGeneration != ti.Generation || ti.Annotations[templatesv1.AnnotationRotateGeneratedParameters] != "" ||
 		meta.IsStatusConditionTrue(ti.Status.Conditions, templatesv1.TemplateInstanceFailed) ||
 		!meta.IsStatusConditionFalse(ti.Status.Conditions, templatesv1.TemplateInstanceProgressing) {
-		return false
+		return false, 0
 	}
-	if ref := ti.Spec.TemplateRef; ref != nil {
-		t, err := c.cfg.Templates.Template(ctx, ti.Namespace, ref.Name)
-		if err != nil || t.ResourceVersion != ti.Status.TemplateResourceVersion {
-			return false
-		}
+	ref := ti.Spec.TemplateRef
+	if ref == nil {
+		return true, 0
 	}
-	return true
+	t, err := c.cfg.Templates.Template(ctx, ti.Namespace, ref.Name)
+	if err != nil {
+		return false, 0
+	}
+	if t.Revision == nil {
+		return t.ResourceVersion == ti.Status.TemplateResourceVersion, 0
+	}
+	applied := ti.Status.TemplateRevision
+	return applied != nil && applied.Number == TargetRevision(ti, t), t.Revision.Number
 }
 
 // refreshReadiness reads every object as the requester and writes what changed.
@@ -259,6 +284,13 @@ func (c *Controller) failed(ctx context.Context, ti *templatesv1.TemplateInstanc
 	set(ti, templatesv1.TemplateInstanceFailed, metav1.ConditionTrue, f.reason, f.message)
 	set(ti, templatesv1.TemplateInstanceReady, metav1.ConditionFalse, f.reason, f.message)
 	set(ti, templatesv1.TemplateInstanceProgressing, metav1.ConditionFalse, f.reason, "retrying with backoff")
+	if ref := ti.Spec.TemplateRef; ref != nil {
+		runs := "runs no revision of Template " + ref.Name
+		if r := ti.Status.TemplateRevision; r != nil {
+			runs = fmt.Sprintf("runs revision %d of Template %s", r.Number, ref.Name)
+		}
+		set(ti, templatesv1.TemplateInstanceRevisionReconciled, metav1.ConditionFalse, f.reason, runs+"; the last pass failed (see Failed)")
+	}
 	ti.Status.ObservedGeneration = ti.Generation
 	if _, werr := c.writeStatus(ctx, ti); werr != nil {
 		return werr

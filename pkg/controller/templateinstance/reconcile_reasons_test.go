@@ -312,6 +312,15 @@ func reasonCases() []reasonCase {
 			f.c.cfg.Templates = failingTemplates{apierrors.NewTimeoutError("storage is slow", 1)}
 		},
 		reasons: []string{"ClusterError"}, message: "storage is slow (retrying)",
+	}, {
+		name: "a pinned revision the server no longer keeps",
+		objects: []runtime.Object{func() *templatesv1.Template {
+			t := app(configMap)
+			t.Revision = &templatesv1.RevisionStamp{Number: 14, Hash: "sha256:0"}
+			return t
+		}(), shop("shop", func(ti *templatesv1.TemplateInstance) { ti.Spec.TemplateRef.Revision = 2 })},
+		reasons: []string{"RevisionNotFound"}, message: "revision 2 of Template demo/app (a pinned revision) does not exist",
+		check: nothingApplied,
 	}}
 }
 
@@ -319,5 +328,9 @@ func reasonCases() []reasonCase {
 type failingTemplates struct{ err error }
 
 func (r failingTemplates) Template(context.Context, string, string) (*templates.Template, error) {
+	return nil, r.err
+}
+
+func (r failingTemplates) Revision(context.Context, *templates.Template, int64) (*templates.Template, error) {
 	return nil, r.err
 }

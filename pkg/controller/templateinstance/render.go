@@ -63,6 +63,11 @@ type rendered struct {
 	// authors are the last writers of the stored Templates rendered (the referenced one and
 	// every one imported): each must be allowed what the instance does, as the requester is.
 	authors []author
+	// revision is the revision of the stored Template rendered, current the Template's own;
+	// both 0 for an inline template or one stored before revisions were recorded.
+	revision, current int64
+	// hash is inventory.OutputHash of the objects.
+	hash string
 }
 
 // requesterInfo is the requester as the authorizer and the renderer see a user.
@@ -78,6 +83,12 @@ func (c *Controller) render(ctx context.Context, ti *templatesv1.TemplateInstanc
 	t, stored, err := c.template(ctx, ti, requester)
 	if err != nil {
 		return nil, err
+	}
+	current := t
+	if stored {
+		if t, err = c.revisionToRender(ctx, ti, current); err != nil {
+			return nil, err
+		}
 	}
 	values, err := parameterValues(ctx, ti, t, a)
 	if err != nil {
@@ -102,10 +113,13 @@ func (c *Controller) render(ctx context.Context, ti *templatesv1.TemplateInstanc
 	if err != nil {
 		return nil, fail("ProcessingFailed", "%s", statusMessage(err))
 	}
-	r := &rendered{unreadGenerated: unreadGenerated}
+	r := &rendered{unreadGenerated: unreadGenerated, hash: inventory.OutputHash(out.Objects)}
 	if stored {
-		r.templateResourceVersion = t.ResourceVersion
+		r.templateResourceVersion = current.ResourceVersion
 		r.authors = append(r.authors, authorOf(t))
+		if t.Revision != nil {
+			r.revision, r.current = t.Revision.Number, current.Revision.Number
+		}
 	}
 	for _, imported := range out.Imported {
 		r.authors = append(r.authors, authorOf(imported))

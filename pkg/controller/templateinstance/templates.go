@@ -20,11 +20,13 @@ import (
 	"context"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 )
 
 // TemplateReader reads the stored Templates that instances reference, in the internal form the
@@ -35,6 +37,10 @@ import (
 type TemplateReader interface {
 	// Template returns the Template namespace/name, or an error apierrors.IsNotFound knows.
 	Template(ctx context.Context, namespace, name string) (*templates.Template, error)
+	// Revision returns revision number of the stored Template t as a Template to render
+	// (templaterevision.TemplateOf: its content and author), or an error apierrors.IsNotFound
+	// knows.
+	Revision(ctx context.Context, t *templates.Template, number int64) (*templates.Template, error)
 }
 
 // StorageTemplates is the TemplateReader of the server: its Templates' storage, read directly.
@@ -46,6 +52,8 @@ type TemplateReader interface {
 type StorageTemplates struct {
 	// Getter is the Templates' storage; the namespace comes from the context.
 	Getter rest.Getter
+	// Revisions reads and writes the Templates' revisions.
+	Revisions *templaterevision.Writer
 }
 
 // Template reads namespace/name from storage.
@@ -59,4 +67,23 @@ func (s StorageTemplates) Template(ctx context.Context, namespace, name string) 
 		return nil, fmt.Errorf("the Templates' storage returned a %T", obj)
 	}
 	return t, nil
+}
+
+// Revision reads revision number of t from storage. The revision t holds is written again if
+// it is missing (the server stopped between storing t and its revision): t is what it holds.
+func (s StorageTemplates) Revision(ctx context.Context, t *templates.Template, number int64) (*templates.Template, error) {
+	if s.Revisions == nil {
+		return nil, apierrors.NewNotFound(templates.Resource("templaterevisions"), templaterevision.Name(t.Name, number))
+	}
+	rev, err := s.Revisions.Get(ctx, t.Namespace, t.Name, number)
+	if apierrors.IsNotFound(err) && t.Revision != nil && t.Revision.Number == number {
+		if err := s.Revisions.Ensure(ctx, t); err != nil {
+			return nil, err
+		}
+		rev, err = s.Revisions.Get(ctx, t.Namespace, t.Name, number)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return templaterevision.TemplateOf(rev)
 }

@@ -32,6 +32,8 @@ import (
 func ForKind(kind schema.GroupVersionKind) interface{} {
 	switch kind {
 	// Group=templates.stencil.dev, Version=v1alpha1
+	case v1alpha1.SchemeGroupVersion.WithKind("AppliedRevision"):
+		return &templatesv1alpha1.AppliedRevisionApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("CustomTransform"):
 		return &templatesv1alpha1.CustomTransformApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("CustomTransformSpec"):
@@ -46,6 +48,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &templatesv1alpha1.ParameterRuleApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ParametersSource"):
 		return &templatesv1alpha1.ParametersSourceApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("RevisionStamp"):
+		return &templatesv1alpha1.RevisionStampApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("SecretReference"):
 		return &templatesv1alpha1.SecretReferenceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("Template"):

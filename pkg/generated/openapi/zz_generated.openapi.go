@@ -101,19 +101,25 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		openshift.TemplateInstanceSpec{}.OpenAPIModelName():      schema_pkg_apis_templates_openshift_TemplateInstanceSpec(ref),
 		openshift.TemplateInstanceStatus{}.OpenAPIModelName():    schema_pkg_apis_templates_openshift_TemplateInstanceStatus(ref),
 		openshift.TemplateList{}.OpenAPIModelName():              schema_pkg_apis_templates_openshift_TemplateList(ref),
+		v1alpha1.AppliedRevision{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_AppliedRevision(ref),
 		v1alpha1.Bound{}.OpenAPIModelName():                      schema_pkg_apis_templates_v1alpha1_Bound(ref),
 		v1alpha1.CustomTransform{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_CustomTransform(ref),
 		v1alpha1.CustomTransformList{}.OpenAPIModelName():        schema_pkg_apis_templates_v1alpha1_CustomTransformList(ref),
 		v1alpha1.CustomTransformSpec{}.OpenAPIModelName():        schema_pkg_apis_templates_v1alpha1_CustomTransformSpec(ref),
 		v1alpha1.CustomTransformStatus{}.OpenAPIModelName():      schema_pkg_apis_templates_v1alpha1_CustomTransformStatus(ref),
 		v1alpha1.Destination{}.OpenAPIModelName():                schema_pkg_apis_templates_v1alpha1_Destination(ref),
+		v1alpha1.FieldChange{}.OpenAPIModelName():                schema_pkg_apis_templates_v1alpha1_FieldChange(ref),
+		v1alpha1.InstancePreview{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_InstancePreview(ref),
 		v1alpha1.JSONValueSchema{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_JSONValueSchema(ref),
 		v1alpha1.Length{}.OpenAPIModelName():                     schema_pkg_apis_templates_v1alpha1_Length(ref),
 		v1alpha1.List{}.OpenAPIModelName():                       schema_pkg_apis_templates_v1alpha1_List(ref),
+		v1alpha1.ObjectChange{}.OpenAPIModelName():               schema_pkg_apis_templates_v1alpha1_ObjectChange(ref),
 		v1alpha1.Parameter{}.OpenAPIModelName():                  schema_pkg_apis_templates_v1alpha1_Parameter(ref),
 		v1alpha1.ParameterRule{}.OpenAPIModelName():              schema_pkg_apis_templates_v1alpha1_ParameterRule(ref),
 		v1alpha1.ParametersSource{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_ParametersSource(ref),
+		v1alpha1.RevisionStamp{}.OpenAPIModelName():              schema_pkg_apis_templates_v1alpha1_RevisionStamp(ref),
 		v1alpha1.SecretReference{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_SecretReference(ref),
+		v1alpha1.SkippedInstance{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_SkippedInstance(ref),
 		v1alpha1.Template{}.OpenAPIModelName():                   schema_pkg_apis_templates_v1alpha1_Template(ref),
 		v1alpha1.TemplateAuthor{}.OpenAPIModelName():             schema_pkg_apis_templates_v1alpha1_TemplateAuthor(ref),
 		v1alpha1.TemplateInstance{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_TemplateInstance(ref),
@@ -124,7 +130,12 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.TemplateInstanceStatus{}.OpenAPIModelName():     schema_pkg_apis_templates_v1alpha1_TemplateInstanceStatus(ref),
 		v1alpha1.TemplateList{}.OpenAPIModelName():               schema_pkg_apis_templates_v1alpha1_TemplateList(ref),
 		v1alpha1.TemplateParameters{}.OpenAPIModelName():         schema_pkg_apis_templates_v1alpha1_TemplateParameters(ref),
+		v1alpha1.TemplatePreview{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_TemplatePreview(ref),
+		v1alpha1.TemplatePreviewSpec{}.OpenAPIModelName():        schema_pkg_apis_templates_v1alpha1_TemplatePreviewSpec(ref),
+		v1alpha1.TemplatePreviewStatus{}.OpenAPIModelName():      schema_pkg_apis_templates_v1alpha1_TemplatePreviewStatus(ref),
 		v1alpha1.TemplateReference{}.OpenAPIModelName():          schema_pkg_apis_templates_v1alpha1_TemplateReference(ref),
+		v1alpha1.TemplateRevision{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_TemplateRevision(ref),
+		v1alpha1.TemplateRevisionList{}.OpenAPIModelName():       schema_pkg_apis_templates_v1alpha1_TemplateRevisionList(ref),
 		v1alpha1.TransformerImport{}.OpenAPIModelName():          schema_pkg_apis_templates_v1alpha1_TransformerImport(ref),
 		v1alpha1.TransformerReference{}.OpenAPIModelName():       schema_pkg_apis_templates_v1alpha1_TransformerReference(ref),
 	}
@@ -3426,6 +3437,42 @@ func schema_pkg_apis_templates_openshift_TemplateList(ref common.ReferenceCallba
 	}
 }
 
+func schema_pkg_apis_templates_v1alpha1_AppliedRevision(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "AppliedRevision is the revision of its Template an instance last applied.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"number": {
+						SchemaProps: spec.SchemaProps{
+							Description: "number is the revision's number.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"appliedHash": {
+						SchemaProps: spec.SchemaProps{
+							Description: "appliedHash is \"sha256:\" and the hex SHA-256 of the objects the revision rendered for the instance, as applied: equal hashes apply equal objects.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"generation": {
+						SchemaProps: spec.SchemaProps{
+							Description: "generation is the generation of the instance's spec the revision was chosen for: a Manual instance stays on number while its generation is this one.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+				},
+				Required: []string{"number"},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_templates_v1alpha1_Bound(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.EmbedOpenAPIDefinitionIntoV2Extension(common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -3681,6 +3728,147 @@ func schema_pkg_apis_templates_v1alpha1_Destination(ref common.ReferenceCallback
 	}
 }
 
+func schema_pkg_apis_templates_v1alpha1_FieldChange(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "FieldChange is one field of an object that changes.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"path": {
+						SchemaProps: spec.SchemaProps{
+							Description: "path is the field's JSONPath, such as .spec.replicas or .data.password.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"change": {
+						SchemaProps: spec.SchemaProps{
+							Description: "change is Added, Removed or Changed.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"before": {
+						SchemaProps: spec.SchemaProps{
+							Description: "before is the JSON value before, or \"(masked)\"; empty when added.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"after": {
+						SchemaProps: spec.SchemaProps{
+							Description: "after is the JSON value after, or \"(masked)\"; empty when removed.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"path", "change"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_InstancePreview(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "InstancePreview is the preview of one instance.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name of the TemplateInstance.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"classification": {
+						SchemaProps: spec.SchemaProps{
+							Description: "classification is what the candidate does to the instance.\n\nPossible enum values:\n - `\"BreaksParameters\"` : the instance's values do not fit the candidate's parameters.\n - `\"Changed\"` : objects would be added or changed.\n - `\"Failed\"` : the candidate does not render for the instance (the 422's causes).\n - `\"Forbidden\"` : the authorization rule refuses it (the requester, or the candidate's author, may not create, patch or delete an object; or the requester may not process).\n - `\"Unchanged\"` : the instance's objects stay as they are.\n - `\"WouldPrune\"` : objects the instance has would be deleted.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"BreaksParameters", "Changed", "Failed", "Forbidden", "Unchanged", "WouldPrune"},
+						},
+					},
+					"fromRevision": {
+						SchemaProps: spec.SchemaProps{
+							Description: "fromRevision is the revision the instance runs; 0 when it has applied none.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"renderedHash": {
+						SchemaProps: spec.SchemaProps{
+							Description: "renderedHash is \"sha256:\" and the hex SHA-256 of the objects the candidate renders for the instance.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "message says why, for Forbidden, BreaksParameters and Failed.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"causes": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "causes are the problems, for BreaksParameters and Failed, as a 422 lists them.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.StatusCause{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"objects": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "objects are the objects added, removed or changed.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.ObjectChange{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"masked": {
+						SchemaProps: spec.SchemaProps{
+							Description: "masked says that values are masked: Secret data, parameters marked secret, and values read from Secrets the caller may not get.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"name", "classification"},
+			},
+		},
+		Dependencies: []string{
+			v1.StatusCause{}.OpenAPIModelName(), v1alpha1.ObjectChange{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_templates_v1alpha1_JSONValueSchema(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -3848,6 +4036,79 @@ func schema_pkg_apis_templates_v1alpha1_List(ref common.ReferenceCallback) commo
 		},
 		Dependencies: []string{
 			v1.ListMeta{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName(), v1alpha1.Parameter{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_ObjectChange(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ObjectChange is what happens to one object of an instance.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "apiVersion of the object.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "kind of the object.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"namespace": {
+						SchemaProps: spec.SchemaProps{
+							Description: "namespace of the object; empty for cluster-scoped objects.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name of the object.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"change": {
+						SchemaProps: spec.SchemaProps{
+							Description: "change is Added, Removed (pruned) or Changed.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"fields": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "fields are the fields added, removed or changed, for Changed.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.FieldChange{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"apiVersion", "kind", "name", "change"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.FieldChange{}.OpenAPIModelName()},
 	}
 }
 
@@ -4072,6 +4333,36 @@ func schema_pkg_apis_templates_v1alpha1_ParametersSource(ref common.ReferenceCal
 	}
 }
 
+func schema_pkg_apis_templates_v1alpha1_RevisionStamp(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RevisionStamp names one revision of a Template's content.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"number": {
+						SchemaProps: spec.SchemaProps{
+							Description: "number counts the changes of the Template's content, from 1.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"hash": {
+						SchemaProps: spec.SchemaProps{
+							Description: "hash is \"sha256:\" and the hex SHA-256 of the canonical content (the revision's content).",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"number", "hash"},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_templates_v1alpha1_SecretReference(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -4089,6 +4380,36 @@ func schema_pkg_apis_templates_v1alpha1_SecretReference(ref common.ReferenceCall
 					},
 				},
 				Required: []string{"name"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_SkippedInstance(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "SkippedInstance is an instance a preview leaves out, and why.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name of the TemplateInstance.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"reason": {
+						SchemaProps: spec.SchemaProps{
+							Description: "reason is Manual or Pinned.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"name", "reason"},
 			},
 		},
 	}
@@ -4305,11 +4626,17 @@ func schema_pkg_apis_templates_v1alpha1_Template(ref common.ReferenceCallback) c
 							Ref:         ref(v1alpha1.TemplateAuthor{}.OpenAPIModelName()),
 						},
 					},
+					"revision": {
+						SchemaProps: spec.SchemaProps{
+							Description: "revision is the revision the content is, set by the server on create and on every change of the content (as author); a client's value is overwritten. The content is kept as the TemplateRevision <name>-<number>.",
+							Ref:         ref(v1alpha1.RevisionStamp{}.OpenAPIModelName()),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			v1.ObjectMeta{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName(), v1alpha1.Parameter{}.OpenAPIModelName(), v1alpha1.ParameterRule{}.OpenAPIModelName(), v1alpha1.TemplateAuthor{}.OpenAPIModelName(), v1alpha1.TransformerImport{}.OpenAPIModelName(), v1alpha1.TransformerReference{}.OpenAPIModelName()},
+			v1.ObjectMeta{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName(), v1alpha1.Parameter{}.OpenAPIModelName(), v1alpha1.ParameterRule{}.OpenAPIModelName(), v1alpha1.RevisionStamp{}.OpenAPIModelName(), v1alpha1.TemplateAuthor{}.OpenAPIModelName(), v1alpha1.TransformerImport{}.OpenAPIModelName(), v1alpha1.TransformerReference{}.OpenAPIModelName()},
 	}
 }
 
@@ -4692,6 +5019,14 @@ func schema_pkg_apis_templates_v1alpha1_TemplateInstanceSpec(ref common.Referenc
 							},
 						},
 					},
+					"updatePolicy": {
+						SchemaProps: spec.SchemaProps{
+							Description: "updatePolicy says whether the instance follows the Template's new revisions: Automatic (the default without a pin) moves it to each new revision, Manual (the default with a pin) keeps the revision it runs until its spec changes. A pinned revision wins over either.\n\nPossible enum values:\n - `\"Automatic\"` follows the Template: the instance moves to each new revision (as the Template's rollout releases it).\n - `\"Manual\"` stays on the revision the instance runs until its spec changes.",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"Automatic", "Manual"},
+						},
+					},
 					"requester": {
 						SchemaProps: spec.SchemaProps{
 							Description: "requester is the user who last changed the spec, set by the server on create and on every spec change; a client's value is overwritten. The controller acts as this user.",
@@ -4748,6 +5083,12 @@ func schema_pkg_apis_templates_v1alpha1_TemplateInstanceStatus(ref common.Refere
 							Format:      "",
 						},
 					},
+					"templateRevision": {
+						SchemaProps: spec.SchemaProps{
+							Description: "templateRevision is the revision of the stored Template last applied, and the hash of what it rendered.",
+							Ref:         ref(v1alpha1.AppliedRevision{}.OpenAPIModelName()),
+						},
+					},
 					"objects": {
 						VendorExtensible: spec.VendorExtensible{
 							Extensions: spec.Extensions{
@@ -4777,7 +5118,7 @@ func schema_pkg_apis_templates_v1alpha1_TemplateInstanceStatus(ref common.Refere
 			},
 		},
 		Dependencies: []string{
-			v1.Condition{}.OpenAPIModelName(), v1alpha1.TemplateInstanceObject{}.OpenAPIModelName()},
+			v1.Condition{}.OpenAPIModelName(), v1alpha1.AppliedRevision{}.OpenAPIModelName(), v1alpha1.TemplateInstanceObject{}.OpenAPIModelName()},
 	}
 }
 
@@ -4940,6 +5281,179 @@ func schema_pkg_apis_templates_v1alpha1_TemplateParameters(ref common.ReferenceC
 	}
 }
 
+func schema_pkg_apis_templates_v1alpha1_TemplatePreview(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TemplatePreview is the request and the answer of POST templates/{name}/preview: what a candidate content of the Template (a body, or a stored revision) would do to each of its instances that would move to it, rendered with each instance's own values. Nothing is stored, as with a TokenReview.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard object metadata; ignored.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "spec is the candidate.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.TemplatePreviewSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status is the answer.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.TemplatePreviewStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"spec"},
+			},
+		},
+		Dependencies: []string{
+			v1.ObjectMeta{}.OpenAPIModelName(), v1alpha1.TemplatePreviewSpec{}.OpenAPIModelName(), v1alpha1.TemplatePreviewStatus{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_TemplatePreviewSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TemplatePreviewSpec is the candidate: a Template body or a stored revision.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"template": {
+						SchemaProps: spec.SchemaProps{
+							Description: "template is a candidate content: a Template, templates.stencil.dev/v1alpha1 or template.openshift.io/v1, as written. Its author is the caller.",
+							Ref:         ref(runtime.RawExtension{}.OpenAPIModelName()),
+						},
+					},
+					"revision": {
+						SchemaProps: spec.SchemaProps{
+							Description: "revision is a stored revision of the Template; exactly one of template and revision.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"live": {
+						SchemaProps: spec.SchemaProps{
+							Description: "live compares each instance's candidate objects with the live ones, through a server-side dry-run apply as the instance's requester, instead of with what its current revision renders.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			runtime.RawExtension{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_TemplatePreviewStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TemplatePreviewStatus is the answer of a preview.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"revision": {
+						SchemaProps: spec.SchemaProps{
+							Description: "revision is the candidate's number: the revision asked for, or the number the body would get if stored now.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"candidateHash": {
+						SchemaProps: spec.SchemaProps{
+							Description: "candidateHash is \"sha256:\" and the hex SHA-256 of the candidate's canonical content.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"planHash": {
+						SchemaProps: spec.SchemaProps{
+							Description: "planHash is \"sha256:\" and the hex SHA-256 over every previewed instance's name and the hash of what the candidate renders for it, in the order of instances: equal plan hashes apply equal objects.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"counts": {
+						SchemaProps: spec.SchemaProps{
+							Description: "counts are the number of instances of each classification.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"integer"},
+										Format: "int32",
+									},
+								},
+							},
+						},
+					},
+					"instances": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "instances are the instances that would move to the candidate, by name.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.InstancePreview{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"skipped": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "skipped are the instances that would not move (Manual, or pinned to a revision), by name.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.SkippedInstance{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.InstancePreview{}.OpenAPIModelName(), v1alpha1.SkippedInstance{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_templates_v1alpha1_TemplateReference(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -4955,10 +5469,140 @@ func schema_pkg_apis_templates_v1alpha1_TemplateReference(ref common.ReferenceCa
 							Format:      "",
 						},
 					},
+					"revision": {
+						SchemaProps: spec.SchemaProps{
+							Description: "revision pins a revision of the Template (a TemplateRevision's number): the instance renders that revision's content whatever the Template holds now.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
 				},
 				Required: []string{"name"},
 			},
 		},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_TemplateRevision(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TemplateRevision is an immutable snapshot of a Template's content, as apps/v1 ControllerRevision is of a workload's template. The server writes one each time a change of a Template's content passes validation and is stored, named <template>-<number> and labelled templates.stencil.dev/template=<template>; clients only read them. The server keeps the newest --template-revision-history of each Template and every one an instance uses.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard object metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"template": {
+						SchemaProps: spec.SchemaProps{
+							Description: "template is the name of the Template of the namespace the revision is of.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"revision": {
+						SchemaProps: spec.SchemaProps{
+							Description: "revision is the number of the revision: 1 for the content the Template was created with, one more for each change of the content.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"hash": {
+						SchemaProps: spec.SchemaProps{
+							Description: "hash is \"sha256:\" and the hex SHA-256 of content.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"author": {
+						SchemaProps: spec.SchemaProps{
+							Description: "author is the Template's author when this content was stored: the user who wrote it.",
+							Ref:         ref(v1alpha1.TemplateAuthor{}.OpenAPIModelName()),
+						},
+					},
+					"content": {
+						SchemaProps: spec.SchemaProps{
+							Description: "content is the canonical JSON of the Template's content: a v1alpha1 Template without metadata, author or revision, the members of every object sorted.",
+							Ref:         ref(runtime.RawExtension{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"template", "revision", "hash", "content"},
+			},
+		},
+		Dependencies: []string{
+			v1.ObjectMeta{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName(), v1alpha1.TemplateAuthor{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_TemplateRevisionList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TemplateRevisionList is a list of TemplateRevisions.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard list metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "items are the TemplateRevisions.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.TemplateRevision{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			v1.ListMeta{}.OpenAPIModelName(), v1alpha1.TemplateRevision{}.OpenAPIModelName()},
 	}
 }
 

@@ -19,11 +19,9 @@ limitations under the License.
 // (ParsePaths) that both they and the RemoveTransformer built-in use. It is a pure library: it
 // imports nothing from the server, nor from the transformer pipeline.
 //
-// The RemoveTransformer built-in is registered in package transform with the other built-ins:
-// there it is a thin shell that reads its config and its target and calls Path.RemoveFrom.
-// Registering it here would need transform to import this package and this package to import
-// transform (an import cycle), or a registry filled by import side effects; instead the
-// registry stays complete wherever transform is used, and removal lives in one place.
+// The RemoveTransformer built-in lives in pkg/transform/builtin with the other built-ins: there
+// it is a thin shell that reads its config and its target and calls Path.RemoveFrom, so that
+// removal lives in one place and this package depends on no transformer package.
 //
 // Paths are KubeStellar's JSONPath subset, extended with wildcards and array indexes. A path
 // is "$" followed by one or more segments:

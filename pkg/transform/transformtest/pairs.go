@@ -14,10 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package transformtest holds the workload the transformer benchmarks share, so that the
-// in-process pipeline, krusty and the whole-process CLI comparison measure the same thing:
-// N Deployment+Service pairs given a prefix, labels with selectors, an image override and
-// one patch of the web Deployments.
+// Package transformtest holds what the tests of the transformer packages share: the helpers
+// that read YAML objects, run table tests of a transformer and compare objects (helpers.go),
+// and the workload the transformer benchmarks share, so that the in-process pipeline, krusty
+// and the whole-process CLI comparison measure the same thing: N Deployment+Service pairs
+// given a prefix, labels with selectors, an image override and one patch of the web
+// Deployments. Only tests import it.
 package transformtest
 
 import (

@@ -31,7 +31,7 @@ import (
 
 // StencilFieldsAnnotation holds, in a Template of OpenShift's form, what Stencil's form has and
 // OpenShift's cannot: the generators and transformers, the parameters' types and constraints, the
-// dialect, and the author the server records.
+// dialect, and the author and revision the server records.
 // Kubernetes keeps the fields of one version that another lacks the same way (as HPA v1 keeps
 // v2's metrics in an annotation), so that reading and writing through either group loses
 // nothing. Its value is JSON in Stencil's v1alpha1 spelling. A Template of OpenShift's
@@ -56,6 +56,8 @@ type stencilFields struct {
 	TransformerOrder     []v1alpha1.TransformerReference `json:"transformerOrder,omitempty"`
 	// Author is the Template's last writer, which the server records in either form.
 	Author *v1alpha1.TemplateAuthor `json:"author,omitempty"`
+	// Revision is the Template's revision, which the server records in either form.
+	Revision *v1alpha1.RevisionStamp `json:"revision,omitempty"`
 }
 
 // FromInternal writes the internal Template in OpenShift's form. What that form has no field
@@ -107,7 +109,10 @@ func FromInternal(in *templates.Template, out *Template) error {
 			return err
 		}
 	}
-	if in.OpenShift && !extraParameters && fields.Author == nil && len(fields.Rules)+len(fields.Generators)+len(fields.Transformers)+len(fields.TransformersFrom)+len(fields.TransformerOverrides)+len(fields.TransformerOrder) == 0 {
+	if in.Revision != nil {
+		fields.Revision = &v1alpha1.RevisionStamp{Number: in.Revision.Number, Hash: in.Revision.Hash}
+	}
+	if in.OpenShift && !extraParameters && fields.Author == nil && fields.Revision == nil && len(fields.Rules)+len(fields.Generators)+len(fields.Transformers)+len(fields.TransformersFrom)+len(fields.TransformerOverrides)+len(fields.TransformerOrder) == 0 {
 		return nil
 	}
 	value, err := json.Marshal(fields)
@@ -204,6 +209,9 @@ func restoreStencilFields(value string, out *templates.Template) error {
 		if err := v1alpha1.Convert_v1alpha1_TemplateAuthor_To_templates_TemplateAuthor(fields.Author, out.Author, nil); err != nil {
 			return err
 		}
+	}
+	if fields.Revision != nil {
+		out.Revision = &templates.RevisionStamp{Number: fields.Revision.Number, Hash: fields.Revision.Hash}
 	}
 	if len(fields.Parameters) == 0 {
 		return nil

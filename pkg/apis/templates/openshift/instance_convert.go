@@ -47,6 +47,7 @@ type instanceFields struct {
 	ParametersFrom []v1alpha1.ParametersSource `json:"parametersFrom,omitempty"`
 	Labels         map[string]string           `json:"labels,omitempty"`
 	Properties     map[string]string           `json:"properties,omitempty"`
+	UpdatePolicy   v1alpha1.UpdatePolicy       `json:"updatePolicy,omitempty"`
 	Status         *instanceStatusFields       `json:"status,omitempty"`
 }
 
@@ -59,6 +60,7 @@ type instanceStatusFields struct {
 	TemplateResourceVersion   string                            `json:"templateResourceVersion,omitempty"`
 	Objects                   []v1alpha1.TemplateInstanceObject `json:"objects,omitempty"`
 	GeneratedParametersSecret string                            `json:"generatedParametersSecret,omitempty"`
+	TemplateRevision          *v1alpha1.AppliedRevision         `json:"templateRevision,omitempty"`
 }
 
 // InstanceFromInternal writes the internal TemplateInstance in OpenShift's form; what that form
@@ -71,7 +73,7 @@ func InstanceFromInternal(in *templates.TemplateInstance, out *TemplateInstance)
 	}
 	var fields instanceFields
 	if ref := in.Spec.TemplateRef; ref != nil {
-		fields.TemplateRef = &v1alpha1.TemplateReference{Name: ref.Name}
+		fields.TemplateRef = &v1alpha1.TemplateReference{Name: ref.Name, Revision: ref.Revision}
 	}
 	if in.Spec.Template != nil {
 		shown, exact := templateOf(in.Spec.Template.Raw)
@@ -82,6 +84,7 @@ func InstanceFromInternal(in *templates.TemplateInstance, out *TemplateInstance)
 		}
 	}
 	fields.Parameters, fields.Labels, fields.Properties = in.Spec.Parameters, in.Spec.Labels, in.Spec.Properties
+	fields.UpdatePolicy = v1alpha1.UpdatePolicy(in.Spec.UpdatePolicy)
 	sources := in.Spec.ParametersFrom
 	if n := len(sources); n > 0 && sources[n-1].SecretRef != nil {
 		out.Spec.Secret = &LocalObjectReference{Name: sources[n-1].SecretRef.Name}
@@ -109,7 +112,7 @@ func InstanceFromInternal(in *templates.TemplateInstance, out *TemplateInstance)
 	}
 	fields.Status = status
 	if fields.TemplateRef == nil && fields.Template == nil && fields.Parameters == nil && fields.ParametersFrom == nil &&
-		fields.Labels == nil && fields.Properties == nil && fields.Status == nil {
+		fields.Labels == nil && fields.Properties == nil && fields.UpdatePolicy == "" && fields.Status == nil {
 		return nil
 	}
 	value, err := json.Marshal(fields)
@@ -136,6 +139,9 @@ func statusFromInternal(in *templates.TemplateInstanceStatus, out *TemplateInsta
 	}
 	fields := instanceStatusFields{ObservedGeneration: in.ObservedGeneration, TemplateResourceVersion: in.TemplateResourceVersion,
 		GeneratedParametersSecret: in.GeneratedParametersSecret}
+	if r := in.TemplateRevision; r != nil {
+		fields.TemplateRevision = &v1alpha1.AppliedRevision{Number: r.Number, AppliedHash: r.AppliedHash, Generation: r.Generation}
+	}
 	if len(in.Conditions) > 0 && !equalJSON(conditionsToInternal(out.Conditions), in.Conditions) {
 		fields.Conditions = in.Conditions
 	}
@@ -149,7 +155,7 @@ func statusFromInternal(in *templates.TemplateInstanceStatus, out *TemplateInsta
 		}
 	}
 	if fields.ObservedGeneration == 0 && fields.Conditions == nil && fields.TemplateResourceVersion == "" &&
-		fields.Objects == nil && fields.GeneratedParametersSecret == "" {
+		fields.Objects == nil && fields.GeneratedParametersSecret == "" && fields.TemplateRevision == nil {
 		return nil, nil
 	}
 	return &fields, nil
@@ -259,9 +265,10 @@ func InstanceToInternal(in *TemplateInstance, out *templates.TemplateInstance) e
 		out.Spec.Template = &runtime.RawExtension{Raw: raw}
 	}
 	if ref := fields.TemplateRef; ref != nil {
-		out.Spec.TemplateRef = &templates.TemplateReference{Name: ref.Name}
+		out.Spec.TemplateRef = &templates.TemplateReference{Name: ref.Name, Revision: ref.Revision}
 	}
 	out.Spec.Parameters, out.Spec.Labels, out.Spec.Properties = fields.Parameters, fields.Labels, fields.Properties
+	out.Spec.UpdatePolicy = templates.UpdatePolicy(fields.UpdatePolicy)
 	for i := range fields.ParametersFrom {
 		var s templates.ParametersSource
 		if err := v1alpha1.Convert_v1alpha1_ParametersSource_To_templates_ParametersSource(&fields.ParametersFrom[i], &s, nil); err != nil {
@@ -316,6 +323,9 @@ func statusToInternal(in *TemplateInstanceStatus, fields *instanceStatusFields, 
 	}
 	out.ObservedGeneration, out.TemplateResourceVersion = fields.ObservedGeneration, fields.TemplateResourceVersion
 	out.GeneratedParametersSecret = fields.GeneratedParametersSecret
+	if r := fields.TemplateRevision; r != nil {
+		out.TemplateRevision = &templates.AppliedRevision{Number: r.Number, AppliedHash: r.AppliedHash, Generation: r.Generation}
+	}
 	if fields.Conditions != nil {
 		var shown TemplateInstanceStatus
 		if _, err := statusFromInternal(&templates.TemplateInstanceStatus{Conditions: fields.Conditions}, &shown); err == nil && equalJSON(shown.Conditions, in.Conditions) {

@@ -68,6 +68,12 @@ type TemplateInstanceSpec struct {
 	// properties are the values of template expansion, by Go identifier.
 	// +optional
 	Properties map[string]string `json:"properties,omitempty"`
+	// updatePolicy says whether the instance follows the Template's new revisions: Automatic
+	// (the default without a pin) moves it to each new revision, Manual (the default with a
+	// pin) keeps the revision it runs until its spec changes. A pinned revision wins over
+	// either.
+	// +optional
+	UpdatePolicy UpdatePolicy `json:"updatePolicy,omitempty"`
 	// requester is the user who last changed the spec, set by the server on create and on
 	// every spec change; a client's value is overwritten. The controller acts as this user.
 	// +optional
@@ -78,6 +84,10 @@ type TemplateInstanceSpec struct {
 type TemplateReference struct {
 	// name of the Template.
 	Name string `json:"name"`
+	// revision pins a revision of the Template (a TemplateRevision's number): the instance
+	// renders that revision's content whatever the Template holds now.
+	// +optional
+	Revision int64 `json:"revision,omitempty"`
 }
 
 // ParametersSource is where further parameter values come from.
@@ -125,6 +135,10 @@ type TemplateInstanceStatus struct {
 	// templateResourceVersion is the resourceVersion of the stored Template last rendered.
 	// +optional
 	TemplateResourceVersion string `json:"templateResourceVersion,omitempty"`
+	// templateRevision is the revision of the stored Template last applied, and the hash of
+	// what it rendered.
+	// +optional
+	TemplateRevision *AppliedRevision `json:"templateRevision,omitempty"`
 	// objects are the objects the instance manages, in apply order.
 	// +optional
 	// +listType=atomic

@@ -17,6 +17,8 @@ limitations under the License.
 package v1alpha1
 
 import (
+	"fmt"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -56,7 +58,18 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&CustomTransformList{},
 		&TemplateInstance{},
 		&TemplateInstanceList{},
+		&TemplateRevision{},
+		&TemplateRevisionList{},
+		&TemplatePreview{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
-	return nil
+	// A Template's revisions are listed by its name: -l templates.stencil.dev/template=NAME,
+	// or --field-selector template=NAME.
+	return scheme.AddFieldLabelConversionFunc(SchemeGroupVersion.WithKind("TemplateRevision"), func(label, value string) (string, string, error) {
+		switch label {
+		case "metadata.name", "metadata.namespace", "template":
+			return label, value, nil
+		}
+		return "", "", fmt.Errorf("field label not supported: %s", label)
+	})
 }

@@ -23,6 +23,7 @@ import (
 
 // +genclient
 // +genclient:method=Process,verb=create,subresource=processed,input=TemplateParameters,result=List
+// +genclient:method=Preview,verb=create,subresource=preview,input=TemplatePreview,result=TemplatePreview
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
 // Template is a parameterised list of objects plus the transformers that shape them.
@@ -92,6 +93,11 @@ type Template struct {
 	// users who instantiate it.
 	// +optional
 	Author *TemplateAuthor `json:"author,omitempty"`
+	// revision is the revision the content is, set by the server on create and on every
+	// change of the content (as author); a client's value is overwritten. The content is kept
+	// as the TemplateRevision <name>-<number>.
+	// +optional
+	Revision *RevisionStamp `json:"revision,omitempty"`
 }
 
 // TemplateAuthor is the identity that last wrote a Template's content, as the API server

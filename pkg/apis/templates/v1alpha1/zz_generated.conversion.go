@@ -36,6 +36,16 @@ func init() {
 // RegisterConversions adds conversion functions to the given scheme.
 // Public to allow building arbitrary schemes.
 func RegisterConversions(s *runtime.Scheme) error {
+	if err := s.AddGeneratedConversionFunc((*AppliedRevision)(nil), (*templates.AppliedRevision)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_AppliedRevision_To_templates_AppliedRevision(a.(*AppliedRevision), b.(*templates.AppliedRevision), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*templates.AppliedRevision)(nil), (*AppliedRevision)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_AppliedRevision_To_v1alpha1_AppliedRevision(a.(*templates.AppliedRevision), b.(*AppliedRevision), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*templates.CustomTransform)(nil), (*CustomTransform)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_templates_CustomTransform_To_v1alpha1_CustomTransform(a.(*templates.CustomTransform), b.(*CustomTransform), scope)
 	}); err != nil {
@@ -81,6 +91,36 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*FieldChange)(nil), (*templates.FieldChange)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_FieldChange_To_templates_FieldChange(a.(*FieldChange), b.(*templates.FieldChange), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*templates.FieldChange)(nil), (*FieldChange)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_FieldChange_To_v1alpha1_FieldChange(a.(*templates.FieldChange), b.(*FieldChange), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*InstancePreview)(nil), (*templates.InstancePreview)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_InstancePreview_To_templates_InstancePreview(a.(*InstancePreview), b.(*templates.InstancePreview), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*templates.InstancePreview)(nil), (*InstancePreview)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_InstancePreview_To_v1alpha1_InstancePreview(a.(*templates.InstancePreview), b.(*InstancePreview), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ObjectChange)(nil), (*templates.ObjectChange)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ObjectChange_To_templates_ObjectChange(a.(*ObjectChange), b.(*templates.ObjectChange), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*templates.ObjectChange)(nil), (*ObjectChange)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_ObjectChange_To_v1alpha1_ObjectChange(a.(*templates.ObjectChange), b.(*ObjectChange), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*ParameterRule)(nil), (*templates.ParameterRule)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_ParameterRule_To_templates_ParameterRule(a.(*ParameterRule), b.(*templates.ParameterRule), scope)
 	}); err != nil {
@@ -101,6 +141,16 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*RevisionStamp)(nil), (*templates.RevisionStamp)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_RevisionStamp_To_templates_RevisionStamp(a.(*RevisionStamp), b.(*templates.RevisionStamp), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*templates.RevisionStamp)(nil), (*RevisionStamp)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_RevisionStamp_To_v1alpha1_RevisionStamp(a.(*templates.RevisionStamp), b.(*RevisionStamp), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*SecretReference)(nil), (*templates.SecretReference)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_SecretReference_To_templates_SecretReference(a.(*SecretReference), b.(*templates.SecretReference), scope)
 	}); err != nil {
@@ -108,6 +158,16 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddGeneratedConversionFunc((*templates.SecretReference)(nil), (*SecretReference)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_templates_SecretReference_To_v1alpha1_SecretReference(a.(*templates.SecretReference), b.(*SecretReference), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*SkippedInstance)(nil), (*templates.SkippedInstance)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_SkippedInstance_To_templates_SkippedInstance(a.(*SkippedInstance), b.(*templates.SkippedInstance), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*templates.SkippedInstance)(nil), (*SkippedInstance)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_SkippedInstance_To_v1alpha1_SkippedInstance(a.(*templates.SkippedInstance), b.(*SkippedInstance), scope)
 	}); err != nil {
 		return err
 	}
@@ -191,6 +251,36 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*TemplatePreview)(nil), (*templates.TemplatePreview)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_TemplatePreview_To_templates_TemplatePreview(a.(*TemplatePreview), b.(*templates.TemplatePreview), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*templates.TemplatePreview)(nil), (*TemplatePreview)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_TemplatePreview_To_v1alpha1_TemplatePreview(a.(*templates.TemplatePreview), b.(*TemplatePreview), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*TemplatePreviewSpec)(nil), (*templates.TemplatePreviewSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_TemplatePreviewSpec_To_templates_TemplatePreviewSpec(a.(*TemplatePreviewSpec), b.(*templates.TemplatePreviewSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*templates.TemplatePreviewSpec)(nil), (*TemplatePreviewSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_TemplatePreviewSpec_To_v1alpha1_TemplatePreviewSpec(a.(*templates.TemplatePreviewSpec), b.(*TemplatePreviewSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*TemplatePreviewStatus)(nil), (*templates.TemplatePreviewStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_TemplatePreviewStatus_To_templates_TemplatePreviewStatus(a.(*TemplatePreviewStatus), b.(*templates.TemplatePreviewStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*templates.TemplatePreviewStatus)(nil), (*TemplatePreviewStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_TemplatePreviewStatus_To_v1alpha1_TemplatePreviewStatus(a.(*templates.TemplatePreviewStatus), b.(*TemplatePreviewStatus), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*TemplateReference)(nil), (*templates.TemplateReference)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_TemplateReference_To_templates_TemplateReference(a.(*TemplateReference), b.(*templates.TemplateReference), scope)
 	}); err != nil {
@@ -198,6 +288,26 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddGeneratedConversionFunc((*templates.TemplateReference)(nil), (*TemplateReference)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_templates_TemplateReference_To_v1alpha1_TemplateReference(a.(*templates.TemplateReference), b.(*TemplateReference), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*TemplateRevision)(nil), (*templates.TemplateRevision)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_TemplateRevision_To_templates_TemplateRevision(a.(*TemplateRevision), b.(*templates.TemplateRevision), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*templates.TemplateRevision)(nil), (*TemplateRevision)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_TemplateRevision_To_v1alpha1_TemplateRevision(a.(*templates.TemplateRevision), b.(*TemplateRevision), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*TemplateRevisionList)(nil), (*templates.TemplateRevisionList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_TemplateRevisionList_To_templates_TemplateRevisionList(a.(*TemplateRevisionList), b.(*templates.TemplateRevisionList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*templates.TemplateRevisionList)(nil), (*TemplateRevisionList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_templates_TemplateRevisionList_To_v1alpha1_TemplateRevisionList(a.(*templates.TemplateRevisionList), b.(*TemplateRevisionList), scope)
 	}); err != nil {
 		return err
 	}
@@ -277,6 +387,26 @@ func RegisterConversions(s *runtime.Scheme) error {
 		return err
 	}
 	return nil
+}
+
+func autoConvert_v1alpha1_AppliedRevision_To_templates_AppliedRevision(in *AppliedRevision, out *templates.AppliedRevision, s conversion.Scope) error {
+	*out = *(*templates.AppliedRevision)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_AppliedRevision_To_templates_AppliedRevision is an autogenerated conversion function.
+func Convert_v1alpha1_AppliedRevision_To_templates_AppliedRevision(in *AppliedRevision, out *templates.AppliedRevision, s conversion.Scope) error {
+	return autoConvert_v1alpha1_AppliedRevision_To_templates_AppliedRevision(in, out, s)
+}
+
+func autoConvert_templates_AppliedRevision_To_v1alpha1_AppliedRevision(in *templates.AppliedRevision, out *AppliedRevision, s conversion.Scope) error {
+	*out = *(*AppliedRevision)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_templates_AppliedRevision_To_v1alpha1_AppliedRevision is an autogenerated conversion function.
+func Convert_templates_AppliedRevision_To_v1alpha1_AppliedRevision(in *templates.AppliedRevision, out *AppliedRevision, s conversion.Scope) error {
+	return autoConvert_templates_AppliedRevision_To_v1alpha1_AppliedRevision(in, out, s)
 }
 
 func autoConvert_v1alpha1_Bound_To_templates_Bound(in *Bound, out *templates.Bound, s conversion.Scope) error {
@@ -418,6 +548,46 @@ func Convert_templates_Destination_To_v1alpha1_Destination(in *templates.Destina
 	return autoConvert_templates_Destination_To_v1alpha1_Destination(in, out, s)
 }
 
+func autoConvert_v1alpha1_FieldChange_To_templates_FieldChange(in *FieldChange, out *templates.FieldChange, s conversion.Scope) error {
+	*out = *(*templates.FieldChange)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_FieldChange_To_templates_FieldChange is an autogenerated conversion function.
+func Convert_v1alpha1_FieldChange_To_templates_FieldChange(in *FieldChange, out *templates.FieldChange, s conversion.Scope) error {
+	return autoConvert_v1alpha1_FieldChange_To_templates_FieldChange(in, out, s)
+}
+
+func autoConvert_templates_FieldChange_To_v1alpha1_FieldChange(in *templates.FieldChange, out *FieldChange, s conversion.Scope) error {
+	*out = *(*FieldChange)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_templates_FieldChange_To_v1alpha1_FieldChange is an autogenerated conversion function.
+func Convert_templates_FieldChange_To_v1alpha1_FieldChange(in *templates.FieldChange, out *FieldChange, s conversion.Scope) error {
+	return autoConvert_templates_FieldChange_To_v1alpha1_FieldChange(in, out, s)
+}
+
+func autoConvert_v1alpha1_InstancePreview_To_templates_InstancePreview(in *InstancePreview, out *templates.InstancePreview, s conversion.Scope) error {
+	*out = *(*templates.InstancePreview)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_InstancePreview_To_templates_InstancePreview is an autogenerated conversion function.
+func Convert_v1alpha1_InstancePreview_To_templates_InstancePreview(in *InstancePreview, out *templates.InstancePreview, s conversion.Scope) error {
+	return autoConvert_v1alpha1_InstancePreview_To_templates_InstancePreview(in, out, s)
+}
+
+func autoConvert_templates_InstancePreview_To_v1alpha1_InstancePreview(in *templates.InstancePreview, out *InstancePreview, s conversion.Scope) error {
+	*out = *(*InstancePreview)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_templates_InstancePreview_To_v1alpha1_InstancePreview is an autogenerated conversion function.
+func Convert_templates_InstancePreview_To_v1alpha1_InstancePreview(in *templates.InstancePreview, out *InstancePreview, s conversion.Scope) error {
+	return autoConvert_templates_InstancePreview_To_v1alpha1_InstancePreview(in, out, s)
+}
+
 func autoConvert_v1alpha1_JSONValueSchema_To_templates_JSONValueSchema(in *JSONValueSchema, out *templates.JSONValueSchema, s conversion.Scope) error {
 	out.Type = templates.ParameterType(in.Type)
 	out.Enum = *(*[]string)(unsafe.Pointer(&in.Enum))
@@ -438,6 +608,26 @@ func autoConvert_templates_JSONValueSchema_To_v1alpha1_JSONValueSchema(in *templ
 	// INFO: in.MinLength opted out of conversion generation
 	// INFO: in.MaxLength opted out of conversion generation
 	return nil
+}
+
+func autoConvert_v1alpha1_ObjectChange_To_templates_ObjectChange(in *ObjectChange, out *templates.ObjectChange, s conversion.Scope) error {
+	*out = *(*templates.ObjectChange)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ObjectChange_To_templates_ObjectChange is an autogenerated conversion function.
+func Convert_v1alpha1_ObjectChange_To_templates_ObjectChange(in *ObjectChange, out *templates.ObjectChange, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ObjectChange_To_templates_ObjectChange(in, out, s)
+}
+
+func autoConvert_templates_ObjectChange_To_v1alpha1_ObjectChange(in *templates.ObjectChange, out *ObjectChange, s conversion.Scope) error {
+	*out = *(*ObjectChange)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_templates_ObjectChange_To_v1alpha1_ObjectChange is an autogenerated conversion function.
+func Convert_templates_ObjectChange_To_v1alpha1_ObjectChange(in *templates.ObjectChange, out *ObjectChange, s conversion.Scope) error {
+	return autoConvert_templates_ObjectChange_To_v1alpha1_ObjectChange(in, out, s)
 }
 
 func autoConvert_v1alpha1_Parameter_To_templates_Parameter(in *Parameter, out *templates.Parameter, s conversion.Scope) error {
@@ -566,6 +756,26 @@ func Convert_templates_ParametersSource_To_v1alpha1_ParametersSource(in *templat
 	return autoConvert_templates_ParametersSource_To_v1alpha1_ParametersSource(in, out, s)
 }
 
+func autoConvert_v1alpha1_RevisionStamp_To_templates_RevisionStamp(in *RevisionStamp, out *templates.RevisionStamp, s conversion.Scope) error {
+	*out = *(*templates.RevisionStamp)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_RevisionStamp_To_templates_RevisionStamp is an autogenerated conversion function.
+func Convert_v1alpha1_RevisionStamp_To_templates_RevisionStamp(in *RevisionStamp, out *templates.RevisionStamp, s conversion.Scope) error {
+	return autoConvert_v1alpha1_RevisionStamp_To_templates_RevisionStamp(in, out, s)
+}
+
+func autoConvert_templates_RevisionStamp_To_v1alpha1_RevisionStamp(in *templates.RevisionStamp, out *RevisionStamp, s conversion.Scope) error {
+	*out = *(*RevisionStamp)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_templates_RevisionStamp_To_v1alpha1_RevisionStamp is an autogenerated conversion function.
+func Convert_templates_RevisionStamp_To_v1alpha1_RevisionStamp(in *templates.RevisionStamp, out *RevisionStamp, s conversion.Scope) error {
+	return autoConvert_templates_RevisionStamp_To_v1alpha1_RevisionStamp(in, out, s)
+}
+
 func autoConvert_v1alpha1_SecretReference_To_templates_SecretReference(in *SecretReference, out *templates.SecretReference, s conversion.Scope) error {
 	*out = *(*templates.SecretReference)(unsafe.Pointer(in))
 	return nil
@@ -584,6 +794,26 @@ func autoConvert_templates_SecretReference_To_v1alpha1_SecretReference(in *templ
 // Convert_templates_SecretReference_To_v1alpha1_SecretReference is an autogenerated conversion function.
 func Convert_templates_SecretReference_To_v1alpha1_SecretReference(in *templates.SecretReference, out *SecretReference, s conversion.Scope) error {
 	return autoConvert_templates_SecretReference_To_v1alpha1_SecretReference(in, out, s)
+}
+
+func autoConvert_v1alpha1_SkippedInstance_To_templates_SkippedInstance(in *SkippedInstance, out *templates.SkippedInstance, s conversion.Scope) error {
+	*out = *(*templates.SkippedInstance)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_SkippedInstance_To_templates_SkippedInstance is an autogenerated conversion function.
+func Convert_v1alpha1_SkippedInstance_To_templates_SkippedInstance(in *SkippedInstance, out *templates.SkippedInstance, s conversion.Scope) error {
+	return autoConvert_v1alpha1_SkippedInstance_To_templates_SkippedInstance(in, out, s)
+}
+
+func autoConvert_templates_SkippedInstance_To_v1alpha1_SkippedInstance(in *templates.SkippedInstance, out *SkippedInstance, s conversion.Scope) error {
+	*out = *(*SkippedInstance)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_templates_SkippedInstance_To_v1alpha1_SkippedInstance is an autogenerated conversion function.
+func Convert_templates_SkippedInstance_To_v1alpha1_SkippedInstance(in *templates.SkippedInstance, out *SkippedInstance, s conversion.Scope) error {
+	return autoConvert_templates_SkippedInstance_To_v1alpha1_SkippedInstance(in, out, s)
 }
 
 func autoConvert_v1alpha1_Template_To_templates_Template(in *Template, out *templates.Template, s conversion.Scope) error {
@@ -610,6 +840,7 @@ func autoConvert_v1alpha1_Template_To_templates_Template(in *Template, out *temp
 	out.TransformerOrder = *(*[]templates.TransformerReference)(unsafe.Pointer(&in.TransformerOrder))
 	// WARNING: in.Dialect requires manual conversion: does not exist in peer-type
 	out.Author = (*templates.TemplateAuthor)(unsafe.Pointer(in.Author))
+	out.Revision = (*templates.RevisionStamp)(unsafe.Pointer(in.Revision))
 	return nil
 }
 
@@ -637,6 +868,7 @@ func autoConvert_templates_Template_To_v1alpha1_Template(in *templates.Template,
 	out.TransformerOrder = *(*[]TransformerReference)(unsafe.Pointer(&in.TransformerOrder))
 	// WARNING: in.OpenShift requires manual conversion: does not exist in peer-type
 	out.Author = (*TemplateAuthor)(unsafe.Pointer(in.Author))
+	out.Revision = (*RevisionStamp)(unsafe.Pointer(in.Revision))
 	return nil
 }
 
@@ -876,6 +1108,78 @@ func Convert_templates_TemplateParameters_To_v1alpha1_TemplateParameters(in *tem
 	return autoConvert_templates_TemplateParameters_To_v1alpha1_TemplateParameters(in, out, s)
 }
 
+func autoConvert_v1alpha1_TemplatePreview_To_templates_TemplatePreview(in *TemplatePreview, out *templates.TemplatePreview, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_TemplatePreviewSpec_To_templates_TemplatePreviewSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_v1alpha1_TemplatePreviewStatus_To_templates_TemplatePreviewStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_TemplatePreview_To_templates_TemplatePreview is an autogenerated conversion function.
+func Convert_v1alpha1_TemplatePreview_To_templates_TemplatePreview(in *TemplatePreview, out *templates.TemplatePreview, s conversion.Scope) error {
+	return autoConvert_v1alpha1_TemplatePreview_To_templates_TemplatePreview(in, out, s)
+}
+
+func autoConvert_templates_TemplatePreview_To_v1alpha1_TemplatePreview(in *templates.TemplatePreview, out *TemplatePreview, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_templates_TemplatePreviewSpec_To_v1alpha1_TemplatePreviewSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_templates_TemplatePreviewStatus_To_v1alpha1_TemplatePreviewStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_templates_TemplatePreview_To_v1alpha1_TemplatePreview is an autogenerated conversion function.
+func Convert_templates_TemplatePreview_To_v1alpha1_TemplatePreview(in *templates.TemplatePreview, out *TemplatePreview, s conversion.Scope) error {
+	return autoConvert_templates_TemplatePreview_To_v1alpha1_TemplatePreview(in, out, s)
+}
+
+func autoConvert_v1alpha1_TemplatePreviewSpec_To_templates_TemplatePreviewSpec(in *TemplatePreviewSpec, out *templates.TemplatePreviewSpec, s conversion.Scope) error {
+	*out = *(*templates.TemplatePreviewSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_TemplatePreviewSpec_To_templates_TemplatePreviewSpec is an autogenerated conversion function.
+func Convert_v1alpha1_TemplatePreviewSpec_To_templates_TemplatePreviewSpec(in *TemplatePreviewSpec, out *templates.TemplatePreviewSpec, s conversion.Scope) error {
+	return autoConvert_v1alpha1_TemplatePreviewSpec_To_templates_TemplatePreviewSpec(in, out, s)
+}
+
+func autoConvert_templates_TemplatePreviewSpec_To_v1alpha1_TemplatePreviewSpec(in *templates.TemplatePreviewSpec, out *TemplatePreviewSpec, s conversion.Scope) error {
+	*out = *(*TemplatePreviewSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_templates_TemplatePreviewSpec_To_v1alpha1_TemplatePreviewSpec is an autogenerated conversion function.
+func Convert_templates_TemplatePreviewSpec_To_v1alpha1_TemplatePreviewSpec(in *templates.TemplatePreviewSpec, out *TemplatePreviewSpec, s conversion.Scope) error {
+	return autoConvert_templates_TemplatePreviewSpec_To_v1alpha1_TemplatePreviewSpec(in, out, s)
+}
+
+func autoConvert_v1alpha1_TemplatePreviewStatus_To_templates_TemplatePreviewStatus(in *TemplatePreviewStatus, out *templates.TemplatePreviewStatus, s conversion.Scope) error {
+	*out = *(*templates.TemplatePreviewStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_TemplatePreviewStatus_To_templates_TemplatePreviewStatus is an autogenerated conversion function.
+func Convert_v1alpha1_TemplatePreviewStatus_To_templates_TemplatePreviewStatus(in *TemplatePreviewStatus, out *templates.TemplatePreviewStatus, s conversion.Scope) error {
+	return autoConvert_v1alpha1_TemplatePreviewStatus_To_templates_TemplatePreviewStatus(in, out, s)
+}
+
+func autoConvert_templates_TemplatePreviewStatus_To_v1alpha1_TemplatePreviewStatus(in *templates.TemplatePreviewStatus, out *TemplatePreviewStatus, s conversion.Scope) error {
+	*out = *(*TemplatePreviewStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_templates_TemplatePreviewStatus_To_v1alpha1_TemplatePreviewStatus is an autogenerated conversion function.
+func Convert_templates_TemplatePreviewStatus_To_v1alpha1_TemplatePreviewStatus(in *templates.TemplatePreviewStatus, out *TemplatePreviewStatus, s conversion.Scope) error {
+	return autoConvert_templates_TemplatePreviewStatus_To_v1alpha1_TemplatePreviewStatus(in, out, s)
+}
+
 func autoConvert_v1alpha1_TemplateReference_To_templates_TemplateReference(in *TemplateReference, out *templates.TemplateReference, s conversion.Scope) error {
 	*out = *(*templates.TemplateReference)(unsafe.Pointer(in))
 	return nil
@@ -894,6 +1198,58 @@ func autoConvert_templates_TemplateReference_To_v1alpha1_TemplateReference(in *t
 // Convert_templates_TemplateReference_To_v1alpha1_TemplateReference is an autogenerated conversion function.
 func Convert_templates_TemplateReference_To_v1alpha1_TemplateReference(in *templates.TemplateReference, out *TemplateReference, s conversion.Scope) error {
 	return autoConvert_templates_TemplateReference_To_v1alpha1_TemplateReference(in, out, s)
+}
+
+func autoConvert_v1alpha1_TemplateRevision_To_templates_TemplateRevision(in *TemplateRevision, out *templates.TemplateRevision, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	out.Template = in.Template
+	out.Revision = in.Revision
+	out.Hash = in.Hash
+	out.Author = (*templates.TemplateAuthor)(unsafe.Pointer(in.Author))
+	out.Content = in.Content
+	return nil
+}
+
+// Convert_v1alpha1_TemplateRevision_To_templates_TemplateRevision is an autogenerated conversion function.
+func Convert_v1alpha1_TemplateRevision_To_templates_TemplateRevision(in *TemplateRevision, out *templates.TemplateRevision, s conversion.Scope) error {
+	return autoConvert_v1alpha1_TemplateRevision_To_templates_TemplateRevision(in, out, s)
+}
+
+func autoConvert_templates_TemplateRevision_To_v1alpha1_TemplateRevision(in *templates.TemplateRevision, out *TemplateRevision, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	out.Template = in.Template
+	out.Revision = in.Revision
+	out.Hash = in.Hash
+	out.Author = (*TemplateAuthor)(unsafe.Pointer(in.Author))
+	out.Content = in.Content
+	return nil
+}
+
+// Convert_templates_TemplateRevision_To_v1alpha1_TemplateRevision is an autogenerated conversion function.
+func Convert_templates_TemplateRevision_To_v1alpha1_TemplateRevision(in *templates.TemplateRevision, out *TemplateRevision, s conversion.Scope) error {
+	return autoConvert_templates_TemplateRevision_To_v1alpha1_TemplateRevision(in, out, s)
+}
+
+func autoConvert_v1alpha1_TemplateRevisionList_To_templates_TemplateRevisionList(in *TemplateRevisionList, out *templates.TemplateRevisionList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]templates.TemplateRevision)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_TemplateRevisionList_To_templates_TemplateRevisionList is an autogenerated conversion function.
+func Convert_v1alpha1_TemplateRevisionList_To_templates_TemplateRevisionList(in *TemplateRevisionList, out *templates.TemplateRevisionList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_TemplateRevisionList_To_templates_TemplateRevisionList(in, out, s)
+}
+
+func autoConvert_templates_TemplateRevisionList_To_v1alpha1_TemplateRevisionList(in *templates.TemplateRevisionList, out *TemplateRevisionList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]TemplateRevision)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_templates_TemplateRevisionList_To_v1alpha1_TemplateRevisionList is an autogenerated conversion function.
+func Convert_templates_TemplateRevisionList_To_v1alpha1_TemplateRevisionList(in *templates.TemplateRevisionList, out *TemplateRevisionList, s conversion.Scope) error {
+	return autoConvert_templates_TemplateRevisionList_To_v1alpha1_TemplateRevisionList(in, out, s)
 }
 
 func autoConvert_v1alpha1_TransformerImport_To_templates_TransformerImport(in *TransformerImport, out *templates.TransformerImport, s conversion.Scope) error {

@@ -22,6 +22,11 @@ limitations under the License.
 package v1alpha1
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in AppliedRevision) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.AppliedRevision"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Bound) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.Bound"
 }
@@ -52,6 +57,16 @@ func (in Destination) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FieldChange) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.FieldChange"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in InstancePreview) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.InstancePreview"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in JSONValueSchema) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.JSONValueSchema"
 }
@@ -64,6 +79,11 @@ func (in Length) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in List) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.List"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ObjectChange) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.ObjectChange"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
@@ -82,8 +102,18 @@ func (in ParametersSource) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in RevisionStamp) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.RevisionStamp"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in SecretReference) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.SecretReference"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in SkippedInstance) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.SkippedInstance"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
@@ -137,8 +167,33 @@ func (in TemplateParameters) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplatePreview) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.TemplatePreview"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplatePreviewSpec) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.TemplatePreviewSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplatePreviewStatus) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.TemplatePreviewStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in TemplateReference) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.TemplateReference"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateRevision) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.TemplateRevision"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateRevisionList) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.TemplateRevisionList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

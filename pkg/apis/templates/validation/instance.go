@@ -64,6 +64,9 @@ func ValidateTemplateInstanceStatusUpdate(ti, old *templates.TemplateInstance) f
 		allErrs = append(allErrs, field.Invalid(path.Child("observedGeneration"), ti.Status.ObservedGeneration, "must not be negative"))
 	}
 	allErrs = append(allErrs, metav1validation.ValidateConditions(ti.Status.Conditions, path.Child("conditions"))...)
+	if r := ti.Status.TemplateRevision; r != nil && r.Number < 1 {
+		allErrs = append(allErrs, field.Invalid(path.Child("templateRevision", "number"), r.Number, "must be at least 1"))
+	}
 	for i, o := range ti.Status.Objects {
 		p := path.Child("objects").Index(i)
 		for _, f := range []struct{ name, value string }{{"apiVersion", o.APIVersion}, {"kind", o.Kind}, {"name", o.Name}} {
@@ -99,6 +102,16 @@ func validateTemplateInstanceSpec(spec *templates.TemplateInstanceSpec, path *fi
 	}
 	if ref := spec.TemplateRef; ref != nil {
 		allErrs = append(allErrs, validateLocalName(ref.Name, path.Child("templateRef", "name"))...)
+		if ref.Revision < 0 {
+			allErrs = append(allErrs, field.Invalid(path.Child("templateRef", "revision"), ref.Revision,
+				"must be the number of a revision of the Template (1 or more), or left out to follow spec.updatePolicy"))
+		}
+	}
+	switch spec.UpdatePolicy {
+	case "", templates.UpdatePolicyAutomatic, templates.UpdatePolicyManual:
+	default:
+		allErrs = append(allErrs, field.NotSupported(path.Child("updatePolicy"), spec.UpdatePolicy,
+			[]templates.UpdatePolicy{templates.UpdatePolicyAutomatic, templates.UpdatePolicyManual}))
 	}
 	if t := spec.Template; t != nil {
 		var fields map[string]json.RawMessage

@@ -67,6 +67,12 @@ func TestValidateTemplateInstance(t *testing.T) {
 			ti.Spec.Labels["bad key!"] = "v"
 		}, []string{"metadata.name", "metadata.namespace", "spec.labels", "spec.parameters",
 			"spec.parametersFrom[1].secretRef", "spec.parametersFrom[2].secretRef.name", "spec.templateRef.name"}},
+		{"a pinned revision and a policy", func(ti *templates.TemplateInstance) {
+			ti.Spec.TemplateRef.Revision, ti.Spec.UpdatePolicy = 3, templates.UpdatePolicyManual
+		}, nil},
+		{"a negative revision and an unknown policy", func(ti *templates.TemplateInstance) {
+			ti.Spec.TemplateRef.Revision, ti.Spec.UpdatePolicy = -1, "Sometimes"
+		}, []string{"spec.templateRef.revision", "spec.updatePolicy"}},
 		{"parametersFrom at the limit", func(ti *templates.TemplateInstance) {
 			ti.Spec.ParametersFrom = secretSources(MaxParametersFrom)
 		}, nil},

@@ -23,6 +23,9 @@ package inventory
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -54,4 +57,19 @@ func DescribeObject(o templatesv1.TemplateInstanceObject) string {
 func ObjectKey(o templatesv1.TemplateInstanceObject) string {
 	gv, _ := schema.ParseGroupVersion(o.APIVersion)
 	return gv.Group + "/" + o.Kind + "/" + o.Namespace + "/" + o.Name
+}
+
+// OutputHash is "sha256:" and the hex SHA-256 of the objects an instance renders, in order:
+// what the controller records as applied (status.templateRevision.appliedHash) and a preview
+// reports for each instance, so that equal hashes mean equal objects. Each object is preceded
+// by its length, so that no two lists of objects write the same bytes.
+func OutputHash(objects []json.RawMessage) string {
+	h := sha256.New()
+	var size [8]byte
+	for _, obj := range objects {
+		binary.BigEndian.PutUint64(size[:], uint64(len(obj)))
+		h.Write(size[:])
+		h.Write(obj)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }

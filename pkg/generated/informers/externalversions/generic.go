@@ -59,6 +59,8 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Templates().V1alpha1().Templates().Informer()}, nil
 	case v1alpha1.SchemeGroupVersion.WithResource("templateinstances"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Templates().V1alpha1().TemplateInstances().Informer()}, nil
+	case v1alpha1.SchemeGroupVersion.WithResource("templaterevisions"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Templates().V1alpha1().TemplateRevisions().Informer()}, nil
 
 	}
 

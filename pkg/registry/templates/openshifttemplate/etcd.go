@@ -30,20 +30,22 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/registry"
 	"stencil.dev/stencil/pkg/registry/templates/template"
-	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
+	"stencil.dev/stencil/pkg/transform/plugin"
 )
 
 // REST is the storage of templates.template.openshift.io: our Templates' etcd prefix and
 // codec, our strategy, OpenShift's table.
 type REST struct {
-	registry.Store
+	template.RevisionedStore
 }
 
 var _ rest.StandardStorage = &REST{}
 var _ rest.SingularNameProvider = &REST{}
 
 // NewREST returns the storage of OpenShift's templates, sharing our Templates' storage.
-func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins transform.PluginPolicy) (*REST, error) {
+// Its writes keep revisions as ours do, through revisions (nil for none).
+func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins plugin.PolicyFunc, revisions *templaterevision.Writer) (*REST, error) {
 	strategy := template.NewStrategy(KindFirst{scheme}, plugins)
 	store := &genericregistry.Store{
 		NewFunc:                   func() runtime.Object { return &templates.Template{} },
@@ -61,7 +63,7 @@ func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugi
 	if err := store.CompleteWithOptions(options); err != nil {
 		return nil, err
 	}
-	return &REST{registry.NewStore(store, openshift.Kind("Template"))}, nil
+	return &REST{template.RevisionedStore{Store: registry.NewStore(store, openshift.Kind("Template")), Revisions: revisions}}, nil
 }
 
 // SharedStorage gives each resource of OpenShift's group the storage options of ours of the

@@ -39,6 +39,7 @@ import (
 	"stencil.dev/stencil/pkg/metrics"
 	"stencil.dev/stencil/pkg/render"
 	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
 	"stencil.dev/stencil/pkg/transform/remove"
 )
 
@@ -67,7 +68,7 @@ type Sources struct {
 	// for none.
 	Observer Observer
 	// Plugins says which plugin providers may run in a namespace; nil runs none.
-	Plugins transform.PluginPolicy
+	Plugins plugin.PolicyFunc
 }
 
 // Observer is what the server's metrics need from processing.

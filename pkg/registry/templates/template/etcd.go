@@ -24,20 +24,22 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/registry"
-	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
+	"stencil.dev/stencil/pkg/transform/plugin"
 )
 
-// REST is the etcd-backed storage of Templates.
+// REST is the etcd-backed storage of Templates; each stored change of a content is kept as a
+// TemplateRevision.
 type REST struct {
-	registry.Store
+	RevisionedStore
 }
 
 var _ rest.StandardStorage = &REST{}
 var _ rest.ShortNamesProvider = &REST{}
 var _ rest.CategoriesProvider = &REST{}
 
-// NewREST returns the storage of Templates.
-func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins transform.PluginPolicy) (*REST, error) {
+// NewREST returns the storage of Templates, whose revisions revisions writes (nil for none).
+func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins plugin.PolicyFunc, revisions *templaterevision.Writer) (*REST, error) {
 	strategy := NewStrategy(scheme, plugins)
 	store := &genericregistry.Store{
 		NewFunc:                   func() runtime.Object { return &templates.Template{} },
@@ -56,7 +58,7 @@ func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugi
 	if err := store.CompleteWithOptions(options); err != nil {
 		return nil, err
 	}
-	return &REST{registry.NewStore(store, templates.Kind("Template"))}, nil
+	return &REST{RevisionedStore{registry.NewStore(store, templates.Kind("Template")), revisions}}, nil
 }
 
 // ShortNames lets users type kubectl get tpl.

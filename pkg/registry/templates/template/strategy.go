@@ -37,8 +37,10 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
 	"stencil.dev/stencil/pkg/registry"
+	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 	"stencil.dev/stencil/pkg/render"
 	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/plugin"
 )
 
 // templateStrategy implements the create, update and delete behaviour of Templates.
@@ -46,7 +48,7 @@ type templateStrategy struct {
 	runtime.ObjectTyper
 	names.NameGenerator
 	// plugins says which plugin providers a Template of a namespace may use; nil allows none.
-	plugins transform.PluginPolicy
+	plugins plugin.PolicyFunc
 }
 
 var _ rest.RESTCreateUpdateStrategy = templateStrategy{}
@@ -54,14 +56,14 @@ var _ rest.RESTDeleteStrategy = templateStrategy{}
 
 // NewStrategy returns the strategy of Templates; a Template whose generators or transformers
 // need a plugin provider that plugins does not allow in its namespace is refused.
-func NewStrategy(typer runtime.ObjectTyper, plugins transform.PluginPolicy) rest.RESTCreateUpdateStrategy {
+func NewStrategy(typer runtime.ObjectTyper, plugins plugin.PolicyFunc) rest.RESTCreateUpdateStrategy {
 	return templateStrategy{typer, names.SimpleNameGenerator, plugins}
 }
 
 // pluginsFor returns the plugins allowed in the request's namespace.
-func (s templateStrategy) pluginsFor(ctx context.Context) transform.Plugins {
+func (s templateStrategy) pluginsFor(ctx context.Context) plugin.Policy {
 	if s.plugins == nil {
-		return transform.Plugins{}
+		return plugin.Policy{}
 	}
 	namespace, _ := genericapirequest.NamespaceFrom(ctx)
 	return s.plugins(namespace)
@@ -84,29 +86,51 @@ func Match(label labels.Selector, field fields.Selector) storage.SelectionPredic
 // NamespaceScoped is true: a Template lives in a namespace.
 func (templateStrategy) NamespaceScoped() bool { return true }
 
-// PrepareForCreate records the creating user as the Template's author, over any author the
-// client sent.
+// PrepareForCreate records the creating user as the Template's author and the content as its
+// revision 1, over any author and revision the client sent.
 func (templateStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
-	obj.(*templates.Template).Author = authorFrom(ctx)
+	t := obj.(*templates.Template)
+	t.Author = authorFrom(ctx)
+	t.Revision = stamp(t, 1)
 }
 
 // PrepareForUpdate records the updating user as the author when the content changes (any
 // field but the metadata), so that nobody's edit is ever applied with the rights of an earlier
 // author; an update of the metadata alone (labels, annotations, finalizers) keeps the author.
 // A Template stored before authors were recorded gets its first author on any update.
+//
+// The revision counts the changes of the content the same way: a change of the content makes
+// the next revision number (the Writer then stores the content under it), an update of the
+// metadata keeps the revision, and a Template stored before revisions were recorded gets
+// revision 1 on any update. Validation runs after this: a change it refuses is not stored,
+// and its number is never used.
 func (templateStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
 	t, oldT := obj.(*templates.Template), old.(*templates.Template)
-	if oldT.Author == nil || !apiequality.Semantic.DeepEqual(content(t), content(oldT)) {
+	changed := !apiequality.Semantic.DeepEqual(content(t), content(oldT))
+	t.Author, t.Revision = oldT.Author, oldT.Revision
+	if oldT.Author == nil || changed {
 		t.Author = authorFrom(ctx)
-		return
 	}
-	t.Author = oldT.Author
+	switch {
+	case oldT.Revision == nil:
+		t.Revision = stamp(t, 1)
+	case changed:
+		t.Revision = stamp(t, oldT.Revision.Number+1)
+	}
 }
 
-// content is what a Template renders from: everything but its type, metadata and author.
+// stamp is revision number of t's content. A content that cannot be written as JSON gets no
+// hash; validation refuses it before it is stored.
+func stamp(t *templates.Template, number int64) *templates.RevisionStamp {
+	_, hash, _ := templaterevision.Canonical(t)
+	return &templates.RevisionStamp{Number: number, Hash: hash}
+}
+
+// content is what a Template renders from: everything but its type, metadata, author and
+// revision.
 func content(t *templates.Template) templates.Template {
 	c := *t
-	c.TypeMeta, c.ObjectMeta, c.Author = metav1.TypeMeta{}, metav1.ObjectMeta{}, nil
+	c.TypeMeta, c.ObjectMeta, c.Author, c.Revision = metav1.TypeMeta{}, metav1.ObjectMeta{}, nil, nil
 	return c
 }
 

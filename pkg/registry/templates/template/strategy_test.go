@@ -271,14 +271,18 @@ func TestBeforeCreate(t *testing.T) {
 	}
 }
 
-// TestPrepareKeepsTheTemplate checks that a Template is stored as sent: it has no status and no
-// field the server sets.
+// TestPrepareKeepsTheTemplate checks that a Template is stored as sent: it has no status, and
+// the server sets only its revision (and its author, from the request's user, here none).
 func TestPrepareKeepsTheTemplate(t *testing.T) {
 	s := newTestStrategy()
 	tpl := newTemplate()
 	tpl.Generation = 7
 	want := tpl.DeepCopy()
 	s.PrepareForCreate(context.Background(), tpl)
+	if tpl.Revision == nil || tpl.Revision.Number != 1 {
+		t.Errorf("PrepareForCreate set revision %+v, want 1", tpl.Revision)
+	}
+	tpl.Revision = nil
 	if !apiequality.Semantic.DeepEqual(tpl, want) {
 		t.Errorf("PrepareForCreate changed the template:\n%+v", tpl)
 	}
@@ -286,6 +290,7 @@ func TestPrepareKeepsTheTemplate(t *testing.T) {
 	tpl.Message = "changed"
 	want = tpl.DeepCopy()
 	s.PrepareForUpdate(context.Background(), tpl, old)
+	tpl.Revision = nil
 	if !apiequality.Semantic.DeepEqual(tpl, want) || !apiequality.Semantic.DeepEqual(old, newTemplate()) {
 		t.Errorf("PrepareForUpdate changed a template:\n%+v\n%+v", tpl, old)
 	}

@@ -124,10 +124,12 @@ var columns = []metav1.TableColumnDefinition{
 	{Name: "Ready", Type: "string", Description: "Status of the Ready condition, or its reason when it is not True."},
 	{Name: "Objects", Type: "string", Description: "Objects ready / objects managed."},
 	{Name: "Age", Type: "string", Description: "Time since creation."},
+	{Name: "Revision", Type: "string", Priority: 1, Description: "The revision of the Template last applied; pinned when spec.templateRef.revision pins one."},
+	{Name: "Policy", Type: "string", Priority: 1, Description: "spec.updatePolicy: Automatic (the default without a pin) or Manual."},
 }
 
 func (tableConvertor) ConvertToTable(_ context.Context, obj runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
-	return registry.ConvertToTable(obj, tableOptions, columns, func(obj runtime.Object) ([]interface{}, error) {
+	table, err := registry.ConvertToTable(obj, tableOptions, columns, func(obj runtime.Object) ([]interface{}, error) {
 		ti, ok := obj.(*templates.TemplateInstance)
 		if !ok {
 			return nil, fmt.Errorf("not a TemplateInstance: %T", obj)
@@ -151,4 +153,38 @@ func (tableConvertor) ConvertToTable(_ context.Context, obj runtime.Object, tabl
 		}
 		return []interface{}{template, ready, fmt.Sprintf("%d/%d", readyObjects, len(ti.Status.Objects))}, nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	// The columns of -o wide come after the age, which registry.ConvertToTable puts last.
+	for i := range table.Rows {
+		ti, ok := table.Rows[i].Object.Object.(*templates.TemplateInstance)
+		if !ok {
+			continue
+		}
+		revision, policy := "-", string(EffectivePolicy(&ti.Spec))
+		if r := ti.Status.TemplateRevision; r != nil {
+			revision = fmt.Sprint(r.Number)
+		}
+		if ref := ti.Spec.TemplateRef; ref != nil && ref.Revision > 0 {
+			revision += fmt.Sprintf(" (pinned %d)", ref.Revision)
+		}
+		if ti.Spec.TemplateRef == nil {
+			revision, policy = "-", "-"
+		}
+		table.Rows[i].Cells = append(table.Rows[i].Cells, revision, policy)
+	}
+	return table, nil
+}
+
+// EffectivePolicy is the instance's update policy: the one written, else Manual for a pinned
+// instance and Automatic for any other.
+func EffectivePolicy(spec *templates.TemplateInstanceSpec) templates.UpdatePolicy {
+	switch {
+	case spec.UpdatePolicy != "":
+		return spec.UpdatePolicy
+	case spec.TemplateRef != nil && spec.TemplateRef.Revision > 0:
+		return templates.UpdatePolicyManual
+	}
+	return templates.UpdatePolicyAutomatic
 }

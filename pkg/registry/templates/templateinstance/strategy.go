@@ -161,8 +161,20 @@ func engineErrors(spec *templates.TemplateInstanceSpec) field.ErrorList {
 	return errs
 }
 
-// WarningsOnCreate has none: every problem found at write time refuses the object.
-func (strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
+// WarningsOnCreate says when spec.updatePolicy has no effect; every problem found at write
+// time refuses the object.
+func (strategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	return policyWarnings(&obj.(*templates.TemplateInstance).Spec)
+}
+
+// policyWarnings tells that Automatic does not move a pinned instance: the pin wins.
+func policyWarnings(spec *templates.TemplateInstanceSpec) []string {
+	if ref := spec.TemplateRef; ref != nil && ref.Revision > 0 && spec.UpdatePolicy == templates.UpdatePolicyAutomatic {
+		return []string{fmt.Sprintf("spec.updatePolicy Automatic has no effect while spec.templateRef.revision pins revision %d: "+
+			"the instance stays on it until the pin is removed", ref.Revision)}
+	}
+	return nil
+}
 
 // AllowCreateOnUpdate is false: an instance is created with POST (kubectl apply does so).
 func (strategy) AllowCreateOnUpdate(context.Context) bool { return false }
@@ -180,9 +192,9 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 	return validation.SortByField(append(append(validation.ValidateTemplateInstanceUpdate(ti, old.(*templates.TemplateInstance)), engineErrors(&ti.Spec)...), sizeErrors(ti)...))
 }
 
-// WarningsOnUpdate has none, as WarningsOnCreate.
-func (strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
-	return nil
+// WarningsOnUpdate warns as WarningsOnCreate.
+func (strategy) WarningsOnUpdate(_ context.Context, obj, _ runtime.Object) []string {
+	return policyWarnings(&obj.(*templates.TemplateInstance).Spec)
 }
 
 // statusStrategy implements updates of the status subresource: only status changes.

@@ -1,10 +1,12 @@
 // The parameter form: one labelled input per field description (schema.js), help and hints
 // tied to the input with aria-describedby, and an error slot per field that screen readers
 // hear when it changes.
-import { h } from './dom.js';
+import { h, plural } from './dom.js';
+import { arrange } from './groups.js';
 
-// renderField builds one field's row; onInput is called on every change.
-function renderField(f, onInput) {
+// renderField builds one field's row; onInput is called on every change, onReveal when a
+// secret's Show button is pressed.
+function renderField(f, onInput, onReveal) {
   const id = `param-${f.name}`;
   const described = [`${id}-help`, f.generated ? `${id}-hint` : null, `${id}-error`].filter(Boolean).join(' ');
   const common = { id, name: f.name, 'aria-describedby': described, 'aria-required': f.required ? 'true' : null, 'data-param': f.name };
@@ -32,13 +34,16 @@ function renderField(f, onInput) {
   }
   if (f.generated) input.placeholder = 'generated if empty';
   else if (f.writeOnly) input.placeholder = 'the template\'s value if empty';
-  else if (f.default && !f.required && f.widget !== 'select') input.placeholder = `default if empty: ${f.default}`;
+  // A secret's default is never written out: the placeholder is in the page's text.
+  else if (f.default && !f.required && f.widget !== 'select') input.placeholder = f.secret ? 'the default if empty' : `default if empty: ${f.default}`;
+  // A multi-line secret (a key, a certificate) is masked as a password input is.
+  if (f.secret && f.widget === 'textarea') input.classList.add('masked');
   input.addEventListener(f.widget === 'checkbox' || f.widget === 'select' ? 'change' : 'input', onInput);
 
   const label = h('label', { for: id, class: 'field-label' },
     h('span', { text: f.label }),
     f.required ? h('span', { class: 'required', title: 'required' }, h('span', { 'aria-hidden': 'true', text: ' *' }), h('span', { class: 'visually-hidden', text: ' (required)' })) : null);
-  const control = f.widget === 'password' ? passwordControl(input) : input;
+  const control = f.secret && (f.widget === 'password' || f.widget === 'textarea') ? passwordControl(input, (shown) => onReveal(f.name, shown)) : input;
   const row = h('div', { class: `field field-${f.widget}`, 'data-field': f.name },
     f.widget === 'checkbox' ? h('div', { class: 'check' }, control, label) : [label, control],
     h('p', { class: 'help', id: `${id}-help` },
@@ -50,16 +55,19 @@ function renderField(f, onInput) {
   return { row, input };
 }
 
-// passwordControl wraps a masked input with a button that shows and hides the value.
-function passwordControl(input) {
+// passwordControl wraps a masked input with a button that shows and hides the value, here and
+// wherever the page shows it (onReveal).
+function passwordControl(input, onReveal) {
   const toggle = h('button', { type: 'button', class: 'reveal', 'aria-controls': input.id, 'aria-pressed': 'false', text: 'Show' });
   toggle.setAttribute('aria-label', 'Show the value');
   toggle.addEventListener('click', () => {
-    const shown = input.type === 'password';
-    input.type = shown ? 'text' : 'password';
+    const shown = toggle.getAttribute('aria-pressed') !== 'true';
+    if (input.tagName === 'TEXTAREA') input.classList.toggle('masked', !shown);
+    else input.type = shown ? 'text' : 'password';
     toggle.textContent = shown ? 'Hide' : 'Show';
     toggle.setAttribute('aria-pressed', String(shown));
     toggle.setAttribute('aria-label', shown ? 'Hide the value' : 'Show the value');
+    onReveal(shown);
   });
   return h('div', { class: 'password' }, input, toggle);
 }
@@ -81,17 +89,35 @@ function constraintsText(f) {
   return parts.join(', ');
 }
 
-// ParameterForm is the rendered form of a list of fields.
+// ParameterForm is the rendered form of a list of fields, laid out by arrange: the fields to
+// fill, the template's named groups, and the optional ones folded under their count.
 export class ParameterForm {
-  constructor(fields, onInput) {
+  // annotations are the template's (its parameter groups); onInput(name) follows every change,
+  // onReveal(name, shown) a secret's Show button.
+  constructor(fields, annotations, onInput, onReveal = () => {}) {
     this.fields = fields;
     this.inputs = new Map();
-    this.element = h('div', { class: 'fields' });
+    this.revealed = new Set();
+    const rows = new Map();
     for (const f of fields) {
-      const { row, input } = renderField(f, () => onInput(f.name));
+      const { row, input } = renderField(f, () => onInput(f.name), (name, shown) => {
+        if (shown) this.revealed.add(name); else this.revealed.delete(name);
+        onReveal(name, shown);
+      });
       this.inputs.set(f.name, input);
-      this.element.append(row);
+      rows.set(f.name, row);
     }
+    const { main, groups, optional } = arrange(fields, annotations);
+    const section = (id, title, members, open, help) => h('details', { class: 'param-group', id, open },
+      h('summary', {}, h('span', { text: title }), ' ', h('span', { class: 'group-count', text: `(${members.length})` })),
+      help ? h('p', { class: 'help group-help', text: help }) : null,
+      h('div', { class: 'fields' }, members.map((f) => rows.get(f.name))));
+    this.element = h('div', { class: 'fields' },
+      fields.length ? null : h('p', { class: 'empty', id: 'no-parameters', text: 'This template has no parameters.' }),
+      main.map((f) => rows.get(f.name)),
+      groups.map((g, i) => section(`param-group-${i}`, g.title, g.fields, g.open)),
+      optional.length ? section('param-group-optional', 'Optional parameters', optional, false,
+        `${plural(optional.length, 'parameter')} with a default or a generator: leave them as they are, or change them here.`) : null);
   }
 
   // values are what is sent, as the schema's contract says: an empty optional or generated
@@ -116,6 +142,9 @@ export class ParameterForm {
       slot.textContent = messages.join('; ');
       input.setAttribute('aria-invalid', messages.length ? 'true' : 'false');
       input.closest('.field').classList.toggle('invalid', messages.length > 0);
+      // A folded field with an error is unfolded, so that it is seen and can take the focus.
+      const group = input.closest('details');
+      if (messages.length && group) group.open = true;
     }
   }
 

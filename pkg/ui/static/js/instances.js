@@ -5,12 +5,18 @@ import { h, clear, announce, age, plural } from './dom.js';
 import { action } from './api.js';
 import { objectsTable, generatedPanel } from './objects.js';
 import { instanceHref, instancesHref } from './routes.js';
+import { Secrets } from './secrets.js';
+import { showAllButton } from './preview.js';
 
 const POLL_MS = 2000;
 
 function condition(instance, type) {
   return ((instance.status && instance.status.conditions) || []).find((c) => c.type === type);
 }
+
+// NO_CLUSTER is the reason a server without a cluster (local mode) gives the conditions of
+// every instance it stores: nothing is ever created for it, and nothing is to be waited for.
+const NO_CLUSTER = 'NoCluster';
 
 // readiness words an instance's state from its conditions.
 function readiness(instance) {
@@ -19,6 +25,7 @@ function readiness(instance) {
   if (failed && failed.status === 'True') return ['failed', 'Failed', failed.message];
   const ready = condition(instance, 'Ready');
   if (ready && ready.status === 'True') return ['ready', 'Ready', ready.message];
+  if (ready && ready.reason === NO_CLUSTER) return ['stopped', 'Nothing created', ready.message];
   return ['waiting', 'Not ready', ready ? ready.message : 'not reconciled yet'];
 }
 
@@ -102,14 +109,16 @@ function confirmDelete(instance, opener, after) {
   dialog.showModal();
 }
 
-// renderInstance is one instance, live: its conditions and objects.
+// renderInstance is one instance, live: its conditions and objects, and its message with the
+// values of secret parameters masked until Show. On a server without a cluster it says so and
+// stops: nothing will be created, so no generated value will ever be stored.
 export async function renderInstance(main, ns, name, signal) {
   const title = h('h1', { id: 'instance-title', text: name });
   const status = h('p', { class: 'lead', role: 'status', id: 'instance-status' });
   const conditions = h('dl', { class: 'conditions' });
   const objectsBox = h('div', { id: 'objects-box' });
   const messageBox = h('div', { id: 'message-box' }, h('p', { class: 'help', text: 'Reading the message…' }));
-  let messageDone = false;
+  const message = { done: false, secrets: new Secrets() };
   clear(main,
     h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumb' }, h('a', { href: instancesHref(ns), text: 'Instances' }), ' / ', h('span', { 'aria-current': 'page', text: name })),
     h('div', { class: 'page-head' }, title, status),
@@ -123,18 +132,22 @@ export async function renderInstance(main, ns, name, signal) {
     try {
       const instance = await k8s('GET', `${instancesPath(ns)}/${encodeURIComponent(name)}`);
       const [state, word, why] = readiness(instance);
-      const text = `${word}${why ? ': ' + why : ''}`;
+      if (!message.done) await showMessage(messageBox, ns, name, message, state === 'stopped');
+      const secrets = message.secrets;
+      const text = secrets.text(`${word}${why ? ': ' + why : ''}`);
       status.textContent = `Template ${templateOf(instance)} in ${ns} · ${text}`;
       status.dataset.state = state;
       if (text !== last) announce(text, state === 'failed');
       last = text;
       const reported = (instance.status && instance.status.conditions) || [];
       clear(conditions, reported.length ? reported.map((c) => [
-        h('dt', { text: `${c.type}: ${c.status}` }), h('dd', { text: [c.reason, c.message].filter(Boolean).join(' — ') })])
+        h('dt', { text: `${c.type}: ${c.status}` }), h('dd', { text: secrets.text([c.reason, c.message].filter(Boolean).join(' — ')) })])
         : h('p', { class: 'empty', text: 'None reported yet: the controller has not seen this instance.' }));
-      if (!messageDone) messageDone = await showMessage(messageBox, ns, name);
       const objects = ((instance.status && instance.status.objects) || []).map((o) => ({ ...o, exists: true }));
-      clear(objectsBox, objects.length ? objectsTable(objects, 'Objects of this instance') : h('p', { class: 'empty', text: 'No objects recorded yet.' }));
+      clear(objectsBox, objects.length ? objectsTable(secrets.deep(objects), 'Objects of this instance')
+        : h('p', { class: 'empty', id: 'objects-empty', text: state === 'stopped' ? 'Nothing was created, and nothing will be: this server runs without a cluster (local mode). The instance only records the template and its values.' : 'No objects recorded yet.' }));
+      // Nothing changes for an instance of a server without a cluster: no more waiting.
+      if (state === 'stopped') return;
     } catch (err) {
       status.textContent = err.code === 404 ? 'This instance no longer exists.' : err.message;
       if (err.code === 404) return;
@@ -144,22 +157,34 @@ export async function renderInstance(main, ns, name, signal) {
 }
 
 // showMessage shows the instance's message with the values it was rendered with, once the
-// generated ones are stored; it says whether there is nothing more to wait for.
-async function showMessage(box, ns, name) {
+// generated ones are stored, masking the secret ones; state.done says whether there is nothing
+// more to wait for. Without a cluster (stopped) the generated values never come: it says so.
+async function showMessage(box, ns, name, state, stopped) {
   let answer;
   try {
     answer = await action('POST', 'instance-message', { namespace: ns, name });
   } catch (err) {
     clear(box, h('p', { class: 'help', text: `The message cannot be shown: ${err.message}` }));
-    return err.code === 403 || err.code === 404;
+    state.done = err.code === 403 || err.code === 404;
+    return;
   }
   if (answer.pending.length) {
-    clear(box, h('p', { class: 'help', id: 'message-pending',
-      text: `The message appears once the generated values of ${answer.pending.join(', ')} are stored with the instance.` }));
-    return false;
+    clear(box, h('p', { class: 'help', id: 'message-pending', text: stopped
+      ? `No message: it needs the generated values of ${answer.pending.join(', ')}, which are made when the objects are created, and this server creates nothing (local mode).`
+      : `The message appears once the generated values of ${answer.pending.join(', ')} are stored with the instance.` }));
+    state.done = stopped;
+    return;
   }
-  clear(box, h('pre', { class: 'message', id: 'result-message', text: answer.message || '(this template has no message)' }),
+  const secrets = new Secrets();
+  for (const s of answer.secrets || []) secrets.set(s.name, s.value);
+  state.secrets = secrets;
+  state.done = true;
+  const text = h('pre', { class: 'message', id: 'result-message' });
+  const draw = () => { text.textContent = answer.message ? secrets.text(answer.message) : '(this template has no message)'; };
+  draw();
+  clear(box, text,
+    secrets.any() ? h('p', { class: 'help secrets-note' }, 'Secret values are masked (••••••••). ',
+      showAllButton('instance-show-secrets', (shown) => { secrets.all = shown; draw(); })) : null,
     answer.generated.length ? generatedPanel(answer.generated.map((g) => ({ ...g, label: g.name, secret: true })), true,
       'Generated once and kept by the instance, which reuses them on every upgrade.') : null);
-  return true;
 }

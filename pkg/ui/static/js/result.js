@@ -1,12 +1,15 @@
 // The result page after a create without TemplateInstances: the message with the values
-// processing used, the generated values (secrets masked until asked), and every object with
-// its readiness, read again every few seconds until all are ready.
+// processing used (secret ones masked until Show), the generated values (secrets masked until
+// asked), and every object with its readiness, read again every few seconds until all are
+// ready.
 import { action } from './api.js';
 import { h, clear, announce, plural } from './dom.js';
 import { recall } from './results.js';
 import { objectsTable, stateOf, generatedPanel } from './objects.js';
 import { iconFor } from './icons.js';
 import { templateHref } from './routes.js';
+import { Secrets } from './secrets.js';
+import { showAllButton } from './preview.js';
 
 const POLL_MS = 2000;
 
@@ -19,13 +22,17 @@ export async function renderResult(main, id, signal) {
     return;
   }
   const failed = result.objects.filter((o) => stateOf(o)[0] === 'failed').length;
+  const secrets = result.secrets || new Secrets();
+  secrets.all = false;
   const summary = h('p', { class: 'lead', id: 'result-summary', role: 'status' });
   const table = h('div', { id: 'objects-box' });
+  const message = h('pre', { class: 'message', id: 'result-message' });
   const draw = (objects) => {
     result.objects = objects;
     const ready = objects.filter((o) => o.ready).length;
     summary.textContent = `${ready} of ${plural(objects.length, 'object')} ready` + (failed ? `, ${failed} could not be created` : '') + '.';
-    clear(table, objectsTable(objects, 'Created objects and their readiness'));
+    clear(table, objectsTable(secrets.deep(objects), 'Created objects and their readiness'));
+    message.textContent = result.message ? secrets.text(result.message) : '(this template has no message)';
     return ready;
   };
   clear(main,
@@ -35,13 +42,16 @@ export async function renderResult(main, id, signal) {
       h('div', {}, h('h1', { id: 'result-title', text: titleOf(result.entry.displayName, failed, result.objects.length) }),
         h('p', { class: 'provider', text: `in namespace ${result.namespace}` }))),
     failed === result.objects.length && failed > 0 ? h('div', { class: 'notice warning', id: 'result-notice' },
-      h('p', { text: 'None of the objects could be created: the cluster refused them or does not serve their kinds. A local-mode Stencil server serves only templates, so it has nowhere to create them.' })) : null,
+      h('p', { text: result.coreAPI === false
+        ? 'Nothing was created: this server serves no core API. A local-mode Stencil server renders templates only, so it has nowhere to create them.'
+        : 'None of the objects could be created: the cluster refused them or does not serve their kinds.' })) : null,
     h('div', { class: 'columns' },
       h('div', { class: 'main-col' },
         h('section', { class: 'panel', 'aria-labelledby': 'objects-title' }, h('h2', { id: 'objects-title', text: 'Objects' }), summary, table)),
       h('aside', { class: 'side-col' },
-        h('section', { class: 'panel', 'aria-labelledby': 'message-title' }, h('h2', { id: 'message-title', text: 'Message' }),
-          h('pre', { class: 'message', id: 'result-message', text: result.message || '(this template has no message)' })),
+        h('section', { class: 'panel', 'aria-labelledby': 'message-title' }, h('h2', { id: 'message-title', text: 'Message' }), message,
+          secrets.any() ? h('p', { class: 'help secrets-note' }, 'Secret values are masked (••••••••). ',
+            showAllButton('result-show-secrets', (shown) => { secrets.all = shown; draw(result.objects); })) : null),
         result.generated.length ? generatedPanel(result.generated) : null)));
   const ready = draw(result.objects);
   announce(`${result.entry.displayName}: ${summary.textContent}`, failed > 0);

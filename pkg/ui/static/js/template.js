@@ -7,7 +7,7 @@ import { iconFor } from './icons.js';
 import { fieldsFromSchema, check, fieldOfCause } from './schema.js';
 import { ParameterForm, parseLabels } from './form.js';
 import { Preview } from './preview.js';
-import { create } from './create.js';
+import { create, nothingCreated } from './create.js';
 import { namespacePicker } from './namespaces.js';
 
 export async function renderTemplate(main, config, ns, name) {
@@ -18,7 +18,6 @@ export async function renderTemplate(main, config, ns, name) {
   const fields = fieldsFromSchema(schema);
   // The schema lists the parameters in the template's order: a 422's parameters[i] is fields[i].
   const parameterNames = fields.map((f) => f.name);
-  const preview = new Preview(ns, name);
   const serverErrors = new Map();
   let generalErrors = [];
 
@@ -28,6 +27,7 @@ export async function renderTemplate(main, config, ns, name) {
   const target = await namespacePicker(config, ns);
   const instanceName = instances ? h('input', { id: 'instance-name', type: 'text', value: name, autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'instance-name-help' }) : null;
   const submit = h('button', { type: 'submit', class: 'primary', id: 'create', text: 'Create' });
+  const createNotice = h('div', { class: 'notice warning', id: 'create-notice', hidden: true });
 
   const showErrors = () => {
     const byField = new Map();
@@ -51,10 +51,11 @@ export async function renderTemplate(main, config, ns, name) {
     serverErrors.clear();
     generalErrors = [];
     if (answer instanceof APIError) {
-      if (answer.causes.length === 0) generalErrors.push(answer.message);
+      if (answer.causes.length === 0) generalErrors.push(preview.mask(answer.message));
       for (const cause of answer.causes) {
         const field = fieldOfCause(cause, parameterNames);
-        const text = cause.message || answer.message;
+        // The server may quote a value it refuses: a secret one is masked here too.
+        const text = preview.mask(cause.message || answer.message);
         if (field) serverErrors.set(field, [...(serverErrors.get(field) || []), text]);
         else generalErrors.push(cause.field ? `${cause.field}: ${text}` : text);
       }
@@ -71,11 +72,12 @@ export async function renderTemplate(main, config, ns, name) {
     if (answer) applyAnswer(answer);
   };
   const schedule = debounce(refresh, 350);
-  const form = new ParameterForm(fields, (changed) => {
+  const form = new ParameterForm(fields, template.metadata.annotations, (changed) => {
     serverErrors.delete(changed);
     showErrors();
     schedule();
-  });
+  }, () => preview.draw());
+  const preview = new Preview(ns, name, fields, form.revealed);
   labelsInput.addEventListener('input', () => { serverErrors.delete('@labels'); showErrors(); schedule(); });
 
   const formElement = h('form', { class: 'panel form', id: 'template-form', novalidate: true, 'aria-labelledby': 'form-title' },
@@ -91,6 +93,7 @@ export async function renderTemplate(main, config, ns, name) {
       h('div', { class: 'field' },
         h('label', { for: 'labels', class: 'field-label', text: 'Extra labels' }), labelsInput,
         h('p', { class: 'help', id: 'labels-help', text: 'One key=value per line, added to every object.' }), labelsError)),
+    createNotice,
     h('div', { class: 'actions' }, submit, h('a', { href: '#/', class: 'button', text: 'Cancel' })));
 
   formElement.addEventListener('submit', async (event) => {
@@ -100,7 +103,7 @@ export async function renderTemplate(main, config, ns, name) {
     try {
       const { labels, problems } = parseLabels(labelsInput.value);
       if (problems.length) throw new APIError(422, { message: problems.join('; '), details: { causes: problems.map((m) => ({ field: 'labels', message: m })) } });
-      await create({ template, entry, fields, values: form.values(), labels, namespace: target.value(), instanceName: instanceName && instanceName.value.trim(), instances });
+      await create({ template, entry, fields, values: form.values(), labels, namespace: target.value(), instanceName: instanceName && instanceName.value.trim(), instances, config });
     } catch (err) {
       applyAnswer(err instanceof APIError ? err : new APIError(0, { message: String(err) }));
       (form.firstInvalid() || (errorBox.hidden ? submit : errorBox)).focus();
@@ -114,6 +117,13 @@ export async function renderTemplate(main, config, ns, name) {
     header(entry),
     h('div', { class: 'columns' }, h('div', { class: 'main-col' }, formElement), h('aside', { class: 'side-col' }, about(entry, template), preview.element)));
   refresh();
+  // Said before Create, once the server has answered whether anything would be created.
+  nothingCreated(config, instances, target.value(), template).then((why) => {
+    if (!why || !createNotice.isConnected) return;
+    clear(createNotice, h('p', {}, h('strong', { text: 'Nothing will be created. ' }), why));
+    createNotice.hidden = false;
+    submit.setAttribute('aria-describedby', 'create-notice');
+  });
 }
 
 function header(entry) {

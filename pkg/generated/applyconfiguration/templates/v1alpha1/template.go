@@ -74,6 +74,10 @@ type TemplateApplyConfiguration struct {
 	// may create each object too, so that editing a Template never borrows the rights of the
 	// users who instantiate it.
 	Author *TemplateAuthorApplyConfiguration `json:"author,omitempty"`
+	// revision is the revision the content is, set by the server on create and on every
+	// change of the content (as author); a client's value is overwritten. The content is kept
+	// as the TemplateRevision <name>-<number>.
+	Revision *RevisionStampApplyConfiguration `json:"revision,omitempty"`
 }
 
 // Template constructs a declarative configuration of the Template type for use with
@@ -120,6 +124,12 @@ func ExtractTemplateFrom(template *templatesv1alpha1.Template, fieldManager stri
 // applied if another fieldManager has updated or force applied any of the previously applied fields.
 func ExtractTemplate(template *templatesv1alpha1.Template, fieldManager string) (*TemplateApplyConfiguration, error) {
 	return ExtractTemplateFrom(template, fieldManager, "")
+}
+
+// ExtractTemplatePreview extracts the applied configuration owned by fieldManager from
+// template for the preview subresource.
+func ExtractTemplatePreview(template *templatesv1alpha1.Template, fieldManager string) (*TemplateApplyConfiguration, error) {
+	return ExtractTemplateFrom(template, fieldManager, "preview")
 }
 
 // ExtractTemplateProcessed extracts the applied configuration owned by fieldManager from
@@ -415,6 +425,14 @@ func (b *TemplateApplyConfiguration) WithDialect(value templatesv1alpha1.Dialect
 // If called multiple times, the Author field is set to the value of the last call.
 func (b *TemplateApplyConfiguration) WithAuthor(value *TemplateAuthorApplyConfiguration) *TemplateApplyConfiguration {
 	b.Author = value
+	return b
+}
+
+// WithRevision sets the Revision field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Revision field is set to the value of the last call.
+func (b *TemplateApplyConfiguration) WithRevision(value *RevisionStampApplyConfiguration) *TemplateApplyConfiguration {
+	b.Revision = value
 	return b
 }
 

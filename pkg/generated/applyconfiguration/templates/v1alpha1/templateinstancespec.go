@@ -20,6 +20,7 @@ package v1alpha1
 
 import (
 	runtime "k8s.io/apimachinery/pkg/runtime"
+	templatesv1alpha1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 )
 
 // TemplateInstanceSpecApplyConfiguration represents a declarative configuration of the TemplateInstanceSpec type for use
@@ -43,6 +44,11 @@ type TemplateInstanceSpecApplyConfiguration struct {
 	Labels map[string]string `json:"labels,omitempty"`
 	// properties are the values of template expansion, by Go identifier.
 	Properties map[string]string `json:"properties,omitempty"`
+	// updatePolicy says whether the instance follows the Template's new revisions: Automatic
+	// (the default without a pin) moves it to each new revision, Manual (the default with a
+	// pin) keeps the revision it runs until its spec changes. A pinned revision wins over
+	// either.
+	UpdatePolicy *templatesv1alpha1.UpdatePolicy `json:"updatePolicy,omitempty"`
 	// requester is the user who last changed the spec, set by the server on create and on
 	// every spec change; a client's value is overwritten. The controller acts as this user.
 	Requester *TemplateInstanceRequesterApplyConfiguration `json:"requester,omitempty"`
@@ -122,6 +128,14 @@ func (b *TemplateInstanceSpecApplyConfiguration) WithProperties(entries map[stri
 	for k, v := range entries {
 		b.Properties[k] = v
 	}
+	return b
+}
+
+// WithUpdatePolicy sets the UpdatePolicy field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the UpdatePolicy field is set to the value of the last call.
+func (b *TemplateInstanceSpecApplyConfiguration) WithUpdatePolicy(value templatesv1alpha1.UpdatePolicy) *TemplateInstanceSpecApplyConfiguration {
+	b.UpdatePolicy = &value
 	return b
 }
 

@@ -34,6 +34,9 @@ type TemplateInstanceStatusApplyConfiguration struct {
 	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 	// templateResourceVersion is the resourceVersion of the stored Template last rendered.
 	TemplateResourceVersion *string `json:"templateResourceVersion,omitempty"`
+	// templateRevision is the revision of the stored Template last applied, and the hash of
+	// what it rendered.
+	TemplateRevision *AppliedRevisionApplyConfiguration `json:"templateRevision,omitempty"`
 	// objects are the objects the instance manages, in apply order.
 	Objects []TemplateInstanceObjectApplyConfiguration `json:"objects,omitempty"`
 	// generatedParametersSecret names the Secret, owned by the instance, that keeps the
@@ -73,6 +76,14 @@ func (b *TemplateInstanceStatusApplyConfiguration) WithConditions(values ...*v1.
 // If called multiple times, the TemplateResourceVersion field is set to the value of the last call.
 func (b *TemplateInstanceStatusApplyConfiguration) WithTemplateResourceVersion(value string) *TemplateInstanceStatusApplyConfiguration {
 	b.TemplateResourceVersion = &value
+	return b
+}
+
+// WithTemplateRevision sets the TemplateRevision field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the TemplateRevision field is set to the value of the last call.
+func (b *TemplateInstanceStatusApplyConfiguration) WithTemplateRevision(value *AppliedRevisionApplyConfiguration) *TemplateInstanceStatusApplyConfiguration {
+	b.TemplateRevision = value
 	return b
 }
 

@@ -25,6 +25,9 @@ package v1alpha1
 type TemplateReferenceApplyConfiguration struct {
 	// name of the Template.
 	Name *string `json:"name,omitempty"`
+	// revision pins a revision of the Template (a TemplateRevision's number): the instance
+	// renders that revision's content whatever the Template holds now.
+	Revision *int64 `json:"revision,omitempty"`
 }
 
 // TemplateReferenceApplyConfiguration constructs a declarative configuration of the TemplateReference type for use with
@@ -38,5 +41,13 @@ func TemplateReference() *TemplateReferenceApplyConfiguration {
 // If called multiple times, the Name field is set to the value of the last call.
 func (b *TemplateReferenceApplyConfiguration) WithName(value string) *TemplateReferenceApplyConfiguration {
 	b.Name = &value
+	return b
+}
+
+// WithRevision sets the Revision field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Revision field is set to the value of the last call.
+func (b *TemplateReferenceApplyConfiguration) WithRevision(value int64) *TemplateReferenceApplyConfiguration {
+	b.Revision = &value
 	return b
 }

@@ -37,3 +37,11 @@ type TemplateInstanceListerExpansion interface{}
 // TemplateInstanceNamespaceListerExpansion allows custom methods to be added to
 // TemplateInstanceNamespaceLister.
 type TemplateInstanceNamespaceListerExpansion interface{}
+
+// TemplateRevisionListerExpansion allows custom methods to be added to
+// TemplateRevisionLister.
+type TemplateRevisionListerExpansion interface{}
+
+// TemplateRevisionNamespaceListerExpansion allows custom methods to be added to
+// TemplateRevisionNamespaceLister.
+type TemplateRevisionNamespaceListerExpansion interface{}

@@ -30,6 +30,8 @@ type Interface interface {
 	Templates() TypedTemplateInformer
 	// TemplateInstances returns a TemplateInstanceInformer.
 	TemplateInstances() TypedTemplateInstanceInformer
+	// TemplateRevisions returns a TemplateRevisionInformer.
+	TemplateRevisions() TypedTemplateRevisionInformer
 }
 
 type version struct {
@@ -56,4 +58,9 @@ func (v *version) Templates() TypedTemplateInformer {
 // TemplateInstances returns a TypedTemplateInstanceInformer.
 func (v *version) TemplateInstances() TypedTemplateInstanceInformer {
 	return &templateInstanceInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// TemplateRevisions returns a TypedTemplateRevisionInformer.
+func (v *version) TemplateRevisions() TypedTemplateRevisionInformer {
+	return &templateRevisionInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

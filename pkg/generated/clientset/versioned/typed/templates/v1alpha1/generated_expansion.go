@@ -23,3 +23,5 @@ type CustomTransformExpansion interface{}
 type TemplateExpansion interface{}
 
 type TemplateInstanceExpansion interface{}
+
+type TemplateRevisionExpansion interface{}

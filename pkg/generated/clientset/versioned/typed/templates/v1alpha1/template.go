@@ -48,6 +48,7 @@ type TemplateInterface interface {
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts v1.PatchOptions, subresources ...string) (result *templatesv1alpha1.Template, err error)
 	Apply(ctx context.Context, template *applyconfigurationtemplatesv1alpha1.TemplateApplyConfiguration, opts v1.ApplyOptions) (result *templatesv1alpha1.Template, err error)
 	Process(ctx context.Context, templateName string, templateParameters *templatesv1alpha1.TemplateParameters, opts v1.CreateOptions) (*templatesv1alpha1.List, error)
+	Preview(ctx context.Context, templateName string, templatePreview *templatesv1alpha1.TemplatePreview, opts v1.CreateOptions) (*templatesv1alpha1.TemplatePreview, error)
 
 	TemplateExpansion
 }
@@ -81,6 +82,21 @@ func (c *templates) Process(ctx context.Context, templateName string, templatePa
 		SubResource("processed").
 		VersionedParams(&opts, scheme.ParameterCodec).
 		Body(templateParameters).
+		Do(ctx).
+		Into(result)
+	return
+}
+
+// Preview takes the representation of a templatePreview and creates it.  Returns the server's representation of the templatePreview, and an error, if there is any.
+func (c *templates) Preview(ctx context.Context, templateName string, templatePreview *templatesv1alpha1.TemplatePreview, opts v1.CreateOptions) (result *templatesv1alpha1.TemplatePreview, err error) {
+	result = &templatesv1alpha1.TemplatePreview{}
+	err = c.GetClient().Post().
+		Namespace(c.GetNamespace()).
+		Resource("templates").
+		Name(templateName).
+		SubResource("preview").
+		VersionedParams(&opts, scheme.ParameterCodec).
+		Body(templatePreview).
 		Do(ctx).
 		Into(result)
 	return

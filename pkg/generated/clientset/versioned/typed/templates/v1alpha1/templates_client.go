@@ -31,6 +31,7 @@ type TemplatesV1alpha1Interface interface {
 	CustomTransformsGetter
 	TemplatesGetter
 	TemplateInstancesGetter
+	TemplateRevisionsGetter
 }
 
 // TemplatesV1alpha1Client is used to interact with features provided by the templates.stencil.dev group.
@@ -48,6 +49,10 @@ func (c *TemplatesV1alpha1Client) Templates(namespace string) TemplateInterface 
 
 func (c *TemplatesV1alpha1Client) TemplateInstances(namespace string) TemplateInstanceInterface {
 	return newTemplateInstances(c, namespace)
+}
+
+func (c *TemplatesV1alpha1Client) TemplateRevisions(namespace string) TemplateRevisionInterface {
+	return newTemplateRevisions(c, namespace)
 }
 
 // NewForConfig creates a new TemplatesV1alpha1Client for the given config.

@@ -65,3 +65,15 @@ func (c *fakeTemplates) Process(ctx context.Context, templateName string, templa
 	}
 	return obj.(*v1alpha1.List), err
 }
+
+// Preview takes the representation of a templatePreview and creates it.  Returns the server's representation of the templatePreview, and an error, if there is any.
+func (c *fakeTemplates) Preview(ctx context.Context, templateName string, templatePreview *v1alpha1.TemplatePreview, opts v1.CreateOptions) (result *v1alpha1.TemplatePreview, err error) {
+	emptyResult := &v1alpha1.TemplatePreview{}
+	obj, err := c.Fake.
+		Invokes(testing.NewCreateSubresourceActionWithOptions(c.Resource(), templateName, "preview", c.Namespace(), templatePreview, opts), emptyResult)
+
+	if obj == nil {
+		return emptyResult, err
+	}
+	return obj.(*v1alpha1.TemplatePreview), err
+}

@@ -40,6 +40,10 @@ func (c *FakeTemplatesV1alpha1) TemplateInstances(namespace string) v1alpha1.Tem
 	return newFakeTemplateInstances(c, namespace)
 }
 
+func (c *FakeTemplatesV1alpha1) TemplateRevisions(namespace string) v1alpha1.TemplateRevisionInterface {
+	return newFakeTemplateRevisions(c, namespace)
+}
+
 // RESTClient returns a RESTClient that is used to communicate
 // with API server by this client implementation.
 func (c *FakeTemplatesV1alpha1) RESTClient() rest.Interface {

@@ -1,0 +1,86 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package apiserver
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+// oneYAMLDocument decodes a YAML body that is a stream of documents as its one object. The
+// YAML decoder of the API machinery reads the first document only: a template file that
+// starts with `---` and a comment block (as Helm-converted templates do) would be read as an
+// empty object, and processedtemplates would answer an empty List for it; a file of two
+// templates would lose the second without a word. Empty documents (only comments, or null)
+// are skipped, as `oc process -f` and `stencil process -f` skip them; more than one object is a
+// 400 naming how many there are.
+type oneYAMLDocument struct {
+	runtime.Serializer
+}
+
+// Decode decodes the one non-empty document of data.
+func (d oneYAMLDocument) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
+	doc, err := onlyDocument(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d.Serializer.Decode(doc, defaults, into)
+}
+
+// onlyDocument returns the one document of data that is not empty, or data itself when it is
+// one document or cannot be split (the decoder then says what is wrong with it).
+func onlyDocument(data []byte) ([]byte, error) {
+	if !bytes.Contains(data, []byte("---")) {
+		return data, nil
+	}
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	var found []byte
+	documents := 0
+	for {
+		doc, err := reader.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return data, nil
+		}
+		asJSON, err := yaml.YAMLToJSON(doc)
+		if err != nil {
+			return data, nil
+		}
+		if trimmed := bytes.TrimSpace(asJSON); len(trimmed) == 0 || string(trimmed) == "null" {
+			continue
+		}
+		if documents++; documents == 1 {
+			found = doc
+		}
+	}
+	if documents > 1 {
+		return nil, fmt.Errorf("the YAML body holds %d documents: a request takes one object (send each on its own)", documents)
+	}
+	if found == nil {
+		return data, nil
+	}
+	return found, nil
+}

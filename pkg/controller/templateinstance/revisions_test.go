@@ -1,0 +1,169 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package templateinstance
+
+import (
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
+)
+
+// configMapOf is the ConfigMap "config" holding value.
+func configMapOf(value string) string {
+	return `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"config"},"data":{"k":"` + value + `"}}`
+}
+
+// revisions returns Template app whose content, by revision number, is a ConfigMap holding
+// values[n-1], at the last revision, with every revision stored as the server writes it; each
+// revision's author is authors[n-1], or alice.
+func revisions(t *testing.T, values []string, authors ...string) []runtime.Object {
+	t.Helper()
+	var out []runtime.Object
+	var app *templatesv1.Template
+	for i, v := range values {
+		n := int64(i + 1)
+		app = newTemplate("app", configMapOf(v))
+		if i < len(authors) {
+			app.Author = &templatesv1.TemplateAuthor{Username: authors[i]}
+		}
+		internal := &templates.Template{}
+		if err := templatesv1.Convert_v1alpha1_Template_To_templates_Template(app, internal, nil); err != nil {
+			t.Fatal(err)
+		}
+		content, hash, err := templaterevision.Canonical(internal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		app.Revision = &templatesv1.RevisionStamp{Number: n, Hash: hash}
+		out = append(out, &templatesv1.TemplateRevision{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: templaterevision.Name("app", n), UID: types.UID("rev-" + v), ResourceVersion: "1"},
+			Template:   "app", Revision: n, Hash: hash, Author: app.Author.DeepCopy(), Content: runtime.RawExtension{Raw: content},
+		})
+	}
+	return append(out, app)
+}
+
+// onRevision has the instance applied at revision number of generation 1, Ready.
+func onRevision(number int64) func(*templatesv1.TemplateInstance) {
+	return func(ti *templatesv1.TemplateInstance) {
+		ti.Status = templatesv1.TemplateInstanceStatus{ObservedGeneration: 1, TemplateResourceVersion: "6",
+			TemplateRevision: &templatesv1.AppliedRevision{Number: number, AppliedHash: "sha256:old", Generation: 1},
+			Objects:          []templatesv1.TemplateInstanceObject{ref("ConfigMap", "config", "uid-1")},
+			Conditions: []metav1.Condition{
+				{Type: templatesv1.TemplateInstanceReady, Status: metav1.ConditionTrue, Reason: "Ready"},
+				{Type: templatesv1.TemplateInstanceProgressing, Status: metav1.ConditionFalse, Reason: "Ready"},
+				{Type: templatesv1.TemplateInstanceFailed, Status: metav1.ConditionFalse, Reason: "Ready"}}}
+	}
+}
+
+// appliedValue is the value of ConfigMap config in the target, "" when it does not exist.
+func appliedValue(f *fixture) string {
+	live := f.liveObject("configmaps", "demo", "config")
+	if live == nil {
+		return ""
+	}
+	v, _, _ := unstructured.NestedString(live.Object, "data", "k")
+	return v
+}
+
+// TestRevisions: an Automatic instance moves to the Template's new revision and records it;
+// a Manual one stays on its revision until its spec changes; a pinned one renders the pinned
+// revision's content, whose author the authorization rule checks, whatever the Template holds.
+func TestRevisions(t *testing.T) {
+	three := func(t *testing.T, authors ...string) []runtime.Object {
+		return revisions(t, []string{"one", "two", "three"}, authors...)
+	}
+	cases := []struct {
+		name     string
+		objects  func(t *testing.T) []runtime.Object
+		instance *templatesv1.TemplateInstance
+		deny     func(authorizer.Attributes) bool
+		// applied is the value applied, "" for none; revision the number recorded after.
+		applied   string
+		revision  int64
+		condition string
+	}{{
+		name:     "Automatic moves to the Template's revision",
+		objects:  func(t *testing.T) []runtime.Object { return three(t) },
+		instance: newInstance("shop", onRevision(1)),
+		applied:  "three", revision: 3, condition: "True Reconciled runs revision 3 of Template app",
+	}, {
+		name:     "Manual stays on its revision while the spec is the same",
+		objects:  func(t *testing.T) []runtime.Object { return three(t) },
+		instance: newInstance("shop", onRevision(1), func(ti *templatesv1.TemplateInstance) { ti.Spec.UpdatePolicy = templatesv1.UpdatePolicyManual }),
+		applied:  "", revision: 1, condition: "True Reconciled runs revision 1 of Template app (Manual); the Template is at revision 3",
+	}, {
+		name:    "Manual moves to the Template's revision when its spec changes",
+		objects: func(t *testing.T) []runtime.Object { return three(t) },
+		instance: newInstance("shop", onRevision(1), func(ti *templatesv1.TemplateInstance) {
+			ti.Spec.UpdatePolicy, ti.Generation = templatesv1.UpdatePolicyManual, 2
+		}),
+		applied: "three", revision: 3, condition: "True Reconciled runs revision 3 of Template app",
+	}, {
+		name:     "a pin renders the pinned revision",
+		objects:  func(t *testing.T) []runtime.Object { return three(t) },
+		instance: newInstance("shop", func(ti *templatesv1.TemplateInstance) { ti.Spec.TemplateRef.Revision = 2 }),
+		applied:  "two", revision: 2, condition: "True Reconciled runs revision 2 of Template app (pinned); the Template is at revision 3",
+	}, {
+		name:     "a pinned revision is applied only if its own author may",
+		objects:  func(t *testing.T) []runtime.Object { return three(t, "alice", "mallory", "alice") },
+		instance: newInstance("shop", func(ti *templatesv1.TemplateInstance) { ti.Spec.TemplateRef.Revision = 2 }),
+		deny:     refuse("mallory", "create", "configmaps"),
+		applied:  "", revision: 0, condition: "False AuthorForbidden runs no revision of Template app",
+	}, {
+		name:     "the Template's current author does not vouch for an old revision",
+		objects:  func(t *testing.T) []runtime.Object { return three(t, "mallory", "alice", "alice") },
+		instance: newInstance("shop", func(ti *templatesv1.TemplateInstance) { ti.Spec.TemplateRef.Revision = 1 }),
+		deny:     refuse("mallory", "create", "configmaps"),
+		applied:  "", revision: 0, condition: "False AuthorForbidden",
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := (&fixture{t: t, objects: append(tc.objects(t), tc.instance), deny: tc.deny}).build()
+			if _, err := f.sync("shop"); err != nil && tc.revision != 0 {
+				t.Fatalf("sync: %v", err)
+			}
+			if got := appliedValue(f); got != tc.applied {
+				t.Errorf("applied %q, want %q", got, tc.applied)
+			}
+			ti := f.instance("shop")
+			var got int64
+			if r := ti.Status.TemplateRevision; r != nil {
+				got = r.Number
+				if tc.applied != "" && (!strings.HasPrefix(r.AppliedHash, "sha256:") || r.AppliedHash == "sha256:old" || r.Generation != ti.Generation) {
+					t.Errorf("recorded %+v after applying generation %d", r, ti.Generation)
+				}
+			}
+			if got != tc.revision {
+				t.Errorf("status.templateRevision %+v, want number %d", ti.Status.TemplateRevision, tc.revision)
+			}
+			c := lastCondition(ti, templatesv1.TemplateInstanceRevisionReconciled)
+			if line := string(c.Status) + " " + c.Reason + " " + c.Message; !strings.HasPrefix(line, tc.condition) {
+				t.Errorf("RevisionReconciled %q, want %q", line, tc.condition)
+			}
+		})
+	}
+}
