@@ -97,3 +97,33 @@ func checkDecodersAgree(t *testing.T, in []byte) {
 		t.Errorf("%s: got %+v, typed decoder %+v", in, got, want)
 	}
 }
+
+// TestLeanParametersHostile checks the lean reader where a hostile template would push it:
+// nesting at the decoder's depth limit (10,000, counted from the parameters array, as the API's
+// decoder counts it), members repeated many times, and long values. It must agree with the
+// API's decoder on each, and finish in time linear in the input.
+func TestLeanParametersHostile(t *testing.T) {
+	nested := func(depth int) string { // an unknown member's value of the given nesting
+		return strings.Repeat("[", depth) + strings.Repeat("]", depth)
+	}
+	for _, in := range []string{
+		`[{"x":` + nested(9998) + `}]`, // 10,000 levels with the array and the parameter: taken
+		`[{"x":` + nested(9999) + `}]`, // 10,001: refused
+		`[{"items":{"enum":["a"],"x":` + nested(9997) + `}}]`,
+		`[{"items":{"x":` + nested(9998) + `}}]`,
+		`[{` + strings.Repeat(`"enum":["a",null],`, 20000) + `"name":"A"}]`,
+		`[{` + strings.Repeat(`"items":{"type":"int"},`, 20000) + `"name":"A"}]`,
+		`[{` + strings.Repeat(`"minimum":1e400,`, 20000) + `"name":"A"}]`,
+		`[{"description":"` + strings.Repeat(`\u00e9`, 100000) + `","x":"` + strings.Repeat("a", 100000) + `"}]`,
+	} {
+		checkDecodersAgree(t, []byte(in))
+		checkLeanOnce(t, []byte(in))
+	}
+	// The lean reader itself takes the deepest value the API's decoder takes.
+	if _, ok := leanParameters([]byte(`[{"x":` + nested(9998) + `}]`)); !ok {
+		t.Errorf("the lean reader refuses a value at the depth limit")
+	}
+	if _, ok := leanParameters([]byte(`[{"x":` + nested(9999) + `}]`)); ok {
+		t.Errorf("the lean reader takes a value beyond the depth limit")
+	}
+}
