@@ -90,7 +90,7 @@ func NewTransformer(t testing.TB, reg *transform.Registry, config string) (trans
 
 // Case is one table test of a transformer.
 type Case struct {
-	Name    string
+	Name    string // the subtest's
 	Config  string // YAML transformer config
 	In      string // YAML objects
 	Want    string // YAML objects, when no error
@@ -122,12 +122,13 @@ func RunCases(t *testing.T, reg *transform.Registry, cases []Case) {
 				t.Fatalf("transform: %v", err)
 			}
 			AssertObjects(t, out, YAMLDocs(t, tc.Want))
-			CheckWarning(t, ctx.Warnings(), tc.Warning)
+			checkWarning(t, ctx.Warnings(), tc.Warning)
 		})
 	}
 }
 
-func CheckWarning(t *testing.T, warnings []string, want string) {
+// checkWarning fails t unless one of warnings holds want, or, want empty, there is none.
+func checkWarning(t *testing.T, warnings []string, want string) {
 	t.Helper()
 	if want == "" {
 		if len(warnings) > 0 {
@@ -152,6 +153,7 @@ func AssertObjects(t testing.TB, got, want []transform.Object) {
 	}
 }
 
+// MustYAML renders objs as a YAML stream, each document after "---".
 func MustYAML(t testing.TB, objs []transform.Object) string {
 	t.Helper()
 	raws, err := jsonbytes.EncodeObjects(objs)
@@ -197,6 +199,8 @@ func ConfigMaps(n, size int) []transform.Object {
 	return objects
 }
 
+// DeploymentReferring is a Deployment whose container takes its environment from the
+// ConfigMap name, for the tests of what follows a renamed ConfigMap.
 func DeploymentReferring(name string) string {
 	return `apiVersion: apps/v1
 kind: Deployment
