@@ -31,6 +31,7 @@ import (
 	"k8s.io/apiserver/pkg/storage/names"
 
 	"stencil.dev/stencil/pkg/apis/templates/validation"
+	"stencil.dev/stencil/pkg/positions"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/registry/templates/templatecheck"
 	"stencil.dev/stencil/pkg/transform/plugin"
@@ -50,7 +51,10 @@ const (
 // Diagnostic is one finding in a file.
 type Diagnostic struct {
 	File string `json:"file"`
-	Position
+	// Line and Column are where the finding points, both from 1 (columns count characters);
+	// zero when the file has no place for it (a file that could not be read as YAML).
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
 	// Path is the template's field path of the finding; empty for the file as a whole.
 	Path     string             `json:"path,omitempty"`
 	Severity typecheck.Severity `json:"severity"`
@@ -67,25 +71,27 @@ type Options struct {
 	Template *typecheck.Checker
 	// Plugins are the plugin providers the template may use, as a namespace's policy.
 	Plugins plugin.Policy
-	// Positions reads the positions of a file's fields; nil is IndexPositions.
-	Positions func(data []byte) Positions
 }
+
+// Known reports whether the diagnostic points at a place in its file.
+func (d Diagnostic) Known() bool { return d.Line > 0 }
 
 // File lints one template file, named name in the diagnostics.
 func File(ctx context.Context, name string, data []byte, opts Options) []Diagnostic {
-	index := opts.Positions
-	if index == nil {
-		index = IndexPositions
-	}
-	positions := index(data)
+	// The reader that keeps positions reads the file apart from the template's decoder,
+	// which skips leading empty documents as oc does; a file it cannot read gets diagnostics
+	// without places (a nil Index knows none).
+	index, _ := positions.Read(name, data)
 	var out []Diagnostic
 	add := func(path string, severity typecheck.Severity, rule typecheck.Rule, message string) {
-		out = append(out, Diagnostic{File: name, Position: Locate(positions, path), Path: path, Severity: severity, Rule: rule, Message: message})
+		d := Diagnostic{File: name, Path: path, Severity: severity, Rule: rule, Message: message}
+		d.Line, d.Column = locate(index, path)
+		out = append(out, d)
 	}
 	t, dialect, warnings, err := process.DecodeTemplateFile(data)
 	if err != nil {
 		d := Diagnostic{File: name, Severity: typecheck.Error, Rule: Unreadable, Message: err.Error()}
-		d.Position = errorLine(err.Error())
+		d.Line, d.Column = errorLine(err.Error())
 		return []Diagnostic{d}
 	}
 	for _, w := range warnings {
@@ -142,14 +148,33 @@ func Sort(ds []Diagnostic) {
 // lineOf finds the line a YAML or JSON reader names in its error.
 var lineOf = regexp.MustCompile(`line (\d+)`)
 
-// errorLine is the position an error of the reader names, if any.
-func errorLine(message string) Position {
+// errorLine is the line (and column 1) an error of the reader names, if any.
+func errorLine(message string) (line, column int) {
 	if m := lineOf.FindStringSubmatch(message); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
-			return Position{Line: n, Column: 1}
+			return n, 1
 		}
 	}
-	return Position{}
+	return 0, 0
+}
+
+// locate is where a finding at the template's field path points: the field's member name,
+// or, for a field the file leaves out (a required one), its closest ancestor that the file
+// has; the whole file (0, 0) when not even the path's first step is written.
+func locate(index *positions.Index, path string) (line, column int) {
+	if path == "" {
+		return 0, 0
+	}
+	p, err := positions.ParsePath(path)
+	if err != nil {
+		return 0, 0
+	}
+	span, n := index.Nearest(p)
+	if n <= 0 {
+		return 0, 0
+	}
+	at := span.Start()
+	return at.Line, at.Column
 }
 
 // warningPathAt is the field path an engine's warning starts with ("objects[2].metadata: ...").

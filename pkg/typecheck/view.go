@@ -43,17 +43,21 @@ func (r *run) viewOf(schema *Schema, set *Set) *view {
 		return v
 	}
 	v := &view{}
-	r.fold(v, schema, set, 0)
+	r.fold(v, schema, set, map[*Schema]bool{})
 	r.views[schema] = v
 	return v
 }
 
-// fold adds schema, and what its allOf and anyOf/oneOf say of types, to v.
-func (r *run) fold(v *view, schema *Schema, set *Set, depth int) {
+// fold adds schema, and what its allOf and anyOf/oneOf say of types, to v. seen holds the
+// schemas already folded into v: a schema whose allOf names itself, directly or through
+// others, is folded once, so that a recursive or repetitive schema (a hostile --schema-dir)
+// costs at most one visit per schema of the set.
+func (r *run) fold(v *view, schema *Schema, set *Set, seen map[*Schema]bool) {
 	s := set.resolve(schema)
-	if s == nil || depth > 16 {
+	if s == nil || seen[s] {
 		return
 	}
+	seen[s] = true
 	switch {
 	case s.IntOrString:
 		v.types = addTypes(v.types, "integer", "string")
@@ -64,7 +68,7 @@ func (r *run) fold(v *view, schema *Schema, set *Set, depth int) {
 		var types []string
 		for _, b := range append(append([]*Schema{}, s.AnyOf...), s.OneOf...) {
 			bv := &view{}
-			r.fold(bv, b, set, depth+1)
+			r.fold(bv, b, set, seen)
 			if len(bv.types) == 0 {
 				types = nil
 				break
@@ -100,7 +104,7 @@ func (r *run) fold(v *view, schema *Schema, set *Set, depth int) {
 	v.preserve = v.preserve || s.PreserveUnknownFields
 	v.embedded = v.embedded || s.EmbeddedResource
 	for _, sub := range s.AllOf {
-		r.fold(v, sub, set, depth+1)
+		r.fold(v, sub, set, seen)
 	}
 }
 

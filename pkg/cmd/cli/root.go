@@ -72,6 +72,7 @@ func NewStencilCommand(streams IOStreams) *cobra.Command {
 		NewDiffCommand(config, streams),
 		NewTransformersCommand(config, streams),
 		NewConvertCommand(streams),
+		NewLintCommand(config, streams),
 		NewUICommand(config, streams),
 		NewVersionCommand(streams),
 	)
