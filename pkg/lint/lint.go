@@ -88,10 +88,25 @@ func File(ctx context.Context, name string, data []byte, opts Options) []Diagnos
 		d.Line, d.Column = locate(index, path)
 		out = append(out, d)
 	}
-	t, dialect, warnings, err := process.DecodeTemplateFile(data)
+	// The template is decoded from the JSON the reader made (the same bytes sigs.k8s.io/yaml
+	// makes, without converting the YAML twice), unless its first document is empty, which
+	// DecodeTemplateFile skips as oc does.
+	source := data
+	if js := index.JSON(); len(js) > 0 && string(js) != "null" {
+		source = js
+	}
+	t, dialect, warnings, err := process.DecodeTemplateFile(source)
 	if err != nil {
+		// A template that is YAML but not a Template (a parameter name read as a boolean)
+		// is told at the field the decoder names; a YAML error at the line it names.
 		d := Diagnostic{File: name, Severity: typecheck.Error, Rule: Unreadable, Message: err.Error()}
-		d.Line, d.Column = errorLine(err.Error())
+		if m := decodePathAt.FindStringSubmatch(err.Error()); m != nil {
+			d.Path = m[1]
+			d.Line, d.Column = locate(index, m[1])
+		}
+		if !d.Known() {
+			d.Line, d.Column = errorLine(err.Error())
+		}
 		return []Diagnostic{d}
 	}
 	for _, w := range warnings {
@@ -179,6 +194,10 @@ func locate(index *positions.Index, path string) (line, column int) {
 
 // warningPathAt is the field path an engine's warning starts with ("objects[2].metadata: ...").
 var warningPathAt = regexp.MustCompile(`^((?:objects|parameters|labels|objectLabels|message|generators|transformers)[^\s:]*): `)
+
+// decodePathAt is the field path a decoding error names after the decoder's prefix
+// ("cannot read the template: parameters[0].name: Invalid value: ...").
+var decodePathAt = regexp.MustCompile(`: ((?:metadata|objects|parameters|labels|objectLabels|message|generators|transformers|rules)[^\s:]*): `)
 
 // warningPath is the field path a warning of the engine names, if any.
 func warningPath(w string) string {

@@ -17,6 +17,8 @@ limitations under the License.
 package process
 
 import (
+	"strings"
+
 	"stencil.dev/stencil/pkg/apis/templates"
 )
 
@@ -86,6 +88,11 @@ func (s *Substitutions) Key(str string) Substitution { return s.classify(str, tr
 // classify follows compileString: references to undeclared names stay as written (Compile
 // refuses them in our dialect), and so does ${{P}} with text around it in OpenShift's.
 func (s *Substitutions) classify(str string, key bool) Substitution {
+	if !strings.ContainsRune(str, '$') {
+		// Every reference and escape of both dialects starts with '$': most strings of an
+		// object hold none, and are classified without a copy.
+		return Substitution{Kind: Literal, Text: str}
+	}
 	content := []byte(str)
 	segs, changed := s.sx.split(content, nil)
 	whole := len(segs) == 1

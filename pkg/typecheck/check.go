@@ -154,12 +154,18 @@ type header struct {
 // object checks one object of the template. One that is not valid JSON, or whose kind or
 // apiVersion is not a literal string, is left to Compile and to processing.
 func (r *run) object(path *field.Path, raw []byte) {
-	var h header
-	if json.Unmarshal(raw, &h) != nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var decoded any
+	if dec.Decode(&decoded) != nil {
 		return
 	}
-	kind, kindOK := r.literal(h.Kind)
-	apiVersion, versionOK := r.literal(h.APIVersion)
+	obj, ok := decoded.(map[string]any)
+	if !ok {
+		return
+	}
+	kind, kindOK := r.literal(obj["kind"])
+	apiVersion, versionOK := r.literal(obj["apiVersion"])
 	if !kindOK || !versionOK || kind == "" || apiVersion == "" {
 		return
 	}
@@ -181,17 +187,20 @@ func (r *run) object(path *field.Path, raw []byte) {
 	}
 	r.resolved[gvk] = res
 	subs := r.subs
-	if _, forEach := h.Metadata.Annotations[templates.ForEachAnnotation]; forEach && r.dialect == process.Stencil {
+	if forEach(obj) && r.dialect == process.Stencil {
 		subs = subs.ForEach()
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var obj any
-	if dec.Decode(&obj) != nil {
-		return
 	}
 	w := walk{run: r, subs: subs, set: res.Set, kind: fmt.Sprintf("%s (%s)", kind, apiVersion)}
 	w.value(path, obj, res.Schema, res.Set, true)
+}
+
+// forEach reports whether an object carries the for-each annotation, whose objects name
+// their element and index.
+func forEach(obj map[string]any) bool {
+	meta, _ := obj["metadata"].(map[string]any)
+	annotations, _ := meta["annotations"].(map[string]any)
+	_, ok := annotations[templates.ForEachAnnotation]
+	return ok
 }
 
 // literal returns a kind or apiVersion that processing writes as it is.
