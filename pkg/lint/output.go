@@ -20,20 +20,27 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"stencil.dev/stencil/pkg/typecheck"
 )
 
 // WriteText writes one line per diagnostic in the form compilers use and editors and CI
 // annotators read: path:line:col: severity: message [rule]. A diagnostic without a position
-// is written path: severity: message.
+// is written path: severity: message. A message of several lines (a CEL error's caret under
+// the expression) goes on lines indented by four spaces, which no reader of the first form
+// takes for another diagnostic.
 func WriteText(w io.Writer, ds []Diagnostic) error {
 	for _, d := range ds {
 		at := d.File
 		if d.Known() {
 			at = fmt.Sprintf("%s:%d:%d", d.File, d.Line, d.Column)
 		}
-		if _, err := fmt.Fprintf(w, "%s: %s: %s [%s]\n", at, d.Severity, d.Message, d.Rule); err != nil {
+		first, rest, _ := strings.Cut(d.Message, "\n")
+		if rest != "" {
+			rest = "\n    " + strings.ReplaceAll(rest, "\n", "\n    ")
+		}
+		if _, err := fmt.Fprintf(w, "%s: %s: %s [%s]%s\n", at, d.Severity, first, d.Rule, rest); err != nil {
 			return err
 		}
 	}

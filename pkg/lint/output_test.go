@@ -192,11 +192,13 @@ func TestTextOutput(t *testing.T) {
 	ds := []lint.Diagnostic{
 		{File: "t.yaml", Line: 14, Column: 5, Path: "objects[0].spec.replica", Severity: "error", Rule: "unknown-field", Message: "objects[0].spec.replica: unknown field"},
 		{File: "t.yaml", Severity: "warning", Rule: "tolerated", Message: "whole file"},
+		{File: "t.yaml", Line: 3, Column: 1, Severity: "error", Rule: "refused", Message: "rules[0].rule: bad\n | a(\n | ..^"},
 	}
 	if err := lint.WriteText(&out, ds); err != nil {
 		t.Fatal(err)
 	}
-	want := "t.yaml:14:5: error: objects[0].spec.replica: unknown field [unknown-field]\nt.yaml: warning: whole file [tolerated]\n"
+	want := "t.yaml:14:5: error: objects[0].spec.replica: unknown field [unknown-field]\nt.yaml: warning: whole file [tolerated]\n" +
+		"t.yaml:3:1: error: rules[0].rule: bad [refused]\n     | a(\n     | ..^\n"
 	if out.String() != want {
 		t.Errorf("text:\n%s\nwant:\n%s", out.String(), want)
 	}

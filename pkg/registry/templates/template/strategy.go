@@ -92,6 +92,8 @@ func (templateStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object
 	t := obj.(*templates.Template)
 	t.Author = authorFrom(ctx)
 	t.Revision = stamp(t, 1)
+	// The status is the controller's, written through templates/status only.
+	t.Status = nil
 }
 
 // PrepareForUpdate records the updating user as the author when the content changes (any
@@ -107,7 +109,7 @@ func (templateStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object
 func (templateStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
 	t, oldT := obj.(*templates.Template), old.(*templates.Template)
 	changed := !apiequality.Semantic.DeepEqual(content(t), content(oldT))
-	t.Author, t.Revision = oldT.Author, oldT.Revision
+	t.Author, t.Revision, t.Status = oldT.Author, oldT.Revision, oldT.Status
 	if oldT.Author == nil || changed {
 		t.Author = authorFrom(ctx)
 	}
@@ -126,11 +128,11 @@ func stamp(t *templates.Template, number int64) *templates.RevisionStamp {
 	return &templates.RevisionStamp{Number: number, Hash: hash}
 }
 
-// content is what a Template renders from: everything but its type, metadata, author and
-// revision.
+// content is what a Template renders from: everything but its type, metadata, author,
+// revision, rollout and status. Pausing a rollout or changing its waves is no new content.
 func content(t *templates.Template) templates.Template {
 	c := *t
-	c.TypeMeta, c.ObjectMeta, c.Author, c.Revision = metav1.TypeMeta{}, metav1.ObjectMeta{}, nil, nil
+	c.TypeMeta, c.ObjectMeta, c.Author, c.Revision, c.Rollout, c.Status = metav1.TypeMeta{}, metav1.ObjectMeta{}, nil, nil, nil, nil
 	return c
 }
 

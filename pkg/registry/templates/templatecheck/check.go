@@ -24,19 +24,31 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
+	"stencil.dev/stencil/pkg/process/celgate"
 	"stencil.dev/stencil/pkg/render"
 	"stencil.dev/stencil/pkg/transform/plugin"
 )
 
 // Check adds to the API's errs (validation.ValidateTemplate or ValidateTemplateUpdate) the
 // engine's checks under plugins (render.CheckTemplate: compile, CEL rules, generator and
-// transformer configs) and the size etcd stores, sorted by field. With no error, it also
+// transformer configs), the rollout gate's compile and the size etcd stores, sorted by field. With no error, it also
 // returns what a Template of OpenShift's dialect is let off with.
 func Check(t *templates.Template, plugins plugin.Policy, errs field.ErrorList) (field.ErrorList, []string) {
 	engineErrs, tolerated := render.CheckTemplate(t, plugins)
-	errs = validation.SortByField(append(append(errs, engineErrs...), sizeErrors(t)...))
+	errs = validation.SortByField(append(append(append(errs, engineErrs...), gateErrors(t)...), sizeErrors(t)...))
 	if len(errs) > 0 {
 		return errs, nil
 	}
 	return nil, tolerated
+}
+
+// gateErrors reports a rollout gate that does not compile, or is no condition.
+func gateErrors(t *templates.Template) field.ErrorList {
+	if t.Rollout == nil || t.Rollout.Gate == "" {
+		return nil
+	}
+	if _, err := celgate.Compile(t.Rollout.Gate); err != nil {
+		return field.ErrorList{field.Invalid(field.NewPath("rollout", "gate"), t.Rollout.Gate, err.Error())}
+	}
+	return nil
 }
