@@ -124,6 +124,7 @@ func BenchmarkTemplateInstances(b *testing.B) {
 		// Instances seen Ready may still be queued for a last look at their objects: a
 		// resync of those would be merged into it, so it starts from an idle queue.
 		queueIdle(b, lead, 0, 0)
+		b.ResetTimer()
 		before := benchCounts(b, benchPlugin, lead)
 		start := time.Now()
 		if _, err := env.kubectl("admin", "", "label", "template", "bench", "-n", benchNamespace, "bench.stencil.dev/touched="+strconv.FormatInt(start.Unix(), 10), "--overwrite"); err != nil {
@@ -138,6 +139,7 @@ func BenchmarkTemplateInstances(b *testing.B) {
 	})
 	once("phase=same-render", func(b *testing.B, lead int) {
 		queueIdle(b, lead, 0, 0)
+		b.ResetTimer()
 		before := benchCounts(b, benchPlugin, lead)
 		start := time.Now()
 		if _, err := env.kubectl("admin", benchTemplate("the name of every object", "hello"), "apply", "-n", benchNamespace, "-f", "-"); err != nil {
@@ -154,6 +156,7 @@ func BenchmarkTemplateInstances(b *testing.B) {
 	})
 	once("phase=preview", func(b *testing.B, lead int) {
 		queueIdle(b, lead, 0, 0)
+		b.ResetTimer()
 		benchPreview(b, cs, lead)
 	})
 }
