@@ -71,6 +71,7 @@ func NewStencilCommand(streams IOStreams) *cobra.Command {
 		NewInstantiateCommand(config, streams),
 		NewDiffCommand(config, streams),
 		NewTransformersCommand(config, streams),
+		NewWhyCommand(config, streams),
 		NewConvertCommand(streams),
 		NewLintCommand(config, streams),
 		NewUICommand(config, streams),
