@@ -62,6 +62,7 @@ verify:
 	cd hack/image && $(GO) vet ./...
 	hack/verify-imports.sh
 	hack/verify-codegen.sh
+	hack/verify-template-schema.sh
 
 # The OpenShift corpus test runs in its own target, without the race detector: it is one
 # goroutine processing 394 templates four ways, which -race slows tenfold (a minute) for nothing.

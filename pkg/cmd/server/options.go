@@ -73,6 +73,8 @@ type StencilServerOptions struct {
 	// TemplateRevisionHistory is how many revisions of each Template are kept besides those
 	// instances use.
 	TemplateRevisionHistory int
+	// TypeCheck says whether Templates written in cluster mode are type-checked.
+	TypeCheck *TypeCheckOptions
 	// Plugins says which plugins run; none by default.
 	Plugins *PluginOptions
 	// Logs configures component-base logging: --logging-format=json, -v, --vmodule.
@@ -96,6 +98,7 @@ func NewStencilServerOptions(out, errOut io.Writer) *StencilServerOptions {
 		Instances:                NewInstanceOptions(),
 		TemplateRevisionHistory:  templaterevision.DefaultHistory,
 		Plugins:                  NewPluginOptions(),
+		TypeCheck:                NewTypeCheckOptions(),
 		Logs:                     logs.NewOptions(),
 		StdOut:                   out,
 		StdErr:                   errOut,
@@ -119,6 +122,7 @@ func (o *StencilServerOptions) AddFlags(fs *pflag.FlagSet) {
 			"OpenShift clients on clusters without OpenShift; never on OpenShift, where openshift-apiserver serves that group")
 	fs.IntVar(&o.TemplateRevisionHistory, "template-revision-history", o.TemplateRevisionHistory,
 		"How many revisions (TemplateRevisions) of each Template are kept besides those a TemplateInstance pins or runs; older ones are deleted when a new one is stored.")
+	o.TypeCheck.AddFlags(fs)
 	o.Plugins.AddFlags(fs)
 	logsapi.AddFlags(o.Logs, fs)
 	o.ComponentGlobalsRegistry.AddFlags(fs)
@@ -143,6 +147,7 @@ func (o *StencilServerOptions) Validate() error {
 	errs = append(errs, o.Processing.Validate()...)
 	errs = append(errs, o.Instances.Validate(o.Local.Enabled)...)
 	errs = append(errs, o.Plugins.Validate()...)
+	errs = append(errs, o.TypeCheck.Validate()...)
 	if o.TemplateRevisionHistory < 1 {
 		errs = append(errs, fmt.Errorf("--template-revision-history must be at least 1: the Template's current revision is always kept"))
 	}
@@ -166,10 +171,7 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 	serverConfig.OpenAPIConfig.Info.Title = "Stencil"
 	serverConfig.OpenAPIConfig.Info.Version = "v1alpha1"
 	serverConfig.OpenAPIConfig.GetOperationIDAndTags = apiserver.OperationIDAndTags
-	serverConfig.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(stencilopenapi.GetOpenAPIDefinitions, namer)
-	serverConfig.OpenAPIV3Config.Info.Title = "Stencil"
-	serverConfig.OpenAPIV3Config.Info.Version = "v1alpha1"
-	serverConfig.OpenAPIV3Config.GetOperationIDAndTags = apiserver.OperationIDAndTags
+	serverConfig.OpenAPIV3Config = apiserver.OpenAPIV3Config()
 
 	serverConfig.FeatureGate = o.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
 	serverConfig.EffectiveVersion = stampedVersion{o.ComponentGlobalsRegistry.EffectiveVersionFor(basecompatibility.DefaultKubeComponent)}
@@ -185,6 +187,10 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	types, err := o.TypeCheck.Types(serverConfig.ClientConfig)
+	if err != nil {
+		return nil, err
+	}
 	recorder := metrics.NewRecorder()
 	memory, from := processingMemory(o.Processing.MemoryBytes)
 	klog.Infof("Processing may hold %d MiB (%s); requests that may run plugins %d MiB of it", memory>>20, from, memory/2>>20)
@@ -195,7 +201,7 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 			PlanCacheBytes: o.Processing.PlanCacheBytes, PipelineCacheBytes: o.Processing.PipelineCacheBytes,
 			MaxOutputBytes: o.Processing.MaxOutputBytes, ProcessingMemory: renderrest.NewBudget(memory, memory/2, recorder.MemoryHeld),
 			ProcessingLimits: o.Plugins.Limits(o.Processing.Limits), Plugins: plugins, Instances: instances,
-			OpenShiftTemplates: o.OpenShiftTemplates, TemplateRevisionHistory: o.TemplateRevisionHistory},
+			OpenShiftTemplates: o.OpenShiftTemplates, TemplateRevisionHistory: o.TemplateRevisionHistory, TemplateTypes: types},
 	}, nil
 }
 
