@@ -122,6 +122,9 @@ func (e *emitter) mapping(n int32) {
 			}
 			j++
 		}
+		if j > i+1 {
+			e.p.repeats = true
+		}
 		last := e.assigns[j-1]
 		if !first {
 			e.out = append(e.out, ',')

@@ -66,6 +66,19 @@ func YAMLToJSON(data []byte) ([]byte, error) {
 	return fallback(data)
 }
 
+// YAMLToJSONRepeats is YAMLToJSON, also saying whether a mapping of the document may repeat
+// a key (its own, or one a merge key brings): what a strict decoder must then ask
+// sigs.k8s.io/yaml's YAMLToJSONStrict about, which refuses some of them. It is always true
+// when the fast reader left the input to sigs.k8s.io/yaml.
+func YAMLToJSONRepeats(data []byte) (out []byte, repeats bool, err error) {
+	p := parser{src: data}
+	if out, ok := p.read(); ok {
+		return out, p.repeats, nil
+	}
+	out, err = fallback(data)
+	return out, true, err
+}
+
 func looksLikeJSON(data []byte) bool {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	for _, c := range data {
@@ -112,6 +125,8 @@ type parser struct {
 	// what aliases repeat).
 	slots   int
 	entries []entry
+	// repeats says a mapping written had a key more than once (merged members included).
+	repeats bool
 }
 
 type anchor struct {
