@@ -177,6 +177,12 @@ func (x *Index) PosOf(off int) Pos {
 	return Pos{Line: line + 1, Column: utf8.RuneCount(x.src[start:off]) + 1, Offset: off}
 }
 
+// PosIn returns the line and column of the byte offset off of src: the place of a syntax
+// error in a file that could not be read into an Index.
+func PosIn(src []byte, off int) Pos {
+	return (&Index{src: src}).PosOf(off)
+}
+
 func (x *Index) indexLines() {
 	x.lines = append(x.lines, 0)
 	for i, c := range x.src {

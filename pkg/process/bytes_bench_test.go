@@ -114,7 +114,7 @@ func BenchmarkFromBytes(b *testing.B) {
 			b.SetBytes(int64(len(yamlData)))
 			b.ReportAllocs()
 			for b.Loop() {
-				f, err := ReadTemplateFile("t.yaml", yamlData)
+				f, err := ReadTemplateFile("t.yaml", yamlData, true)
 				if err != nil {
 					b.Fatal(err)
 				}

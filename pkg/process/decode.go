@@ -63,7 +63,7 @@ func DecodeTemplate(data []byte) (t *templates.Template, d Dialect, err error) {
 	}
 	top, err := splitTemplate(trimmed)
 	if err != nil {
-		return nil, Stencil, fmt.Errorf("cannot read the template: %v", err)
+		return nil, Stencil, fmt.Errorf("cannot read the template: %w", err)
 	}
 	if top.kind != "Template" {
 		return nil, Stencil, fmt.Errorf("not a Template: the input is kind %q, apiVersion %q", top.kind, top.apiVersion)
@@ -92,7 +92,7 @@ func DecodeTemplate(data []byte) (t *templates.Template, d Dialect, err error) {
 func decodeStencil(top *templateBytes) (*templates.Template, error) {
 	var versioned v1alpha1.Template
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(top.rest, &versioned); err != nil {
-		return nil, fmt.Errorf("cannot read the template: %v", wordTypeErrors(top.rest, &versioned, err))
+		return nil, fmt.Errorf("cannot read the template: %w", wordTypeErrors(top.rest, &versioned, err))
 	}
 	versioned.Objects = top.objects
 	if top.hasParameters {
@@ -116,7 +116,7 @@ func decodeOpenShift(top *templateBytes) (*templates.Template, error) {
 	if !leanOpenShift(top.rest, &in) {
 		in = openshift.Template{}
 		if err := kjson.UnmarshalCaseSensitivePreserveInts(top.rest, &in); err != nil {
-			return nil, fmt.Errorf("cannot read the OpenShift template: %v", wordTypeErrors(top.rest, &in, err))
+			return nil, fmt.Errorf("cannot read the OpenShift template: %w", wordTypeErrors(top.rest, &in, err))
 		}
 	}
 	in.Objects = top.objects

@@ -19,39 +19,73 @@ package process
 import (
 	"bytes"
 	"fmt"
+	"sync"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/positions"
 )
 
-// TemplateFile is a template read from a file, with where each of its fields was written.
+// TemplateFile is a template read from a file, and where each of its fields was written.
 type TemplateFile struct {
 	Template *templates.Template
 	Dialect  Dialect
 	// Warnings are what DecodeTemplateFile warns of.
 	Warnings []string
-	// Positions maps the template's field paths (objects[2].spec.replicas) to the lines and
-	// columns of the file; nil when they are unknown.
-	Positions *positions.Index
+
+	name  string
+	data  []byte
+	start int // where the document read starts in data
+	once  sync.Once
+	index *positions.Index
 }
 
-// ReadTemplateFile reads a template file as DecodeTemplateFile does, keeping where each field
-// was written: name names the file in the positions and diagnostics.
-func ReadTemplateFile(name string, data []byte) (*TemplateFile, error) {
-	if x, err := positions.Read(name, data); err == nil {
-		if t, d, err := DecodeTemplate(x.JSON()); err == nil {
-			return &TemplateFile{Template: t, Dialect: d, Positions: x}, nil
+// ReadTemplateFile reads a template file as DecodeTemplateFile does; name names the file in
+// the places Positions gives. With withPositions, the place of every field is read in the same
+// pass (for provenance and lint, which place every field). Without, the file is read exactly as
+// fast as DecodeTemplateFile reads it, and Positions reads the places on its first call: a
+// second pass over the file, paid only by a caller that has something to place (a diagnostic).
+// The template shares data's memory: data must not change while it is used.
+func ReadTemplateFile(name string, data []byte, withPositions bool) (*TemplateFile, error) {
+	if withPositions {
+		if x, err := positions.Read(name, data); err == nil {
+			if t, d, err := DecodeTemplate(x.JSON()); err == nil {
+				f := &TemplateFile{Template: t, Dialect: d, name: name, data: data, index: x}
+				f.once.Do(func() {})
+				return f, nil
+			}
 		}
 	}
 	t, d, warnings, start, err := decodeTemplateFile(data)
 	if err != nil {
 		return nil, err
 	}
-	f := &TemplateFile{Template: t, Dialect: d, Warnings: warnings}
-	if x, err := positions.ReadDocument(name, data, start); err == nil {
-		f.Positions = x
+	f := &TemplateFile{Template: t, Dialect: d, Warnings: warnings, name: name, data: data, start: start}
+	if withPositions {
+		f.Positions()
 	}
 	return f, nil
+}
+
+// Name is the name the file was read under.
+func (f *TemplateFile) Name() string { return f.name }
+
+// Positions returns where each field of the template was written in the file (field paths
+// as objects[2].spec.replicas); nil when the file cannot be read with them, which a nil
+// *positions.Index answers as knowing no place. It is safe for concurrent use.
+func (f *TemplateFile) Positions() *positions.Index {
+	f.once.Do(func() {
+		var x *positions.Index
+		var err error
+		if f.start == 0 {
+			x, err = positions.Read(f.name, f.data) // JSON is indexed as it is
+		} else {
+			x, err = positions.ReadDocument(f.name, f.data, f.start)
+		}
+		if err == nil {
+			f.index = x
+		}
+	})
+	return f.index
 }
 
 // DecodeTemplateFile reads a template file as oc reads one. It is DecodeTemplate, except that

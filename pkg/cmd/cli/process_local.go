@@ -44,10 +44,11 @@ import (
 // processLocal processes the template file here, with the server's own processing library, and
 // the CustomTransforms of the further -f files.
 func (o *ProcessOptions) processLocal(req process.Request) (jsonbytes.Compacted, error) {
-	t, _, err := o.decodeTemplateFile()
+	f, err := o.decodeTemplateFile()
 	if err != nil {
 		return nil, err
 	}
+	t := f.Template
 	properties, destinations, err := o.expansion()
 	if err != nil {
 		return nil, err
@@ -89,11 +90,11 @@ func (o *ProcessOptions) processLocal(req process.Request) (jsonbytes.Compacted,
 	}
 	if out != nil {
 		for _, w := range out.Warnings {
-			fmt.Fprintf(o.streams.ErrOut, "Warning: %s\n", w)
+			fmt.Fprintln(o.streams.ErrOut, placedWarning(f.Positions(), w))
 		}
 	}
 	if len(errs) > 0 {
-		return nil, &processingError{template: t, errs: errs}
+		return nil, &processingError{template: t, errs: errs, file: f}
 	}
 	// The engine writes valid, compact JSON, and so does the transformers' encoder.
 	return jsonbytes.Compacted(out.List()), nil
