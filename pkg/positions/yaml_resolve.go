@@ -22,6 +22,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // Scalars resolve as go.yaml.in/yaml/v2 resolves a plain scalar (YAML 1.1), and are written as
@@ -205,22 +207,7 @@ func appendJSONString(dst, s []byte) []byte {
 				continue
 			}
 			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
+			dst = jsonbytes.AppendEscapedASCII(dst, c)
 			i++
 			start = i
 			continue

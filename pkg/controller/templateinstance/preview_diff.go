@@ -74,6 +74,47 @@ func (m *masker) hides(kind, path, value string) bool {
 	return false
 }
 
+// hide replaces, in a text the answer shows (a message, a cause, an object's name, a path),
+// every value it holds that the caller may not see.
+func (m *masker) hide(text string) string {
+	for _, v := range m.values {
+		if v == "" {
+			continue
+		}
+		if len(v) < 4 {
+			if text == v {
+				m.used = true
+				return Masked
+			}
+			continue
+		}
+		for _, form := range []string{v, base64.StdEncoding.EncodeToString([]byte(v))} {
+			if strings.Contains(text, form) {
+				m.used = true
+				text = strings.ReplaceAll(text, form, Masked)
+			}
+		}
+	}
+	return text
+}
+
+// scrub hides the values the caller may not see in every text of one instance's preview; the
+// fields' values are masked whole as they are listed (field).
+func (m *masker) scrub(i *templates.InstancePreview) {
+	i.Message = m.hide(i.Message)
+	for k := range i.Causes {
+		i.Causes[k].Message, i.Causes[k].Field = m.hide(i.Causes[k].Message), m.hide(i.Causes[k].Field)
+	}
+	for k := range i.Objects {
+		o := &i.Objects[k]
+		o.Name, o.Namespace = m.hide(o.Name), m.hide(o.Namespace)
+		for f := range o.Fields {
+			o.Fields[f].Path = m.hide(o.Fields[f].Path)
+		}
+	}
+	i.Masked = i.Masked || m.used
+}
+
 // field is one field change, masked as needed.
 func (m *masker) field(kind, path, change, before, after string) templates.FieldChange {
 	if m.hides(kind, path, before) || m.hides(kind, path, after) {

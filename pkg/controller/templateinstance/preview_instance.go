@@ -52,6 +52,8 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 	if r := ti.Status.TemplateRevision; r != nil {
 		out.FromRevision = r.Number
 	}
+	// m hides, everywhere in the answer, the values the caller may not see, as they are learnt.
+	m := &masker{}
 	classify := func(c templates.PreviewClassification, err error) (templates.InstancePreview, error) {
 		out.Classification = c
 		var f *failure
@@ -75,6 +77,7 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 				}
 			}
 		}
+		m.scrub(&out)
 		return out, nil
 	}
 	if ti.Spec.Requester == nil || ti.Spec.Requester.Username == "" {
@@ -94,7 +97,12 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 	if !s.live {
 		bt, err := s.baselineTemplate(ctx, ti)
 		if err == nil {
-			base, err = s.render(ctx, ti, bt, nil)
+			var r *previewed
+			r, err = s.render(ctx, ti, bt, nil)
+			m.values = append(m.values, r.hidden...)
+			if err == nil {
+				base = r
+			}
 		}
 		var f *failure
 		switch {
@@ -111,6 +119,7 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 		kept = base.generated
 	}
 	cand, err := s.render(ctx, ti, s.candidate, kept)
+	m.values = append(m.values, cand.hidden...)
 	if err != nil {
 		if breaks(err) {
 			return classify(templates.PreviewBreaksParameters, err)
@@ -146,11 +155,6 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 		return classify(templates.PreviewForbidden, err)
 	}
 
-	hidden := cand.hidden
-	if base != nil {
-		hidden = append(hidden, base.hidden...)
-	}
-	m := &masker{values: hidden}
 	if s.live {
 		out.Objects, err = s.liveChanges(ctx, ti, a, cand.plan, m)
 		if err != nil {
@@ -166,7 +170,6 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 	for _, removed := range removedObjects(ti.Status.Objects, out.Objects, keep) {
 		out.Objects = append(out.Objects, removed)
 	}
-	out.Masked = m.used
 	c := templates.PreviewUnchanged
 	for _, o := range out.Objects {
 		switch {
@@ -207,9 +210,15 @@ func (s *previewState) baselineTemplate(ctx context.Context, ti *templatesv1.Tem
 // render renders t for the instance with its values, as the controller would, and plans the
 // objects. Generated parameters take the values the instance keeps, else those in kept (the
 // baseline's, so that both sides of the comparison share them), else new ones, which are
-// hidden.
+// hidden. It returns what must be hidden even when it fails: a refusal may quote a value.
 func (s *previewState) render(ctx context.Context, ti *templatesv1.TemplateInstance, t *templates.Template, kept map[string]string) (*previewed, error) {
 	r := &previewed{}
+	out, err := s.renderInto(ctx, r, ti, t, kept)
+	r.out = out
+	return r, err
+}
+
+func (s *previewState) renderInto(ctx context.Context, r *previewed, ti *templatesv1.TemplateInstance, t *templates.Template, kept map[string]string) (*render.Output, error) {
 	readable := map[string]bool{}
 	values, err := inventory.ParameterValues(ti, t, func(name string) (map[string][]byte, error) {
 		data, err := s.secretData(ctx, ti, name, false)
@@ -227,6 +236,11 @@ func (s *previewState) render(ctx context.Context, ti *templatesv1.TemplateInsta
 		}
 		return data, nil
 	})
+	for _, p := range t.Parameters {
+		if p.Secret {
+			r.hidden = append(r.hidden, values[p.Name], p.Value)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +281,6 @@ func (s *previewState) render(ctx context.Context, ti *templatesv1.TemplateInsta
 	if err != nil {
 		return nil, err
 	}
-	r.out = out
 	rendered := &rendered{}
 	for _, p := range out.Parameters {
 		if p.Secret && p.Value != "" {
@@ -288,10 +301,8 @@ func (s *previewState) render(ctx context.Context, ti *templatesv1.TemplateInsta
 		}
 		rendered.objects = append(rendered.objects, obj)
 	}
-	if r.plan, err = s.c.plan(ti, rendered); err != nil {
-		return nil, err
-	}
-	return r, nil
+	r.plan, err = s.c.plan(ti, rendered)
+	return out, err
 }
 
 // breaks says a rendering failed on the instance's values alone: every problem is of a

@@ -293,3 +293,46 @@ func TestPreviewLive(t *testing.T) {
 		})
 	}
 }
+
+// TestPreviewHidesSecretValuesEverywhere (hostile): a value from a parametersFrom Secret the
+// caller may not get is masked where a candidate puts it in an object's name, and where a
+// refusal quotes it; nothing of the answer holds it.
+func TestPreviewHidesSecretValuesEverywhere(t *testing.T) {
+	const secret = "s3cr3t-value-0042"
+	stored := valueTemplate(t, "one", func(v *templatesv1.Template) {
+		v.Parameters = append(v.Parameters, templatesv1.Parameter{Name: "DB"})
+	})
+	named := valueTemplate(t, "one", func(v *templatesv1.Template) {
+		v.Parameters = append(v.Parameters, templatesv1.Parameter{Name: "DB"})
+		v.Objects = append(v.Objects, runtime.RawExtension{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-${DB}"}}`)})
+	})
+	constrained := valueTemplate(t, "one", func(v *templatesv1.Template) {
+		v.Parameters = append(v.Parameters, templatesv1.Parameter{Name: "DB", Pattern: "^[a-z]+$"})
+	})
+	creds := &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]interface{}{"namespace": "demo", "name": "creds"},
+		"data":     map[string]interface{}{"DB": base64.StdEncoding.EncodeToString([]byte(secret))}}}
+	for _, tc := range []struct {
+		name      string
+		candidate *templatesv1.Template
+		want      templates.PreviewClassification
+	}{{"in an object's name", named, templates.PreviewChanged}, {"quoted by a refusal", constrained, templates.PreviewBreaksParameters}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := (&fixture{t: t, objects: []runtime.Object{stored, newInstance("shop", onRevision(1), func(ti *templatesv1.TemplateInstance) {
+				ti.Spec.ParametersFrom = []templatesv1.ParametersSource{{SecretRef: &templatesv1.SecretReference{Name: "creds"}}}
+			})}, live: []runtime.Object{generatedValues("shop", "hunter2hunter2"), creds}, deny: refuse("bob", "get", "secrets")}).build()
+			status, err := f.previewer().Preview(context.Background(), PreviewRequest{Template: internalTemplate(t, stored),
+				Candidate: candidateOf(t, tc.candidate), Caller: &user.DefaultInfo{Name: "bob"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			one := status.Instances[0]
+			if answer := fmt.Sprintf("%+v", status); strings.Contains(answer, secret) || strings.Contains(answer, "hunter2hunter2") {
+				t.Errorf("the answer holds a value the caller may not read:\n%s", answer)
+			}
+			if one.Classification != tc.want || !one.Masked {
+				t.Errorf("classified %s, masked %v: %+v", one.Classification, one.Masked, one)
+			}
+		})
+	}
+}
