@@ -50,6 +50,10 @@ type ProcessOptions struct {
 	// as kustomize --enable-alpha-plugins --enable-exec does.
 	PluginDir  string
 	EnableExec bool
+	// Provenance names the file the provenance of every output field is written to (JSON,
+	// docs/provenance.md); ProvenanceAnnotations adds Kustomize's origin annotations.
+	Provenance            string
+	ProvenanceAnnotations bool
 
 	// Name is the stored template to process, the positional argument.
 	Name string
@@ -104,6 +108,9 @@ func NewProcessCommand(config *genericclioptions.ConfigFlags, streams IOStreams)
 	flags.BoolVar(&o.Local, "local", false, "process the template here instead of on a Stencil server (Starlark transformers always run; provider.starlark.path is read)")
 	flags.StringVar(&o.PluginDir, "plugin-dir", "", "with --local and --enable-exec, the directory of exec plugins to run")
 	flags.BoolVar(&o.EnableExec, "enable-exec", false, "with --local, run exec plugins from --plugin-dir (your own code, on your machine)")
+	flags.StringVar(&o.Provenance, "provenance", "", "with --local, write where every output field came from (template place, parameters, steps) to this JSON file")
+	flags.BoolVar(&o.ProvenanceAnnotations, "provenance-annotations", false, "with --local, add Kustomize's "+
+		"config.kubernetes.io/origin and alpha.config.kubernetes.io/transformations annotations to every object")
 	return cmd
 }
 
@@ -131,6 +138,9 @@ func (o *ProcessOptions) Validate(args []string) error {
 	}
 	if (o.PluginDir != "" || o.EnableExec) && (!o.Local || o.PluginDir == "" || !o.EnableExec) {
 		problems = append(problems, "exec plugins run only with --local --enable-exec --plugin-dir DIR (a server runs what its administrator allows)")
+	}
+	if (o.Provenance != "" || o.ProvenanceAnnotations) && !o.Local {
+		problems = append(problems, "--provenance and --provenance-annotations need --local (a server answers provenance to ?provenance=true)")
 	}
 	if o.OutputDir != "" && len(o.Destinations) == 0 {
 		problems = append(problems, "--output-dir writes one file per destination: give --destination")
@@ -164,9 +174,14 @@ func (o *ProcessOptions) Run() error {
 		return err
 	}
 	if o.Local {
-		list, err := o.processLocal(req)
+		list, prov, err := o.processLocal(req, o.Provenance != "" || o.ProvenanceAnnotations)
 		if err != nil {
 			return err
+		}
+		if o.Provenance != "" {
+			if err := writeProvenance(o.Provenance, prov); err != nil {
+				return err
+			}
 		}
 		if o.OutputDir != "" {
 			return writeDestinations(o.OutputDir, list, o.Output)
@@ -194,24 +209,40 @@ func (o *ProcessOptions) parametersOf() (*templates.Template, error) {
 	if o.Name != "" {
 		return o.getStored(o.Name)
 	}
-	t, _, err := o.decodeTemplateFile()
-	return t, err
+	f, err := o.decodeTemplateFile()
+	if err != nil {
+		return nil, err
+	}
+	return f.Template, nil
 }
 
-// decodeTemplateFile reads the template of the first -f.
-func (o *ProcessOptions) decodeTemplateFile() (*templates.Template, []byte, error) {
+// decodeTemplateFile reads the template of the first -f. Its problems are placed in the file
+// (diagnostics.go); the places of its fields are read only when something is placed.
+func (o *ProcessOptions) decodeTemplateFile() (*process.TemplateFile, error) {
+	return o.readTemplateFile(false)
+}
+
+// readTemplateFile reads the template of the first -f; withPositions reads where each of its
+// fields was written in the same pass (provenance places every field).
+func (o *ProcessOptions) readTemplateFile(withPositions bool) (*process.TemplateFile, error) {
 	data, err := o.read(o.Filenames[0])
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	t, _, warnings, err := process.DecodeTemplateFile(data)
+	name := fileName(o.Filenames[0])
+	f, err := process.ReadTemplateFile(name, data, withPositions)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", o.Filenames[0], err)
+		return nil, fileError(name, data, err)
 	}
-	for _, w := range warnings {
-		fmt.Fprintf(o.streams.ErrOut, "Warning: %s: %s\n", o.Filenames[0], w)
+	for _, w := range f.Warnings {
+		// About the document read: placed at its start.
+		at := f.Positions().Locate("")
+		if at == "" {
+			at = name
+		}
+		fmt.Fprintf(o.streams.ErrOut, "%s: warning: %s\n", at, w)
 	}
-	return t, data, nil
+	return f, nil
 }
 
 // read returns the contents of a file, or of standard input for "-".
@@ -222,15 +253,27 @@ func (o *ProcessOptions) read(name string) ([]byte, error) {
 	return os.ReadFile(name)
 }
 
-// processingError lists every problem of a template that could not be processed.
+// processingError lists every problem of a template that could not be processed, each at
+// its place in the template's file when it was read from one.
 type processingError struct {
 	template *templates.Template
 	errs     field.ErrorList
+	// file is the file the template was read from; nil for a stored template.
+	file *process.TemplateFile
 }
 
 func (e *processingError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "unable to process template %q:", e.template.Name)
+	fmt.Fprintf(&b, "unable to process template %q", e.template.Name)
+	if e.file != nil {
+		errs := make([]error, len(e.errs))
+		for i, err := range e.errs {
+			errs[i] = err
+		}
+		fmt.Fprintf(&b, " (%s):\n%s", problems(len(errs)), placedErrors(e.file.Positions(), e.file.Name(), errs))
+		return b.String()
+	}
+	b.WriteByte(':')
 	for _, err := range e.errs {
 		fmt.Fprintf(&b, "\n  * %s", err.Error())
 	}

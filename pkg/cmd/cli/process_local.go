@@ -35,6 +35,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/validation"
 	"stencil.dev/stencil/pkg/jsonbytes"
 	"stencil.dev/stencil/pkg/process"
+	"stencil.dev/stencil/pkg/provenance"
 	"stencil.dev/stencil/pkg/render"
 	"stencil.dev/stencil/pkg/transform/plugin"
 	"stencil.dev/stencil/pkg/transform/plugin/exec"
@@ -42,21 +43,35 @@ import (
 )
 
 // processLocal processes the template file here, with the server's own processing library, and
-// the CustomTransforms of the further -f files.
-func (o *ProcessOptions) processLocal(req process.Request) (jsonbytes.Compacted, error) {
-	t, _, err := o.decodeTemplateFile()
+// the CustomTransforms of the further -f files; withProvenance also returns where every field
+// came from.
+func (o *ProcessOptions) processLocal(req process.Request, withProvenance bool) (jsonbytes.Compacted, *provenance.Map, error) {
+	f, err := o.readTemplateFile(withProvenance)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	var trace *render.ProvenanceOptions
+	if withProvenance {
+		trace = &render.ProvenanceOptions{Annotate: o.ProvenanceAnnotations, Source: o.Filenames[0]}
+		if x := f.Positions(); x != nil {
+			trace.Positions = x
+		}
+	}
+	return o.renderLocal(f, req, trace)
+}
+
+// renderLocal processes the template of f here.
+func (o *ProcessOptions) renderLocal(f *process.TemplateFile, req process.Request, trace *render.ProvenanceOptions) (jsonbytes.Compacted, *provenance.Map, error) {
+	t := f.Template
 	properties, destinations, err := o.expansion()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var rules []remove.Rule
 	for _, name := range o.Filenames[1:] {
 		fileRules, err := o.readRemovalRules(name)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rules = append(rules, fileRules...)
 	}
@@ -65,14 +80,14 @@ func (o *ProcessOptions) processLocal(req process.Request) (jsonbytes.Compacted,
 		// provider.starlark.path reads only beside the template.
 		abs, err := filepath.Abs(name)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		plugins.LocalDir = filepath.Dir(abs)
 	}
 	if o.EnableExec {
 		dir, err := filepath.Abs(o.PluginDir)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		plugins.Exec = &exec.Policy{Dir: dir}
 	}
@@ -83,20 +98,21 @@ func (o *ProcessOptions) processLocal(req process.Request) (jsonbytes.Compacted,
 		Destinations: destinations,
 		RemovalRules: rules,
 		Plugins:      plugins,
+		Provenance:   trace,
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if out != nil {
 		for _, w := range out.Warnings {
-			fmt.Fprintf(o.streams.ErrOut, "Warning: %s\n", w)
+			fmt.Fprintln(o.streams.ErrOut, placedWarning(f.Positions(), w))
 		}
 	}
 	if len(errs) > 0 {
-		return nil, &processingError{template: t, errs: errs}
+		return nil, nil, &processingError{template: t, errs: errs, file: f}
 	}
 	// The engine writes valid, compact JSON, and so does the transformers' encoder.
-	return jsonbytes.Compacted(out.List()), nil
+	return jsonbytes.Compacted(out.List()), out.Provenance, nil
 }
 
 // readRemovalRules reads the CustomTransforms of a YAML or JSON file, one or more documents.

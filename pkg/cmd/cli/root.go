@@ -72,7 +72,9 @@ func NewStencilCommand(streams IOStreams) *cobra.Command {
 		NewDiffCommand(config, streams),
 		NewRolloutCommand(config, streams),
 		NewTransformersCommand(config, streams),
+		NewWhyCommand(config, streams),
 		NewConvertCommand(streams),
+		NewLintCommand(config, streams),
 		NewUICommand(config, streams),
 		NewVersionCommand(streams),
 	)
