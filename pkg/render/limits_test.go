@@ -96,7 +96,7 @@ func TestServerLimitsTakeEffect(t *testing.T) {
 			if _, errs, err := NewRenderer(Options{}).Render(context.Background(), in()); err != nil || len(errs) > 0 {
 				t.Fatalf("with the defaults: %v %v", err, errs)
 			}
-			_, errs, err := NewRenderer(Options{Limits: tc.limits}).Render(context.Background(), in())
+			_, errs, err := NewRenderer(Options{Config: Config{Limits: tc.limits}}).Render(context.Background(), in())
 			if err != nil {
 				t.Fatal(err)
 			}
