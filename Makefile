@@ -117,6 +117,7 @@ fuzz:
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzCompact$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/process
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzLean$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/process
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/jsonbytes
+	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzYAMLToJSON$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/positions
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzToYAML$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/jsonbytes
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzIndent$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/jsonbytes
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzExpand$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/transform/expand

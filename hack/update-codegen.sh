@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates deepcopy, conversion, defaults, OpenAPI, clientset, listers, informers and
-# applyconfigurations with k8s.io/code-generator at the version pinned in go.mod.
+# applyconfigurations with k8s.io/code-generator at the version pinned in go.mod, and the
+# member switch of the engine's lean parameter reader with hack/parameter-reader.
 set -o errexit
 set -o nounset
 set -o pipefail
@@ -46,3 +47,9 @@ kube::codegen::gen_client \
     --output-pkg "${THIS_PKG}/pkg/generated" \
     --boilerplate "${SCRIPT_ROOT}/hack/boilerplate.go.txt" \
     "${SCRIPT_ROOT}/pkg/apis"
+
+# The lean reader of a template's parameters (pkg/process) reads each member of the API's
+# Parameter as its field's type says; its member switch is generated from that type.
+go run "${THIS_PKG}/hack/parameter-reader" \
+    --boilerplate "${SCRIPT_ROOT}/hack/boilerplate.go.txt" \
+    -o "${SCRIPT_ROOT}/pkg/process/zz_generated.parameter_reader.go"

@@ -61,6 +61,8 @@ var comparisons = []comparison{
 		regexp.MustCompile(`^BenchmarkStarlarkRoutes/(?P<case>annotate|compute)/(?P<side>guarded|child)$`), "guarded", "child", 1, false},
 	{"stored template, processing charged to the memory budget vs the renderer alone",
 		regexp.MustCompile(`^BenchmarkMemoryBudget/(?P<case>.+)/(?P<side>charged|uncharged)$`), "charged", "uncharged", 1.1, false},
+	{"preview of a change across 1,000 instances (4 objects) vs rendering each once",
+		regexp.MustCompile(`^BenchmarkPreview/(?P<case>instances=\d+)/(?P<side>preview|render-once)$`), "preview", "render-once", 8, false},
 	{"whole process, 800 pairs: stencil CLI (YAML out) vs kubectl kustomize",
 		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-yaml|kubectl-kustomize)$`), "stencil-yaml", "kubectl-kustomize", 0.01, false},
 	{"whole process, 800 pairs: stencil CLI (JSON out) vs kubectl kustomize",

@@ -195,13 +195,19 @@ func (c completedConfig) New() (*StencilServer, error) {
 		Memory:         c.ExtraConfig.ProcessingMemory,
 		Plugins:        c.ExtraConfig.Plugins,
 	})
+	previewer, err := c.previewer(templateREST, revisions, instanceREST, renderer, noCluster)
+	if err != nil {
+		return nil, err
+	}
 	codecs := wordedDecodeErrors{NegotiatedSerializer: Codecs, scheme: Scheme}
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(templates.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	apiGroupInfo.NegotiatedSerializer = codecs
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = map[string]rest.Storage{
-		"templates":                templateREST,
-		"templates/processed":      templatestorage.NewProcessedREST(templateREST, renderer),
-		"templates/schema":         templatestorage.NewSchemaREST(templateREST),
+		"templates":           templateREST,
+		"templates/processed": templatestorage.NewProcessedREST(templateREST, renderer),
+		"templates/schema":    templatestorage.NewSchemaREST(templateREST),
+		"templates/preview": templatestorage.NewPreviewREST(templateREST, previewer, Scheme, c.ExtraConfig.Plugins,
+			c.GenericConfig.Authorization.Authorizer),
 		"processedtemplates":       processedtemplate.NewREST(renderer),
 		"templaterevisions":        revisionREST,
 		"customtransforms":         customTransformREST,

@@ -44,26 +44,34 @@ func AppendEscaped[T ~[]byte | ~string](dst []byte, s T) []byte {
 			continue
 		}
 		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
+		dst = AppendEscapedASCII(dst, c)
 		i++
 		start = i
 	}
 	return append(dst, s[start:]...)
+}
+
+// AppendEscapedASCII appends the escape of one ASCII byte inside a JSON string: the two-letter
+// forms JSON has (\" \\ \n \r \t \b \f), \u00XX for any other. Writers call it for the bytes
+// that cannot stand as themselves (quotes, backslashes, control characters) and for those they
+// choose to escape, as encoding/json does <, > and & for HTML.
+func AppendEscapedASCII(dst []byte, c byte) []byte {
+	switch c {
+	case '"', '\\':
+		return append(dst, '\\', c)
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	default:
+		return append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+	}
 }
 
 // AppendQuoted appends s as a JSON string.

@@ -23,6 +23,7 @@ import (
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
@@ -94,11 +95,11 @@ func decodeStencil(top *templateBytes) (*templates.Template, error) {
 	}
 	versioned.Objects = top.objects
 	if top.hasParameters {
-		versioned.Parameters = make([]v1alpha1.Parameter, len(top.parameters))
-		for i, p := range top.parameters {
-			if err := v1alpha1.Convert_templates_Parameter_To_v1alpha1_Parameter(&p, &versioned.Parameters[i], nil); err != nil {
-				return nil, fmt.Errorf("cannot convert the template: %v", err)
-			}
+		// A member present, even null, gives a list that is not nil, as DecodeTemplate's
+		// results always had.
+		versioned.Parameters = top.parameters
+		if versioned.Parameters == nil {
+			versioned.Parameters = []v1alpha1.Parameter{}
 		}
 	}
 	v1alpha1.SetObjectDefaults_Template(&versioned)
@@ -143,6 +144,27 @@ func wordTypeErrors(data []byte, target any, err error) error {
 	return errs.ToAggregate()
 }
 
+// decodeParameters reads a template's parameters array, in the API's wire format of a
+// parameter (v1alpha1.Parameter): with the lean reader, whose reading of a parameter derives
+// from that type (lean_parameters.go), else with the API's own typed decoder, which also
+// words the errors. Members the API does not know are skipped, as a non-strict decoder
+// does; the OpenShift dialect drops type and the constraints afterwards, which its Parameter
+// does not have.
+func decodeParameters(data []byte) ([]v1alpha1.Parameter, error) {
+	if params, ok := leanParameters(data); ok {
+		return params, nil
+	}
+	var params []v1alpha1.Parameter
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &params); err != nil {
+		// Every member of the wrong JSON type at once, at its path, when that is what is wrong.
+		if errs := templates.JSONTypeErrors(data, reflect.TypeOf(params), field.NewPath("parameters")); len(errs) > 0 {
+			return nil, errs.ToAggregate()
+		}
+		return nil, fmt.Errorf("parameters: %v", err)
+	}
+	return params, nil
+}
+
 // templateBytes is a template split at its top level.
 type templateBytes struct {
 	apiVersion, kind string
@@ -150,7 +172,7 @@ type templateBytes struct {
 	objects []runtime.RawExtension
 	// parameters are the template's parameters, read apart from the rest (see
 	// decodeParameters); hasParameters says the template has the member.
-	parameters    []templates.Parameter
+	parameters    []v1alpha1.Parameter
 	hasParameters bool
 
 	// rest is the template as a JSON object without its objects and parameters.

@@ -130,10 +130,12 @@ limitations under the License.
 //     Keywords compare a string element's content and a number's digits. One level deep: an
 //     element of type json takes no keywords.
 //   - The constraints themselves are checked by Compile and by the store, through
-//     validation.ValidateParameterConstraints: each fits its type (enum: string, int, number;
-//     pattern, minLength, maxLength: string; minimum, maximum: int, number; items,
-//     properties: json, not both), the patterns compile (once per plan), the bounds are
-//     numbers in order, and the default and every enum word keep the other constraints.
+//     valuecheck.Declared: validation.ValidateParameterConstraints checks that each fits its
+//     type (enum: string, int, number; pattern, minLength, maxLength: string; minimum,
+//     maximum: int, number; items, properties: json, not both), the patterns compile (once
+//     per plan) and the bounds are numbers in order; then the default and every enum word
+//     are checked as values (valuecheck, the checks of every value), against the valid
+//     constraints.
 //   - maxItems, with items, bounds the array's length (and CEL's cost estimates of it).
 //   - Rules (our dialect only) are CEL over params, the final values typed (celparams):
 //     compiled once per plan with the CRD environment and cost estimation, refused by Compile

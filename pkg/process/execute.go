@@ -27,6 +27,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/jsonbytes"
 	"stencil.dev/stencil/pkg/process/celparams"
+	"stencil.dev/stencil/pkg/process/valuecheck"
 )
 
 // Execute processes the plan with one request's values. All problems are returned at once.
@@ -109,7 +110,7 @@ func prepareValue(v string, t templates.ParameterType, usage paramUsage) paramVa
 		pv.text = jsonbytes.AppendEscaped(nil, v)
 	}
 	if usage&usedAsJSON != 0 {
-		if t == templates.ParameterTypeInt && v != "" && t.CheckValue(v) == nil {
+		if t == templates.ParameterTypeInt && v != "" && valuecheck.OfType(t, v) == nil {
 			v = canonicalInteger(v)
 		}
 		// A value with a number Kubernetes cannot read is not JSON to Kubernetes: it stays a

@@ -21,19 +21,19 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // leanReader reads the usual shapes of a template's small parts (metadata, message, labels,
-// parameters) without reflection. Besides its objects, a small template is mostly these parts,
-// and a reflection-based decoder costs more there than compiling the objects.
+// and the parameters, see lean_parameters.go) without a reflection-based decoder. Besides its
+// objects, a small template is mostly these parts, and a reflection-based decoder, which
+// validates the bytes before decoding them, costs more there than compiling the objects.
 //
-// It accepts only what it can read exactly as encoding/json would: strings, booleans, null
-// and objects of known members. Anything else (a number, invalid UTF-8, a member it does not
-// know, a syntax error) sets failed, and the caller reads the same bytes again with its
-// complete decoder, which also words the errors. So the lean path changes no result.
+// It accepts only what it can read exactly as encoding/json would. Anything else (invalid
+// UTF-8, a member it does not know, a value of the wrong type, a syntax error) sets failed,
+// and the caller reads the same bytes again with its complete decoder, which also words the
+// errors. So the lean path changes no result.
 type leanReader struct {
 	b      []byte
 	i      int
@@ -228,67 +228,6 @@ func (r *leanReader) stringMap(m *map[string]string) {
 func (r *leanReader) end() {
 	r.space()
 	if r.i != len(r.b) {
-		r.fail()
-	}
-}
-
-// leanParameters reads a parameters array whose parameters have only text and boolean
-// members; ok is false for anything else (see leanReader).
-func leanParameters(data []byte) (params []templates.Parameter, ok bool) {
-	r := &leanReader{b: data}
-	if r.null() {
-		r.end()
-		return nil, !r.failed
-	}
-	if !r.next('[') {
-		return nil, false
-	}
-	if r.next(']') {
-		r.end()
-		return nil, !r.failed
-	}
-	for !r.failed {
-		params = append(params, templates.Parameter{})
-		p := &params[len(params)-1]
-		if !r.object(func(name []byte) { r.parameterMember(p, name) }) {
-			r.fail() // a null parameter: rare, left to the complete decoder
-		}
-		if r.failed || r.next(']') {
-			break
-		}
-		if !r.next(',') {
-			r.fail()
-		}
-	}
-	r.end()
-	return params, !r.failed
-}
-
-func (r *leanReader) parameterMember(p *templates.Parameter, name []byte) {
-	switch string(name) {
-	case "name":
-		r.str(&p.Name)
-	case "displayName":
-		r.str(&p.DisplayName)
-	case "description":
-		r.str(&p.Description)
-	case "value":
-		r.str(&p.Value)
-	case "generate":
-		r.str(&p.Generate)
-	case "from":
-		r.str(&p.From)
-	case "type":
-		r.str((*string)(&p.Type))
-	case "pattern":
-		r.str(&p.Pattern)
-	case "required":
-		r.boolean(&p.Required)
-	case "multiline":
-		r.boolean(&p.Multiline)
-	case "secret":
-		r.boolean(&p.Secret)
-	default:
 		r.fail()
 	}
 }

@@ -24,7 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
-	"stencil.dev/stencil/pkg/apis/templates/validation"
+	"stencil.dev/stencil/pkg/process/valuecheck"
 )
 
 // compiledParameter is a declared parameter with its generator parsed and its constraints
@@ -32,7 +32,7 @@ import (
 type compiledParameter struct {
 	templates.Parameter
 	generator *expression
-	checker   *templates.ValueChecker
+	checker   *valuecheck.Checker
 	// redeclared marks a second or later declaration of a name in an OpenShift template (see
 	// duplicates.go): a caller's value never reaches it, as oc sets only the first one.
 	redeclared bool
@@ -79,15 +79,15 @@ func compileParameters(params []templates.Parameter, d Dialect) ([]compiledParam
 			index[p.Name] = i
 		}
 		if err := checkType(p.Type); err != nil {
-			errs = append(errs, field.NotSupported(path().Child("type"), p.Type, templates.SupportedParameterTypes))
+			errs = append(errs, field.NotSupported(path().Child("type"), p.Type, valuecheck.Types))
 		} else {
-			if err := p.Type.CheckValue(p.Value); err != nil {
+			if err := valuecheck.OfType(p.Type, p.Value); err != nil {
 				errs = append(errs, field.Invalid(path().Child("value"), shownValue(&p, p.Value), err.Error()))
 			}
 			// OpenShift's Parameter has no constraints, so this finds nothing for its templates.
 			if params[i].HasConstraints() {
-				errs = append(errs, validation.ValidateParameterConstraints(&params[i], path())...)
-				out[i].checker = templates.NewValueChecker(&params[i])
+				errs = append(errs, valuecheck.Declared(&params[i], path())...)
+				out[i].checker = valuecheck.New(&params[i])
 			}
 		}
 		switch p.Generate {
@@ -112,15 +112,10 @@ func compileParameters(params []templates.Parameter, d Dialect) ([]compiledParam
 
 // checkType rejects a parameter type we do not know.
 func checkType(t templates.ParameterType) error {
-	for _, known := range templates.SupportedParameterTypes {
-		if string(t) == known {
-			return nil
-		}
+	if !valuecheck.KnownType(t) {
+		return fmt.Errorf("unknown type %q", t)
 	}
-	if t == "" {
-		return nil
-	}
-	return fmt.Errorf("unknown type %q", t)
+	return nil
 }
 
 // shownValue keeps secret and base64 values, which are usually secrets, out of error messages.
@@ -212,7 +207,7 @@ func (param *compiledParameter) checkValue(i int, value string, unchecked bool) 
 	case value == "" && param.Required:
 		return field.ErrorList{field.Required(path, fmt.Sprintf("parameter %s is required and must be specified", param.Name))}
 	case unchecked && value != "":
-		if err := param.Type.CheckValue(value); err != nil {
+		if err := valuecheck.OfType(param.Type, value); err != nil {
 			return field.ErrorList{field.Invalid(path, shownValue(&param.Parameter, value), fmt.Sprintf("parameter %s %s", param.Name, err.Error()))}
 		}
 		if reasons := param.checker.Violations(value); len(reasons) > 0 {

@@ -31,7 +31,8 @@ import (
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"stencil.dev/stencil/pkg/apis/templates"
-	"stencil.dev/stencil/pkg/apis/templates/jsonschema"
+	"stencil.dev/stencil/pkg/process/jsonschema"
+	"stencil.dev/stencil/pkg/process/valuecheck"
 )
 
 // constraintsTemplate uses every constraint keyword, on every type, with json items and
@@ -154,7 +155,7 @@ func valueSets(tmpl *templates.Template) []map[string]string {
 			continue
 		}
 		for _, v := range candidatesFor(p.Type) {
-			if v != "" && p.Type.CheckValue(v) == nil && len(templates.NewValueChecker(p).Violations(v)) == 0 {
+			if v != "" && valuecheck.OfType(p.Type, v) == nil && len(valuecheck.New(p).Violations(v)) == 0 {
 				base[p.Name] = v
 				break
 			}
@@ -234,12 +235,12 @@ func typedMember(t *testing.T, p *templates.Parameter, value string) string {
 	}
 	numeric := p.Type == templates.ParameterTypeInt || p.Type == templates.ParameterTypeNumber
 	switch {
-	case numeric && json.Valid([]byte(value)) && templates.ParameterTypeNumber.CheckValue(value) == nil:
+	case numeric && json.Valid([]byte(value)) && valuecheck.OfType(templates.ParameterTypeNumber, value) == nil:
 		return value // 1.5 for an int stays a number, which the schema's integer refuses
-	case p.Type == templates.ParameterTypeInt && p.Type.CheckValue(value) == nil:
+	case p.Type == templates.ParameterTypeInt && valuecheck.OfType(p.Type, value) == nil:
 		n, _ := new(big.Int).SetString(value, 10) // 007
 		return n.String()
-	case (p.Type == templates.ParameterTypeBool || p.Type == templates.ParameterTypeJSON) && p.Type.CheckValue(value) == nil:
+	case (p.Type == templates.ParameterTypeBool || p.Type == templates.ParameterTypeJSON) && valuecheck.OfType(p.Type, value) == nil:
 		return value
 	}
 	return mustJSON(t, value)

@@ -55,7 +55,8 @@ var routes = sync.OnceValue(func() []route {
 		{[]string{http.MethodGet}, regexp.MustCompile(`^` + group + `$`)},
 		{[]string{http.MethodGet}, regexp.MustCompile(`^` + group + `/namespaces/` + name + `/templates$`)},
 		{[]string{http.MethodGet}, regexp.MustCompile(`^` + group + `/namespaces/` + name + `/templates/` + name + `(/schema)?$`)},
-		{[]string{http.MethodPost}, regexp.MustCompile(`^` + group + `/namespaces/` + name + `/templates/` + name + `/processed$`)},
+		{[]string{http.MethodPost}, regexp.MustCompile(`^` + group + `/namespaces/` + name + `/templates/` + name + `/(processed|preview)$`)},
+		{[]string{http.MethodGet}, regexp.MustCompile(`^` + group + `/namespaces/` + name + `/templaterevisions$`)},
 		{[]string{http.MethodGet, http.MethodPost}, regexp.MustCompile(`^` + group + `/namespaces/` + name + `/templateinstances$`)},
 		{[]string{http.MethodGet, http.MethodDelete}, regexp.MustCompile(`^` + group + `/namespaces/` + name + `/templateinstances/` + name + `$`)},
 	}

@@ -41,6 +41,8 @@ func TestAllowed(t *testing.T) {
 		{"POST", g + "/namespaces/demo/templateinstances", true},
 		{"GET", g + "/namespaces/demo/templateinstances/shop", true},
 		{"DELETE", g + "/namespaces/demo/templateinstances/shop", true},
+		{"POST", g + "/namespaces/demo/templates/mysql/preview", true},
+		{"GET", g + "/namespaces/demo/templaterevisions", true},
 
 		{"GET", "/api/v1/namespaces", false},
 		{"DELETE", g + "/namespaces/demo/templates/mysql", false},
@@ -49,6 +51,9 @@ func TestAllowed(t *testing.T) {
 		{"PATCH", g + "/namespaces/demo/templateinstances/shop", false},
 		{"DELETE", g + "/namespaces/demo/templateinstances", false},
 		{"POST", g + "/processedtemplates", false},
+		{"GET", g + "/namespaces/demo/templates/mysql/preview", false},
+		{"DELETE", g + "/namespaces/demo/templaterevisions", false},
+		{"GET", g + "/namespaces/demo/templaterevisions/mysql-1", false},
 		{"GET", g + "/customtransforms", false},
 		{"GET", "/api/v1/namespaces/demo/secrets", false},
 		{"GET", "/api/v1/namespaces/demo/secrets/db", false},

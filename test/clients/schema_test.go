@@ -25,7 +25,7 @@ import (
 	"strings"
 	"testing"
 
-	"stencil.dev/stencil/pkg/apis/templates/jsonschema"
+	"stencil.dev/stencil/pkg/process/jsonschema"
 )
 
 // everyKeyword is a template whose parameters use every keyword the schema can hold, bounds

@@ -82,6 +82,10 @@ var tokenUsers = map[string]string{
 	"ui-user": "ui-user-token",
 	// mallory has edit in one namespace and tries to act through an admin's TemplateInstance.
 	"mallory": "mallory-token",
+	// owner instantiates in TestTemplateRevisionsAndPreview; planner previews there, may create
+	// and patch the objects but not read Secrets.
+	"owner":   "owner-token",
+	"planner": "planner-token",
 }
 
 // auditPolicy records who wrote the ConfigMaps of the TemplateInstance tests, and nothing else:

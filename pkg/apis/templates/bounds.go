@@ -71,7 +71,7 @@ func BoundFromJSON(raw []byte) (Bound, error) {
 			return "", errBoundType
 		}
 		return NewBound(s), nil
-	case len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') && isJSONNumber(string(raw)):
+	case len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') && IsJSONNumber(string(raw)):
 		if readsBack(string(raw)) {
 			return Bound(raw), nil
 		}
@@ -110,7 +110,7 @@ func LengthFromJSON(raw []byte) (int64, error) {
 		}
 		text = []byte(s)
 	}
-	if len(text) == 0 || !isJSONNumber(string(text)) {
+	if len(text) == 0 || !IsJSONNumber(string(text)) {
 		return 0, errLengthType
 	}
 	if n, err := strconv.ParseInt(string(text), 10, 64); err == nil {

@@ -40,7 +40,7 @@ const maxDecimalExponent = math.MaxInt64 / 4
 // ParseBound reads a minimum, a maximum or a numeric value exactly. It takes JSON numbers and
 // the integers of the int type, which may have leading zeros.
 func ParseBound(s string) (Decimal, bool) {
-	if s == "" || !isJSONNumber(s) && !isInteger(s) {
+	if s == "" || !IsJSONNumber(s) && !IsInteger(s) {
 		return Decimal{}, false
 	}
 	var d Decimal
@@ -100,4 +100,62 @@ func (d Decimal) sign() int {
 		return -1
 	}
 	return 1
+}
+
+// IsInteger accepts an optionally negative run of decimal digits, the values of the int type:
+// a value substituted as a JSON number keeps its full precision, and leading zeros are
+// dropped then. Whether it fits is NumberFits' to judge.
+func IsInteger(s string) bool {
+	if s != "" && s[0] == '-' {
+		s = s[1:]
+	}
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// IsJSONNumber follows JSON's number grammar: the text of a bound or a length written as a
+// number, and the values of the number type, which substitute through ${{P}} as numbers.
+func IsJSONNumber[T ~string | ~[]byte](s T) bool {
+	if len(s) > 0 && s[0] == '-' {
+		s = s[1:]
+	}
+	digits := func() int {
+		n := 0
+		for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+			n++
+		}
+		s = s[n:]
+		return n
+	}
+	switch {
+	case len(s) == 0:
+		return false
+	case s[0] == '0':
+		s = s[1:]
+	case digits() == 0:
+		return false
+	}
+	if len(s) > 0 && s[0] == '.' {
+		s = s[1:]
+		if digits() == 0 {
+			return false
+		}
+	}
+	if len(s) > 0 && (s[0] == 'e' || s[0] == 'E') {
+		s = s[1:]
+		if len(s) > 0 && (s[0] == '+' || s[0] == '-') {
+			s = s[1:]
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return len(s) == 0
 }

@@ -52,16 +52,22 @@ type differ struct {
 // dry-run.
 func NewDiffCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
 	var file, template string
+	var preview templatePreview
 	cmd := &cobra.Command{
-		Use:   "diff (NAME | -f INSTANCE.yaml | --template NAME -f CHANGED-TEMPLATE.yaml)",
+		Use:   "diff (NAME | -f INSTANCE.yaml | --template NAME (-f CHANGED-TEMPLATE.yaml | --revision N))",
 		Short: "Preview what applying a TemplateInstance, or a template change, would do",
 		Long: "Render a TemplateInstance as its controller would and compare every object with the live\n" +
 			"one through a server-side dry-run apply: which objects change (with a diff), which are\n" +
 			"added, which would be pruned. NAME previews a live instance as it is; -f an instance from a\n" +
-			"file (against the live one of that name, if any); --template NAME -f FILE a changed\n" +
-			"template, for every instance of the stored template NAME. Nothing is written.",
-		Example: "  stencil diff shop\n  stencil diff -f shop.yaml\n  stencil diff --template redis -f redis-v2.yaml",
-		Args:    cobra.MaximumNArgs(1),
+			"file (against the live one of that name, if any). Nothing is written.\n\n" +
+			"--template NAME -f FILE previews a changed template for every instance of the stored\n" +
+			"template NAME that would move to it, on the server (templates/NAME/preview): each instance\n" +
+			"is Unchanged, Changed, WouldPrune, Failed, BreaksParameters or Forbidden, with the fields\n" +
+			"that change (secret values masked), rendered with its own values; --revision N previews a\n" +
+			"stored revision instead (an undo), --live compares with the live objects.",
+		Example: "  stencil diff shop\n  stencil diff -f shop.yaml\n  stencil diff --template redis -f redis-v2.yaml\n" +
+			"  stencil diff --template redis --revision 1 -o yaml",
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d, err := newDiffer(config, streams)
 			if err != nil {
@@ -69,10 +75,12 @@ func NewDiffCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *c
 			}
 			ctx := cmd.Context()
 			switch {
-			case template != "" && (file == "" || len(args) > 0):
-				return errors.New("--template NAME needs -f with the changed template, and no instance name")
+			case template != "" && ((file == "") == (preview.revision == 0) || len(args) > 0):
+				return errors.New("--template NAME needs -f with the changed template or --revision, and no instance name")
 			case template != "":
-				return d.templateChange(ctx, template, file)
+				return d.templateChange(ctx, template, file, preview)
+			case preview.revision != 0 || preview.live || preview.output != "table":
+				return errors.New("--revision, --live and -o go with --template")
 			case file != "" && len(args) == 0:
 				return d.instanceFile(ctx, file)
 			case file == "" && len(args) == 1:
@@ -88,6 +96,9 @@ func NewDiffCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *c
 	}
 	cmd.Flags().StringVarP(&file, "filename", "f", "", "the TemplateInstance, or with --template the changed Template, as YAML or JSON (- for standard input)")
 	cmd.Flags().StringVar(&template, "template", "", "preview a change of this stored template across all of its instances")
+	cmd.Flags().Int64Var(&preview.revision, "revision", 0, "with --template: preview this stored revision of the template instead of a file")
+	cmd.Flags().BoolVar(&preview.live, "live", false, "with --template: compare with the live objects (a server-side dry-run as each requester)")
+	cmd.Flags().StringVarP(&preview.output, "output", "o", "table", "with --template: table, yaml or json")
 	return cmd
 }
 
@@ -137,36 +148,6 @@ func (d *differ) instanceFile(ctx context.Context, file string) error {
 		return err
 	}
 	return d.print(ctx, ti, live, nil)
-}
-
-// templateChange previews a changed template for every instance of the stored one.
-func (d *differ) templateChange(ctx context.Context, name, file string) error {
-	data, err := d.readFile(file)
-	if err != nil {
-		return err
-	}
-	if _, _, err := process.DecodeTemplate(data); err != nil {
-		return fmt.Errorf("%s: %v", file, err)
-	}
-	list, err := d.stencil.TemplatesV1alpha1().TemplateInstances(d.namespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return err
-	}
-	found := 0
-	for i := range list.Items {
-		ti := &list.Items[i]
-		if ti.Spec.TemplateRef == nil || ti.Spec.TemplateRef.Name != name {
-			continue
-		}
-		found++
-		if err := d.print(ctx, ti, ti, data); err != nil {
-			fmt.Fprintf(d.streams.Out, "templateinstance %s/%s: %v\n", ti.Namespace, ti.Name, err)
-		}
-	}
-	if found == 0 {
-		fmt.Fprintf(d.streams.Out, "no TemplateInstance of template %s in namespace %s\n", name, d.namespace)
-	}
-	return nil
 }
 
 // render processes the instance's template (or changedTemplate) with its values, as the

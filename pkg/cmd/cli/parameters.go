@@ -24,9 +24,9 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
-	"stencil.dev/stencil/pkg/apis/templates/jsonschema"
 	"stencil.dev/stencil/pkg/client"
 	"stencil.dev/stencil/pkg/jsonbytes"
+	"stencil.dev/stencil/pkg/process/jsonschema"
 )
 
 // The formats of stencil parameters -o.

@@ -100,6 +100,7 @@ func generatedSecret(ti *templatesv1.TemplateInstance, values map[string]string)
 		"metadata": map[string]interface{}{"name": GeneratedSecretName(ti.Name), "namespace": ti.Namespace},
 	}}
 	s.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: templatesv1.SchemeGroupVersion.String(), Kind: "TemplateInstance", Name: ti.Name, UID: ti.UID}})
+	s.SetLabels(map[string]string{inventory.GeneratedValuesLabel: "true"})
 	return s
 }
 
@@ -110,28 +111,10 @@ func generatedSecret(ti *templatesv1.TemplateInstance, values map[string]string)
 // instance's, then a server-side dry-run apply, which also runs admission and validation. It
 // reports every refused object and why.
 func (c *Controller) preflight(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, plan []*planned, authors []author, prune []target) error {
-	requester := requesterInfo(ti.Spec.Requester)
-	targets := make([]target, 0, len(plan)+len(prune))
-	for _, p := range plan {
-		targets = append(targets, target{resource: p.resource, ref: p.ref, verbs: []string{"create", "patch"}})
-	}
-	var refused []string
-	for _, t := range append(targets, prune...) {
-		for _, verb := range t.verbs {
-			attrs := authorizer.AttributesRecord{User: requester, Verb: verb, APIGroup: t.resource.Group, APIVersion: t.resource.Version,
-				Resource: t.resource.Resource, Namespace: t.ref.Namespace, Name: t.ref.Name, ResourceRequest: true}
-			if allowed, reason := c.authorizeObject(ctx, a, attrs); !allowed {
-				refused = append(refused, fmt.Sprintf("%s: %s may not %s it: %s", inventory.DescribeObject(t.ref), requester.GetName(), verb, reason))
-				break
-			}
-		}
-	}
-	if len(refused) > 0 {
-		return fail("Forbidden", "nothing was applied; refused: %s", strings.Join(refused, "; "))
-	}
-	if err := c.authorizeAuthors(ctx, ti, authors, append(writeTargets(plan), prune...)); err != nil {
+	if err := c.authorizePlan(ctx, ti, a, plan, authors, prune); err != nil {
 		return err
 	}
+	var refused []string
 	id := inventory.ApplySetID(ti.Namespace, ti.Name)
 	for _, p := range plan {
 		// No adoption: an object that exists without this instance's label is someone else's
@@ -163,6 +146,33 @@ func (c *Controller) preflight(ctx context.Context, ti *templatesv1.TemplateInst
 		return fail("DryRunFailed", "nothing was applied; refused: %s", strings.Join(refused, "; "))
 	}
 	return nil
+}
+
+// authorizePlan is the authorization rule: a SubjectAccessReview for the requester, for
+// create and patch of every object of the plan (the generated-values Secret too) and delete of
+// every object pruned, then the same for every author; a preview asks it as the controller
+// would.
+func (c *Controller) authorizePlan(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, plan []*planned, authors []author, prune []target) error {
+	requester := requesterInfo(ti.Spec.Requester)
+	targets := make([]target, 0, len(plan)+len(prune))
+	for _, p := range plan {
+		targets = append(targets, target{resource: p.resource, ref: p.ref, verbs: []string{"create", "patch"}})
+	}
+	var refused []string
+	for _, t := range append(targets, prune...) {
+		for _, verb := range t.verbs {
+			attrs := authorizer.AttributesRecord{User: requester, Verb: verb, APIGroup: t.resource.Group, APIVersion: t.resource.Version,
+				Resource: t.resource.Resource, Namespace: t.ref.Namespace, Name: t.ref.Name, ResourceRequest: true}
+			if allowed, reason := c.authorizeObject(ctx, a, attrs); !allowed {
+				refused = append(refused, fmt.Sprintf("%s: %s may not %s it: %s", inventory.DescribeObject(t.ref), requester.GetName(), verb, reason))
+				break
+			}
+		}
+	}
+	if len(refused) > 0 {
+		return fail("Forbidden", "nothing was applied; refused: %s", strings.Join(refused, "; "))
+	}
+	return c.authorizeAuthors(ctx, ti, authors, append(writeTargets(plan), prune...))
 }
 
 // isRefusal tells a refusal of the object (the user's to fix) from a failure of the cluster

@@ -60,6 +60,8 @@ type Applier interface {
 	Delete(ctx context.Context, o Object, uid types.UID) error
 	// SecretData reads the data of a Secret.
 	SecretData(ctx context.Context, namespace, name string) (map[string][]byte, error)
+	// SecretsData lists the Secrets of a namespace that selector selects: their data by name.
+	SecretsData(ctx context.Context, namespace, selector string) (map[string]map[string][]byte, error)
 	// MayI asks the target cluster whether the applier's own identity may do what attrs
 	// describe (a SelfSubjectAccessReview); it answers the reason of a refusal.
 	MayI(ctx context.Context, attrs authorizer.Attributes) (bool, string, error)
@@ -119,6 +121,23 @@ func (a *clientApplier) SecretData(ctx context.Context, namespace, name string) 
 	return secret.Data, nil
 }
 
+// SecretsData lists the Secrets through the dynamic client.
+func (a *clientApplier) SecretsData(ctx context.Context, namespace, selector string) (map[string]map[string][]byte, error) {
+	list, err := a.dynamic.Resource(secrets).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]map[string][]byte, len(list.Items))
+	for _, u := range list.Items {
+		var secret corev1.Secret
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &secret); err != nil {
+			return nil, fmt.Errorf("reading Secret %s/%s: %w", namespace, u.GetName(), err)
+		}
+		out[secret.Name] = secret.Data
+	}
+	return out, nil
+}
+
 var secrets = corev1.SchemeGroupVersion.WithResource("secrets")
 
 // MayI asks a SelfSubjectAccessReview with the typed client.
@@ -147,6 +166,12 @@ type impersonating struct {
 
 // maxCachedUsers bounds the requesters whose clients are kept; the cache starts over past it.
 const maxCachedUsers = 512
+
+// NewAppliers returns the Appliers of the cluster of target: each requester impersonated,
+// or, with actAsSelf, target's own identity acting for every requester.
+func NewAppliers(target *restclient.Config, actAsSelf bool) (Appliers, error) {
+	return newImpersonating(target, actAsSelf)
+}
 
 func newImpersonating(target *restclient.Config, actAsSelf bool) (*impersonating, error) {
 	c := &impersonating{target: target, users: map[string]Applier{}}

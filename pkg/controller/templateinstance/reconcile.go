@@ -59,10 +59,7 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 		return 0, err
 	}
 	if ok, current := c.upToDate(ctx, ti); ok {
-		if current > 0 {
-			setRevisionReconciled(ti, current)
-		}
-		return c.refreshReadiness(ctx, ti, a)
+		return c.refreshReadiness(ctx, ti, a, current)
 	}
 
 	r, err := c.render(ctx, ti, a)
@@ -183,9 +180,14 @@ func (c *Controller) upToDate(ctx context.Context, ti *templatesv1.TemplateInsta
 	return applied != nil && applied.Number == TargetRevision(ti, t), t.Revision.Number
 }
 
-// refreshReadiness reads every object as the requester and writes what changed.
-func (c *Controller) refreshReadiness(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier) (time.Duration, error) {
+// refreshReadiness reads every object as the requester and writes what changed, and whether
+// the Template has a revision the instance does not follow (current, 0 when the Template
+// records none).
+func (c *Controller) refreshReadiness(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, current int64) (time.Duration, error) {
 	before := ti.Status.DeepCopy()
+	if current > 0 {
+		setRevisionReconciled(ti, current)
+	}
 	for i := range ti.Status.Objects {
 		o := &ti.Status.Objects[i]
 		gv, err := schema.ParseGroupVersion(o.APIVersion)

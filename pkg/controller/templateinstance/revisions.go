@@ -80,8 +80,12 @@ func (c *Controller) revisionToRender(ctx context.Context, ti *templatesv1.Templ
 		if ti.Spec.TemplateRef.Revision == 0 {
 			why = "the revision this Manual instance runs"
 		}
-		return nil, fail("RevisionNotFound", "revision %d of Template %s/%s (%s) does not exist: only the newest revisions are kept; "+
-			"the Template is at revision %d", number, t.Namespace, t.Name, why, t.Revision.Number)
+		kept := "only the newest revisions and those instances use are kept"
+		if number > t.Revision.Number {
+			kept = "no such revision was stored yet"
+		}
+		return nil, fail("RevisionNotFound", "revision %d of Template %s/%s (%s) does not exist: %s; the Template is at revision %d",
+			number, t.Namespace, t.Name, why, kept, t.Revision.Number)
 	}
 	return rt, err
 }

@@ -21,7 +21,6 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -35,21 +34,23 @@ var elementTypes = []string{
 }
 
 // ValidateParameterConstraints checks the constraints of one parameter against themselves and
-// its type: each fits the type, patterns compile, bounds are numbers in order, items and
-// properties describe a json value, and the enum words and the default keep every
-// constraint. The parameter's type must be one it knows; an unknown type is the engine's error
-// and constrains nothing.
-func ValidateParameterConstraints(p *templates.Parameter, path *field.Path) field.ErrorList {
-	if !p.HasConstraints() {
-		return nil
-	}
+// its type: each fits the type, patterns compile, bounds are numbers in order, lengths are in
+// order and items and properties describe a json value. The parameter's type must be one it
+// knows; an unknown type is the engine's error and constrains nothing.
+//
+// It returns the constraints that are valid, with the type defaulted: the values they judge,
+// the default and the words of each enum, are the engine's to check against them
+// (pkg/process/valuecheck), with the checks a caller's value gets, so that one mistake is
+// reported once, at the constraint.
+func ValidateParameterConstraints(p *templates.Parameter, path *field.Path) (templates.Parameter, field.ErrorList) {
 	typ := p.Type
 	if typ == "" {
 		typ = templates.ParameterTypeString
 	}
-	// The values are judged only against constraints that are themselves valid, so that one
-	// mistake is reported once, at the constraint.
-	valid, errs := validateSchema(p.Schema(), typ, p.Secret, path)
+	if !p.HasConstraints() {
+		return templates.Parameter{Type: typ}, nil
+	}
+	valid, errs := validateSchema(p.Schema(), typ, path)
 	checked := templates.Parameter{Type: typ, Enum: valid.Enum, Pattern: valid.Pattern, Minimum: valid.Minimum,
 		Maximum: valid.Maximum, MinLength: valid.MinLength, MaxLength: valid.MaxLength}
 
@@ -60,7 +61,7 @@ func ValidateParameterConstraints(p *templates.Parameter, path *field.Path) fiel
 	if p.Items != nil {
 		if !isJSON {
 			errs = append(errs, field.Forbidden(path.Child("items"), fmt.Sprintf("applies to type json only, not %s", typ)))
-		} else if s, ok := validateElement(*p.Items, p.Secret, path.Child("items"), &errs); ok {
+		} else if s, ok := validateElement(*p.Items, path.Child("items"), &errs); ok {
 			checked.Items = &s
 		}
 	}
@@ -85,24 +86,18 @@ func ValidateParameterConstraints(p *templates.Parameter, path *field.Path) fiel
 			sort.Strings(names)
 			checked.Properties = map[string]templates.JSONValueSchema{}
 			for _, name := range names {
-				if s, ok := validateElement(p.Properties[name], p.Secret, path.Child("properties").Key(name), &errs); ok {
+				if s, ok := validateElement(p.Properties[name], path.Child("properties").Key(name), &errs); ok {
 					checked.Properties[name] = s
 				}
 			}
 		}
 	}
-
-	if p.Value != "" && typ.CheckValue(p.Value) == nil {
-		if reasons := templates.NewValueChecker(&checked).Violations(p.Value); len(reasons) > 0 {
-			errs = append(errs, field.Invalid(path.Child("value"), shown(p.Secret, p.Value), strings.Join(reasons, "; ")))
-		}
-	}
-	return errs
+	return checked, errs
 }
 
 // validateElement checks the schema of json elements or members and adds its errors; ok says
 // it has a known type, and s is it with its valid constraints only.
-func validateElement(schema templates.JSONValueSchema, secret bool, path *field.Path, errs *field.ErrorList) (s templates.JSONValueSchema, ok bool) {
+func validateElement(schema templates.JSONValueSchema, path *field.Path, errs *field.ErrorList) (s templates.JSONValueSchema, ok bool) {
 	switch {
 	case schema.Type == "":
 		*errs = append(*errs, field.Required(path.Child("type"), ""))
@@ -111,15 +106,15 @@ func validateElement(schema templates.JSONValueSchema, secret bool, path *field.
 		*errs = append(*errs, field.NotSupported(path.Child("type"), schema.Type, elementTypes))
 		return s, false
 	}
-	s, more := validateSchema(schema, schema.Type, secret, path)
+	s, more := validateSchema(schema, schema.Type, path)
 	*errs = append(*errs, more...)
 	return s, true
 }
 
 // validateSchema checks the keywords of one schema of type typ: each fits the type, the
-// pattern compiles, bounds and lengths are in order, and the enum words keep the other
-// keywords. It returns the schema with the keywords that are valid.
-func validateSchema(s templates.JSONValueSchema, typ templates.ParameterType, secret bool, path *field.Path) (templates.JSONValueSchema, field.ErrorList) {
+// pattern compiles, bounds and lengths are in order, and the enum repeats no word. It returns
+// the schema with the keywords that are valid.
+func validateSchema(s templates.JSONValueSchema, typ templates.ParameterType, path *field.Path) (templates.JSONValueSchema, field.ErrorList) {
 	var errs field.ErrorList
 	numeric := typ == templates.ParameterTypeInt || typ == templates.ParameterTypeNumber
 	textual := typ == templates.ParameterTypeString
@@ -188,36 +183,16 @@ func validateSchema(s templates.JSONValueSchema, typ templates.ParameterType, se
 	}
 
 	if len(s.Enum) > 0 && !misfit("enum", textual || numeric, "string, int and number") {
-		words := templates.Parameter{Type: typ, Pattern: valid.Pattern, Minimum: valid.Minimum, Maximum: valid.Maximum,
-			MinLength: valid.MinLength, MaxLength: valid.MaxLength}
-		checker := templates.NewValueChecker(&words)
+		// Each word is a value, and the engine judges it as one; a repeated word is the enum's
+		// own mistake.
 		seen := map[string]bool{}
 		for i, e := range s.Enum {
-			at := path.Child("enum").Index(i)
 			if seen[e] {
-				errs = append(errs, field.Duplicate(at, e))
-				continue
+				errs = append(errs, field.Duplicate(path.Child("enum").Index(i), e))
 			}
 			seen[e] = true
-			if err := typ.CheckValue(e); err != nil || e == "" {
-				msg := "must not be empty"
-				if err != nil {
-					msg = err.Error()
-				}
-				errs = append(errs, field.Invalid(at, shown(secret, e), msg))
-			} else if reasons := checker.Violations(e); len(reasons) > 0 {
-				errs = append(errs, field.Invalid(at, shown(secret, e), strings.Join(reasons, "; ")))
-			}
 		}
 		valid.Enum = s.Enum
 	}
 	return valid, errs
-}
-
-// shown keeps a secret parameter's value out of the error.
-func shown(secret bool, value string) any {
-	if secret {
-		return field.OmitValueType{}
-	}
-	return value
 }

@@ -16,8 +16,10 @@ limitations under the License.
 
 // Package validation holds the API checks of the templates group: metadata, names and the
 // shape of fields, what can be judged from the object alone. Checks that need the engine
-// (compiling references, transformer configs, JSONPath, property names) are composed with
-// these by the registry strategies, so that pkg/apis depends on nothing above it.
+// (compiling references, transformer configs, JSONPath, property names, and the values a
+// parameter's constraints hold, which pkg/process/valuecheck judges as it judges every value)
+// are composed with these by the engine and the registry strategies, so that pkg/apis
+// depends on nothing above it.
 package validation
 
 import (

@@ -35,6 +35,10 @@ import (
 // PartOfLabel marks the members of an instance's apply set, ApplySet-style (KEP-3659).
 const PartOfLabel = "applyset.kubernetes.io/part-of"
 
+// GeneratedValuesLabel marks the Secrets that keep instances' generated values, so that a
+// preview reads those of a namespace in one list.
+const GeneratedValuesLabel = "templates.stencil.dev/generated-values"
+
 // FieldManager owns every field the controller applies.
 const FieldManager = "stencil.dev/templateinstance"
 

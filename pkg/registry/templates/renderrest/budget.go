@@ -221,6 +221,10 @@ func WithHold(ctx context.Context, h *Hold) context.Context {
 	return context.WithValue(ctx, holdKey{}, h)
 }
 
+// HoldFrom returns the Hold of ctx, nil when none: a request that processes many times (a
+// preview) charges its answer to it and gives each processing a Hold of its own.
+func HoldFrom(ctx context.Context) *Hold { return holdFrom(ctx) }
+
 // holdFrom returns the Hold of ctx, nil when none.
 func holdFrom(ctx context.Context) *Hold {
 	h, _ := ctx.Value(holdKey{}).(*Hold)

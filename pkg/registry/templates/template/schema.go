@@ -28,7 +28,7 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 
 	"stencil.dev/stencil/pkg/apis/templates"
-	"stencil.dev/stencil/pkg/apis/templates/jsonschema"
+	"stencil.dev/stencil/pkg/process/jsonschema"
 )
 
 // SchemaMIMEType is the content type of the schema's answer. JSON Schema's own type,

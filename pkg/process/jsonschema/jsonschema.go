@@ -30,6 +30,7 @@ import (
 	"sort"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/process/valuecheck"
 )
 
 // Draft is the JSON Schema dialect of every document made here.
@@ -218,7 +219,7 @@ func jsonType(t templates.ParameterType) string {
 // typedValue writes a value of type t as JSON: numbers, booleans and json values as
 // themselves, the rest as strings.
 func typedValue(t templates.ParameterType, value string) json.RawMessage {
-	if t.CheckValue(value) == nil {
+	if valuecheck.OfType(t, value) == nil {
 		switch t {
 		case templates.ParameterTypeInt, templates.ParameterTypeNumber:
 			return json.RawMessage(number(value))

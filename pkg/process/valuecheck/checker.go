@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package templates
+package valuecheck
 
 import (
 	"bytes"
@@ -25,19 +25,13 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"stencil.dev/stencil/pkg/apis/templates"
 )
 
-// Schema is the constraint keywords of a parameter, which an element or member of a json
-// value shares; validation and value checks read both through it.
-func (p *Parameter) Schema() JSONValueSchema {
-	return JSONValueSchema{Type: p.Type, Enum: p.Enum, Pattern: p.Pattern, Minimum: p.Minimum, Maximum: p.Maximum,
-		MinLength: p.MinLength, MaxLength: p.MaxLength}
-}
-
-// ValueChecker checks values against one parameter's constraints, with its patterns compiled
-// once; a Plan keeps one per parameter. It is no API type, and immutable once made.
-// +k8s:deepcopy-gen=false
-type ValueChecker struct {
+// Checker checks values against one parameter's constraints, with its patterns compiled
+// once; a Plan keeps one per parameter. It is immutable once made.
+type Checker struct {
 	self       schemaChecker
 	items      *schemaChecker
 	maxItems   *int64
@@ -47,15 +41,14 @@ type ValueChecker struct {
 
 // schemaChecker is one schema with its pattern compiled; a pattern that does not compile is
 // validation's error and constrains nothing here.
-// +k8s:deepcopy-gen=false
 type schemaChecker struct {
-	JSONValueSchema
+	templates.JSONValueSchema
 	pattern *regexp.Regexp
 	// minimum and maximum are the bounds read once; nil for none, or one that does not parse.
-	minimum, maximum *Decimal
+	minimum, maximum *templates.Decimal
 }
 
-func newSchemaChecker(s JSONValueSchema) *schemaChecker {
+func newSchemaChecker(s templates.JSONValueSchema) *schemaChecker {
 	c := &schemaChecker{JSONValueSchema: s, minimum: boundOf(s.Minimum), maximum: boundOf(s.Maximum)}
 	if s.Pattern != "" {
 		c.pattern, _ = regexp.Compile(s.Pattern)
@@ -63,19 +56,12 @@ func newSchemaChecker(s JSONValueSchema) *schemaChecker {
 	return c
 }
 
-// HasConstraints says whether any constraint keyword is set; most parameters have none, and
-// compiling them then costs nothing.
-func (p *Parameter) HasConstraints() bool {
-	return len(p.Enum) > 0 || p.Pattern != "" || p.Minimum != nil || p.Maximum != nil || p.MinLength != nil ||
-		p.MaxLength != nil || p.Items != nil || p.MaxItems != nil || len(p.Properties) > 0
-}
-
-// NewValueChecker compiles the parameter's constraints; it is nil when there are none.
-func NewValueChecker(p *Parameter) *ValueChecker {
+// New compiles the parameter's constraints; it is nil when there are none.
+func New(p *templates.Parameter) *Checker {
 	if !p.HasConstraints() {
 		return nil
 	}
-	c := &ValueChecker{self: *newSchemaChecker(p.Schema())}
+	c := &Checker{self: *newSchemaChecker(p.Schema())}
 	if p.Items != nil {
 		c.items, c.maxItems = newSchemaChecker(*p.Items), p.MaxItems
 	}
@@ -91,9 +77,9 @@ func NewValueChecker(p *Parameter) *ValueChecker {
 }
 
 // Violations returns why value breaks the constraints, every reason at once. The value must be
-// non-empty and of the parameter's type (CheckValue). The reasons name the constraint but not
+// non-empty and of the parameter's type (OfType). The reasons name the constraint but not
 // the value, which may be secret.
-func (c *ValueChecker) Violations(value string) []string {
+func (c *Checker) Violations(value string) []string {
 	if c == nil {
 		return nil
 	}
@@ -105,7 +91,7 @@ func (c *ValueChecker) Violations(value string) []string {
 	dec := json.NewDecoder(strings.NewReader(value))
 	dec.UseNumber()
 	if dec.Decode(&v) != nil {
-		return out // CheckValue's error
+		return out // OfType's error
 	}
 	if c.items != nil {
 		arr, ok := v.([]any)
@@ -151,18 +137,18 @@ func (c *schemaChecker) elementViolations(v any) []string {
 
 // elementText gives a decoded JSON element (decoded with UseNumber) as the text constraints
 // compare, and whether it has type t.
-func elementText(t ParameterType, v any) (string, bool) {
+func elementText(t templates.ParameterType, v any) (string, bool) {
 	switch t {
-	case ParameterTypeString:
+	case templates.ParameterTypeString:
 		s, ok := v.(string)
 		return s, ok
-	case ParameterTypeInt:
+	case templates.ParameterTypeInt:
 		n, ok := v.(json.Number)
-		return string(n), ok && isInteger(string(n))
-	case ParameterTypeNumber:
+		return string(n), ok && templates.IsInteger(string(n))
+	case templates.ParameterTypeNumber:
 		n, ok := v.(json.Number)
 		return string(n), ok
-	case ParameterTypeBool:
+	case templates.ParameterTypeBool:
 		b, ok := v.(bool)
 		return fmt.Sprint(b), ok
 	}
@@ -181,7 +167,7 @@ func (c *schemaChecker) violations(value string) []string {
 		out = append(out, fmt.Sprintf("must match the pattern %q", c.Pattern))
 	}
 	if c.minimum != nil || c.maximum != nil {
-		if v, ok := ParseBound(value); ok {
+		if v, ok := templates.ParseBound(value); ok {
 			if c.minimum != nil && v.Cmp(*c.minimum) < 0 {
 				out = append(out, fmt.Sprintf("must be at least %s", c.Minimum.Text()))
 			}
@@ -207,26 +193,26 @@ func (c *schemaChecker) inEnum(value string) bool {
 	if slices.Contains(c.Enum, value) {
 		return true
 	}
-	if c.Type != ParameterTypeInt && c.Type != ParameterTypeNumber {
+	if c.Type != templates.ParameterTypeInt && c.Type != templates.ParameterTypeNumber {
 		return false
 	}
-	v, ok := ParseBound(value)
+	v, ok := templates.ParseBound(value)
 	if !ok {
 		return false
 	}
 	return slices.ContainsFunc(c.Enum, func(e string) bool {
-		n, ok := ParseBound(e)
+		n, ok := templates.ParseBound(e)
 		return ok && n.Cmp(v) == 0
 	})
 }
 
 // boundOf parses an optional bound; a bound that does not parse is the schema's error and
 // constrains nothing here.
-func boundOf(b *Bound) *Decimal {
+func boundOf(b *templates.Bound) *templates.Decimal {
 	if b == nil {
 		return nil
 	}
-	if n, ok := ParseBound(b.Text()); ok {
+	if n, ok := templates.ParseBound(b.Text()); ok {
 		return &n
 	}
 	return nil

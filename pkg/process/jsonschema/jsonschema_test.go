@@ -121,7 +121,7 @@ func TestKeywordsListsStencilsOwn(t *testing.T) {
 	if !reflect.DeepEqual(own, Keywords) {
 		t.Errorf("Schema's own keywords %v, Keywords %v", own, Keywords)
 	}
-	doc, err := os.ReadFile("../../../../docs/parameters.md")
+	doc, err := os.ReadFile("../../../docs/parameters.md")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,244 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package positions
+
+import (
+	"sort"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+)
+
+// Pos is a place in a file: a 1-based line and column (the column counts characters, as
+// editors and `path:line:col` annotators do) and the byte offset. The zero Pos is unknown.
+type Pos struct {
+	Line, Column, Offset int
+}
+
+// IsValid reports whether p names a place.
+func (p Pos) IsValid() bool { return p.Line > 0 }
+
+// String writes line:column, or "-" when p is unknown.
+func (p Pos) String() string {
+	if !p.IsValid() {
+		return "-"
+	}
+	return strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Column)
+}
+
+// Span is where a field was written: its member name (unknown for an array element and the
+// document itself) and its value.
+type Span struct {
+	Key, Value Pos
+}
+
+// Start is where a diagnostic about the field points: its member name, else its value.
+func (s Span) Start() Pos {
+	if s.Key.IsValid() {
+		return s.Key
+	}
+	return s.Value
+}
+
+// Index maps the field paths of the JSON a file was read into to places in the file. It is
+// immutable once Read returns it and safe for concurrent use. A nil *Index knows no place, so
+// that callers without a file need no special case.
+type Index struct {
+	file string
+	src  []byte
+	json []byte
+	// entries map offsets in json to offsets in src, in increasing json order, one per value
+	// and per member name written (YAML). identity says json is src itself (JSON input).
+	entries  []entry
+	identity bool
+	// byPath holds the places of a file the fast reader handed to YAMLToJSON, by path
+	// (fallback.go).
+	byPath map[string]Span
+
+	linesOnce sync.Once
+	lines     []int // offset of each line's start in src
+}
+
+type entry struct{ json, src int32 }
+
+// File is the name the file was read under ("" for a request body).
+func (x *Index) File() string {
+	if x == nil {
+		return ""
+	}
+	return x.file
+}
+
+// JSON returns the JSON the file was read into. The caller must not change it.
+func (x *Index) JSON() []byte {
+	if x == nil {
+		return nil
+	}
+	return x.json
+}
+
+// Lookup returns where the field at path (as ParsePath reads it) was written.
+func (x *Index) Lookup(path string) (Span, bool) {
+	p, err := ParsePath(path)
+	if err != nil {
+		return Span{}, false
+	}
+	return x.LookupPath(p)
+}
+
+// LookupPath returns where the field at p was written.
+func (x *Index) LookupPath(p Path) (Span, bool) {
+	if x == nil {
+		return Span{}, false
+	}
+	if x.byPath != nil {
+		s, ok := x.byPath[p.String()]
+		return s, ok
+	}
+	key, value, ok := navigate(x.json, p)
+	if !ok {
+		return Span{}, false
+	}
+	return Span{Key: x.pos(key), Value: x.pos(value)}, true
+}
+
+// Nearest returns where the field at p was written, or, when the document has no such field
+// (a field a step of processing added), where its closest ancestor that the file has was
+// written, with the length of that ancestor's path.
+func (x *Index) Nearest(p Path) (Span, int) {
+	for n := len(p); n >= 0; n-- {
+		if s, ok := x.LookupPath(p[:n]); ok {
+			return s, n
+		}
+	}
+	return Span{}, -1
+}
+
+// Locate writes file:line:col for the field at path (line:col without a file name), or ""
+// when the place is unknown: the prefix of a diagnostic in the form editors and CI read.
+func (x *Index) Locate(path string) string {
+	p, err := ParsePath(path)
+	if err != nil {
+		return ""
+	}
+	s, n := x.Nearest(p)
+	if n < 0 || n == 0 && len(p) > 0 || !s.Start().IsValid() {
+		return ""
+	}
+	if x.file == "" {
+		return s.Start().String()
+	}
+	return x.file + ":" + s.Start().String()
+}
+
+// pos maps an offset of x.json to a place in the file; -1 is unknown.
+func (x *Index) pos(jsonOff int) Pos {
+	if jsonOff < 0 {
+		return Pos{}
+	}
+	src := jsonOff
+	if !x.identity {
+		i := sort.Search(len(x.entries), func(i int) bool { return int(x.entries[i].json) >= jsonOff })
+		if i == len(x.entries) || int(x.entries[i].json) != jsonOff {
+			return Pos{}
+		}
+		src = int(x.entries[i].src)
+	}
+	return x.PosOf(src)
+}
+
+// PosOf returns the line and column of the byte offset off of the file.
+func (x *Index) PosOf(off int) Pos {
+	if x == nil || off < 0 || off > len(x.src) {
+		return Pos{}
+	}
+	x.linesOnce.Do(x.indexLines)
+	line := sort.Search(len(x.lines), func(i int) bool { return x.lines[i] > off }) - 1
+	start := x.lines[line]
+	return Pos{Line: line + 1, Column: utf8.RuneCount(x.src[start:off]) + 1, Offset: off}
+}
+
+func (x *Index) indexLines() {
+	x.lines = append(x.lines, 0)
+	for i, c := range x.src {
+		if c == '\n' {
+			x.lines = append(x.lines, i+1)
+		}
+	}
+}
+
+// offsetOf returns the byte offset of line and column (as Pos counts them), or -1.
+func (x *Index) offsetOf(line, column int) int {
+	x.linesOnce.Do(x.indexLines)
+	if line < 1 || line > len(x.lines) || column < 1 {
+		return -1
+	}
+	off := x.lines[line-1]
+	for n := 1; n < column && off < len(x.src) && x.src[off] != '\n'; n++ {
+		_, size := utf8.DecodeRune(x.src[off:])
+		off += size
+	}
+	return off
+}
+
+// Walk calls fn for every field under prefix (the whole document for an empty prefix) in the
+// order of the JSON, with its path and span, until fn returns false.
+func (x *Index) Walk(prefix Path, fn func(Path, Span) bool) {
+	if x == nil {
+		return
+	}
+	if x.byPath != nil {
+		walkByPath(x.byPath, prefix, fn)
+		return
+	}
+	x.walkOffsets(prefix, func(p Path, key, value int) bool {
+		return fn(p, Span{Key: x.pos(key), Value: x.pos(value)})
+	})
+}
+
+// walkOffsets is Walk with the offsets of each field's member name and value in the JSON.
+func (x *Index) walkOffsets(prefix Path, fn func(p Path, key, value int) bool) {
+	key, value, ok := navigate(x.json, prefix)
+	if !ok {
+		return
+	}
+	w := walker{json: x.json, fn: fn}
+	w.value(value, append(Path(nil), prefix...), key)
+}
+
+// PathAt returns the innermost field written at or before line and column and on that line
+// or the lines of its value: the field whose member name or value starts closest before it.
+func (x *Index) PathAt(line, column int) (Path, bool) {
+	if x == nil {
+		return nil, false
+	}
+	target := x.offsetOf(line, column)
+	if target < 0 {
+		return nil, false
+	}
+	var best Path
+	bestAt, found := -1, false
+	x.Walk(nil, func(p Path, s Span) bool {
+		for _, at := range []Pos{s.Key, s.Value} {
+			if at.IsValid() && at.Offset <= target && at.Offset >= bestAt {
+				bestAt, best, found = at.Offset, append(Path(nil), p...), true
+			}
+		}
+		return true
+	})
+	return best, found
+}

@@ -1,0 +1,299 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package positions
+
+import (
+	"bytes"
+	"slices"
+)
+
+// Writing JSON from the tree, as YAMLToJSON writes it: go.yaml.in/yaml/v2 decodes the
+// document into map[interface{}]interface{} (keys typed as their scalars resolve, merge keys
+// applied in order, the last of duplicate keys kept), sigs.k8s.io/yaml turns the keys into
+// strings, and encoding/json writes the maps with sorted keys.
+
+// emitter writes the JSON of a parsed document.
+type emitter struct {
+	p   *parser
+	out []byte
+	// assigns holds the members of the mappings being written, each mapping's above the
+	// mapping that contains it.
+	assigns []assign
+}
+
+// assign is one member of a mapping as the decoder sets it: its key as text and as typed,
+// the nodes of key and value, and its order.
+type assign struct {
+	key        []byte
+	typed      typedKey
+	knode, val int32
+}
+
+// typedKey is a key as go.yaml.in/yaml/v2 holds it in its map: two keys are one map entry
+// when their type and value are the same.
+type typedKey struct {
+	kind uint8 // a resolvedKind
+	num  uint64
+}
+
+func (p *parser) emitDocument(root int32) []byte {
+	if root < 0 {
+		if p.positions {
+			p.entries = append(p.entries, entry{}) // an empty document: null, at the start
+		}
+		return []byte("null")
+	}
+	if p.hasAliases {
+		p.checkAliases(root)
+	}
+	e := emitter{p: p, out: make([]byte, 0, len(p.src)+64)}
+	e.value(root, p.nodes[root].pos)
+	return e.out
+}
+
+func (e *emitter) record(src int32) {
+	if e.p.positions {
+		e.p.entries = append(e.p.entries, entry{json: int32(len(e.out)), src: src})
+	}
+}
+
+// value writes node n, recorded at pos (an alias's own place, not its anchor's).
+func (e *emitter) value(n int32, pos int32) {
+	nd := &e.p.nodes[n]
+	if nd.kind == kindAlias {
+		e.value(nd.a, pos)
+		return
+	}
+	e.record(pos)
+	switch nd.kind {
+	case kindScalar:
+		text := e.p.text(n)
+		if nd.style == styleQuoted {
+			e.out = appendJSONString(e.out, text)
+			return
+		}
+		e.out = appendResolved(e.out, text)
+	case kindSequence:
+		e.out = append(e.out, '[')
+		for i := nd.a; i < nd.b; i++ {
+			if i > nd.a {
+				e.out = append(e.out, ',')
+			}
+			child := e.p.kids[i]
+			e.value(child, e.p.nodes[child].pos)
+		}
+		e.out = append(e.out, ']')
+	case kindMapping:
+		e.mapping(n)
+	}
+}
+
+// mapping writes a mapping's members sorted by key, the last assignment of each key winning.
+func (e *emitter) mapping(n int32) {
+	mark := len(e.assigns)
+	e.gather(n)
+	members := e.assigns[mark:]
+	slices.SortStableFunc(members, func(a, b assign) int { return bytes.Compare(a.key, b.key) })
+	e.out = append(e.out, '{')
+	first, end := true, len(e.assigns)
+	for i := mark; i < end; {
+		j := i + 1
+		for j < end && bytes.Equal(e.assigns[j].key, e.assigns[i].key) {
+			if e.assigns[j].typed != e.assigns[i].typed {
+				bail() // keys that differ in YAML but not as strings: YAMLToJSON picks one at random
+			}
+			j++
+		}
+		last := e.assigns[j-1]
+		if !first {
+			e.out = append(e.out, ',')
+		}
+		first = false
+		e.record(e.p.nodes[last.knode].pos)
+		e.out = appendJSONString(e.out, last.key)
+		e.out = append(e.out, ':')
+		e.value(last.val, e.p.nodes[last.val].pos)
+		i = j
+	}
+	e.out = append(e.out, '}')
+	e.assigns = e.assigns[:mark]
+}
+
+// gather appends the assignments of mapping n, its merge keys' included, in the decoder's
+// order.
+func (e *emitter) gather(n int32) {
+	nd := e.p.nodes[n]
+	for i := nd.a; i < nd.b; i += 2 {
+		k, v := e.p.kids[i], e.p.kids[i+1]
+		if e.p.isMerge(k) {
+			e.merge(v)
+			continue
+		}
+		key, typed := e.p.keyText(k)
+		e.assigns = append(e.assigns, assign{key: key, typed: typed, knode: k, val: v})
+	}
+}
+
+// merge applies the value of a merge key: a mapping, an alias of one, or a sequence of those,
+// the earlier ones winning.
+func (e *emitter) merge(v int32) {
+	switch nd := e.p.nodes[v]; nd.kind {
+	case kindMapping:
+		e.gather(v)
+	case kindAlias:
+		e.gather(e.p.mergeTarget(v))
+	case kindSequence:
+		for i := nd.b - 1; i >= nd.a; i-- {
+			child := e.p.kids[i]
+			if e.p.nodes[child].kind == kindAlias {
+				e.gather(e.p.mergeTarget(child))
+				continue
+			}
+			if e.p.nodes[child].kind != kindMapping {
+				bail()
+			}
+			e.gather(child)
+		}
+	default:
+		bail() // map merge requires map or sequence of maps as the value
+	}
+}
+
+// mergeTarget is the mapping an alias in a merge names.
+func (p *parser) mergeTarget(alias int32) int32 {
+	t := p.nodes[alias].a
+	if p.nodes[t].kind != kindMapping {
+		bail()
+	}
+	return t
+}
+
+// isMerge reports a merge key: the plain scalar <<.
+func (p *parser) isMerge(k int32) bool {
+	nd := &p.nodes[k]
+	return nd.kind == kindScalar && nd.style == stylePlain && !nd.inArena && nd.b-nd.a == 2 &&
+		p.src[nd.a] == '<' && p.src[nd.a+1] == '<'
+}
+
+// text returns a scalar's value.
+func (p *parser) text(n int32) []byte {
+	nd := &p.nodes[n]
+	if nd.inArena {
+		return p.arena[nd.a:nd.b:nd.b]
+	}
+	return p.src[nd.a:nd.b:nd.b]
+}
+
+// keyText returns a key as sigs.k8s.io/yaml writes it and as the decoder types it.
+func (p *parser) keyText(k int32) ([]byte, typedKey) {
+	nd := &p.nodes[k]
+	if nd.kind != kindScalar {
+		bail() // an alias or a collection as a key
+	}
+	text := p.text(k)
+	if nd.style == styleQuoted {
+		return text, typedKey{kind: resolvedString}
+	}
+	return resolveKey(text)
+}
+
+// checkAliases follows the document as go.yaml.in/yaml/v2's decoder does, to refuse what it
+// refuses: an alias inside its own anchor, and more aliasing than its budget allows (the
+// defence against "billion laughs" documents).
+func (p *parser) checkAliases(root int32) {
+	c := aliasCounter{p: p, decoded: 1, active: map[int32]bool{}}
+	c.visit(root)
+}
+
+type aliasCounter struct {
+	p                        *parser
+	decoded, aliased, inside int
+	active                   map[int32]bool
+}
+
+func (c *aliasCounter) visit(n int32) {
+	c.decoded++
+	if c.inside > 0 {
+		c.aliased++
+	}
+	if c.aliased > 100 && c.decoded > 1000 && float64(c.aliased)/float64(c.decoded) > allowedAliasRatio(c.decoded) {
+		bail() // document contains excessive aliasing
+	}
+	nd := c.p.nodes[n]
+	switch nd.kind {
+	case kindAlias:
+		if c.active[n] {
+			bail() // anchor value contains itself
+		}
+		c.active[n] = true
+		c.inside++
+		c.visit(nd.a)
+		c.inside--
+		delete(c.active, n)
+	case kindSequence:
+		for i := nd.a; i < nd.b; i++ {
+			c.visit(c.p.kids[i])
+		}
+	case kindMapping:
+		for i := nd.a; i < nd.b; i += 2 {
+			k, v := c.p.kids[i], c.p.kids[i+1]
+			if c.p.isMerge(k) {
+				c.merge(v)
+				continue
+			}
+			c.visit(k)
+			c.visit(v)
+		}
+	}
+}
+
+func (c *aliasCounter) merge(v int32) {
+	switch nd := c.p.nodes[v]; nd.kind {
+	case kindMapping:
+		c.visit(v)
+	case kindAlias:
+		c.p.mergeTarget(v)
+		c.visit(v)
+	case kindSequence:
+		for i := nd.b - 1; i >= nd.a; i-- {
+			child := c.p.kids[i]
+			switch c.p.nodes[child].kind {
+			case kindAlias:
+				c.p.mergeTarget(child)
+			case kindMapping:
+			default:
+				bail()
+			}
+			c.visit(child)
+		}
+	default:
+		bail()
+	}
+}
+
+// allowedAliasRatio is go.yaml.in/yaml/v2's budget: 99% of the decoded nodes may come from
+// aliases up to 400,000 nodes, falling to 10% at 4,000,000.
+func allowedAliasRatio(decoded int) float64 {
+	const low, high = 400000, 4000000
+	switch {
+	case decoded <= low:
+		return 0.99
+	case decoded >= high:
+		return 0.10
+	}
+	return 0.99 - 0.89*(float64(decoded-low)/float64(high-low))
+}

@@ -1,0 +1,121 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package positions
+
+// Flow collections ([a, b], {k: v}), which may span lines: libyaml checks no indentation
+// inside them. What a template writes in them is read here: scalars, nested collections,
+// anchors and aliases, keys without values; a pair in a sequence ([k: v]) and complex keys
+// are left to libyaml.
+
+// flowCollection reads the collection at p.pos, leaving p.pos after its closing bracket.
+func (p *parser) flowCollection() int32 {
+	p.enter()
+	defer p.leave()
+	mapping := p.src[p.pos] == '{'
+	kind, closing := kindSequence, byte(']')
+	if mapping {
+		kind, closing = kindMapping, '}'
+	}
+	n := p.newNode(kind, 0, p.pos)
+	p.pos++
+	mark := len(p.stack)
+	for {
+		p.flowSpace()
+		if p.at(0) == closing {
+			break
+		}
+		if mapping {
+			k := p.flowKey()
+			p.flowSpace()
+			v := int32(0)
+			switch p.at(0) {
+			case ':':
+				p.pos++
+				p.flowSpace()
+				if c := p.at(0); c == ',' || c == '}' {
+					v = p.emptyNode()
+				} else {
+					v = p.flowNode()
+				}
+			case ',', '}':
+				v = p.emptyNode() // {a, b}: keys without values
+			default:
+				bail()
+			}
+			p.stack = append(p.stack, k, v)
+		} else {
+			p.stack = append(p.stack, p.flowNode())
+		}
+		p.flowSpace()
+		switch p.at(0) {
+		case ',':
+			p.pos++
+			continue
+		case closing:
+		default:
+			bail()
+		}
+		break
+	}
+	p.pos++
+	p.collect(n, mark)
+	return n
+}
+
+func (p *parser) flowKey() int32 {
+	switch p.at(0) {
+	case '\'', '"':
+		return p.quoted()
+	case '[', '{', '*', '&', '!', '?', ':':
+		bail()
+	}
+	return p.flowNode()
+}
+
+// flowNode reads a node inside a flow collection.
+func (p *parser) flowNode() int32 {
+	switch p.at(0) {
+	case '[', '{':
+		return p.flowCollection()
+	case '\'', '"':
+		return p.quoted()
+	case '*':
+		return p.readAlias()
+	case '&':
+		p.readAnchor()
+		p.flowSpace()
+		if c := p.at(0); c == ',' || c == ']' || c == '}' || c == '&' || c == '*' {
+			bail()
+		}
+		return p.flowNode()
+	case '-':
+		if p.blankAt(1) {
+			bail()
+		}
+	case '!', '|', '>', '%', '@', '`', ',', ']', '}', '#', '?', ':', 0:
+		bail()
+	}
+	return p.plain(0, true)
+}
+
+// flowSpace skips spaces, line breaks and comments inside a flow collection.
+func (p *parser) flowSpace() {
+	p.skipToToken()
+	if p.eof() || p.column() == 0 && (p.atMarker('-') || p.atMarker('.') || p.src[p.pos] == '%') {
+		bail()
+	}
+}

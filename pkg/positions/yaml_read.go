@@ -1,0 +1,307 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package positions
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"unicode/utf8"
+)
+
+// Read reads the first document of a YAML or JSON file into JSON bytes and an Index of where
+// each field was written. file names the file in the Index ("" for a request body). JSON (an
+// object or array, valid) is kept as it is. YAML gives exactly what sigs.k8s.io/yaml's
+// YAMLToJSON gives, errors included. The Index shares data: data must not change while the
+// Index is used.
+func Read(file string, data []byte) (*Index, error) {
+	if looksLikeJSON(data) && json.Valid(data) {
+		return &Index{file: file, src: data, json: data, identity: true}, nil
+	}
+	x := &Index{file: file, src: data}
+	p := parser{src: data, positions: true}
+	if out, ok := p.read(); ok {
+		x.json, x.entries = out, p.entries
+		return x, nil
+	}
+	out, err := fallback(data)
+	if err != nil {
+		return nil, err
+	}
+	x.json, x.byPath = out, fallbackPositions(data)
+	return x, nil
+}
+
+// YAMLToJSON converts the first document of YAML to JSON exactly as sigs.k8s.io/yaml's
+// YAMLToJSON does, errors included, without the Index (and its cost).
+func YAMLToJSON(data []byte) ([]byte, error) {
+	p := parser{src: data}
+	if out, ok := p.read(); ok {
+		return out, nil
+	}
+	return fallback(data)
+}
+
+func looksLikeJSON(data []byte) bool {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	for _, c := range data {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{', '[':
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// errBail stops the fast reader: what it read is left to YAMLToJSON, whose answer is exact.
+var errBail = errors.New("left to YAMLToJSON")
+
+// maxDepth bounds the nesting the fast reader follows (libyaml allows 10000: deeper
+// documents than this one are left to it).
+const maxDepth = 1000
+
+// parser is the fast reader: a parser of the YAML templates are written in, into a tree of
+// nodes over the source (parse), then JSON written from the tree (emit.go).
+type parser struct {
+	src       []byte
+	positions bool
+
+	pos       int // the next byte to read
+	lineStart int // offset of the current line's start
+	depth     int
+
+	nodes []node
+	kids  []int32 // children of collections, pairs for mappings
+	stack []int32 // children of the collections being read
+	arena []byte  // scalar values that are not a run of src
+	// anchors are the anchors defined so far, the latest last; pending is the anchor read
+	// before the node it names.
+	anchors    []anchor
+	pending    string
+	hasPending bool
+	hasAliases bool
+
+	entries []entry
+}
+
+type anchor struct {
+	name string
+	node int32
+}
+
+// node kinds and scalar styles.
+const (
+	kindScalar uint8 = iota
+	kindMapping
+	kindSequence
+	kindAlias
+)
+
+const (
+	stylePlain  uint8 = iota // resolved as YAML 1.1 does: null, bool, int, float or string
+	styleQuoted              // quoted and block scalars: always strings
+)
+
+// node is one node of the tree. A scalar's value is src[a:b], or arena[a:b] when inArena; a
+// collection's children are kids[a:b] (key, value pairs for a mapping); an alias names its
+// anchored node in a. pos is where the node's content starts in src.
+type node struct {
+	kind, style uint8
+	inArena     bool
+	pos         int32
+	a, b        int32
+}
+
+// read parses and emits the first document; false means the input is left to YAMLToJSON.
+func (p *parser) read() (out []byte, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, ok = nil, false // errBail, or any other surprise: the exact path decides
+		}
+	}()
+	if len(p.src) > 1<<31-1 || !printable(p.src) {
+		return nil, false
+	}
+	if bytes.HasPrefix(p.src, []byte("\xef\xbb\xbf")) {
+		p.pos, p.lineStart = 3, 3
+	}
+	root := p.document()
+	return p.emitDocument(root), true
+}
+
+func bail() { panic(errBail) }
+
+// printable reports whether src holds only what the fast reader reads as libyaml does: no
+// tabs, control characters, lone carriage returns, line breaks other than LF and CRLF (NEL,
+// LS, PS), byte order marks past the start, or invalid UTF-8.
+func printable(src []byte) bool {
+	for i := 0; i < len(src); {
+		c := src[i]
+		if c >= 0x20 && c < 0x7f || c == '\n' {
+			i++
+			continue
+		}
+		if c == '\r' {
+			if i+1 < len(src) && src[i+1] == '\n' {
+				i += 2
+				continue
+			}
+			return false
+		}
+		if c < 0x80 {
+			return false
+		}
+		r, size := utf8.DecodeRune(src[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			return false
+		case r == 0xFEFF && i == 0:
+		case r < 0xA0, r == 0x2028, r == 0x2029, r == 0xFEFF, r > 0xFFFD && r < 0x10000:
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// document reads the first document of the stream; -1 is an empty one (null).
+func (p *parser) document() int32 {
+	p.skipToToken()
+	if p.eof() {
+		return -1
+	}
+	if p.column() == 0 && p.src[p.pos] == '%' {
+		bail() // directives
+	}
+	if p.atMarker('-') {
+		p.pos += 3
+		p.lineEnd()
+		p.skipToToken()
+	} else if p.atMarker('.') {
+		bail()
+	}
+	if p.eof() || p.atMarker('-') || p.atMarker('.') {
+		return -1
+	}
+	root := p.blockNode(-1)
+	if !p.eof() && !p.atMarker('-') && !p.atMarker('.') {
+		bail()
+	}
+	return root
+}
+
+func (p *parser) eof() bool { return p.pos >= len(p.src) }
+
+func (p *parser) column() int { return p.pos - p.lineStart }
+
+// at returns the byte at p.pos+k, or 0 past the end.
+func (p *parser) at(k int) byte {
+	if p.pos+k < len(p.src) {
+		return p.src[p.pos+k]
+	}
+	return 0
+}
+
+// blankAt reports whether the byte at p.pos+k is a space, a line break or the end.
+func (p *parser) blankAt(k int) bool {
+	c := p.at(k)
+	return c == 0 && p.pos+k >= len(p.src) || c == ' ' || c == '\n' || c == '\r'
+}
+
+func (p *parser) breakAt(k int) bool { c := p.at(k); return c == '\n' || c == '\r' }
+
+// atMarker reports a document marker (--- or ...) at the start of a line.
+func (p *parser) atMarker(c byte) bool {
+	return p.column() == 0 && p.at(0) == c && p.at(1) == c && p.at(2) == c && p.blankAt(3)
+}
+
+// newline consumes the line break at p.pos.
+func (p *parser) newline() {
+	if p.src[p.pos] == '\r' {
+		p.pos++
+	}
+	p.pos++
+	p.lineStart = p.pos
+}
+
+func (p *parser) skipSpaces() {
+	for p.pos < len(p.src) && p.src[p.pos] == ' ' {
+		p.pos++
+	}
+}
+
+// skipToToken skips spaces, comments and line breaks to the next token.
+func (p *parser) skipToToken() {
+	for p.pos < len(p.src) {
+		switch p.src[p.pos] {
+		case ' ':
+			p.pos++
+		case '#':
+			if p.pos > p.lineStart && p.src[p.pos-1] != ' ' {
+				bail() // libyaml reads it as a comment, the YAML spec not
+			}
+			for p.pos < len(p.src) && !p.breakAt(0) {
+				p.pos++
+			}
+		case '\n', '\r':
+			p.newline()
+		default:
+			return
+		}
+	}
+}
+
+// lineEnd checks that the rest of the line is spaces and a comment, and goes to the next
+// token.
+func (p *parser) lineEnd() {
+	p.skipSpaces()
+	if !p.eof() && !p.breakAt(0) && p.src[p.pos] != '#' {
+		bail()
+	}
+	p.skipToToken()
+}
+
+// newNode appends a node, naming it by the pending anchor.
+func (p *parser) newNode(kind, style uint8, pos int) int32 {
+	n := int32(len(p.nodes))
+	p.nodes = append(p.nodes, node{kind: kind, style: style, pos: int32(pos)})
+	if p.hasPending {
+		p.anchors = append(p.anchors, anchor{name: p.pending, node: n})
+		p.hasPending = false
+	}
+	return n
+}
+
+// enter and leave bound the nesting.
+func (p *parser) enter() {
+	if p.depth++; p.depth > maxDepth {
+		bail()
+	}
+}
+
+func (p *parser) leave() { p.depth-- }
+
+// collect ends the children of a collection begun at stack mark.
+func (p *parser) collect(n int32, mark int) {
+	p.nodes[n].a = int32(len(p.kids))
+	p.kids = append(p.kids, p.stack[mark:]...)
+	p.nodes[n].b = int32(len(p.kids))
+	p.stack = p.stack[:mark]
+}

@@ -1,0 +1,236 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package positions
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
+)
+
+// Scalars resolve as go.yaml.in/yaml/v2 resolves a plain scalar (YAML 1.1), and are written as
+// encoding/json writes the Go value it decodes to.
+
+// resolvedKind is the Go type a plain scalar decodes to.
+const (
+	resolvedString uint8 = iota
+	resolvedNull
+	resolvedBool
+	resolvedInt
+	resolvedUint
+	resolvedFloat
+)
+
+// yamlStyleFloat is the decoder's test of a float written as YAML writes floats.
+var yamlStyleFloat = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+
+// resolve returns the type and value (ints as int64 or uint64 bits, floats as float64 bits,
+// bools as 0 and 1) of a plain scalar.
+func resolve(s []byte) (uint8, uint64) {
+	if len(s) == 0 {
+		return resolvedNull, 0
+	}
+	switch c := s[0]; {
+	case c == '+' || c == '-' || c >= '0' && c <= '9':
+		if k, v, ok := resolveWord(s); ok {
+			return k, v
+		}
+		return resolveNumber(string(s))
+	case c == '.':
+		if k, v, ok := resolveWord(s); ok {
+			return k, v
+		}
+		if f, err := strconv.ParseFloat(string(s), 64); err == nil {
+			return resolvedFloat, math.Float64bits(f)
+		}
+	case strings.IndexByte("yYnNtTfFoO~", c) >= 0:
+		if k, v, ok := resolveWord(s); ok {
+			return k, v
+		}
+	}
+	return resolvedString, 0
+}
+
+// resolveWord looks s up in the decoder's table of words.
+func resolveWord(s []byte) (uint8, uint64, bool) {
+	switch string(s) {
+	case "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON":
+		return resolvedBool, 1, true
+	case "n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF":
+		return resolvedBool, 0, true
+	case "~", "null", "Null", "NULL":
+		return resolvedNull, 0, true
+	case ".nan", ".NaN", ".NAN":
+		return resolvedFloat, math.Float64bits(math.NaN()), true
+	case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF":
+		return resolvedFloat, math.Float64bits(math.Inf(1)), true
+	case "-.inf", "-.Inf", "-.INF":
+		return resolvedFloat, math.Float64bits(math.Inf(-1)), true
+	}
+	return 0, 0, false
+}
+
+// resolveNumber is the decoder's order for a scalar starting with a sign or a digit: an int
+// (underscores dropped, any Go base prefix), an unsigned int, a YAML-style float, a binary
+// int; else a string. A timestamp, tried first there, stays a string either way.
+func resolveNumber(in string) (uint8, uint64) {
+	plain := strings.ReplaceAll(in, "_", "")
+	if i, err := strconv.ParseInt(plain, 0, 64); err == nil {
+		return resolvedInt, uint64(i)
+	}
+	if u, err := strconv.ParseUint(plain, 0, 64); err == nil {
+		return resolvedUint, u
+	}
+	if yamlStyleFloat.MatchString(plain) {
+		if f, err := strconv.ParseFloat(plain, 64); err == nil {
+			return resolvedFloat, math.Float64bits(f)
+		}
+	}
+	if strings.HasPrefix(plain, "0b") {
+		if i, err := strconv.ParseInt(plain[2:], 2, 64); err == nil {
+			return resolvedInt, uint64(i)
+		}
+		if u, err := strconv.ParseUint(plain[2:], 2, 64); err == nil {
+			return resolvedUint, u
+		}
+	} else if strings.HasPrefix(plain, "-0b") {
+		if i, err := strconv.ParseInt("-"+plain[3:], 2, 64); err == nil {
+			return resolvedInt, uint64(i)
+		}
+	}
+	return resolvedString, 0
+}
+
+// appendResolved writes a plain scalar as the JSON of what it resolves to.
+func appendResolved(dst, s []byte) []byte {
+	kind, v := resolve(s)
+	switch kind {
+	case resolvedNull:
+		return append(dst, "null"...)
+	case resolvedBool:
+		if v == 1 {
+			return append(dst, "true"...)
+		}
+		return append(dst, "false"...)
+	case resolvedInt:
+		return strconv.AppendInt(dst, int64(v), 10)
+	case resolvedUint:
+		return strconv.AppendUint(dst, v, 10)
+	case resolvedFloat:
+		return appendJSONFloat(dst, math.Float64frombits(v))
+	}
+	return appendJSONString(dst, s)
+}
+
+// appendJSONFloat writes f as encoding/json does; NaN and infinities are its error.
+func appendJSONFloat(dst []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		bail() // json: unsupported value
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 is written e-9
+		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
+}
+
+// resolveKey returns a plain key as sigs.k8s.io/yaml writes it into JSON, and its typed value.
+func resolveKey(s []byte) ([]byte, typedKey) {
+	kind, v := resolve(s)
+	typed := typedKey{kind: kind, num: v}
+	switch kind {
+	case resolvedString:
+		return s, typed
+	case resolvedBool:
+		if v == 1 {
+			return []byte("true"), typed
+		}
+		return []byte("false"), typed
+	case resolvedInt:
+		return strconv.AppendInt(nil, int64(v), 10), typed
+	case resolvedFloat:
+		f := math.Float64frombits(v)
+		if math.IsNaN(f) {
+			bail() // no NaN key equals another: YAMLToJSON writes one of them at random
+		}
+		text := strconv.FormatFloat(f, 'g', -1, 32)
+		switch text {
+		case "+Inf":
+			text = ".inf"
+		case "-Inf":
+			text = "-.inf"
+		case "NaN":
+			text = ".nan"
+		}
+		return []byte(text), typed
+	}
+	bail() // a null or unsigned key: YAMLToJSON's error
+	return nil, typed
+}
+
+// appendJSONString writes s as encoding/json writes a string: <, > and & escaped for HTML,
+// U+2028 and U+2029 escaped, invalid UTF-8 as U+FFFD.
+func appendJSONString(dst, s []byte) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			dst = jsonbytes.AppendEscapedASCII(dst, c)
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+const hexDigits = "0123456789abcdef"

@@ -1,0 +1,381 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package positions
+
+import "bytes"
+
+// Scalars are read as libyaml's scanner reads them (scannerc.go of go.yaml.in/yaml/v2): the
+// same folding of line breaks and spaces, escapes and block scalar indentation. A scalar that
+// is one run of the source is kept as that run; any other is written into the arena.
+
+// plain reads a plain scalar, which may go on over the lines indented more than indent (in a
+// flow collection, flow, over any lines). In the block context a ": " in it is an error in
+// libyaml (a key where none may be), left to it; in a flow collection ": ", ',', '?', '[',
+// ']', '{' and '}' end it.
+func (p *parser) plain(indent int, flow bool) int32 {
+	start := p.pos
+	n := p.newNode(kindScalar, stylePlain, start)
+	end := start
+	inArena, from := false, 0
+	leadingBlanks, breaks, spaceFrom := false, 0, -1
+	for {
+		if p.atMarker('-') || p.atMarker('.') || p.at(0) == '#' {
+			break
+		}
+		run := p.pos
+	scan:
+		for !p.blankAt(0) {
+			switch c := p.src[p.pos]; {
+			case c == ':' && p.blankAt(1):
+				if !flow {
+					bail()
+				}
+				break scan
+			case flow && (c == ',' || c == '?' || c == '[' || c == ']' || c == '{' || c == '}'):
+				break scan
+			}
+			p.pos++
+		}
+		if p.pos > run {
+			switch {
+			case leadingBlanks:
+				if !inArena {
+					inArena, from = true, len(p.arena)
+					p.arena = append(p.arena, p.src[start:end]...)
+				}
+				p.arena = appendFold(p.arena, breaks)
+				leadingBlanks, breaks = false, 0
+			case inArena && spaceFrom >= 0:
+				p.arena = append(p.arena, p.src[spaceFrom:run]...)
+			}
+			if inArena {
+				p.arena = append(p.arena, p.src[run:p.pos]...)
+			}
+			end, spaceFrom = p.pos, -1
+		}
+		if p.eof() || p.src[p.pos] != ' ' && !p.breakAt(0) {
+			break
+		}
+		for !p.eof() && (p.src[p.pos] == ' ' || p.breakAt(0)) {
+			if p.src[p.pos] == ' ' {
+				if !leadingBlanks && spaceFrom < 0 {
+					spaceFrom = p.pos
+				}
+				p.pos++
+				continue
+			}
+			spaceFrom, leadingBlanks = -1, true
+			breaks++
+			p.newline()
+		}
+		if !flow && p.column() < indent+1 {
+			break
+		}
+	}
+	p.setValue(n, inArena, from, start, end)
+	p.skipToToken()
+	return n
+}
+
+// appendFold joins two lines of a scalar separated by breaks line breaks: one is a space,
+// more are one newline fewer.
+func appendFold(dst []byte, breaks int) []byte {
+	if breaks == 1 {
+		return append(dst, ' ')
+	}
+	for i := 1; i < breaks; i++ {
+		dst = append(dst, '\n')
+	}
+	return dst
+}
+
+func (p *parser) setValue(n int32, inArena bool, from, start, end int) {
+	if inArena {
+		p.nodes[n].a, p.nodes[n].b, p.nodes[n].inArena = int32(from), int32(len(p.arena)), true
+		return
+	}
+	p.nodes[n].a, p.nodes[n].b = int32(start), int32(end)
+}
+
+// quoted reads a single- or double-quoted scalar, leaving p.pos after its closing quote.
+func (p *parser) quoted() int32 {
+	start := p.pos
+	n := p.newNode(kindScalar, styleQuoted, start)
+	if end := quotedEnd(p.src, start); end > 0 {
+		special := byte('\\')
+		if p.src[start] == '\'' {
+			special = '\''
+		}
+		if bytes.IndexByte(p.src[start+1:end-1], special) < 0 {
+			p.nodes[n].a, p.nodes[n].b = int32(start+1), int32(end-1)
+			p.pos = end
+			return n
+		}
+	}
+	single := p.src[start] == '\''
+	from := len(p.arena)
+	p.pos++
+	for {
+		if p.atMarker('-') || p.atMarker('.') || p.eof() {
+			bail() // libyaml: unexpected document indicator, or end of stream
+		}
+		leadingBlanks := false
+	content:
+		for !p.blankAt(0) {
+			c := p.src[p.pos]
+			switch {
+			case single && c == '\'' && p.at(1) == '\'':
+				p.arena = append(p.arena, '\'')
+				p.pos += 2
+			case single && c == '\'', !single && c == '"':
+				break content
+			case !single && c == '\\' && p.breakAt(1):
+				p.pos++
+				p.newline()
+				leadingBlanks = true
+				break content
+			case !single && c == '\\':
+				p.escape()
+			default:
+				p.arena = append(p.arena, c)
+				p.pos++
+			}
+		}
+		if c := p.at(0); single && c == '\'' || !single && c == '"' {
+			break
+		}
+		spaceFrom, leadingBreak, trailing := -1, false, 0
+		for !p.eof() && (p.src[p.pos] == ' ' || p.breakAt(0)) {
+			if p.src[p.pos] == ' ' {
+				if !leadingBlanks && spaceFrom < 0 {
+					spaceFrom = p.pos
+				}
+				p.pos++
+				continue
+			}
+			if !leadingBlanks {
+				spaceFrom, leadingBreak, leadingBlanks = -1, true, true
+			} else {
+				trailing++
+			}
+			p.newline()
+		}
+		switch {
+		case leadingBreak && trailing == 0:
+			p.arena = append(p.arena, ' ')
+		case leadingBlanks:
+			for ; trailing > 0; trailing-- {
+				p.arena = append(p.arena, '\n')
+			}
+		case spaceFrom >= 0:
+			p.arena = append(p.arena, p.src[spaceFrom:p.pos]...)
+		}
+	}
+	p.pos++
+	p.setValue(n, true, from, 0, 0)
+	return n
+}
+
+// escape writes the character of the escape sequence at p.pos, as libyaml reads it.
+func (p *parser) escape() {
+	var size int
+	switch c := p.at(1); c {
+	case '0':
+		p.arena = append(p.arena, 0)
+	case 'a':
+		p.arena = append(p.arena, 7)
+	case 'b':
+		p.arena = append(p.arena, 8)
+	case 't':
+		p.arena = append(p.arena, 9)
+	case 'n':
+		p.arena = append(p.arena, 10)
+	case 'v':
+		p.arena = append(p.arena, 11)
+	case 'f':
+		p.arena = append(p.arena, 12)
+	case 'r':
+		p.arena = append(p.arena, 13)
+	case 'e':
+		p.arena = append(p.arena, 27)
+	case ' ', '"', '\'', '\\':
+		p.arena = append(p.arena, c)
+	case 'N':
+		p.arena = append(p.arena, "\u0085"...)
+	case '_':
+		p.arena = append(p.arena, "\u00a0"...)
+	case 'L':
+		p.arena = append(p.arena, "\u2028"...)
+	case 'P':
+		p.arena = append(p.arena, "\u2029"...)
+	case 'x':
+		size = 2
+	case 'u':
+		size = 4
+	case 'U':
+		size = 8
+	default:
+		bail() // libyaml: unknown escape character
+	}
+	p.pos += 2
+	if size == 0 {
+		return
+	}
+	value := 0
+	for k := 0; k < size; k++ {
+		d := hexValue(p.at(k))
+		if d < 0 {
+			bail()
+		}
+		value = value<<4 | d
+	}
+	if value >= 0xD800 && value <= 0xDFFF || value > 0x10FFFF {
+		bail()
+	}
+	p.arena = appendRune(p.arena, value)
+	p.pos += size
+}
+
+// appendRune writes the code point v as UTF-8, as libyaml writes an escape.
+func appendRune(dst []byte, v int) []byte {
+	switch {
+	case v <= 0x7F:
+		return append(dst, byte(v))
+	case v <= 0x7FF:
+		return append(dst, byte(0xC0+v>>6), byte(0x80+v&0x3F))
+	case v <= 0xFFFF:
+		return append(dst, byte(0xE0+v>>12), byte(0x80+(v>>6)&0x3F), byte(0x80+v&0x3F))
+	}
+	return append(dst, byte(0xF0+v>>18), byte(0x80+(v>>12)&0x3F), byte(0x80+(v>>6)&0x3F), byte(0x80+v&0x3F))
+}
+
+func hexValue(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// blockScalar reads a literal (|) or folded (>) scalar whose parent collection is at indent.
+func (p *parser) blockScalar(indent int) int32 {
+	n := p.newNode(kindScalar, styleQuoted, p.pos)
+	literal := p.src[p.pos] == '|'
+	p.pos++
+	chomping, increment := 0, 0
+	for k := 0; k < 2; k++ {
+		switch c := p.at(0); {
+		case (c == '+' || c == '-') && chomping == 0:
+			chomping = 1
+			if c == '-' {
+				chomping = -1
+			}
+			p.pos++
+		case c >= '1' && c <= '9' && increment == 0:
+			increment = int(c - '0')
+			p.pos++
+		case c == '0':
+			bail()
+		}
+	}
+	if p.at(0) == '#' {
+		bail() // a comment right after the indicators: libyaml reads it as one, the spec not
+	}
+	p.skipSpaces()
+	if p.at(0) == '#' {
+		for !p.eof() && !p.breakAt(0) {
+			p.pos++
+		}
+	}
+	if !p.eof() && !p.breakAt(0) {
+		bail()
+	}
+	if !p.eof() {
+		p.newline()
+	}
+	blockIndent := 0
+	if increment > 0 {
+		blockIndent = increment
+		if indent >= 0 {
+			blockIndent += indent
+		}
+	}
+	from := len(p.arena)
+	trailing := p.blockBreaks(&blockIndent, indent)
+	leadingBreak, leadingBlank := false, false
+	for p.column() == blockIndent && !p.eof() {
+		trailingBlank := p.src[p.pos] == ' '
+		if !literal && leadingBreak && !leadingBlank && !trailingBlank {
+			if trailing == 0 {
+				p.arena = append(p.arena, ' ')
+			}
+		} else if leadingBreak {
+			p.arena = append(p.arena, '\n')
+		}
+		for ; trailing > 0; trailing-- {
+			p.arena = append(p.arena, '\n')
+		}
+		leadingBlank = trailingBlank
+		run := p.pos
+		for !p.eof() && !p.breakAt(0) {
+			p.pos++
+		}
+		p.arena = append(p.arena, p.src[run:p.pos]...)
+		leadingBreak = !p.eof()
+		if leadingBreak {
+			p.newline()
+		}
+		trailing = p.blockBreaks(&blockIndent, indent)
+	}
+	if chomping != -1 && leadingBreak {
+		p.arena = append(p.arena, '\n')
+	}
+	if chomping == 1 {
+		for ; trailing > 0; trailing-- {
+			p.arena = append(p.arena, '\n')
+		}
+	}
+	p.setValue(n, true, from, 0, 0)
+	p.skipToToken()
+	return n
+}
+
+// blockBreaks skips the indentation and the empty lines before a line of a block scalar,
+// returning how many line breaks it skipped, and sets the indentation when it is not known
+// yet (zero) from the deepest of those lines, as libyaml does.
+func (p *parser) blockBreaks(blockIndent *int, indent int) int {
+	breaks, maxIndent := 0, 0
+	for {
+		for (*blockIndent == 0 || p.column() < *blockIndent) && p.at(0) == ' ' {
+			p.pos++
+		}
+		maxIndent = max(maxIndent, p.column())
+		if !p.breakAt(0) {
+			break
+		}
+		breaks++
+		p.newline()
+	}
+	if *blockIndent == 0 {
+		*blockIndent = max(maxIndent, indent+1, 1)
+	}
+	return breaks
+}

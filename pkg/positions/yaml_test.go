@@ -1,0 +1,130 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package positions
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+// fast runs the fast reader alone: ok is false when it leaves the input to YAMLToJSON.
+func fast(data []byte) ([]byte, bool) {
+	p := parser{src: data, positions: true}
+	return p.read()
+}
+
+// sameAsSigs checks that YAMLToJSON and Read give what sigs.k8s.io/yaml gives for data,
+// bytes or error, when the fast reader answers; what it leaves, sigs.k8s.io/yaml answers
+// itself (and may answer at random: keys that are one string but not one YAML value are
+// written in the order of a Go map).
+func sameAsSigs(t testing.TB, data []byte) (fastPath bool) {
+	out, fastPath := fast(data)
+	if !fastPath {
+		return false
+	}
+	want, wantErr := yaml.YAMLToJSON(data)
+	if wantErr != nil || !bytes.Equal(out, want) {
+		t.Fatalf("%q: the fast reader gives %s,\nsigs.k8s.io/yaml %s (error %v)", data, out, want, wantErr)
+	}
+	if got, err := YAMLToJSON(data); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("%q: YAMLToJSON gives %s, %v", data, got, err)
+	}
+	if !looksLikeJSON(data) {
+		if x, err := Read("f.yaml", data); err != nil || !bytes.Equal(x.JSON(), want) {
+			t.Fatalf("%q: Read gives %v, %v", data, x, err)
+		}
+	}
+	return true
+}
+
+// The fast reader fails only by leaving the input to sigs.k8s.io/yaml: every error is its.
+func TestErrorsAreYAMLToJSONs(t *testing.T) {
+	for _, in := range []string{"a: .inf\n", "a: *nope\n", "a: [1, 2\n", "~: a\n"} {
+		_, want := yaml.YAMLToJSON([]byte(in))
+		if _, err := YAMLToJSON([]byte(in)); err == nil || want == nil || err.Error() != want.Error() {
+			t.Errorf("%q: error %v, want %v", in, err, want)
+		}
+	}
+}
+
+func TestYAMLToJSONCases(t *testing.T) {
+	for _, c := range yamlCases {
+		if fastPath := sameAsSigs(t, []byte(c.in)); fastPath != c.fast {
+			t.Errorf("%q: fast path %v, want %v", c.in, fastPath, c.fast)
+		}
+	}
+}
+
+// TestYAMLFiles holds the reader to sigs.k8s.io/yaml on every YAML file of the shared corpus
+// and of the project's testdata, and checks that they take the fast path.
+func TestYAMLFiles(t *testing.T) {
+	var files []string
+	for _, root := range []string{"../../../shared/testdata", "../.."} {
+		_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() && (d.Name() == "_output" || d.Name() == "node_modules" || d.Name() == ".git") {
+				if d != nil && d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if ext := filepath.Ext(p); ext == ".yaml" || ext == ".yml" {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	if len(files) < 300 {
+		t.Fatalf("found %d YAML files: is ../shared/testdata there?", len(files))
+	}
+	var slow []string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameAsSigs(t, data) {
+			if _, err := yaml.YAMLToJSON(data); err == nil {
+				slow = append(slow, f)
+			}
+		}
+	}
+	t.Logf("%d YAML files, %d valid ones left to YAMLToJSON", len(files), len(slow))
+	if len(slow) > 0 {
+		t.Errorf("valid files the fast reader leaves to YAMLToJSON:\n%s", strings.Join(slow, "\n"))
+	}
+}
+
+// FuzzYAMLToJSON is the differential fuzz test: YAMLToJSON (and Read) give the bytes
+// sigs.k8s.io/yaml gives, or fail where it fails, on any input.
+func FuzzYAMLToJSON(f *testing.F) {
+	for _, c := range yamlCases {
+		f.Add([]byte(c.in))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 4096 {
+			return
+		}
+		sameAsSigs(t, data)
+		g := yamlGen{choices: data}
+		sameAsSigs(t, []byte(g.doc()))
+	})
+}

@@ -1,0 +1,172 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package process
+
+import (
+	"encoding/json"
+
+	kjson "sigs.k8s.io/json"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+)
+
+// The wire format of a parameter is the API's: v1alpha1.Parameter, its JSON names and the
+// types of its fields (a Bound and a Length read themselves). The lean reader reads into that
+// type, and the generated conversion makes the internal parameter. Which member goes to which
+// field is generated from the type (zz_generated.parameter_reader.go, by
+// hack/parameter-reader), one case per member, each read as encoding/json reads its field's
+// type: text and flags, most of what parameters hold, in place; a bound or a length by its
+// own UnmarshalJSON; an enum as a []string; anything else (items, properties) by the API's
+// decoder on that member's bytes. So no list of a parameter's members is written here, and
+// FuzzLean checks the reader against the API's decoder.
+
+// leanParameters reads a parameters array into the API's type; ok is false for anything it
+// does not read exactly as the API's decoder does (see leanReader).
+func leanParameters(data []byte) (params []v1alpha1.Parameter, ok bool) {
+	r := &leanReader{b: data}
+	if r.null() {
+		r.end()
+		return nil, !r.failed
+	}
+	if !r.next('[') {
+		return nil, false
+	}
+	if r.next(']') {
+		r.end()
+		return []v1alpha1.Parameter{}, !r.failed
+	}
+	for !r.failed {
+		params = append(params, v1alpha1.Parameter{})
+		p := &params[len(params)-1]
+		// null is an empty parameter, as encoding/json reads it.
+		r.object(func(name []byte) { r.parameterMember(p, name) })
+		if r.failed || r.next(']') {
+			break
+		}
+		if !r.next(',') {
+			r.fail()
+		}
+	}
+	r.end()
+	return params, !r.failed
+}
+
+// selfReader is a pointer to a type that reads itself from JSON, as Bound and Length do.
+type selfReader[T any] interface {
+	*T
+	json.Unmarshaler
+}
+
+// readsItself reads a string or a number into *target with its type's UnmarshalJSON, as
+// encoding/json does; null makes *target nil.
+func readsItself[T any, PT selfReader[T]](r *leanReader, target **T) {
+	if r.null() {
+		*target = nil
+		return
+	}
+	var raw []byte
+	if r.i < len(r.b) && r.b[r.i] == '"' {
+		raw, _ = r.rawString()
+	} else {
+		raw = r.number()
+	}
+	if r.failed {
+		return
+	}
+	if *target == nil {
+		*target = new(T)
+	}
+	if err := PT(*target).UnmarshalJSON(raw); err != nil {
+		r.fail()
+	}
+}
+
+// number reads a JSON number and returns its text.
+func (r *leanReader) number() []byte {
+	start := r.i
+	for r.i < len(r.b) && numberByte[r.b[r.i]] {
+		r.i++
+	}
+	if !templates.IsJSONNumber(r.b[start:r.i]) {
+		r.fail()
+		return nil
+	}
+	return r.b[start:r.i]
+}
+
+// numberByte marks the bytes a JSON number is written with.
+var numberByte = [256]bool{'0': true, '1': true, '2': true, '3': true, '4': true, '5': true, '6': true, '7': true,
+	'8': true, '9': true, '-': true, '+': true, '.': true, 'e': true, 'E': true}
+
+// stringList reads an array of strings into *target: a null element is "", and null makes
+// *target nil. A repeated member, which encoding/json decodes into the slice already there,
+// is read by the API's decoder.
+func (r *leanReader) stringList(target *[]string) {
+	if r.null() {
+		*target = nil
+		return
+	}
+	if *target != nil {
+		r.typed(target)
+		return
+	}
+	if !r.next('[') {
+		r.fail()
+		return
+	}
+	out := []string{}
+	for !r.next(']') && !r.failed {
+		if len(out) > 0 && !r.next(',') {
+			r.fail()
+			return
+		}
+		var s string // "" for null
+		r.str(&s)
+		out = append(out, s)
+	}
+	*target = out
+}
+
+// typed reads the value at the reader into target with the API's decoder.
+func (r *leanReader) typed(target any) {
+	if raw := r.value(); !r.failed && kjson.UnmarshalCaseSensitivePreserveInts(raw, target) != nil {
+		r.fail()
+	}
+}
+
+// skip passes the value of a member the type does not have, after checking it as the API's
+// decoder does.
+func (r *leanReader) skip() {
+	if raw := r.value(); !r.failed && !json.Valid(raw) {
+		r.fail()
+	}
+}
+
+// value returns the bytes of the value at the reader, a member's value inside a parameter
+// inside the array: its nesting counts from there, as the API's decoder counts it.
+func (r *leanReader) value() []byte {
+	r.space()
+	s := scanner{b: r.b, i: r.i}
+	if s.skipValue(2) != nil {
+		r.fail()
+		return nil
+	}
+	raw := r.b[r.i:s.i]
+	r.i = s.i
+	return raw
+}
