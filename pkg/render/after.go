@@ -46,7 +46,8 @@ type afterEngine struct {
 	// maxBytes is the request's output budget, which the transformers' output is held to as
 	// the engine's was.
 	maxBytes int
-	// limits are the server's processing limits, for the transformers and expansion.
+	// limits are the server's processing limits, for the transformers and expansion, every
+	// field set (the Renderer's Config after WithDefaults).
 	limits transform.Limits
 	// buildSlots are the Renderer's Kustomization build slots; nil for the process's own.
 	buildSlots *transform.BuildSlots

@@ -75,13 +75,18 @@ func (o *ExecPluginOptions) AddFlags(fs *pflag.FlagSet) {
 		"Processes one plugin run may have at once. 1, the default: it may not start any. More: threads count as processes (RLIMIT_NPROC in the run's own user namespace, which it then needs), and each gets --plugin-max-memory-bytes divided by this.")
 }
 
-// Validate reports every invalid value.
+// Validate reports every invalid value: a bound that is not positive or is past a thousand
+// times its default, a plugin directory that is not one, an environment entry without a name.
 func (o *ExecPluginOptions) Validate() []error {
-	errs := positive(
-		bound{"plugin-timeout", int64(o.Timeout), 0}, bound{"plugin-max-output-bytes", int64(o.MaxOutputBytes), 0},
-		bound{"plugin-max-output-objects", int64(o.MaxOutputObjects), 0}, bound{"plugin-max-memory-bytes", int64(o.MemoryBytes), 0},
-		bound{"plugin-max-disk-bytes", int64(o.DiskBytes), 0}, bound{"plugin-max-open-files", int64(o.OpenFiles), 0},
-		bound{"plugin-max-processes", int64(o.Processes), 0},
+	d := exec.DefaultLimits()
+	errs := checkLimits(
+		duration("plugin-timeout", o.Timeout, d.Timeout),
+		count("plugin-max-output-bytes", o.MaxOutputBytes, d.MaxOutputBytes),
+		count("plugin-max-output-objects", o.MaxOutputObjects, d.MaxOutputObjects),
+		count("plugin-max-memory-bytes", o.MemoryBytes, d.MemoryBytes),
+		count("plugin-max-disk-bytes", o.DiskBytes, d.DiskBytes),
+		count("plugin-max-open-files", o.OpenFiles, d.OpenFiles),
+		count("plugin-max-processes", o.Processes, d.Processes),
 	)
 	if o.Dir == "" && o.ImagesFile != "" {
 		errs = append(errs, fmt.Errorf("--plugin-images needs --plugin-dir"))

@@ -28,6 +28,10 @@ import (
 // smallest output limit with a transformer would not fit.
 const minProcessingMemory = 64 << 20
 
+// maxProcessingMemory is the most --processing-memory-bytes may be: a tebibyte, past the
+// memory of any machine the server runs on, where the budget would bound nothing.
+const maxProcessingMemory = 1 << 40
+
 // ProcessingOptions are the settings of processing: the renderer's caches, the output and the
 // other limits of one request (render.Config), and the memory the server's processing
 // requests hold together. The Starlark limits in Config are StarlarkOptions' to set.
@@ -82,18 +86,27 @@ func (o *ProcessingOptions) AddFlags(fs *pflag.FlagSet) {
 		"Depth of transformersFrom import chains.")
 }
 
-// Validate reports every invalid value.
+// Validate reports every invalid value: a limit below 1 (or the caches below 1 MiB, a
+// request's output below 1 MiB) or past a thousand times its default, each naming its flag.
 func (o *ProcessingOptions) Validate() []error {
-	errs := atLeast(
-		bound{"plan-cache-bytes", o.PlanCacheBytes, 1 << 20}, bound{"pipeline-cache-bytes", o.PipelineCacheBytes, 1 << 20},
-		bound{"max-output-bytes", int64(o.MaxOutputBytes), 1 << 20}, bound{"processing-memory-bytes", o.MemoryBytes, 0},
-		bound{"max-kustomize-objects", int64(o.Limits.KustomizeObjects), 1}, bound{"max-kustomize-bytes", int64(o.Limits.KustomizeBytes), 1},
-		bound{"max-kustomize-applications", int64(o.Limits.KustomizeApplications), 1}, bound{"max-concurrent-kustomize-builds", int64(o.Limits.KustomizeBuilds), 1},
-		bound{"max-expansion-output-bytes", int64(o.Limits.ExpansionOutputBytes), 1}, bound{"max-expansion-work", int64(o.Limits.ExpansionWork), 1},
-		bound{"max-transformer-imports", int64(o.Limits.TransformerImports), 1}, bound{"max-import-depth", int64(o.Limits.ImportDepth), 1},
+	d, l := render.DefaultConfig(), o.Limits
+	const mib = 1 << 20
+	errs := checkLimits(
+		limit{flag: "plan-cache-bytes", value: o.PlanCacheBytes, min: mib, def: d.PlanCacheBytes},
+		limit{flag: "pipeline-cache-bytes", value: o.PipelineCacheBytes, min: mib, def: d.PipelineCacheBytes},
+		limit{flag: "max-output-bytes", value: int64(o.MaxOutputBytes), min: mib, def: int64(d.MaxOutputBytes)},
+		count("max-kustomize-objects", l.KustomizeObjects, d.Limits.KustomizeObjects),
+		count("max-kustomize-bytes", l.KustomizeBytes, d.Limits.KustomizeBytes),
+		count("max-kustomize-applications", l.KustomizeApplications, d.Limits.KustomizeApplications),
+		count("max-concurrent-kustomize-builds", l.KustomizeBuilds, d.Limits.KustomizeBuilds),
+		count("max-expansion-output-bytes", l.ExpansionOutputBytes, d.Limits.ExpansionOutputBytes),
+		count("max-expansion-work", l.ExpansionWork, d.Limits.ExpansionWork),
+		count("max-transformer-imports", l.TransformerImports, d.Limits.TransformerImports),
+		count("max-import-depth", l.ImportDepth, d.Limits.ImportDepth),
 	)
-	if o.MemoryBytes != 0 && o.MemoryBytes < minProcessingMemory {
-		errs = append(errs, fmt.Errorf("--processing-memory-bytes must be 0 (derived from the memory limit) or at least %d, got %d", minProcessingMemory, o.MemoryBytes))
+	if o.MemoryBytes != 0 && (o.MemoryBytes < minProcessingMemory || o.MemoryBytes > maxProcessingMemory) {
+		errs = append(errs, fmt.Errorf("--processing-memory-bytes must be 0 (derived from the memory limit) or between %d and %d, got %d",
+			minProcessingMemory, int64(maxProcessingMemory), o.MemoryBytes))
 	}
 	return errs
 }
@@ -102,22 +115,4 @@ func (o *ProcessingOptions) Validate() []error {
 // StarlarkOptions.ApplyTo, which comes after, sets them.
 func (o *ProcessingOptions) ApplyTo(c *render.Config) {
 	*c = o.Config
-}
-
-// bound is a flag's value and the least it may be.
-type bound struct {
-	name       string
-	value, min int64
-}
-
-// atLeast reports every value below its least. Zero would silently mean the default further
-// down, so it is refused with the rest.
-func atLeast(bounds ...bound) []error {
-	var errs []error
-	for _, b := range bounds {
-		if b.value < b.min {
-			errs = append(errs, fmt.Errorf("--%s must be at least %d, got %d", b.name, b.min, b.value))
-		}
-	}
-	return errs
 }

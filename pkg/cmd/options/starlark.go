@@ -17,7 +17,6 @@ limitations under the License.
 package options
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -57,11 +56,13 @@ func (o *StarlarkOptions) AddFlags(fs *pflag.FlagSet) {
 		"Bytes one Starlark transformer run's operators and built-ins may create, all together.")
 }
 
-// Validate reports every invalid value.
+// Validate reports every bound that is not positive or is past a thousand times its default.
 func (o *StarlarkOptions) Validate() []error {
-	return positive(
-		bound{"starlark-max-steps", int64(o.Steps), 0}, bound{"starlark-timeout", int64(o.Timeout), 0},
-		bound{"starlark-max-memory-bytes", int64(o.MemoryBytes), 0},
+	d := transform.DefaultLimits()
+	return checkLimits(
+		count("starlark-max-steps", o.Steps, d.StarlarkSteps),
+		duration("starlark-timeout", o.Timeout, d.StarlarkTimeout),
+		count("starlark-max-memory-bytes", o.MemoryBytes, d.StarlarkMemoryBytes),
 	)
 }
 
@@ -79,15 +80,4 @@ func (o *StarlarkOptions) allowed() func(namespace string) bool {
 	}
 	enabled := o.Enabled
 	return func(namespace string) bool { return enabled || namespaces[namespace] }
-}
-
-// positive reports every value that is not positive, with its flag's name.
-func positive(bounds ...bound) []error {
-	var errs []error
-	for _, b := range bounds {
-		if b.value <= 0 {
-			errs = append(errs, fmt.Errorf("--%s must be positive", b.name))
-		}
-	}
-	return errs
 }
