@@ -76,7 +76,9 @@ func NewProcessingBudget(capacity int64, observe func(held, pluginHeld int64)) *
 }
 
 // NewBudget returns a Budget of capacity bytes, of which requests that may run plugins hold
-// at most pluginCapacity together; observe, when not nil, hears what is held after each change.
+// at most pluginCapacity together (all of it when not in (0, capacity]); observe, when not nil,
+// hears what is held after each change. capacity is taken as it is: NewProcessingBudget is the
+// one that defaults it.
 func NewBudget(capacity, pluginCapacity int64, observe func(held, pluginHeld int64)) *Budget {
 	if pluginCapacity <= 0 || pluginCapacity > capacity {
 		pluginCapacity = capacity
