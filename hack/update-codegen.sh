@@ -36,6 +36,7 @@ kube::codegen::gen_openapi \
     --report-filename "${SCRIPT_ROOT}/hack/api-violations.list" \
     --update-report \
     --output-model-name-file "zz_generated.model_name.go" \
+    --extra-pkgs k8s.io/apimachinery/pkg/util/intstr \
     --boilerplate "${SCRIPT_ROOT}/hack/boilerplate.go.txt" \
     "${SCRIPT_ROOT}/pkg/apis"
 

@@ -204,6 +204,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 	apiGroupInfo.NegotiatedSerializer = codecs
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = map[string]rest.Storage{
 		"templates":           templateREST,
+		"templates/status":    templateREST.Status(),
 		"templates/processed": templatestorage.NewProcessedREST(templateREST, renderer),
 		"templates/schema":    templatestorage.NewSchemaREST(templateREST),
 		"templates/preview": templatestorage.NewPreviewREST(templateREST, previewer, Scheme, c.ExtraConfig.Plugins,

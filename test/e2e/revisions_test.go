@@ -133,6 +133,20 @@ func TestTemplateRevisionsAndPreview(t *testing.T) {
 	if cm, err := kubeAdmin(t).CoreV1().ConfigMaps(ns).Get(ctx, "a-default-config", metav1.GetOptions{}); err != nil || cm.Data["k"] != "two" {
 		t.Errorf("a-default's ConfigMap after the move: %v %v", cm.Data, err)
 	}
+	// Live, going back to revision 1 (an undo), compared with the cluster through a dry-run
+	// as each requester: a-default's ConfigMap would change back; the others match it.
+	out = mustKubectl(t, "owner", "", "stencil", "diff", "--template", "app", "-n", ns, "--revision", "1", "--live")
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^a-default +Changed +2 +1 changed$`),
+		regexp.MustCompile(`(?m)^b-explicit +Unchanged +2 *$`),
+		regexp.MustCompile(`(?m)^c-three +Unchanged +1 *$`),
+		regexp.MustCompile(`~ \.data\.k: "two" -> "one"`),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("the live preview of revision 1 does not match %s:\n%s", want, out)
+		}
+	}
+
 	// The Manual instance never moves: a resync and a relabel of it later, still revision 1.
 	mustKubectl(t, "owner", "", "label", "templateinstance", "m-manual", "-n", ns, "seen=yes")
 	time.Sleep(3 * time.Second)

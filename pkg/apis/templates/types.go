@@ -65,6 +65,12 @@ type Template struct {
 	// change of the content (as Author), never from the client, and stores the content as a
 	// TemplateRevision of that number.
 	Revision *RevisionStamp
+
+	// Rollout says how the Template's Automatic instances move to a new revision; nil moves
+	// them all at once. It is not content: changing it makes no revision.
+	Rollout *Rollout
+	// Status is the controller's: the progress of the last rollout.
+	Status *TemplateStatus
 }
 
 // TemplateAuthor is the identity that last wrote a Template's content.

@@ -50,6 +50,12 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &templatesv1alpha1.ParametersSourceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RevisionStamp"):
 		return &templatesv1alpha1.RevisionStampApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("Rollout"):
+		return &templatesv1alpha1.RolloutApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("RolloutFailure"):
+		return &templatesv1alpha1.RolloutFailureApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("RolloutStatus"):
+		return &templatesv1alpha1.RolloutStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("SecretReference"):
 		return &templatesv1alpha1.SecretReferenceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("Template"):
@@ -68,6 +74,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &templatesv1alpha1.TemplateInstanceStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("TemplateReference"):
 		return &templatesv1alpha1.TemplateReferenceApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("TemplateStatus"):
+		return &templatesv1alpha1.TemplateStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("TransformerImport"):
 		return &templatesv1alpha1.TransformerImportApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("TransformerReference"):

@@ -25,6 +25,7 @@ import (
 	resource "k8s.io/apimachinery/pkg/api/resource"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
+	intstr "k8s.io/apimachinery/pkg/util/intstr"
 	version "k8s.io/apimachinery/pkg/version"
 	common "k8s.io/kube-openapi/pkg/common"
 	spec "k8s.io/kube-openapi/pkg/validation/spec"
@@ -88,6 +89,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		runtime.RawExtension{}.OpenAPIModelName():                schema_k8sio_apimachinery_pkg_runtime_RawExtension(ref),
 		runtime.TypeMeta{}.OpenAPIModelName():                    schema_k8sio_apimachinery_pkg_runtime_TypeMeta(ref),
 		runtime.Unknown{}.OpenAPIModelName():                     schema_k8sio_apimachinery_pkg_runtime_Unknown(ref),
+		intstr.IntOrString{}.OpenAPIModelName():                  schema_apimachinery_pkg_util_intstr_IntOrString(ref),
 		version.Info{}.OpenAPIModelName():                        schema_k8sio_apimachinery_pkg_version_Info(ref),
 		openshift.LocalObjectReference{}.OpenAPIModelName():      schema_pkg_apis_templates_openshift_LocalObjectReference(ref),
 		openshift.ObjectReference{}.OpenAPIModelName():           schema_pkg_apis_templates_openshift_ObjectReference(ref),
@@ -118,6 +120,9 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.ParameterRule{}.OpenAPIModelName():              schema_pkg_apis_templates_v1alpha1_ParameterRule(ref),
 		v1alpha1.ParametersSource{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_ParametersSource(ref),
 		v1alpha1.RevisionStamp{}.OpenAPIModelName():              schema_pkg_apis_templates_v1alpha1_RevisionStamp(ref),
+		v1alpha1.Rollout{}.OpenAPIModelName():                    schema_pkg_apis_templates_v1alpha1_Rollout(ref),
+		v1alpha1.RolloutFailure{}.OpenAPIModelName():             schema_pkg_apis_templates_v1alpha1_RolloutFailure(ref),
+		v1alpha1.RolloutStatus{}.OpenAPIModelName():              schema_pkg_apis_templates_v1alpha1_RolloutStatus(ref),
 		v1alpha1.SecretReference{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_SecretReference(ref),
 		v1alpha1.SkippedInstance{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_SkippedInstance(ref),
 		v1alpha1.Template{}.OpenAPIModelName():                   schema_pkg_apis_templates_v1alpha1_Template(ref),
@@ -136,6 +141,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.TemplateReference{}.OpenAPIModelName():          schema_pkg_apis_templates_v1alpha1_TemplateReference(ref),
 		v1alpha1.TemplateRevision{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_TemplateRevision(ref),
 		v1alpha1.TemplateRevisionList{}.OpenAPIModelName():       schema_pkg_apis_templates_v1alpha1_TemplateRevisionList(ref),
+		v1alpha1.TemplateStatus{}.OpenAPIModelName():             schema_pkg_apis_templates_v1alpha1_TemplateStatus(ref),
 		v1alpha1.TransformerImport{}.OpenAPIModelName():          schema_pkg_apis_templates_v1alpha1_TransformerImport(ref),
 		v1alpha1.TransformerReference{}.OpenAPIModelName():       schema_pkg_apis_templates_v1alpha1_TransformerReference(ref),
 	}
@@ -2708,6 +2714,26 @@ func schema_k8sio_apimachinery_pkg_runtime_Unknown(ref common.ReferenceCallback)
 	}
 }
 
+func schema_apimachinery_pkg_util_intstr_IntOrString(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.EmbedOpenAPIDefinitionIntoV2Extension(common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field that can accept a name or number.",
+				OneOf:       common.GenerateOpenAPIV3OneOfSchema(intstr.IntOrString{}.OpenAPIV3OneOfTypes()),
+				Format:      intstr.IntOrString{}.OpenAPISchemaFormat(),
+			},
+		},
+	}, common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field that can accept a name or number.",
+				Type:        intstr.IntOrString{}.OpenAPISchemaType(),
+				Format:      intstr.IntOrString{}.OpenAPISchemaFormat(),
+			},
+		},
+	})
+}
+
 func schema_k8sio_apimachinery_pkg_version_Info(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -4363,6 +4389,241 @@ func schema_pkg_apis_templates_v1alpha1_RevisionStamp(ref common.ReferenceCallba
 	}
 }
 
+func schema_pkg_apis_templates_v1alpha1_Rollout(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "Rollout says how a Template's Automatic instances move to a new revision of its content, wave by wave (docs/revisions.md). It is not part of the content: changing it makes no revision and does not make the writer the author.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"waves": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "waves are how many instances run the new revision once each wave is done: a count (1) or a percentage (\"10%\") of the Template's Automatic instances, rounded up, in increasing order. After the last wave every instance moves. Instances move Ready ones first, then the oldest, then by name.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(intstr.IntOrString{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"gate": {
+						SchemaProps: spec.SchemaProps{
+							Description: "gate is a CEL expression that must be true, once a wave's instances are all Ready, for the next wave to start. Its variables: instances, a list of the wave's instances ({name, namespace, labels, annotations, ready, revision, appliedHash, conditions: a map of condition type to {status, reason, message}}), wave (from 1) and waves.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"timeout": {
+						SchemaProps: spec.SchemaProps{
+							Description: "timeout is how long a wave's instances have to run the new revision and turn Ready before the rollout pauses; 10m when not set.",
+							Ref:         ref(v1.Duration{}.OpenAPIModelName()),
+						},
+					},
+					"paused": {
+						SchemaProps: spec.SchemaProps{
+							Description: "paused stops the rollout where it is (`stencil rollout pause`) until it is false again.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1.Duration{}.OpenAPIModelName(), intstr.IntOrString{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_RolloutFailure(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RolloutFailure is an instance that paused a rollout.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name is the instance's name.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"reason": {
+						SchemaProps: spec.SchemaProps{
+							Description: "reason says why, in one word (NotReady, Failed, GateFailed, ...).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "message says it in a sentence.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"name"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_RolloutStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RolloutStatus is the progress of one rollout.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"revision": {
+						SchemaProps: spec.SchemaProps{
+							Description: "revision is the revision rolled out.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"fromRevision": {
+						SchemaProps: spec.SchemaProps{
+							Description: "fromRevision is the revision the Template was at before.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"phase": {
+						SchemaProps: spec.SchemaProps{
+							Description: "phase is Progressing, Paused or Complete.\n\nPossible enum values:\n - `\"Complete\"` has moved every Automatic instance.\n - `\"Paused\"` moves no instance: a wave failed, or the rollout was paused.\n - `\"Progressing\"` moves instances wave by wave.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"Complete", "Paused", "Progressing"},
+						},
+					},
+					"reason": {
+						SchemaProps: spec.SchemaProps{
+							Description: "reason says why the rollout is in its phase, in one word (WaveTimeout, GateFailed, PlanMismatch, PausedByUser, Complete, ...).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "message says it in a sentence.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"undo": {
+						SchemaProps: spec.SchemaProps{
+							Description: "undo is true for a rollout `stencil rollout undo` started: every instance in one wave.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"wave": {
+						SchemaProps: spec.SchemaProps{
+							Description: "wave is the wave under way, from 1.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"waves": {
+						SchemaProps: spec.SchemaProps{
+							Description: "waves is how many waves the rollout has.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"waveStartTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "waveStartTime is when the wave under way started or was resumed.",
+							Ref:         ref(v1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"moved": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "moved names the instances the rollout moved to revision, until it is complete.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"updated": {
+						SchemaProps: spec.SchemaProps{
+							Description: "updated counts the Automatic instances that run revision and are Ready.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"total": {
+						SchemaProps: spec.SchemaProps{
+							Description: "total counts the Template's Automatic instances.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"failed": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "failed are the instances that paused the rollout, and why.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.RolloutFailure{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"pauses": {
+						SchemaProps: spec.SchemaProps{
+							Description: "pauses counts the rollout's automatic pauses: `stencil rollout resume` names the one it resumes in the templates.stencil.dev/rollout-resume annotation.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"planHash": {
+						SchemaProps: spec.SchemaProps{
+							Description: "planHash is the preview's plan hash the rollout checked, when the Template carries one in the templates.stencil.dev/rollout-plan-hash annotation.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"revision", "phase"},
+			},
+		},
+		Dependencies: []string{
+			v1.Time{}.OpenAPIModelName(), v1alpha1.RolloutFailure{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_templates_v1alpha1_SecretReference(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -4632,11 +4893,23 @@ func schema_pkg_apis_templates_v1alpha1_Template(ref common.ReferenceCallback) c
 							Ref:         ref(v1alpha1.RevisionStamp{}.OpenAPIModelName()),
 						},
 					},
+					"rollout": {
+						SchemaProps: spec.SchemaProps{
+							Description: "rollout says how the Template's Automatic instances move to a new revision, wave by wave; when not set they all move at once. It is not content: changing it makes no revision.",
+							Ref:         ref(v1alpha1.Rollout{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status is the controller's, written through templates/status: the progress of the last rollout. A client's value is ignored.",
+							Ref:         ref(v1alpha1.TemplateStatus{}.OpenAPIModelName()),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			v1.ObjectMeta{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName(), v1alpha1.Parameter{}.OpenAPIModelName(), v1alpha1.ParameterRule{}.OpenAPIModelName(), v1alpha1.RevisionStamp{}.OpenAPIModelName(), v1alpha1.TemplateAuthor{}.OpenAPIModelName(), v1alpha1.TransformerImport{}.OpenAPIModelName(), v1alpha1.TransformerReference{}.OpenAPIModelName()},
+			v1.ObjectMeta{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName(), v1alpha1.Parameter{}.OpenAPIModelName(), v1alpha1.ParameterRule{}.OpenAPIModelName(), v1alpha1.RevisionStamp{}.OpenAPIModelName(), v1alpha1.Rollout{}.OpenAPIModelName(), v1alpha1.TemplateAuthor{}.OpenAPIModelName(), v1alpha1.TemplateStatus{}.OpenAPIModelName(), v1alpha1.TransformerImport{}.OpenAPIModelName(), v1alpha1.TransformerReference{}.OpenAPIModelName()},
 	}
 }
 
@@ -5603,6 +5876,27 @@ func schema_pkg_apis_templates_v1alpha1_TemplateRevisionList(ref common.Referenc
 		},
 		Dependencies: []string{
 			v1.ListMeta{}.OpenAPIModelName(), v1alpha1.TemplateRevision{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_TemplateStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TemplateStatus is what the controller observed of a Template's instances, written through templates/status.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"rollout": {
+						SchemaProps: spec.SchemaProps{
+							Description: "rollout is the last rollout of a new revision to the Template's instances.",
+							Ref:         ref(v1alpha1.RolloutStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.RolloutStatus{}.OpenAPIModelName()},
 	}
 }
 

@@ -58,6 +58,11 @@ type stencilFields struct {
 	Author *v1alpha1.TemplateAuthor `json:"author,omitempty"`
 	// Revision is the Template's revision, which the server records in either form.
 	Revision *v1alpha1.RevisionStamp `json:"revision,omitempty"`
+	// Rollout is how the Template's instances move to a new revision.
+	Rollout *v1alpha1.Rollout `json:"rollout,omitempty"`
+	// Status is the controller's: the progress of the last rollout (read only: a write
+	// through either group keeps the stored one).
+	Status *v1alpha1.TemplateStatus `json:"status,omitempty"`
 }
 
 // FromInternal writes the internal Template in OpenShift's form. What that form has no field
@@ -112,7 +117,19 @@ func FromInternal(in *templates.Template, out *Template) error {
 	if in.Revision != nil {
 		fields.Revision = &v1alpha1.RevisionStamp{Number: in.Revision.Number, Hash: in.Revision.Hash}
 	}
-	if in.OpenShift && !extraParameters && fields.Author == nil && fields.Revision == nil && len(fields.Rules)+len(fields.Generators)+len(fields.Transformers)+len(fields.TransformersFrom)+len(fields.TransformerOverrides)+len(fields.TransformerOrder) == 0 {
+	if in.Rollout != nil {
+		fields.Rollout = &v1alpha1.Rollout{}
+		if err := v1alpha1.Convert_templates_Rollout_To_v1alpha1_Rollout(in.Rollout, fields.Rollout, nil); err != nil {
+			return err
+		}
+	}
+	if in.Status != nil {
+		fields.Status = &v1alpha1.TemplateStatus{}
+		if err := v1alpha1.Convert_templates_TemplateStatus_To_v1alpha1_TemplateStatus(in.Status, fields.Status, nil); err != nil {
+			return err
+		}
+	}
+	if in.OpenShift && !extraParameters && fields.Author == nil && fields.Revision == nil && fields.Rollout == nil && fields.Status == nil && len(fields.Rules)+len(fields.Generators)+len(fields.Transformers)+len(fields.TransformersFrom)+len(fields.TransformerOverrides)+len(fields.TransformerOrder) == 0 {
 		return nil
 	}
 	value, err := json.Marshal(fields)
@@ -212,6 +229,18 @@ func restoreStencilFields(value string, out *templates.Template) error {
 	}
 	if fields.Revision != nil {
 		out.Revision = &templates.RevisionStamp{Number: fields.Revision.Number, Hash: fields.Revision.Hash}
+	}
+	if fields.Rollout != nil {
+		out.Rollout = &templates.Rollout{}
+		if err := v1alpha1.Convert_v1alpha1_Rollout_To_templates_Rollout(fields.Rollout, out.Rollout, nil); err != nil {
+			return err
+		}
+	}
+	if fields.Status != nil {
+		out.Status = &templates.TemplateStatus{}
+		if err := v1alpha1.Convert_v1alpha1_TemplateStatus_To_templates_TemplateStatus(fields.Status, out.Status, nil); err != nil {
+			return err
+		}
 	}
 	if len(fields.Parameters) == 0 {
 		return nil

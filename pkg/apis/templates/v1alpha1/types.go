@@ -98,6 +98,15 @@ type Template struct {
 	// as the TemplateRevision <name>-<number>.
 	// +optional
 	Revision *RevisionStamp `json:"revision,omitempty"`
+	// rollout says how the Template's Automatic instances move to a new revision, wave by
+	// wave; when not set they all move at once. It is not content: changing it makes no
+	// revision.
+	// +optional
+	Rollout *Rollout `json:"rollout,omitempty"`
+	// status is the controller's, written through templates/status: the progress of the last
+	// rollout. A client's value is ignored.
+	// +optional
+	Status *TemplateStatus `json:"status,omitempty"`
 }
 
 // TemplateAuthor is the identity that last wrote a Template's content, as the API server

@@ -107,6 +107,21 @@ func (in RevisionStamp) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in Rollout) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.Rollout"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in RolloutFailure) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.RolloutFailure"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in RolloutStatus) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.RolloutStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in SecretReference) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.SecretReference"
 }
@@ -194,6 +209,11 @@ func (in TemplateRevision) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in TemplateRevisionList) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.TemplateRevisionList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateStatus) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.TemplateStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

@@ -30,15 +30,17 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 )
 
-// ValidateTemplate validates the metadata and the import list of a Template on create.
+// ValidateTemplate validates the metadata, the rollout and the import list of a Template on create.
 func ValidateTemplate(t *templates.Template) field.ErrorList {
 	allErrs := apimachineryvalidation.ValidateObjectMeta(&t.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	allErrs = append(allErrs, validateRollout(t.Rollout, field.NewPath("rollout"))...)
 	return append(allErrs, validateTransformerImports(t.TransformersFrom, field.NewPath("transformersFrom"))...)
 }
 
-// ValidateTemplateUpdate validates the metadata and the import list of a Template on update.
+// ValidateTemplateUpdate validates the metadata, the rollout and the import list of a Template on update.
 func ValidateTemplateUpdate(t, old *templates.Template) field.ErrorList {
 	allErrs := apimachineryvalidation.ValidateObjectMetaUpdate(&t.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
+	allErrs = append(allErrs, validateRollout(t.Rollout, field.NewPath("rollout"))...)
 	return append(allErrs, validateTransformerImports(t.TransformersFrom, field.NewPath("transformersFrom"))...)
 }
 

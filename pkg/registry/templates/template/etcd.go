@@ -32,6 +32,8 @@ import (
 // TemplateRevision.
 type REST struct {
 	RevisionedStore
+	// store is the generic store under RevisionedStore, which templates/status shares.
+	store *genericregistry.Store
 }
 
 var _ rest.StandardStorage = &REST{}
@@ -58,7 +60,18 @@ func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugi
 	if err := store.CompleteWithOptions(options); err != nil {
 		return nil, err
 	}
-	return &REST{RevisionedStore{registry.NewStore(store, templates.Kind("Template")), revisions}}, nil
+	store.ResetFieldsStrategy = strategy.(templateStrategy)
+	return &REST{RevisionedStore{registry.NewStore(store, templates.Kind("Template")), revisions}, store}, nil
+}
+
+// Status returns the storage of templates/status over the same store: the rollout's progress,
+// which the controller writes.
+func (r *REST) Status() *StatusREST {
+	statusStore := *r.store
+	strategy := statusStrategy{r.store.UpdateStrategy.(templateStrategy)}
+	statusStore.UpdateStrategy = strategy
+	statusStore.ResetFieldsStrategy = strategy
+	return &StatusREST{store: &statusStore}
 }
 
 // ShortNames lets users type kubectl get tpl.

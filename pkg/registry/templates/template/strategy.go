@@ -36,6 +36,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
+	"stencil.dev/stencil/pkg/process/celgate"
 	"stencil.dev/stencil/pkg/registry"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 	"stencil.dev/stencil/pkg/render"
@@ -92,6 +93,8 @@ func (templateStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object
 	t := obj.(*templates.Template)
 	t.Author = authorFrom(ctx)
 	t.Revision = stamp(t, 1)
+	// The status is the controller's, written through templates/status only.
+	t.Status = nil
 }
 
 // PrepareForUpdate records the updating user as the author when the content changes (any
@@ -107,7 +110,7 @@ func (templateStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object
 func (templateStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
 	t, oldT := obj.(*templates.Template), old.(*templates.Template)
 	changed := !apiequality.Semantic.DeepEqual(content(t), content(oldT))
-	t.Author, t.Revision = oldT.Author, oldT.Revision
+	t.Author, t.Revision, t.Status = oldT.Author, oldT.Revision, oldT.Status
 	if oldT.Author == nil || changed {
 		t.Author = authorFrom(ctx)
 	}
@@ -126,11 +129,11 @@ func stamp(t *templates.Template, number int64) *templates.RevisionStamp {
 	return &templates.RevisionStamp{Number: number, Hash: hash}
 }
 
-// content is what a Template renders from: everything but its type, metadata, author and
-// revision.
+// content is what a Template renders from: everything but its type, metadata, author,
+// revision, rollout and status. Pausing a rollout or changing its waves is no new content.
 func content(t *templates.Template) templates.Template {
 	c := *t
-	c.TypeMeta, c.ObjectMeta, c.Author, c.Revision = metav1.TypeMeta{}, metav1.ObjectMeta{}, nil, nil
+	c.TypeMeta, c.ObjectMeta, c.Author, c.Revision, c.Rollout, c.Status = metav1.TypeMeta{}, metav1.ObjectMeta{}, nil, nil, nil, nil
 	return c
 }
 
@@ -157,13 +160,24 @@ func (s templateStrategy) Validate(ctx context.Context, obj runtime.Object) fiel
 // than in WarningsOnCreate, which would compile the template again.
 func (s templateStrategy) check(ctx context.Context, t *templates.Template, errs field.ErrorList) field.ErrorList {
 	engineErrs, tolerated := render.CheckTemplate(t, s.pluginsFor(ctx))
-	errs = validation.SortByField(append(append(errs, engineErrs...), sizeErrors(t)...))
+	errs = validation.SortByField(append(append(append(errs, engineErrs...), gateErrors(t)...), sizeErrors(t)...))
 	if len(errs) == 0 {
 		for _, w := range tolerated {
 			warning.AddWarning(ctx, "", w)
 		}
 	}
 	return errs
+}
+
+// gateErrors reports a rollout gate that does not compile, or is no condition.
+func gateErrors(t *templates.Template) field.ErrorList {
+	if t.Rollout == nil || t.Rollout.Gate == "" {
+		return nil
+	}
+	if _, err := celgate.Compile(t.Rollout.Gate); err != nil {
+		return field.ErrorList{field.Invalid(field.NewPath("rollout", "gate"), t.Rollout.Gate, err.Error())}
+	}
+	return nil
 }
 
 // WarningsOnCreate tells the author of a template that uses plugins which providers the

@@ -78,6 +78,13 @@ type TemplateApplyConfiguration struct {
 	// change of the content (as author); a client's value is overwritten. The content is kept
 	// as the TemplateRevision <name>-<number>.
 	Revision *RevisionStampApplyConfiguration `json:"revision,omitempty"`
+	// rollout says how the Template's Automatic instances move to a new revision, wave by
+	// wave; when not set they all move at once. It is not content: changing it makes no
+	// revision.
+	Rollout *RolloutApplyConfiguration `json:"rollout,omitempty"`
+	// status is the controller's, written through templates/status: the progress of the last
+	// rollout. A client's value is ignored.
+	Status *TemplateStatusApplyConfiguration `json:"status,omitempty"`
 }
 
 // Template constructs a declarative configuration of the Template type for use with
@@ -136,6 +143,12 @@ func ExtractTemplatePreview(template *templatesv1alpha1.Template, fieldManager s
 // template for the processed subresource.
 func ExtractTemplateProcessed(template *templatesv1alpha1.Template, fieldManager string) (*TemplateApplyConfiguration, error) {
 	return ExtractTemplateFrom(template, fieldManager, "processed")
+}
+
+// ExtractTemplateStatus extracts the applied configuration owned by fieldManager from
+// template for the status subresource.
+func ExtractTemplateStatus(template *templatesv1alpha1.Template, fieldManager string) (*TemplateApplyConfiguration, error) {
+	return ExtractTemplateFrom(template, fieldManager, "status")
 }
 
 func (b TemplateApplyConfiguration) IsApplyConfiguration() {}
@@ -433,6 +446,22 @@ func (b *TemplateApplyConfiguration) WithAuthor(value *TemplateAuthorApplyConfig
 // If called multiple times, the Revision field is set to the value of the last call.
 func (b *TemplateApplyConfiguration) WithRevision(value *RevisionStampApplyConfiguration) *TemplateApplyConfiguration {
 	b.Revision = value
+	return b
+}
+
+// WithRollout sets the Rollout field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Rollout field is set to the value of the last call.
+func (b *TemplateApplyConfiguration) WithRollout(value *RolloutApplyConfiguration) *TemplateApplyConfiguration {
+	b.Rollout = value
+	return b
+}
+
+// WithStatus sets the Status field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Status field is set to the value of the last call.
+func (b *TemplateApplyConfiguration) WithStatus(value *TemplateStatusApplyConfiguration) *TemplateApplyConfiguration {
+	b.Status = value
 	return b
 }
 

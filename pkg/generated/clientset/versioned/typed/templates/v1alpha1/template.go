@@ -40,6 +40,8 @@ type TemplatesGetter interface {
 type TemplateInterface interface {
 	Create(ctx context.Context, template *templatesv1alpha1.Template, opts v1.CreateOptions) (*templatesv1alpha1.Template, error)
 	Update(ctx context.Context, template *templatesv1alpha1.Template, opts v1.UpdateOptions) (*templatesv1alpha1.Template, error)
+	// Add a +genclient:noStatus comment above the type to avoid generating UpdateStatus().
+	UpdateStatus(ctx context.Context, template *templatesv1alpha1.Template, opts v1.UpdateOptions) (*templatesv1alpha1.Template, error)
 	Delete(ctx context.Context, name string, opts v1.DeleteOptions) error
 	DeleteCollection(ctx context.Context, opts v1.DeleteOptions, listOpts v1.ListOptions) error
 	Get(ctx context.Context, name string, opts v1.GetOptions) (*templatesv1alpha1.Template, error)
@@ -47,6 +49,8 @@ type TemplateInterface interface {
 	Watch(ctx context.Context, opts v1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts v1.PatchOptions, subresources ...string) (result *templatesv1alpha1.Template, err error)
 	Apply(ctx context.Context, template *applyconfigurationtemplatesv1alpha1.TemplateApplyConfiguration, opts v1.ApplyOptions) (result *templatesv1alpha1.Template, err error)
+	// Add a +genclient:noStatus comment above the type to avoid generating ApplyStatus().
+	ApplyStatus(ctx context.Context, template *applyconfigurationtemplatesv1alpha1.TemplateApplyConfiguration, opts v1.ApplyOptions) (result *templatesv1alpha1.Template, err error)
 	Process(ctx context.Context, templateName string, templateParameters *templatesv1alpha1.TemplateParameters, opts v1.CreateOptions) (*templatesv1alpha1.List, error)
 	Preview(ctx context.Context, templateName string, templatePreview *templatesv1alpha1.TemplatePreview, opts v1.CreateOptions) (*templatesv1alpha1.TemplatePreview, error)
 
