@@ -58,7 +58,10 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 	}
 	limit -= valueBytes
 	// Values past the parameters' are the elements of repeated objects, set as each is written.
-	x := &executor{plan: p, values: make([]paramValue, len(p.usage)), limit: limit, celValues: celValues}
+	x := &executor{plan: p, values: make([]paramValue, len(p.usage)), limit: limit, celValues: celValues, element: -1}
+	if req.Provenance {
+		x.origins = make([]origin, 0, len(p.objects))
+	}
 	for i, v := range values {
 		x.values[i] = prepareValue(v, p.params[i].Type, p.usage[i])
 	}
@@ -85,6 +88,7 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 		result.Parameters[i].Value = values[i]
 	}
 	result.Objects = x.writeList(p.objects)
+	result.origins = x.origins
 	result.Generators = x.writeConfigs(p.generators, "generators")
 	result.Transformers = x.writeConfigs(p.transformers, "transformers")
 	result.TransformerOverrides = x.writeConfigs(p.transformerOverrides, "transformerOverrides")
@@ -233,6 +237,10 @@ type executor struct {
 	// results hold what the objects' expressions gave, by celProgram.id.
 	celValues *celparams.Params
 	results   []evalResult
+	// origins, when provenance is asked, get the origin of each object written; element is
+	// the for-each element being written, -1 outside one.
+	origins []origin
+	element int
 }
 
 type labelMember struct {
@@ -306,6 +314,9 @@ func (x *executor) writeObject(o *compiledObject, bounds []int) ([]int, bool) {
 	}
 	if o.slow {
 		x.reshape(start, o)
+	}
+	if x.origins != nil {
+		x.origins = append(x.origins, x.originOf(o))
 	}
 	return append(bounds, start, len(x.buf)), true
 }

@@ -262,8 +262,11 @@ func (x *executor) writeExpanded(o *compiledObject, bounds []int) ([]int, bool) 
 		index := []byte(strconv.Itoa(int(k)))
 		x.values[x.plan.item] = item
 		x.values[x.plan.item+1] = paramValue{raw: string(index), text: index, json: index}
+		x.element = int(k)
 		var ok bool
-		if bounds, ok = x.writeObject(o, bounds); !ok {
+		bounds, ok = x.writeObject(o, bounds)
+		x.element = -1
+		if !ok {
 			return bounds, false
 		}
 	}

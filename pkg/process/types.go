@@ -54,6 +54,9 @@ type Request struct {
 	// MaxOutputBytes bounds the size of the processed objects, message and configs; zero
 	// means DefaultMaxOutputBytes.
 	MaxOutputBytes int
+	// Provenance makes Execute remember which template object (and for-each element) wrote
+	// each output object, for Plan.Trace; without it Execute keeps nothing more.
+	Provenance bool
 }
 
 // Result is the output of processing.
@@ -72,6 +75,9 @@ type Result struct {
 	Transformers []json.RawMessage
 	// TransformerOverrides are the template's transformer overrides with parameters substituted.
 	TransformerOverrides []json.RawMessage
+
+	// origins say which template object wrote each object, when Request.Provenance asked.
+	origins []origin
 }
 
 // listPrefix and listSuffix wrap the objects of a processed template into a v1 List.

@@ -27,6 +27,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/jsonbytes"
+	"stencil.dev/stencil/pkg/provenance"
 	"stencil.dev/stencil/pkg/transform"
 	"stencil.dev/stencil/pkg/transform/expand"
 	"stencil.dev/stencil/pkg/transform/remove"
@@ -51,6 +52,8 @@ type afterEngine struct {
 	limits transform.Limits
 	// buildSlots are the Renderer's Kustomization build slots; nil for the process's own.
 	buildSlots *transform.BuildSlots
+	// tracing, when provenance is asked, records what each step did.
+	tracing *tracing
 }
 
 // outcome is the result of the steps after the engine.
@@ -61,11 +64,13 @@ type outcome struct {
 	invalid field.ErrorList
 	// over says the objects passed maxBytes, a problem a larger limit would not have.
 	over bool
+	// provenance is the objects', when asked.
+	provenance *provenance.Map
 }
 
 // decodes reports whether run decodes the objects into trees.
 func (a *afterEngine) decodes(objects []json.RawMessage) bool {
-	return a.pipeline != nil || len(a.rules) > 0 || len(a.destinations) > 0 || mentionsExpansion(objects)
+	return a.pipeline != nil || len(a.rules) > 0 || len(a.destinations) > 0 || a.tracing != nil || mentionsExpansion(objects)
 }
 
 // run decodes the objects only when a step needs them (decode, what decodes said of them), and
@@ -83,6 +88,15 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage, de
 	if size, known := jsonbytes.DecodedSize(objects); known {
 		ctx.SetEncodedSize(size)
 	}
+	var tracker *provenance.Tracker
+	if a.tracing != nil {
+		if err := a.tracing.start(decoded); err != nil {
+			invalid, err := a.tracing.refusal(err)
+			return outcome{invalid: invalid}, err
+		}
+		tracker = a.tracing.tracker
+		ctx.SetStepTracer(a.tracing)
+	}
 	if a.pipeline != nil {
 		if decoded, err = a.pipeline.Transform(ctx, decoded); err != nil {
 			var te *transform.Error
@@ -97,15 +111,36 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage, de
 				over: transform.IsOutputTooLarge(te.Err)}, nil
 		}
 	}
-	remove.ApplyRules(decoded, a.rules, a.kindResource)
+	if len(a.rules) > 0 {
+		step(tracker, decoded, provenance.StepInfo{Kind: customTransformStep}, func() { remove.ApplyRules(decoded, a.rules, a.kindResource) })
+	}
 	result := outcome{warnings: ctx.Warnings()}
 	if len(a.destinations) == 0 {
-		if result.invalid = expand.Templates(decoded, a.properties, a.expansionLimits(1)); len(result.invalid) == 0 {
-			result.objects, err = jsonbytes.EncodeObjects(decoded)
+		step(tracker, decoded, provenance.StepInfo{Kind: expansionStep}, func() {
+			result.invalid = expand.Templates(decoded, a.properties, a.expansionLimits(1))
+		})
+		if len(result.invalid) > 0 {
+			return result, nil
 		}
+		if tracker != nil {
+			if result.provenance, err = a.tracing.finish(tracker, decoded); err != nil {
+				result.invalid, err = a.tracing.refusal(err)
+				return result, err
+			}
+			result.provenance.Compact()
+		}
+		result.objects, err = jsonbytes.EncodeObjects(decoded)
 		return result, err
 	}
 	result.objects, result.invalid, result.over, err = a.perDestination(ctx, decoded)
+	if err == nil && len(result.invalid) == 0 && tracker != nil {
+		result.provenance, err = a.tracing.combined()
+		if err != nil {
+			result.invalid, err = a.tracing.refusal(err)
+		} else {
+			result.provenance.Compact()
+		}
+	}
 	return result, err
 }
 
@@ -138,12 +173,18 @@ func (a *afterEngine) perDestination(ctx *transform.Context, objects []transform
 		for k, v := range d.Properties {
 			properties[k] = v
 		}
-		for _, e := range expand.Templates(copies, properties, limits) {
-			e.Field = field.NewPath("destinations").Index(i).String() + "." + e.Field
-			errs = append(errs, e)
-		}
-		for _, obj := range copies {
-			setAnnotation(obj, DestinationAnnotation, d.Name)
+		fork := a.tracing.fork(objects, copies)
+		step(fork, copies, provenance.StepInfo{Kind: destinationStep, Name: d.Name}, func() {
+			for _, e := range expand.Templates(copies, properties, limits) {
+				e.Field = field.NewPath("destinations").Index(i).String() + "." + e.Field
+				errs = append(errs, e)
+			}
+			for _, obj := range copies {
+				setAnnotation(obj, DestinationAnnotation, d.Name)
+			}
+		})
+		if err := a.tracing.join(fork, copies); err != nil {
+			return nil, nil, false, err
 		}
 		encoded, err := jsonbytes.EncodeObjects(copies)
 		if err != nil {

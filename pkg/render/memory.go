@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/provenance"
 	"stencil.dev/stencil/pkg/transform/expand"
 	"stencil.dev/stencil/pkg/transform/plugin"
 )
@@ -118,6 +119,20 @@ func (p *Renderer) costOf(steps plugin.Steps, templateBytes int, trees bool, plu
 	return c
 }
 
+// withProvenance adds what provenance holds: the objects are decoded, a step's snapshot of
+// them is another tree beside them, and the fields' records are charged for the bound.
+func (c *cost) withProvenance(o *ProvenanceOptions) {
+	if !c.trees {
+		c.trees, c.perByte = true, c.perByte-plainFactor+treeFactor
+	}
+	c.perByte += treeFactor
+	max := o.MaxFields
+	if max <= 0 {
+		max = provenance.DefaultMaxFields
+	}
+	c.fixed += provenanceFieldBytes * int64(max)
+}
+
 // at is the cost of an attempt with an output limit of b bytes.
 func (c cost) at(b int) int64 {
 	return c.fixed + c.perByte*int64(b) + kustomizeFactor*int64(min(c.kustomizeBytes, b))
@@ -152,6 +167,9 @@ func (p *Renderer) renderWithin(ctx context.Context, in Input, a attemptOf, budg
 	t := a.template
 	trees := len(in.RemovalRules) > 0 || len(in.Destinations) > 0 || mentionsExpansionIn(t.Objects)
 	c := p.costOf(in.Plugins.Steps(t), templateBytes(t), trees, in.Plugins)
+	if in.Provenance != nil {
+		c.withProvenance(in.Provenance)
+	}
 	capacity := in.Memory.Capacity(c.plugins)
 	// A request whose smallest attempt needs more than the capacity (a plugin's bounds larger
 	// than the plugins' share) is charged the capacity: it then runs alone.

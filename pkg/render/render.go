@@ -35,6 +35,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
 	"stencil.dev/stencil/pkg/process"
+	"stencil.dev/stencil/pkg/provenance"
 	"stencil.dev/stencil/pkg/transform"
 	"stencil.dev/stencil/pkg/transform/plugin"
 	"stencil.dev/stencil/pkg/transform/remove"
@@ -96,6 +97,9 @@ type Input struct {
 	// TemplateLabels asks for the template's own labels, substituted, in the Output, as
 	// OpenShift's processedtemplates answers them.
 	TemplateLabels bool
+	// Provenance, when set, asks for the provenance of every leaf field of the output
+	// (Output.Provenance); nil, the default, costs nothing.
+	Provenance *ProvenanceOptions
 	// Memory, when set, is charged with what processing may hold before it takes it, and
 	// processing is tried with growing output limits (see renderWithin); nil processes once,
 	// with the request's whole output limit and nothing charged.
@@ -118,6 +122,9 @@ type Output struct {
 	// Imported are the Templates that transformersFrom read, imports of imports included, in
 	// the order read: whoever acts on the objects must know whose content shaped them.
 	Imported []*templates.Template
+	// Provenance is where every leaf field of every object came from, when Input.Provenance
+	// asked.
+	Provenance *provenance.Map
 }
 
 // List returns the objects as the bytes of a v1 List.
@@ -185,6 +192,7 @@ type attemptResult struct {
 // attempt processes the request with the output limit of a.
 func (p *Renderer) attempt(ctx context.Context, in Input, a attemptOf) attemptResult {
 	in.Request.MaxOutputBytes = a.limit
+	in.Request.Provenance = in.Provenance != nil
 	result, errs := a.plan.Execute(in.Request)
 	if len(errs) > 0 {
 		over := slices.ContainsFunc(errs, func(e *field.Error) bool { return e.Origin == process.OutputLimitOrigin })
@@ -197,6 +205,9 @@ func (p *Renderer) attempt(ctx context.Context, in Input, a attemptOf) attemptRe
 	}
 	if err := ctx.Err(); err != nil {
 		return attemptResult{err: err}
+	}
+	if in.Provenance != nil {
+		after.tracing = &tracing{opts: in.Provenance, plan: a.plan, template: a.template, labels: in.Request.Labels, result: result}
 	}
 	decode := after.decodes(result.Objects)
 	if decode && a.decoding != nil {
@@ -212,7 +223,8 @@ func (p *Renderer) attempt(ctx context.Context, in Input, a attemptOf) attemptRe
 	if len(out.invalid) > 0 {
 		return attemptResult{output: &Output{Warnings: warnings}, errs: sortErrors(out.invalid), over: out.over}
 	}
-	output := &Output{Objects: out.objects, Message: result.Message, Parameters: result.Parameters, Warnings: warnings, Imported: a.imported}
+	output := &Output{Objects: out.objects, Message: result.Message, Parameters: result.Parameters, Warnings: warnings, Imported: a.imported,
+		Provenance: out.provenance}
 	if in.TemplateLabels {
 		output.Labels = a.plan.TemplateLabels(result.Parameters)
 	}

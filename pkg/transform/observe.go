@@ -19,6 +19,8 @@ package transform
 import (
 	"context"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // StepObserver learns how long each transformer of a pipeline ran, by kind, so that a server
@@ -41,4 +43,37 @@ func (c *Context) stepObserver() StepObserver {
 		}
 	}
 	return func(string, time.Duration) {}
+}
+
+// StepTracer learns what each step of a pipeline did, for provenance (pkg/provenance's
+// Tracker): Before gets the objects a step is about to run over, After the step and the
+// objects it returned. A Context without one (the default) costs the pipeline one nil check
+// per step. A tracer that cannot go on (too many fields) stops recording and says so to
+// whoever made it; the pipeline runs on.
+type StepTracer interface {
+	Before(objects []Object)
+	After(step TracedStep, objects []Object)
+}
+
+// TracedStep names a step for a StepTracer.
+type TracedStep struct {
+	// Kind and Name are the config's kind and name (a generator's: what it makes).
+	Kind, Name string
+	// Generator says the step is one of the template's generators.
+	Generator bool
+	// Path is where the config was written.
+	Path *field.Path
+	// Config is the step's place in the config list the Pipeline was compiled from; -1 for
+	// the name hash, which no config wrote.
+	Config int
+}
+
+// NameHashStep is the Kind of the step that gives generated objects their content-hash name
+// suffix once every transformer ran.
+const NameHashStep = "NameHash"
+
+// SetStepTracer makes the pipelines run with this Context report each step to t.
+func (c *Context) SetStepTracer(t StepTracer) *Context {
+	c.tracer = t
+	return c
 }

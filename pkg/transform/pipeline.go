@@ -64,6 +64,10 @@ type step struct {
 	// generator and path say where a generator's config was written.
 	generator bool
 	path      *field.Path
+	// config is the step's place in the list of configs Compile was given, and configPath
+	// where it was written (for a StepTracer).
+	config     int
+	configPath *field.Path
 }
 
 // Error is a generator or transformer failing on the objects it was given: a problem of the
@@ -120,7 +124,7 @@ func (r *Registry) Compile(plugins Plugins, configs []Config) (*Pipeline, field.
 			t, terrs := factory(c.Raw, path)
 			errs = append(errs, terrs...)
 			// A generator is named by what it makes; two may make the same name (merge).
-			pipeline.steps = append(pipeline.steps, step{name: generatedName(c.Raw, h), kind: h.Kind, t: t, generator: true, path: path})
+			pipeline.steps = append(pipeline.steps, step{name: generatedName(c.Raw, h), kind: h.Kind, t: t, generator: true, path: path, config: i, configPath: path})
 			continue
 		}
 		name := h.Metadata.Name
@@ -133,7 +137,7 @@ func (r *Registry) Compile(plugins Plugins, configs []Config) (*Pipeline, field.
 		names[name] = true
 		t, terrs := factory(c.Raw, path)
 		errs = append(errs, terrs...)
-		pipeline.steps = append(pipeline.steps, step{name: name, kind: h.Kind, t: t})
+		pipeline.steps = append(pipeline.steps, step{name: name, kind: h.Kind, t: t, config: i, configPath: path})
 	}
 	if len(errs) > 0 {
 		return nil, errs
@@ -207,6 +211,9 @@ func (p *Pipeline) Transform(ctx *Context, objects []Object) ([]Object, error) {
 		}
 		n := len(ctx.warnings)
 		marks := ctx.hashMarksOf(objects)
+		if ctx.tracer != nil {
+			ctx.tracer.Before(objects)
+		}
 		start := time.Now()
 		out, err := s.run(ctx, objects)
 		observe(s.kind, time.Since(start))
@@ -224,16 +231,25 @@ func (p *Pipeline) Transform(ctx *Context, objects []Object) ([]Object, error) {
 			}
 			return nil, &Error{Name: s.name, Kind: s.kind, Generator: s.generator, Path: s.path, Err: err}
 		}
+		if ctx.tracer != nil {
+			ctx.tracer.After(TracedStep{Kind: s.kind, Name: s.name, Generator: s.generator, Path: s.configPath, Config: s.config}, out)
+		}
 		objects = out
 	}
 	if p.hashNames == nil {
 		return objects, nil
+	}
+	if ctx.tracer != nil {
+		ctx.tracer.Before(objects)
 	}
 	if err := p.hashNames(ctx, objects); err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
 		}
 		return nil, &Error{Name: "name-suffix-hash", Kind: "ConfigMapGenerator", Generator: true, Path: field.NewPath("generators"), Err: err}
+	}
+	if ctx.tracer != nil {
+		ctx.tracer.After(TracedStep{Kind: NameHashStep, Name: "name-suffix-hash", Generator: true, Path: field.NewPath("generators"), Config: -1}, objects)
 	}
 	return objects, nil
 }

@@ -86,6 +86,8 @@ type Context struct {
 	// needsHash holds the generated objects that get Kustomize's content-hash name suffix at
 	// the end of the pipeline.
 	needsHash map[unsafe.Pointer]bool
+	// tracer, when set, learns what each step did (provenance); nil costs nothing.
+	tracer StepTracer
 }
 
 // origin is the identity an object had before the first rename.

@@ -55,7 +55,7 @@ transformers:
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		list, err := o.processLocal(req)
+		list, _, err := o.processLocal(req, false)
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}

@@ -28,6 +28,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/positions"
 	"stencil.dev/stencil/pkg/process"
 )
 
@@ -50,6 +51,10 @@ type ProcessOptions struct {
 	// as kustomize --enable-alpha-plugins --enable-exec does.
 	PluginDir  string
 	EnableExec bool
+	// Provenance names the file the provenance of every output field is written to (JSON,
+	// docs/provenance.md); ProvenanceAnnotations adds Kustomize's origin annotations.
+	Provenance            string
+	ProvenanceAnnotations bool
 
 	// Name is the stored template to process, the positional argument.
 	Name string
@@ -104,6 +109,9 @@ func NewProcessCommand(config *genericclioptions.ConfigFlags, streams IOStreams)
 	flags.BoolVar(&o.Local, "local", false, "process the template here instead of on a Stencil server (Starlark transformers always run; provider.starlark.path is read)")
 	flags.StringVar(&o.PluginDir, "plugin-dir", "", "with --local and --enable-exec, the directory of exec plugins to run")
 	flags.BoolVar(&o.EnableExec, "enable-exec", false, "with --local, run exec plugins from --plugin-dir (your own code, on your machine)")
+	flags.StringVar(&o.Provenance, "provenance", "", "with --local, write where every output field came from (template place, parameters, steps) to this JSON file")
+	flags.BoolVar(&o.ProvenanceAnnotations, "provenance-annotations", false, "with --local, add Kustomize's "+
+		"config.kubernetes.io/origin and alpha.config.kubernetes.io/transformations annotations to every object")
 	return cmd
 }
 
@@ -131,6 +139,9 @@ func (o *ProcessOptions) Validate(args []string) error {
 	}
 	if (o.PluginDir != "" || o.EnableExec) && (!o.Local || o.PluginDir == "" || !o.EnableExec) {
 		problems = append(problems, "exec plugins run only with --local --enable-exec --plugin-dir DIR (a server runs what its administrator allows)")
+	}
+	if (o.Provenance != "" || o.ProvenanceAnnotations) && !o.Local {
+		problems = append(problems, "--provenance and --provenance-annotations need --local (a server answers provenance to ?provenance=true)")
 	}
 	if o.OutputDir != "" && len(o.Destinations) == 0 {
 		problems = append(problems, "--output-dir writes one file per destination: give --destination")
@@ -164,9 +175,14 @@ func (o *ProcessOptions) Run() error {
 		return err
 	}
 	if o.Local {
-		list, err := o.processLocal(req)
+		list, prov, err := o.processLocal(req, o.Provenance != "" || o.ProvenanceAnnotations)
 		if err != nil {
 			return err
+		}
+		if o.Provenance != "" {
+			if err := writeProvenance(o.Provenance, prov); err != nil {
+				return err
+			}
 		}
 		if o.OutputDir != "" {
 			return writeDestinations(o.OutputDir, list, o.Output)
@@ -200,18 +216,30 @@ func (o *ProcessOptions) parametersOf() (*templates.Template, error) {
 
 // decodeTemplateFile reads the template of the first -f.
 func (o *ProcessOptions) decodeTemplateFile() (*templates.Template, []byte, error) {
+	t, data, _, err := o.readTemplateFile()
+	return t, data, err
+}
+
+// readTemplateFile reads the template of the first -f, and where each of its fields was
+// written when the file is one the position-keeping reader reads (nil otherwise).
+func (o *ProcessOptions) readTemplateFile() (*templates.Template, []byte, *positions.Index, error) {
 	data, err := o.read(o.Filenames[0])
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	if x, err := positions.Read(o.Filenames[0], data); err == nil {
+		if t, _, err := process.DecodeTemplate(x.JSON()); err == nil {
+			return t, data, x, nil
+		}
 	}
 	t, _, warnings, err := process.DecodeTemplateFile(data)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", o.Filenames[0], err)
+		return nil, nil, nil, fmt.Errorf("%s: %v", o.Filenames[0], err)
 	}
 	for _, w := range warnings {
 		fmt.Fprintf(o.streams.ErrOut, "Warning: %s: %s\n", o.Filenames[0], w)
 	}
-	return t, data, nil
+	return t, data, nil, nil
 }
 
 // read returns the contents of a file, or of standard input for "-".

@@ -36,33 +36,47 @@ import (
 	"stencil.dev/stencil/pkg/cmd/options"
 	"stencil.dev/stencil/pkg/jsonbytes"
 	"stencil.dev/stencil/pkg/process"
+	"stencil.dev/stencil/pkg/provenance"
 	"stencil.dev/stencil/pkg/render"
 	"stencil.dev/stencil/pkg/transform/plugin"
 	"stencil.dev/stencil/pkg/transform/remove"
 )
 
 // processLocal processes the template file here, with the server's own processing library, and
-// the CustomTransforms of the further -f files.
-func (o *ProcessOptions) processLocal(req process.Request) (jsonbytes.Compacted, error) {
-	t, _, err := o.decodeTemplateFile()
+// the CustomTransforms of the further -f files; withProvenance also returns where every field
+// came from.
+func (o *ProcessOptions) processLocal(req process.Request, withProvenance bool) (jsonbytes.Compacted, *provenance.Map, error) {
+	t, _, positions, err := o.readTemplateFile()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	var trace *render.ProvenanceOptions
+	if withProvenance {
+		trace = &render.ProvenanceOptions{Annotate: o.ProvenanceAnnotations, Source: o.Filenames[0]}
+		if positions != nil {
+			trace.Positions = positions
+		}
+	}
+	return o.renderLocal(t, req, trace)
+}
+
+// renderLocal processes t here.
+func (o *ProcessOptions) renderLocal(t *templates.Template, req process.Request, trace *render.ProvenanceOptions) (jsonbytes.Compacted, *provenance.Map, error) {
 	properties, destinations, err := o.expansion()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var rules []remove.Rule
 	for _, name := range o.Filenames[1:] {
 		fileRules, err := o.readRemovalRules(name)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rules = append(rules, fileRules...)
 	}
 	config, plugins, err := o.localProcessing()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out, errs, err := render.NewRenderer(render.Options{Config: config}).Render(context.Background(), render.Input{
 		Template:     t,
@@ -71,9 +85,10 @@ func (o *ProcessOptions) processLocal(req process.Request) (jsonbytes.Compacted,
 		Destinations: destinations,
 		RemovalRules: rules,
 		Plugins:      plugins,
+		Provenance:   trace,
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if out != nil {
 		for _, w := range out.Warnings {
@@ -81,10 +96,10 @@ func (o *ProcessOptions) processLocal(req process.Request) (jsonbytes.Compacted,
 		}
 	}
 	if len(errs) > 0 {
-		return nil, &processingError{template: t, errs: errs}
+		return nil, nil, &processingError{template: t, errs: errs}
 	}
 	// The engine writes valid, compact JSON, and so does the transformers' encoder.
-	return jsonbytes.Compacted(out.List()), nil
+	return jsonbytes.Compacted(out.List()), out.Provenance, nil
 }
 
 // localProcessing returns the settings and plugins of --local processing: the server's

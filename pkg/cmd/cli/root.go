@@ -71,6 +71,7 @@ func NewStencilCommand(streams IOStreams) *cobra.Command {
 		NewInstantiateCommand(config, streams),
 		NewDiffCommand(config, streams),
 		NewTransformersCommand(config, streams),
+		NewWhyCommand(config, streams),
 		NewConvertCommand(streams),
 		NewUICommand(config, streams),
 		NewVersionCommand(streams),

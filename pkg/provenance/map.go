@@ -1,0 +1,274 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package provenance
+
+import (
+	"sort"
+	"strings"
+
+	"stencil.dev/stencil/pkg/positions"
+)
+
+// Locator finds where a template field was written; *positions.Index is one. A nil Locator
+// knows no place.
+type Locator interface {
+	Nearest(p positions.Path) (positions.Span, int)
+	File() string
+}
+
+// Locate fills in the file, line and column of a source's template path from x: where the
+// field was written, or for a field the file does not have (the config of a Template that
+// transformersFrom imported), where its closest ancestor was (the import).
+func Locate(s Source, x Locator) Source {
+	if x == nil || s.Path == "" || s.Kind == RequestLabels {
+		return s
+	}
+	p, err := positions.ParsePath(s.Path)
+	if err != nil {
+		return s
+	}
+	if span, n := x.Nearest(p); n > 0 {
+		pos := span.Start()
+		s.File, s.Line, s.Column = x.File(), pos.Line, pos.Column
+	}
+	return s
+}
+
+// Map returns the provenance of the objects as they are now, which must be the list the
+// last step returned, with the places of template fields read from x (nil for none).
+func (t *Tracker) Map(objects []map[string]any, x Locator) (*Map, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
+	t.align(objects)
+	m := &Map{Objects: make([]Object, len(t.objects)), Steps: make([]StepInfo, len(t.steps))}
+	for i, s := range t.steps {
+		if s.Source != nil {
+			located := Locate(*s.Source, x)
+			s.Source = &located
+		}
+		m.Steps[i] = s
+	}
+	// Places are looked up once per template field: many output fields share one (labels,
+	// a for-each object's copies).
+	located := map[Source]Source{}
+	locate := func(s Source) Source {
+		if s.Path == "" || x == nil {
+			return s
+		}
+		if l, ok := located[s]; ok {
+			return l
+		}
+		l := Locate(s, x)
+		located[s] = l
+		return l
+	}
+	for i := range t.objects {
+		tr := &t.objects[i]
+		id := idOf(tr.obj)
+		o := Object{APIVersion: id.apiVersion, Kind: id.kind, Namespace: t.mask(id.namespace), Name: t.mask(id.name),
+			Source: locate(tr.source), Element: tr.element, Steps: tr.steps}
+		o.Fields = make([]Field, 0, 16)
+		t.collect(tr.obj, tr.root, nil, &o.Fields, locate)
+		m.Objects[i] = o
+	}
+	return m, nil
+}
+
+// collect appends the fields of value v, whose Node is node, at path p.
+func (t *Tracker) collect(v any, node *Node, p positions.Path, out *[]Field, locate func(Source) Source) {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) > 0 {
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				var child *Node
+				if node != nil {
+					child = node.Members[k]
+				}
+				t.collect(x[k], child, p.Child(t.mask(k)), out, locate)
+			}
+			return
+		}
+	case []any:
+		if len(x) > 0 {
+			for i, e := range x {
+				var child *Node
+				if node != nil && i < len(node.Elements) {
+					child = node.Elements[i]
+				}
+				t.collect(e, child, p.Elem(i), out, locate)
+			}
+			return
+		}
+	}
+	f := Field{Source: Source{Kind: Engine}}
+	if node != nil && node.Field != nil {
+		f = *node.Field
+		f.Source = locate(f.Source)
+	}
+	f.Path = p.String()
+	*out = append(*out, f)
+}
+
+// masked replaces a secret value in a member name or an object's name.
+const masked = "<secret>"
+
+// mask returns s, or masked when it holds the value of a secret parameter.
+func (t *Tracker) mask(s string) string {
+	for _, v := range t.secrets {
+		if s == v || len(v) >= 3 && strings.Contains(s, v) {
+			return masked
+		}
+	}
+	return s
+}
+
+// Fork returns a Tracker of copies of the objects (jsonbytes.CopyObjects of the list the
+// last step returned), sharing nothing with t, for steps that run once per destination.
+func (t *Tracker) Fork(objects, copies []map[string]any) *Tracker {
+	t.align(objects)
+	f := &Tracker{steps: append([]StepInfo(nil), t.steps...), max: t.max, fields: t.fields, err: t.err, secrets: t.secrets,
+		objects: make([]tracked, len(copies))}
+	for i := range copies {
+		if i < len(t.objects) {
+			tr := t.objects[i]
+			f.objects[i] = tracked{obj: copies[i], root: copyNode(tr.root), source: tr.source, element: tr.element, steps: tr.steps}
+		} else {
+			f.objects[i] = tracked{obj: copies[i], source: Source{Kind: Engine}}
+		}
+	}
+	return f
+}
+
+// Fields counts the leaf fields made so far, for the bound shared by forks.
+func (t *Tracker) Fields() int { return t.fields }
+
+// AddFields counts n more leaf fields (a fork's), and returns Err.
+func (t *Tracker) AddFields(n int) error {
+	t.fields += n
+	if t.fields > t.max && t.err == nil {
+		t.err = ErrTooManyFields
+	}
+	return t.err
+}
+
+func copyNode(n *Node) *Node {
+	if n == nil {
+		return nil
+	}
+	c := &Node{}
+	if n.Field != nil {
+		f := *n.Field
+		f.Steps = append([]int(nil), f.Steps...)
+		c.Field = &f
+	}
+	if n.Members != nil {
+		c.Members = make(map[string]*Node, len(n.Members))
+		for k, m := range n.Members {
+			c.Members[k] = copyNode(m)
+		}
+	}
+	if n.Elements != nil {
+		c.Elements = make([]*Node, len(n.Elements))
+		for i, e := range n.Elements {
+			c.Elements[i] = copyNode(e)
+		}
+	}
+	return c
+}
+
+// Append adds the objects of a fork's map (a destination's) to m. base is how many steps the
+// fork shared with its parent when it was made (Steps of the parent's map): only the fork's own
+// steps are added, and its fields' indices moved to them.
+func (m *Map) Append(fork *Map, base int) {
+	offset := len(m.Steps) - base
+	m.Steps = append(m.Steps, fork.Steps[min(base, len(fork.Steps)):]...)
+	shift := func(steps []int) []int {
+		if len(steps) == 0 || offset == 0 {
+			return steps
+		}
+		out := make([]int, len(steps))
+		for i, s := range steps {
+			out[i] = s
+			if s >= base {
+				out[i] = s + offset
+			}
+		}
+		return out
+	}
+	for _, o := range fork.Objects {
+		o.Steps = shift(o.Steps)
+		for i := range o.Fields {
+			o.Fields[i].Steps = shift(o.Fields[i].Steps)
+		}
+		m.Objects = append(m.Objects, o)
+	}
+}
+
+// StepCount is how many steps ran so far, the base of a Fork made now.
+func (t *Tracker) StepCount() int { return len(t.steps) }
+
+// Compact drops the steps of processing that no config wrote and that changed nothing (a name
+// hash with nothing to hash, an expansion of nothing), and numbers the others again. A
+// transformer that changed nothing is kept: that is worth knowing too.
+func (m *Map) Compact() {
+	used := make([]bool, len(m.Steps))
+	for _, o := range m.Objects {
+		for _, s := range o.Steps {
+			used[s] = true
+		}
+		for _, f := range o.Fields {
+			for _, s := range f.Steps {
+				used[s] = true
+			}
+		}
+	}
+	to := make([]int, len(m.Steps))
+	kept := m.Steps[:0]
+	for i, s := range m.Steps {
+		to[i] = -1
+		if used[i] || s.Source != nil {
+			to[i] = len(kept)
+			kept = append(kept, s)
+		}
+	}
+	m.Steps = kept
+	renumber := func(steps []int) []int {
+		out := make([]int, 0, len(steps))
+		for _, s := range steps {
+			if to[s] >= 0 {
+				out = append(out, to[s])
+			}
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
+	}
+	for i := range m.Objects {
+		o := &m.Objects[i]
+		o.Steps = renumber(o.Steps)
+		for j := range o.Fields {
+			o.Fields[j].Steps = renumber(o.Fields[j].Steps)
+		}
+	}
+}

@@ -1,0 +1,384 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package provenance
+
+import (
+	"reflect"
+	"unsafe"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
+)
+
+// Node is the provenance of one JSON value of an object: a leaf's Field, or the Nodes of its
+// members or elements. The engine seeds one tree per object (pkg/process) and the Tracker
+// carries it through the steps, so that a field's path is written only once, at the end.
+type Node struct {
+	// Field is a leaf's provenance; nil for an object or array with members or elements.
+	Field *Field
+	// Members are an object's, by member name.
+	Members map[string]*Node
+	// Elements are an array's, in order.
+	Elements []*Node
+}
+
+// Leaf returns a Node of one leaf field.
+func Leaf(source Source, parameters []string) *Node {
+	return &Node{Field: &Field{Source: source, Parameters: parameters}}
+}
+
+// ObjectSeed is an object as the engine wrote it and the provenance of its fields.
+type ObjectSeed struct {
+	// Root is the Node of the object itself.
+	Root *Node
+	// Source is the template object (objects[i]).
+	Source Source
+	// Element is the element of a for-each object, nil for others.
+	Element *int
+}
+
+// Tracker records, step by step, which leaf fields each step set or changed. It implements
+// the pipeline's StepTracer (pkg/transform): Before snapshots the objects, After diffs them
+// against the snapshot. It is used by one request, never concurrently.
+type Tracker struct {
+	steps   []StepInfo
+	objects []tracked
+	// before is a deep copy of the objects as the running step got them; beforeAt finds an
+	// object's place in it by its map.
+	before   []map[string]any
+	beforeAt map[unsafe.Pointer]int
+	// fields counts the leaf Nodes made; max bounds them.
+	fields, max int
+	err         error
+	secrets     []string
+}
+
+type tracked struct {
+	obj     map[string]any
+	root    *Node
+	source  Source
+	element *int
+	steps   []int
+}
+
+// NewTracker returns a Tracker of the objects the engine wrote, whose trees are seeds (one
+// per object, in order) holding fields leaf fields; it refuses (Err) to describe more than
+// max leaf fields in all (DefaultMaxFields when max <= 0).
+func NewTracker(objects []map[string]any, seeds []ObjectSeed, fields, max int) *Tracker {
+	if max <= 0 {
+		max = DefaultMaxFields
+	}
+	t := &Tracker{max: max, fields: fields, objects: make([]tracked, len(objects))}
+	for i, obj := range objects {
+		t.objects[i] = tracked{obj: obj}
+		if i < len(seeds) {
+			t.objects[i].root, t.objects[i].source, t.objects[i].element = seeds[i].Root, seeds[i].Source, seeds[i].Element
+		}
+	}
+	if fields > max {
+		t.err = ErrTooManyFields
+	}
+	return t
+}
+
+// SetSecrets gives the values that must never appear in the Map (those of secret and
+// generated parameters): a member name or an object's name holding one is masked.
+func (t *Tracker) SetSecrets(values []string) {
+	for _, v := range values {
+		if v != "" {
+			t.secrets = append(t.secrets, v)
+		}
+	}
+}
+
+// Err is ErrTooManyFields once the objects passed the bound of leaf fields.
+func (t *Tracker) Err() error { return t.err }
+
+// Before snapshots the objects a step is about to run over.
+func (t *Tracker) Before(objects []map[string]any) {
+	if t.err != nil {
+		return
+	}
+	t.align(objects)
+	t.before = jsonbytes.CopyObjects(objects)
+	t.beforeAt = make(map[unsafe.Pointer]int, len(objects))
+	for i, obj := range objects {
+		t.beforeAt[key(obj)] = i
+	}
+}
+
+// align makes the tracked objects those of the list, by their maps: whatever was changed
+// between steps without a tracker's knowledge is a new object of no known source.
+func (t *Tracker) align(objects []map[string]any) {
+	if len(objects) == len(t.objects) {
+		same := true
+		for i := range objects {
+			same = same && key(objects[i]) == key(t.objects[i].obj)
+		}
+		if same {
+			return
+		}
+	}
+	at := make(map[unsafe.Pointer]int, len(t.objects))
+	for i := range t.objects {
+		at[key(t.objects[i].obj)] = i
+	}
+	aligned := make([]tracked, len(objects))
+	for i, obj := range objects {
+		if j, ok := at[key(obj)]; ok {
+			aligned[i] = t.objects[j]
+		} else {
+			aligned[i] = tracked{obj: obj, source: Source{Kind: Engine}}
+		}
+	}
+	t.objects = aligned
+}
+
+// After records what the step did to the objects Before saw: the fields it set or changed
+// get the step, objects it made get it as their source. It returns Err.
+func (t *Tracker) After(step StepInfo, objects []map[string]any) error {
+	if t.err != nil {
+		return t.err
+	}
+	index := len(t.steps)
+	t.steps = append(t.steps, step)
+	from := t.matchObjects(objects)
+	out := make([]tracked, len(objects))
+	for i, obj := range objects {
+		j := from[i]
+		if j < 0 {
+			out[i] = tracked{obj: obj, root: t.diff(nil, obj, false, nil, index), source: Source{Kind: Step}, steps: []int{index}}
+			continue
+		}
+		tr := t.objects[j]
+		tr.obj = obj
+		tr.root = t.diff(t.before[j], obj, true, tr.root, index)
+		out[i] = tr
+	}
+	t.objects, t.before, t.beforeAt = out, nil, nil
+	if t.fields > t.max {
+		t.err = ErrTooManyFields
+	}
+	return t.err
+}
+
+// matchObjects finds, for each object after the step, the object before it that it is: the
+// same map; else one of the same apiVersion, kind, namespace and name; else of the same kind
+// and name (a step moved it); else the one at its place, of its kind (a step rebuilt and
+// renamed it). -1 is an object the step made.
+func (t *Tracker) matchObjects(objects []map[string]any) []int {
+	from := make([]int, len(objects))
+	used := make([]bool, len(t.before))
+	for i, obj := range objects {
+		from[i] = -1
+		if j, ok := t.beforeAt[key(obj)]; ok && !used[j] {
+			from[i], used[j] = j, true
+		}
+	}
+	type kindName struct{ kind, name string }
+	var byID map[objectID][]int
+	var byName map[kindName][]int
+	take := func(candidates []int) int {
+		for _, j := range candidates {
+			if !used[j] {
+				used[j] = true
+				return j
+			}
+		}
+		return -1
+	}
+	for i, obj := range objects {
+		if from[i] >= 0 {
+			continue
+		}
+		if byID == nil {
+			byID, byName = map[objectID][]int{}, map[kindName][]int{}
+			for j, b := range t.before {
+				id := idOf(b)
+				byID[id] = append(byID[id], j)
+				byName[kindName{id.kind, id.name}] = append(byName[kindName{id.kind, id.name}], j)
+			}
+		}
+		id := idOf(obj)
+		if j := take(byID[id]); j >= 0 {
+			from[i] = j
+		} else if j := take(byName[kindName{id.kind, id.name}]); j >= 0 {
+			from[i] = j
+		} else if i < len(t.before) && !used[i] && idOf(t.before[i]).kind == id.kind {
+			from[i], used[i] = i, true
+		}
+	}
+	return from
+}
+
+// diff returns the Node of value now, given the value before the step (old, present says
+// there was one) and its Node: unchanged subtrees keep their Nodes, changed leaves get the
+// step, new leaves are the step's.
+func (t *Tracker) diff(old, now any, present bool, node *Node, step int) *Node {
+	switch n := now.(type) {
+	case map[string]any:
+		if len(n) > 0 {
+			return t.diffObject(old, n, node, step)
+		}
+	case []any:
+		if len(n) > 0 {
+			return t.diffArray(old, n, node, step)
+		}
+	}
+	if node != nil && node.Field != nil {
+		if !present || !sameLeaf(old, now) {
+			node.Field.Steps = appendStep(node.Field.Steps, step)
+		}
+		return node
+	}
+	t.fields++
+	return &Node{Field: &Field{Source: Source{Kind: Step}, Steps: []int{step}}}
+}
+
+func (t *Tracker) diffObject(old any, now map[string]any, node *Node, step int) *Node {
+	before, _ := old.(map[string]any)
+	var members map[string]*Node
+	if node != nil {
+		members = node.Members
+	}
+	same := node != nil && node.Field == nil && len(members) == len(now)
+	out := make(map[string]*Node, len(now))
+	for k, v := range now {
+		ov, ok := before[k]
+		var child *Node
+		if ok {
+			child = members[k]
+		}
+		c := t.diff(ov, v, ok, child, step)
+		same = same && c == child && child != nil
+		out[k] = c
+	}
+	if same {
+		return node
+	}
+	return &Node{Members: out}
+}
+
+func (t *Tracker) diffArray(old any, now []any, node *Node, step int) *Node {
+	before, _ := old.([]any)
+	var elements []*Node
+	if node != nil {
+		elements = node.Elements
+	}
+	from := matchElements(before, now)
+	same := node != nil && node.Field == nil && len(elements) == len(now)
+	out := make([]*Node, len(now))
+	for i, v := range now {
+		j := from[i]
+		var ov any
+		var child *Node
+		if j >= 0 {
+			ov = before[j]
+			if j < len(elements) {
+				child = elements[j]
+			}
+		}
+		c := t.diff(ov, v, j >= 0, child, step)
+		same = same && c == child && child != nil && i == j
+		out[i] = c
+	}
+	if same {
+		return node
+	}
+	return &Node{Elements: out}
+}
+
+// matchElements finds, for each element of an array after a step, the element it was: by
+// name when every element of both is an object with a string name (containers, env, ports,
+// volumes, which patches insert into and reorder), else by place.
+func matchElements(before, now []any) []int {
+	from := make([]int, len(now))
+	if names, ok := elementNames(before); ok {
+		if nowNames, ok := elementNames(now); ok {
+			at := make(map[string][]int, len(names))
+			for j, n := range names {
+				at[n] = append(at[n], j)
+			}
+			for i, n := range nowNames {
+				from[i] = -1
+				if js := at[n]; len(js) > 0 {
+					from[i], at[n] = js[0], js[1:]
+				}
+			}
+			return from
+		}
+	}
+	for i := range now {
+		from[i] = -1
+		if i < len(before) {
+			from[i] = i
+		}
+	}
+	return from
+}
+
+func elementNames(elements []any) ([]string, bool) {
+	if len(elements) == 0 {
+		return nil, false
+	}
+	names := make([]string, len(elements))
+	for i, e := range elements {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if names[i], ok = m["name"].(string); !ok {
+			return nil, false
+		}
+	}
+	return names, true
+}
+
+// sameLeaf compares two leaf values: scalars by value, empty objects and arrays by kind.
+func sameLeaf(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		return ok && len(x) == 0 && len(y) == 0
+	case []any:
+		y, ok := b.([]any)
+		return ok && len(x) == 0 && len(y) == 0
+	}
+	switch b.(type) {
+	case map[string]any, []any:
+		return false
+	}
+	return a == b
+}
+
+func appendStep(steps []int, step int) []int {
+	if n := len(steps); n > 0 && steps[n-1] == step {
+		return steps
+	}
+	return append(steps, step)
+}
+
+// objectID identifies an object in the list.
+type objectID struct{ apiVersion, kind, namespace, name string }
+
+func idOf(obj map[string]any) objectID {
+	meta, _ := obj["metadata"].(map[string]any)
+	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+	return objectID{str(obj, "apiVersion"), str(obj, "kind"), str(meta, "namespace"), str(meta, "name")}
+}
+
+// key identifies an object by its map, which steps edit in place.
+func key(obj map[string]any) unsafe.Pointer { return reflect.ValueOf(obj).UnsafePointer() }

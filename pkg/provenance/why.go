@@ -1,0 +1,141 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package provenance
+
+import (
+	"fmt"
+	"strings"
+
+	"stencil.dev/stencil/pkg/positions"
+)
+
+// Match is one leaf field a query found.
+type Match struct {
+	Object *Object
+	Field  *Field
+}
+
+// Find returns the leaf fields at path (or under it, when path names an object or array) of
+// the objects named by object: Kind/name, or group/Kind/name, Kind case-insensitively. An
+// object repeated per destination matches once per destination.
+func (m *Map) Find(object, path string) ([]Match, error) {
+	parts := strings.Split(object, "/")
+	group := ""
+	if len(parts) == 3 {
+		group, parts = parts[0], parts[1:]
+	}
+	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
+		return nil, fmt.Errorf("name the object as KIND/NAME (Deployment/web), not %q", object)
+	}
+	kind, name := parts[0], parts[1]
+	want := ""
+	if path != "" {
+		p, err := positions.ParsePath(path)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a field path: %v", path, err)
+		}
+		want = p.String()
+	}
+	var out []Match
+	objects := 0
+	for i := range m.Objects {
+		o := &m.Objects[i]
+		if !strings.EqualFold(o.Kind, kind) || o.Name != name || group != "" && !strings.HasPrefix(o.APIVersion, group+"/") {
+			continue
+		}
+		objects++
+		for j := range o.Fields {
+			f := &o.Fields[j]
+			if want == "" || f.Path == want || under(f.Path, want) {
+				out = append(out, Match{Object: o, Field: f})
+			}
+		}
+	}
+	switch {
+	case objects == 0:
+		return nil, fmt.Errorf("the output has no %s", object)
+	case len(out) == 0:
+		return nil, fmt.Errorf("%s has no field %s", object, path)
+	}
+	return out, nil
+}
+
+// under reports whether the field path p lies under prefix.
+func under(p, prefix string) bool {
+	return strings.HasPrefix(p, prefix) && len(p) > len(prefix) && (p[len(prefix)] == '.' || p[len(prefix)] == '[')
+}
+
+// Explain writes one line per step of a field's making, each starting with the place it
+// refers to (file:line:col, or the template's field path without a file), as editors and CI
+// annotators read diagnostics: where the template wrote it, the parameters substituted into
+// it, then each step that set or changed it, in order.
+func (m *Map) Explain(match Match) []string {
+	f := match.Field
+	var lines []string
+	switch f.Source.Kind {
+	case Template:
+		lines = append(lines, fmt.Sprintf("%s: written by the template at %s", place(f.Source), f.Source.Path))
+	case ObjectLabels:
+		lines = append(lines, fmt.Sprintf("%s: the template's object label %s", place(f.Source), f.Source.Path))
+	case RequestLabels:
+		lines = append(lines, fmt.Sprintf("request: the label %s given with the request (-l)", f.Source.Path))
+	case Engine:
+		lines = append(lines, fmt.Sprintf("%s: added by the engine's rules (%s)", place(match.Object.Source), match.Object.Source.Path))
+	case Step:
+		// The first step below made it.
+	}
+	if len(f.Parameters) > 0 {
+		lines = append(lines, fmt.Sprintf("%s: parameters substituted: %s", place(f.Source), strings.Join(f.Parameters, ", ")))
+	}
+	for n, i := range f.Steps {
+		if i < 0 || i >= len(m.Steps) {
+			continue
+		}
+		s := m.Steps[i]
+		verb := "changed it"
+		if n == 0 && f.Source.Kind == Step {
+			verb = "set it"
+		}
+		at, where := "processing", ""
+		if s.Source != nil {
+			at, where = place(*s.Source), s.Source.Path+" "
+		}
+		line := fmt.Sprintf("%s: step %d, %s%s", at, i+1, where, s.Kind)
+		if s.Name != "" {
+			line += fmt.Sprintf(" %q", s.Name)
+		}
+		line += " " + verb
+		if len(s.Parameters) > 0 {
+			line += " (parameters: " + strings.Join(s.Parameters, ", ") + ")"
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// place writes where a source was written: file:line:col, line:col for a body, or its path.
+func place(s Source) string {
+	switch {
+	case s.Line > 0 && s.File != "":
+		return fmt.Sprintf("%s:%d:%d", s.File, s.Line, s.Column)
+	case s.Line > 0:
+		return fmt.Sprintf("%d:%d", s.Line, s.Column)
+	case s.Path != "":
+		return s.Path
+	}
+	return "engine"
+}
