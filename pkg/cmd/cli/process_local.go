@@ -46,22 +46,23 @@ import (
 // the CustomTransforms of the further -f files; withProvenance also returns where every field
 // came from.
 func (o *ProcessOptions) processLocal(req process.Request, withProvenance bool) (jsonbytes.Compacted, *provenance.Map, error) {
-	t, _, positions, err := o.readTemplateFile()
+	f, err := o.readTemplateFile(withProvenance)
 	if err != nil {
 		return nil, nil, err
 	}
 	var trace *render.ProvenanceOptions
 	if withProvenance {
 		trace = &render.ProvenanceOptions{Annotate: o.ProvenanceAnnotations, Source: o.Filenames[0]}
-		if positions != nil {
-			trace.Positions = positions
+		if x := f.Positions(); x != nil {
+			trace.Positions = x
 		}
 	}
-	return o.renderLocal(t, req, trace)
+	return o.renderLocal(f, req, trace)
 }
 
-// renderLocal processes t here.
-func (o *ProcessOptions) renderLocal(t *templates.Template, req process.Request, trace *render.ProvenanceOptions) (jsonbytes.Compacted, *provenance.Map, error) {
+// renderLocal processes the template of f here.
+func (o *ProcessOptions) renderLocal(f *process.TemplateFile, req process.Request, trace *render.ProvenanceOptions) (jsonbytes.Compacted, *provenance.Map, error) {
+	t := f.Template
 	properties, destinations, err := o.expansion()
 	if err != nil {
 		return nil, nil, err
@@ -92,11 +93,11 @@ func (o *ProcessOptions) renderLocal(t *templates.Template, req process.Request,
 	}
 	if out != nil {
 		for _, w := range out.Warnings {
-			fmt.Fprintf(o.streams.ErrOut, "Warning: %s\n", w)
+			fmt.Fprintln(o.streams.ErrOut, placedWarning(f.Positions(), w))
 		}
 	}
 	if len(errs) > 0 {
-		return nil, nil, &processingError{template: t, errs: errs}
+		return nil, nil, &processingError{template: t, errs: errs, file: f}
 	}
 	// The engine writes valid, compact JSON, and so does the transformers' encoder.
 	return jsonbytes.Compacted(out.List()), out.Provenance, nil
