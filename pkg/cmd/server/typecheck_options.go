@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 
+	"stencil.dev/stencil/pkg/apiserver"
 	"stencil.dev/stencil/pkg/registry/templates/templatecheck"
 	"stencil.dev/stencil/pkg/typecheck"
 	"stencil.dev/stencil/pkg/typecheck/kubeschemas"
@@ -71,6 +72,13 @@ func (o *TypeCheckOptions) Validate() []error {
 		errs = append(errs, fmt.Errorf("--template-type-check-timeout must be positive"))
 	}
 	return errs
+}
+
+// ApplyTo sets the store's type check of c's cluster.
+func (o *TypeCheckOptions) ApplyTo(c *apiserver.ExtraConfig) error {
+	types, err := o.Types(c.ClusterConfig)
+	c.TemplateTypes = types
+	return err
 }
 
 // Types is the store's type check of the cluster of config; nil when it is off or there is
