@@ -54,7 +54,3 @@ kube::codegen::gen_client \
 go run "${THIS_PKG}/hack/parameter-reader" \
     --boilerplate "${SCRIPT_ROOT}/hack/boilerplate.go.txt" \
     -o "${SCRIPT_ROOT}/pkg/process/zz_generated.parameter_reader.go"
-
-# The Template's JSON Schema for editors (artifacts/schema) is written from the OpenAPI the
-# generated definitions make; hack/verify-template-schema.sh (make verify) checks it.
-"${SCRIPT_ROOT}/hack/update-template-schema.sh"
