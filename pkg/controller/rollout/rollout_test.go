@@ -280,3 +280,24 @@ func TestGateErrorPauses(t *testing.T) {
 		t.Fatalf("gate error: %+v", st)
 	}
 }
+
+// TestRefusedInstancePausesItsWave: an instance whose pass the authorization rule refuses
+// (its requester, or the revision's author, may not create an object) fails, never runs the
+// revision, and so pauses its wave at the timeout, named with the refusal; the rollout moves
+// no one further.
+func TestRefusedInstancePausesItsWave(t *testing.T) {
+	f := newFixture(t, waves(intstr.FromInt32(1)), "a", "b")
+	f.edit(2, "sha256:two", nil)
+	f.sync()
+	a := f.instance("a")
+	a.Status.Conditions = append(a.Status.Conditions, metav1.Condition{Type: templatesv1.TemplateInstanceFailed, Status: metav1.ConditionTrue,
+		Reason: "AuthorForbidden", Message: "ConfigMap ns/a-config: mallory (the author of Template app) may not create it"})
+	f.now = f.now.Add(2 * time.Minute)
+	st, _ := f.sync()
+	if st.Phase != templatesv1.RolloutPaused || len(st.Failed) != 1 || st.Failed[0].Reason != "AuthorForbidden" || slices.Contains(st.Moved, "b") {
+		t.Fatalf("a refused instance: %+v", st)
+	}
+	if got := revisions(f); !maps.Equal(got, map[string]int64{"a": 1, "b": 1}) {
+		t.Errorf("revisions %v", got)
+	}
+}
