@@ -301,3 +301,34 @@ func TestRefusedInstancePausesItsWave(t *testing.T) {
 		t.Errorf("revisions %v", got)
 	}
 }
+
+// TestCountsAreWrittenAtMostEvery2s: instances turning Ready one by one write the Template's
+// status at most every 2 s when nothing but the counts changed; the later count is written
+// once that time has passed.
+func TestCountsAreWrittenAtMostEvery2s(t *testing.T) {
+	f := newFixture(t, waves(intstr.FromInt32(3)), "a", "b", "c", "d")
+	f.edit(2, "sha256:two", nil)
+	f.sync()
+	f.passes("a", "b", "c")
+	writes := func() int {
+		n := 0
+		for _, a := range f.client.Actions() {
+			if a.GetVerb() == "update" && a.GetSubresource() == "status" {
+				n++
+			}
+		}
+		return n
+	}
+	base := writes()
+	for _, name := range []string{"a", "b"} {
+		setRunning(f.instance(name), 2, true)
+		f.sync()
+	}
+	if got := writes() - base; got != 1 {
+		t.Errorf("two instances turned Ready within 2 s: %d status writes, want 1", got)
+	}
+	f.now = f.now.Add(3 * time.Second)
+	if st, _ := f.sync(); st.Updated != 2 {
+		t.Errorf("after 2 s the count is written: %+v", st)
+	}
+}
