@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -53,10 +54,28 @@ func fileName(name string) string {
 // place returns "FILE:LINE:COL" for the field at path of the file x indexes, or "" when the
 // file has neither it nor any ancestor but the document itself.
 func place(x *positions.Index, path string) string {
-	if path == "" || strings.ContainsAny(path, " \t\n") {
+	at, ok := placeOf(x, path)
+	if !ok {
 		return ""
 	}
-	return x.Locate(path)
+	return x.File() + ":" + at.String()
+}
+
+// placeOf returns where the field at path, or its closest ancestor but the document, was
+// written in the file x indexes.
+func placeOf(x *positions.Index, path string) (positions.Pos, bool) {
+	if path == "" || strings.ContainsAny(path, " \t\n") {
+		return positions.Pos{}, false
+	}
+	p, err := positions.ParsePath(path)
+	if err != nil {
+		return positions.Pos{}, false
+	}
+	s, n := x.Nearest(p)
+	if n <= 0 || !s.Start().IsValid() {
+		return positions.Pos{}, false
+	}
+	return s.Start(), true
 }
 
 // leadingPath returns the field path a message starts with ("objects[0].data.b: ...").
@@ -78,29 +97,41 @@ func placedWarning(x *positions.Index, message string) string {
 }
 
 // placedErrors writes one line per error of errs about the file name, which x indexes (nil
-// when it could not be indexed).
+// when it could not be indexed), in the order of their places in the file, as compilers list
+// them; what has no place comes last.
 func placedErrors(x *positions.Index, name string, errs []error) string {
-	var b strings.Builder
+	type line struct {
+		at   positions.Pos
+		text string
+	}
+	lines := make([]line, len(errs))
 	for i, err := range errs {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		path := ""
+		var path string
 		var fe *field.Error
 		if errors.As(err, &fe) {
 			path = fe.Field
 		} else {
 			path = leadingPath(err.Error())
 		}
-		if at := place(x, path); at != "" {
-			b.WriteString(at)
+		at, ok := placeOf(x, path)
+		if ok {
+			lines[i] = line{at, name + ":" + at.String() + ": " + err.Error()}
 		} else {
-			b.WriteString(name)
+			lines[i] = line{positions.Pos{}, name + ": " + err.Error()}
 		}
-		b.WriteString(": ")
-		b.WriteString(err.Error())
 	}
-	return b.String()
+	sort.SliceStable(lines, func(i, j int) bool {
+		a, b := lines[i].at, lines[j].at
+		if a.IsValid() != b.IsValid() {
+			return a.IsValid()
+		}
+		return a.Offset < b.Offset
+	})
+	texts := make([]string, len(lines))
+	for i, l := range lines {
+		texts[i] = l.text
+	}
+	return strings.Join(texts, "\n")
 }
 
 // problems says how many problems follow a summary.
