@@ -26,10 +26,12 @@ import (
 	"strings"
 	"unicode"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/positions"
+	"stencil.dev/stencil/pkg/process"
 )
 
 // Diagnostics about a file are written as editors and CI annotators read them (the form of
@@ -38,7 +40,8 @@ import (
 // name, or the value of an array element), found by the field path that starts the message
 // (objects[2].spec.replicas: ...) in the file's positions.Index; a field the file does not
 // have (one processing adds) is placed at its closest ancestor that the file has. What names
-// no field of the file is written "FILE: message".
+// no field of the file is written "FILE: message". A server's refusal of a file's template
+// (stencil process -f against a server) is placed the same way, by the field of each cause.
 
 // stdinName names standard input in diagnostics, as compilers name it.
 const stdinName = "<stdin>"
@@ -176,4 +179,30 @@ func fileError(name string, data []byte, err error) error {
 		}
 	}
 	return fmt.Errorf("%s: %s", name, msg)
+}
+
+// placedRefusal places the causes of the server's refusal of the template of the file f (a
+// 422 of processedtemplates lists each problem at its field path), or returns err as it is.
+func placedRefusal(f *process.TemplateFile, err error) error {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return err
+	}
+	st := status.Status()
+	if st.Details == nil || len(st.Details.Causes) == 0 {
+		return err
+	}
+	causes := make([]error, len(st.Details.Causes))
+	for i, c := range st.Details.Causes {
+		text := c.Message
+		if c.Field != "" {
+			text = c.Field + ": " + c.Message
+		}
+		causes[i] = errors.New(text)
+	}
+	summary := st.Message
+	if i := strings.Index(summary, " is invalid"); i >= 0 {
+		summary = summary[:i+len(" is invalid")]
+	}
+	return fmt.Errorf("%s (%s):\n%s", summary, problems(len(causes)), placedErrors(f.Positions(), f.Name(), causes))
 }
