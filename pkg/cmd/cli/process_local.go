@@ -33,12 +33,12 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
+	"stencil.dev/stencil/pkg/cmd/options"
 	"stencil.dev/stencil/pkg/jsonbytes"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/provenance"
 	"stencil.dev/stencil/pkg/render"
 	"stencil.dev/stencil/pkg/transform/plugin"
-	"stencil.dev/stencil/pkg/transform/plugin/exec"
 	"stencil.dev/stencil/pkg/transform/remove"
 )
 
@@ -75,23 +75,11 @@ func (o *ProcessOptions) renderLocal(f *process.TemplateFile, req process.Reques
 		}
 		rules = append(rules, fileRules...)
 	}
-	plugins := plugin.Policy{Starlark: true, LocalFiles: true}
-	if name := o.Filenames[0]; name != "-" {
-		// provider.starlark.path reads only beside the template.
-		abs, err := filepath.Abs(name)
-		if err != nil {
-			return nil, nil, err
-		}
-		plugins.LocalDir = filepath.Dir(abs)
+	config, plugins, err := o.localProcessing()
+	if err != nil {
+		return nil, nil, err
 	}
-	if o.EnableExec {
-		dir, err := filepath.Abs(o.PluginDir)
-		if err != nil {
-			return nil, nil, err
-		}
-		plugins.Exec = &exec.Policy{Dir: dir}
-	}
-	out, errs, err := render.NewRenderer(render.Options{}).Render(context.Background(), render.Input{
+	out, errs, err := render.NewRenderer(render.Options{Config: config}).Render(context.Background(), render.Input{
 		Template:     t,
 		Request:      req,
 		Properties:   properties,
@@ -113,6 +101,35 @@ func (o *ProcessOptions) renderLocal(f *process.TemplateFile, req process.Reques
 	}
 	// The engine writes valid, compact JSON, and so does the transformers' encoder.
 	return jsonbytes.Compacted(out.List()), out.Provenance, nil
+}
+
+// localProcessing returns the settings and plugins of --local processing: the server's
+// defaults, from the same options, with Starlark always on (provider.starlark.path read beside
+// the template file) and, with --enable-exec, the plugins of --plugin-dir under the server's
+// default bounds.
+func (o *ProcessOptions) localProcessing() (render.Config, plugin.Policy, error) {
+	var config render.Config
+	starlark := options.NewStarlarkOptions()
+	options.NewProcessingOptions().ApplyTo(&config)
+	starlark.ApplyTo(&config)
+	plugins := plugin.Policy{Starlark: true, LocalFiles: true}
+	if name := o.Filenames[0]; name != "-" {
+		abs, err := filepath.Abs(name)
+		if err != nil {
+			return config, plugins, err
+		}
+		plugins.LocalDir = filepath.Dir(abs)
+	}
+	if o.EnableExec {
+		execPlugins := options.NewExecPluginOptions()
+		execPlugins.Dir = o.PluginDir
+		policy, err := execPlugins.Policy()
+		if err != nil {
+			return config, plugins, err
+		}
+		plugins.Exec = policy
+	}
+	return config, plugins, nil
 }
 
 // readRemovalRules reads the CustomTransforms of a YAML or JSON file, one or more documents.
