@@ -101,16 +101,11 @@ func rolloutPauseCommand(config *genericclioptions.ConfigFlags, streams IOStream
 		Short: "Stop a Template's rollout where it is (rollout.paused: true)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return updateTemplate(cmd.Context(), config, streams, args[0], func(t *templatesv1.Template) (string, error) {
-				if t.Rollout == nil {
-					return "", fmt.Errorf("template %s has no rollout: its Automatic instances move at once; give it rollout.waves first", t.Name)
-				}
-				if t.Rollout.Paused {
-					return "", nil
-				}
-				t.Rollout.Paused = true
-				return "template " + t.Name + ": rollout paused", nil
-			})
+			cs, namespace, err := newClient(config, streams)
+			if err != nil {
+				return err
+			}
+			return updateTemplate(cmd.Context(), cs, namespace, args[0], streams, pause)
 		},
 	}
 }
@@ -121,25 +116,11 @@ func rolloutResumeCommand(config *genericclioptions.ConfigFlags, streams IOStrea
 		Short: "Go on with a paused rollout: a pause by rollout.paused, or one a wave made",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return updateTemplate(cmd.Context(), config, streams, args[0], func(t *templatesv1.Template) (string, error) {
-				if t.Rollout == nil {
-					return "", fmt.Errorf("template %s has no rollout", t.Name)
-				}
-				changed := t.Rollout.Paused
-				t.Rollout.Paused = false
-				if st := rolloutStatus(t); st != nil && st.Phase == templatesv1.RolloutPaused && st.Reason != rollout.ReasonPausedByUser {
-					// The token names this pause: a resume never resumes a later one.
-					if t.Annotations == nil {
-						t.Annotations = map[string]string{}
-					}
-					changed = changed || t.Annotations[templatesv1.AnnotationRolloutResume] != rollout.ResumeToken(st)
-					t.Annotations[templatesv1.AnnotationRolloutResume] = rollout.ResumeToken(st)
-				}
-				if !changed {
-					return "", nil
-				}
-				return "template " + t.Name + ": rollout resumed", nil
-			})
+			cs, namespace, err := newClient(config, streams)
+			if err != nil {
+				return err
+			}
+			return updateTemplate(cmd.Context(), cs, namespace, args[0], streams, resume)
 		},
 	}
 }
@@ -218,17 +199,46 @@ func undo(ctx context.Context, cs clientset.Interface, namespace, name string, t
 	})
 }
 
-// updateTemplate reads the Template, lets change edit it, and writes it (get and update, as
-// the brief of pause and resume is the right to update the Template), retrying on conflicts.
-// change returns what to print, "" when nothing needs writing.
-func updateTemplate(ctx context.Context, config *genericclioptions.ConfigFlags, streams IOStreams, name string,
-	change func(*templatesv1.Template) (string, error)) error {
-	cs, namespace, err := newClient(config, streams)
-	if err != nil {
-		return err
+// pause sets rollout.paused.
+func pause(t *templatesv1.Template) (string, error) {
+	if t.Rollout == nil {
+		return "", fmt.Errorf("template %s has no rollout: its Automatic instances move at once; give it rollout.waves first", t.Name)
 	}
+	if t.Rollout.Paused {
+		return "", nil
+	}
+	t.Rollout.Paused = true
+	return "template " + t.Name + ": rollout paused", nil
+}
+
+// resume clears rollout.paused and, when a wave paused the rollout, names that pause in the
+// resume annotation: a resume never resumes a later pause.
+func resume(t *templatesv1.Template) (string, error) {
+	if t.Rollout == nil {
+		return "", fmt.Errorf("template %s has no rollout", t.Name)
+	}
+	changed := t.Rollout.Paused
+	t.Rollout.Paused = false
+	if st := rolloutStatus(t); st != nil && st.Phase == templatesv1.RolloutPaused && st.Reason != rollout.ReasonPausedByUser {
+		if t.Annotations == nil {
+			t.Annotations = map[string]string{}
+		}
+		changed = changed || t.Annotations[templatesv1.AnnotationRolloutResume] != rollout.ResumeToken(st)
+		t.Annotations[templatesv1.AnnotationRolloutResume] = rollout.ResumeToken(st)
+	}
+	if !changed {
+		return "", nil
+	}
+	return "template " + t.Name + ": rollout resumed", nil
+}
+
+// updateTemplate reads the Template, lets change edit it, and writes it (get and update: the
+// right pause and resume need is the right to update the Template), retrying on conflicts.
+// change returns what to print, "" when nothing needs writing.
+func updateTemplate(ctx context.Context, cs clientset.Interface, namespace, name string, streams IOStreams,
+	change func(*templatesv1.Template) (string, error)) error {
 	var said string
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		t, err := cs.TemplatesV1alpha1().Templates(namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err

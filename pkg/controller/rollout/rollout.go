@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -58,9 +59,16 @@ type Config struct {
 	Now func() time.Time
 }
 
+// countsEvery is how often a rollout's status is written when only its counts (updated,
+// total) changed: each instance turning Ready would otherwise write the Template, with its
+// list of moved instances, once per instance.
+const countsEvery = 2 * time.Second
+
 // Reconciler takes the steps of Templates' rollouts.
 type Reconciler struct {
 	cfg Config
+	// counted is when each Template's counts alone were last written, by namespace/name.
+	counted sync.Map
 }
 
 // New returns a Reconciler of cfg.
@@ -93,10 +101,31 @@ func (r *Reconciler) Reconcile(ctx context.Context, t *templatesv1.Template, ins
 	if err != nil || apiequality.Semantic.DeepEqual(before, st) {
 		return after, err
 	}
+	key := t.Namespace + "/" + t.Name
+	if countsOnly(before, st) {
+		if last, ok := r.counted.Load(key); ok && r.cfg.Now().Sub(last.(time.Time)) < countsEvery {
+			wait := countsEvery - r.cfg.Now().Sub(last.(time.Time))
+			if after == 0 || wait < after {
+				after = wait
+			}
+			return after, nil
+		}
+		r.counted.Store(key, r.cfg.Now())
+	}
 	t = t.DeepCopy()
 	t.Status = &templatesv1.TemplateStatus{Rollout: st}
 	_, err = r.cfg.Client.TemplatesV1alpha1().Templates(t.Namespace).UpdateStatus(ctx, t, metav1.UpdateOptions{})
 	return after, err
+}
+
+// countsOnly says a and b differ in their counts alone.
+func countsOnly(a, b *templatesv1.RolloutStatus) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	c := *b
+	c.Updated, c.Total = a.Updated, a.Total
+	return apiequality.Semantic.DeepEqual(a, &c)
 }
 
 // ResumeToken is the value of templates.stencil.dev/rollout-resume that resumes the

@@ -280,3 +280,55 @@ func TestGateErrorPauses(t *testing.T) {
 		t.Fatalf("gate error: %+v", st)
 	}
 }
+
+// TestRefusedInstancePausesItsWave: an instance whose pass the authorization rule refuses
+// (its requester, or the revision's author, may not create an object) fails, never runs the
+// revision, and so pauses its wave at the timeout, named with the refusal; the rollout moves
+// no one further.
+func TestRefusedInstancePausesItsWave(t *testing.T) {
+	f := newFixture(t, waves(intstr.FromInt32(1)), "a", "b")
+	f.edit(2, "sha256:two", nil)
+	f.sync()
+	a := f.instance("a")
+	a.Status.Conditions = append(a.Status.Conditions, metav1.Condition{Type: templatesv1.TemplateInstanceFailed, Status: metav1.ConditionTrue,
+		Reason: "AuthorForbidden", Message: "ConfigMap ns/a-config: mallory (the author of Template app) may not create it"})
+	f.now = f.now.Add(2 * time.Minute)
+	st, _ := f.sync()
+	if st.Phase != templatesv1.RolloutPaused || len(st.Failed) != 1 || st.Failed[0].Reason != "AuthorForbidden" || slices.Contains(st.Moved, "b") {
+		t.Fatalf("a refused instance: %+v", st)
+	}
+	if got := revisions(f); !maps.Equal(got, map[string]int64{"a": 1, "b": 1}) {
+		t.Errorf("revisions %v", got)
+	}
+}
+
+// TestCountsAreWrittenAtMostEvery2s: instances turning Ready one by one write the Template's
+// status at most every 2 s when nothing but the counts changed; the later count is written
+// once that time has passed.
+func TestCountsAreWrittenAtMostEvery2s(t *testing.T) {
+	f := newFixture(t, waves(intstr.FromInt32(3)), "a", "b", "c", "d")
+	f.edit(2, "sha256:two", nil)
+	f.sync()
+	f.passes("a", "b", "c")
+	writes := func() int {
+		n := 0
+		for _, a := range f.client.Actions() {
+			if a.GetVerb() == "update" && a.GetSubresource() == "status" {
+				n++
+			}
+		}
+		return n
+	}
+	base := writes()
+	for _, name := range []string{"a", "b"} {
+		setRunning(f.instance(name), 2, true)
+		f.sync()
+	}
+	if got := writes() - base; got != 1 {
+		t.Errorf("two instances turned Ready within 2 s: %d status writes, want 1", got)
+	}
+	f.now = f.now.Add(3 * time.Second)
+	if st, _ := f.sync(); st.Updated != 2 {
+		t.Errorf("after 2 s the count is written: %+v", st)
+	}
+}
