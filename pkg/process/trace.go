@@ -17,6 +17,8 @@ limitations under the License.
 package process
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -162,9 +164,16 @@ func (tr *tracer) templateObject(t *templates.Template, i int) (any, error) {
 	if raw != nil {
 		obj, err := jsonbytes.DecodeObject(raw)
 		if err != nil {
-			return nil, fmt.Errorf("objects[%d]: %w", i, err)
+			// Member names repeated (the OpenShift dialect tolerates them): the last value is
+			// the one used, as encoding/json reads it.
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.UseNumber()
+			if err := dec.Decode(&v); err != nil {
+				return nil, fmt.Errorf("objects[%d]: %w", i, err)
+			}
+		} else {
+			v = obj
 		}
-		v = obj
 	}
 	tr.templates[i] = v
 	return v, nil
@@ -243,7 +252,28 @@ func (tr *tracer) walk(tv any, tpath positions.Path, inTemplate bool, out any, t
 	if s, ok := tv.(string); ok {
 		params = concat(params, tr.references(s))
 	}
-	return tr.leaf(tr.source(tpath), params)
+	node := tr.leaf(tr.source(tpath), params)
+	if tr.plan.dialect == OpenShift && len(params) == 0 {
+		node.Field.Note = openShiftRewrite(tpath, tv, out)
+	}
+	return node
+}
+
+// openShiftRewrite says which rule of OpenShift's processor changed a literal value of the template,
+// at the only places it does: the apiVersion of a legacy kind, the namespace.
+func openShiftRewrite(tpath positions.Path, tv, out any) string {
+	if s, isString := tv.(string); isString {
+		if o, ok := out.(string); ok && o == s {
+			return ""
+		}
+	}
+	switch p := tpath[min(2, len(tpath)):]; {
+	case len(p) == 1 && p[0].Key == "apiVersion":
+		return "OpenShift's processor gives a legacy group-less kind its group"
+	case len(p) == 1 && p[0].Key == "namespace", len(p) == 2 && p[0].Key == "metadata" && p[1].Key == "namespace":
+		return "OpenShift's stripNamespace writes an empty namespace here"
+	}
+	return ""
 }
 
 // written returns the Node of a value no template field maps to member by member: every leaf

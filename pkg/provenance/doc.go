@@ -79,6 +79,9 @@ type Field struct {
 	Parameters []string `json:"parameters,omitempty"`
 	// Steps index Map.Steps: the steps that set or changed the field, in the order they ran.
 	Steps []int `json:"steps,omitempty"`
+	// Note says what a rule of the engine did to the value the template wrote (OpenShift's
+	// group of a legacy kind, its stripNamespace).
+	Note string `json:"note,omitempty"`
 }
 
 // StepInfo is one step that ran over the objects.
