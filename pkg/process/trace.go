@@ -93,7 +93,7 @@ func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Resul
 		targets := labelTargetsFor(p.dialect, []byte(apiVersion), []byte(kind))
 		seeds[i] = provenance.ObjectSeed{Root: tr.walk(raw, true, obj, targets, nil), Source: tr.source()}
 		if at.element >= 0 {
-			e := at.element
+			e := int32(at.element)
 			seeds[i].Element = &e
 		}
 		if tr.fields > max {

@@ -190,7 +190,7 @@ type configuredBy struct {
 // kustomizeAnnotations writes the values of the origin and transformations annotations of o.
 func kustomizeAnnotations(m *provenance.Map, o *provenance.Object, file string) ([2]string, error) {
 	origin := kustomizeOrigin{Path: file}
-	made := map[int]bool{}
+	made := map[int32]bool{}
 	if o.Source.Kind == provenance.Step && len(o.Steps) > 0 {
 		s := m.Steps[o.Steps[0]]
 		origin = kustomizeOrigin{ConfiguredIn: file, ConfiguredBy: &configuredBy{APIVersion: transform.BuiltinAPIVersion, Kind: s.Kind, Name: s.Name}}
@@ -202,7 +202,7 @@ func kustomizeAnnotations(m *provenance.Map, o *provenance.Object, file string) 
 		return out, err
 	}
 	out[0] = string(b)
-	touched := map[int]bool{}
+	touched := map[int32]bool{}
 	for _, f := range o.Fields {
 		for _, s := range f.Steps {
 			touched[s] = true
@@ -210,7 +210,7 @@ func kustomizeAnnotations(m *provenance.Map, o *provenance.Object, file string) 
 	}
 	var transformations []kustomizeOrigin
 	for i, s := range m.Steps {
-		if !touched[i] || made[i] || s.Kind == annotationsStep {
+		if !touched[int32(i)] || made[int32(i)] || s.Kind == annotationsStep {
 			continue
 		}
 		transformations = append(transformations, kustomizeOrigin{ConfiguredIn: file,
@@ -257,7 +257,7 @@ func (tr *tracing) join(fork *provenance.Tracker, copies []map[string]any) error
 	if len(tr.forks.Steps) == 0 {
 		tr.forks.Steps = append(tr.forks.Steps, m.Steps[:base]...)
 	}
-	tr.forks.Append(m, base)
+	provenance.Append(tr.forks, m, base)
 	return nil
 }
 

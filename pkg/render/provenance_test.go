@@ -53,11 +53,11 @@ func renderTraced(t *testing.T, name string, data []byte, in render.Input) (*ren
 // field returns the provenance of one field of one object, failing the test without it.
 func field(t *testing.T, m *provenance.Map, object, path string) (*provenance.Field, []string) {
 	t.Helper()
-	matches, err := m.Find(object, path)
+	matches, err := provenance.Find(m, object, path)
 	if err != nil || len(matches) != 1 {
 		t.Fatalf("%s %s: %v (%d matches)", object, path, err, len(matches))
 	}
-	return matches[0].Field, m.Explain(matches[0])
+	return matches[0].Field, provenance.Explain(m, matches[0])
 }
 
 // TestProvenanceOfTheExample: the README's example, whose image tag a transformer sets from a
