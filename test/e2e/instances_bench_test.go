@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,101 +29,207 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
 )
 
 // benchTemplate renders four objects, one of them holding a generated password (so each
-// instance also gets its generated-values Secret). The Service is headless: the suite's
-// cluster has 254 Service IPs, fewer than two rounds need.
-const benchTemplate = `apiVersion: templates.stencil.dev/v1alpha1
+// instance also gets its generated-values Secret), through a Starlark transformer (a plugin run
+// per rendering, counted). The Service is headless: the suite's cluster has 254 Service IPs.
+// description is NAME's description: changing it makes a revision that renders the same.
+func benchTemplate(description, greeting string) string {
+	return `apiVersion: templates.stencil.dev/v1alpha1
 kind: Template
 metadata: {name: bench}
 parameters:
-- {name: NAME, required: true}
+- {name: NAME, required: true, description: "` + description + `"}
+- {name: GREETING, value: "` + greeting + `"}
 - {name: PASSWORD, generate: expression, from: "[a-z0-9]{16}"}
 objects:
-- {apiVersion: v1, kind: ConfigMap, metadata: {name: "${NAME}"}, data: {a: b}}
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: "${NAME}"}, data: {greeting: "${GREETING}"}}
 - {apiVersion: v1, kind: Secret, metadata: {name: "${NAME}"}, stringData: {password: "${PASSWORD}"}}
 - {apiVersion: v1, kind: ServiceAccount, metadata: {name: "${NAME}"}}
 - {apiVersion: v1, kind: Service, metadata: {name: "${NAME}"}, spec: {clusterIP: None, ports: [{port: 80}], selector: {app: "${NAME}"}}}
+transformers:
+- apiVersion: bench.stencil.dev/v1
+  kind: ` + benchPlugin + `
+  metadata: {name: stamp}
+  provider:
+    starlark:
+      source: |
+        for item in ctx.resource_list["items"]:
+            item["metadata"].setdefault("annotations", {})["bench.stencil.dev/stamped"] = "true"
 `
+}
 
-// benchInstances is how many instances one round creates at once.
-const benchInstances = 200
+const (
+	// benchInstances is how many instances the benchmark runs.
+	benchInstances = 1000
+	// benchNamespace holds them; the replicas run Starlark there only.
+	benchNamespace = "bench-instances"
+	// benchPlugin is the kind of the template's Starlark transformer, as metrics label runs.
+	benchPlugin = "BenchStamp"
+)
 
-// BenchmarkTemplateInstances creates 200 instances of a 4-object template at once and waits
-// until every one is Ready. It reports the time that took, instances per second, and how
-// much the leader's Go heap and resident memory grew per instance. It is a benchmark, not a
-// test: nothing fails on time (make bench-instances).
+// BenchmarkTemplateInstances runs 1,000 instances of a 4-object template through the e2e
+// cluster, phase by phase, each a sub-benchmark reporting seconds, apply calls (real and
+// dry-run, counted by kube-apiserver), plugin runs (counted by the replicas) and the leader's
+// Go heap and resident memory: cold (create them all at once, until every one is Ready),
+// resync (a change of the Template's metadata queues every instance: nothing to apply),
+// same-render (a new revision that renders the same objects: every instance is rendered and
+// compared with the hash it applied), and preview (a change of a default classified for every
+// instance through templates/bench/preview). It is a benchmark, not a test: nothing fails on
+// time. Run it with -benchtime 1x (make bench-instances): each phase starts from the last.
 func BenchmarkTemplateInstances(b *testing.B) {
-	ctx := context.Background()
-	for round := 0; round < b.N; round++ {
-		ns := fmt.Sprintf("bench-instances-%d-%d", time.Now().Unix(), round)
-		if _, err := env.kubectl("admin", "", "create", "namespace", ns); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := env.kubectl("admin", benchTemplate, "apply", "-n", ns, "-f", "-"); err != nil {
-			b.Fatal(err)
-		}
-		cs := stencilAdmin(b)
-		lead := leader(b)
-		heapBefore, rssBefore := replicaMemory(b, lead)
-
-		b.ResetTimer()
-		start := time.Now()
-		var wg sync.WaitGroup
-		errs := make(chan error, benchInstances)
-		for i := 0; i < benchInstances; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				_, err := cs.TemplatesV1alpha1().TemplateInstances(ns).Create(ctx, &templatesv1.TemplateInstance{
-					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("i%03d", i)},
-					Spec: templatesv1.TemplateInstanceSpec{TemplateRef: &templatesv1.TemplateReference{Name: "bench"},
-						Parameters: map[string]string{"NAME": fmt.Sprintf("i%03d", i)}},
-				}, metav1.CreateOptions{})
-				errs <- err
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			if err != nil {
-				b.Fatal(err)
+	if err := env.restartReplicasWith([]string{"--starlark-namespaces=" + benchNamespace}, nil); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := env.kubectl("admin", "", "create", "namespace", benchNamespace); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := env.kubectl("admin", benchTemplate("the name", "hello"), "apply", "-n", benchNamespace, "-f", "-"); err != nil {
+		b.Fatal(err)
+	}
+	cs := stencilAdmin(b)
+	b.Logf("load average before: %s", machineLoad())
+	once := func(name string, phase func(b *testing.B, lead int)) {
+		b.Run(name, func(b *testing.B) {
+			if b.N != 1 {
+				b.Skip("each phase starts from the state the last left: run with -benchtime 1x")
 			}
-		}
-		created := time.Since(start)
-		err := waitFor(10*time.Minute, "every instance Ready", func(ctx context.Context) error {
-			list, err := cs.TemplatesV1alpha1().TemplateInstances(ns).List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return err
-			}
-			ready := 0
-			for i := range list.Items {
-				if meta.IsStatusConditionTrue(list.Items[i].Status.Conditions, templatesv1.TemplateInstanceReady) {
-					ready++
-				}
-			}
-			if ready < benchInstances {
-				return fmt.Errorf("%d of %d Ready", ready, benchInstances)
-			}
-			return nil
+			phase(b, leader(b))
 		})
-		if err != nil {
-			b.Fatal(err)
-		}
+	}
+	once("phase=cold", func(b *testing.B, lead int) {
+		heapBefore, rssBefore := replicaMemory(b, lead)
+		before := benchCounts(b, benchPlugin, lead)
+		start := time.Now()
+		createInstances(b, cs, benchNamespace, benchInstances)
+		created := time.Since(start)
+		allInstances(b, cs, benchNamespace, benchInstances, "every instance Ready", ready)
 		took := time.Since(start)
-		b.StopTimer()
-		heapAfter, rssAfter := replicaMemory(b, lead)
+		before.report(b, benchCounts(b, benchPlugin, lead))
+		heap, rss := reportLeaderMemory(b, lead)
 		b.ReportMetric(took.Seconds(), "s-to-all-ready")
 		b.ReportMetric(created.Seconds(), "s-to-create")
 		b.ReportMetric(benchInstances/took.Seconds(), "instances/s")
-		b.ReportMetric((heapAfter-heapBefore)/benchInstances, "heap-B/instance")
-		b.ReportMetric((rssAfter-rssBefore)/benchInstances, "rss-B/instance")
-		b.Logf("%d instances (%d objects each, plus a generated-values Secret): created in %s, all Ready after %s; leader heap %.0f -> %.0f MB, RSS %.0f -> %.0f MB",
-			benchInstances, 4, created.Round(time.Millisecond), took.Round(time.Millisecond), heapBefore/1e6, heapAfter/1e6, rssBefore/1e6, rssAfter/1e6)
+		b.Logf("cold: created in %s, all Ready after %s; leader heap %.0f -> %.0f MB, RSS %.0f -> %.0f MB; load %s",
+			created.Round(time.Millisecond), took.Round(time.Millisecond), heapBefore/1e6, heap/1e6, rssBefore/1e6, rss/1e6, machineLoad())
+	})
+	once("phase=resync", func(b *testing.B, lead int) {
+		// Instances seen Ready may still be queued for a last look at their objects: a
+		// resync of those would be merged into it, so it starts from an idle queue.
+		queueIdle(b, lead, 0, 0)
+		b.ResetTimer()
+		before := benchCounts(b, benchPlugin, lead)
+		start := time.Now()
+		if _, err := env.kubectl("admin", "", "label", "template", "bench", "-n", benchNamespace, "bench.stencil.dev/touched="+strconv.FormatInt(start.Unix(), 10), "--overwrite"); err != nil {
+			b.Fatal(err)
+		}
+		queueIdle(b, lead, before.queueAdds, benchInstances)
+		took := time.Since(start)
+		before.report(b, benchCounts(b, benchPlugin, lead))
+		reportLeaderMemory(b, lead)
+		b.ReportMetric(took.Seconds(), "s-to-idle")
+		b.Logf("resync of %d unchanged instances: idle after %s; load %s", benchInstances, took.Round(time.Millisecond), machineLoad())
+	})
+	once("phase=same-render", func(b *testing.B, lead int) {
+		queueIdle(b, lead, 0, 0)
+		b.ResetTimer()
+		before := benchCounts(b, benchPlugin, lead)
+		start := time.Now()
+		if _, err := env.kubectl("admin", benchTemplate("the name of every object", "hello"), "apply", "-n", benchNamespace, "-f", "-"); err != nil {
+			b.Fatal(err)
+		}
+		allInstances(b, cs, benchNamespace, benchInstances, "every instance Ready on revision 2", func(ti *templatesv1.TemplateInstance) bool {
+			return ready(ti) && ti.Status.TemplateRevision != nil && ti.Status.TemplateRevision.Number == 2
+		})
+		took := time.Since(start)
+		before.report(b, benchCounts(b, benchPlugin, lead))
+		reportLeaderMemory(b, lead)
+		b.ReportMetric(took.Seconds(), "s-to-all-moved")
+		b.Logf("a revision that renders the same, for %d instances: all on it after %s; load %s", benchInstances, took.Round(time.Millisecond), machineLoad())
+	})
+	once("phase=preview", func(b *testing.B, lead int) {
+		queueIdle(b, lead, 0, 0)
+		b.ResetTimer()
+		benchPreview(b, cs, lead)
+	})
+}
+
+// benchPreview previews a change of GREETING's default for every instance, three times
+// (the first fills the plan cache), and reports the slowest and the median.
+func benchPreview(b *testing.B, cs clientset.Interface, lead int) {
+	before := benchCounts(b, benchPlugin, lead)
+	raw, err := yaml.YAMLToJSON([]byte(benchTemplate("the name of every object", "bonjour")))
+	if err != nil {
+		b.Fatal(err)
+	}
+	candidate := runtime.RawExtension{Raw: raw}
+	var took []time.Duration
+	for range 3 {
+		start := time.Now()
+		out, err := cs.TemplatesV1alpha1().Templates(benchNamespace).Preview(context.Background(), "bench",
+			&templatesv1.TemplatePreview{Spec: templatesv1.TemplatePreviewSpec{Template: &candidate}}, metav1.CreateOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, time.Since(start))
+		st := out.Status
+		if len(st.Instances) != benchInstances || st.Counts["Changed"] != benchInstances/2 || st.Counts["Unchanged"] != benchInstances/2 {
+			b.Fatalf("classified %d instances: %v", len(st.Instances), st.Counts)
+		}
+	}
+	after := benchCounts(b, benchPlugin, lead)
+	sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
+	b.ReportMetric(took[1].Seconds(), "s-median")
+	b.ReportMetric(took[2].Seconds(), "s-slowest")
+	b.ReportMetric(benchInstances, "instances-classified")
+	b.ReportMetric((after.pluginRuns-before.pluginRuns)/3, "plugin-runs/preview")
+	b.Logf("preview of %d instances: %v; load %s", benchInstances, took, machineLoad())
+}
+
+// ready says the instance is Ready for its current spec.
+func ready(ti *templatesv1.TemplateInstance) bool {
+	c := meta.FindStatusCondition(ti.Status.Conditions, templatesv1.TemplateInstanceReady)
+	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == ti.Generation
+}
+
+// createInstances creates n instances of Template bench at once (32 clients in parallel);
+// the odd ones set GREETING themselves.
+func createInstances(b *testing.B, cs clientset.Interface, ns string, n int) {
+	next := make(chan int)
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Go(func() {
+			for i := range next {
+				params := map[string]string{"NAME": fmt.Sprintf("i%04d", i)}
+				if i%2 == 1 {
+					params["GREETING"] = "hi"
+				}
+				_, err := cs.TemplatesV1alpha1().TemplateInstances(ns).Create(context.Background(), &templatesv1.TemplateInstance{
+					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("i%04d", i)},
+					Spec:       templatesv1.TemplateInstanceSpec{TemplateRef: &templatesv1.TemplateReference{Name: "bench"}, Parameters: params},
+				}, metav1.CreateOptions{})
+				errs <- err
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

@@ -106,6 +106,8 @@ type TemplateInstanceObject struct {
 	Namespace  string
 	Name       string
 	UID        types.UID
+	// ResourceVersion is the object's as the last apply left it.
+	ResourceVersion string
 	// Ready says the object reached its kind's ready state.
 	Ready bool
 }

@@ -73,6 +73,7 @@ func NewStencilCommand(streams IOStreams) *cobra.Command {
 		NewTransformersCommand(config, streams),
 		NewWhyCommand(config, streams),
 		NewConvertCommand(streams),
+		NewLintCommand(config, streams),
 		NewUICommand(config, streams),
 		NewVersionCommand(streams),
 	)

@@ -104,16 +104,13 @@ func generatedSecret(ti *templatesv1.TemplateInstance, values map[string]string)
 	return s
 }
 
-// preflight checks every object as the requester before any is applied: a
-// SubjectAccessReview for create and patch (server-side apply is a patch that may create) of
-// each object and for delete of each object the pass would prune, then the same for every
-// template author (authorizeAuthors), then, for an object that exists, that it is this
-// instance's, then a server-side dry-run apply, which also runs admission and validation. It
-// reports every refused object and why.
-func (c *Controller) preflight(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, plan []*planned, authors []author, prune []target) error {
-	if err := c.authorizePlan(ctx, ti, a, plan, authors, prune); err != nil {
-		return err
-	}
+// preflight checks every object as the requester before any is applied, after the
+// authorization rule (authorizePlan: a SubjectAccessReview for create and patch, server-side
+// apply being a patch that may create, of each object and for delete of each object the pass
+// would prune, for the requester and every template author): for an object that exists, that
+// it is this instance's, then a server-side dry-run apply, which also runs admission and
+// validation. It reports every refused object and why.
+func (c *Controller) preflight(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, plan []*planned) error {
 	var refused []string
 	id := inventory.ApplySetID(ti.Namespace, ti.Name)
 	for _, p := range plan {
@@ -193,7 +190,7 @@ func (c *Controller) apply(ctx context.Context, a Applier, plan []*planned) erro
 			}
 			return err
 		}
-		p.ref.UID = applied.GetUID()
+		p.ref.UID, p.ref.ResourceVersion = applied.GetUID(), applied.GetResourceVersion()
 		p.ref.Ready, _ = inventory.Ready(applied)
 	}
 	return nil

@@ -148,10 +148,11 @@ func (s *sameApplier) For(r *templatesv1.TemplateInstanceRequester) (Applier, er
 }
 
 // newTarget is a fake target cluster whose server-side apply creates what does not exist (the
-// plain tracker only patches), keeps the uid of what does, and stores nothing on a dry-run.
+// plain tracker only patches), keeps the uid of what does, gives each write a new
+// resourceVersion, and stores nothing on a dry-run.
 func newTarget(objects ...runtime.Object) *dynamicfake.FakeDynamicClient {
 	d := dynamicfake.NewSimpleDynamicClient(runtime.NewScheme(), objects...)
-	var uids atomic.Int64
+	var uids, versions atomic.Int64
 	d.PrependReactor("patch", "*", func(action k8stesting.Action) (bool, runtime.Object, error) {
 		patch := action.(k8stesting.PatchActionImpl)
 		if patch.GetPatchType() != types.ApplyPatchType {
@@ -170,6 +171,7 @@ func newTarget(objects ...runtime.Object) *dynamicfake.FakeDynamicClient {
 		if len(patch.PatchOptions.DryRun) > 0 {
 			return true, obj, nil
 		}
+		obj.SetResourceVersion(fmt.Sprint(100 + versions.Add(1)))
 		if exists {
 			obj.SetUID(live.(*unstructured.Unstructured).GetUID())
 			return true, obj, d.Tracker().Update(gvr, obj, namespace)

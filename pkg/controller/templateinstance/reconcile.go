@@ -78,7 +78,19 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 			objects = append(objects, p.ref)
 		}
 	}
-	if err := c.preflight(ctx, ti, a, plan, r.authors, c.pruneTargets(ti.Status.Objects, keep)); err != nil {
+	prune := c.pruneTargets(ti.Status.Objects, keep)
+	if err := c.authorizePlan(ctx, ti, a, plan, r.authors, prune); err != nil {
+		return 0, c.failed(ctx, ti, err)
+	}
+	// What was applied last, to objects nobody changed since, is not applied again.
+	live, same, err := c.unchanged(ctx, ti, a, r, plan, prune)
+	if err != nil {
+		return 0, c.failed(ctx, ti, err)
+	}
+	if same {
+		return c.recordUnchanged(ctx, ti, r, live)
+	}
+	if err := c.preflight(ctx, ti, a, plan); err != nil {
 		return 0, c.failed(ctx, ti, err)
 	}
 	if r.unreadGenerated != nil {

@@ -68,6 +68,9 @@ type rendered struct {
 	revision, current int64
 	// hash is inventory.OutputHash of the objects.
 	hash string
+	// freshGenerated says a generated parameter got a new value (none was kept, or its
+	// rotation was asked for): the generated-values Secret changes, whatever the objects hold.
+	freshGenerated bool
 }
 
 // requesterInfo is the requester as the authorizer and the renderer see a user.
@@ -104,6 +107,10 @@ func (c *Controller) render(ctx context.Context, ti *templatesv1.TemplateInstanc
 			unreadGenerated = err
 		}
 	}
+	freshGenerated := false
+	for n := range generatedNames {
+		freshGenerated = freshGenerated || values[n] == ""
+	}
 	out, err := c.cfg.Renderer.RenderObjects(ctx, render.Input{
 		Template:   t,
 		Stored:     stored,
@@ -113,7 +120,7 @@ func (c *Controller) render(ctx context.Context, ti *templatesv1.TemplateInstanc
 	if err != nil {
 		return nil, fail("ProcessingFailed", "%s", statusMessage(err))
 	}
-	r := &rendered{unreadGenerated: unreadGenerated, hash: inventory.OutputHash(out.Objects)}
+	r := &rendered{unreadGenerated: unreadGenerated, hash: inventory.OutputHash(out.Objects), freshGenerated: freshGenerated}
 	if stored {
 		r.templateResourceVersion = current.ResourceVersion
 		r.authors = append(r.authors, authorOf(t))

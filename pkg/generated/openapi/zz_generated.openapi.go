@@ -5470,6 +5470,13 @@ func schema_pkg_apis_templates_v1alpha1_TemplateInstanceObject(ref common.Refere
 							Format:      "",
 						},
 					},
+					"resourceVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "resourceVersion of the object as the last apply left it: a pass whose rendered objects equal what was applied skips applying only while every object still has it, so that an object changed behind the instance's back is applied again.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 					"ready": {
 						SchemaProps: spec.SchemaProps{
 							Description: "ready says the object reached its kind's ready state.",

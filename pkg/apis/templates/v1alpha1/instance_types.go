@@ -163,6 +163,11 @@ type TemplateInstanceObject struct {
 	// uid of the object as applied; empty while it is planned but not yet applied.
 	// +optional
 	UID types.UID `json:"uid,omitempty"`
+	// resourceVersion of the object as the last apply left it: a pass whose rendered objects
+	// equal what was applied skips applying only while every object still has it, so that
+	// an object changed behind the instance's back is applied again.
+	// +optional
+	ResourceVersion string `json:"resourceVersion,omitempty"`
 	// ready says the object reached its kind's ready state.
 	Ready bool `json:"ready"`
 }

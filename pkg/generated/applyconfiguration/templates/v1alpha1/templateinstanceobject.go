@@ -37,6 +37,10 @@ type TemplateInstanceObjectApplyConfiguration struct {
 	Name *string `json:"name,omitempty"`
 	// uid of the object as applied; empty while it is planned but not yet applied.
 	UID *types.UID `json:"uid,omitempty"`
+	// resourceVersion of the object as the last apply left it: a pass whose rendered objects
+	// equal what was applied skips applying only while every object still has it, so that
+	// an object changed behind the instance's back is applied again.
+	ResourceVersion *string `json:"resourceVersion,omitempty"`
 	// ready says the object reached its kind's ready state.
 	Ready *bool `json:"ready,omitempty"`
 }
@@ -84,6 +88,14 @@ func (b *TemplateInstanceObjectApplyConfiguration) WithName(value string) *Templ
 // If called multiple times, the UID field is set to the value of the last call.
 func (b *TemplateInstanceObjectApplyConfiguration) WithUID(value types.UID) *TemplateInstanceObjectApplyConfiguration {
 	b.UID = &value
+	return b
+}
+
+// WithResourceVersion sets the ResourceVersion field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ResourceVersion field is set to the value of the last call.
+func (b *TemplateInstanceObjectApplyConfiguration) WithResourceVersion(value string) *TemplateInstanceObjectApplyConfiguration {
+	b.ResourceVersion = &value
 	return b
 }
 
