@@ -24,7 +24,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
-	"stencil.dev/stencil/pkg/provenance"
 	"stencil.dev/stencil/pkg/transform/expand"
 	"stencil.dev/stencil/pkg/transform/plugin"
 )
@@ -126,7 +125,7 @@ func (c *cost) withProvenance(o *ProvenanceOptions) {
 		c.trees, c.perByte = true, c.perByte-plainFactor+treeFactor
 	}
 	c.perByte += treeFactor
-	c.fixed += provenanceFieldBytes * int64(orDefault(o.MaxFields, provenance.DefaultMaxFields))
+	c.fixed += provenanceFieldBytes * int64(fieldsBound(o.MaxFields))
 }
 
 // at is the cost of an attempt with an output limit of b bytes.
@@ -168,7 +167,7 @@ func (p *Renderer) renderWithin(ctx context.Context, in Input, a attemptOf, budg
 		// The fields' records may take at most a quarter of what one request may hold, so
 		// that a request with provenance still fits: past that many fields it is refused.
 		bounded := *in.Provenance
-		bounded.MaxFields = min(orDefault(bounded.MaxFields, provenance.DefaultMaxFields), int(capacity/4/provenanceFieldBytes))
+		bounded.MaxFields = min(fieldsBound(bounded.MaxFields), int(capacity/4/provenanceFieldBytes))
 		in.Provenance = &bounded
 		c.withProvenance(&bounded)
 	}

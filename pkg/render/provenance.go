@@ -81,9 +81,12 @@ type tracing struct {
 	err        error
 }
 
-func (tr *tracing) max() int {
-	if tr.opts.MaxFields > 0 {
-		return tr.opts.MaxFields
+func (tr *tracing) max() int { return fieldsBound(tr.opts.MaxFields) }
+
+// fieldsBound is a bound of leaf fields as asked, or provenance.DefaultMaxFields.
+func fieldsBound(asked int) int {
+	if asked > 0 {
+		return asked
 	}
 	return provenance.DefaultMaxFields
 }

@@ -89,11 +89,11 @@ func TestProvenanceCoverage(t *testing.T) {
 		if err := json.Unmarshal(list, &out); err != nil {
 			t.Fatal(err)
 		}
-		x, err := positions.Read(path, f.data)
+		read, err := process.ReadTemplateFile(path, f.data, true)
 		if err != nil {
 			t.Fatalf("%s: %v", f.name, err)
 		}
-		tmpl := decodeNumbers(t, x.JSON())
+		tmpl := decodeNumbers(t, read.Positions().JSON())
 		templatesN++
 		if len(m.Objects) != len(out.Items) {
 			t.Errorf("%s: %d objects described, %d output", f.name, len(m.Objects), len(out.Items))
