@@ -251,7 +251,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		if opts.Target == nil {
 			opts.Target = c.ExtraConfig.ClusterConfig
 		}
-		opts.Templates, opts.Revisions, opts.Renderer = templateREST, revisions, renderer
+		opts.Templates, opts.Revisions, opts.Renderer, opts.Previewer = templateREST, revisions, renderer, previewer
 		opts.Authorizer = c.GenericConfig.Authorization.Authorizer
 		s.GenericAPIServer.AddPostStartHookOrDie("stencil-templateinstance-controller", func(hook genericapiserver.PostStartHookContext) error {
 			opts.Loopback = hook.LoopbackClientConfig

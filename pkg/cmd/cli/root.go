@@ -70,6 +70,7 @@ func NewStencilCommand(streams IOStreams) *cobra.Command {
 		NewParametersCommand(config, streams),
 		NewInstantiateCommand(config, streams),
 		NewDiffCommand(config, streams),
+		NewRolloutCommand(config, streams),
 		NewTransformersCommand(config, streams),
 		NewWhyCommand(config, streams),
 		NewConvertCommand(streams),
