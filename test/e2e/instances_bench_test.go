@@ -40,8 +40,9 @@ import (
 // benchTemplate renders four objects, one of them holding a generated password (so each
 // instance also gets its generated-values Secret), through a Starlark transformer (a plugin run
 // per rendering, counted). The Service is headless: the suite's cluster has 254 Service IPs.
-// description is NAME's description: changing it makes a revision that renders the same.
-func benchTemplate(description, greeting string) string {
+// description is NAME's description: changing it makes a revision that renders the same;
+// rollout, YAML at the top level, is how the Template's instances move (none when "").
+func benchTemplate(description, greeting, rollout string) string {
 	return `apiVersion: templates.stencil.dev/v1alpha1
 kind: Template
 metadata: {name: bench}
@@ -63,7 +64,7 @@ transformers:
       source: |
         for item in ctx.resource_list["items"]:
             item["metadata"].setdefault("annotations", {})["bench.stencil.dev/stamped"] = "true"
-`
+` + rollout
 }
 
 const (
@@ -91,7 +92,7 @@ func BenchmarkTemplateInstances(b *testing.B) {
 	if _, err := env.kubectl("admin", "", "create", "namespace", benchNamespace); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := env.kubectl("admin", benchTemplate("the name", "hello"), "apply", "-n", benchNamespace, "-f", "-"); err != nil {
+	if _, err := env.kubectl("admin", benchTemplate("the name", "hello", ""), "apply", "-n", benchNamespace, "-f", "-"); err != nil {
 		b.Fatal(err)
 	}
 	cs := stencilAdmin(b)
@@ -142,7 +143,7 @@ func BenchmarkTemplateInstances(b *testing.B) {
 		b.ResetTimer()
 		before := benchCounts(b, benchPlugin, lead)
 		start := time.Now()
-		if _, err := env.kubectl("admin", benchTemplate("the name of every object", "hello"), "apply", "-n", benchNamespace, "-f", "-"); err != nil {
+		if _, err := env.kubectl("admin", benchTemplate("the name of every object", "hello", ""), "apply", "-n", benchNamespace, "-f", "-"); err != nil {
 			b.Fatal(err)
 		}
 		allInstances(b, cs, benchNamespace, benchInstances, "every instance Ready on revision 2", func(ti *templatesv1.TemplateInstance) bool {
@@ -165,7 +166,7 @@ func BenchmarkTemplateInstances(b *testing.B) {
 // (the first fills the plan cache), and reports the slowest and the median.
 func benchPreview(b *testing.B, cs clientset.Interface, lead int) {
 	before := benchCounts(b, benchPlugin, lead)
-	raw, err := yaml.YAMLToJSON([]byte(benchTemplate("the name of every object", "bonjour")))
+	raw, err := yaml.YAMLToJSON([]byte(benchTemplate("the name of every object", "bonjour", "")))
 	if err != nil {
 		b.Fatal(err)
 	}
