@@ -106,6 +106,9 @@ func benchCounts(tb testing.TB, plugin string, lead int) counts {
 	c.dryRuns = promSum(kube, "apiserver_request_total", map[string]string{"verb": "APPLY", "dry_run": "All"})
 	c.gets = promSum(kube, "apiserver_request_total", map[string]string{"verb": "GET", "group": "", "scope": "resource"})
 	for i := range env.replicas {
+		if env.replicas[i].cmd == nil {
+			continue // stopped
+		}
 		config, err := env.replicaConfig(i)
 		if err != nil {
 			tb.Fatal(err)

@@ -81,6 +81,7 @@ const (
 // dry-run, counted by kube-apiserver), plugin runs (counted by the replicas) and the leader's
 // Go heap and resident memory: cold (create them all at once, until every one is Ready),
 // resync (a change of the Template's metadata queues every instance: nothing to apply),
+// failover (the leader stops; the other replica starts cold and looks at every instance),
 // same-render (a new revision that renders the same objects: every instance is rendered and
 // compared with the hash it applied), and preview (a change of a default classified for every
 // instance through templates/bench/preview). It is a benchmark, not a test: nothing fails on
@@ -138,6 +139,9 @@ func BenchmarkTemplateInstances(b *testing.B) {
 		b.ReportMetric(took.Seconds(), "s-to-idle")
 		b.Logf("resync of %d unchanged instances: idle after %s; load %s", benchInstances, took.Round(time.Millisecond), machineLoad())
 	})
+	once("phase=failover", func(b *testing.B, lead int) {
+		benchFailover(b, lead)
+	})
 	once("phase=same-render", func(b *testing.B, lead int) {
 		queueIdle(b, lead, 0, 0)
 		b.ResetTimer()
@@ -160,6 +164,33 @@ func BenchmarkTemplateInstances(b *testing.B) {
 		b.ResetTimer()
 		benchPreview(b, cs, lead)
 	})
+}
+
+// benchFailover stops the leader: the other replica takes the Lease, lists the 1,000
+// instances and looks at every one, applying nothing. It reports how long that took from the
+// stop and the new leader's memory, which starts cold; the stopped replica starts again after.
+func benchFailover(b *testing.B, lead int) {
+	queueIdle(b, lead, 0, 0)
+	next := (lead + 1) % len(env.replicas)
+	b.ResetTimer()
+	before := benchCounts(b, benchPlugin, next)
+	heapBefore, rssBefore := replicaMemory(b, next)
+	start := time.Now()
+	env.replicas[lead].stop()
+	if got := leader(b); got != next {
+		b.Fatalf("replica %d leads, want %d", got, next)
+	}
+	queueIdle(b, next, before.queueAdds, benchInstances)
+	took := time.Since(start)
+	before.report(b, benchCounts(b, benchPlugin, next))
+	heap, rss := reportLeaderMemory(b, next)
+	b.ReportMetric(took.Seconds(), "s-to-idle")
+	b.StopTimer()
+	if err := env.restartReplica(lead); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("failover: replica %d stopped, replica %d leads and looked at every instance after %s; its heap %.0f -> %.0f MB, RSS %.0f -> %.0f MB; load %s",
+		lead, next, took.Round(time.Millisecond), heapBefore/1e6, heap/1e6, rssBefore/1e6, rss/1e6, machineLoad())
 }
 
 // benchPreview previews a change of GREETING's default for every instance, three times
