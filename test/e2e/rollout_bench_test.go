@@ -59,7 +59,7 @@ func benchRolloutPhases(b *testing.B, once func(string, func(*testing.B, int)), 
 		start := time.Now()
 		mustApplyBench(b, benchTemplate("the name of every object", "hola", benchRollout))
 		to := templateRevision(b, cs)
-		st := waitRollout(b, cs, "paused by the gate of wave 3", func(st *templatesv1.RolloutStatus) bool {
+		st := waitBenchRollout(b, cs, "paused by the gate of wave 3", func(st *templatesv1.RolloutStatus) bool {
 			return st.Revision == to && st.Phase == templatesv1.RolloutPaused
 		})
 		took := time.Since(start)
@@ -109,7 +109,7 @@ func benchRolloutPhases(b *testing.B, once func(string, func(*testing.B, int)), 
 		before.report(b, benchCounts(b, benchPlugin, lead))
 		reportLeaderMemory(b, lead)
 		b.ReportMetric(took.Seconds(), "s-to-all-ready")
-		st := waitRollout(b, cs, "the undo complete", func(st *templatesv1.RolloutStatus) bool {
+		st := waitBenchRollout(b, cs, "the undo complete", func(st *templatesv1.RolloutStatus) bool {
 			return st.Revision == to && st.Phase == templatesv1.RolloutComplete
 		})
 		b.Logf("undo to revision %d (the content of revision %d): all %d Ready after %s, rollout %s; load %s",
@@ -136,8 +136,8 @@ func templateRevision(b *testing.B, cs clientset.Interface) int64 {
 	return t.Revision.Number
 }
 
-// waitRollout waits until the bench Template's rollout status passes check.
-func waitRollout(b *testing.B, cs clientset.Interface, what string, check func(*templatesv1.RolloutStatus) bool) *templatesv1.RolloutStatus {
+// waitBenchRollout waits until the bench Template's rollout status passes check.
+func waitBenchRollout(b *testing.B, cs clientset.Interface, what string, check func(*templatesv1.RolloutStatus) bool) *templatesv1.RolloutStatus {
 	var st *templatesv1.RolloutStatus
 	err := waitFor(10*time.Minute, what, func(ctx context.Context) error {
 		t, err := cs.TemplatesV1alpha1().Templates(benchNamespace).Get(ctx, "bench", metav1.GetOptions{})
