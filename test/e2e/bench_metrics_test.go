@@ -175,33 +175,58 @@ func queueIdle(tb testing.TB, lead int, before, adds float64) {
 	}
 }
 
-// allInstances waits until every one of n instances of the namespace passes check, listing
-// them once a second (a list of a thousand is not free on two cores).
+// allInstances waits until every one of n instances of the namespace passes check: one list,
+// then a watch of what changes (listing a thousand instances again and again would take the
+// CPU the controller is measured with).
 func allInstances(tb testing.TB, cs clientset.Interface, ns string, n int, what string, check func(*templatesv1.TemplateInstance) bool) {
 	tb.Helper()
-	var last string
-	err := waitFor(10*time.Minute, what, func(ctx context.Context) error {
-		list, err := cs.TemplatesV1alpha1().TemplateInstances(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return err
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	passing := map[string]bool{}
+	last := ""
+	see := func(ti *templatesv1.TemplateInstance) {
+		passing[ti.Name] = check(ti)
+		if c := meta.FindStatusCondition(ti.Status.Conditions, templatesv1.TemplateInstanceReady); !passing[ti.Name] && c != nil {
+			last = ti.Name + ": " + c.Reason + ": " + c.Message
 		}
+	}
+	count := func() int {
 		ok := 0
-		for i := range list.Items {
-			if check(&list.Items[i]) {
+		for _, p := range passing {
+			if p {
 				ok++
-			} else if c := meta.FindStatusCondition(list.Items[i].Status.Conditions, templatesv1.TemplateInstanceReady); c != nil {
-				last = list.Items[i].Name + ": " + c.Reason + ": " + c.Message
 			}
 		}
-		if ok < n {
-			time.Sleep(800 * time.Millisecond)
-			return fmt.Errorf("%d of %d (%s)", ok, n, last)
-		}
-		return nil
-	})
-	if err != nil {
-		tb.Fatal(err)
+		return ok
 	}
+	for ctx.Err() == nil {
+		list, err := cs.TemplatesV1alpha1().TemplateInstances(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			time.Sleep(time.Second)
+			continue
+		}
+		for i := range list.Items {
+			see(&list.Items[i])
+		}
+		if count() >= n {
+			return
+		}
+		w, err := cs.TemplatesV1alpha1().TemplateInstances(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+		if err != nil {
+			continue
+		}
+		for event := range w.ResultChan() {
+			if ti, ok := event.Object.(*templatesv1.TemplateInstance); ok {
+				see(ti)
+				if count() >= n {
+					w.Stop()
+					return
+				}
+			}
+		}
+		w.Stop()
+	}
+	tb.Fatalf("%s: not within 10 minutes: %d of %d (%s)", what, count(), n, last)
 }
 
 // machineLoad is the load average, for the log: the figures mean little without it.
