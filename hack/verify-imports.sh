@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fails when a package of ours depends on a layer above its own. The arrows point down only:
 #
-#   cmd -> pkg/cmd -> pkg/apiserver, pkg/ui -> pkg/controller -> pkg/registry -> pkg/render (glue), pkg/export (stencil export)
+#   cmd -> pkg/cmd -> pkg/apiserver, pkg/ui -> pkg/controller -> pkg/registry, pkg/lint (stencil lint: the store's checks)
+#       -> pkg/render (glue), pkg/export (stencil export), pkg/typecheck (objects against their kinds' schemas)
 #       -> the transformers, from the top (docs/architecture.md draws them):
 #            pkg/transform/plugin (the namespace's plugin policy)
 #         -> pkg/transform/plugin/starlark, pkg/transform/plugin/exec (the plugin runtimes)
@@ -46,16 +47,20 @@ awk -v module="${MODULE}/" '
     if (under(p, "pkg/transform/builtin") || under(p, "pkg/transform/generator") || under(p, "pkg/transform/kustomize") || under(p, "pkg/transform/expand")) return 5
     if (under(p, "pkg/transform/filters")) return 4
     if (under(p, "pkg/transform")) return 3
-    if (under(p, "pkg/render") || under(p, "pkg/export")) return 8
-    if (under(p, "pkg/registry")) return 9
+    if (under(p, "pkg/render") || under(p, "pkg/export") || under(p, "pkg/typecheck")) return 8
+    # The options of processing are shared by the server and the CLI: above pkg/render, below
+    # everything of the server, so the CLI links none of it through them.
+    if (under(p, "pkg/cmd/options")) return 8.5
+    if (under(p, "pkg/registry") || under(p, "pkg/lint")) return 9
     if (under(p, "pkg/controller")) return 10
     if (under(p, "pkg/apiserver") || under(p, "pkg/ui")) return 11
     if (under(p, "pkg/cmd")) return 12
     if (under(p, "cmd")) return 13
     return -1
   }
+  function name(r) { return r == 8.5 ? "pkg/cmd/options" : names[r + 1] }
   BEGIN {
-    split("pkg/apis,leaf utilities,engine and removal paths,transformer core,transformer filters,transformer steps,plugin runtimes,plugin policy,pkg/render and pkg/export,pkg/registry,pkg/controller,pkg/apiserver and pkg/ui,pkg/cmd,cmd,,test support", names, ",")
+    split("pkg/apis,leaf utilities,engine and removal paths,transformer core,transformer filters,transformer steps,plugin runtimes,plugin policy,pkg/render pkg/export and pkg/typecheck,pkg/registry and pkg/lint,pkg/controller,pkg/apiserver and pkg/ui,pkg/cmd,cmd,,test support", names, ",")
     bad = 0
   }
   {
@@ -68,7 +73,7 @@ awk -v module="${MODULE}/" '
       dep = substr($i, length(module) + 1)
       d = layer(dep)
       if (d > rank || (rank == 0 && d != 0)) {
-        printf "%s (%s) depends on %s (%s)\n", pkg, names[rank + 1], dep, (d < 0 ? "in no layer" : names[d + 1])
+        printf "%s (%s) depends on %s (%s)\n", pkg, name(rank), dep, (d < 0 ? "in no layer" : name(d))
         bad = 1
       }
     }

@@ -38,43 +38,53 @@ type comparison struct {
 	// (baseline/measured must stay over target).
 	target   float64
 	inverted bool
+	// bytes compares the bytes allocated per operation (B/op), not the time.
+	bytes bool
 }
 
 var comparisons = []comparison{
 	{"template in the request, JSON -> List, vs encoding/json map decode+encode",
-		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/json/(?P<side>oneshot|baseline)$`), "oneshot", "baseline", 0.3, false},
+		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/json/(?P<side>oneshot|baseline)$`), "oneshot", "baseline", 0.3, false, false},
 	{"template in the request, YAML -> List, vs sigs.k8s.io/yaml YAMLToJSON alone",
-		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/yaml/(?P<side>oneshot|baseline)$`), "oneshot", "baseline", 1.3, false},
+		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/yaml/(?P<side>oneshot|baseline)$`), "oneshot", "baseline", 1.3, false, false},
+	{"template in the request, YAML -> List, throughput vs sigs.k8s.io/yaml + the same engine",
+		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/yaml/(?P<side>oneshot|sigs)$`), "oneshot", "sigs", 1.3, true, false},
+	{"template in the request, YAML -> List, bytes allocated vs sigs.k8s.io/yaml + the same engine",
+		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/yaml/(?P<side>oneshot|sigs)` + bytesSuffix + `$`), "oneshot", "sigs", 0.6, false, true},
+	{"template file, YAML -> List, with the positions of its fields vs without",
+		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/yaml/(?P<side>positions|oneshot)$`), "positions", "oneshot", 1.1, false, false},
+	{"template file, YAML -> List, bytes allocated with the positions of its fields vs without",
+		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/yaml/(?P<side>positions|oneshot)` + bytesSuffix + `$`), "positions", "oneshot", 1.1, false, true},
 	{"stored template, cached plan, vs encoding/json map decode+encode of its objects",
-		regexp.MustCompile(`^BenchmarkProcess/(?P<case>.+)/(?P<side>cached|baseline)$`), "cached", "baseline", 0.3, false},
+		regexp.MustCompile(`^BenchmarkProcess/(?P<case>.+)/(?P<side>cached|baseline)$`), "cached", "baseline", 0.3, false, false},
 	{"built-in transformers vs krusty (kustomize), same kustomization",
-		regexp.MustCompile(`^Benchmark(?P<side>Pipeline|Krusty)/(?P<case>pairs=\d+)$`), "Pipeline", "Krusty", 0.02, false},
+		regexp.MustCompile(`^Benchmark(?P<side>Pipeline|Krusty)/(?P<case>pairs=\d+)$`), "Pipeline", "Krusty", 0.02, false, false},
 	{"200 objects, one annotation: Starlark transformer vs built-in AnnotationsTransformer",
-		regexp.MustCompile(`^BenchmarkPluginAnnotate/(?P<side>starlark|builtin)$`), "starlark", "builtin", 5, false},
+		regexp.MustCompile(`^BenchmarkPluginAnnotate/(?P<side>starlark|builtin)$`), "starlark", "builtin", 5, false, false},
 	{"200 objects, one annotation: exec plugin (KRM function, confined) vs built-in",
-		regexp.MustCompile(`^BenchmarkPluginAnnotate/(?P<side>exec|builtin)$`), "exec", "builtin", 30, false},
+		regexp.MustCompile(`^BenchmarkPluginAnnotate/(?P<side>exec|builtin)$`), "exec", "builtin", 30, false, false},
 	{"Starlark guards: guarded vs plain go.starlark.net, same script, 200 objects",
-		regexp.MustCompile(`^BenchmarkStarlarkRoutes/(?P<case>annotate|compute)/(?P<side>guarded|plain)$`), "guarded", "plain", 1.5, false},
+		regexp.MustCompile(`^BenchmarkStarlarkRoutes/(?P<case>annotate|compute)/(?P<side>guarded|plain)$`), "guarded", "plain", 1.5, false, false},
 	{"Starlark guards, worst case (a loop of arithmetic and comparisons) vs plain",
-		regexp.MustCompile(`^BenchmarkStarlarkRoutes/(?P<case>loop)/(?P<side>guarded|plain)$`), "guarded", "plain", 4, false},
+		regexp.MustCompile(`^BenchmarkStarlarkRoutes/(?P<case>loop)/(?P<side>guarded|plain)$`), "guarded", "plain", 4, false, false},
 	{"Starlark guarded in-process vs in a child process (prototype of kernel limits)",
-		regexp.MustCompile(`^BenchmarkStarlarkRoutes/(?P<case>annotate|compute)/(?P<side>guarded|child)$`), "guarded", "child", 1, false},
+		regexp.MustCompile(`^BenchmarkStarlarkRoutes/(?P<case>annotate|compute)/(?P<side>guarded|child)$`), "guarded", "child", 1, false, false},
 	{"stored template, processing charged to the memory budget vs the renderer alone",
-		regexp.MustCompile(`^BenchmarkMemoryBudget/(?P<case>.+)/(?P<side>charged|uncharged)$`), "charged", "uncharged", 1.1, false},
+		regexp.MustCompile(`^BenchmarkMemoryBudget/(?P<case>.+)/(?P<side>charged|uncharged)$`), "charged", "uncharged", 1.1, false, false},
 	{"preview of a change across 1,000 instances (4 objects) vs rendering each once",
-		regexp.MustCompile(`^BenchmarkPreview/(?P<case>instances=\d+)/(?P<side>preview|render-once)$`), "preview", "render-once", 8, false},
+		regexp.MustCompile(`^BenchmarkPreview/(?P<case>instances=\d+)/(?P<side>preview|render-once)$`), "preview", "render-once", 8, false, false},
 	{"whole process, 800 pairs: stencil CLI (YAML out) vs kubectl kustomize",
-		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-yaml|kubectl-kustomize)$`), "stencil-yaml", "kubectl-kustomize", 0.01, false},
+		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-yaml|kubectl-kustomize)$`), "stencil-yaml", "kubectl-kustomize", 0.01, false, false},
 	{"whole process, 800 pairs: stencil CLI (JSON out) vs kubectl kustomize",
-		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-json|kubectl-kustomize)$`), "stencil-json", "kubectl-kustomize", 0.01, false},
+		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-json|kubectl-kustomize)$`), "stencil-json", "kubectl-kustomize", 0.01, false, false},
 	{"whole process, CPU time (user+sys): stencil CLI (YAML out) vs kubectl kustomize",
-		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-yaml|kubectl-kustomize)` + cpuSuffix + `$`), "stencil-yaml", "kubectl-kustomize", 0.01, false},
+		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-yaml|kubectl-kustomize)` + cpuSuffix + `$`), "stencil-yaml", "kubectl-kustomize", 0.01, false, false},
 	{"whole process, CPU time (user+sys): stencil CLI (JSON out) vs kubectl kustomize",
-		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-json|kubectl-kustomize)` + cpuSuffix + `$`), "stencil-json", "kubectl-kustomize", 0.01, false},
+		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-json|kubectl-kustomize)` + cpuSuffix + `$`), "stencil-json", "kubectl-kustomize", 0.01, false, false},
 	{"server: POST templates/{name}/processed, requests/s vs GET of the same template",
-		regexp.MustCompile(`^BenchmarkProcessedVsGet/(?P<side>POST-processed|GET)$`), "POST-processed", "GET", 0.8, true},
+		regexp.MustCompile(`^BenchmarkProcessedVsGet/(?P<side>POST-processed|GET)$`), "POST-processed", "GET", 0.8, true, false},
 	{"server: POST processedtemplates (template in the request), requests/s vs GET",
-		regexp.MustCompile(`^BenchmarkProcessedVsGet/(?P<side>POST-processedtemplates|GET)$`), "POST-processedtemplates", "GET", 0.8, true},
+		regexp.MustCompile(`^BenchmarkProcessedVsGet/(?P<side>POST-processedtemplates|GET)$`), "POST-processedtemplates", "GET", 0.8, true, false},
 }
 
 var line = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+\d+\s+([\d.]+) ns/op`)
@@ -84,6 +94,12 @@ var line = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+\d+\s+([\d.]+) ns/op`)
 const cpuSuffix = "#cpu"
 
 var cpuMetric = regexp.MustCompile(`\s([\d.]+) cpu-ns/op`)
+
+// bytesSuffix names, in the table's map, the bytes a benchmark allocates per operation
+// (-benchmem's B/op), beside its time.
+const bytesSuffix = "#bytes"
+
+var bytesMetric = regexp.MustCompile(`\s(\d+) B/op`)
 
 func main() {
 	nsPerOp := map[string]float64{}
@@ -98,6 +114,11 @@ func main() {
 			if c := cpuMetric.FindStringSubmatch(scanner.Text()); c != nil {
 				if v, err := strconv.ParseFloat(c[1], 64); err == nil {
 					nsPerOp[m[1]+cpuSuffix] = v
+				}
+			}
+			if c := bytesMetric.FindStringSubmatch(scanner.Text()); c != nil {
+				if v, err := strconv.ParseFloat(c[1], 64); err == nil {
+					nsPerOp[m[1]+bytesSuffix] = v
 				}
 			}
 		}
@@ -119,7 +140,11 @@ func main() {
 			if !ok {
 				mark, missed = "  MISSED", missed+1
 			}
-			fmt.Printf("%-44.44s %-22.22s %12s %12s %8.3f %8s%s\n", c.what, r.name, duration(r.measured), duration(r.baseline), ratio, target, mark)
+			measured, baseline := duration(r.measured), duration(r.baseline)
+			if c.bytes {
+				measured, baseline = byteSize(r.measured), byteSize(r.baseline)
+			}
+			fmt.Printf("%-44.44s %-22.22s %12s %12s %8.3f %8s%s\n", c.what, r.name, measured, baseline, ratio, target, mark)
 		}
 	}
 	fmt.Printf("\n%d comparisons missed their target\n", missed)
@@ -162,6 +187,16 @@ func pairs(c comparison, nsPerOp map[string]float64) []row {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
+}
+
+func byteSize(b float64) string {
+	switch {
+	case b >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", b/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", b/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B", b)
 }
 
 func duration(ns float64) string {

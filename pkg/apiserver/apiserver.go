@@ -41,7 +41,7 @@ import (
 	templatestorage "stencil.dev/stencil/pkg/registry/templates/template"
 	instancestorage "stencil.dev/stencil/pkg/registry/templates/templateinstance"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
-	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/render"
 	"stencil.dev/stencil/pkg/transform/plugin"
 )
 
@@ -101,15 +101,11 @@ type ExtraConfig struct {
 	ClusterConfig *restclient.Config
 	// Observer turns processing into metrics; nil for none.
 	Observer renderrest.Observer
-	// PlanCacheBytes and PipelineCacheBytes bound the renderer's caches; 0 means its defaults.
-	PlanCacheBytes, PipelineCacheBytes int64
-	// MaxOutputBytes bounds the JSON one processing request may make; 0 means the default.
-	MaxOutputBytes int
-	// ProcessingLimits are the other per-request processing limits; zero fields mean the
-	// defaults.
-	ProcessingLimits transform.Limits
-	// ProcessingMemory is the memory processing requests hold together; nil means a Budget of
-	// renderrest.DefaultMemoryBytes, half of it for requests that may run plugins.
+	// Processing are the renderer's settings (caches, output and per-request limits), given
+	// to it as they are; zero fields mean its defaults.
+	Processing render.Config
+	// ProcessingMemory is the memory processing requests hold together; nil means
+	// renderrest.NewProcessingBudget's default.
 	ProcessingMemory *renderrest.Budget
 	// Instances configure the TemplateInstance controller, which acts in the cluster of its
 	// Target, ClusterConfig when not set; nil runs none. The server fills in the loopback
@@ -146,7 +142,7 @@ type CompletedConfig struct {
 // Complete fills in the fields not set.
 func (cfg *Config) Complete() CompletedConfig {
 	if cfg.ExtraConfig.ProcessingMemory == nil {
-		cfg.ExtraConfig.ProcessingMemory = renderrest.NewBudget(renderrest.DefaultMemoryBytes, renderrest.DefaultMemoryBytes/2, nil)
+		cfg.ExtraConfig.ProcessingMemory = renderrest.NewProcessingBudget(0, nil)
 	}
 	memory := cfg.ExtraConfig.ProcessingMemory
 	if chain := cfg.GenericConfig.BuildHandlerChainFunc; chain != nil {
@@ -195,9 +191,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		KindToResource: kindToResource(c.ExtraConfig.ClusterConfig),
 		Authorizer:     c.GenericConfig.Authorization.Authorizer,
 		Observer:       c.ExtraConfig.Observer,
-		PlanCacheBytes: c.ExtraConfig.PlanCacheBytes, PipelineCacheBytes: c.ExtraConfig.PipelineCacheBytes,
-		MaxOutputBytes: c.ExtraConfig.MaxOutputBytes,
-		Limits:         c.ExtraConfig.ProcessingLimits,
+		Processing:     c.ExtraConfig.Processing,
 		Memory:         c.ExtraConfig.ProcessingMemory,
 		Plugins:        c.ExtraConfig.Plugins,
 	})
@@ -257,7 +251,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		if opts.Target == nil {
 			opts.Target = c.ExtraConfig.ClusterConfig
 		}
-		opts.Templates, opts.Revisions, opts.Renderer = templateREST, revisions, renderer
+		opts.Templates, opts.Revisions, opts.Renderer, opts.Previewer = templateREST, revisions, renderer, previewer
 		opts.Authorizer = c.GenericConfig.Authorization.Authorizer
 		s.GenericAPIServer.AddPostStartHookOrDie("stencil-templateinstance-controller", func(hook genericapiserver.PostStartHookContext) error {
 			opts.Loopback = hook.LoopbackClientConfig

@@ -21,9 +21,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/positions"
 )
 
 // wordedDecodeErrors is the serializers of our groups with type errors worded about the
@@ -41,14 +41,20 @@ type wordedDecodeErrors struct {
 // decode the one object of a stream of documents (oneYAMLDocument).
 func (n wordedDecodeErrors) SupportedMediaTypes() []runtime.SerializerInfo {
 	infos := n.NegotiatedSerializer.SupportedMediaTypes()
+	var asJSON runtime.SerializerInfo
+	for _, info := range infos {
+		if info.MediaType == runtime.ContentTypeJSON {
+			asJSON = info
+		}
+	}
 	out := make([]runtime.SerializerInfo, len(infos))
 	for i, info := range infos {
 		if yamlBody := info.MediaType == runtime.ContentTypeYAML; yamlBody || info.MediaType == runtime.ContentTypeJSON {
 			if info.Serializer != nil {
-				info.Serializer = wordedDecoder{Serializer: oneDocument(info.Serializer, yamlBody), scheme: n.scheme, yaml: yamlBody}
+				info.Serializer = wordedDecoder{Serializer: oneDocument(info.Serializer, asJSON.Serializer, false, yamlBody), scheme: n.scheme, yaml: yamlBody}
 			}
 			if info.StrictSerializer != nil {
-				info.StrictSerializer = wordedDecoder{Serializer: oneDocument(info.StrictSerializer, yamlBody), scheme: n.scheme, yaml: yamlBody}
+				info.StrictSerializer = wordedDecoder{Serializer: oneDocument(info.StrictSerializer, asJSON.StrictSerializer, true, yamlBody), scheme: n.scheme, yaml: yamlBody}
 			}
 		}
 		out[i] = info
@@ -56,12 +62,16 @@ func (n wordedDecodeErrors) SupportedMediaTypes() []runtime.SerializerInfo {
 	return out
 }
 
-// oneDocument makes a YAML serializer decode the one object of a stream (oneYAMLDocument).
-func oneDocument(s runtime.Serializer, yamlBody bool) runtime.Serializer {
+// oneDocument makes a YAML serializer decode the one object of a stream (oneYAMLDocument),
+// read by pkg/positions and decoded by the JSON serializer asJSON (strict or not, as s is).
+func oneDocument(s, asJSON runtime.Serializer, strict, yamlBody bool) runtime.Serializer {
 	if !yamlBody {
 		return s
 	}
-	return oneYAMLDocument{s}
+	if asJSON == nil {
+		return oneYAMLDocument{Serializer: s, strict: strict}
+	}
+	return oneYAMLDocument{Serializer: s, json: asJSON, strict: strict}
 }
 
 // wordedDecoder decodes as its Serializer does, and words its type errors.
@@ -87,7 +97,7 @@ func (d wordedDecoder) Decode(data []byte, defaults *schema.GroupVersionKind, in
 		if body, newErr = onlyDocument(data); newErr != nil {
 			return obj, gvk, err
 		}
-		if body, newErr = yaml.YAMLToJSON(body); newErr != nil {
+		if body, newErr = positions.YAMLToJSON(body); newErr != nil {
 			return obj, gvk, err
 		}
 	}

@@ -26,6 +26,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"stencil.dev/stencil/pkg/positions"
 )
 
 // oneYAMLDocument decodes a YAML body that is a stream of documents as its one object. The
@@ -35,8 +37,19 @@ import (
 // templates would lose the second without a word. Empty documents (only comments, or null)
 // are skipped, as `oc process -f` and `stencil process -f` skip them; more than one object is a
 // 400 naming how many there are.
+//
+// The document is converted to JSON by pkg/positions (what sigs.k8s.io/yaml's YAMLToJSON
+// gives, at a fraction of its cost) and decoded by the JSON serializer, as the YAML serializer
+// would after its own conversion. A strict decoder (fieldValidation Strict or Warn, the
+// default) also refuses keys a YAML mapping repeats, which the conversion drops: the YAML
+// serializer converts the body a second time with YAMLToJSONStrict to find them; here that
+// costly pass runs only for a document that repeats a key, and its error comes first, as the
+// YAML serializer lists it.
 type oneYAMLDocument struct {
 	runtime.Serializer
+	// json decodes the converted document; nil leaves the document to Serializer.
+	json   runtime.Serializer
+	strict bool
 }
 
 // Decode decodes the one non-empty document of data.
@@ -45,7 +58,26 @@ func (d oneYAMLDocument) Decode(data []byte, defaults *schema.GroupVersionKind, 
 	if err != nil {
 		return nil, nil, err
 	}
-	return d.Serializer.Decode(doc, defaults, into)
+	if d.json == nil {
+		return d.Serializer.Decode(doc, defaults, into)
+	}
+	converted, repeats, err := positions.YAMLToJSONRepeats(doc)
+	if err != nil {
+		return nil, nil, err
+	}
+	obj, gvk, err := d.json.Decode(converted, defaults, into)
+	if !d.strict || !repeats {
+		return obj, gvk, err
+	}
+	if _, yamlErr := yaml.YAMLToJSONStrict(doc); yamlErr != nil {
+		switch strictErr, ok := runtime.AsStrictDecodingError(err); {
+		case err == nil:
+			err = runtime.NewStrictDecodingError([]error{yamlErr})
+		case ok:
+			err = runtime.NewStrictDecodingError(append([]error{yamlErr}, strictErr.Errors()...))
+		}
+	}
+	return obj, gvk, err
 }
 
 // onlyDocument returns the one document of data that is not empty, or data itself when it is
@@ -65,7 +97,7 @@ func onlyDocument(data []byte) ([]byte, error) {
 		if err != nil {
 			return data, nil
 		}
-		asJSON, err := yaml.YAMLToJSON(doc)
+		asJSON, err := positions.YAMLToJSON(doc)
 		if err != nil {
 			return data, nil
 		}

@@ -38,19 +38,20 @@ func fallback(data []byte) (out []byte, err error) {
 	return yaml.YAMLToJSON(data)
 }
 
-// fallbackPositions returns the places of the first document's fields by path; nil when
-// v3 cannot read it.
-func fallbackPositions(data []byte) (byPath map[string]Span) {
+// fallbackPositions returns the places of the fields of the first document of data[start:]
+// by path (none when v3 cannot read it).
+func fallbackPositions(data []byte, start int) (byPath map[string]Span) {
 	defer func() {
 		if recover() != nil {
-			byPath = nil
+			byPath = map[string]Span{}
 		}
 	}()
 	var doc yamlv3.Node
-	if err := yamlv3.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 {
+	if err := yamlv3.Unmarshal(data[start:], &doc); err != nil || len(doc.Content) == 0 {
 		return map[string]Span{}
 	}
-	f := fallbackWalker{out: map[string]Span{}, lines: lineStarts(data), src: data}
+	lines := lineStarts(data)
+	f := fallbackWalker{out: map[string]Span{}, lines: lines, src: data, firstLine: sort.SearchInts(lines, start+1) - 1}
 	f.node(doc.Content[0], nil, Pos{}, 0)
 	return f.out
 }
@@ -60,6 +61,8 @@ type fallbackWalker struct {
 	lines []int
 	src   []byte
 	seen  int
+	// firstLine is the 0-based line of data where the document starts.
+	firstLine int
 }
 
 // node records n at path p (keyed at key) and below, first place wins (a merged field is
@@ -135,17 +138,18 @@ func fallbackKey(k *yamlv3.Node) string {
 }
 
 func (f *fallbackWalker) pos(n *yamlv3.Node) Pos {
-	if n.Line < 1 || n.Line > len(f.lines) {
+	line := n.Line + f.firstLine
+	if n.Line < 1 || line > len(f.lines) {
 		return Pos{}
 	}
-	off := f.lines[n.Line-1]
+	off := f.lines[line-1]
 	for c := 1; c < n.Column && off < len(f.src) && f.src[off] != '\n'; c++ {
 		off++
 		for off < len(f.src) && f.src[off]&0xC0 == 0x80 {
 			off++
 		}
 	}
-	return Pos{Line: n.Line, Column: n.Column, Offset: off}
+	return Pos{Line: line, Column: n.Column, Offset: off}
 }
 
 func lineStarts(src []byte) []int {

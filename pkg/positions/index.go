@@ -61,8 +61,9 @@ type Index struct {
 	file string
 	src  []byte
 	json []byte
-	// entries map offsets in json to offsets in src, in increasing json order, one per value
-	// and per member name written (YAML). identity says json is src itself (JSON input).
+	// entries map offsets in json to offsets in src, in increasing json order (YAML): one
+	// per member, at its name, and one per element and for the document, at its value.
+	// identity says json is src itself (JSON input).
 	entries  []entry
 	identity bool
 	// byPath holds the places of a file the fast reader handed to YAMLToJSON, by path
@@ -73,7 +74,9 @@ type Index struct {
 	lines     []int // offset of each line's start in src
 }
 
-type entry struct{ json, src int32 }
+// entry is the place of what the JSON has at offset json: a member's name (key) and value
+// (src), or, key -1, an element or the document (src).
+type entry struct{ json, key, src int32 }
 
 // File is the name the file was read under ("" for a request body).
 func (x *Index) File() string {
@@ -113,7 +116,7 @@ func (x *Index) LookupPath(p Path) (Span, bool) {
 	if !ok {
 		return Span{}, false
 	}
-	return Span{Key: x.pos(key), Value: x.pos(value)}, true
+	return x.span(key, value), true
 }
 
 // Nearest returns where the field at p was written, or, when the document has no such field
@@ -145,20 +148,22 @@ func (x *Index) Locate(path string) string {
 	return x.file + ":" + s.Start().String()
 }
 
-// pos maps an offset of x.json to a place in the file; -1 is unknown.
-func (x *Index) pos(jsonOff int) Pos {
-	if jsonOff < 0 {
-		return Pos{}
+// span returns the places of the field whose member name (-1 for none) and value are at
+// these offsets of x.json.
+func (x *Index) span(key, value int) Span {
+	if x.identity {
+		return Span{Key: x.PosOf(key), Value: x.PosOf(value)}
 	}
-	src := jsonOff
-	if !x.identity {
-		i := sort.Search(len(x.entries), func(i int) bool { return int(x.entries[i].json) >= jsonOff })
-		if i == len(x.entries) || int(x.entries[i].json) != jsonOff {
-			return Pos{}
-		}
-		src = int(x.entries[i].src)
+	at := value
+	if key >= 0 {
+		at = key
 	}
-	return x.PosOf(src)
+	i := sort.Search(len(x.entries), func(i int) bool { return int(x.entries[i].json) >= at })
+	if i == len(x.entries) || int(x.entries[i].json) != at {
+		return Span{}
+	}
+	e := x.entries[i]
+	return Span{Key: x.PosOf(int(e.key)), Value: x.PosOf(int(e.src))}
 }
 
 // PosOf returns the line and column of the byte offset off of the file.
@@ -170,6 +175,12 @@ func (x *Index) PosOf(off int) Pos {
 	line := sort.Search(len(x.lines), func(i int) bool { return x.lines[i] > off }) - 1
 	start := x.lines[line]
 	return Pos{Line: line + 1, Column: utf8.RuneCount(x.src[start:off]) + 1, Offset: off}
+}
+
+// PosIn returns the line and column of the byte offset off of src: the place of a syntax
+// error in a file that could not be read into an Index.
+func PosIn(src []byte, off int) Pos {
+	return (&Index{src: src}).PosOf(off)
 }
 
 func (x *Index) indexLines() {
@@ -206,7 +217,7 @@ func (x *Index) Walk(prefix Path, fn func(Path, Span) bool) {
 		return
 	}
 	x.walkOffsets(prefix, func(p Path, key, value int) bool {
-		return fn(p, Span{Key: x.pos(key), Value: x.pos(value)})
+		return fn(p, x.span(key, value))
 	})
 }
 

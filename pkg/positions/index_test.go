@@ -175,7 +175,7 @@ func TestEveryFieldHasAPlace(t *testing.T) {
 			continue
 		}
 		x.walkOffsets(nil, func(p Path, key, value int) bool {
-			s := Span{Key: x.pos(key), Value: x.pos(value)}
+			s := x.span(key, value)
 			fields++
 			if !s.Value.IsValid() {
 				t.Fatalf("%s: %s has no place", f, p)
@@ -204,4 +204,22 @@ func TestEveryFieldHasAPlace(t *testing.T) {
 		t.Fatalf("only %d fields in %d files", fields, len(files))
 	}
 	t.Logf("%d fields of %d files have their places", fields, len(files))
+}
+
+func TestReadDocument(t *testing.T) {
+	data := []byte("---\n# Source: x\n---\nkind: Template\nmetadata:\n  name: a\n")
+	x, err := ReadDocument("t.yaml", data, 20)
+	if err != nil || string(x.JSON()) != `{"kind":"Template","metadata":{"name":"a"}}` {
+		t.Fatalf("%s %v", x.JSON(), err)
+	}
+	if got := x.Locate("metadata.name"); got != "t.yaml:6:3" {
+		t.Errorf("Locate = %q", got)
+	}
+	tabs := []byte("---\n---\na:\n  b: 1\t# tab\n")
+	if x, err = ReadDocument("t.yaml", tabs, 8); err != nil || x.Locate("a.b") != "t.yaml:4:3" {
+		t.Errorf("fallback: %v %q", err, x.Locate("a.b"))
+	}
+	if _, err := ReadDocument("t.yaml", data, 2); err == nil {
+		t.Error("a document starts at a line")
+	}
 }

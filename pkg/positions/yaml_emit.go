@@ -53,32 +53,35 @@ type typedKey struct {
 func (p *parser) emitDocument(root int32) []byte {
 	if root < 0 {
 		if p.positions {
-			p.entries = append(p.entries, entry{}) // an empty document: null, at the start
+			p.entries = append(p.entries, entry{key: -1}) // an empty document: null, at the start
 		}
 		return []byte("null")
 	}
 	if p.hasAliases {
 		p.checkAliases(root)
 	}
-	e := emitter{p: p, out: make([]byte, 0, len(p.src)+64)}
-	e.value(root, p.nodes[root].pos)
+	e := emitter{p: p, out: make([]byte, 0, len(p.src)+len(p.src)/4+64)}
+	e.record(-1, p.nodes[root].pos)
+	e.value(root)
 	return e.out
 }
 
-func (e *emitter) record(src int32) {
+// record notes the places of what is written next: a member (its name at key, its value at
+// src) or an element (key -1).
+func (e *emitter) record(key, src int32) {
 	if e.p.positions {
-		e.p.entries = append(e.p.entries, entry{json: int32(len(e.out)), src: src})
+		e.p.entries = append(e.p.entries, entry{json: int32(len(e.out)), key: key, src: src})
 	}
 }
 
-// value writes node n, recorded at pos (an alias's own place, not its anchor's).
-func (e *emitter) value(n int32, pos int32) {
+// value writes node n; its place is recorded by the caller (an alias's own place, not its
+// anchor's).
+func (e *emitter) value(n int32) {
 	nd := &e.p.nodes[n]
 	if nd.kind == kindAlias {
-		e.value(nd.a, pos)
+		e.value(nd.a)
 		return
 	}
-	e.record(pos)
 	switch nd.kind {
 	case kindScalar:
 		text := e.p.text(n)
@@ -94,7 +97,8 @@ func (e *emitter) value(n int32, pos int32) {
 				e.out = append(e.out, ',')
 			}
 			child := e.p.kids[i]
-			e.value(child, e.p.nodes[child].pos)
+			e.record(-1, e.p.nodes[child].pos)
+			e.value(child)
 		}
 		e.out = append(e.out, ']')
 	case kindMapping:
@@ -118,15 +122,18 @@ func (e *emitter) mapping(n int32) {
 			}
 			j++
 		}
+		if j > i+1 {
+			e.p.repeats = true
+		}
 		last := e.assigns[j-1]
 		if !first {
 			e.out = append(e.out, ',')
 		}
 		first = false
-		e.record(e.p.nodes[last.knode].pos)
+		e.record(e.p.nodes[last.knode].pos, e.p.nodes[last.val].pos)
 		e.out = appendJSONString(e.out, last.key)
 		e.out = append(e.out, ':')
-		e.value(last.val, e.p.nodes[last.val].pos)
+		e.value(last.val)
 		i = j
 	}
 	e.out = append(e.out, '}')

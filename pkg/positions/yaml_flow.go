@@ -39,11 +39,17 @@ func (p *parser) flowCollection() int32 {
 			break
 		}
 		if mapping {
+			keyLine, keyStart := p.lineStart, p.pos
 			k := p.flowKey()
 			p.flowSpace()
 			v := int32(0)
 			switch p.at(0) {
 			case ':':
+				// libyaml takes a key only on the line of its ':' and at most 1024
+				// bytes before it.
+				if p.lineStart != keyLine || p.pos-keyStart > 1024 {
+					bail()
+				}
 				p.pos++
 				p.flowSpace()
 				if c := p.at(0); c == ',' || c == '}' {

@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"unicode/utf8"
 )
 
@@ -32,17 +33,26 @@ func Read(file string, data []byte) (*Index, error) {
 	if looksLikeJSON(data) && json.Valid(data) {
 		return &Index{file: file, src: data, json: data, identity: true}, nil
 	}
+	return ReadDocument(file, data, 0)
+}
+
+// ReadDocument reads, as YAML, the first document of data[start:], where start is the start
+// of a line (a document of a stream after its "---"), with places in the whole of data.
+func ReadDocument(file string, data []byte, start int) (*Index, error) {
+	if start < 0 || start > len(data) || start > 0 && data[start-1] != '\n' {
+		return nil, fmt.Errorf("%d is not the start of a line", start)
+	}
 	x := &Index{file: file, src: data}
-	p := parser{src: data, positions: true}
+	p := parser{src: data, positions: true, pos: start, lineStart: start}
 	if out, ok := p.read(); ok {
 		x.json, x.entries = out, p.entries
 		return x, nil
 	}
-	out, err := fallback(data)
+	out, err := fallback(data[start:])
 	if err != nil {
 		return nil, err
 	}
-	x.json, x.byPath = out, fallbackPositions(data)
+	x.json, x.byPath = out, fallbackPositions(data, start)
 	return x, nil
 }
 
@@ -54,6 +64,19 @@ func YAMLToJSON(data []byte) ([]byte, error) {
 		return out, nil
 	}
 	return fallback(data)
+}
+
+// YAMLToJSONRepeats is YAMLToJSON, also saying whether a mapping of the document may repeat
+// a key (its own, or one a merge key brings): what a strict decoder must then ask
+// sigs.k8s.io/yaml's YAMLToJSONStrict about, which refuses some of them. It is always true
+// when the fast reader left the input to sigs.k8s.io/yaml.
+func YAMLToJSONRepeats(data []byte) (out []byte, repeats bool, err error) {
+	p := parser{src: data}
+	if out, ok := p.read(); ok {
+		return out, p.repeats, nil
+	}
+	out, err = fallback(data)
+	return out, true, err
 }
 
 func looksLikeJSON(data []byte) bool {
@@ -98,7 +121,12 @@ type parser struct {
 	hasPending bool
 	hasAliases bool
 
+	// slots counts the members and elements read: the places the Index records (but for
+	// what aliases repeat).
+	slots   int
 	entries []entry
+	// repeats says a mapping written had a key more than once (merged members included).
+	repeats bool
 }
 
 type anchor struct {
@@ -136,13 +164,21 @@ func (p *parser) read() (out []byte, ok bool) {
 			out, ok = nil, false // errBail, or any other surprise: the exact path decides
 		}
 	}()
-	if len(p.src) > 1<<31-1 || !printable(p.src) {
+	if len(p.src) > 1<<31-1 || !printable(p.src[p.pos:]) {
 		return nil, false
 	}
-	if bytes.HasPrefix(p.src, []byte("\xef\xbb\xbf")) {
-		p.pos, p.lineStart = 3, 3
+	if bytes.HasPrefix(p.src[p.pos:], []byte("\xef\xbb\xbf")) {
+		p.pos += 3
+		p.lineStart = p.pos
 	}
+	// A template's YAML has about a node per 12 bytes; sizing for it saves the copies of
+	// growing.
+	p.nodes = make([]node, 0, len(p.src)/12+8)
+	p.kids = make([]int32, 0, len(p.src)/12+8)
 	root := p.document()
+	if p.positions {
+		p.entries = make([]entry, 0, p.slots+1)
+	}
 	return p.emitDocument(root), true
 }
 
@@ -300,6 +336,11 @@ func (p *parser) leave() { p.depth-- }
 
 // collect ends the children of a collection begun at stack mark.
 func (p *parser) collect(n int32, mark int) {
+	if p.nodes[n].kind == kindMapping {
+		p.slots += (len(p.stack) - mark) / 2
+	} else {
+		p.slots += len(p.stack) - mark
+	}
 	p.nodes[n].a = int32(len(p.kids))
 	p.kids = append(p.kids, p.stack[mark:]...)
 	p.nodes[n].b = int32(len(p.kids))

@@ -48,6 +48,13 @@ func sameAsSigs(t testing.TB, data []byte) (fastPath bool) {
 	if got, err := YAMLToJSON(data); err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("%q: YAMLToJSON gives %s, %v", data, got, err)
 	}
+	// A strict decoder skips sigs.k8s.io/yaml's strict pass only when no key repeats: every
+	// document it refuses must be said to repeat one.
+	if got, repeats, err := YAMLToJSONRepeats(data); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("%q: YAMLToJSONRepeats gives %s, %v", data, got, err)
+	} else if _, strictErr := yaml.YAMLToJSONStrict(data); strictErr != nil && !repeats {
+		t.Fatalf("%q: sigs.k8s.io/yaml's strict conversion refuses it (%v), yet no key is said to repeat", data, strictErr)
+	}
 	if !looksLikeJSON(data) {
 		if x, err := Read("f.yaml", data); err != nil || !bytes.Equal(x.JSON(), want) {
 			t.Fatalf("%q: Read gives %v, %v", data, x, err)
@@ -127,4 +134,19 @@ func FuzzYAMLToJSON(f *testing.F) {
 		g := yamlGen{choices: data}
 		sameAsSigs(t, []byte(g.doc()))
 	})
+}
+
+func TestYAMLToJSONRepeats(t *testing.T) {
+	for in, want := range map[string]bool{
+		"a: 1\nb: 2\n":                         false,
+		"a: 1\na: 2\n":                         true,
+		"x: &m {k: 1}\ny:\n  <<: *m\n  k: 2\n": true,
+		"x: &m {k: 1}\ny:\n  <<: *m\n  j: 2\n": false,
+		"a: {b: 1, c: {b: 2}}\n":               false,
+	} {
+		_, repeats, err := YAMLToJSONRepeats([]byte(in))
+		if err != nil || repeats != want {
+			t.Errorf("%q: repeats %v (%v), want %v", in, repeats, err, want)
+		}
+	}
 }

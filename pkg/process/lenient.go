@@ -17,7 +17,6 @@ limitations under the License.
 package process
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -26,10 +25,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
 
-	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
@@ -212,38 +208,4 @@ func (c *compiler) lastMemberWins(raw []byte, path *field.Path) ([]byte, error) 
 		c.warnings.add(fmt.Sprintf("the member %q is repeated in its object: as OpenShift reads JSON, its last value is used", r.name), r.path)
 	}
 	return c.structure.compact(&c.src, rewritten)
-}
-
-// DecodeTemplateFile reads a template file as oc reads one. It is DecodeTemplate, except that
-// in a YAML stream whose first documents are empty or only comments (the "---\n# Source: ...\n---"
-// header of templates converted from Helm charts) an OpenShift template is read from the first
-// document that is not, with a warning. A template of Stencil's dialect gets DecodeTemplate's
-// answer.
-func DecodeTemplateFile(data []byte) (*templates.Template, Dialect, []string, error) {
-	t, d, err := DecodeTemplate(data)
-	if err == nil || bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
-		return t, d, nil, err
-	}
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	for skipped := 0; ; skipped++ {
-		doc, readErr := reader.Read()
-		if readErr != nil {
-			return t, d, nil, err
-		}
-		converted, convErr := yaml.YAMLToJSON(doc)
-		if convErr != nil {
-			return t, d, nil, err
-		}
-		if string(bytes.TrimSpace(converted)) == "null" {
-			continue
-		}
-		if skipped == 0 {
-			return t, d, nil, err
-		}
-		nt, nd, nerr := DecodeTemplate(doc)
-		if nerr != nil || nd != OpenShift {
-			return t, d, nil, err
-		}
-		return nt, nd, []string{fmt.Sprintf("the first %d YAML document(s) are empty: as oc does, the template is read from the first one that is not", skipped)}, nil
-	}
 }

@@ -47,7 +47,8 @@ type afterEngine struct {
 	// maxBytes is the request's output budget, which the transformers' output is held to as
 	// the engine's was.
 	maxBytes int
-	// limits are the server's processing limits, for the transformers and expansion.
+	// limits are the server's processing limits, for the transformers and expansion, every
+	// field set (the Renderer's Config after WithDefaults).
 	limits transform.Limits
 	// buildSlots are the Renderer's Kustomization build slots; nil for the process's own.
 	buildSlots *transform.BuildSlots
@@ -147,14 +148,7 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage, de
 // (64 KiB of output, 1 Mi of work, or the whole budget when that is smaller) so that many
 // destinations still expand small templates; so n runs may take up to n floors together.
 func (a *afterEngine) expansionLimits(n int) expand.Limits {
-	output := a.limits.ExpansionOutputBytes
-	if output <= 0 {
-		output = expand.DefaultOutputBytes
-	}
-	work := a.limits.ExpansionWork
-	if work <= 0 {
-		work = expand.DefaultWork
-	}
+	output, work := a.limits.ExpansionOutputBytes, a.limits.ExpansionWork
 	return expand.Limits{MaxOutputBytes: max(output/n, min(64<<10, output)), MaxWork: max(work/n, min(1<<20, work))}
 }
 

@@ -65,7 +65,7 @@ func TestMaxOutputBytesOption(t *testing.T) {
 	if _, errs, err := NewRenderer(Options{}).Render(context.Background(), in); err != nil || len(errs) > 0 {
 		t.Fatalf("default bound: %v %v", err, errs)
 	}
-	_, errs, err := NewRenderer(Options{MaxOutputBytes: 1000}).Render(context.Background(), in)
+	_, errs, err := NewRenderer(Options{Config: Config{MaxOutputBytes: 1000}}).Render(context.Background(), in)
 	if err != nil || len(errs) == 0 || !strings.Contains(errs.ToAggregate().Error(), "1000") {
 		t.Fatalf("a bound of 1000 bytes: error %v, problems %v", err, errs)
 	}

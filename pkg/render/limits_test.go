@@ -96,7 +96,7 @@ func TestServerLimitsTakeEffect(t *testing.T) {
 			if _, errs, err := NewRenderer(Options{}).Render(context.Background(), in()); err != nil || len(errs) > 0 {
 				t.Fatalf("with the defaults: %v %v", err, errs)
 			}
-			_, errs, err := NewRenderer(Options{Limits: tc.limits}).Render(context.Background(), in())
+			_, errs, err := NewRenderer(Options{Config: Config{Limits: tc.limits}}).Render(context.Background(), in())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,7 +110,7 @@ func TestServerLimitsTakeEffect(t *testing.T) {
 // TestExpansionLimitsSharedByDestinations: the request's expansion budget is split among its
 // destinations, each keeping a floor no larger than the whole budget.
 func TestExpansionLimitsSharedByDestinations(t *testing.T) {
-	a := &afterEngine{destinations: make([]templates.Destination, 4)}
+	a := &afterEngine{destinations: make([]templates.Destination, 4), limits: transform.Limits{}.WithDefaults()}
 	if got := a.expansionLimits(4); got.MaxOutputBytes != 256<<10 || got.MaxWork != 8<<20 {
 		t.Fatalf("defaults over 4 destinations: %+v", got)
 	}

@@ -25,10 +25,8 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/provenance"
-	"stencil.dev/stencil/pkg/transform"
 	"stencil.dev/stencil/pkg/transform/expand"
 	"stencil.dev/stencil/pkg/transform/plugin"
-	"stencil.dev/stencil/pkg/transform/plugin/starlark"
 )
 
 // Memory is charged with the memory one request's processing may hold, before processing
@@ -108,12 +106,12 @@ func (p *Renderer) costOf(steps plugin.Steps, templateBytes int, trees bool, plu
 	// The steps run one after another, so the costliest kind is what the request may hold
 	// besides its objects; each is counted whole all the same, as a bound.
 	if steps.Kustomization {
-		c.kustomizeBytes = orDefault(p.limits.KustomizeBytes, transform.DefaultKustomizeBytes)
+		c.kustomizeBytes = p.config.Limits.KustomizeBytes
 	}
 	if steps.Starlark {
 		// The objects as Starlark values, and what the script itself may create.
 		c.perByte += treeFactor
-		c.fixed += int64(orDefault(p.limits.StarlarkMemoryBytes, starlark.DefaultMemoryBytes))
+		c.fixed += int64(p.config.Limits.StarlarkMemoryBytes)
 	}
 	if steps.Exec {
 		c.fixed += execOutputFactor * int64(plugins.PluginOutputBytes())
@@ -156,13 +154,6 @@ func (c cost) largestWithin(capacity int64, budget int) int {
 		}
 	}
 	return lo
-}
-
-func orDefault(v, def int) int {
-	if v <= 0 {
-		return def
-	}
-	return v
 }
 
 // renderWithin processes the request charging in.Memory before each attempt. The first

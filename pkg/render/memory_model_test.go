@@ -112,7 +112,7 @@ func TestMemoryModelBoundsProcessing(t *testing.T) {
 			`"commonLabels":{"x":"y"},"patches":[{"target":{"kind":"ConfigMap"},"patch":"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"any\"},\"data\":{\"x\":\"y\"}}"}]}`},
 			kustomizeObjects...), "", kustomizeLimit * 9 / 10},
 	}
-	r := NewRenderer(Options{MaxOutputBytes: limit, Limits: transform.Limits{KustomizeBytes: kustomizeLimit}})
+	r := NewRenderer(Options{Config: Config{MaxOutputBytes: limit, Limits: transform.Limits{KustomizeBytes: kustomizeLimit}}})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			in := Input{Template: tc.template, Request: process.Request{Parameters: map[string]string{"V": tc.value}}}

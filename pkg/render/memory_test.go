@@ -176,8 +176,8 @@ func TestExpansionFromParametersIsCharged(t *testing.T) {
 // own limit: a Kustomization's build by --max-kustomize-bytes, an exec plugin by its output
 // limit, a Starlark run by its memory limit.
 func TestStepsCost(t *testing.T) {
-	r := NewRenderer(Options{Limits: transform.Limits{KustomizeBytes: 1 << 20, StarlarkMemoryBytes: 8 << 20}})
-	plugins := plugin.Policy{Starlark: true, Exec: &exec.Policy{MaxOutputBytes: 2 << 20}}
+	r := NewRenderer(Options{Config: Config{Limits: transform.Limits{KustomizeBytes: 1 << 20, StarlarkMemoryBytes: 8 << 20}}})
+	plugins := plugin.Policy{Starlark: true, Exec: &exec.Policy{Limits: exec.Limits{MaxOutputBytes: 2 << 20}}}
 	b := 4 << 20
 	for _, tc := range []struct {
 		name  string

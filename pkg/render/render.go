@@ -41,64 +41,35 @@ import (
 	"stencil.dev/stencil/pkg/transform/remove"
 )
 
-// Default sizes of the Renderer's caches.
-const (
-	// DefaultPlanCacheBytes holds the plans of a few thousand typical templates; a plan is
-	// about the size of its template's objects.
-	DefaultPlanCacheBytes = 64 << 20
-	// DefaultPipelineCacheBytes holds compiled transformer lists; their keys are what callers'
-	// values make of the configs, so callers choose what fills this cache.
-	DefaultPipelineCacheBytes = 16 << 20
-)
-
-// Options configure a Renderer; the zero value is a Renderer with the default caches and the
-// built-in table of Kubernetes' kinds.
+// Options configure a Renderer; the zero value is a Renderer with the default settings and
+// the built-in table of Kubernetes' kinds.
 type Options struct {
+	// Config holds the settings, taken as they are; zero fields mean their defaults.
+	Config
 	// KindToResource maps kinds to plural resources for CustomTransforms that name a
 	// resource; nil means the built-in table of Kubernetes' kinds.
 	KindToResource func(group, kind string) (string, bool)
-	// PlanCacheBytes bounds the compiled plans of stored templates kept; 0 means
-	// DefaultPlanCacheBytes. A plan over an eighth of it is compiled per request instead.
-	PlanCacheBytes int64
-	// PipelineCacheBytes bounds the compiled transformer pipelines kept; 0 means
-	// DefaultPipelineCacheBytes.
-	PipelineCacheBytes int64
-	// MaxOutputBytes bounds the JSON one request may make, through substitution and every
-	// transformer, unless the request sets a lower bound; 0 means
-	// process.DefaultMaxOutputBytes.
-	MaxOutputBytes int
-	// Limits are the other per-request processing limits (Kustomization, expansion,
-	// transformer imports); zero fields mean their defaults.
-	Limits transform.Limits
 }
 
 // Renderer processes templates; it caches compiled plans of stored templates and compiled
 // transformer pipelines, both bounded in bytes, and is safe for concurrent use.
 type Renderer struct {
 	kindToResource func(group, kind string) (string, bool)
-	plans          *byteCache
-	pipelines      *byteCache
-	maxOutputBytes int
-	limits         transform.Limits
-	buildSlots     *transform.BuildSlots // nil: the process's shared slots
-	observer       CacheObserver
+	// config has every field set (Config.WithDefaults).
+	config     Config
+	plans      *byteCache
+	pipelines  *byteCache
+	buildSlots *transform.BuildSlots // nil: the process's shared slots
+	observer   CacheObserver
 }
 
 // NewRenderer returns a Renderer configured by opts.
 func NewRenderer(opts Options) *Renderer {
-	if opts.PlanCacheBytes <= 0 {
-		opts.PlanCacheBytes = DefaultPlanCacheBytes
-	}
-	if opts.PipelineCacheBytes <= 0 {
-		opts.PipelineCacheBytes = DefaultPipelineCacheBytes
-	}
-	if opts.MaxOutputBytes <= 0 {
-		opts.MaxOutputBytes = process.DefaultMaxOutputBytes
-	}
-	p := &Renderer{kindToResource: opts.KindToResource, maxOutputBytes: opts.MaxOutputBytes, limits: opts.Limits,
-		plans: newByteCache(opts.PlanCacheBytes), pipelines: newByteCache(opts.PipelineCacheBytes)}
-	if opts.Limits.KustomizeBuilds > 0 {
-		p.buildSlots = transform.NewBuildSlots(opts.Limits.KustomizeBuilds)
+	config := opts.Config.WithDefaults()
+	p := &Renderer{kindToResource: opts.KindToResource, config: config,
+		plans: newByteCache(config.PlanCacheBytes), pipelines: newByteCache(config.PipelineCacheBytes)}
+	if config.Limits.KustomizeBuilds > 0 {
+		p.buildSlots = transform.NewBuildSlots(config.Limits.KustomizeBuilds)
 	}
 	return p
 }
@@ -164,13 +135,13 @@ func (o *Output) List() []byte { return process.ListBytes(o.Objects) }
 // processing itself, or ctx's error when the request is done before processing is, or the
 // error of in.Memory.
 func (p *Renderer) Render(ctx context.Context, in Input) (*Output, field.ErrorList, error) {
-	t, configs, imported, errs := consolidate(in.Template, in.GetTemplate, p.limits)
+	t, configs, imported, errs := consolidate(in.Template, in.GetTemplate, p.config.Limits)
 	if len(errs) > 0 {
 		return nil, sortErrors(errs), nil
 	}
 	budget := in.Request.MaxOutputBytes
 	if budget <= 0 {
-		budget = p.maxOutputBytes
+		budget = p.config.MaxOutputBytes
 	}
 	if in.Memory != nil {
 		return p.renderWithin(ctx, in, attemptOf{template: t, configs: configs, imported: imported}, budget)
@@ -228,7 +199,7 @@ func (p *Renderer) attempt(ctx context.Context, in Input, a attemptOf) attemptRe
 		return attemptResult{errs: sortErrors(append(errs, p.configProblems(in)...)), over: over}
 	}
 	after := &afterEngine{kindResource: p.kindToResource, rules: in.RemovalRules, properties: in.Properties, destinations: in.Destinations,
-		maxBytes: a.limit, limits: p.limits, buildSlots: p.buildSlots}
+		maxBytes: a.limit, limits: p.config.Limits, buildSlots: p.buildSlots}
 	if after.pipeline, errs = p.pipeline(in.Plugins, a.configs, result.Generators, result.Transformers); len(errs) > 0 {
 		return attemptResult{errs: sortErrors(errs)}
 	}

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sync/atomic"
 	"unsafe"
 
@@ -173,6 +174,13 @@ func execLimited(spec shimSpec) {
 		}
 	}
 	message := make([]byte, 0, 256)
+	// Nor may the runtime need memory on its own once RLIMIT_AS is set: no collection may start
+	// and the last one's sweep must be over, or the background sweeper, wanting a span for its
+	// bookkeeping, dies of ENOMEM in a race with the execve (seen as a flaky "fatal error:
+	// runtime: cannot allocate memory" in place of the plugin's own error). runtime.GC returns
+	// with every span swept.
+	debug.SetGCPercent(-1)
+	runtime.GC()
 	for i := range limits {
 		if _, _, e := unix.RawSyscall6(unix.SYS_PRLIMIT64, 0, limits[i].resource, uintptr(unsafe.Pointer(&limits[i].value)), 0, 0, 0); e != 0 {
 			failPreallocated(message, "setting an rlimit: ", e)

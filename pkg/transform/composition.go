@@ -41,15 +41,6 @@ import (
 // getter makes every import an error (for a CLI without access to stored templates).
 type TemplateGetter func(name string) (*templates.Template, error)
 
-// maxImportDepth bounds import chains; cycles are caught earlier, this only stops runaway
-// chains of distinct templates.
-const maxImportDepth = 16
-
-// maxImportReads bounds the imported templates one consolidation reads. Without it, templates
-// that import the same templates through several paths (a diamond at every level) would cost
-// reads exponential in the depth, each one a storage read on the server.
-const maxImportReads = 64
-
 // Consolidate returns the ordered transformer list of t with every import resolved. Configs
 // are not validated beyond their header (Compile does that after substitution). Errors name
 // the field of t that leads to the problem.
@@ -61,12 +52,12 @@ func Consolidate(t *templates.Template, get TemplateGetter) ([]Config, field.Err
 // server whose operator changed them.
 func ConsolidateWithin(t *templates.Template, get TemplateGetter, limits Limits) ([]Config, field.ErrorList) {
 	reads := 0
-	return consolidate(t, get, nil, []string{t.Name}, &reads, limits)
+	return consolidate(t, get, nil, []string{t.Name}, &reads, limits.WithDefaults())
 }
 
 // consolidate works on one template; base is nil for the template being processed and the
 // import's path for an imported one, chain holds the names of the templates on the way, and
-// reads counts the imports read so far.
+// reads counts the imports read so far; limits has every field set.
 func consolidate(t *templates.Template, get TemplateGetter, base *field.Path, chain []string, reads *int, limits Limits) ([]Config, field.ErrorList) {
 	var errs field.ErrorList
 	var before, after []Config
@@ -78,8 +69,8 @@ func consolidate(t *templates.Template, get TemplateGetter, base *field.Path, ch
 			continue
 		}
 		imported[imp.Name] = true
-		if *reads >= limits.importReads() {
-			errs = append(errs, field.TooMany(impPath, *reads+1, limits.importReads()))
+		if *reads >= limits.TransformerImports {
+			errs = append(errs, field.TooMany(impPath, *reads+1, limits.TransformerImports))
 			break
 		}
 		*reads++
@@ -88,8 +79,8 @@ func consolidate(t *templates.Template, get TemplateGetter, base *field.Path, ch
 			errs = append(errs, field.Invalid(impPath.Child("name"), imp.Name, "transformer import cycle: "+cycle))
 			continue
 		}
-		if len(chain) > limits.importDepth() {
-			errs = append(errs, field.Invalid(impPath.Child("name"), imp.Name, fmt.Sprintf("transformer imports nest deeper than %d templates", limits.importDepth())))
+		if len(chain) > limits.ImportDepth {
+			errs = append(errs, field.Invalid(impPath.Child("name"), imp.Name, fmt.Sprintf("transformer imports nest deeper than %d templates", limits.ImportDepth)))
 			continue
 		}
 		if get == nil {

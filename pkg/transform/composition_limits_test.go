@@ -49,8 +49,8 @@ func TestConsolidateBoundsImportReads(t *testing.T) {
 		return stored[name], nil
 	}
 	_, errs := Consolidate(stored["l0a"], get)
-	if reads > maxImportReads {
-		t.Fatalf("%d reads, more than the bound %d", reads, maxImportReads)
+	if reads > defaultTransformerImports {
+		t.Fatalf("%d reads, more than the bound %d", reads, defaultTransformerImports)
 	}
 	if len(errs) == 0 || !strings.Contains(errs.ToAggregate().Error(), "Too many") {
 		t.Fatalf("want a Too many error, got %v", errs)

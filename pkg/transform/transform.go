@@ -186,9 +186,9 @@ func (c *Context) Request() context.Context { return c.request }
 // MaxBytes bounds the objects' size as JSON (NewContext); zero means no bound.
 func (c *Context) MaxBytes() int { return c.maxBytes }
 
-// Limits are the processing limits the transformers run under (SetLimits); zero fields mean
-// the defaults.
-func (c *Context) Limits() Limits { return c.limits }
+// Limits are the processing limits the transformers run under (SetLimits), every field set:
+// those not given are the defaults.
+func (c *Context) Limits() Limits { return c.limits.WithDefaults() }
 
 // Err is the request's error once it is done (cancelled or past its deadline), else nil.
 func (c *Context) Err() error {

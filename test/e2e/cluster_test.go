@@ -86,6 +86,11 @@ var tokenUsers = map[string]string{
 	// and patch the objects but not read Secrets.
 	"owner":   "owner-token",
 	"planner": "planner-token",
+	// roller edits and rolls out a Template in TestTemplateRollout, rollerb in another
+	// namespace; watcher has only view there.
+	"roller":  "roller-token",
+	"rollerb": "rollerb-token",
+	"watcher": "watcher-token",
 }
 
 // auditPolicy records who wrote the ConfigMaps of the TemplateInstance tests, and nothing else:

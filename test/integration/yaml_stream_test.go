@@ -17,10 +17,19 @@ limitations under the License.
 package integration
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
+
+	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
 )
 
 // TestYAMLBodyOfSeveralDocuments: a YAML body is read as its one object whatever empty
@@ -48,5 +57,71 @@ func TestYAMLBodyOfSeveralDocuments(t *testing.T) {
 		if status != http.StatusBadRequest || !strings.Contains(string(body), "the YAML body holds 2 documents") {
 			t.Errorf("%s: two objects in one body: %d %s", path, status, body)
 		}
+	}
+}
+
+// yamlPost posts a YAML body to path and returns the status, the answer and the warnings.
+func yamlPost(t *testing.T, path string, body []byte) (int, []byte, []string) {
+	t.Helper()
+	recorder := &warningRecorder{}
+	config := rest.CopyConfig(shared.Config)
+	config.WarningHandler = recorder
+	cs, err := clientset.NewForConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var status int
+	path, query, _ := strings.Cut(path, "?")
+	req := cs.TemplatesV1alpha1().RESTClient().Post().AbsPath(path).SetHeader("Content-Type", "application/yaml").Body(body)
+	if name, value, ok := strings.Cut(query, "="); ok {
+		req = req.Param(name, value)
+	}
+	raw, _ := req.Do(context.Background()).StatusCode(&status).Raw()
+	return status, raw, recorder.warnings
+}
+
+// TestYAMLBodyReader: a YAML body is read by pkg/positions and the JSON decoder, and answers
+// what the same template sent as JSON answers; a strict decoder (Strict, and Warn, the
+// default) still learns of the keys a YAML mapping repeats, which the conversion to JSON drops,
+// ahead of the unknown fields, as the API machinery's YAML decoder lists them.
+func TestYAMLBodyReader(t *testing.T) {
+	const base = "/apis/templates.stencil.dev/v1alpha1/namespaces/default/"
+	data, err := os.ReadFile(filepath.Join("..", "..", "pkg", "process", "testdata", "cincinnati-deployment.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	asJSON, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := base + "processedtemplates"
+	statusY, fromYAML, _ := yamlPost(t, path, data)
+	statusJ, fromJSON, _ := rawPost(t, path, asJSON)
+	if statusY != http.StatusCreated || statusJ != http.StatusCreated {
+		t.Fatalf("YAML %d %s\nJSON %d %s", statusY, fromYAML, statusJ, fromJSON)
+	}
+	if !bytes.Equal(fromYAML, fromJSON) {
+		t.Errorf("the YAML body answers\n%s\nthe same template as JSON\n%s", fromYAML, fromJSON)
+	}
+
+	repeated := "apiVersion: templates.stencil.dev/v1alpha1\nkind: Template\nmetadata: {name: repeats}\n" +
+		"message: a\nmessage: b\nobjects:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: x}}\n"
+	status, body, _ := yamlPost(t, path+"?fieldValidation=Strict", []byte(repeated+"bogus: 1\n"))
+	msg := string(body)
+	if status != http.StatusBadRequest || !strings.Contains(msg, `key \"message\" already set in map`) || !strings.Contains(msg, `unknown field \"bogus\"`) ||
+		strings.Index(msg, "already set") > strings.Index(msg, "unknown field") {
+		t.Errorf("strict, a repeated key and an unknown field: %d %s", status, body)
+	}
+	status, body, warnings := yamlPost(t, path, []byte(repeated))
+	if status != http.StatusCreated || len(warnings) != 1 || !strings.Contains(warnings[0], `key "message" already set in map`) {
+		t.Errorf("warn, a repeated key: %d %s, warnings %q", status, body, warnings)
+	}
+	// A key a merge brings and the mapping sets again is no repeat for the YAML decoder.
+	merged := "apiVersion: templates.stencil.dev/v1alpha1\nkind: Template\nmetadata: {name: merged}\n" +
+		"objects:\n- &base {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n- <<: *base\n  metadata: {name: b}\n"
+	_, wantErr := yaml.YAMLToJSONStrict([]byte(merged))
+	status, body, warnings = yamlPost(t, path+"?fieldValidation=Strict", []byte(merged))
+	if (wantErr == nil) != (status == http.StatusCreated) {
+		t.Errorf("strict, a merged key set again: %d %s (sigs.k8s.io/yaml's strict conversion: %v), warnings %q", status, body, wantErr, warnings)
 	}
 }

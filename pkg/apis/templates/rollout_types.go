@@ -76,6 +76,8 @@ type RolloutStatus struct {
 	WaveStartTime *metav1.Time
 	// Moved names the instances the rollout moved to Revision, until it is complete.
 	Moved []string
+	// WaveSize is how many of the last names of Moved the wave under way moved.
+	WaveSize int32
 	// Updated counts the instances that run Revision and are Ready; Total the Automatic ones.
 	Updated int32
 	Total   int32

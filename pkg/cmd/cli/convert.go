@@ -89,10 +89,11 @@ func (o *ConvertOptions) Validate() error {
 // Run reads the template and writes it in the asked form.
 func (o *ConvertOptions) Run() error {
 	read := &ProcessOptions{streams: o.streams, Filenames: []string{o.Filename}}
-	t, _, err := read.decodeTemplateFile()
+	f, err := read.decodeTemplateFile()
 	if err != nil {
 		return err
 	}
+	t := f.Template
 	to := o.To
 	if to == "" {
 		to = formOpenShift

@@ -182,7 +182,11 @@ func TestProcessLocalOpenShiftLeniency(t *testing.T) {
 	if !strings.Contains(stdout, `memory: "1Gi"`) {
 		t.Errorf("want the last declaration's value, as OpenShift:\n%s", stdout)
 	}
-	for _, want := range []string{"Warning: parameters[2]: parameter MEMORY_LIMIT is declared 2 times", "Warning: parameters[2]: the value given for MEMORY_LIMIT is not used"} {
+	// Each warning at the place of the field it names, as editors read it.
+	file := filepath.Join(dir, "1-duplicate-parameters.yaml")
+	for _, want := range []string{"\n" + file + ":12:3: warning: parameters[2]: parameter MEMORY_LIMIT is declared 2 times",
+		"\n" + file + ":12:3: warning: parameters[2]: the value given for MEMORY_LIMIT is not used"} {
+		stderr := "\n" + stderr
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}

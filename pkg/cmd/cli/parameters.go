@@ -85,11 +85,11 @@ func (o *ProcessOptions) printSchema() error {
 			return err
 		}
 	} else {
-		t, _, err := o.decodeTemplateFile()
+		f, err := o.decodeTemplateFile()
 		if err != nil {
 			return err
 		}
-		if doc, err = json.Marshal(jsonschema.ForTemplate(t)); err != nil {
+		if doc, err = json.Marshal(jsonschema.ForTemplate(f.Template)); err != nil {
 			return err
 		}
 	}

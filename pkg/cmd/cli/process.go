@@ -28,7 +28,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"stencil.dev/stencil/pkg/apis/templates"
-	"stencil.dev/stencil/pkg/positions"
 	"stencil.dev/stencil/pkg/process"
 )
 
@@ -210,36 +209,40 @@ func (o *ProcessOptions) parametersOf() (*templates.Template, error) {
 	if o.Name != "" {
 		return o.getStored(o.Name)
 	}
-	t, _, err := o.decodeTemplateFile()
-	return t, err
+	f, err := o.decodeTemplateFile()
+	if err != nil {
+		return nil, err
+	}
+	return f.Template, nil
 }
 
-// decodeTemplateFile reads the template of the first -f.
-func (o *ProcessOptions) decodeTemplateFile() (*templates.Template, []byte, error) {
-	t, data, _, err := o.readTemplateFile()
-	return t, data, err
+// decodeTemplateFile reads the template of the first -f. Its problems are placed in the file
+// (diagnostics.go); the places of its fields are read only when something is placed.
+func (o *ProcessOptions) decodeTemplateFile() (*process.TemplateFile, error) {
+	return o.readTemplateFile(false)
 }
 
-// readTemplateFile reads the template of the first -f, and where each of its fields was
-// written when the file is one the position-keeping reader reads (nil otherwise).
-func (o *ProcessOptions) readTemplateFile() (*templates.Template, []byte, *positions.Index, error) {
+// readTemplateFile reads the template of the first -f; withPositions reads where each of its
+// fields was written in the same pass (provenance places every field).
+func (o *ProcessOptions) readTemplateFile(withPositions bool) (*process.TemplateFile, error) {
 	data, err := o.read(o.Filenames[0])
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	if x, err := positions.Read(o.Filenames[0], data); err == nil {
-		if t, _, err := process.DecodeTemplate(x.JSON()); err == nil {
-			return t, data, x, nil
-		}
-	}
-	t, _, warnings, err := process.DecodeTemplateFile(data)
+	name := fileName(o.Filenames[0])
+	f, err := process.ReadTemplateFile(name, data, withPositions)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: %v", o.Filenames[0], err)
+		return nil, fileError(name, data, err)
 	}
-	for _, w := range warnings {
-		fmt.Fprintf(o.streams.ErrOut, "Warning: %s: %s\n", o.Filenames[0], w)
+	for _, w := range f.Warnings {
+		// About the document read: placed at its start.
+		at := f.Positions().Locate("")
+		if at == "" {
+			at = name
+		}
+		fmt.Fprintf(o.streams.ErrOut, "%s: warning: %s\n", at, w)
 	}
-	return t, data, nil, nil
+	return f, nil
 }
 
 // read returns the contents of a file, or of standard input for "-".
@@ -250,15 +253,27 @@ func (o *ProcessOptions) read(name string) ([]byte, error) {
 	return os.ReadFile(name)
 }
 
-// processingError lists every problem of a template that could not be processed.
+// processingError lists every problem of a template that could not be processed, each at
+// its place in the template's file when it was read from one.
 type processingError struct {
 	template *templates.Template
 	errs     field.ErrorList
+	// file is the file the template was read from; nil for a stored template.
+	file *process.TemplateFile
 }
 
 func (e *processingError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "unable to process template %q:", e.template.Name)
+	fmt.Fprintf(&b, "unable to process template %q", e.template.Name)
+	if e.file != nil {
+		errs := make([]error, len(e.errs))
+		for i, err := range e.errs {
+			errs[i] = err
+		}
+		fmt.Fprintf(&b, " (%s):\n%s", problems(len(errs)), placedErrors(e.file.Positions(), e.file.Name(), errs))
+		return b.String()
+	}
+	b.WriteByte(':')
 	for _, err := range e.errs {
 		fmt.Fprintf(&b, "\n  * %s", err.Error())
 	}

@@ -33,12 +33,12 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
+	"stencil.dev/stencil/pkg/cmd/options"
 	"stencil.dev/stencil/pkg/jsonbytes"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/provenance"
 	"stencil.dev/stencil/pkg/render"
 	"stencil.dev/stencil/pkg/transform/plugin"
-	"stencil.dev/stencil/pkg/transform/plugin/exec"
 	"stencil.dev/stencil/pkg/transform/remove"
 )
 
@@ -46,22 +46,23 @@ import (
 // the CustomTransforms of the further -f files; withProvenance also returns where every field
 // came from.
 func (o *ProcessOptions) processLocal(req process.Request, withProvenance bool) (jsonbytes.Compacted, *provenance.Map, error) {
-	t, _, positions, err := o.readTemplateFile()
+	f, err := o.readTemplateFile(withProvenance)
 	if err != nil {
 		return nil, nil, err
 	}
 	var trace *render.ProvenanceOptions
 	if withProvenance {
 		trace = &render.ProvenanceOptions{Annotate: o.ProvenanceAnnotations, Source: o.Filenames[0]}
-		if positions != nil {
-			trace.Positions = positions
+		if x := f.Positions(); x != nil {
+			trace.Positions = x
 		}
 	}
-	return o.renderLocal(t, req, trace)
+	return o.renderLocal(f, req, trace)
 }
 
-// renderLocal processes t here.
-func (o *ProcessOptions) renderLocal(t *templates.Template, req process.Request, trace *render.ProvenanceOptions) (jsonbytes.Compacted, *provenance.Map, error) {
+// renderLocal processes the template of f here.
+func (o *ProcessOptions) renderLocal(f *process.TemplateFile, req process.Request, trace *render.ProvenanceOptions) (jsonbytes.Compacted, *provenance.Map, error) {
+	t := f.Template
 	properties, destinations, err := o.expansion()
 	if err != nil {
 		return nil, nil, err
@@ -74,23 +75,11 @@ func (o *ProcessOptions) renderLocal(t *templates.Template, req process.Request,
 		}
 		rules = append(rules, fileRules...)
 	}
-	plugins := plugin.Policy{Starlark: true, LocalFiles: true}
-	if name := o.Filenames[0]; name != "-" {
-		// provider.starlark.path reads only beside the template.
-		abs, err := filepath.Abs(name)
-		if err != nil {
-			return nil, nil, err
-		}
-		plugins.LocalDir = filepath.Dir(abs)
+	config, plugins, err := o.localProcessing()
+	if err != nil {
+		return nil, nil, err
 	}
-	if o.EnableExec {
-		dir, err := filepath.Abs(o.PluginDir)
-		if err != nil {
-			return nil, nil, err
-		}
-		plugins.Exec = &exec.Policy{Dir: dir}
-	}
-	out, errs, err := render.NewRenderer(render.Options{}).Render(context.Background(), render.Input{
+	out, errs, err := render.NewRenderer(render.Options{Config: config}).Render(context.Background(), render.Input{
 		Template:     t,
 		Request:      req,
 		Properties:   properties,
@@ -104,14 +93,43 @@ func (o *ProcessOptions) renderLocal(t *templates.Template, req process.Request,
 	}
 	if out != nil {
 		for _, w := range out.Warnings {
-			fmt.Fprintf(o.streams.ErrOut, "Warning: %s\n", w)
+			fmt.Fprintln(o.streams.ErrOut, placedWarning(f.Positions(), w))
 		}
 	}
 	if len(errs) > 0 {
-		return nil, nil, &processingError{template: t, errs: errs}
+		return nil, nil, &processingError{template: t, errs: errs, file: f}
 	}
 	// The engine writes valid, compact JSON, and so does the transformers' encoder.
 	return jsonbytes.Compacted(out.List()), out.Provenance, nil
+}
+
+// localProcessing returns the settings and plugins of --local processing: the server's
+// defaults, from the same options, with Starlark always on (provider.starlark.path read beside
+// the template file) and, with --enable-exec, the plugins of --plugin-dir under the server's
+// default bounds.
+func (o *ProcessOptions) localProcessing() (render.Config, plugin.Policy, error) {
+	var config render.Config
+	starlark := options.NewStarlarkOptions()
+	options.NewProcessingOptions().ApplyTo(&config)
+	starlark.ApplyTo(&config)
+	plugins := plugin.Policy{Starlark: true, LocalFiles: true}
+	if name := o.Filenames[0]; name != "-" {
+		abs, err := filepath.Abs(name)
+		if err != nil {
+			return config, plugins, err
+		}
+		plugins.LocalDir = filepath.Dir(abs)
+	}
+	if o.EnableExec {
+		execPlugins := options.NewExecPluginOptions()
+		execPlugins.Dir = o.PluginDir
+		policy, err := execPlugins.Policy()
+		if err != nil {
+			return config, plugins, err
+		}
+		plugins.Exec = policy
+	}
+	return config, plugins, nil
 }
 
 // readRemovalRules reads the CustomTransforms of a YAML or JSON file, one or more documents.

@@ -62,10 +62,11 @@ func (o *ProcessOptions) processStored(req process.Request) ([]byte, error) {
 // processFile sends the template file to processedtemplates, with the values of -p written
 // into its parameters and the labels of -l into its labels, as oc process does.
 func (o *ProcessOptions) processFile(req process.Request) ([]byte, error) {
-	t, _, err := o.decodeTemplateFile()
+	f, err := o.decodeTemplateFile()
 	if err != nil {
 		return nil, err
 	}
+	t := f.Template
 	body, err := o.fillTemplate(t, req)
 	if err != nil {
 		return nil, err

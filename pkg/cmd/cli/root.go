@@ -70,9 +70,11 @@ func NewStencilCommand(streams IOStreams) *cobra.Command {
 		NewParametersCommand(config, streams),
 		NewInstantiateCommand(config, streams),
 		NewDiffCommand(config, streams),
+		NewRolloutCommand(config, streams),
 		NewTransformersCommand(config, streams),
 		NewWhyCommand(config, streams),
 		NewConvertCommand(streams),
+		NewLintCommand(config, streams),
 		NewUICommand(config, streams),
 		NewVersionCommand(streams),
 	)

@@ -24,6 +24,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/transform"
 )
 
@@ -69,16 +70,18 @@ func (o *TransformersOptions) Run() error {
 		return fmt.Errorf("--output must be yaml or json, not %q", o.Output)
 	}
 	var (
-		t   *templates.Template
-		get transform.TemplateGetter
+		t    *templates.Template
+		file *process.TemplateFile
+		get  transform.TemplateGetter
 	)
 	switch {
 	case o.Local && o.Filename != "" && o.Name == "":
 		read := &ProcessOptions{streams: o.streams, Filenames: []string{o.Filename}}
-		var err error
-		if t, _, err = read.decodeTemplateFile(); err != nil {
+		f, err := read.decodeTemplateFile()
+		if err != nil {
 			return err
 		}
+		t, file = f.Template, f
 	case !o.Local && o.Name != "" && o.Filename == "":
 		cs, namespace, err := newClient(o.config, o.streams)
 		if err != nil {
@@ -93,7 +96,7 @@ func (o *TransformersOptions) Run() error {
 	}
 	configs, errs := transform.Consolidate(t, get)
 	if len(errs) > 0 {
-		return &processingError{template: t, errs: errs}
+		return &processingError{template: t, errs: errs, file: file}
 	}
 	render := transform.RenderYAML
 	if o.Output == "json" {

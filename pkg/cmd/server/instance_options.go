@@ -22,12 +22,14 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/client-go/tools/clientcmd"
 
+	"stencil.dev/stencil/pkg/apiserver"
 	"stencil.dev/stencil/pkg/controller/templateinstance"
 )
 
-// InstanceOptions configure the TemplateInstance controller, which runs in cluster mode only.
-type InstanceOptions struct {
+// InstanceControllerOptions configure the TemplateInstance controller, which runs in cluster mode only.
+type InstanceControllerOptions struct {
 	// Enabled runs the controller; a server in local mode never runs it.
 	Enabled bool
 	// LeaseNamespace holds the Lease of the leader election: the server's own namespace.
@@ -41,9 +43,10 @@ type InstanceOptions struct {
 	TargetKubeconfig string
 }
 
-// NewInstanceOptions returns the defaults: on, with the Lease in $POD_NAMESPACE.
-func NewInstanceOptions() *InstanceOptions {
-	return &InstanceOptions{
+// NewInstanceControllerOptions returns the defaults: on, with the Lease in $POD_NAMESPACE, and
+// templateinstance's election timing and workers.
+func NewInstanceControllerOptions() *InstanceControllerOptions {
+	return &InstanceControllerOptions{
 		Enabled:        true,
 		LeaseNamespace: os.Getenv("POD_NAMESPACE"),
 		LeaseDuration:  templateinstance.DefaultLeaseDuration,
@@ -54,7 +57,7 @@ func NewInstanceOptions() *InstanceOptions {
 }
 
 // AddFlags adds the controller's flags to fs.
-func (o *InstanceOptions) AddFlags(fs *pflag.FlagSet) {
+func (o *InstanceControllerOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Enabled, "templateinstance-controller", o.Enabled,
 		"Run the TemplateInstance controller (cluster mode only): it creates, upgrades and deletes the objects of TemplateInstances as their requesters.")
 	fs.StringVar(&o.LeaseNamespace, "leader-election-namespace", o.LeaseNamespace,
@@ -73,7 +76,7 @@ func (o *InstanceOptions) AddFlags(fs *pflag.FlagSet) {
 
 // Validate reports every invalid option; local is true in local mode, where the controller
 // does not run.
-func (o *InstanceOptions) Validate(local bool) []error {
+func (o *InstanceControllerOptions) Validate(local bool) []error {
 	var errs []error
 	if o.TargetKubeconfig != "" && !local {
 		errs = append(errs, fmt.Errorf("--target-kubeconfig is for local mode (--local); in a cluster the controller acts in the hosting cluster"))
@@ -91,4 +94,26 @@ func (o *InstanceOptions) Validate(local bool) []error {
 		errs = append(errs, fmt.Errorf("--templateinstance-workers must be at least 1"))
 	}
 	return errs
+}
+
+// ApplyTo sets the controller's options in c, or none when it does not run: turned off, or in
+// local mode (local) without --target-kubeconfig, where there is no cluster.
+func (o *InstanceControllerOptions) ApplyTo(c *apiserver.ExtraConfig, local bool) error {
+	c.Instances = nil
+	if !o.Enabled || (local && o.TargetKubeconfig == "") {
+		return nil
+	}
+	opts := &templateinstance.Options{LeaseNamespace: o.LeaseNamespace,
+		LeaseDuration: o.LeaseDuration, RenewDeadline: o.RenewDeadline, RetryPeriod: o.RetryPeriod,
+		Workers: o.Workers}
+	if local {
+		// One process: no election; the kubeconfig's user acts, and authorizes, as itself.
+		target, err := clientcmd.BuildConfigFromFlags("", o.TargetKubeconfig)
+		if err != nil {
+			return fmt.Errorf("--target-kubeconfig: %w", err)
+		}
+		opts.Target, opts.ActAsSelf, opts.LeaseNamespace = target, true, ""
+	}
+	c.Instances = opts
+	return nil
 }

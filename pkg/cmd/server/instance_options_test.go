@@ -23,23 +23,23 @@ import "testing"
 func TestInstanceOptionsValidate(t *testing.T) {
 	cases := []struct {
 		name   string
-		mutate func(*InstanceOptions)
+		mutate func(*InstanceControllerOptions)
 		local  bool
 		errors int
 	}{
-		{"defaults in a cluster with a namespace", func(o *InstanceOptions) { o.LeaseNamespace = "stencil-system" }, false, 0},
-		{"no namespace", func(o *InstanceOptions) { o.LeaseNamespace = "" }, false, 1},
-		{"no namespace, controller off", func(o *InstanceOptions) { o.LeaseNamespace, o.Enabled = "", false }, false, 0},
-		{"local mode needs no namespace", func(o *InstanceOptions) { o.LeaseNamespace = "" }, true, 0},
-		{"renew deadline over the lease", func(o *InstanceOptions) {
+		{"defaults in a cluster with a namespace", func(o *InstanceControllerOptions) { o.LeaseNamespace = "stencil-system" }, false, 0},
+		{"no namespace", func(o *InstanceControllerOptions) { o.LeaseNamespace = "" }, false, 1},
+		{"no namespace, controller off", func(o *InstanceControllerOptions) { o.LeaseNamespace, o.Enabled = "", false }, false, 0},
+		{"local mode needs no namespace", func(o *InstanceControllerOptions) { o.LeaseNamespace = "" }, true, 0},
+		{"renew deadline over the lease", func(o *InstanceControllerOptions) {
 			o.LeaseNamespace, o.RenewDeadline = "ns", o.LeaseDuration
 		}, false, 1},
-		{"target kubeconfig in a cluster", func(o *InstanceOptions) { o.LeaseNamespace, o.TargetKubeconfig = "ns", "k" }, false, 1},
-		{"target kubeconfig locally", func(o *InstanceOptions) { o.TargetKubeconfig = "k" }, true, 0},
-		{"no workers", func(o *InstanceOptions) { o.LeaseNamespace, o.Workers = "ns", 0 }, false, 1},
+		{"target kubeconfig in a cluster", func(o *InstanceControllerOptions) { o.LeaseNamespace, o.TargetKubeconfig = "ns", "k" }, false, 1},
+		{"target kubeconfig locally", func(o *InstanceControllerOptions) { o.TargetKubeconfig = "k" }, true, 0},
+		{"no workers", func(o *InstanceControllerOptions) { o.LeaseNamespace, o.Workers = "ns", 0 }, false, 1},
 	}
 	for _, tc := range cases {
-		o := NewInstanceOptions()
+		o := NewInstanceControllerOptions()
 		tc.mutate(o)
 		if errs := o.Validate(tc.local); len(errs) != tc.errors {
 			t.Errorf("%s: %d errors, want %d: %v", tc.name, len(errs), tc.errors, errs)

@@ -24,12 +24,22 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/klog/v2"
+
+	"stencil.dev/stencil/pkg/apiserver"
+	"stencil.dev/stencil/pkg/metrics"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 )
 
-// minProcessingMemory is the least --processing-memory-bytes: below it, a request at the
-// smallest output limit with a transformer would not fit.
-const minProcessingMemory = 64 << 20
+// applyProcessingMemory sets the memory processing requests hold together in c: flag's bytes,
+// or what processingMemory derives when it is zero. recorder reports what is held.
+func applyProcessingMemory(flag int64, c *apiserver.ExtraConfig, recorder *metrics.Recorder) {
+	memory, from := processingMemory(flag)
+	c.ProcessingMemory = renderrest.NewProcessingBudget(memory, recorder.MemoryHeld)
+	all, plugins := c.ProcessingMemory.Capacity(false), c.ProcessingMemory.Capacity(true)
+	klog.Infof("Processing may hold %d MiB (%s); requests that may run plugins %d MiB of it", all>>20, from, plugins>>20)
+	recorder.MemoryCapacity(all, plugins)
+}
 
 // cgroupMemoryFiles hold the memory limit of the process's cgroup, v2 then v1; a v1 cgroup
 // without a limit reads as a number near 2^63.

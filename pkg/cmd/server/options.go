@@ -31,27 +31,25 @@ import (
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/apiserver/pkg/util/compatibility"
-	"k8s.io/client-go/tools/clientcmd"
 	basecompatibility "k8s.io/component-base/compatibility"
 	"k8s.io/component-base/logs"
 	logsapi "k8s.io/component-base/logs/api/v1"
 	// The JSON format of --logging-format.
 	_ "k8s.io/component-base/logs/json/register"
-	"k8s.io/klog/v2"
 	netutils "k8s.io/utils/net"
 
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/apiserver"
-	"stencil.dev/stencil/pkg/controller/templateinstance"
+	"stencil.dev/stencil/pkg/cmd/options"
 	stencilopenapi "stencil.dev/stencil/pkg/generated/openapi"
 	"stencil.dev/stencil/pkg/metrics"
-	"stencil.dev/stencil/pkg/registry/templates/renderrest"
-	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 )
 
 const defaultEtcdPathPrefix = "/registry/templates.stencil.dev"
 
-// StencilServerOptions holds everything the command line can set.
+// StencilServerOptions holds everything the command line can set: one options struct per
+// concern, each with its defaults (NewXOptions), its flags (AddFlags), its checks (Validate)
+// and ApplyTo, which writes its values into the configuration the server is built from.
 type StencilServerOptions struct {
 	RecommendedOptions *genericoptions.RecommendedOptions
 	// ComponentGlobalsRegistry holds the effective versions and feature gates of the components.
@@ -63,18 +61,19 @@ type StencilServerOptions struct {
 	AlternateDNS []string
 	// ServingCert shares one self-made certificate between the replicas in a cluster.
 	ServingCert *ServingCertOptions
-	// Processing bounds what processing keeps between requests.
-	Processing *ProcessingOptions
+	// Processing are the renderer's caches, the limits of one request and the memory the
+	// processing requests hold together.
+	Processing *options.ProcessingOptions
+	// Starlark says where Starlark transformers run, none by default, and bounds each run.
+	Starlark *options.StarlarkOptions
+	// ExecPlugins are the administrator's exec plugins; none by default.
+	ExecPlugins *options.ExecPluginOptions
 	// Instances configure the TemplateInstance controller.
-	Instances *InstanceOptions
-	// OpenShiftTemplates serves template.openshift.io/v1 too (off by default: on OpenShift the
-	// group belongs to openshift-apiserver).
-	OpenShiftTemplates bool
-	// TemplateRevisionHistory is how many revisions of each Template are kept besides those
-	// instances use.
-	TemplateRevisionHistory int
-	// Plugins says which plugins run; none by default.
-	Plugins *PluginOptions
+	Instances *InstanceControllerOptions
+	// OpenShift serves template.openshift.io/v1 too.
+	OpenShift *OpenShiftOptions
+	// Revisions say how many TemplateRevisions are kept.
+	Revisions *TemplateRevisionOptions
 	// Logs configures component-base logging: --logging-format=json, -v, --vmodule.
 	Logs *logs.Options
 
@@ -92,10 +91,12 @@ func NewStencilServerOptions(out, errOut io.Writer) *StencilServerOptions {
 		ComponentGlobalsRegistry: compatibility.DefaultComponentGlobalsRegistry,
 		Local:                    NewLocalOptions(),
 		ServingCert:              &ServingCertOptions{},
-		Processing:               NewProcessingOptions(),
-		Instances:                NewInstanceOptions(),
-		TemplateRevisionHistory:  templaterevision.DefaultHistory,
-		Plugins:                  NewPluginOptions(),
+		Processing:               options.NewProcessingOptions(),
+		Starlark:                 options.NewStarlarkOptions(),
+		ExecPlugins:              options.NewExecPluginOptions(),
+		Instances:                NewInstanceControllerOptions(),
+		OpenShift:                NewOpenShiftOptions(),
+		Revisions:                NewTemplateRevisionOptions(),
 		Logs:                     logs.NewOptions(),
 		StdOut:                   out,
 		StdErr:                   errOut,
@@ -114,12 +115,10 @@ func (o *StencilServerOptions) AddFlags(fs *pflag.FlagSet) {
 	o.ServingCert.AddFlags(fs)
 	o.Processing.AddFlags(fs)
 	o.Instances.AddFlags(fs)
-	fs.BoolVar(&o.OpenShiftTemplates, "openshift-templates", o.OpenShiftTemplates,
-		"also serve OpenShift's template.openshift.io/v1 (templates, processedtemplates, templateinstances) over the same storage, for oc and "+
-			"OpenShift clients on clusters without OpenShift; never on OpenShift, where openshift-apiserver serves that group")
-	fs.IntVar(&o.TemplateRevisionHistory, "template-revision-history", o.TemplateRevisionHistory,
-		"How many revisions (TemplateRevisions) of each Template are kept besides those a TemplateInstance pins or runs; older ones are deleted when a new one is stored.")
-	o.Plugins.AddFlags(fs)
+	o.OpenShift.AddFlags(fs)
+	o.Revisions.AddFlags(fs)
+	o.Starlark.AddFlags(fs)
+	o.ExecPlugins.AddFlags(fs)
 	logsapi.AddFlags(o.Logs, fs)
 	o.ComponentGlobalsRegistry.AddFlags(fs)
 }
@@ -142,10 +141,10 @@ func (o *StencilServerOptions) Validate() error {
 	errs = append(errs, o.ServingCert.Validate(o)...)
 	errs = append(errs, o.Processing.Validate()...)
 	errs = append(errs, o.Instances.Validate(o.Local.Enabled)...)
-	errs = append(errs, o.Plugins.Validate()...)
-	if o.TemplateRevisionHistory < 1 {
-		errs = append(errs, fmt.Errorf("--template-revision-history must be at least 1: the Template's current revision is always kept"))
-	}
+	errs = append(errs, o.OpenShift.Validate()...)
+	errs = append(errs, o.Starlark.Validate()...)
+	errs = append(errs, o.ExecPlugins.Validate()...)
+	errs = append(errs, o.Revisions.Validate()...)
 	return utilerrors.NewAggregate(errs)
 }
 
@@ -177,44 +176,30 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 	if err := o.RecommendedOptions.ApplyTo(serverConfig); err != nil {
 		return nil, err
 	}
-	plugins, err := o.Plugins.Policy()
-	if err != nil {
+	config := &apiserver.Config{GenericConfig: serverConfig, ExtraConfig: apiserver.ExtraConfig{ClusterConfig: serverConfig.ClientConfig}}
+	if err := o.ApplyTo(&config.ExtraConfig, metrics.NewRecorder()); err != nil {
 		return nil, err
 	}
-	instances, err := o.instanceControllerOptions()
-	if err != nil {
-		return nil, err
-	}
-	recorder := metrics.NewRecorder()
-	memory, from := processingMemory(o.Processing.MemoryBytes)
-	klog.Infof("Processing may hold %d MiB (%s); requests that may run plugins %d MiB of it", memory>>20, from, memory/2>>20)
-	recorder.MemoryCapacity(memory, memory/2)
-	return &apiserver.Config{
-		GenericConfig: serverConfig,
-		ExtraConfig: apiserver.ExtraConfig{ClusterConfig: serverConfig.ClientConfig, Observer: recorder,
-			PlanCacheBytes: o.Processing.PlanCacheBytes, PipelineCacheBytes: o.Processing.PipelineCacheBytes,
-			MaxOutputBytes: o.Processing.MaxOutputBytes, ProcessingMemory: renderrest.NewBudget(memory, memory/2, recorder.MemoryHeld),
-			ProcessingLimits: o.Plugins.Limits(o.Processing.Limits), Plugins: plugins, Instances: instances,
-			OpenShiftTemplates: o.OpenShiftTemplates, TemplateRevisionHistory: o.TemplateRevisionHistory},
-	}, nil
+	return config, nil
 }
 
-// instanceControllerOptions are the controller's options, or nil when it does not run: turned
-// off, or in local mode, where there is no cluster.
-func (o *StencilServerOptions) instanceControllerOptions() (*templateinstance.Options, error) {
-	if !o.Instances.Enabled || (o.Local.Enabled && o.Instances.TargetKubeconfig == "") {
-		return nil, nil
+// ApplyTo writes Stencil's own configuration into c, each option in turn; recorder turns
+// processing into metrics. The processing settings reach the renderer as ApplyTo leaves them,
+// with no default added on the way.
+func (o *StencilServerOptions) ApplyTo(c *apiserver.ExtraConfig, recorder *metrics.Recorder) error {
+	c.Observer = recorder
+	o.Processing.ApplyTo(&c.Processing)
+	o.Starlark.ApplyTo(&c.Processing)
+	plugins, err := options.PluginPolicy(o.Starlark, o.ExecPlugins)
+	if err != nil {
+		return err
 	}
-	opts := &templateinstance.Options{LeaseNamespace: o.Instances.LeaseNamespace,
-		LeaseDuration: o.Instances.LeaseDuration, RenewDeadline: o.Instances.RenewDeadline, RetryPeriod: o.Instances.RetryPeriod,
-		Workers: o.Instances.Workers}
-	if o.Local.Enabled {
-		// One process: no election; the kubeconfig's user acts, and authorizes, as itself.
-		target, err := clientcmd.BuildConfigFromFlags("", o.Instances.TargetKubeconfig)
-		if err != nil {
-			return nil, fmt.Errorf("--target-kubeconfig: %w", err)
-		}
-		opts.Target, opts.ActAsSelf, opts.LeaseNamespace = target, true, ""
+	c.Plugins = plugins
+	if err := o.Instances.ApplyTo(c, o.Local.Enabled); err != nil {
+		return err
 	}
-	return opts, nil
+	applyProcessingMemory(o.Processing.MemoryBytes, c, recorder)
+	o.OpenShift.ApplyTo(c)
+	o.Revisions.ApplyTo(c)
+	return nil
 }

@@ -39,6 +39,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
+	"stencil.dev/stencil/pkg/controller/rollout"
 	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
 	informers "stencil.dev/stencil/pkg/generated/informers/externalversions"
 	listers "stencil.dev/stencil/pkg/generated/listers/templates/v1alpha1"
@@ -78,6 +79,11 @@ type Config struct {
 	Election *Election
 	// Workers reconcile instances in parallel; 0 means DefaultWorkers.
 	Workers int
+	// Previewer computes the plans that rollouts started with a preview's plan hash are
+	// checked against; nil refuses every such rollout.
+	Previewer *Previewer
+	// Now is the rollouts' clock; nil is time.Now.
+	Now func() time.Time
 }
 
 // Election configures the leader election of the replicas over one Lease.
@@ -94,6 +100,9 @@ type Election struct {
 type Controller struct {
 	cfg   Config
 	queue workqueue.TypedRateLimitingInterface[string]
+	// rolloutQueue holds the Templates whose rollout to look at, as namespace/name.
+	rolloutQueue workqueue.TypedRateLimitingInterface[string]
+	rollouts     *rollout.Reconciler
 	// caches are those of the current term of leadership; nil before the first.
 	caches atomic.Pointer[caches]
 }
@@ -103,6 +112,8 @@ type caches struct {
 	instances listers.TemplateInstanceLister
 	// byTemplate indexes the instances by the Template they reference.
 	byTemplate cache.Indexer
+	// templates are the Templates, whose rollouts are reconciled from the cache.
+	templates listers.TemplateLister
 }
 
 // NewController returns a controller of cfg; Run starts it.
@@ -124,5 +135,9 @@ func NewController(cfg Config) (*Controller, error) {
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "stencil_templateinstance"}),
+		rolloutQueue: workqueue.NewTypedRateLimitingQueueWithConfig(
+			workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "stencil_template_rollout"}),
+		rollouts: newRollouts(cfg),
 	}, nil
 }

@@ -56,6 +56,8 @@ type Options struct {
 	// checks objects with SelfSubjectAccessReviews: local mode's --target-kubeconfig, whose
 	// owner is the only local user. Without LeaseNamespace there is no election.
 	ActAsSelf bool
+	// Previewer computes the plans rollouts are checked against (templates/preview's).
+	Previewer *Previewer
 }
 
 // Defaults of Options, as client-go's core clients and kube-controller-manager have them.
@@ -89,7 +91,7 @@ func New(opts Options) (*Controller, error) {
 	cfg := Config{
 		Instances: instances, Templates: StorageTemplates{Getter: opts.Templates, Revisions: opts.Revisions}, Renderer: opts.Renderer,
 		Appliers: appliers, Mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)),
-		Authorizer: opts.Authorizer, SelfReview: opts.ActAsSelf, Workers: opts.Workers,
+		Authorizer: opts.Authorizer, SelfReview: opts.ActAsSelf, Workers: opts.Workers, Previewer: opts.Previewer,
 	}
 	if opts.LeaseNamespace != "" {
 		kube, err := kubernetes.NewForConfig(target)

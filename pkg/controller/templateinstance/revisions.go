@@ -26,6 +26,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/rollout"
 )
 
 // Which revision of its Template an instance runs (docs/revisions.md):
@@ -33,8 +34,9 @@ import (
 //   - a pinned one (spec.templateRef.revision), whatever the policy;
 //   - Manual: the one it runs (status.templateRevision) while its spec keeps the generation
 //     that revision was applied for; a spec change moves it to the Template's current one;
-//   - Automatic: the Template's current one. A rollout (the Template's, when it has one)
-//     decides here when each Automatic instance moves: TargetRevision is the one place.
+//   - Automatic: the Template's current one, once its rollout (the Template's, when it has
+//     one: pkg/controller/rollout) moved the instance; until then the one it runs.
+//     TargetRevision is the one place that asks.
 //
 // A Template stored before revisions were recorded has none: it is rendered as it is.
 
@@ -58,10 +60,16 @@ func TargetRevision(ti *templatesv1.TemplateInstance, t *templates.Template) int
 	if pin := ti.Spec.TemplateRef.Revision; pin > 0 {
 		return pin
 	}
+	r := ti.Status.TemplateRevision
 	if Policy(ti) == templatesv1.UpdatePolicyManual {
-		if r := ti.Status.TemplateRevision; r != nil && r.Generation == ti.Generation {
+		if r != nil && r.Generation == ti.Generation {
 			return r.Number
 		}
+		return t.Revision.Number
+	}
+	// Automatic: the Template's rollout says whether it has moved this instance yet.
+	if r != nil && rollout.Holds(t, ti.Name, r.Number) {
+		return r.Number
 	}
 	return t.Revision.Number
 }
@@ -101,8 +109,11 @@ func setRevisionReconciled(ti *templatesv1.TemplateInstance, current int64) {
 	message := fmt.Sprintf("runs revision %d of Template %s", r.Number, ti.Spec.TemplateRef.Name)
 	if current != r.Number {
 		why := "Manual"
-		if ti.Spec.TemplateRef.Revision > 0 {
+		switch {
+		case ti.Spec.TemplateRef.Revision > 0:
 			why = "pinned"
+		case Policy(ti) == templatesv1.UpdatePolicyAutomatic:
+			why = "not moved yet by the Template's rollout"
 		}
 		message += fmt.Sprintf(" (%s); the Template is at revision %d", why, current)
 	}

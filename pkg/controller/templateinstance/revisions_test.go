@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"stencil.dev/stencil/pkg/apis/templates"
@@ -64,6 +65,14 @@ func revisions(t *testing.T, values []string, authors ...string) []runtime.Objec
 		})
 	}
 	return append(out, app)
+}
+
+// withRollout gives the Template of objects (the last) a rollout in waves whose status is st.
+func withRollout(objects []runtime.Object, st *templatesv1.RolloutStatus) []runtime.Object {
+	app := objects[len(objects)-1].(*templatesv1.Template)
+	app.Rollout = &templatesv1.Rollout{Waves: []intstr.IntOrString{intstr.FromInt32(1)}}
+	app.Status = &templatesv1.TemplateStatus{Rollout: st}
+	return objects
 }
 
 // onRevision has the instance applied at revision number of generation 1, Ready.
@@ -133,6 +142,20 @@ func TestRevisions(t *testing.T) {
 		instance: newInstance("shop", func(ti *templatesv1.TemplateInstance) { ti.Spec.TemplateRef.Revision = 2 }),
 		deny:     refuse("mallory", "create", "configmaps"),
 		applied:  "", revision: 0, condition: "False AuthorForbidden runs no revision of Template app",
+	}, {
+		name: "Automatic stays on its revision while the Template's rollout has not moved it",
+		objects: func(t *testing.T) []runtime.Object {
+			return withRollout(three(t), &templatesv1.RolloutStatus{Revision: 3, Phase: templatesv1.RolloutPaused, Moved: []string{"other"}})
+		},
+		instance: newInstance("shop", onRevision(1)),
+		applied:  "", revision: 1, condition: "True Reconciled runs revision 1 of Template app (not moved yet by the Template's rollout); the Template is at revision 3",
+	}, {
+		name: "Automatic moves once the rollout moved it",
+		objects: func(t *testing.T) []runtime.Object {
+			return withRollout(three(t), &templatesv1.RolloutStatus{Revision: 3, Phase: templatesv1.RolloutProgressing, Moved: []string{"shop"}})
+		},
+		instance: newInstance("shop", onRevision(1)),
+		applied:  "three", revision: 3, condition: "True Reconciled runs revision 3 of Template app",
 	}, {
 		name:     "the Template's current author does not vouch for an old revision",
 		objects:  func(t *testing.T) []runtime.Object { return three(t, "mallory", "alice", "alice") },

@@ -41,6 +41,7 @@ const conflictRetry = 200 * time.Millisecond
 // Run takes part in the leader election until ctx is done; while it leads, it reconciles.
 func (c *Controller) Run(ctx context.Context) {
 	defer c.queue.ShutDown()
+	defer c.rolloutQueue.ShutDown()
 	e := c.cfg.Election
 	if e == nil {
 		c.lead(ctx)
@@ -86,6 +87,7 @@ func (c *Controller) lead(leadCtx context.Context) {
 	for i := 0; i < c.cfg.Workers; i++ {
 		go wait.UntilWithContext(leadCtx, c.work, time.Second)
 	}
+	go wait.UntilWithContext(leadCtx, c.workRollouts, time.Second)
 	<-leadCtx.Done()
 }
 
@@ -94,14 +96,22 @@ func (c *Controller) lead(leadCtx context.Context) {
 // returns what tells that their caches have synced.
 func (c *Controller) watch(factory informers.SharedInformerFactory) ([]cache.InformerSynced, error) {
 	instanceInformer := factory.Templates().V1alpha1().TemplateInstances()
-	templateInformer := factory.Templates().V1alpha1().Templates().Informer()
+	templateLister := factory.Templates().V1alpha1().Templates()
+	templateInformer := templateLister.Informer()
 	if err := instanceInformer.Informer().AddIndexers(cache.Indexers{byTemplate: indexByTemplate}); err != nil {
 		return nil, err
 	}
-	c.caches.Store(&caches{instances: instanceInformer.Lister(), byTemplate: instanceInformer.Informer().GetIndexer()})
+	c.caches.Store(&caches{instances: instanceInformer.Lister(), byTemplate: instanceInformer.Informer().GetIndexer(), templates: templateLister.Lister()})
 	enqueue := func(obj interface{}) {
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
 			c.queue.Add(key)
+		}
+		// An instance's progress is its Template's rollout's too.
+		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		if ti, ok := obj.(*templatesv1.TemplateInstance); ok && ti.Spec.TemplateRef != nil {
+			c.enqueueRollout(ti.Namespace, ti.Spec.TemplateRef.Name)
 		}
 	}
 	if _, err := instanceInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -109,7 +119,7 @@ func (c *Controller) watch(factory informers.SharedInformerFactory) ([]cache.Inf
 		return nil, err
 	}
 	if _, err := templateInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: c.templateChanged, UpdateFunc: func(_, obj interface{}) { c.templateChanged(obj) }, DeleteFunc: c.templateChanged}); err != nil {
+		AddFunc: c.templateChanged, UpdateFunc: c.templateUpdated, DeleteFunc: c.templateChanged}); err != nil {
 		return nil, err
 	}
 	return []cache.InformerSynced{instanceInformer.Informer().HasSynced, templateInformer.HasSynced}, nil
@@ -133,7 +143,22 @@ func (c *Controller) templateChanged(obj interface{}) {
 	}
 	if t, ok := obj.(*templatesv1.Template); ok {
 		c.enqueueInstancesOf(t.Namespace, t.Name)
+		c.enqueueRollout(t.Namespace, t.Name)
 	}
+}
+
+// templateUpdated queues the Template's rollout, and its instances when the change may move
+// some of them (movesInstances).
+func (c *Controller) templateUpdated(oldObj, obj interface{}) {
+	t, ok := obj.(*templatesv1.Template)
+	if !ok {
+		return
+	}
+	old, _ := oldObj.(*templatesv1.Template)
+	if movesInstances(old, t) {
+		c.enqueueInstancesOf(t.Namespace, t.Name)
+	}
+	c.enqueueRollout(t.Namespace, t.Name)
 }
 
 // enqueueInstancesOf queues every instance of a Template: a change to it is an upgrade.

@@ -4569,6 +4569,13 @@ func schema_pkg_apis_templates_v1alpha1_RolloutStatus(ref common.ReferenceCallba
 							},
 						},
 					},
+					"waveSize": {
+						SchemaProps: spec.SchemaProps{
+							Description: "waveSize is how many of the last names of moved the wave under way moved: the wave's instances, which the gate sees.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
 					"updated": {
 						SchemaProps: spec.SchemaProps{
 							Description: "updated counts the Automatic instances that run revision and are Ready.",

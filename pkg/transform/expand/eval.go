@@ -23,7 +23,6 @@ package expand
 // twice would run for hours while producing no output for a size limit to catch.
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"strconv"
@@ -64,10 +63,11 @@ type expander struct {
 }
 
 func newExpander(properties map[string]string, limits Limits) *expander {
+	d := DefaultLimits()
 	e := &expander{
 		data:      make(map[string]string, len(properties)+1),
-		maxOutput: cmp.Or(max(limits.MaxOutputBytes, 0), DefaultOutputBytes),
-		maxWork:   cmp.Or(max(limits.MaxWork, 0), DefaultWork),
+		maxOutput: transform.OrDefault(limits.MaxOutputBytes, d.MaxOutputBytes),
+		maxWork:   transform.OrDefault(limits.MaxWork, d.MaxWork),
 	}
 	e.data["clusterName"] = ""
 	for k, v := range properties {

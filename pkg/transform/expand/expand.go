@@ -39,24 +39,23 @@ const TemplatesAnnotation = "control.kubestellar.io/expand-templates"
 
 // Limits bounds the cost of one Templates call. A template comes from whoever sends the
 // request, so neither its output nor its running time may grow without bound (KubeStellar
-// has no limit: kubestellar/kubestellar#3737). Zero fields take the defaults.
+// has no limit: kubestellar/kubestellar#3737). Zero fields take the defaults (DefaultLimits).
 type Limits struct {
-	// MaxOutputBytes bounds the total size of all expanded strings. Default: 1 MiB.
+	// MaxOutputBytes bounds the total size of all expanded strings.
 	MaxOutputBytes int
 	// MaxWork bounds the evaluation effort, in bytes handled: every byte written, built by a
 	// function or compared counts one, every template node evaluated counts
 	// expandNodeCost. Loops and template calls are charged per iteration and call, so
-	// `{{range 1000000000}}{{end}}` fails quickly. Default: 32 Mi, a fraction of a second.
+	// `{{range 1000000000}}{{end}}` fails quickly.
 	MaxWork int
 }
 
-// Defaults of Limits; a server's flags default to them too.
-const (
-	// DefaultOutputBytes is the default of Limits.MaxOutputBytes.
-	DefaultOutputBytes = 1 << 20
-	// DefaultWork is the default of Limits.MaxWork.
-	DefaultWork = 32 << 20
-)
+// DefaultLimits are the limits of a run given none: the expansion bounds of
+// transform.DefaultLimits, where the server's flags start too.
+func DefaultLimits() Limits {
+	d := transform.DefaultLimits()
+	return Limits{MaxOutputBytes: d.ExpansionOutputBytes, MaxWork: d.ExpansionWork}
+}
 
 // Templates runs template expansion, the last step of processing: in every object annotated
 // TemplatesAnnotation: "true", every string value containing "{{" is executed as a Go

@@ -166,7 +166,7 @@ func refuseSources(refuse func(bool, string, string), prefix string, s types.KvP
 
 // Transform builds the kustomization over the objects.
 func (t *kustomizationTransformer) Transform(ctx *transform.Context, objects []transform.Object) ([]transform.Object, error) {
-	if limit := ctx.Limits().MaxKustomizeObjects(); len(objects) > limit {
+	if limit := ctx.Limits().KustomizeObjects; len(objects) > limit {
 		return nil, fmt.Errorf("a Kustomization runs over at most %d objects, not %d", limit, len(objects))
 	}
 	var docs []byte
@@ -179,7 +179,7 @@ func (t *kustomizationTransformer) Transform(ctx *transform.Context, objects []t
 		}
 		sizes[i] = len(docs) - start
 		docs = append(docs, "\n---\n"...)
-		if limit := ctx.Limits().MaxKustomizeBytes(); len(docs) > limit {
+		if limit := ctx.Limits().KustomizeBytes; len(docs) > limit {
 			return nil, fmt.Errorf("a Kustomization runs over at most %d bytes of objects", limit)
 		}
 	}

@@ -115,11 +115,11 @@ func (p *kustomizePatch) matches(obj transform.Object, renamed bool) int {
 }
 
 // checkKustomizeCost refuses a build before it starts when its patches and replacements would
-// take more than ctx's limit (maxKustomizeWork by default), or could make objects larger than
+// take more than ctx's limit (KustomizeApplications), or could make objects larger than
 // ctx's budget: JSON 6902 copies double an object each, so eleven copy operations over 200
 // small ConfigMaps make hundreds of megabytes. sizes are the objects' sizes as JSON.
 func (t *kustomizationTransformer) checkKustomizeCost(ctx *transform.Context, objects []transform.Object, sizes []int) error {
-	maxWork := ctx.Limits().MaxKustomizeApplications()
+	maxWork := ctx.Limits().KustomizeApplications
 	work := len(objects) + t.generated
 	grown := 0
 	renamed := false

@@ -34,5 +34,5 @@ var testKinds = transformtest.Kinds(builtin.Register, generator.Register, kustom
 // execPolicy is the policy of the test plugins.
 func execPolicy(t testing.TB) *exec.Policy {
 	return &exec.Policy{Dir: exectest.Build(t), Images: map[string]string{"registry.example.com/annotate:v1": "annotate"},
-		Env: []string{"TOKEN=s3cr3t-token", "HOME=/nonexistent"}, Timeout: 3 * time.Second}
+		Env: []string{"TOKEN=s3cr3t-token", "HOME=/nonexistent"}, Limits: exec.Limits{Timeout: 3 * time.Second}}
 }

@@ -23,7 +23,6 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/transform"
-	"stencil.dev/stencil/pkg/transform/plugin/exec"
 )
 
 // Steps says which kinds of steps a template's generators and transformers may run, read
@@ -77,5 +76,5 @@ func (p Policy) PluginOutputBytes() int {
 	if p.Exec == nil {
 		return 0
 	}
-	return transform.OrDefault(p.Exec.MaxOutputBytes, exec.DefaultOutputBytes)
+	return p.Exec.Limits.WithDefaults().MaxOutputBytes
 }

@@ -101,6 +101,10 @@ type RolloutStatus struct {
 	// +optional
 	// +listType=atomic
 	Moved []string `json:"moved,omitempty"`
+	// waveSize is how many of the last names of moved the wave under way moved: the wave's
+	// instances, which the gate sees.
+	// +optional
+	WaveSize int32 `json:"waveSize,omitempty"`
 	// updated counts the Automatic instances that run revision and are Ready.
 	// +optional
 	Updated int32 `json:"updated,omitempty"`

@@ -55,15 +55,12 @@ type Sources struct {
 	// Authorizer decides whether the caller of processedtemplates may read the templates its
 	// template imports.
 	Authorizer authorizer.Authorizer
-	// Memory is the memory processing requests hold together (NewBudget); nil means a Budget
-	// of DefaultMemoryBytes, half of it for requests that may run plugins.
+	// Memory is the memory processing requests hold together; nil means
+	// NewProcessingBudget's default.
 	Memory *Budget
-	// PlanCacheBytes and PipelineCacheBytes bound the renderer's caches; 0 means its defaults.
-	PlanCacheBytes, PipelineCacheBytes int64
-	// MaxOutputBytes bounds the JSON one request may make; 0 means the renderer's default.
-	MaxOutputBytes int
-	// Limits are the other per-request processing limits; zero fields mean the defaults.
-	Limits transform.Limits
+	// Processing are the renderer's settings, given to it as they are; zero fields mean its
+	// defaults.
+	Processing render.Config
 	// Observer hears of every request, transformer run and cache lookup, for metrics; nil
 	// for none.
 	Observer Observer
@@ -89,15 +86,13 @@ type Adapter struct {
 
 // NewAdapter returns an Adapter reading from sources.
 func NewAdapter(sources Sources) *Adapter {
-	renderer := render.NewRenderer(render.Options{KindToResource: sources.KindToResource,
-		PlanCacheBytes: sources.PlanCacheBytes, PipelineCacheBytes: sources.PipelineCacheBytes,
-		MaxOutputBytes: sources.MaxOutputBytes, Limits: sources.Limits})
+	renderer := render.NewRenderer(render.Options{Config: sources.Processing, KindToResource: sources.KindToResource})
 	if sources.Observer != nil {
 		renderer.ObserveCaches(sources.Observer)
 	}
 	memory := sources.Memory
 	if memory == nil {
-		memory = NewBudget(DefaultMemoryBytes, DefaultMemoryBytes/2, nil)
+		memory = NewProcessingBudget(0, nil)
 	}
 	return &Adapter{sources: sources, renderer: renderer, memory: memory}
 }

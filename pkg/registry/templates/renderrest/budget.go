@@ -65,12 +65,21 @@ type waiter struct {
 	ready   chan struct{}
 }
 
-// NewBudget returns a Budget of capacity bytes, of which requests that may run plugins hold
-// at most pluginCapacity together; observe, when not nil, hears what is held after each change.
-func NewBudget(capacity, pluginCapacity int64, observe func(held, pluginHeld int64)) *Budget {
+// NewProcessingBudget returns the Budget of a server's processing: capacity bytes, or
+// DefaultMemoryBytes when capacity is not positive, of which requests that may run plugins
+// hold half at most. observe, when not nil, hears what is held after each change.
+func NewProcessingBudget(capacity int64, observe func(held, pluginHeld int64)) *Budget {
 	if capacity <= 0 {
 		capacity = DefaultMemoryBytes
 	}
+	return NewBudget(capacity, capacity/2, observe)
+}
+
+// NewBudget returns a Budget of capacity bytes, of which requests that may run plugins hold
+// at most pluginCapacity together (all of it when not in (0, capacity]); observe, when not nil,
+// hears what is held after each change. capacity is taken as it is: NewProcessingBudget is the
+// one that defaults it.
+func NewBudget(capacity, pluginCapacity int64, observe func(held, pluginHeld int64)) *Budget {
 	if pluginCapacity <= 0 || pluginCapacity > capacity {
 		pluginCapacity = capacity
 	}

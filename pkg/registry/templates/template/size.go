@@ -16,57 +16,9 @@ limitations under the License.
 
 package template
 
-import (
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
+import "stencil.dev/stencil/pkg/registry/storedsize"
 
-	"stencil.dev/stencil/pkg/apis/templates"
-	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
-	"stencil.dev/stencil/pkg/registry"
-)
-
-// MaxStoredBytes bounds a stored Template as etcd stores it: registry.MaxStoredBytes. A
+// MaxStoredBytes bounds a stored Template as etcd stores it: storedsize.MaxStoredBytes. A
 // template given to processedtemplates is not stored and is bounded only by the 3 MiB request
 // body limit.
-const MaxStoredBytes = registry.MaxStoredBytes
-
-// sizeErrors reports a template too large to store, at the field that holds most of it.
-func sizeErrors(t *templates.Template) field.ErrorList {
-	var versioned v1alpha1.Template
-	if err := v1alpha1.Convert_templates_Template_To_v1alpha1_Template(t, &versioned, nil); err != nil {
-		return field.ErrorList{field.InternalError(nil, err)}
-	}
-	versioned.APIVersion, versioned.Kind = v1alpha1.SchemeGroupVersion.String(), "Template"
-	return registry.SizeErrors(&versioned, "template", "template", func() []registry.FieldSize { return fieldSizes(t) }, func(string) string {
-		return "Split it into templates that import each other's transformers, or give it to processedtemplates, which stores nothing"
-	})
-}
-
-// fieldSizes are the fields of t, each with its bytes roughly counted.
-func fieldSizes(t *templates.Template) []registry.FieldSize {
-	rawSize := func(list []runtime.RawExtension) int {
-		n := 0
-		for _, r := range list {
-			n += len(r.Raw)
-		}
-		return n
-	}
-	params := 0
-	for _, p := range t.Parameters {
-		params += len(p.Name) + len(p.DisplayName) + len(p.Description) + len(p.Value) + len(p.From)
-	}
-	rules := 0
-	for _, r := range t.Rules {
-		rules += len(r.Rule) + len(r.Message) + len(r.FieldPath)
-	}
-	return []registry.FieldSize{
-		{Name: "objects", Bytes: rawSize(t.Objects)},
-		{Name: "generators", Bytes: rawSize(t.Generators)},
-		{Name: "transformers", Bytes: rawSize(t.Transformers)},
-		{Name: "transformerOverrides", Bytes: rawSize(t.TransformerOverrides)},
-		{Name: "parameters", Bytes: params},
-		{Name: "rules", Bytes: rules},
-		{Name: "message", Bytes: len(t.Message)},
-		{Name: "metadata", Bytes: registry.MetadataBytes(&t.ObjectMeta)},
-	}
-}
+const MaxStoredBytes = storedsize.MaxStoredBytes

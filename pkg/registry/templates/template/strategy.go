@@ -36,10 +36,9 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
-	"stencil.dev/stencil/pkg/process/celgate"
 	"stencil.dev/stencil/pkg/registry"
+	"stencil.dev/stencil/pkg/registry/templates/templatecheck"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
-	"stencil.dev/stencil/pkg/render"
 	"stencil.dev/stencil/pkg/transform"
 	"stencil.dev/stencil/pkg/transform/plugin"
 )
@@ -159,25 +158,11 @@ func (s templateStrategy) Validate(ctx context.Context, obj runtime.Object) fiel
 // refuses them): they come from the same compile as its errors, so they are added here rather
 // than in WarningsOnCreate, which would compile the template again.
 func (s templateStrategy) check(ctx context.Context, t *templates.Template, errs field.ErrorList) field.ErrorList {
-	engineErrs, tolerated := render.CheckTemplate(t, s.pluginsFor(ctx))
-	errs = validation.SortByField(append(append(append(errs, engineErrs...), gateErrors(t)...), sizeErrors(t)...))
-	if len(errs) == 0 {
-		for _, w := range tolerated {
-			warning.AddWarning(ctx, "", w)
-		}
+	errs, tolerated := templatecheck.Check(t, s.pluginsFor(ctx), errs)
+	for _, w := range tolerated {
+		warning.AddWarning(ctx, "", w)
 	}
 	return errs
-}
-
-// gateErrors reports a rollout gate that does not compile, or is no condition.
-func gateErrors(t *templates.Template) field.ErrorList {
-	if t.Rollout == nil || t.Rollout.Gate == "" {
-		return nil
-	}
-	if _, err := celgate.Compile(t.Rollout.Gate); err != nil {
-		return field.ErrorList{field.Invalid(field.NewPath("rollout", "gate"), t.Rollout.Gate, err.Error())}
-	}
-	return nil
 }
 
 // WarningsOnCreate tells the author of a template that uses plugins which providers the

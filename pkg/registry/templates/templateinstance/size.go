@@ -21,14 +21,14 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
-	"stencil.dev/stencil/pkg/registry"
+	"stencil.dev/stencil/pkg/registry/storedsize"
 )
 
 // MaxStoredBytes bounds a stored TemplateInstance as etcd stores it (its JSON, status and
-// managed fields included), as it bounds a Template: registry.MaxStoredBytes. The half MiB
+// managed fields included), as it bounds a Template: storedsize.MaxStoredBytes. The half MiB
 // between it and etcd's 1.5 MiB leaves room for the status the controller writes later (a
 // reference per object, conditions), which no client can shrink.
-const MaxStoredBytes = registry.MaxStoredBytes
+const MaxStoredBytes = storedsize.MaxStoredBytes
 
 // sizeErrors reports an instance too large to store, at the field that holds most of it.
 func sizeErrors(ti *templates.TemplateInstance) field.ErrorList {
@@ -37,7 +37,7 @@ func sizeErrors(ti *templates.TemplateInstance) field.ErrorList {
 		return field.ErrorList{field.InternalError(nil, err)}
 	}
 	versioned.APIVersion, versioned.Kind = v1alpha1.SchemeGroupVersion.String(), "TemplateInstance"
-	return registry.SizeErrors(&versioned, "instance", "TemplateInstance", func() []registry.FieldSize { return fieldSizes(ti) }, advice)
+	return storedsize.SizeErrors(&versioned, "instance", "TemplateInstance", func() []storedsize.FieldSize { return fieldSizes(ti) }, advice)
 }
 
 // advice says how to shrink the field that holds most of an instance.
@@ -52,7 +52,7 @@ func advice(field string) string {
 }
 
 // fieldSizes are the fields of ti, each with its bytes roughly counted.
-func fieldSizes(ti *templates.TemplateInstance) []registry.FieldSize {
+func fieldSizes(ti *templates.TemplateInstance) []storedsize.FieldSize {
 	mapSize := func(m map[string]string) int {
 		n := 0
 		for k, v := range m {
@@ -91,7 +91,7 @@ func fieldSizes(ti *templates.TemplateInstance) []registry.FieldSize {
 	for _, o := range ti.Status.Objects {
 		status += len(o.APIVersion) + len(o.Kind) + len(o.Namespace) + len(o.Name) + len(o.UID)
 	}
-	return []registry.FieldSize{
+	return []storedsize.FieldSize{
 		{Name: "spec.template", Bytes: inline},
 		{Name: "spec.parameters", Bytes: mapSize(spec.Parameters)},
 		{Name: "spec.parametersFrom", Bytes: sources},
@@ -99,6 +99,6 @@ func fieldSizes(ti *templates.TemplateInstance) []registry.FieldSize {
 		{Name: "spec.properties", Bytes: mapSize(spec.Properties)},
 		{Name: "spec.requester", Bytes: requester},
 		{Name: "status", Bytes: status},
-		{Name: "metadata", Bytes: registry.MetadataBytes(&ti.ObjectMeta)},
+		{Name: "metadata", Bytes: storedsize.MetadataBytes(&ti.ObjectMeta)},
 	}
 }

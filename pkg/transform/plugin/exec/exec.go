@@ -37,26 +37,30 @@ import (
 // runs: a path is resolved inside the directory only, an image only through the
 // administrator's mapping, and each run is confined by pkg/sandbox.
 
-// Default bounds of one plugin run; the server's flags default to them.
+// The default bounds of one plugin run, each with why it is what it is. DefaultLimits gathers
+// them and is the only reader: the server's flags and every run start from it.
 const (
-	DefaultTimeout = 10 * time.Second
-	// DefaultOutputBytes bounds stdout (and stderr): the objects decoded from it take
+	defaultTimeout = 10 * time.Second
+	// defaultOutputBytes bounds stdout (and stderr): the objects decoded from it take
 	// six to sixteen times its size in the server's heap.
-	DefaultOutputBytes = 16 << 20
-	// DefaultOutputObjects bounds the objects one run may give back, counted before
+	defaultOutputBytes = 16 << 20
+	// defaultOutputObjects bounds the objects one run may give back, counted before
 	// any is decoded.
-	DefaultOutputObjects = 10000
-	// DefaultMemoryBytes bounds the address space of a run's processes together. A Go
+	defaultOutputObjects = 10000
+	// defaultMemoryBytes bounds the address space of a run's processes together. A Go
 	// program reserves about 750 MB of address space however little it uses, so less would
 	// keep Go plugins from starting.
-	DefaultMemoryBytes = 1 << 30
-	// DefaultDiskBytes bounds what a run writes into its working directory, which
+	defaultMemoryBytes = 1 << 30
+	// defaultDiskBytes bounds what a run writes into its working directory, which
 	// lives in memory (a tmpfs) where the kernel allows one.
-	DefaultDiskBytes = 64 << 20
-	DefaultOpenFiles = 256
-	// DefaultProcesses is one: a plugin may not start processes, which is what lets
+	defaultDiskBytes = 64 << 20
+	defaultOpenFiles = 256
+	// defaultProcesses is one: a plugin may not start processes, which is what lets
 	// RLIMIT_AS bound its memory whole.
-	DefaultProcesses            = 1
+	defaultProcesses = 1
+)
+
+const (
 	maxPluginStderrInError      = 4 << 10
 	pluginWorkDirPrefix         = "stencil-plugin-"
 	pluginWaitAfterKill         = 2 * time.Second
@@ -75,18 +79,44 @@ type Policy struct {
 	// ReadPaths are more paths plugins may read and execute (an interpreter's directories);
 	// Dir and their working directory are always readable.
 	ReadPaths []string
-	// Timeout bounds one run's wall-clock time; zero means DefaultTimeout.
+	// Limits bound each run; zero fields mean the defaults.
+	Limits
+}
+
+// Limits bound one plugin run; a zero or negative field means its default (WithDefaults).
+type Limits struct {
+	// Timeout bounds one run's wall-clock time.
 	Timeout time.Duration
-	// MaxOutputBytes bounds what one run may write to stdout, and to stderr; zero means
-	// DefaultOutputBytes. Past it the run is killed and fails.
+	// MaxOutputBytes bounds what one run may write to stdout, and to stderr. Past it the run
+	// is killed and fails.
 	MaxOutputBytes int
-	// MaxOutputObjects bounds the objects one run may write; zero means
-	// DefaultOutputObjects. Documents are counted as they arrive (past the bound the
-	// run is killed), the items of a ResourceList before it is decoded.
+	// MaxOutputObjects bounds the objects one run may write. Documents are counted as they
+	// arrive (past the bound the run is killed), the items of a ResourceList before it is
+	// decoded.
 	MaxOutputObjects int
 	// MemoryBytes, DiskBytes, OpenFiles and Processes bound one run (pkg/sandbox's Spec
-	// says how); zero means the defaults.
+	// says how).
 	MemoryBytes, DiskBytes, OpenFiles, Processes int
+}
+
+// DefaultLimits returns the default of every bound: where the server's flags start.
+func DefaultLimits() Limits {
+	return Limits{Timeout: defaultTimeout, MaxOutputBytes: defaultOutputBytes, MaxOutputObjects: defaultOutputObjects,
+		MemoryBytes: defaultMemoryBytes, DiskBytes: defaultDiskBytes, OpenFiles: defaultOpenFiles, Processes: defaultProcesses}
+}
+
+// WithDefaults returns l with every field that is not positive set to its default.
+func (l Limits) WithDefaults() Limits {
+	d := DefaultLimits()
+	return Limits{
+		Timeout:          transform.OrDefault(l.Timeout, d.Timeout),
+		MaxOutputBytes:   transform.OrDefault(l.MaxOutputBytes, d.MaxOutputBytes),
+		MaxOutputObjects: transform.OrDefault(l.MaxOutputObjects, d.MaxOutputObjects),
+		MemoryBytes:      transform.OrDefault(l.MemoryBytes, d.MemoryBytes),
+		DiskBytes:        transform.OrDefault(l.DiskBytes, d.DiskBytes),
+		OpenFiles:        transform.OrDefault(l.OpenFiles, d.OpenFiles),
+		Processes:        transform.OrDefault(l.Processes, d.Processes),
+	}
 }
 
 // Errors of plugin runs, named in the 422.
@@ -135,13 +165,13 @@ func (e *Policy) run(ctx *transform.Context, exe string, args []string, stdin []
 		return nil, fmt.Errorf("creating the plugin's working directory: %w", err)
 	}
 	defer os.RemoveAll(work)
-	timeout := transform.OrDefault(e.Timeout, DefaultTimeout)
+	limits := e.Limits.WithDefaults()
+	timeout := limits.Timeout
 	cmd, err := sandbox.Command(sandbox.Spec{
 		Path: exe, Args: args, Env: append([]string{}, e.Env...), Dir: work,
 		ReadOnly:   append([]string{e.Dir}, e.ReadPaths...),
-		CPUSeconds: uint64(timeout/time.Second) + 1, OpenFiles: uint64(transform.OrDefault(e.OpenFiles, DefaultOpenFiles)),
-		MemoryBytes: uint64(transform.OrDefault(e.MemoryBytes, DefaultMemoryBytes)), DiskBytes: uint64(transform.OrDefault(e.DiskBytes, DefaultDiskBytes)),
-		Processes: uint64(transform.OrDefault(e.Processes, DefaultProcesses)),
+		CPUSeconds: uint64(timeout/time.Second) + 1, OpenFiles: uint64(limits.OpenFiles),
+		MemoryBytes: uint64(limits.MemoryBytes), DiskBytes: uint64(limits.DiskBytes), Processes: uint64(limits.Processes),
 	})
 	if err != nil {
 		return nil, err
@@ -152,11 +182,10 @@ func (e *Policy) run(ctx *transform.Context, exe string, args []string, stdin []
 		stop := context.AfterFunc(ctx.Request(), cancel)
 		defer stop()
 	}
-	limit := transform.OrDefault(e.MaxOutputBytes, DefaultOutputBytes)
+	limit := limits.MaxOutputBytes
 	var killOnce sync.Once
 	kill := func() { killOnce.Do(func() { sandbox.Kill(cmd) }) }
-	objects := transform.OrDefault(e.MaxOutputObjects, DefaultOutputObjects)
-	stdout := &cappedBuffer{limit: limit, onOverflow: kill, docs: docCounter{limit: objects}}
+	stdout := &cappedBuffer{limit: limit, onOverflow: kill, docs: docCounter{limit: limits.MaxOutputObjects}}
 	stderr := &cappedBuffer{limit: min(limit, pluginStderrCapWithinOutput), onOverflow: kill}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), stdout, stderr
 	cmd.WaitDelay = pluginWaitAfterKill
@@ -177,7 +206,7 @@ func (e *Policy) run(ctx *transform.Context, exe string, args []string, stdin []
 	kill()
 	switch {
 	case stdout.docs.over():
-		return nil, fmt.Errorf("%w of %d objects", errPluginOutput, objects)
+		return nil, fmt.Errorf("%w of %d objects", errPluginOutput, limits.MaxOutputObjects)
 	case stdout.overflow || stderr.overflow:
 		return nil, fmt.Errorf("%w of %d bytes", errPluginOutput, limit)
 	case ctx.Err() != nil:

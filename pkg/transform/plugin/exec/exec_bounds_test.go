@@ -147,7 +147,7 @@ func TestExecPluginMemoryAcrossProcesses(t *testing.T) {
 		out, err = runTestPlugin(t, policy, "prober", map[string]any{"keyFile": "/nonexistent", "address": "127.0.0.1:1"})
 		limits := pluginData(t, out, err)["rlimits"]
 		t.Logf("the rlimits of each process: %v", limits)
-		if want := fmt.Sprintf("as=%d fsize=%d nofile=%d nproc=%d", budget/processes, DefaultDiskBytes, DefaultOpenFiles, processes); !strings.HasPrefix(fmt.Sprint(limits), want) {
+		if want := fmt.Sprintf("as=%d fsize=%d nofile=%d nproc=%d", budget/processes, defaultDiskBytes, defaultOpenFiles, processes); !strings.HasPrefix(fmt.Sprint(limits), want) {
 			t.Errorf("each process runs with %v, want %s: together within the budget", limits, want)
 		}
 	})
@@ -274,7 +274,7 @@ func TestExecPluginOutputObjects(t *testing.T) {
 			t.Logf("heap: %d MB allocated during the run; live objects %d MB before, %d MB after (%d MB after a GC)",
 				(allocAfter-allocBefore)>>20, liveBefore>>20, liveAfter>>20, liveAfterGC>>20)
 			var te *transform.Error
-			if !errors.As(err, &te) || !errors.Is(err, errPluginOutput) || !strings.Contains(err.Error(), fmt.Sprintf("limit of %d objects", DefaultOutputObjects)) {
+			if !errors.As(err, &te) || !errors.Is(err, errPluginOutput) || !strings.Contains(err.Error(), fmt.Sprintf("limit of %d objects", defaultOutputObjects)) {
 				t.Fatalf("error %v, want the object limit, naming the transformer", err)
 			}
 			if alloc := allocAfter - allocBefore; alloc > tc.maxAlloc {

@@ -124,8 +124,8 @@ func (s *execStep) Transform(ctx *transform.Context, objects []transform.Object)
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", s.plugin, err)
 	}
-	limit := transform.OrDefault(s.policy.MaxOutputBytes, DefaultOutputBytes)
-	docs, err := readDocs(out, outputLimits{objects: transform.OrDefault(s.policy.MaxOutputObjects, DefaultOutputObjects), resourceList: s.krm, yamlBytes: limit / 4})
+	limits := s.policy.Limits.WithDefaults()
+	docs, err := readDocs(out, outputLimits{objects: limits.MaxOutputObjects, resourceList: s.krm, yamlBytes: limits.MaxOutputBytes / 4})
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: reading its output: %w", s.plugin, err)
 	}

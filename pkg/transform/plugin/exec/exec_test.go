@@ -36,7 +36,7 @@ import (
 // execPolicy is the policy of the test plugins.
 func execPolicy(t testing.TB) *Policy {
 	return &Policy{Dir: exectest.Build(t), Images: map[string]string{"registry.example.com/annotate:v1": "annotate"},
-		Env: []string{"TOKEN=s3cr3t-token", "HOME=/nonexistent"}, Timeout: 3 * time.Second}
+		Env: []string{"TOKEN=s3cr3t-token", "HOME=/nonexistent"}, Limits: Limits{Timeout: 3 * time.Second}}
 }
 
 // runPlugin compiles one generator or transformer config (YAML) under the test policy and
@@ -202,7 +202,7 @@ func TestExecPluginSandbox(t *testing.T) {
 	config, _ := json.Marshal(map[string]any{"apiVersion": "team.example.com/v1", "kind": "Probe",
 		"spec": map[string]any{"keyFile": keyFile, "address": l.Addr().String()}})
 	// Renamed for the probe: the seed 000 plugin of team.example.com is the prober here.
-	p, errs := testKinds.Compile(execPlugins{policy: &Policy{Dir: execPolicy(t).Dir, Timeout: 10 * time.Second}, as: "prober"}, []transform.Config{{Raw: config, Generator: true}})
+	p, errs := testKinds.Compile(execPlugins{policy: &Policy{Dir: execPolicy(t).Dir, Limits: Limits{Timeout: 10 * time.Second}}, as: "prober"}, []transform.Config{{Raw: config, Generator: true}})
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}
@@ -219,7 +219,7 @@ func TestExecPluginSandbox(t *testing.T) {
 	if features.Namespaces {
 		threads = 256 // pkg/sandbox's singleProcessThreads: counted apart in the run's user namespace
 	}
-	wantLimits := fmt.Sprintf("as=%d fsize=%d nofile=%d nproc=%d core=0", DefaultMemoryBytes, DefaultDiskBytes, DefaultOpenFiles, threads)
+	wantLimits := fmt.Sprintf("as=%d fsize=%d nofile=%d nproc=%d core=0", defaultMemoryBytes, defaultDiskBytes, defaultOpenFiles, threads)
 	if data["rlimits"] != wantLimits {
 		t.Errorf("the plugin runs with rlimits %v, want %s", data["rlimits"], wantLimits)
 	}

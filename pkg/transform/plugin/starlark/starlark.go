@@ -40,17 +40,6 @@ import (
 // network access (Starlark has none unless a host gives it), and it runs bounded (see
 // starlark_guard.go).
 
-// Default bounds of one Starlark run; the server's flags default to them.
-const (
-	// DefaultSteps bounds the bytecode steps of one run: about a second of work.
-	DefaultSteps = 10_000_000
-	// DefaultTimeout bounds one run's wall-clock time.
-	DefaultTimeout = 5 * time.Second
-	// DefaultMemoryBytes bounds what one run's operators and built-ins may create,
-	// all together.
-	DefaultMemoryBytes = 64 << 20
-)
-
 type starlarkTransformer struct {
 	name    string
 	program *starlark.Program
@@ -140,16 +129,14 @@ func (s *starlarkTransformer) Transform(ctx *transform.Context, objects []transf
 			return nil, fmt.Errorf("load(%q) is not allowed: no module is provided to Starlark transformers", module)
 		},
 	}
-	run := &starlarkRun{thread: thread, limit: transform.OrDefault(limits.StarlarkMemoryBytes, DefaultMemoryBytes),
-		maxSteps: uint64(transform.OrDefault(limits.StarlarkSteps, DefaultSteps))}
+	run := &starlarkRun{thread: thread, limit: limits.StarlarkMemoryBytes, maxSteps: uint64(limits.StarlarkSteps)}
 	thread.Print = func(_ *starlark.Thread, msg string) { run.print(ctx, msg) }
 	run.budget = run.limit
 	thread.SetLocal(runKey, run)
 	thread.SetMaxExecutionSteps(run.maxSteps)
 	// The run is synchronous: Transform returns when the script has stopped, and the guards
 	// make it stop soon after the time is up or the request ends, whatever it was doing.
-	timeout := transform.OrDefault(limits.StarlarkTimeout, DefaultTimeout)
-	timer := time.AfterFunc(timeout, func() { run.stop(errStarlarkTimeout) })
+	timer := time.AfterFunc(limits.StarlarkTimeout, func() { run.stop(errStarlarkTimeout) })
 	defer timer.Stop()
 	if ctx.Request() != nil {
 		stop := context.AfterFunc(ctx.Request(), func() { run.stop(errStarlarkEnded) })
@@ -160,7 +147,7 @@ func (s *starlarkTransformer) Transform(ctx *transform.Context, objects []transf
 	predecl["ctx"] = starlarkstruct.FromStringDict(starlark.String("ctx"), starlark.StringDict{"resource_list": list})
 	_, err := s.program.Init(thread, predecl)
 	if err != nil {
-		return nil, starlarkError(err, thread, timeout)
+		return nil, starlarkError(err, thread, limits.StarlarkTimeout)
 	}
 	out, ok, _ := list.Get(starlark.String("items"))
 	if !ok || out == nil {

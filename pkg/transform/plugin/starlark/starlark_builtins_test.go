@@ -23,6 +23,8 @@ import (
 	"testing"
 
 	"go.starlark.net/starlark"
+
+	"stencil.dev/stencil/pkg/transform"
 )
 
 // libraryBuiltins lists every built-in function and method a script can reach, from the
@@ -143,7 +145,7 @@ func sampleCtx() starlark.StringDict {
 
 // runGuarded runs source rewritten, with its guards, under the default budget; r is its value.
 func runGuarded(source string) (starlark.Value, error) {
-	v, _, err := runGuardedBudget(source, DefaultMemoryBytes)
+	v, _, err := runGuardedBudget(source, transform.DefaultLimits().StarlarkMemoryBytes)
 	return v, err
 }
 

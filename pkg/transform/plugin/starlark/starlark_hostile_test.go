@@ -188,7 +188,7 @@ var memoryPrograms = map[string]struct {
 // small constant. The bytes allocated during the whole run (runtime/metrics'
 // /gc/heap/allocs:bytes, garbage included) are logged beside it.
 func TestStarlarkMemoryStaysInItsBudget(t *testing.T) {
-	const budget, slack = DefaultMemoryBytes, 8 << 20
+	budget, slack := uint64(transform.DefaultLimits().StarlarkMemoryBytes), uint64(8<<20)
 	var peak uint64
 	budgetPassedHook = func() {
 		runtime.GC()
@@ -215,7 +215,7 @@ func TestStarlarkMemoryStaysInItsBudget(t *testing.T) {
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %q, want it to say %q", err, tc.want)
 			}
-			if live > budget+slack {
+			if live > int64(budget+slack) {
 				t.Fatalf("the run held %d bytes, past its budget of %d and %d more", live, budget, slack)
 			}
 		})

@@ -49,6 +49,9 @@ type RolloutStatusApplyConfiguration struct {
 	WaveStartTime *v1.Time `json:"waveStartTime,omitempty"`
 	// moved names the instances the rollout moved to revision, until it is complete.
 	Moved []string `json:"moved,omitempty"`
+	// waveSize is how many of the last names of moved the wave under way moved: the wave's
+	// instances, which the gate sees.
+	WaveSize *int32 `json:"waveSize,omitempty"`
 	// updated counts the Automatic instances that run revision and are Ready.
 	Updated *int32 `json:"updated,omitempty"`
 	// total counts the Template's Automatic instances.
@@ -148,6 +151,14 @@ func (b *RolloutStatusApplyConfiguration) WithMoved(values ...string) *RolloutSt
 	for i := range values {
 		b.Moved = append(b.Moved, values[i])
 	}
+	return b
+}
+
+// WithWaveSize sets the WaveSize field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the WaveSize field is set to the value of the last call.
+func (b *RolloutStatusApplyConfiguration) WithWaveSize(value int32) *RolloutStatusApplyConfiguration {
+	b.WaveSize = &value
 	return b
 }
 

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package options
 
 import (
 	"os"
@@ -23,13 +23,26 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"stencil.dev/stencil/pkg/transform/plugin"
 )
 
-func parsePluginFlags(t *testing.T, args ...string) *PluginOptions {
+// pluginOptions are the server's two plugin options, as one for the tests.
+type pluginOptions struct {
+	starlark *StarlarkOptions
+	exec     *ExecPluginOptions
+}
+
+func (o pluginOptions) Validate() []error { return append(o.starlark.Validate(), o.exec.Validate()...) }
+
+func (o pluginOptions) Policy() (plugin.PolicyFunc, error) { return PluginPolicy(o.starlark, o.exec) }
+
+func parsePluginFlags(t *testing.T, args ...string) pluginOptions {
 	t.Helper()
-	o := NewPluginOptions()
+	o := pluginOptions{NewStarlarkOptions(), NewExecPluginOptions()}
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-	o.AddFlags(fs)
+	o.starlark.AddFlags(fs)
+	o.exec.AddFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}

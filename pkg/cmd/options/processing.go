@@ -14,46 +14,41 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package options
 
 import (
 	"fmt"
 
 	"github.com/spf13/pflag"
 
-	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/render"
-	"stencil.dev/stencil/pkg/transform"
-	"stencil.dev/stencil/pkg/transform/expand"
 )
 
-// ProcessingOptions bound the memory processing keeps between requests.
+// minProcessingMemory is the least --processing-memory-bytes: below it, a request at the
+// smallest output limit with a transformer would not fit.
+const minProcessingMemory = 64 << 20
+
+// maxProcessingMemory is the most --processing-memory-bytes may be: a tebibyte, past the
+// memory of any machine the server runs on, where the budget would bound nothing.
+const maxProcessingMemory = 1 << 40
+
+// ProcessingOptions are the settings of processing: the renderer's caches, the output and the
+// other limits of one request (render.Config), and the memory the server's processing
+// requests hold together. The Starlark limits in Config are StarlarkOptions' to set.
 type ProcessingOptions struct {
-	// PlanCacheBytes bounds the compiled plans of stored templates.
-	PlanCacheBytes int64
-	// PipelineCacheBytes bounds the compiled transformer pipelines.
-	PipelineCacheBytes int64
-	// MaxOutputBytes bounds the JSON one processing request may make.
-	MaxOutputBytes int
+	// Config holds the renderer's settings, the defaults until flags change them.
+	render.Config
 	// MemoryBytes is the memory processing requests may hold together; zero derives it from
-	// the process's memory limit (processingMemory).
+	// the process's memory limit (the server's processingMemory).
 	MemoryBytes int64
 	// maxConcurrent is the former --max-concurrent-processing, accepted and ignored.
 	maxConcurrent int
-	// Limits bound what one request's transformers, imports and expansion may cost.
-	Limits transform.Limits
 }
 
-// NewProcessingOptions returns the defaults.
+// NewProcessingOptions returns the defaults: render.DefaultConfig, and the memory derived
+// from the process's memory limit.
 func NewProcessingOptions() *ProcessingOptions {
-	return &ProcessingOptions{PlanCacheBytes: render.DefaultPlanCacheBytes, PipelineCacheBytes: render.DefaultPipelineCacheBytes,
-		MaxOutputBytes: process.DefaultMaxOutputBytes,
-		Limits: transform.Limits{
-			KustomizeObjects: transform.DefaultKustomizeObjects, KustomizeBytes: transform.DefaultKustomizeBytes,
-			KustomizeApplications: transform.DefaultKustomizeApplications, KustomizeBuilds: transform.DefaultKustomizeBuilds(),
-			ExpansionOutputBytes: expand.DefaultOutputBytes, ExpansionWork: expand.DefaultWork,
-			TransformerImports: transform.DefaultTransformerImports, ImportDepth: transform.DefaultImportDepth,
-		}}
+	return &ProcessingOptions{Config: render.DefaultConfig()}
 }
 
 // AddFlags adds the processing flags to fs.
@@ -91,27 +86,33 @@ func (o *ProcessingOptions) AddFlags(fs *pflag.FlagSet) {
 		"Depth of transformersFrom import chains.")
 }
 
-// Validate reports invalid values.
+// Validate reports every invalid value: a limit below 1 (or the caches below 1 MiB, a
+// request's output below 1 MiB) or past a thousand times its default, each naming its flag.
 func (o *ProcessingOptions) Validate() []error {
-	var errs []error
-	for _, f := range []struct {
-		name       string
-		value, min int64
-	}{
-		{"plan-cache-bytes", o.PlanCacheBytes, 1 << 20}, {"pipeline-cache-bytes", o.PipelineCacheBytes, 1 << 20},
-		{"max-output-bytes", int64(o.MaxOutputBytes), 1 << 20}, {"processing-memory-bytes", o.MemoryBytes, 0},
-		{"max-kustomize-objects", int64(o.Limits.KustomizeObjects), 1}, {"max-kustomize-bytes", int64(o.Limits.KustomizeBytes), 1},
-		{"max-kustomize-applications", int64(o.Limits.KustomizeApplications), 1}, {"max-concurrent-kustomize-builds", int64(o.Limits.KustomizeBuilds), 1},
-		{"max-expansion-output-bytes", int64(o.Limits.ExpansionOutputBytes), 1}, {"max-expansion-work", int64(o.Limits.ExpansionWork), 1},
-		{"max-transformer-imports", int64(o.Limits.TransformerImports), 1}, {"max-import-depth", int64(o.Limits.ImportDepth), 1},
-	} {
-		// Zero would silently mean the default further down, so it is refused with the rest.
-		if f.value < f.min {
-			errs = append(errs, fmt.Errorf("--%s must be at least %d, got %d", f.name, f.min, f.value))
-		}
-	}
-	if o.MemoryBytes != 0 && o.MemoryBytes < minProcessingMemory {
-		errs = append(errs, fmt.Errorf("--processing-memory-bytes must be 0 (derived from the memory limit) or at least %d, got %d", minProcessingMemory, o.MemoryBytes))
+	d, l := render.DefaultConfig(), o.Limits
+	const mib = 1 << 20
+	errs := checkLimits(
+		limit{flag: "plan-cache-bytes", value: o.PlanCacheBytes, min: mib, def: d.PlanCacheBytes},
+		limit{flag: "pipeline-cache-bytes", value: o.PipelineCacheBytes, min: mib, def: d.PipelineCacheBytes},
+		limit{flag: "max-output-bytes", value: int64(o.MaxOutputBytes), min: mib, def: int64(d.MaxOutputBytes)},
+		count("max-kustomize-objects", l.KustomizeObjects, d.Limits.KustomizeObjects),
+		count("max-kustomize-bytes", l.KustomizeBytes, d.Limits.KustomizeBytes),
+		count("max-kustomize-applications", l.KustomizeApplications, d.Limits.KustomizeApplications),
+		count("max-concurrent-kustomize-builds", l.KustomizeBuilds, d.Limits.KustomizeBuilds),
+		count("max-expansion-output-bytes", l.ExpansionOutputBytes, d.Limits.ExpansionOutputBytes),
+		count("max-expansion-work", l.ExpansionWork, d.Limits.ExpansionWork),
+		count("max-transformer-imports", l.TransformerImports, d.Limits.TransformerImports),
+		count("max-import-depth", l.ImportDepth, d.Limits.ImportDepth),
+	)
+	if o.MemoryBytes != 0 && (o.MemoryBytes < minProcessingMemory || o.MemoryBytes > maxProcessingMemory) {
+		errs = append(errs, fmt.Errorf("--processing-memory-bytes must be 0 (derived from the memory limit) or between %d and %d, got %d",
+			minProcessingMemory, int64(maxProcessingMemory), o.MemoryBytes))
 	}
 	return errs
+}
+
+// ApplyTo sets c to the renderer's settings. The Starlark limits are the defaults until
+// StarlarkOptions.ApplyTo, which comes after, sets them.
+func (o *ProcessingOptions) ApplyTo(c *render.Config) {
+	*c = o.Config
 }

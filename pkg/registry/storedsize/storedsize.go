@@ -14,7 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package registry
+// Package storedsize bounds what the store writes to etcd: light enough for the CLI, which
+// runs the store's checks on files (stencil lint, export).
+package storedsize
 
 import (
 	"encoding/json"

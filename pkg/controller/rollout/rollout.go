@@ -1,0 +1,282 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package rollout
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
+)
+
+// The reasons of a rollout's status.
+const (
+	ReasonStarted      = "Started"
+	ReasonWaveStarted  = "WaveStarted"
+	ReasonComplete     = "Complete"
+	ReasonNoRollout    = "NoRollout"
+	ReasonPausedByUser = "PausedByUser"
+	ReasonResumed      = "Resumed"
+	ReasonWaveTimeout  = "WaveTimeout"
+	ReasonGateFailed   = "GateFailed"
+	ReasonGateError    = "GateError"
+	ReasonPlanMismatch = "PlanMismatch"
+)
+
+// PlanHashFunc is the planHash a preview of revision of t answers now: what the rollout would
+// apply to every instance (templateinstance.Previewer computes it, as the API does).
+type PlanHashFunc func(ctx context.Context, t *templatesv1.Template, revision int64) (string, error)
+
+// Config is what a Reconciler is built from.
+type Config struct {
+	// Client writes the Templates' status, in this server's own API.
+	Client clientset.Interface
+	// PlanHash recomputes a preview's plan; nil refuses every rollout that carries one.
+	PlanHash PlanHashFunc
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+}
+
+// countsEvery is how often a rollout's status is written when only its counts (updated,
+// total) changed: each instance turning Ready would otherwise write the Template, with its
+// list of moved instances, once per instance.
+const countsEvery = 2 * time.Second
+
+// Reconciler takes the steps of Templates' rollouts.
+type Reconciler struct {
+	cfg Config
+	// counted is when each Template's counts alone were last written, by namespace/name.
+	counted sync.Map
+}
+
+// New returns a Reconciler of cfg.
+func New(cfg Config) *Reconciler {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Reconciler{cfg: cfg}
+}
+
+// Reconcile takes the next step of t's rollout, given the instances of t's namespace that
+// reference it (any policy: those the rollout does not move are left out here), and writes
+// the Template's status when it changed. It returns when to look again at the latest (a
+// wave's timeout), 0 when only a change of the Template or of an instance can move it on.
+func (r *Reconciler) Reconcile(ctx context.Context, t *templatesv1.Template, instances []*templatesv1.TemplateInstance) (time.Duration, error) {
+	if t.Revision == nil || t.DeletionTimestamp != nil {
+		return 0, nil
+	}
+	var eligible []*templatesv1.TemplateInstance
+	for _, ti := range instances {
+		if Eligible(ti, t.Name) {
+			eligible = append(eligible, ti)
+		}
+	}
+	var before *templatesv1.RolloutStatus
+	if t.Status != nil {
+		before = t.Status.Rollout
+	}
+	st, after, err := r.step(ctx, t, before.DeepCopy(), eligible)
+	if err != nil || apiequality.Semantic.DeepEqual(before, st) {
+		return after, err
+	}
+	key := t.Namespace + "/" + t.Name
+	if countsOnly(before, st) {
+		if last, ok := r.counted.Load(key); ok && r.cfg.Now().Sub(last.(time.Time)) < countsEvery {
+			wait := countsEvery - r.cfg.Now().Sub(last.(time.Time))
+			if after == 0 || wait < after {
+				after = wait
+			}
+			return after, nil
+		}
+		r.counted.Store(key, r.cfg.Now())
+	}
+	t = t.DeepCopy()
+	t.Status = &templatesv1.TemplateStatus{Rollout: st}
+	_, err = r.cfg.Client.TemplatesV1alpha1().Templates(t.Namespace).UpdateStatus(ctx, t, metav1.UpdateOptions{})
+	return after, err
+}
+
+// countsOnly says a and b differ in their counts alone.
+func countsOnly(a, b *templatesv1.RolloutStatus) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	c := *b
+	c.Updated, c.Total = a.Updated, a.Total
+	return apiequality.Semantic.DeepEqual(a, &c)
+}
+
+// ResumeToken is the value of templates.stencil.dev/rollout-resume that resumes the
+// automatic pause st is in: "<revision>/<pauses>", so that a resume written for one pause never
+// resumes a later one.
+func ResumeToken(st *templatesv1.RolloutStatus) string {
+	return fmt.Sprintf("%d/%d", st.Revision, st.Pauses)
+}
+
+// step is the rollout's state machine: st (a copy, nil before the first rollout) becomes
+// the new status.
+func (r *Reconciler) step(ctx context.Context, t *templatesv1.Template, st *templatesv1.RolloutStatus,
+	instances []*templatesv1.TemplateInstance) (*templatesv1.RolloutStatus, time.Duration, error) {
+	revision := t.Revision.Number
+	if t.Rollout == nil {
+		if st == nil {
+			return nil, 0, nil
+		}
+		// The rollout was removed: every instance moves at once, as without one.
+		st = &templatesv1.RolloutStatus{Revision: revision, FromRevision: st.Revision, Phase: templatesv1.RolloutComplete,
+			Reason: ReasonNoRollout, Message: "the Template has no rollout: every Automatic instance moves at once"}
+		count(st, instances)
+		return st, 0, nil
+	}
+	if st == nil || st.Revision != revision {
+		from := revision - 1
+		if st != nil {
+			from = st.Revision
+		}
+		undo := t.Annotations[templatesv1.AnnotationRolloutUndo] != "" && t.Annotations[templatesv1.AnnotationRolloutUndo] == t.Revision.Hash
+		st = &templatesv1.RolloutStatus{Revision: revision, FromRevision: from, Phase: templatesv1.RolloutProgressing, Reason: ReasonStarted, Undo: undo,
+			Message: fmt.Sprintf("rolling revision %d out", revision)}
+	}
+	count(st, instances)
+	now := r.cfg.Now()
+	switch {
+	case st.Phase == templatesv1.RolloutComplete:
+		return st, 0, nil
+	case t.Rollout.Paused:
+		if st.Phase != templatesv1.RolloutPaused {
+			st.Phase, st.Reason, st.Message = templatesv1.RolloutPaused, ReasonPausedByUser, "paused (rollout.paused): no instance moves until it is false"
+		}
+		return st, 0, nil
+	case st.Phase == templatesv1.RolloutPaused && st.Reason == ReasonPausedByUser:
+		resume(st, now, "rollout.paused was cleared")
+	case st.Phase == templatesv1.RolloutPaused && st.Reason == ReasonPlanMismatch && t.Annotations[templatesv1.AnnotationRolloutPlanHash] != st.PlanHash:
+		resume(st, now, "the plan hash changed: checking it again")
+	case st.Phase == templatesv1.RolloutPaused:
+		if t.Annotations[templatesv1.AnnotationRolloutResume] != ResumeToken(st) {
+			return st, 0, nil
+		}
+		resume(st, now, "resumed ("+templatesv1.AnnotationRolloutResume+")")
+	}
+	return r.progress(ctx, t, st, instances, now)
+}
+
+// resume makes a paused rollout progress again: the wave under way gets its timeout anew.
+func resume(st *templatesv1.RolloutStatus, now time.Time, why string) {
+	st.Phase, st.Reason, st.Message, st.Failed = templatesv1.RolloutProgressing, ReasonResumed, why, nil
+	if st.WaveStartTime != nil {
+		st.WaveStartTime = &metav1.Time{Time: now}
+	}
+}
+
+// pause stops the rollout for why; a resume must name this pause.
+func pause(st *templatesv1.RolloutStatus, reason, message string, failed []templatesv1.RolloutFailure) {
+	st.Phase, st.Reason, st.Message, st.Failed = templatesv1.RolloutPaused, reason, message, failed
+	st.Pauses++
+}
+
+// count records how many instances run the revision and are Ready, of how many.
+func count(st *templatesv1.RolloutStatus, instances []*templatesv1.TemplateInstance) {
+	st.Total, st.Updated = int32(len(instances)), 0
+	for _, ti := range instances {
+		if running(ti) == st.Revision && ready(ti) {
+			st.Updated++
+		}
+	}
+}
+
+// progress checks the wave under way and, once it is done and its gate holds, starts the
+// next one, or completes the rollout.
+func (r *Reconciler) progress(ctx context.Context, t *templatesv1.Template, st *templatesv1.RolloutStatus,
+	instances []*templatesv1.TemplateInstance, now time.Time) (*templatesv1.RolloutStatus, time.Duration, error) {
+	timeout := templates.DefaultRolloutTimeout
+	if t.Rollout.Timeout != nil {
+		timeout = t.Rollout.Timeout.Duration
+	}
+	if st.WaveSize > 0 && int(st.WaveSize) <= len(st.Moved) {
+		wait, err := r.checkWave(ctx, t, st, instances, now, timeout)
+		if err != nil || wait > 0 || st.Phase == templatesv1.RolloutPaused {
+			return st, wait, err
+		}
+	}
+
+	sizes := waveSizes(t.Rollout.Waves, len(instances))
+	if st.Undo {
+		sizes = []int{len(instances)}
+	}
+	st.Waves = int32(len(sizes))
+	moved := make(map[string]bool, len(st.Moved))
+	for _, name := range st.Moved {
+		moved[name] = true
+	}
+	done := 0
+	var candidates []*templatesv1.TemplateInstance
+	for _, ti := range instances {
+		if n := running(ti); moved[ti.Name] || n == 0 || n == st.Revision {
+			done++
+		} else {
+			candidates = append(candidates, ti)
+		}
+	}
+	if len(candidates) == 0 {
+		st.Phase, st.Reason, st.Failed, st.Moved, st.WaveSize, st.WaveStartTime = templatesv1.RolloutComplete, ReasonComplete, nil, nil, 0, nil
+		st.Wave = st.Waves
+		st.Message = fmt.Sprintf("every Automatic instance (%d) runs revision %d", len(instances), st.Revision)
+		return st, 0, nil
+	}
+	next := min(int(st.Wave), len(sizes)-1)
+	for next < len(sizes)-1 && sizes[next] <= done {
+		next++
+	}
+	need := max(sizes[next]-done, 1)
+
+	if plan := t.Annotations[templatesv1.AnnotationRolloutPlanHash]; plan != "" && !st.Undo {
+		st.PlanHash = plan
+		got := "(none: this server cannot compute plans)"
+		if r.cfg.PlanHash != nil {
+			var err error
+			if got, err = r.cfg.PlanHash(ctx, t, st.Revision); err != nil {
+				return st, 0, fmt.Errorf("computing the plan of revision %d: %w", st.Revision, err)
+			}
+		}
+		if got != plan {
+			pause(st, ReasonPlanMismatch, fmt.Sprintf("what revision %d would apply now (plan %s) differs from the plan previewed (%s, in %s): "+
+				"an instance's values or the content changed since; preview again and set the new plan, or remove the annotation",
+				st.Revision, got, plan, templatesv1.AnnotationRolloutPlanHash), nil)
+			return st, 0, nil
+		}
+	}
+
+	order(candidates)
+	wave := candidates[:min(need, len(candidates))]
+	names := make([]string, len(wave))
+	for i, ti := range wave {
+		names[i] = ti.Name
+	}
+	st.Moved = append(st.Moved, names...)
+	st.WaveSize, st.Wave, st.WaveStartTime, st.Failed = int32(len(wave)), int32(next+1), &metav1.Time{Time: now}, nil
+	st.Phase, st.Reason = templatesv1.RolloutProgressing, ReasonWaveStarted
+	st.Message = fmt.Sprintf("wave %d of %d: moving %s to revision %d", st.Wave, st.Waves, strings.Join(names, ", "), st.Revision)
+	return st, timeout, nil
+}

@@ -1,0 +1,217 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package lint is stencil lint: the checks the server makes of a Template it stores (the same
+// functions: validation, the engine's compile with its CEL rules, the transformer configs,
+// the size etcd stores) and a type check of every object against its kind's OpenAPI schema
+// (pkg/typecheck), reported with the file's line and column as text, JSON or SARIF 2.1.0.
+package lint
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/storage/names"
+
+	"stencil.dev/stencil/pkg/apis/templates/validation"
+	"stencil.dev/stencil/pkg/positions"
+	"stencil.dev/stencil/pkg/process"
+	"stencil.dev/stencil/pkg/registry/templates/templatecheck"
+	"stencil.dev/stencil/pkg/transform/plugin"
+	"stencil.dev/stencil/pkg/typecheck"
+)
+
+// The rules of lint beside the type check's (typecheck.Rule).
+const (
+	// Unreadable is a file that is not a Template the server could read.
+	Unreadable typecheck.Rule = "unreadable"
+	// Refused is a problem for which the server refuses to store the template (a 422).
+	Refused typecheck.Rule = "refused"
+	// Tolerated is what a template of OpenShift's dialect is let off with, with a warning.
+	Tolerated typecheck.Rule = "tolerated"
+)
+
+// Diagnostic is one finding in a file.
+type Diagnostic struct {
+	File string `json:"file"`
+	// Line and Column are where the finding points, both from 1 (columns count characters);
+	// zero when the file has no place for it (a file that could not be read as YAML).
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
+	// Path is the template's field path of the finding; empty for the file as a whole.
+	Path     string             `json:"path,omitempty"`
+	Severity typecheck.Severity `json:"severity"`
+	Rule     typecheck.Rule     `json:"rule"`
+	Message  string             `json:"message"`
+}
+
+// Options are what a lint run checks with.
+type Options struct {
+	// Checker type-checks the objects; nil checks no types.
+	Checker *typecheck.Checker
+	// Template type-checks the template itself against the Template kind's schema (unknown
+	// members of the Template); nil checks nothing there.
+	Template *typecheck.Checker
+	// Plugins are the plugin providers the template may use, as a namespace's policy.
+	Plugins plugin.Policy
+}
+
+// Known reports whether the diagnostic points at a place in its file.
+func (d Diagnostic) Known() bool { return d.Line > 0 }
+
+// File lints one template file, named name in the diagnostics.
+func File(ctx context.Context, name string, data []byte, opts Options) []Diagnostic {
+	// The reader that keeps positions reads the file apart from the template's decoder,
+	// which skips leading empty documents as oc does; a file it cannot read gets diagnostics
+	// without places (a nil Index knows none).
+	index, _ := positions.Read(name, data)
+	var out []Diagnostic
+	add := func(path string, severity typecheck.Severity, rule typecheck.Rule, message string) {
+		d := Diagnostic{File: name, Path: path, Severity: severity, Rule: rule, Message: message}
+		d.Line, d.Column = locate(index, path)
+		out = append(out, d)
+	}
+	// The template is decoded from the JSON the reader made (the same bytes sigs.k8s.io/yaml
+	// makes, without converting the YAML twice), unless its first document is empty, which
+	// DecodeTemplateFile skips as oc does.
+	source := data
+	if js := index.JSON(); len(js) > 0 && string(js) != "null" {
+		source = js
+	}
+	t, dialect, warnings, err := process.DecodeTemplateFile(source)
+	if err != nil {
+		// A template that is YAML but not a Template (a parameter name read as a boolean)
+		// is told at the field the decoder names; a YAML error at the line it names.
+		d := Diagnostic{File: name, Severity: typecheck.Error, Rule: Unreadable, Message: err.Error()}
+		if m := decodePathAt.FindStringSubmatch(err.Error()); m != nil {
+			d.Path = m[1]
+			d.Line, d.Column = locate(index, m[1])
+		}
+		if !d.Known() {
+			d.Line, d.Column = errorLine(err.Error())
+		}
+		return []Diagnostic{d}
+	}
+	for _, w := range warnings {
+		add("", typecheck.Warning, Tolerated, w)
+	}
+	if opts.Template != nil {
+		for _, f := range opts.Template.CheckDocument(ctx, data).Findings {
+			add(f.Path.String(), f.Severity, f.Rule, f.String())
+		}
+	}
+	// The store fills in the namespace of the request and names a generateName; any
+	// namespace and name do for the checks, as for stencil export.
+	stored := *t
+	if stored.Namespace == "" {
+		stored.Namespace = metav1.NamespaceDefault
+	}
+	if stored.Name == "" && stored.GenerateName != "" {
+		stored.Name = names.SimpleNameGenerator.GenerateName(stored.GenerateName)
+	}
+	errs, tolerated := templatecheck.Check(&stored, opts.Plugins, validation.ValidateTemplate(&stored))
+	for _, e := range errs {
+		add(e.Field, typecheck.Error, Refused, e.Error())
+	}
+	for _, w := range tolerated {
+		add(warningPath(w), typecheck.Warning, Tolerated, w)
+	}
+	if opts.Checker != nil {
+		res := opts.Checker.Check(ctx, &stored, dialect)
+		for _, f := range res.Findings {
+			add(f.Path.String(), f.Severity, f.Rule, f.String())
+		}
+		if res.Omitted > 0 {
+			add("", typecheck.Note, typecheck.Unchecked, fmt.Sprintf("%d more findings of the type check not listed", res.Omitted))
+		}
+	}
+	Sort(out)
+	return out
+}
+
+// Sort orders diagnostics by file, line and column; those without a position first.
+func Sort(ds []Diagnostic) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		a, b := ds[i], ds[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
+	})
+}
+
+// lineOf finds the line a YAML or JSON reader names in its error.
+var lineOf = regexp.MustCompile(`line (\d+)`)
+
+// errorLine is the line (and column 1) an error of the reader names, if any.
+func errorLine(message string) (line, column int) {
+	if m := lineOf.FindStringSubmatch(message); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
+			return n, 1
+		}
+	}
+	return 0, 0
+}
+
+// locate is where a finding at the template's field path points: the field's member name,
+// or, for a field the file leaves out (a required one), its closest ancestor that the file
+// has; the whole file (0, 0) when not even the path's first step is written.
+func locate(index *positions.Index, path string) (line, column int) {
+	if path == "" {
+		return 0, 0
+	}
+	p, err := positions.ParsePath(path)
+	if err != nil {
+		return 0, 0
+	}
+	span, n := index.Nearest(p)
+	if n <= 0 {
+		return 0, 0
+	}
+	at := span.Start()
+	return at.Line, at.Column
+}
+
+// warningPathAt is the field path an engine's warning starts with ("objects[2].metadata: ...").
+var warningPathAt = regexp.MustCompile(`^((?:objects|parameters|labels|objectLabels|message|generators|transformers)[^\s:]*): `)
+
+// decodePathAt is the field path a decoding error names after the decoder's prefix
+// ("cannot read the template: parameters[0].name: Invalid value: ...").
+var decodePathAt = regexp.MustCompile(`: ((?:metadata|objects|parameters|labels|objectLabels|message|generators|transformers|rules)[^\s:]*): `)
+
+// warningPath is the field path a warning of the engine names, if any.
+func warningPath(w string) string {
+	if m := warningPathAt.FindStringSubmatch(w); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// Count tallies diagnostics by severity.
+func Count(ds []Diagnostic) map[typecheck.Severity]int {
+	out := map[typecheck.Severity]int{}
+	for _, d := range ds {
+		out[d.Severity]++
+	}
+	return out
+}
