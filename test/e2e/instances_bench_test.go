@@ -81,10 +81,12 @@ const (
 // dry-run, counted by kube-apiserver), plugin runs (counted by the replicas) and the leader's
 // Go heap and resident memory: cold (create them all at once, until every one is Ready),
 // resync (the leader stops; the other replica starts cold and looks at every unchanged
-// instance: nothing to apply, nothing to render), same-render (a new revision that renders the same objects: every instance is rendered and
-// compared with the hash it applied), and preview (a change of a default classified for every
-// instance through templates/bench/preview). It is a benchmark, not a test: nothing fails on
-// time. Run it with -benchtime 1x (make bench-instances): each phase starts from the last.
+// instance: nothing to apply, nothing to render), same-render (a new revision that renders
+// the same objects: every instance is rendered and compared with the hash it applied),
+// preview (a change of a default classified for every instance through
+// templates/bench/preview), rollout and undo (rollout_bench_test.go). It is a benchmark, not a
+// test: nothing fails on time. Run it with -benchtime 1x (make bench-instances): each phase
+// starts from the last.
 func BenchmarkTemplateInstances(b *testing.B) {
 	if err := env.restartReplicasWith([]string{"--starlark-namespaces=" + benchNamespace}, nil); err != nil {
 		b.Fatal(err)
@@ -146,6 +148,7 @@ func BenchmarkTemplateInstances(b *testing.B) {
 		b.ResetTimer()
 		benchPreview(b, cs, lead)
 	})
+	benchRolloutPhases(b, once, cs)
 }
 
 // benchResync stops the leader: the other replica takes the Lease, lists the 1,000
