@@ -123,12 +123,24 @@ func (x *Index) LookupPath(p Path) (Span, bool) {
 // (a field a step of processing added), where its closest ancestor that the file has was
 // written, with the length of that ancestor's path.
 func (x *Index) Nearest(p Path) (Span, int) {
-	for n := len(p); n >= 0; n-- {
-		if s, ok := x.LookupPath(p[:n]); ok {
-			return s, n
-		}
+	if x == nil {
+		return Span{}, -1
 	}
-	return Span{}, -1
+	if x.byPath != nil {
+		// p[:n].String() is a prefix of p.String(): one string, cut at each step.
+		full, ends := p.stringEnds()
+		for n := len(p); n >= 0; n-- {
+			if s, ok := x.byPath[full[:ends[n]]]; ok {
+				return s, n
+			}
+		}
+		return Span{}, -1
+	}
+	key, value, n := deepest(x.json, p)
+	if n < 0 {
+		return Span{}, -1
+	}
+	return x.span(key, value), n
 }
 
 // Locate writes file:line:col for the field at path (line:col without a file name), or ""

@@ -28,38 +28,75 @@ import (
 
 // navigate returns the offsets of the member name (-1 for none) and of the value at p.
 func navigate(data []byte, p Path) (key, value int, ok bool) {
-	v := skipSpace(data, 0)
-	if v >= len(data) {
-		return -1, -1, false
-	}
-	return navigateFrom(data, v, -1, p)
+	key, value, n := deepest(data, p)
+	return key, value, n == len(p)
 }
 
-func navigateFrom(data []byte, v, key int, p Path) (int, int, bool) {
-	if len(p) == 0 {
-		return key, v, true
+// deepest follows p as far as data has it: the offsets of the member name (-1 for none) and
+// of the value of the longest prefix of p that data has, and its length (-1 when data holds
+// no JSON value at all).
+func deepest(data []byte, p Path) (key, value, n int) {
+	v := skipSpace(data, 0)
+	if v >= len(data) {
+		return -1, -1, -1
 	}
-	step := p[0]
-	switch data[v] {
+	w := navigator{data: data, p: p, budget: navigationBudget + 4*len(p), key: -1, value: v}
+	w.walk(v, -1, 0, "", false)
+	return w.key, w.value, w.n
+}
+
+// navigationBudget bounds the steps one lookup takes beyond four per step of its path. A path
+// is any text a diagnostic names: a.a.a... of 10,000 steps in a document of nested a members
+// would otherwise try every way of joining steps into dotted member names, at every level.
+const navigationBudget = 1000
+
+// maxJoinedName bounds a member name joined of several steps (libyaml takes no simple key
+// longer than 1024 bytes; a JSON member name longer than this is not named by a dotted path).
+const maxJoinedName = 4096
+
+// navigator follows a path through JSON, remembering the deepest prefix found.
+type navigator struct {
+	data   []byte
+	p      Path
+	budget int
+	// key, value and n are the deepest prefix of p found so far: its length and offsets.
+	key, value, n int
+}
+
+// walk follows p[i:] from the value at data[v], whose member name is at key; joined says the
+// step to take is the member named head, joined of the steps before p[i] and p[i]'s own key.
+func (w *navigator) walk(v, key, i int, head string, joined bool) bool {
+	if w.budget--; w.budget < 0 {
+		return false
+	}
+	if !joined && i > w.n {
+		w.key, w.value, w.n = key, v, i
+	}
+	if i == len(w.p) {
+		return !joined
+	}
+	step := w.p[i]
+	name := step.Key
+	if joined {
+		name = head
+	}
+	switch w.data[v] {
 	case '{':
-		if k, val, ok := member(data, v, step.Key); ok {
-			if key, value, ok := navigateFrom(data, val, k, p[1:]); ok {
-				return key, value, true
-			}
+		if k, val, ok := member(w.data, v, name); ok && w.walk(val, k, i+1, "", false) {
+			return true
 		}
 		// metadata.labels.app.kubernetes.io/name: a member name with dots, written after a dot.
-		if len(p) > 1 && !step.IsIndex && !p[1].IsIndex {
-			joined := append(Path{{Key: step.Key + "." + p[1].Key}}, p[2:]...)
-			return navigateFrom(data, v, key, joined)
+		if i+1 < len(w.p) && (joined || !step.IsIndex) && !w.p[i+1].IsIndex && len(name)+1+len(w.p[i+1].Key) <= maxJoinedName {
+			return w.walk(v, key, i+1, name+"."+w.p[i+1].Key, true)
 		}
 	case '[':
-		if step.IsIndex {
-			if val, ok := element(data, v, step.Index); ok {
-				return navigateFrom(data, val, -1, p[1:])
+		if step.IsIndex && !joined {
+			if val, ok := element(w.data, v, step.Index); ok {
+				return w.walk(val, -1, i+1, "", false)
 			}
 		}
 	}
-	return -1, -1, false
+	return false
 }
 
 // member finds the last member named name of the object at data[v].

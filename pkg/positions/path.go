@@ -48,7 +48,15 @@ func (p Path) Elem(i int) Path {
 // String writes p as field.Path does: a member whose name is made of letters, digits, '-'
 // and '_' as .name, any other as [name], an index as [i].
 func (p Path) String() string {
+	s, _ := p.stringEnds()
+	return s
+}
+
+// stringEnds returns p.String() and where in it each prefix of p ends: p[:n].String() is
+// s[:ends[n]].
+func (p Path) stringEnds() (string, []int) {
 	var b strings.Builder
+	ends := make([]int, 1, len(p)+1)
 	for i, s := range p {
 		switch {
 		case s.IsIndex:
@@ -65,8 +73,9 @@ func (p Path) String() string {
 			b.WriteString(s.Key)
 			b.WriteByte(']')
 		}
+		ends = append(ends, b.Len())
 	}
-	return b.String()
+	return b.String(), ends
 }
 
 // Pointer writes p as a JSON pointer (RFC 6901), as SARIF and JSON Schema tools name places.

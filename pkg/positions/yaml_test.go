@@ -18,9 +18,6 @@ package positions
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -78,45 +75,6 @@ func TestYAMLToJSONCases(t *testing.T) {
 		if fastPath := sameAsSigs(t, []byte(c.in)); fastPath != c.fast {
 			t.Errorf("%q: fast path %v, want %v", c.in, fastPath, c.fast)
 		}
-	}
-}
-
-// TestYAMLFiles holds the reader to sigs.k8s.io/yaml on every YAML file of the shared corpus
-// and of the project's testdata, and checks that they take the fast path.
-func TestYAMLFiles(t *testing.T) {
-	var files []string
-	for _, root := range []string{"../../../shared/testdata", "../.."} {
-		_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() && (d.Name() == "_output" || d.Name() == "node_modules" || d.Name() == ".git") {
-				if d != nil && d.IsDir() {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if ext := filepath.Ext(p); ext == ".yaml" || ext == ".yml" {
-				files = append(files, p)
-			}
-			return nil
-		})
-	}
-	if len(files) < 300 {
-		t.Fatalf("found %d YAML files: is ../shared/testdata there?", len(files))
-	}
-	var slow []string
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !sameAsSigs(t, data) {
-			if _, err := yaml.YAMLToJSON(data); err == nil {
-				slow = append(slow, f)
-			}
-		}
-	}
-	t.Logf("%d YAML files, %d valid ones left to YAMLToJSON", len(files), len(slow))
-	if len(slow) > 0 {
-		t.Errorf("valid files the fast reader leaves to YAMLToJSON:\n%s", strings.Join(slow, "\n"))
 	}
 }
 

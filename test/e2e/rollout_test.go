@@ -150,6 +150,10 @@ func TestTemplateRollout(t *testing.T) {
 		}
 	}
 
+	if out := mustKubectl(t, "roller", "", "get", "template", "app", "-n", ns, "-o", "wide"); !regexp.MustCompile(`(?m)^app .* 2 +Paused \(WaveTimeout\) 1/3$`).MatchString(out) {
+		t.Errorf("kubectl get template -o wide:\n%s", out)
+	}
+
 	// Hostile: view only, another namespace's editor, and the status, which no role writes.
 	for _, attempt := range []struct{ user, namespace, verb string }{
 		{"watcher", ns, "pause"}, {"watcher", ns, "undo"}, {"watcher", ns, "resume"},

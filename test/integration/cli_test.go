@@ -88,3 +88,24 @@ func TestCLIAgainstTheServer(t *testing.T) {
 		t.Fatalf("a bad value: %v %s", err, stderr)
 	}
 }
+
+// TestCLIPlacesTheServersRefusal: stencil process -f against a server places each cause of
+// the server's 422 at its field in the file, FILE:LINE:COL: message, all at once.
+func TestCLIPlacesTheServersRefusal(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "broken.yaml")
+	broken := "apiVersion: templates.stencil.dev/v1alpha1\nkind: Template\nmetadata:\n  name: broken\nparameters:\n" +
+		"- name: NUM\n  type: int\n  value: x\nobjects:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n" +
+		"  data:\n    b: ${MISSING}\n- kind: Secret\n"
+	if err := os.WriteFile(file, []byte(broken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := stencil(t, "process", "-f", file)
+	want := []string{
+		file + `:8:3: parameters[0].value: Invalid value: "x": must be an integer`,
+		file + `:14:5: objects[0].data.b: Invalid value: "${MISSING}": MISSING is not a declared parameter`,
+		file + `:15:3: objects[1].apiVersion: Required value`,
+	}
+	if err == nil || !strings.Contains(stderr, strings.Join(want, "\n")+"\n") {
+		t.Errorf("%v, stderr:\n%s\nwant the lines:\n%s", err, stderr, strings.Join(want, "\n"))
+	}
+}

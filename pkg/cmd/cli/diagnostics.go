@@ -21,14 +21,17 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/positions"
+	"stencil.dev/stencil/pkg/process"
 )
 
 // Diagnostics about a file are written as editors and CI annotators read them (the form of
@@ -37,7 +40,8 @@ import (
 // name, or the value of an array element), found by the field path that starts the message
 // (objects[2].spec.replicas: ...) in the file's positions.Index; a field the file does not
 // have (one processing adds) is placed at its closest ancestor that the file has. What names
-// no field of the file is written "FILE: message".
+// no field of the file is written "FILE: message". A server's refusal of a file's template
+// (stencil process -f against a server) is placed the same way, by the field of each cause.
 
 // stdinName names standard input in diagnostics, as compilers name it.
 const stdinName = "<stdin>"
@@ -53,10 +57,28 @@ func fileName(name string) string {
 // place returns "FILE:LINE:COL" for the field at path of the file x indexes, or "" when the
 // file has neither it nor any ancestor but the document itself.
 func place(x *positions.Index, path string) string {
-	if path == "" || strings.ContainsAny(path, " \t\n") {
+	at, ok := placeOf(x, path)
+	if !ok {
 		return ""
 	}
-	return x.Locate(path)
+	return x.File() + ":" + at.String()
+}
+
+// placeOf returns where the field at path, or its closest ancestor but the document, was
+// written in the file x indexes.
+func placeOf(x *positions.Index, path string) (positions.Pos, bool) {
+	if path == "" || strings.ContainsAny(path, " \t\n") {
+		return positions.Pos{}, false
+	}
+	p, err := positions.ParsePath(path)
+	if err != nil {
+		return positions.Pos{}, false
+	}
+	s, n := x.Nearest(p)
+	if n <= 0 || !s.Start().IsValid() {
+		return positions.Pos{}, false
+	}
+	return s.Start(), true
 }
 
 // leadingPath returns the field path a message starts with ("objects[0].data.b: ...").
@@ -78,29 +100,41 @@ func placedWarning(x *positions.Index, message string) string {
 }
 
 // placedErrors writes one line per error of errs about the file name, which x indexes (nil
-// when it could not be indexed).
+// when it could not be indexed), in the order of their places in the file, as compilers list
+// them; what has no place comes last.
 func placedErrors(x *positions.Index, name string, errs []error) string {
-	var b strings.Builder
+	type line struct {
+		at   positions.Pos
+		text string
+	}
+	lines := make([]line, len(errs))
 	for i, err := range errs {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		path := ""
+		var path string
 		var fe *field.Error
 		if errors.As(err, &fe) {
 			path = fe.Field
 		} else {
 			path = leadingPath(err.Error())
 		}
-		if at := place(x, path); at != "" {
-			b.WriteString(at)
+		at, ok := placeOf(x, path)
+		if ok {
+			lines[i] = line{at, name + ":" + at.String() + ": " + err.Error()}
 		} else {
-			b.WriteString(name)
+			lines[i] = line{positions.Pos{}, name + ": " + err.Error()}
 		}
-		b.WriteString(": ")
-		b.WriteString(err.Error())
 	}
-	return b.String()
+	sort.SliceStable(lines, func(i, j int) bool {
+		a, b := lines[i].at, lines[j].at
+		if a.IsValid() != b.IsValid() {
+			return a.IsValid()
+		}
+		return a.Offset < b.Offset
+	})
+	texts := make([]string, len(lines))
+	for i, l := range lines {
+		texts[i] = l.text
+	}
+	return strings.Join(texts, "\n")
 }
 
 // problems says how many problems follow a summary.
@@ -145,4 +179,30 @@ func fileError(name string, data []byte, err error) error {
 		}
 	}
 	return fmt.Errorf("%s: %s", name, msg)
+}
+
+// placedRefusal places the causes of the server's refusal of the template of the file f (a
+// 422 of processedtemplates lists each problem at its field path), or returns err as it is.
+func placedRefusal(f *process.TemplateFile, err error) error {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return err
+	}
+	st := status.Status()
+	if st.Details == nil || len(st.Details.Causes) == 0 {
+		return err
+	}
+	causes := make([]error, len(st.Details.Causes))
+	for i, c := range st.Details.Causes {
+		text := c.Message
+		if c.Field != "" {
+			text = c.Field + ": " + c.Message
+		}
+		causes[i] = errors.New(text)
+	}
+	summary := st.Message
+	if i := strings.Index(summary, " is invalid"); i >= 0 {
+		summary = summary[:i+len(" is invalid")]
+	}
+	return fmt.Errorf("%s (%s):\n%s", summary, problems(len(causes)), placedErrors(f.Positions(), f.Name(), causes))
 }

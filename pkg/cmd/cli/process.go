@@ -245,12 +245,30 @@ func (o *ProcessOptions) readTemplateFile(withPositions bool) (*process.Template
 	return f, nil
 }
 
+// maxFileBytes bounds a file stencil reads (a template, its CustomTransforms): 64 MiB, twenty
+// times the largest request the server takes, and the most JSON one processing may make. What
+// is larger (a runaway generator, an endless standard input) is refused having read no more.
+const maxFileBytes = 64 << 20
+
 // read returns the contents of a file, or of standard input for "-".
 func (o *ProcessOptions) read(name string) ([]byte, error) {
-	if name == "-" {
-		return io.ReadAll(o.streams.In)
+	in := o.streams.In
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		in = f
 	}
-	return os.ReadFile(name)
+	data, err := io.ReadAll(io.LimitReader(in, maxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", fileName(name), err)
+	}
+	if len(data) > maxFileBytes {
+		return nil, fmt.Errorf("%s: the file is larger than %d MiB, more than any template: not read", fileName(name), maxFileBytes>>20)
+	}
+	return data, nil
 }
 
 // processingError lists every problem of a template that could not be processed, each at

@@ -77,7 +77,7 @@ func (o *ProcessOptions) processFile(req process.Request) ([]byte, error) {
 	}
 	list, err := stencilclient.ProcessTemplate(context.Background(), cs.TemplatesV1alpha1().RESTClient(), namespace, body, metav1.CreateOptions{})
 	if err != nil {
-		return nil, err
+		return nil, placedRefusal(f, err)
 	}
 	return listBytes(list)
 }

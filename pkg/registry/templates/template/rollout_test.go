@@ -79,3 +79,24 @@ func TestRolloutGateIsChecked(t *testing.T) {
 		t.Errorf("a good gate: %v", errs)
 	}
 }
+
+// TestTableRollout: kubectl get templates -o wide shows the revision and the rollout.
+func TestTableRollout(t *testing.T) {
+	tpl := newTemplate()
+	tpl.Revision = &templates.RevisionStamp{Number: 2}
+	list := &templates.TemplateList{Items: []templates.Template{*tpl, *tpl, *tpl}}
+	list.Items[1].Rollout = &templates.Rollout{}
+	list.Items[2].Rollout = &templates.Rollout{}
+	list.Items[2].Status = &templates.TemplateStatus{Rollout: &templates.RolloutStatus{Revision: 2, Phase: templates.RolloutPaused,
+		Reason: "WaveTimeout", Updated: 1, Total: 3}}
+	table, err := tableConvertor{}.ConvertToTable(context.Background(), list, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"-", "Pending", "Paused (WaveTimeout) 1/3"} {
+		cells := table.Rows[i].Cells
+		if len(cells) != len(columns) || cells[4] != int64(2) || cells[5] != want {
+			t.Errorf("row %d: %v, want revision 2 and rollout %q", i, cells, want)
+		}
+	}
+}

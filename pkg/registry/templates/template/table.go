@@ -35,16 +35,47 @@ var columns = []metav1.TableColumnDefinition{
 	{Name: "Parameters", Type: "string", Description: "Parameters: how many, how many required and how many generated."},
 	{Name: "Objects", Type: "integer", Description: "Number of objects."},
 	{Name: "Age", Type: "string", Description: "Time since creation."},
+	{Name: "Revision", Type: "integer", Priority: 1, Description: "The revision the content is."},
+	{Name: "Rollout", Type: "string", Priority: 1, Description: "The rollout of the revision: its phase, reason and instances updated / total, or - without one."},
 }
 
 func (tableConvertor) ConvertToTable(_ context.Context, obj runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
-	return registry.ConvertToTable(obj, tableOptions, columns, func(obj runtime.Object) ([]interface{}, error) {
+	table, err := registry.ConvertToTable(obj, tableOptions, columns, func(obj runtime.Object) ([]interface{}, error) {
 		t, ok := obj.(*templates.Template)
 		if !ok {
 			return nil, fmt.Errorf("not a Template: %T", obj)
 		}
 		return []interface{}{ParametersSummary(t.Parameters), int64(len(t.Objects))}, nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	// The columns of -o wide come after the age, which registry.ConvertToTable puts last.
+	for i := range table.Rows {
+		t, ok := table.Rows[i].Object.Object.(*templates.Template)
+		if !ok {
+			continue
+		}
+		revision := int64(0)
+		if t.Revision != nil {
+			revision = t.Revision.Number
+		}
+		table.Rows[i].Cells = append(table.Rows[i].Cells, revision, rolloutSummary(t))
+	}
+	return table, nil
+}
+
+// rolloutSummary is "Phase (Reason) updated/total" of the Template's rollout of its current
+// revision, "Pending" before it started, "-" without a rollout.
+func rolloutSummary(t *templates.Template) string {
+	if t.Rollout == nil {
+		return "-"
+	}
+	if t.Status == nil || t.Status.Rollout == nil || t.Revision == nil || t.Status.Rollout.Revision != t.Revision.Number {
+		return "Pending"
+	}
+	st := t.Status.Rollout
+	return fmt.Sprintf("%s (%s) %d/%d", st.Phase, st.Reason, st.Updated, st.Total)
 }
 
 // ParametersSummary describes parameters as "N (k required, g generated)".
