@@ -62,6 +62,7 @@ verify:
 	cd hack/image && $(GO) vet ./...
 	hack/verify-imports.sh
 	hack/verify-codegen.sh
+	hack/verify-template-schema.sh
 
 # The corpus tests run in their own target, without the race detector: each is one goroutine
 # over the corpus (394 templates processed four ways; 861 files read twice), which -race slows
