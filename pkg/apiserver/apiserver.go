@@ -149,7 +149,7 @@ func (cfg *Config) Complete() CompletedConfig {
 		cfg.GenericConfig.BuildHandlerChainFunc = func(api http.Handler, c *genericapiserver.Config) http.Handler {
 			// Innermost, where the answer is encoded and written: a processing request's memory
 			// is held until then.
-			return chain(quietAfterDeadline(memory.HoldUntilWritten(api)), c)
+			return chain(quietAfterDeadline(memory.HoldUntilWritten(renderrest.ReadProvenanceParameter(api))), c)
 		}
 	}
 	return CompletedConfig{&completedConfig{cfg.GenericConfig.Complete(), &cfg.ExtraConfig}}

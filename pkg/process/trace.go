@@ -17,6 +17,8 @@ limitations under the License.
 package process
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -85,14 +87,13 @@ func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Resul
 			return nil, 0, err
 		}
 		tr.repeated(at)
-		path := positions.Path{{Key: "objects"}}.Elem(at.object)
+		tr.path = append(tr.path[:0], positions.Step{Key: "objects"}, positions.Step{Index: at.object, IsIndex: true})
 		apiVersion, _ := obj["apiVersion"].(string)
 		kind, _ := obj["kind"].(string)
 		targets := labelTargetsFor(p.dialect, []byte(apiVersion), []byte(kind))
-		seeds[i] = provenance.ObjectSeed{Root: tr.walk(raw, path, true, obj, targets, nil),
-			Source: provenance.Source{Kind: provenance.Template, Path: path.String()}}
+		seeds[i] = provenance.ObjectSeed{Root: tr.walk(raw, true, obj, targets, nil), Source: tr.source()}
 		if at.element >= 0 {
-			e := at.element
+			e := int32(at.element)
 			seeds[i].Element = &e
 		}
 		if tr.fields > max {
@@ -114,6 +115,8 @@ type tracer struct {
 	templates map[int]any
 	fields    int
 	max       int
+	// path is the template path of the value walk is at.
+	path positions.Path
 }
 
 type labelSource struct {
@@ -162,9 +165,16 @@ func (tr *tracer) templateObject(t *templates.Template, i int) (any, error) {
 	if raw != nil {
 		obj, err := jsonbytes.DecodeObject(raw)
 		if err != nil {
-			return nil, fmt.Errorf("objects[%d]: %w", i, err)
+			// Member names repeated (the OpenShift dialect tolerates them): the last value is
+			// the one used, as encoding/json reads it.
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.UseNumber()
+			if err := dec.Decode(&v); err != nil {
+				return nil, fmt.Errorf("objects[%d]: %w", i, err)
+			}
+		} else {
+			v = obj
 		}
-		v = obj
 	}
 	tr.templates[i] = v
 	return v, nil
@@ -185,7 +195,10 @@ func (tr *tracer) repeated(at origin) {
 // (inTemplate false: no template field wrote it, and source, when set, is the field whose
 // ${{P}} did). target is where object labels go under out; params are the parameters of the
 // member names on the path or of the ${{P}} that wrote out.
-func (tr *tracer) walk(tv any, tpath positions.Path, inTemplate bool, out any, target *labelTarget, params []string) *provenance.Node {
+//
+// The template path is tr.path, a stack walk pushes onto and pops, so that a path is written
+// out only for a leaf.
+func (tr *tracer) walk(tv any, inTemplate bool, out any, target *labelTarget, params []string) *provenance.Node {
 	if tr.fields > tr.max {
 		return nil
 	}
@@ -194,7 +207,7 @@ func (tr *tracer) walk(tv any, tpath positions.Path, inTemplate bool, out any, t
 			// A typed ${{P}} wrote this value: everything under it comes from that string.
 			refs := tr.references(s)
 			if len(refs) > 0 {
-				return tr.written(out, target, tr.source(tpath), concat(params, refs))
+				return tr.written(out, target, tr.source(), concat(params, refs))
 			}
 		}
 	}
@@ -202,7 +215,7 @@ func (tr *tracer) walk(tv any, tpath positions.Path, inTemplate bool, out any, t
 	case map[string]any:
 		if len(o) > 0 {
 			tm, _ := tv.(map[string]any)
-			keys := tr.keys(tm)
+			var keys map[string]templateKey
 			node := &provenance.Node{Members: make(map[string]*provenance.Node, len(o))}
 			for k, v := range o {
 				var child *labelTarget
@@ -215,9 +228,25 @@ func (tr *tracer) walk(tv any, tpath positions.Path, inTemplate bool, out any, t
 						continue
 					}
 				}
-				if key, ok := keys[k]; ok && inTemplate && tm != nil {
-					node.Members[k] = tr.walk(tm[key.written], tpath.Child(key.written), true, v, child, concat(params, key.params))
-					continue
+				if inTemplate && tm != nil {
+					written, keyParams, ok := k, []string(nil), false
+					if tv, ok = tm[k]; !ok || strings.IndexByte(k, '$') >= 0 {
+						// The member's name may be substituted: look it up by the names
+						// written, once substituted.
+						if keys == nil {
+							keys = tr.keys(tm)
+						}
+						var key templateKey
+						if key, ok = keys[k]; ok {
+							written, keyParams, tv = key.written, key.params, tm[key.written]
+						}
+					}
+					if ok {
+						tr.path = append(tr.path, positions.Step{Key: written})
+						node.Members[k] = tr.walk(tv, true, v, child, concat(params, keyParams))
+						tr.path = tr.path[:len(tr.path)-1]
+						continue
+					}
 				}
 				node.Members[k] = tr.written(v, child, provenance.Source{Kind: provenance.Engine}, params)
 			}
@@ -229,7 +258,9 @@ func (tr *tracer) walk(tv any, tpath positions.Path, inTemplate bool, out any, t
 			node := &provenance.Node{Elements: make([]*provenance.Node, len(o))}
 			for i, v := range o {
 				if inTemplate && i < len(ta) {
-					node.Elements[i] = tr.walk(ta[i], tpath.Elem(i), true, v, nil, params)
+					tr.path = append(tr.path, positions.Step{Index: i, IsIndex: true})
+					node.Elements[i] = tr.walk(ta[i], true, v, nil, params)
+					tr.path = tr.path[:len(tr.path)-1]
 				} else {
 					node.Elements[i] = tr.written(v, nil, provenance.Source{Kind: provenance.Engine}, params)
 				}
@@ -243,7 +274,28 @@ func (tr *tracer) walk(tv any, tpath positions.Path, inTemplate bool, out any, t
 	if s, ok := tv.(string); ok {
 		params = concat(params, tr.references(s))
 	}
-	return tr.leaf(tr.source(tpath), params)
+	node := tr.leaf(tr.source(), params)
+	if tr.plan.dialect == OpenShift && len(params) == 0 {
+		node.Field.Note = openShiftRewrite(tr.path, tv, out)
+	}
+	return node
+}
+
+// openShiftRewrite says which rule of OpenShift's processor changed a literal value of the template,
+// at the only places it does: the apiVersion of a legacy kind, the namespace.
+func openShiftRewrite(tpath positions.Path, tv, out any) string {
+	if s, isString := tv.(string); isString {
+		if o, ok := out.(string); ok && o == s {
+			return ""
+		}
+	}
+	switch p := tpath[min(2, len(tpath)):]; {
+	case len(p) == 1 && p[0].Key == "apiVersion":
+		return "OpenShift's processor gives a legacy group-less kind its group"
+	case len(p) == 1 && p[0].Key == "namespace", len(p) == 2 && p[0].Key == "metadata" && p[1].Key == "namespace":
+		return "OpenShift's stripNamespace writes an empty namespace here"
+	}
+	return ""
 }
 
 // written returns the Node of a value no template field maps to member by member: every leaf
@@ -288,8 +340,8 @@ func (tr *tracer) leaf(source provenance.Source, params []string) *provenance.No
 	return provenance.Leaf(source, params)
 }
 
-func (tr *tracer) source(tpath positions.Path) provenance.Source {
-	return provenance.Source{Kind: provenance.Template, Path: tpath.String()}
+func (tr *tracer) source() provenance.Source {
+	return provenance.Source{Kind: provenance.Template, Path: tr.path.String()}
 }
 
 // templateKey is a member name of a template object as written, and the parameters

@@ -43,7 +43,7 @@ func Locate(s Source, x Locator) Source {
 	}
 	if span, n := x.Nearest(p); n > 0 {
 		pos := span.Start()
-		s.File, s.Line, s.Column = x.File(), pos.Line, pos.Column
+		s.File, s.Line, s.Column = x.File(), int32(pos.Line), int32(pos.Column)
 	}
 	return s
 }
@@ -178,7 +178,7 @@ func copyNode(n *Node) *Node {
 	c := &Node{}
 	if n.Field != nil {
 		f := *n.Field
-		f.Steps = append([]int(nil), f.Steps...)
+		f.Steps = append([]int32(nil), f.Steps...)
 		c.Field = &f
 	}
 	if n.Members != nil {
@@ -199,17 +199,17 @@ func copyNode(n *Node) *Node {
 // Append adds the objects of a fork's map (a destination's) to m. base is how many steps the
 // fork shared with its parent when it was made (Steps of the parent's map): only the fork's own
 // steps are added, and its fields' indices moved to them.
-func (m *Map) Append(fork *Map, base int) {
-	offset := len(m.Steps) - base
+func Append(m, fork *Map, base int) {
+	offset := int32(len(m.Steps) - base)
 	m.Steps = append(m.Steps, fork.Steps[min(base, len(fork.Steps)):]...)
-	shift := func(steps []int) []int {
+	shift := func(steps []int32) []int32 {
 		if len(steps) == 0 || offset == 0 {
 			return steps
 		}
-		out := make([]int, len(steps))
+		out := make([]int32, len(steps))
 		for i, s := range steps {
 			out[i] = s
-			if s >= base {
+			if s >= int32(base) {
 				out[i] = s + offset
 			}
 		}
@@ -230,7 +230,7 @@ func (t *Tracker) StepCount() int { return len(t.steps) }
 // Compact drops the steps of processing that no config wrote and that changed nothing (a name
 // hash with nothing to hash, an expansion of nothing), and numbers the others again. A
 // transformer that changed nothing is kept: that is worth knowing too.
-func (m *Map) Compact() {
+func Compact(m *Map) {
 	used := make([]bool, len(m.Steps))
 	for _, o := range m.Objects {
 		for _, s := range o.Steps {
@@ -242,18 +242,18 @@ func (m *Map) Compact() {
 			}
 		}
 	}
-	to := make([]int, len(m.Steps))
+	to := make([]int32, len(m.Steps))
 	kept := m.Steps[:0]
 	for i, s := range m.Steps {
 		to[i] = -1
 		if used[i] || s.Source != nil {
-			to[i] = len(kept)
+			to[i] = int32(len(kept))
 			kept = append(kept, s)
 		}
 	}
 	m.Steps = kept
-	renumber := func(steps []int) []int {
-		out := make([]int, 0, len(steps))
+	renumber := func(steps []int32) []int32 {
+		out := make([]int32, 0, len(steps))
 		for _, s := range steps {
 			if to[s] >= 0 {
 				out = append(out, to[s])

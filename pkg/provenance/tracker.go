@@ -47,7 +47,7 @@ type ObjectSeed struct {
 	// Source is the template object (objects[i]).
 	Source Source
 	// Element is the element of a for-each object, nil for others.
-	Element *int
+	Element *int32
 }
 
 // Tracker records, step by step, which leaf fields each step set or changed. It implements
@@ -70,8 +70,8 @@ type tracked struct {
 	obj     map[string]any
 	root    *Node
 	source  Source
-	element *int
-	steps   []int
+	element *int32
+	steps   []int32
 }
 
 // NewTracker returns a Tracker of the objects the engine wrote, whose trees are seeds (one
@@ -153,14 +153,14 @@ func (t *Tracker) After(step StepInfo, objects []map[string]any) error {
 	if t.err != nil {
 		return t.err
 	}
-	index := len(t.steps)
+	index := int32(len(t.steps))
 	t.steps = append(t.steps, step)
 	from := t.matchObjects(objects)
 	out := make([]tracked, len(objects))
 	for i, obj := range objects {
 		j := from[i]
 		if j < 0 {
-			out[i] = tracked{obj: obj, root: t.diff(nil, obj, false, nil, index), source: Source{Kind: Step}, steps: []int{index}}
+			out[i] = tracked{obj: obj, root: t.diff(nil, obj, false, nil, index), source: Source{Kind: Step}, steps: []int32{index}}
 			continue
 		}
 		tr := t.objects[j]
@@ -227,7 +227,7 @@ func (t *Tracker) matchObjects(objects []map[string]any) []int {
 // diff returns the Node of value now, given the value before the step (old, present says
 // there was one) and its Node: unchanged subtrees keep their Nodes, changed leaves get the
 // step, new leaves are the step's.
-func (t *Tracker) diff(old, now any, present bool, node *Node, step int) *Node {
+func (t *Tracker) diff(old, now any, present bool, node *Node, step int32) *Node {
 	switch n := now.(type) {
 	case map[string]any:
 		if len(n) > 0 {
@@ -245,10 +245,10 @@ func (t *Tracker) diff(old, now any, present bool, node *Node, step int) *Node {
 		return node
 	}
 	t.fields++
-	return &Node{Field: &Field{Source: Source{Kind: Step}, Steps: []int{step}}}
+	return &Node{Field: &Field{Source: Source{Kind: Step}, Steps: []int32{step}}}
 }
 
-func (t *Tracker) diffObject(old any, now map[string]any, node *Node, step int) *Node {
+func (t *Tracker) diffObject(old any, now map[string]any, node *Node, step int32) *Node {
 	before, _ := old.(map[string]any)
 	var members map[string]*Node
 	if node != nil {
@@ -272,7 +272,7 @@ func (t *Tracker) diffObject(old any, now map[string]any, node *Node, step int) 
 	return &Node{Members: out}
 }
 
-func (t *Tracker) diffArray(old any, now []any, node *Node, step int) *Node {
+func (t *Tracker) diffArray(old any, now []any, node *Node, step int32) *Node {
 	before, _ := old.([]any)
 	var elements []*Node
 	if node != nil {
@@ -364,7 +364,7 @@ func sameLeaf(a, b any) bool {
 	return a == b
 }
 
-func appendStep(steps []int, step int) []int {
+func appendStep(steps []int32, step int32) []int32 {
 	if n := len(steps); n > 0 && steps[n-1] == step {
 		return steps
 	}

@@ -32,7 +32,7 @@ type Match struct {
 // Find returns the leaf fields at path (or under it, when path names an object or array) of
 // the objects named by object: Kind/name, or group/Kind/name, Kind case-insensitively. An
 // object repeated per destination matches once per destination.
-func (m *Map) Find(object, path string) ([]Match, error) {
+func Find(m *Map, object, path string) ([]Match, error) {
 	parts := strings.Split(object, "/")
 	group := ""
 	if len(parts) == 3 {
@@ -83,7 +83,7 @@ func under(p, prefix string) bool {
 // refers to (file:line:col, or the template's field path without a file), as editors and CI
 // annotators read diagnostics: where the template wrote it, the parameters substituted into
 // it, then each step that set or changed it, in order.
-func (m *Map) Explain(match Match) []string {
+func Explain(m *Map, match Match) []string {
 	f := match.Field
 	var lines []string
 	switch f.Source.Kind {
@@ -102,7 +102,7 @@ func (m *Map) Explain(match Match) []string {
 		lines = append(lines, fmt.Sprintf("%s: parameters substituted: %s", place(f.Source), strings.Join(f.Parameters, ", ")))
 	}
 	for n, i := range f.Steps {
-		if i < 0 || i >= len(m.Steps) {
+		if i < 0 || int(i) >= len(m.Steps) {
 			continue
 		}
 		s := m.Steps[i]

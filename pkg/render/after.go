@@ -127,7 +127,7 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage, de
 				result.invalid, err = a.tracing.refusal(err)
 				return result, err
 			}
-			result.provenance.Compact()
+			provenance.Compact(result.provenance)
 		}
 		result.objects, err = jsonbytes.EncodeObjects(decoded)
 		return result, err
@@ -138,7 +138,7 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage, de
 		if err != nil {
 			result.invalid, err = a.tracing.refusal(err)
 		} else {
-			result.provenance.Compact()
+			provenance.Compact(result.provenance)
 		}
 	}
 	return result, err

@@ -24,7 +24,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
-	"stencil.dev/stencil/pkg/provenance"
 	"stencil.dev/stencil/pkg/transform/expand"
 	"stencil.dev/stencil/pkg/transform/plugin"
 )
@@ -126,11 +125,7 @@ func (c *cost) withProvenance(o *ProvenanceOptions) {
 		c.trees, c.perByte = true, c.perByte-plainFactor+treeFactor
 	}
 	c.perByte += treeFactor
-	max := o.MaxFields
-	if max <= 0 {
-		max = provenance.DefaultMaxFields
-	}
-	c.fixed += provenanceFieldBytes * int64(max)
+	c.fixed += provenanceFieldBytes * int64(fieldsBound(o.MaxFields))
 }
 
 // at is the cost of an attempt with an output limit of b bytes.
@@ -167,10 +162,15 @@ func (p *Renderer) renderWithin(ctx context.Context, in Input, a attemptOf, budg
 	t := a.template
 	trees := len(in.RemovalRules) > 0 || len(in.Destinations) > 0 || mentionsExpansionIn(t.Objects)
 	c := p.costOf(in.Plugins.Steps(t), templateBytes(t), trees, in.Plugins)
-	if in.Provenance != nil {
-		c.withProvenance(in.Provenance)
-	}
 	capacity := in.Memory.Capacity(c.plugins)
+	if in.Provenance != nil {
+		// The fields' records may take at most a quarter of what one request may hold, so
+		// that a request with provenance still fits: past that many fields it is refused.
+		bounded := *in.Provenance
+		bounded.MaxFields = min(fieldsBound(bounded.MaxFields), int(capacity/4/provenanceFieldBytes))
+		in.Provenance = &bounded
+		c.withProvenance(&bounded)
+	}
 	// A request whose smallest attempt needs more than the capacity (a plugin's bounds larger
 	// than the plugins' share) is charged the capacity: it then runs alone.
 	first := min(firstAttemptBytes, budget)

@@ -19,8 +19,11 @@ package render_test
 import (
 	"context"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 
+	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/positions"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/provenance"
@@ -53,11 +56,11 @@ func renderTraced(t *testing.T, name string, data []byte, in render.Input) (*ren
 // field returns the provenance of one field of one object, failing the test without it.
 func field(t *testing.T, m *provenance.Map, object, path string) (*provenance.Field, []string) {
 	t.Helper()
-	matches, err := m.Find(object, path)
+	matches, err := provenance.Find(m, object, path)
 	if err != nil || len(matches) != 1 {
 		t.Fatalf("%s %s: %v (%d matches)", object, path, err, len(matches))
 	}
-	return matches[0].Field, m.Explain(matches[0])
+	return matches[0].Field, provenance.Explain(m, matches[0])
 }
 
 // TestProvenanceOfTheExample: the README's example, whose image tag a transformer sets from a
@@ -131,4 +134,104 @@ func coverage(m *provenance.Map) (fields, unmapped int) {
 		}
 	}
 	return fields, unmapped
+}
+
+// TestProvenanceOfEngineRules: what the engine itself does is traced to the template: a
+// for-each object's copies (with ITEM), a typed ${{P}} that writes an object, a substituted
+// member name, template labels merged into a selector, a generator's object and the hash
+// suffix, and per-destination copies, each with the destination's step.
+func TestProvenanceOfEngineRules(t *testing.T) {
+	file := `apiVersion: templates.stencil.dev/v1alpha1
+kind: Template
+metadata:
+  name: rules
+parameters:
+- name: ENVS
+  type: json
+  value: '["dev","prod"]'
+- name: RES
+  type: json
+  value: '{"limits":{"cpu":"1"}}'
+- name: KEY
+  value: color
+objectLabels:
+  app: web
+generators:
+- kind: ConfigMapGenerator
+  name: settings
+  literals: ["mode=fast"]
+objects:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: cm-${ITEM}
+    annotations:
+      templates.stencil.dev/for-each: params.ENVS
+  data:
+    env: ${ITEM}
+    ${KEY}: blue
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata:
+    name: web
+  spec:
+    selector:
+      matchLabels: {tier: front}
+    template:
+      spec:
+        containers:
+        - name: app
+          image: nginx
+          resources: ${{RES}}
+`
+	out, _ := renderTraced(t, "rules.yaml", []byte(file), render.Input{Destinations: []templates.Destination{{Name: "a"}, {Name: "b"}}})
+	m := out.Provenance
+	matches, err := provenance.Find(m, "ConfigMap/cm-prod", "data.env")
+	if err != nil || len(matches) != 2 {
+		t.Fatalf("one per destination: %v %v", matches, err)
+	}
+	if f := matches[0].Field; f.Source.Path != "objects[0].data.env" || f.Source.Line != 28 || !slices.Equal(f.Parameters, []string{"ITEM"}) ||
+		matches[0].Object.Element == nil || *matches[0].Object.Element != 1 {
+		t.Errorf("a for-each element: %+v in %+v", f, matches[0].Object)
+	}
+	if f, _ := field2(t, m, "ConfigMap/cm-dev", "data.color"); f.Source.Path != "objects[0].data[${KEY}]" || !slices.Equal(f.Parameters, []string{"KEY"}) {
+		t.Errorf("a substituted member name: %+v", f)
+	}
+	if f, _ := field2(t, m, "Deployment/web", "spec.template.spec.containers[0].resources.limits.cpu"); f.Source.Path != "objects[1].spec.template.spec.containers[0].resources" || !slices.Equal(f.Parameters, []string{"RES"}) {
+		t.Errorf("what a typed reference wrote: %+v", f)
+	}
+	if f, _ := field2(t, m, "Deployment/web", "spec.selector.matchLabels.app"); f.Source.Kind != provenance.ObjectLabels || f.Source.Line != 15 {
+		t.Errorf("a label in a selector: %+v", f)
+	}
+	if f, _ := field2(t, m, "Deployment/web", "metadata.annotations[templates.stencil.dev/destination]"); f.Source.Kind != provenance.Step || m.Steps[f.Steps[0]].Kind != "Destination" {
+		t.Errorf("the destination's annotation: %+v %+v", f, m.Steps)
+	}
+	var generated *provenance.Object
+	for i := range m.Objects {
+		if strings.HasPrefix(m.Objects[i].Name, "settings-") {
+			generated = &m.Objects[i]
+			break
+		}
+	}
+	if generated == nil || generated.Source.Kind != provenance.Step || m.Steps[generated.Steps[0]].Kind != "ConfigMapGenerator" {
+		t.Fatalf("the generated object: %+v", generated)
+	}
+	for _, f := range generated.Fields {
+		if f.Path == "metadata.name" && (len(f.Steps) != 2 || m.Steps[f.Steps[1]].Kind != "NameHash") {
+			t.Errorf("the generated name's steps: %+v", f)
+		}
+	}
+	if n, unmapped := coverage(m); unmapped != 0 {
+		t.Errorf("%d of %d fields map to no source", unmapped, n)
+	}
+}
+
+// field2 is field, for objects that appear once per destination: the first.
+func field2(t *testing.T, m *provenance.Map, object, path string) (*provenance.Field, []string) {
+	t.Helper()
+	matches, err := provenance.Find(m, object, path)
+	if err != nil || len(matches) == 0 {
+		t.Fatalf("%s %s: %v", object, path, err)
+	}
+	return matches[0].Field, provenance.Explain(m, matches[0])
 }

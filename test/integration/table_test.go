@@ -25,7 +25,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// TestTemplateTable checks the columns kubectl get templates prints.
+// TestTemplateTable checks the columns kubectl get templates prints (-o wide: the revision and
+// the rollout, none here).
 func TestTemplateTable(t *testing.T) {
 	ctx := context.Background()
 	cs := shared.client(t)
@@ -47,14 +48,14 @@ func TestTemplateTable(t *testing.T) {
 	for _, c := range table.ColumnDefinitions {
 		names = append(names, c.Name)
 	}
-	if got := strings.Join(names, " "); got != "Name Parameters Objects Age" {
+	if got := strings.Join(names, " "); got != "Name Parameters Objects Age Revision Rollout" {
 		t.Fatalf("columns: %s", got)
 	}
 	if len(table.Rows) != 1 {
 		t.Fatalf("rows: %+v", table.Rows)
 	}
 	cells := table.Rows[0].Cells
-	if cells[0] != "printed" || cells[1] != "2 (1 required, 1 generated)" || cells[2] != float64(1) {
+	if cells[0] != "printed" || cells[1] != "2 (1 required, 1 generated)" || cells[2] != float64(1) || cells[4] != float64(1) || cells[5] != "-" {
 		t.Fatalf("cells: %#v", cells)
 	}
 }

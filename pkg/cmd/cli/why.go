@@ -89,7 +89,7 @@ func (o *ProcessOptions) why(object, path string) error {
 	if err != nil {
 		return err
 	}
-	matches, err := m.Find(object, path)
+	matches, err := provenance.Find(m, object, path)
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func (o *ProcessOptions) why(object, path string) error {
 			}
 			fmt.Fprintf(o.streams.Out, "%s/%s %s:\n", match.Object.Kind, match.Object.Name, match.Field.Path)
 		}
-		for _, line := range m.Explain(match) {
+		for _, line := range provenance.Explain(m, match) {
 			fmt.Fprintln(o.streams.Out, line)
 		}
 	}

@@ -69,7 +69,7 @@ func TestWhy(t *testing.T) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		t.Fatal(err)
 	}
-	matches, err := m.Find("Service/my-app", "metadata.annotations[config.kubernetes.io/origin]")
+	matches, err := provenance.Find(&m, "Service/my-app", "metadata.annotations[config.kubernetes.io/origin]")
 	if err != nil || len(matches) != 1 || matches[0].Field.Source.Kind != provenance.Step {
 		t.Errorf("the origin annotation: %v %v", matches, err)
 	}

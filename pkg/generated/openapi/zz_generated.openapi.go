@@ -111,14 +111,19 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.CustomTransformStatus{}.OpenAPIModelName():      schema_pkg_apis_templates_v1alpha1_CustomTransformStatus(ref),
 		v1alpha1.Destination{}.OpenAPIModelName():                schema_pkg_apis_templates_v1alpha1_Destination(ref),
 		v1alpha1.FieldChange{}.OpenAPIModelName():                schema_pkg_apis_templates_v1alpha1_FieldChange(ref),
+		v1alpha1.FieldProvenance{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_FieldProvenance(ref),
 		v1alpha1.InstancePreview{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_InstancePreview(ref),
 		v1alpha1.JSONValueSchema{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_JSONValueSchema(ref),
 		v1alpha1.Length{}.OpenAPIModelName():                     schema_pkg_apis_templates_v1alpha1_Length(ref),
 		v1alpha1.List{}.OpenAPIModelName():                       schema_pkg_apis_templates_v1alpha1_List(ref),
 		v1alpha1.ObjectChange{}.OpenAPIModelName():               schema_pkg_apis_templates_v1alpha1_ObjectChange(ref),
+		v1alpha1.ObjectProvenance{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_ObjectProvenance(ref),
 		v1alpha1.Parameter{}.OpenAPIModelName():                  schema_pkg_apis_templates_v1alpha1_Parameter(ref),
 		v1alpha1.ParameterRule{}.OpenAPIModelName():              schema_pkg_apis_templates_v1alpha1_ParameterRule(ref),
 		v1alpha1.ParametersSource{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_ParametersSource(ref),
+		v1alpha1.Provenance{}.OpenAPIModelName():                 schema_pkg_apis_templates_v1alpha1_Provenance(ref),
+		v1alpha1.ProvenanceSource{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_ProvenanceSource(ref),
+		v1alpha1.ProvenanceStep{}.OpenAPIModelName():             schema_pkg_apis_templates_v1alpha1_ProvenanceStep(ref),
 		v1alpha1.RevisionStamp{}.OpenAPIModelName():              schema_pkg_apis_templates_v1alpha1_RevisionStamp(ref),
 		v1alpha1.Rollout{}.OpenAPIModelName():                    schema_pkg_apis_templates_v1alpha1_Rollout(ref),
 		v1alpha1.RolloutFailure{}.OpenAPIModelName():             schema_pkg_apis_templates_v1alpha1_RolloutFailure(ref),
@@ -3798,6 +3803,82 @@ func schema_pkg_apis_templates_v1alpha1_FieldChange(ref common.ReferenceCallback
 	}
 }
 
+func schema_pkg_apis_templates_v1alpha1_FieldProvenance(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "FieldProvenance is the provenance of one leaf field (a string, number, bool, null, or an empty object or array) of an output object.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"path": {
+						SchemaProps: spec.SchemaProps{
+							Description: "path is the field's path in its object (spec.template.spec.containers[0].image).",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"source": {
+						SchemaProps: spec.SchemaProps{
+							Description: "source is where the template wrote the field, or kind Step when a step made it.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ProvenanceSource{}.OpenAPIModelName()),
+						},
+					},
+					"parameters": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "parameters name the parameters substituted into the field, into a member name on its path, or into the ${{P}} that wrote the value around it. Names only, never values.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"steps": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "steps index the answer's steps: those that set or changed the field, in order.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"integer"},
+										Format: "int32",
+									},
+								},
+							},
+						},
+					},
+					"note": {
+						SchemaProps: spec.SchemaProps{
+							Description: "note says what a rule of the engine did to the value the template wrote.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"path", "source"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ProvenanceSource{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_templates_v1alpha1_InstancePreview(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -4056,12 +4137,18 @@ func schema_pkg_apis_templates_v1alpha1_List(ref common.ReferenceCallback) commo
 							},
 						},
 					},
+					"provenance": {
+						SchemaProps: spec.SchemaProps{
+							Description: "provenance is where every leaf field of every item came from, when the request asked with ?provenance=true; kubectl apply, which reads only items, ignores it.",
+							Ref:         ref(v1alpha1.Provenance{}.OpenAPIModelName()),
+						},
+					},
 				},
 				Required: []string{"items"},
 			},
 		},
 		Dependencies: []string{
-			v1.ListMeta{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName(), v1alpha1.Parameter{}.OpenAPIModelName()},
+			v1.ListMeta{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName(), v1alpha1.Parameter{}.OpenAPIModelName(), v1alpha1.Provenance{}.OpenAPIModelName()},
 	}
 }
 
@@ -4135,6 +4222,98 @@ func schema_pkg_apis_templates_v1alpha1_ObjectChange(ref common.ReferenceCallbac
 		},
 		Dependencies: []string{
 			v1alpha1.FieldChange{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_ObjectProvenance(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ObjectProvenance is the provenance of one output object.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "apiVersion, kind, namespace and name identify the object as output.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"namespace": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"source": {
+						SchemaProps: spec.SchemaProps{
+							Description: "source is the template object it was written from (objects[2]), or kind Step.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ProvenanceSource{}.OpenAPIModelName()),
+						},
+					},
+					"element": {
+						SchemaProps: spec.SchemaProps{
+							Description: "element is the element of a for-each object this object was written for.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"steps": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "steps index the answer's steps: the step that made an object the template did not write.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"integer"},
+										Format: "int32",
+									},
+								},
+							},
+						},
+					},
+					"fields": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "fields are its leaf fields, in the order of their paths.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.FieldProvenance{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"source", "fields"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.FieldProvenance{}.OpenAPIModelName(), v1alpha1.ProvenanceSource{}.OpenAPIModelName()},
 	}
 }
 
@@ -4356,6 +4535,170 @@ func schema_pkg_apis_templates_v1alpha1_ParametersSource(ref common.ReferenceCal
 		},
 		Dependencies: []string{
 			v1alpha1.SecretReference{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_Provenance(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "Provenance is where every leaf field of every output object came from.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"steps": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "steps are the steps that ran over the objects, in order; fields index them.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.ProvenanceStep{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"objects": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "objects follow the List's items, in order.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.ObjectProvenance{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"objects"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ObjectProvenance{}.OpenAPIModelName(), v1alpha1.ProvenanceStep{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_ProvenanceSource(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ProvenanceSource is a place a field or step was written.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "kind says what kind of place it is.\n\nPossible enum values:\n - `\"Engine\"` is a field the engine adds by a rule of the dialect.\n - `\"ObjectLabels\"` is one of the template's own object labels (objectLabels[KEY], or labels[KEY] in an OpenShift template) merged into a label map or selector.\n - `\"RequestLabels\"` is one of the request's labels (labels[KEY]).\n - `\"Step\"` is a field a step made that the template did not write: its first step.\n - `\"Template\"` is a field of the template's objects (path objects[i]...).",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"Engine", "ObjectLabels", "RequestLabels", "Step", "Template"},
+						},
+					},
+					"path": {
+						SchemaProps: spec.SchemaProps{
+							Description: "path is the field path in the template (objects[2].spec.replicas, objectLabels[app], transformers[1]) or in the request (labels[app]).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"file": {
+						SchemaProps: spec.SchemaProps{
+							Description: "file, line and column are where path was written, when the template came from a file (a request body has lines but no file).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"line": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"integer"},
+							Format: "int32",
+						},
+					},
+					"column": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"integer"},
+							Format: "int32",
+						},
+					},
+				},
+				Required: []string{"kind"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_ProvenanceStep(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ProvenanceStep is one step that ran over the objects.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "kind is the transformer's or generator's kind, or the step of processing: NameHash, CustomTransform, Expansion, Destination, ProvenanceAnnotations.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name is the config's metadata.name (a generator's: what it makes).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"generator": {
+						SchemaProps: spec.SchemaProps{
+							Description: "generator says the step is one of the template's generators.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"source": {
+						SchemaProps: spec.SchemaProps{
+							Description: "source is where the step's config was written; none for a step no config wrote.",
+							Ref:         ref(v1alpha1.ProvenanceSource{}.OpenAPIModelName()),
+						},
+					},
+					"parameters": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "parameters name the parameters substituted into the step's config.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"kind"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ProvenanceSource{}.OpenAPIModelName()},
 	}
 }
 

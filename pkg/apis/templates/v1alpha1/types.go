@@ -359,6 +359,10 @@ type List struct {
 	// +optional
 	// +listType=atomic
 	Parameters []Parameter `json:"parameters,omitempty"`
+	// provenance is where every leaf field of every item came from, when the request asked
+	// with ?provenance=true; kubectl apply, which reads only items, ignores it.
+	// +optional
+	Provenance *Provenance `json:"provenance,omitempty"`
 }
 
 // +genclient

@@ -62,6 +62,11 @@ func (in FieldChange) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FieldProvenance) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.FieldProvenance"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in InstancePreview) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.InstancePreview"
 }
@@ -87,6 +92,11 @@ func (in ObjectChange) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ObjectProvenance) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.ObjectProvenance"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Parameter) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.Parameter"
 }
@@ -99,6 +109,21 @@ func (in ParameterRule) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ParametersSource) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.ParametersSource"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in Provenance) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.Provenance"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ProvenanceSource) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.ProvenanceSource"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ProvenanceStep) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.ProvenanceStep"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

@@ -104,6 +104,9 @@ func NewAdapter(sources Sources) *Adapter {
 // A template given in the request is the caller's own, so it may import only the templates
 // the caller may get, or processedtemplates would read any template of the namespace.
 func (p *Adapter) Render(ctx context.Context, in render.Input) (*v1alpha1.List, error) {
+	if err := withProvenance(ctx, &in); err != nil {
+		return nil, err
+	}
 	out, err := p.render(ctx, in, templates.Kind("Template"))
 	if err != nil {
 		return nil, err
@@ -122,6 +125,12 @@ func (p *Adapter) RenderObjects(ctx context.Context, in render.Input) (*render.O
 // does: the template itself, with its objects processed, its parameters' values (generated
 // ones included), its message and labels substituted. Its 422s name kind.
 func (p *Adapter) RenderTemplate(ctx context.Context, in render.Input, kind schema.GroupKind) (*templates.Template, error) {
+	if asked, err := ProvenanceAsked(ctx); err != nil || asked {
+		if err == nil {
+			err = apierrors.NewBadRequest("OpenShift's processedtemplates answers a Template, which has no room for provenance: ask templates.stencil.dev's processedtemplates with ?provenance=true")
+		}
+		return nil, err
+	}
 	in.TemplateLabels = true
 	out, err := p.render(ctx, in, kind)
 	if err != nil {
@@ -230,7 +239,13 @@ func answerCost(out *render.Output) int64 {
 	for _, p := range out.Parameters {
 		n += len(p.Value) + len(p.Description) + 256
 	}
-	return answerFactor * int64(n)
+	fields := 0
+	if out.Provenance != nil {
+		for _, o := range out.Provenance.Objects {
+			fields += len(o.Fields)
+		}
+	}
+	return answerFactor*int64(n) + provenanceAnswerBytes*int64(fields)
 }
 
 // requestMemory charges one request's Hold with what pkg/render asks for.
@@ -270,6 +285,8 @@ func answer(out *render.Output) (*v1alpha1.List, error) {
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"},
 		Items:    make([]runtime.RawExtension, len(out.Objects)),
 		Message:  out.Message,
+		// The items are the objects as they are: provenance is beside them, never in them.
+		Provenance: out.Provenance,
 	}
 	for i, obj := range out.Objects {
 		list.Items[i].Raw = obj

@@ -1,0 +1,104 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package process
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/jsonbytes"
+)
+
+// BenchmarkProcessProvenance measures, beside BenchmarkProcess and on its templates, Execute of
+// a cached plan three ways in the same run:
+//   - off: as every request without provenance runs (compare with BenchmarkProcess's cached:
+//     the same, so asking nothing costs nothing);
+//   - decoded: Execute and decoding its objects into trees, which a request with provenance
+//     does before tracing (and one with transformers does anyway);
+//   - on: Execute with Request.Provenance, decoding and Plan.Trace.
+//
+// on/decoded is what tracing itself adds; on/off what a request with provenance pays in the
+// engine.
+func BenchmarkProcessProvenance(b *testing.B) {
+	for _, file := range []string{"mysql-persistent.json", "django-psql-persistent.json", "cincinnati-deployment.yaml"} {
+		data, err := os.ReadFile(filepath.Join("testdata", file))
+		if err != nil {
+			b.Fatal(err)
+		}
+		tmpl, dialect, err := DecodeTemplate(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchmarkProvenance(b, strings.TrimSuffix(strings.TrimSuffix(file, ".json"), ".yaml"), tmpl, dialect)
+	}
+	for _, n := range []int{100, 1000} {
+		benchmarkProvenance(b, fmt.Sprintf("synthetic-%d", n), syntheticTemplate(n), Stencil)
+	}
+}
+
+func benchmarkProvenance(b *testing.B, name string, tmpl *templates.Template, dialect Dialect) {
+	req := Request{Parameters: map[string]string{"MYSQL_USER": "u", "NAME": "bench"}, Labels: map[string]string{"instance": "bench"},
+		IgnoreUnknownParameters: true}
+	plan, errs := Compile(tmpl, dialect)
+	if len(errs) > 0 {
+		b.Fatal(errs)
+	}
+	b.Run(name+"/off", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, errs := plan.Execute(req); len(errs) > 0 {
+				b.Fatal(errs)
+			}
+		}
+	})
+	b.Run(name+"/decoded", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			res, errs := plan.Execute(req)
+			if len(errs) > 0 {
+				b.Fatal(errs)
+			}
+			if _, err := jsonbytes.DecodeObjects(res.Objects); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	traced := req
+	traced.Provenance = true
+	b.Run(name+"/on", func(b *testing.B) {
+		b.ReportAllocs()
+		fields := 0
+		for b.Loop() {
+			res, errs := plan.Execute(traced)
+			if len(errs) > 0 {
+				b.Fatal(errs)
+			}
+			objects, err := jsonbytes.DecodeObjects(res.Objects)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, fields, err = plan.Trace(tmpl, req.Labels, res, objects, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(fields), "fields")
+	})
+}
