@@ -62,6 +62,7 @@ verify:
 	cd hack/image && $(GO) vet ./...
 	hack/verify-imports.sh
 	hack/verify-codegen.sh
+	hack/verify-template-schema.sh
 
 # The corpus tests run in their own target, without the race detector: each is one goroutine
 # over the corpus (394 templates processed four ways; 861 files read twice), which -race slows
@@ -129,7 +130,7 @@ fuzz:
 bench: build e2e-binaries
 	hack/bench.sh
 
-## bench-instances: 1,000 TemplateInstances through the e2e cluster: cold, resync, a revision that renders the same, preview (docs/instances.md)
+## bench-instances: 1,000 TemplateInstances through the e2e cluster: cold, resync, a revision that renders the same, preview, rollout in waves, undo (docs/instances.md)
 bench-instances: e2e-binaries
 	$(GO) test $(GOFLAGS_TAGS) -count=1 -run '^$$' -bench BenchmarkTemplateInstances -benchtime 1x -timeout 20m ./test/e2e/
 

@@ -39,6 +39,7 @@ import (
 	"stencil.dev/stencil/pkg/registry/templates/processedtemplate"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 	templatestorage "stencil.dev/stencil/pkg/registry/templates/template"
+	"stencil.dev/stencil/pkg/registry/templates/templatecheck"
 	instancestorage "stencil.dev/stencil/pkg/registry/templates/templateinstance"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 	"stencil.dev/stencil/pkg/render"
@@ -116,6 +117,9 @@ type ExtraConfig struct {
 	// TemplateRevisionHistory is how many revisions of each Template are kept besides those
 	// instances use; 0 means templaterevision.DefaultHistory.
 	TemplateRevisionHistory int
+	// TemplateTypes type-checks the objects of each Template written against the cluster's
+	// kinds (--template-type-check); nil checks none.
+	TemplateTypes *templatecheck.Types
 }
 
 // Config is the configuration of a Stencil server.
@@ -167,7 +171,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	templateREST, err := templatestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.Plugins, revisions)
+	templateREST, err := templatestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.Plugins, revisions, c.ExtraConfig.TemplateTypes)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +221,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 	}
 	groups := []*genericapiserver.APIGroupInfo{&apiGroupInfo}
 	if c.ExtraConfig.OpenShiftTemplates {
-		openshiftREST, err := openshifttemplate.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.Plugins, revisions)
+		openshiftREST, err := openshifttemplate.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.Plugins, revisions, c.ExtraConfig.TemplateTypes)
 		if err != nil {
 			return nil, err
 		}

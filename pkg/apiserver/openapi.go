@@ -22,7 +22,22 @@ import (
 	restful "github.com/emicklei/go-restful/v3"
 
 	"k8s.io/apiserver/pkg/endpoints/openapi"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	openapicommon "k8s.io/kube-openapi/pkg/common"
+
+	stencilopenapi "stencil.dev/stencil/pkg/generated/openapi"
 )
+
+// OpenAPIV3Config is the configuration the server builds its /openapi/v3 with: the generated
+// definitions, the scheme's names, the operation IDs below. hack/template-schema builds the
+// Template's schema with it too, so that the file is what the server serves.
+func OpenAPIV3Config() *openapicommon.OpenAPIV3Config {
+	c := genericapiserver.DefaultOpenAPIV3Config(stencilopenapi.GetOpenAPIDefinitions, openapi.NewDefinitionNamer(Scheme))
+	c.Info.Title = "Stencil"
+	c.Info.Version = "v1alpha1"
+	c.GetOperationIDAndTags = OperationIDAndTags
+	return c
+}
 
 // OperationIDAndTags names OpenAPI operations as the generic server does, except for
 // OpenShift's processedtemplates: its kind is Template, as in OpenShift, so by default its

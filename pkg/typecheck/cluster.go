@@ -63,6 +63,10 @@ const (
 	DefaultIndexTTL = time.Minute
 	// maxIndexPaths bounds the group versions an index may list.
 	maxIndexPaths = 10000
+	// minIndexRefresh is how old the index must be before a group it does not list makes it
+	// read again: a CRD installed a moment ago is seen at once, and a template full of made-up
+	// groups does not make every write ask the cluster.
+	minIndexRefresh = 5 * time.Second
 )
 
 // Cluster resolves kinds from a cluster's /openapi/v3: the index of group versions, then
@@ -98,16 +102,21 @@ type indexDocument struct {
 // calls it first, so that a cluster that cannot be asked is an error before any file is read
 // rather than a note per kind.
 func (c *Cluster) Index(ctx context.Context) error {
-	_, err := c.currentIndex(ctx)
+	_, err := c.currentIndex(ctx, false)
 	return err
 }
 
 // Resolve finds gvk's schema in the document of its group version; without one, whether
 // the cluster serves the group at all and in which versions it serves the kind.
 func (c *Cluster) Resolve(ctx context.Context, gvk GroupVersionKind) (Resolution, error) {
-	index, err := c.currentIndex(ctx)
+	index, err := c.currentIndex(ctx, false)
 	if err != nil {
 		return Resolution{}, err
+	}
+	if !servesGroup(index, gvk.Group) {
+		if index, err = c.currentIndex(ctx, true); err != nil {
+			return Resolution{}, err
+		}
 	}
 	source := c.source()
 	if url, ok := index[groupVersionPath(gvk.Group, gvk.Version)]; ok {
@@ -161,14 +170,29 @@ func groupVersionPath(group, version string) string {
 	return "apis/" + group + "/" + version
 }
 
-// currentIndex returns the index, read again when it is older than the TTL.
-func (c *Cluster) currentIndex(ctx context.Context) (map[string]string, error) {
+// servesGroup reports whether the index lists a version of group.
+func servesGroup(index map[string]string, group string) bool {
+	prefix := groupVersionPath(group, "")
+	for path := range index {
+		if version, ok := strings.CutPrefix(path, prefix); ok && !strings.Contains(version, "/") {
+			return true
+		}
+	}
+	return false
+}
+
+// currentIndex returns the index, read again when it is older than the TTL, or, when stale
+// is set (a group it does not list was asked for), older than minIndexRefresh.
+func (c *Cluster) currentIndex(ctx context.Context, stale bool) (map[string]string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.now()
 	ttl := c.IndexTTL
 	if ttl <= 0 {
 		ttl = DefaultIndexTTL
+	}
+	if stale {
+		ttl = min(ttl, minIndexRefresh)
 	}
 	if c.index != nil && now.Sub(c.fetched) < ttl {
 		return c.index, nil

@@ -64,10 +64,11 @@ func widgetDoc(version, required string) string {
 func TestClusterResolves(t *testing.T) {
 	var hash atomic.Value
 	hash.Store("1")
-	var docReads atomic.Int32
+	var docReads, indexReads atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/openapi/v3":
+			indexReads.Add(1)
 			fmt.Fprintf(w, `{"paths": {"apis/example.com/v1": {"serverRelativeURL": "/openapi/v3/apis/example.com/v1?hash=%s"}, "api/v1": {"serverRelativeURL": "/openapi/v3/api/v1?hash=0"}}}`, hash.Load())
 		case "/openapi/v3/apis/example.com/v1":
 			docReads.Add(1)
@@ -104,9 +105,21 @@ func TestClusterResolves(t *testing.T) {
 	if err != nil || res.Schema != nil || !res.GroupKnown || strings.Join(res.Versions, ",") != "v1" {
 		t.Errorf("another version: %+v, %v", res, err)
 	}
+	reads := indexReads.Load()
 	res, err = c.Resolve(ctx, typecheck.GroupVersionKind{Group: "other.io", Version: "v1", Kind: "Thing"})
-	if err != nil || res.GroupKnown {
-		t.Errorf("a group the cluster does not serve: %+v, %v", res, err)
+	if err != nil || res.GroupKnown || indexReads.Load() != reads {
+		t.Errorf("a group the cluster does not serve, asked at once: %+v, %v, index read %d times more", res, err, indexReads.Load()-reads)
+	}
+	// A group the index does not list makes it read again once it is a few seconds old: a
+	// CRD installed since is seen without waiting for the TTL.
+	now = now.Add(10 * time.Second)
+	for i := 0; i < 3; i++ {
+		if _, err := c.Resolve(ctx, typecheck.GroupVersionKind{Group: "other.io", Version: "v1", Kind: "Thing"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := indexReads.Load() - reads; n != 1 {
+		t.Errorf("the index was read %d times for an unknown group", n)
 	}
 }
 

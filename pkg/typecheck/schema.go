@@ -19,6 +19,7 @@ package typecheck
 import (
 	"bytes"
 	"encoding/json"
+	"sort"
 	"strings"
 )
 
@@ -159,6 +160,25 @@ func (s *Set) Kind(gvk GroupVersionKind) *Schema { return s.kinds[gvk] }
 func (s *Set) Versions(group, kind string) (versions []string, groupKnown bool) {
 	byKind, known := s.versions[group]
 	return byKind[kind], known
+}
+
+// Kinds lists the kinds the set describes, sorted by group, version and kind.
+func (s *Set) Kinds() []GroupVersionKind {
+	out := make([]GroupVersionKind, 0, len(s.kinds))
+	for gvk := range s.kinds {
+		out = append(out, gvk)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Group != b.Group {
+			return a.Group < b.Group
+		}
+		if a.Version != b.Version {
+			return a.Version < b.Version
+		}
+		return a.Kind < b.Kind
+	})
+	return out
 }
 
 // Named returns the schema of a name of components.schemas.

@@ -74,6 +74,8 @@ type StencilServerOptions struct {
 	OpenShift *OpenShiftOptions
 	// Revisions say how many TemplateRevisions are kept.
 	Revisions *TemplateRevisionOptions
+	// TypeCheck says whether Templates written in cluster mode are type-checked.
+	TypeCheck *TypeCheckOptions
 	// Logs configures component-base logging: --logging-format=json, -v, --vmodule.
 	Logs *logs.Options
 
@@ -97,6 +99,7 @@ func NewStencilServerOptions(out, errOut io.Writer) *StencilServerOptions {
 		Instances:                NewInstanceControllerOptions(),
 		OpenShift:                NewOpenShiftOptions(),
 		Revisions:                NewTemplateRevisionOptions(),
+		TypeCheck:                NewTypeCheckOptions(),
 		Logs:                     logs.NewOptions(),
 		StdOut:                   out,
 		StdErr:                   errOut,
@@ -117,6 +120,7 @@ func (o *StencilServerOptions) AddFlags(fs *pflag.FlagSet) {
 	o.Instances.AddFlags(fs)
 	o.OpenShift.AddFlags(fs)
 	o.Revisions.AddFlags(fs)
+	o.TypeCheck.AddFlags(fs)
 	o.Starlark.AddFlags(fs)
 	o.ExecPlugins.AddFlags(fs)
 	logsapi.AddFlags(o.Logs, fs)
@@ -145,6 +149,7 @@ func (o *StencilServerOptions) Validate() error {
 	errs = append(errs, o.Starlark.Validate()...)
 	errs = append(errs, o.ExecPlugins.Validate()...)
 	errs = append(errs, o.Revisions.Validate()...)
+	errs = append(errs, o.TypeCheck.Validate()...)
 	return utilerrors.NewAggregate(errs)
 }
 
@@ -165,10 +170,7 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 	serverConfig.OpenAPIConfig.Info.Title = "Stencil"
 	serverConfig.OpenAPIConfig.Info.Version = "v1alpha1"
 	serverConfig.OpenAPIConfig.GetOperationIDAndTags = apiserver.OperationIDAndTags
-	serverConfig.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(stencilopenapi.GetOpenAPIDefinitions, namer)
-	serverConfig.OpenAPIV3Config.Info.Title = "Stencil"
-	serverConfig.OpenAPIV3Config.Info.Version = "v1alpha1"
-	serverConfig.OpenAPIV3Config.GetOperationIDAndTags = apiserver.OperationIDAndTags
+	serverConfig.OpenAPIV3Config = apiserver.OpenAPIV3Config()
 
 	serverConfig.FeatureGate = o.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
 	serverConfig.EffectiveVersion = stampedVersion{o.ComponentGlobalsRegistry.EffectiveVersionFor(basecompatibility.DefaultKubeComponent)}
@@ -201,5 +203,5 @@ func (o *StencilServerOptions) ApplyTo(c *apiserver.ExtraConfig, recorder *metri
 	applyProcessingMemory(o.Processing.MemoryBytes, c, recorder)
 	o.OpenShift.ApplyTo(c)
 	o.Revisions.ApplyTo(c)
-	return nil
+	return o.TypeCheck.ApplyTo(c)
 }

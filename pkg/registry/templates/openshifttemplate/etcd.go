@@ -30,6 +30,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/registry"
 	"stencil.dev/stencil/pkg/registry/templates/template"
+	"stencil.dev/stencil/pkg/registry/templates/templatecheck"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 	"stencil.dev/stencil/pkg/transform/plugin"
 )
@@ -44,9 +45,10 @@ var _ rest.StandardStorage = &REST{}
 var _ rest.SingularNameProvider = &REST{}
 
 // NewREST returns the storage of OpenShift's templates, sharing our Templates' storage.
-// Its writes keep revisions as ours do, through revisions (nil for none).
-func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins plugin.PolicyFunc, revisions *templaterevision.Writer) (*REST, error) {
-	strategy := template.NewStrategy(KindFirst{scheme}, plugins)
+// Its writes keep revisions as ours do, through revisions (nil for none), and are type-checked
+// as ours are, by types (nil for none).
+func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins plugin.PolicyFunc, revisions *templaterevision.Writer, types *templatecheck.Types) (*REST, error) {
+	strategy := template.NewStrategy(KindFirst{scheme}, plugins, types)
 	store := &genericregistry.Store{
 		NewFunc:                   func() runtime.Object { return &templates.Template{} },
 		NewListFunc:               func() runtime.Object { return &templates.TemplateList{} },

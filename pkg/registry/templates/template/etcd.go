@@ -24,6 +24,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/registry"
+	"stencil.dev/stencil/pkg/registry/templates/templatecheck"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 	"stencil.dev/stencil/pkg/transform/plugin"
 )
@@ -40,9 +41,10 @@ var _ rest.StandardStorage = &REST{}
 var _ rest.ShortNamesProvider = &REST{}
 var _ rest.CategoriesProvider = &REST{}
 
-// NewREST returns the storage of Templates, whose revisions revisions writes (nil for none).
-func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins plugin.PolicyFunc, revisions *templaterevision.Writer) (*REST, error) {
-	strategy := NewStrategy(scheme, plugins)
+// NewREST returns the storage of Templates, whose revisions revisions writes (nil for none),
+// with the objects of each written type-checked by types (nil for none).
+func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugins plugin.PolicyFunc, revisions *templaterevision.Writer, types *templatecheck.Types) (*REST, error) {
+	strategy := NewStrategy(scheme, plugins, types)
 	store := &genericregistry.Store{
 		NewFunc:                   func() runtime.Object { return &templates.Template{} },
 		NewListFunc:               func() runtime.Object { return &templates.TemplateList{} },

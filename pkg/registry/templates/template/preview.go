@@ -66,7 +66,7 @@ var _ interface {
 // what a candidate may use (as a stored Template), authz decides which Templates a candidate
 // may import (those the caller may get, as processedtemplates).
 func NewPreviewREST(templates rest.Getter, previewer Previewer, typer runtime.ObjectTyper, plugins plugin.PolicyFunc, authz authorizer.Authorizer) *PreviewREST {
-	return &PreviewREST{templates: templates, previewer: previewer, strategy: NewStrategy(typer, plugins).(templateStrategy), authorizer: authz}
+	return &PreviewREST{templates: templates, previewer: previewer, strategy: NewStrategy(typer, plugins, nil).(templateStrategy), authorizer: authz}
 }
 
 // New returns the kind of the request body.

@@ -49,15 +49,20 @@ type templateStrategy struct {
 	names.NameGenerator
 	// plugins says which plugin providers a Template of a namespace may use; nil allows none.
 	plugins plugin.PolicyFunc
+	// types type-checks the objects of a Template written, against the cluster's kinds; nil
+	// checks none (local mode, --template-type-check=off).
+	types *templatecheck.Types
 }
 
 var _ rest.RESTCreateUpdateStrategy = templateStrategy{}
 var _ rest.RESTDeleteStrategy = templateStrategy{}
 
 // NewStrategy returns the strategy of Templates; a Template whose generators or transformers
-// need a plugin provider that plugins does not allow in its namespace is refused.
-func NewStrategy(typer runtime.ObjectTyper, plugins plugin.PolicyFunc) rest.RESTCreateUpdateStrategy {
-	return templateStrategy{typer, names.SimpleNameGenerator, plugins}
+// need a plugin provider that plugins does not allow in its namespace is refused. types, when
+// not nil, type-checks the objects of each Template written (templatecheck.Types): its
+// findings are warnings, or a 422 when it refuses.
+func NewStrategy(typer runtime.ObjectTyper, plugins plugin.PolicyFunc, types *templatecheck.Types) rest.RESTCreateUpdateStrategy {
+	return templateStrategy{typer, names.SimpleNameGenerator, plugins, types}
 }
 
 // pluginsFor returns the plugins allowed in the request's namespace.
@@ -157,8 +162,16 @@ func (s templateStrategy) Validate(ctx context.Context, obj runtime.Object) fiel
 // (duplicate parameter names, invalid labels, undeclared references; Stencil's dialect
 // refuses them): they come from the same compile as its errors, so they are added here rather
 // than in WarningsOnCreate, which would compile the template again.
+//
+// A Template the store takes is then type-checked against the cluster's kinds, when the
+// server has a cluster (templatecheck.Types).
 func (s templateStrategy) check(ctx context.Context, t *templates.Template, errs field.ErrorList) field.ErrorList {
 	errs, tolerated := templatecheck.Check(t, s.pluginsFor(ctx), errs)
+	if len(errs) == 0 && s.types != nil {
+		var typeWarnings []string
+		errs, typeWarnings = s.types.Check(ctx, t)
+		tolerated = append(tolerated, typeWarnings...)
+	}
 	for _, w := range tolerated {
 		warning.AddWarning(ctx, "", w)
 	}

@@ -39,7 +39,7 @@ import (
 func newTestStrategy() rest.RESTCreateUpdateStrategy {
 	scheme := runtime.NewScheme()
 	install.Install(scheme)
-	return NewStrategy(scheme, nil)
+	return NewStrategy(scheme, nil, nil)
 }
 
 func raw(objects ...string) []runtime.RawExtension {
