@@ -130,7 +130,7 @@ fuzz:
 bench: build e2e-binaries
 	hack/bench.sh
 
-## bench-instances: 1,000 TemplateInstances through the e2e cluster: cold, resync, a revision that renders the same, preview (docs/instances.md)
+## bench-instances: 1,000 TemplateInstances through the e2e cluster: cold, resync, a revision that renders the same, preview, rollout in waves, undo (docs/instances.md)
 bench-instances: e2e-binaries
 	$(GO) test $(GOFLAGS_TAGS) -count=1 -run '^$$' -bench BenchmarkTemplateInstances -benchtime 1x -timeout 20m ./test/e2e/
 

@@ -2,6 +2,7 @@
 # Runs the benchmark suite, each measured path beside its baseline in the same run, and prints
 # one table of ratios (hack/benchtable). The raw output stays in _output/bench/ for benchstat.
 # BENCHTIME=1s hack/bench.sh for steadier numbers; the default keeps a run to a few minutes.
+# The engine benchmarks run COUNT times (3 by default); hack/benchtable takes the median.
 set -o errexit
 set -o nounset
 set -o pipefail
@@ -14,7 +15,7 @@ TAGS="-tags kustomize_disable_go_plugin_support"
 mkdir -p "${OUT}"
 raw="${OUT}/bench-$(date +%Y%m%d-%H%M%S).txt"
 {
-  go test ${TAGS} -run '^$' -bench 'FromBytes|Process' -benchmem -benchtime "${BENCHTIME}" ./pkg/process/
+  go test ${TAGS} -run '^$' -bench 'FromBytes|Process' -benchmem -benchtime "${BENCHTIME}" -count "${COUNT:-3}" ./pkg/process/
   go test ${TAGS} -run '^$' -bench 'Pipeline|Krusty' -benchmem -benchtime 2x ./pkg/transform/
   go test ${TAGS} -run '^$' -bench 'PluginAnnotate|StarlarkRoutes' -benchmem -benchtime "${BENCHTIME}" ./pkg/transform/plugin/ ./pkg/transform/plugin/starlark/
   go test ${TAGS} -run '^$' -bench 'MemoryBudget' -benchmem -benchtime "${BENCHTIME}" ./pkg/registry/templates/renderrest/

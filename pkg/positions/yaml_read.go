@@ -36,6 +36,13 @@ func Read(file string, data []byte) (*Index, error) {
 	return ReadDocument(file, data, 0)
 }
 
+// ReadJSON indexes data as the JSON it is, without checking that it is JSON (which Read does
+// at a cost of about 30 instructions a byte): for a caller whose decoder validates it anyway.
+// Lookups in bytes that turn out not to be JSON find nothing rather than fail.
+func ReadJSON(file string, data []byte) *Index {
+	return &Index{file: file, src: data, json: data, identity: true}
+}
+
 // ReadDocument reads, as YAML, the first document of data[start:], where start is the start
 // of a line (a document of a stream after its "---"), with places in the whole of data.
 func ReadDocument(file string, data []byte, start int) (*Index, error) {

@@ -51,8 +51,8 @@ func requestTemplates(tb testing.TB) map[string][]byte {
 //   - YAML input: sigs.k8s.io/yaml's YAMLToJSON of the same bytes alone (target: <= 1.3x),
 //     and sigs.k8s.io/yaml's YAMLToJSON followed by the same engine (yaml/sigs, the path before
 //     pkg/positions: target oneshot >= 1.3x its throughput with >= 40% fewer bytes);
-//   - YAML input read with the positions of its fields, as the CLI reads a file
-//     (yaml/positions: target <= 1.1x of oneshot).
+//   - input read with the positions of its fields, as provenance and lint read a file
+//     (yaml/positions and json/positions: target <= 1.1x of oneshot, by time and bytes).
 func BenchmarkFromBytes(b *testing.B) {
 	req := Request{Parameters: map[string]string{"MYSQL_USER": "u", "NAME": "bench"}, IgnoreUnknownParameters: true}
 	for name, data := range requestTemplates(b) {
@@ -81,6 +81,17 @@ func BenchmarkFromBytes(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				listFromBytes(b, jsonData, req)
+			}
+		})
+		b.Run(name+"/json/positions", func(b *testing.B) {
+			b.SetBytes(int64(len(jsonData)))
+			b.ReportAllocs()
+			for b.Loop() {
+				f, err := ReadTemplateFile("t.json", jsonData, true)
+				if err != nil {
+					b.Fatal(err)
+				}
+				listFromTemplate(b, f.Template, f.Dialect, req)
 			}
 		})
 		b.Run(name+"/yaml/baseline", func(b *testing.B) {

@@ -47,7 +47,14 @@ type TemplateFile struct {
 // The template shares data's memory: data must not change while it is used.
 func ReadTemplateFile(name string, data []byte, withPositions bool) (*TemplateFile, error) {
 	if withPositions {
-		if x, err := positions.Read(name, data); err == nil {
+		// JSON is indexed as it is, at no cost: DecodeTemplate validates it.
+		if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
+			if t, d, err := DecodeTemplate(data); err == nil {
+				f := &TemplateFile{Template: t, Dialect: d, name: name, data: data, index: positions.ReadJSON(name, data)}
+				f.once.Do(func() {})
+				return f, nil
+			}
+		} else if x, err := positions.Read(name, data); err == nil {
 			if t, d, err := DecodeTemplate(x.JSON()); err == nil {
 				f := &TemplateFile{Template: t, Dialect: d, name: name, data: data, index: x}
 				f.once.Do(func() {})

@@ -102,7 +102,7 @@ kind: Policy
 omitStages: [RequestReceived]
 rules:
 - level: Metadata
-  namespaces: [e2e-instances, e2e-instances-local, openshift-compat-instances]
+  namespaces: [e2e-instances, e2e-instances-local, openshift-compat-instances, e2e-unchanged]
   resources: [{group: "", resources: [configmaps, secrets]}]
   verbs: [create, patch]
 - level: Metadata

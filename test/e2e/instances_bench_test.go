@@ -40,8 +40,9 @@ import (
 // benchTemplate renders four objects, one of them holding a generated password (so each
 // instance also gets its generated-values Secret), through a Starlark transformer (a plugin run
 // per rendering, counted). The Service is headless: the suite's cluster has 254 Service IPs.
-// description is NAME's description: changing it makes a revision that renders the same.
-func benchTemplate(description, greeting string) string {
+// description is NAME's description: changing it makes a revision that renders the same;
+// rollout, YAML at the top level, is how the Template's instances move (none when "").
+func benchTemplate(description, greeting, rollout string) string {
 	return `apiVersion: templates.stencil.dev/v1alpha1
 kind: Template
 metadata: {name: bench}
@@ -63,7 +64,7 @@ transformers:
       source: |
         for item in ctx.resource_list["items"]:
             item["metadata"].setdefault("annotations", {})["bench.stencil.dev/stamped"] = "true"
-`
+` + rollout
 }
 
 const (
@@ -79,11 +80,13 @@ const (
 // cluster, phase by phase, each a sub-benchmark reporting seconds, apply calls (real and
 // dry-run, counted by kube-apiserver), plugin runs (counted by the replicas) and the leader's
 // Go heap and resident memory: cold (create them all at once, until every one is Ready),
-// resync (a change of the Template's metadata queues every instance: nothing to apply),
-// same-render (a new revision that renders the same objects: every instance is rendered and
-// compared with the hash it applied), and preview (a change of a default classified for every
-// instance through templates/bench/preview). It is a benchmark, not a test: nothing fails on
-// time. Run it with -benchtime 1x (make bench-instances): each phase starts from the last.
+// resync (the leader stops; the other replica starts cold and looks at every unchanged
+// instance: nothing to apply, nothing to render), same-render (a new revision that renders
+// the same objects: every instance is rendered and compared with the hash it applied),
+// preview (a change of a default classified for every instance through
+// templates/bench/preview), rollout and undo (rollout_bench_test.go). It is a benchmark, not a
+// test: nothing fails on time. Run it with -benchtime 1x (make bench-instances): each phase
+// starts from the last.
 func BenchmarkTemplateInstances(b *testing.B) {
 	if err := env.restartReplicasWith([]string{"--starlark-namespaces=" + benchNamespace}, nil); err != nil {
 		b.Fatal(err)
@@ -91,7 +94,7 @@ func BenchmarkTemplateInstances(b *testing.B) {
 	if _, err := env.kubectl("admin", "", "create", "namespace", benchNamespace); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := env.kubectl("admin", benchTemplate("the name", "hello"), "apply", "-n", benchNamespace, "-f", "-"); err != nil {
+	if _, err := env.kubectl("admin", benchTemplate("the name", "hello", ""), "apply", "-n", benchNamespace, "-f", "-"); err != nil {
 		b.Fatal(err)
 	}
 	cs := stencilAdmin(b)
@@ -121,28 +124,14 @@ func BenchmarkTemplateInstances(b *testing.B) {
 			created.Round(time.Millisecond), took.Round(time.Millisecond), heapBefore/1e6, heap/1e6, rssBefore/1e6, rss/1e6, machineLoad())
 	})
 	once("phase=resync", func(b *testing.B, lead int) {
-		// Instances seen Ready may still be queued for a last look at their objects: a
-		// resync of those would be merged into it, so it starts from an idle queue.
-		queueIdle(b, lead, 0, 0)
-		b.ResetTimer()
-		before := benchCounts(b, benchPlugin, lead)
-		start := time.Now()
-		if _, err := env.kubectl("admin", "", "label", "template", "bench", "-n", benchNamespace, "bench.stencil.dev/touched="+strconv.FormatInt(start.Unix(), 10), "--overwrite"); err != nil {
-			b.Fatal(err)
-		}
-		queueIdle(b, lead, before.queueAdds, benchInstances)
-		took := time.Since(start)
-		before.report(b, benchCounts(b, benchPlugin, lead))
-		reportLeaderMemory(b, lead)
-		b.ReportMetric(took.Seconds(), "s-to-idle")
-		b.Logf("resync of %d unchanged instances: idle after %s; load %s", benchInstances, took.Round(time.Millisecond), machineLoad())
+		benchResync(b, lead)
 	})
 	once("phase=same-render", func(b *testing.B, lead int) {
 		queueIdle(b, lead, 0, 0)
 		b.ResetTimer()
 		before := benchCounts(b, benchPlugin, lead)
 		start := time.Now()
-		if _, err := env.kubectl("admin", benchTemplate("the name of every object", "hello"), "apply", "-n", benchNamespace, "-f", "-"); err != nil {
+		if _, err := env.kubectl("admin", benchTemplate("the name of every object", "hello", ""), "apply", "-n", benchNamespace, "-f", "-"); err != nil {
 			b.Fatal(err)
 		}
 		allInstances(b, cs, benchNamespace, benchInstances, "every instance Ready on revision 2", func(ti *templatesv1.TemplateInstance) bool {
@@ -159,13 +148,42 @@ func BenchmarkTemplateInstances(b *testing.B) {
 		b.ResetTimer()
 		benchPreview(b, cs, lead)
 	})
+	benchRolloutPhases(b, once, cs)
+}
+
+// benchResync stops the leader: the other replica takes the Lease, lists the 1,000
+// instances and looks at every one, applying nothing, as every leader does when its term
+// starts (and the informers' resync every 10 minutes). It reports how long that took from the
+// stop and the new leader's memory, which starts cold; the stopped replica starts again after.
+func benchResync(b *testing.B, lead int) {
+	queueIdle(b, lead, 0, 0)
+	next := (lead + 1) % len(env.replicas)
+	b.ResetTimer()
+	before := benchCounts(b, benchPlugin, next)
+	heapBefore, rssBefore := replicaMemory(b, next)
+	start := time.Now()
+	env.replicas[lead].stop()
+	if got := leader(b); got != next {
+		b.Fatalf("replica %d leads, want %d", got, next)
+	}
+	queueIdle(b, next, before.queueAdds, benchInstances)
+	took := time.Since(start)
+	before.report(b, benchCounts(b, benchPlugin, next))
+	heap, rss := reportLeaderMemory(b, next)
+	b.ReportMetric(took.Seconds(), "s-to-idle")
+	b.StopTimer()
+	if err := env.restartReplica(lead); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("resync: replica %d stopped, replica %d leads and looked at every instance after %s; its heap %.0f -> %.0f MB, RSS %.0f -> %.0f MB; load %s",
+		lead, next, took.Round(time.Millisecond), heapBefore/1e6, heap/1e6, rssBefore/1e6, rss/1e6, machineLoad())
 }
 
 // benchPreview previews a change of GREETING's default for every instance, three times
 // (the first fills the plan cache), and reports the slowest and the median.
 func benchPreview(b *testing.B, cs clientset.Interface, lead int) {
 	before := benchCounts(b, benchPlugin, lead)
-	raw, err := yaml.YAMLToJSON([]byte(benchTemplate("the name of every object", "bonjour")))
+	raw, err := yaml.YAMLToJSON([]byte(benchTemplate("the name of every object", "bonjour", "")))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -189,7 +207,7 @@ func benchPreview(b *testing.B, cs clientset.Interface, lead int) {
 	b.ReportMetric(took[1].Seconds(), "s-median")
 	b.ReportMetric(took[2].Seconds(), "s-slowest")
 	b.ReportMetric(benchInstances, "instances-classified")
-	b.ReportMetric((after.pluginRuns-before.pluginRuns)/3, "plugin-runs/preview")
+	b.ReportMetric(before.pluginRunsSince(after)/3, "plugin-runs/preview")
 	b.Logf("preview of %d instances: %v; load %s", benchInstances, took, machineLoad())
 }
 

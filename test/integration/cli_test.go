@@ -101,9 +101,9 @@ func TestCLIPlacesTheServersRefusal(t *testing.T) {
 	}
 	_, stderr, err := stencil(t, "process", "-f", file)
 	want := []string{
-		file + `:8:3: parameters[0].value: Invalid value: "x": must be an integer`,
-		file + `:14:5: objects[0].data.b: Invalid value: "${MISSING}": MISSING is not a declared parameter`,
-		file + `:15:3: objects[1].apiVersion: Required value`,
+		file + `:8:3: error: parameters[0].value: Invalid value: "x": must be an integer`,
+		file + `:14:5: error: objects[0].data.b: Invalid value: "${MISSING}": MISSING is not a declared parameter`,
+		file + `:15:3: error: objects[1].apiVersion: Required value`,
 	}
 	if err == nil || !strings.Contains(stderr, strings.Join(want, "\n")+"\n") {
 		t.Errorf("%v, stderr:\n%s\nwant the lines:\n%s", err, stderr, strings.Join(want, "\n"))

@@ -35,12 +35,12 @@ import (
 )
 
 // Diagnostics about a file are written as editors and CI annotators read them (the form of
-// compilers): one per line, "FILE:LINE:COL: message", and "FILE:LINE:COL: warning: message"
-// for a warning. The place is where the field the diagnostic names was written (its member
+// compilers, which the gcc problem matchers of editors and CI parse, and stencil lint's):
+// one per line, "FILE:LINE:COL: error: message" and "FILE:LINE:COL: warning: message". The place is where the field the diagnostic names was written (its member
 // name, or the value of an array element), found by the field path that starts the message
 // (objects[2].spec.replicas: ...) in the file's positions.Index; a field the file does not
 // have (one processing adds) is placed at its closest ancestor that the file has. What names
-// no field of the file is written "FILE: message". A server's refusal of a file's template
+// no field of the file is written "FILE: error: message". A server's refusal of a file's template
 // (stencil process -f against a server) is placed the same way, by the field of each cause.
 
 // stdinName names standard input in diagnostics, as compilers name it.
@@ -118,9 +118,9 @@ func placedErrors(x *positions.Index, name string, errs []error) string {
 		}
 		at, ok := placeOf(x, path)
 		if ok {
-			lines[i] = line{at, name + ":" + at.String() + ": " + err.Error()}
+			lines[i] = line{at, name + ":" + at.String() + ": error: " + err.Error()}
 		} else {
-			lines[i] = line{positions.Pos{}, name + ": " + err.Error()}
+			lines[i] = line{positions.Pos{}, name + ": error: " + err.Error()}
 		}
 	}
 	sort.SliceStable(lines, func(i, j int) bool {
@@ -164,7 +164,7 @@ func fileError(name string, data []byte, err error) error {
 		return fmt.Errorf("%s (%s):\n%s", summary, problems(len(agg.Errors())), placedErrors(x, name, agg.Errors()))
 	}
 	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
-		return fmt.Errorf("%s:%s:1: %s", name, msg[m[2]:m[3]], msg)
+		return &placedError{fmt.Sprintf("%s:%s:1: error: %s", name, msg[m[2]:m[3]], msg)}
 	}
 	if m := jsonOffset.FindStringSubmatchIndex(msg); m != nil {
 		off, convErr := strconv.Atoi(msg[m[2]:m[3]])
@@ -174,12 +174,18 @@ func fileError(name string, data []byte, err error) error {
 			rest := bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 			off += len(data) - len(bytes.TrimLeftFunc(rest, unicode.IsSpace))
 			if at := positions.PosIn(data, off); at.IsValid() {
-				return fmt.Errorf("%s:%s: %s", name, at, msg[:m[0]]+msg[m[1]:])
+				return &placedError{fmt.Sprintf("%s:%s: error: %s", name, at, msg[:m[0]]+msg[m[1]:])}
 			}
 		}
 	}
-	return fmt.Errorf("%s: %s", name, msg)
+	return &placedError{fmt.Sprintf("%s: error: %s", name, msg)}
 }
+
+// placedError is a diagnostic of one line that says its place and severity itself: Run writes
+// it as it is, without the "error: " it puts before other errors.
+type placedError struct{ text string }
+
+func (e *placedError) Error() string { return e.text }
 
 // placedRefusal places the causes of the server's refusal of the template of the file f (a
 // 422 of processedtemplates lists each problem at its field path), or returns err as it is.

@@ -99,9 +99,9 @@ func TestDiagnosticsPlaced(t *testing.T) {
 	f := func(name string) string { return filepath.Join(dir, name) }
 	types := func(file string) string {
 		return "error: cannot read the template (3 problems):\n" +
-			file + ":8:3: parameters[0].maximum: Invalid value: true: must be a number or a string holding one\n" +
-			file + `:9:3: parameters[0].required: Invalid value: "yes": must be true or false` + "\n" +
-			file + ":11:3: parameters[1].minLength: Invalid value: [2]: must be an integer or a string holding one\n"
+			file + ":8:3: error: parameters[0].maximum: Invalid value: true: must be a number or a string holding one\n" +
+			file + `:9:3: error: parameters[0].required: Invalid value: "yes": must be true or false` + "\n" +
+			file + ":11:3: error: parameters[1].minLength: Invalid value: [2]: must be an integer or a string holding one\n"
 	}
 	cases := []struct {
 		name, stdin string
@@ -110,35 +110,35 @@ func TestDiagnosticsPlaced(t *testing.T) {
 	}{
 		{"processing, YAML", "", []string{"process", "--local", "-f", f("broken.yaml")},
 			`error: unable to process template "broken" (5 problems):` + "\n" +
-				f("broken.yaml") + ":6:3: parameters[0]: Required value: parameter A is required and must be specified\n" +
-				f("broken.yaml") + `:10:3: parameters[1].value: Invalid value: "x": must be an integer` + "\n" +
-				f("broken.yaml") + `:16:5: objects[0].data.b: Invalid value: "${MISSING}": MISSING is not a declared parameter` + "\n" +
-				f("broken.yaml") + ":17:3: objects[1].apiVersion: Required value\n" +
-				f("broken.yaml") + ":19:3: transformers[0].patch: Required value\n"},
+				f("broken.yaml") + ":6:3: error: parameters[0]: Required value: parameter A is required and must be specified\n" +
+				f("broken.yaml") + `:10:3: error: parameters[1].value: Invalid value: "x": must be an integer` + "\n" +
+				f("broken.yaml") + `:16:5: error: objects[0].data.b: Invalid value: "${MISSING}": MISSING is not a declared parameter` + "\n" +
+				f("broken.yaml") + ":17:3: error: objects[1].apiVersion: Required value\n" +
+				f("broken.yaml") + ":19:3: error: transformers[0].patch: Required value\n"},
 		{"processing, JSON", "", []string{"process", "--local", "-f", f("broken.json")},
 			`error: unable to process template "broken" (5 problems):` + "\n" +
-				f("broken.json") + ":6:5: parameters[0]: Required value: parameter A is required and must be specified\n" +
-				f("broken.json") + `:7:36: parameters[1].value: Invalid value: "x": must be an integer` + "\n" +
-				f("broken.json") + `:11:28: objects[0].data.b: Invalid value: "${MISSING}": MISSING is not a declared parameter` + "\n" +
-				f("broken.json") + ":12:5: objects[1].apiVersion: Required value\n" +
-				f("broken.json") + ":15:5: transformers[0].patch: Required value\n"},
+				f("broken.json") + ":6:5: error: parameters[0]: Required value: parameter A is required and must be specified\n" +
+				f("broken.json") + `:7:36: error: parameters[1].value: Invalid value: "x": must be an integer` + "\n" +
+				f("broken.json") + `:11:28: error: objects[0].data.b: Invalid value: "${MISSING}": MISSING is not a declared parameter` + "\n" +
+				f("broken.json") + ":12:5: error: objects[1].apiVersion: Required value\n" +
+				f("broken.json") + ":15:5: error: transformers[0].patch: Required value\n"},
 		// A value given on the command line for a parameter the file lacks: at the parameters.
 		{"processing, standard input, an unknown parameter", brokenYAML, []string{"process", "--local", "-f", "-", "-p", "NOPE=1"},
 			`error: unable to process template "broken" (6 problems):` + "\n" +
-				`<stdin>:5:1: parameters[NOPE]: Invalid value: "NOPE": the template declares no such parameter (ignoreUnknownParameters, or --ignore-unknown-parameters, accepts it)` + "\n" +
-				"<stdin>:6:3: parameters[0]: Required value: parameter A is required and must be specified\n" +
-				`<stdin>:10:3: parameters[1].value: Invalid value: "x": must be an integer` + "\n" +
-				`<stdin>:16:5: objects[0].data.b: Invalid value: "${MISSING}": MISSING is not a declared parameter` + "\n" +
-				"<stdin>:17:3: objects[1].apiVersion: Required value\n" +
-				"<stdin>:19:3: transformers[0].patch: Required value\n"},
+				`<stdin>:5:1: error: parameters[NOPE]: Invalid value: "NOPE": the template declares no such parameter (ignoreUnknownParameters, or --ignore-unknown-parameters, accepts it)` + "\n" +
+				"<stdin>:6:3: error: parameters[0]: Required value: parameter A is required and must be specified\n" +
+				`<stdin>:10:3: error: parameters[1].value: Invalid value: "x": must be an integer` + "\n" +
+				`<stdin>:16:5: error: objects[0].data.b: Invalid value: "${MISSING}": MISSING is not a declared parameter` + "\n" +
+				"<stdin>:17:3: error: objects[1].apiVersion: Required value\n" +
+				"<stdin>:19:3: error: transformers[0].patch: Required value\n"},
 		{"reading, process", "", []string{"process", "--local", "-f", f("types.yaml")}, types(f("types.yaml"))},
 		{"reading, convert", "", []string{"convert", "-f", f("types.yaml")}, types(f("types.yaml"))},
 		{"reading, parameters", typesYAML, []string{"parameters", "-f", "-"}, types("<stdin>")},
 		// The YAML libraries give the line of a syntax error, not its column.
 		{"YAML syntax", "", []string{"convert", "-f", f("syntax.yaml")},
-			"error: " + f("syntax.yaml") + ":6:1: cannot read the template as YAML: yaml: line 6: could not find expected ':'\n"},
+			f("syntax.yaml") + ":6:1: error: cannot read the template as YAML: yaml: line 6: could not find expected ':'\n"},
 		{"JSON syntax", "", []string{"process", "--local", "-f", f("syntax.json")},
-			"error: " + f("syntax.json") + ":2:22: cannot read the template: expected a string\n"},
+			f("syntax.json") + ":2:22: error: cannot read the template: expected a string\n"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -191,9 +191,9 @@ func TestHostileFiles(t *testing.T) {
 		prev = level
 	}
 	for _, tc := range []struct{ name, stdin, want string }{
-		{"billion laughs", bomb, "error: <stdin>: cannot read the template as YAML: yaml: document contains excessive aliasing\n"},
-		{"100,000 levels", "a: " + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000), "error: <stdin>: cannot read the template as YAML: yaml: exceeded max depth of 10000\n"},
-		{"20,000 levels of block sequences", "a:\n" + strings.Repeat("- ", 20_000) + "x\n", "error: <stdin>:2:1: cannot read the template as YAML: yaml: line 2: exceeded max depth of 10000\n"},
+		{"billion laughs", bomb, "<stdin>: error: cannot read the template as YAML: yaml: document contains excessive aliasing\n"},
+		{"100,000 levels", "a: " + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000), "<stdin>: error: cannot read the template as YAML: yaml: exceeded max depth of 10000\n"},
+		{"20,000 levels of block sequences", "a:\n" + strings.Repeat("- ", 20_000) + "x\n", "<stdin>:2:1: error: cannot read the template as YAML: yaml: line 2: exceeded max depth of 10000\n"},
 	} {
 		if _, stderr, code := run(t, tc.stdin, "process", "--local", "-f", "-"); code == 0 || stderr != tc.want {
 			t.Errorf("%s: exit %d, stderr %q, want %q", tc.name, code, stderr, tc.want)

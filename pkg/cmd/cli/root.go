@@ -19,6 +19,7 @@ limitations under the License.
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -87,6 +88,11 @@ func Run(streams IOStreams, args []string) int {
 	cmd := NewStencilCommand(streams)
 	cmd.SetArgs(args)
 	if err := cmd.Execute(); err != nil {
+		var placed *placedError
+		if errors.As(err, &placed) {
+			fmt.Fprintln(streams.ErrOut, placed.text)
+			return 1
+		}
 		fmt.Fprintf(streams.ErrOut, "error: %v\n", err)
 		return 1
 	}
