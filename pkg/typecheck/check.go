@@ -56,7 +56,7 @@ type Checker struct {
 // Result is what the check found in one template.
 type Result struct {
 	Findings []Finding
-	// Omitted counts the findings past MaxFindings.
+	// Omitted counts the errors and warnings past MaxFindings.
 	Omitted int
 }
 
@@ -133,10 +133,13 @@ type run struct {
 	max      int
 }
 
-// add records a finding, or counts it past the bound.
+// add records a finding, or counts it past the bound; a note past the bound (what was not
+// checked) is dropped, so that the count is of problems only.
 func (r *run) add(path *field.Path, severity Severity, rule Rule, format string, args ...any) {
 	if len(r.findings) >= r.max {
-		r.omitted++
+		if severity != Note {
+			r.omitted++
+		}
 		return
 	}
 	r.findings = append(r.findings, Finding{Path: path, Severity: severity, Rule: rule, Message: fmt.Sprintf(format, args...)})

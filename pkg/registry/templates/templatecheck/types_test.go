@@ -18,7 +18,12 @@ package templatecheck
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -68,5 +73,52 @@ func TestTypes(t *testing.T) {
 	errs, warnings = (&Types{Checker: &typecheck.Checker{Resolver: stuck{}}, Refuse: true, Timeout: 50 * time.Millisecond}).Check(context.Background(), tmpl)
 	if len(errs) != 0 || len(warnings) != 0 {
 		t.Errorf("a cluster that does not answer: %v, %q", errs, warnings)
+	}
+}
+
+// TestTypesHostileGroups: an author who writes a template of 500 objects, each of a group no
+// cluster serves, cannot make one write ask the cluster 500 times: the index of group
+// versions is read again at most once per few seconds, and no document is read.
+func TestTypesHostileGroups(t *testing.T) {
+	var indexReads, docReads atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/openapi/v3" {
+			indexReads.Add(1)
+			fmt.Fprint(w, `{"paths": {"api/v1": {"serverRelativeURL": "/openapi/v3/api/v1?hash=1"}}}`)
+			return
+		}
+		docReads.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	fetch := func(ctx context.Context, path string) (io.ReadCloser, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+path, nil)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		return resp.Body, nil
+	}
+	var objects []string
+	for i := 0; i < 500; i++ {
+		objects = append(objects, fmt.Sprintf(`{"apiVersion": "g%d.example.com/v1", "kind": "K", "metadata": {"name": "o%d"}}`, i, i))
+	}
+	tmpl, _, err := process.DecodeTemplate([]byte(`{"apiVersion": "templates.stencil.dev/v1alpha1", "kind": "Template", "metadata": {"name": "t"}, "objects": [` +
+		strings.Join(objects, ",") + `]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := &Types{Checker: &typecheck.Checker{Resolver: &typecheck.Cluster{Fetch: fetch}}}
+	for write := 0; write < 3; write++ {
+		errs, warnings := types.Check(context.Background(), tmpl)
+		if len(errs) != 0 || len(warnings) != 0 {
+			t.Fatalf("%v %q", errs, warnings)
+		}
+	}
+	if indexReads.Load() > 2 || docReads.Load() != 0 {
+		t.Errorf("three writes of 500 made-up groups: the index read %d times, documents %d", indexReads.Load(), docReads.Load())
 	}
 }
