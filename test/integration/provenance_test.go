@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -135,5 +136,38 @@ func checkProvenance(t *testing.T, list templatesv1.List, secret string) {
 				t.Errorf("%s/%s %s: no source", o.Kind, o.Name, f.Path)
 			}
 		}
+	}
+}
+
+// TestProvenanceThroughTheCLI: stencil process -f FILE --provenance asks the server, writes its
+// provenance with the file's lines filled in, and prints the List's items only.
+func TestProvenanceThroughTheCLI(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "app.yaml")
+	if err := os.WriteFile(file, provenanceTemplate(t), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "provenance.json")
+	stdout, stderr, err := stencil(t, "process", "-f", file, "-p", "PASSWORD=p", "--provenance", out, "-o", "json")
+	if err != nil {
+		t.Fatalf("%v %s", err, stderr)
+	}
+	if strings.Contains(stdout, `"provenance"`) {
+		t.Error("the printed List has the provenance")
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m provenance.Map
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	matches, err := provenance.Find(&m, "Deployment/my-app", "spec.template.spec.containers[0].image")
+	if err != nil || len(matches) != 1 {
+		t.Fatal(err)
+	}
+	if lines := provenance.Explain(&m, matches[0]); len(lines) != 2 || !strings.HasPrefix(lines[0], file+":77:11: written by the template") ||
+		!strings.HasPrefix(lines[1], file+":40:3: step 2, transformers[1] ImageTagTransformer") {
+		t.Errorf("why, from the server's answer and the file's lines:\n%s", strings.Join(lines, "\n"))
 	}
 }

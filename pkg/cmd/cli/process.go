@@ -108,7 +108,7 @@ func NewProcessCommand(config *genericclioptions.ConfigFlags, streams IOStreams)
 	flags.BoolVar(&o.Local, "local", false, "process the template here instead of on a Stencil server (Starlark transformers always run; provider.starlark.path is read)")
 	flags.StringVar(&o.PluginDir, "plugin-dir", "", "with --local and --enable-exec, the directory of exec plugins to run")
 	flags.BoolVar(&o.EnableExec, "enable-exec", false, "with --local, run exec plugins from --plugin-dir (your own code, on your machine)")
-	flags.StringVar(&o.Provenance, "provenance", "", "with --local, write where every output field came from (template place, parameters, steps) to this JSON file")
+	flags.StringVar(&o.Provenance, "provenance", "", "write where every output field came from (template place, parameters, steps) to this JSON file; a server is asked with ?provenance=true")
 	flags.BoolVar(&o.ProvenanceAnnotations, "provenance-annotations", false, "with --local, add Kustomize's "+
 		"config.kubernetes.io/origin and alpha.config.kubernetes.io/transformations annotations to every object")
 	return cmd
@@ -139,8 +139,8 @@ func (o *ProcessOptions) Validate(args []string) error {
 	if (o.PluginDir != "" || o.EnableExec) && (!o.Local || o.PluginDir == "" || !o.EnableExec) {
 		problems = append(problems, "exec plugins run only with --local --enable-exec --plugin-dir DIR (a server runs what its administrator allows)")
 	}
-	if (o.Provenance != "" || o.ProvenanceAnnotations) && !o.Local {
-		problems = append(problems, "--provenance and --provenance-annotations need --local (a server answers provenance to ?provenance=true)")
+	if o.ProvenanceAnnotations && !o.Local {
+		problems = append(problems, "--provenance-annotations needs --local: a server's items are answered as they are")
 	}
 	if o.OutputDir != "" && len(o.Destinations) == 0 {
 		problems = append(problems, "--output-dir writes one file per destination: give --destination")

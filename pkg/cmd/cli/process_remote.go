@@ -31,6 +31,7 @@ import (
 	stencilclient "stencil.dev/stencil/pkg/client"
 	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
 	"stencil.dev/stencil/pkg/process"
+	"stencil.dev/stencil/pkg/provenance"
 )
 
 // processStored processes a stored template through templates/NAME/processed.
@@ -52,11 +53,51 @@ func (o *ProcessOptions) processStored(req process.Request) ([]byte, error) {
 	for _, d := range destinations {
 		params.Destinations = append(params.Destinations, v1alpha1.Destination{Name: d.Name})
 	}
-	list, err := cs.TemplatesV1alpha1().Templates(namespace).Process(context.Background(), o.Name, params, metav1.CreateOptions{})
+	var list *v1alpha1.List
+	if o.Provenance != "" {
+		list = &v1alpha1.List{}
+		err = cs.TemplatesV1alpha1().RESTClient().Post().Namespace(namespace).Resource("templates").Name(o.Name).SubResource("processed").
+			Param(provenanceParameter, "true").Body(params).Do(context.Background()).Into(list)
+	} else {
+		list, err = cs.TemplatesV1alpha1().Templates(namespace).Process(context.Background(), o.Name, params, metav1.CreateOptions{})
+	}
 	if err != nil {
 		return nil, err
 	}
+	if err := o.writeServerProvenance(list, nil); err != nil {
+		return nil, err
+	}
 	return listBytes(list)
+}
+
+// writeServerProvenance writes the provenance a server answered to --provenance's file,
+// placing the fields of a template read from a file at its lines (the server saw a body
+// without a name, and a stored template has no file).
+func (o *ProcessOptions) writeServerProvenance(list *v1alpha1.List, f *process.TemplateFile) error {
+	if o.Provenance == "" {
+		return nil
+	}
+	m := list.Provenance
+	if m == nil {
+		return fmt.Errorf("the server answered no provenance: it is older than ?provenance=true")
+	}
+	if f != nil {
+		x := f.Positions()
+		for i := range m.Steps {
+			if s := m.Steps[i].Source; s != nil && s.Line == 0 {
+				located := provenance.Locate(*s, x)
+				m.Steps[i].Source = &located
+			}
+		}
+		for i := range m.Objects {
+			o := &m.Objects[i]
+			o.Source = provenance.Locate(o.Source, x)
+			for j := range o.Fields {
+				o.Fields[j].Source = provenance.Locate(o.Fields[j].Source, x)
+			}
+		}
+	}
+	return writeProvenance(o.Provenance, m)
 }
 
 // processFile sends the template file to processedtemplates, with the values of -p written
@@ -75,9 +116,19 @@ func (o *ProcessOptions) processFile(req process.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	list, err := stencilclient.ProcessTemplate(context.Background(), cs.TemplatesV1alpha1().RESTClient(), namespace, body, metav1.CreateOptions{})
+	var list *v1alpha1.List
+	if o.Provenance != "" {
+		list = &v1alpha1.List{}
+		err = cs.TemplatesV1alpha1().RESTClient().Post().Namespace(namespace).Resource("processedtemplates").
+			Param(provenanceParameter, "true").SetHeader("Content-Type", "application/json").Body(body).Do(context.Background()).Into(list)
+	} else {
+		list, err = stencilclient.ProcessTemplate(context.Background(), cs.TemplatesV1alpha1().RESTClient(), namespace, body, metav1.CreateOptions{})
+	}
 	if err != nil {
 		return nil, placedRefusal(f, err)
+	}
+	if err := o.writeServerProvenance(list, f); err != nil {
+		return nil, err
 	}
 	return listBytes(list)
 }
@@ -179,3 +230,7 @@ func listBytes(list *v1alpha1.List) ([]byte, error) {
 	}
 	return process.ListBytes(objects), nil
 }
+
+// provenanceParameter asks a server for the provenance of the List's items
+// (renderrest.ProvenanceParameter, which the CLI does not import: it is server code).
+const provenanceParameter = "provenance"

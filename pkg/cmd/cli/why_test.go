@@ -73,7 +73,7 @@ func TestWhy(t *testing.T) {
 	if err != nil || len(matches) != 1 || matches[0].Field.Source.Kind != provenance.Step {
 		t.Errorf("the origin annotation: %v %v", matches, err)
 	}
-	if _, stderr, code := run(t, "", "process", "-f", example, "--provenance", file); code == 0 || !strings.Contains(stderr, "need --local") {
-		t.Errorf("--provenance without --local: %d %s", code, stderr)
+	if _, stderr, code := run(t, "", "process", "-f", example, "--provenance-annotations"); code == 0 || !strings.Contains(stderr, "needs --local") {
+		t.Errorf("--provenance-annotations without --local: %d %s", code, stderr)
 	}
 }
