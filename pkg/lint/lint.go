@@ -113,8 +113,15 @@ func File(ctx context.Context, name string, data []byte, opts Options) []Diagnos
 		add("", typecheck.Warning, Tolerated, w)
 	}
 	if opts.Template != nil {
-		for _, f := range opts.Template.CheckDocument(ctx, data).Findings {
-			add(f.Path.String(), f.Severity, f.Rule, f.String())
+		// A member the Template's schema does not declare is what the server warns of by
+		// default and refuses under strict field validation (kubectl's default): a warning
+		// here, since `oc process -f` and the engine ignore it.
+		for _, f := range opts.Template.CheckDocument(ctx, source).Findings {
+			severity, message := f.Severity, f.String()
+			if f.Rule == typecheck.UnknownField && severity == typecheck.Error {
+				severity, message = typecheck.Warning, message+" (the server ignores it with a warning; kubectl's strict field validation refuses it)"
+			}
+			add(f.Path.String(), severity, f.Rule, message)
 		}
 	}
 	// The store fills in the namespace of the request and names a generateName; any

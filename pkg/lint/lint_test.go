@@ -57,6 +57,10 @@ func TestBrokenTemplates(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := checker(t)
+	own, err := kubeschemas.TemplateChecker()
+	if err != nil {
+		t.Fatal(err)
+	}
 	checked := 0
 	for _, file := range files {
 		if strings.HasSuffix(file, ".want") {
@@ -72,7 +76,7 @@ func TestBrokenTemplates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ds := lint.File(context.Background(), file, data, lint.Options{Checker: c, Plugins: plugin.Policy{Starlark: true}})
+			ds := lint.File(context.Background(), file, data, lint.Options{Checker: c, Template: own, Plugins: plugin.Policy{Starlark: true}})
 			var got []string
 			for _, d := range ds {
 				if d.Severity == typecheck.Note {

@@ -48,6 +48,13 @@ func (w *warningRecorder) HandleWarningHeader(_ int, _ string, text string) {
 // rawPost posts body to path and returns the status, the answer and the warnings.
 func rawPost(t *testing.T, path string, body []byte) (int, []byte, []string) {
 	t.Helper()
+	return postAs(t, path, "application/json", body)
+}
+
+// postAs posts body of the content type to path and returns the status, the answer and the
+// warnings.
+func postAs(t *testing.T, path, contentType string, body []byte) (int, []byte, []string) {
+	t.Helper()
 	recorder := &warningRecorder{}
 	config := rest.CopyConfig(shared.Config)
 	config.WarningHandler = recorder
@@ -57,7 +64,7 @@ func rawPost(t *testing.T, path string, body []byte) (int, []byte, []string) {
 	}
 	var status int
 	path, query, _ := strings.Cut(path, "?")
-	req := cs.TemplatesV1alpha1().RESTClient().Post().AbsPath(path).SetHeader("Content-Type", "application/json").Body(body)
+	req := cs.TemplatesV1alpha1().RESTClient().Post().AbsPath(path).SetHeader("Content-Type", contentType).Body(body)
 	if name, value, ok := strings.Cut(query, "="); ok {
 		req = req.Param(name, value)
 	}

@@ -18,7 +18,6 @@ package integration
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -26,10 +25,7 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
-
-	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
 )
 
 // TestYAMLBodyOfSeveralDocuments: a YAML body is read as its one object whatever empty
@@ -60,26 +56,6 @@ func TestYAMLBodyOfSeveralDocuments(t *testing.T) {
 	}
 }
 
-// yamlPost posts a YAML body to path and returns the status, the answer and the warnings.
-func yamlPost(t *testing.T, path string, body []byte) (int, []byte, []string) {
-	t.Helper()
-	recorder := &warningRecorder{}
-	config := rest.CopyConfig(shared.Config)
-	config.WarningHandler = recorder
-	cs, err := clientset.NewForConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var status int
-	path, query, _ := strings.Cut(path, "?")
-	req := cs.TemplatesV1alpha1().RESTClient().Post().AbsPath(path).SetHeader("Content-Type", "application/yaml").Body(body)
-	if name, value, ok := strings.Cut(query, "="); ok {
-		req = req.Param(name, value)
-	}
-	raw, _ := req.Do(context.Background()).StatusCode(&status).Raw()
-	return status, raw, recorder.warnings
-}
-
 // TestYAMLBodyReader: a YAML body is read by pkg/positions and the JSON decoder, and answers
 // what the same template sent as JSON answers; a strict decoder (Strict, and Warn, the
 // default) still learns of the keys a YAML mapping repeats, which the conversion to JSON drops,
@@ -95,7 +71,7 @@ func TestYAMLBodyReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := base + "processedtemplates"
-	statusY, fromYAML, _ := yamlPost(t, path, data)
+	statusY, fromYAML, _ := postAs(t, path, "application/yaml", data)
 	statusJ, fromJSON, _ := rawPost(t, path, asJSON)
 	if statusY != http.StatusCreated || statusJ != http.StatusCreated {
 		t.Fatalf("YAML %d %s\nJSON %d %s", statusY, fromYAML, statusJ, fromJSON)
@@ -106,13 +82,13 @@ func TestYAMLBodyReader(t *testing.T) {
 
 	repeated := "apiVersion: templates.stencil.dev/v1alpha1\nkind: Template\nmetadata: {name: repeats}\n" +
 		"message: a\nmessage: b\nobjects:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: x}}\n"
-	status, body, _ := yamlPost(t, path+"?fieldValidation=Strict", []byte(repeated+"bogus: 1\n"))
+	status, body, _ := postAs(t, path+"?fieldValidation=Strict", "application/yaml", []byte(repeated+"bogus: 1\n"))
 	msg := string(body)
 	if status != http.StatusBadRequest || !strings.Contains(msg, `key \"message\" already set in map`) || !strings.Contains(msg, `unknown field \"bogus\"`) ||
 		strings.Index(msg, "already set") > strings.Index(msg, "unknown field") {
 		t.Errorf("strict, a repeated key and an unknown field: %d %s", status, body)
 	}
-	status, body, warnings := yamlPost(t, path, []byte(repeated))
+	status, body, warnings := postAs(t, path, "application/yaml", []byte(repeated))
 	if status != http.StatusCreated || len(warnings) != 1 || !strings.Contains(warnings[0], `key "message" already set in map`) {
 		t.Errorf("warn, a repeated key: %d %s, warnings %q", status, body, warnings)
 	}
@@ -120,7 +96,7 @@ func TestYAMLBodyReader(t *testing.T) {
 	merged := "apiVersion: templates.stencil.dev/v1alpha1\nkind: Template\nmetadata: {name: merged}\n" +
 		"objects:\n- &base {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n- <<: *base\n  metadata: {name: b}\n"
 	_, wantErr := yaml.YAMLToJSONStrict([]byte(merged))
-	status, body, warnings = yamlPost(t, path+"?fieldValidation=Strict", []byte(merged))
+	status, body, warnings = postAs(t, path+"?fieldValidation=Strict", "application/yaml", []byte(merged))
 	if (wantErr == nil) != (status == http.StatusCreated) {
 		t.Errorf("strict, a merged key set again: %d %s (sigs.k8s.io/yaml's strict conversion: %v), warnings %q", status, body, wantErr, warnings)
 	}

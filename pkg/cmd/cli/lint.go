@@ -118,6 +118,10 @@ func (o *LintOptions) Run(ctx context.Context, files []string) error {
 	if err != nil {
 		return err
 	}
+	own, err := kubeschemas.TemplateChecker()
+	if err != nil {
+		return err
+	}
 	var all []lint.Diagnostic
 	for _, name := range files {
 		data, err := o.readFile(name)
@@ -130,7 +134,7 @@ func (o *LintOptions) Run(ctx context.Context, files []string) error {
 				plugins.LocalDir = filepath.Dir(abs)
 			}
 		}
-		all = append(all, lint.File(checkCtx, name, data, lint.Options{Checker: checker, Plugins: plugins})...)
+		all = append(all, lint.File(checkCtx, name, data, lint.Options{Checker: checker, Template: own, Plugins: plugins})...)
 	}
 	switch o.Output {
 	case "json":

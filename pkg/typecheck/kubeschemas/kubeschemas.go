@@ -45,9 +45,21 @@ const ObjectMetaName = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 //go:embed kubernetes.json.gz
 var compressed []byte
 
+// stencilCompressed are the schemas of the Template kinds, ours and OpenShift's, as
+// stencil-apiserver serves them (hack/update-template-schema.sh writes them).
+//
+//go:embed stencil.json.gz
+var stencilCompressed []byte
+
 // load decodes the schemas once per process; about 30 ms.
-var load = sync.OnceValues(func() (*typecheck.Set, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(compressed))
+var load = sync.OnceValues(func() (*typecheck.Set, error) { return decode(compressed) })
+
+// loadStencil decodes the Template kinds' schemas once per process.
+var loadStencil = sync.OnceValues(func() (*typecheck.Set, error) { return decode(stencilCompressed) })
+
+// decode reads a gzipped document of schemas.
+func decode(gz []byte) (*typecheck.Set, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +68,18 @@ var load = sync.OnceValues(func() (*typecheck.Set, error) {
 		return nil, err
 	}
 	return typecheck.NewSet(&doc), nil
-})
+}
+
+// TemplateChecker returns the check of a template file's own fields against the Template
+// kinds' schemas as stencil-apiserver serves them: kubectl's strict field validation refuses
+// a member they do not declare (parameter: for parameters:) before the server reads it.
+func TemplateChecker() (*typecheck.Checker, error) {
+	set, err := loadStencil()
+	if err != nil {
+		return nil, err
+	}
+	return &typecheck.Checker{Resolver: typecheck.Static{Set: set, Source: "stencil-apiserver"}}, nil
+}
 
 // Set returns the schemas.
 func Set() (*typecheck.Set, error) { return load() }
