@@ -117,6 +117,8 @@ type tracer struct {
 	max       int
 	// path is the template path of the value walk is at.
 	path positions.Path
+	// segs is the scratch of references.
+	segs []segment
 }
 
 type labelSource struct {
@@ -382,9 +384,20 @@ func (tr *tracer) render(s string) (string, []string) {
 	return string(out), params
 }
 
-// references names the parameters substituted into a string value.
+// references names the parameters substituted into a string value, without writing it.
 func (tr *tracer) references(s string) []string {
-	_, params := tr.render(s)
+	if strings.IndexByte(s, '$') < 0 {
+		return nil
+	}
+	content := []byte(s)
+	tr.segs, _ = tr.sx.split(content, tr.segs[:0])
+	var params []string
+	for i := range tr.segs {
+		seg := &tr.segs[i]
+		if seg.ref && seg.param >= 0 && !(tr.plan.dialect == OpenShift && seg.typed && len(tr.segs) > 1) {
+			params = appendName(params, tr.names[seg.param])
+		}
+	}
 	return params
 }
 

@@ -17,10 +17,6 @@ limitations under the License.
 package process
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"stencil.dev/stencil/pkg/apis/templates"
@@ -38,20 +34,7 @@ import (
 // on/decoded is what tracing itself adds; on/off what a request with provenance pays in the
 // engine.
 func BenchmarkProcessProvenance(b *testing.B) {
-	for _, file := range []string{"mysql-persistent.json", "django-psql-persistent.json", "cincinnati-deployment.yaml"} {
-		data, err := os.ReadFile(filepath.Join("testdata", file))
-		if err != nil {
-			b.Fatal(err)
-		}
-		tmpl, dialect, err := DecodeTemplate(data)
-		if err != nil {
-			b.Fatal(err)
-		}
-		benchmarkProvenance(b, strings.TrimSuffix(strings.TrimSuffix(file, ".json"), ".yaml"), tmpl, dialect)
-	}
-	for _, n := range []int{100, 1000} {
-		benchmarkProvenance(b, fmt.Sprintf("synthetic-%d", n), syntheticTemplate(n), Stencil)
-	}
+	benchmarkTemplates(b, []int{100, 1000}, benchmarkProvenance)
 }
 
 func benchmarkProvenance(b *testing.B, name string, tmpl *templates.Template, dialect Dialect) {

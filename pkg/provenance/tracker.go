@@ -254,8 +254,12 @@ func (t *Tracker) diffObject(old any, now map[string]any, node *Node, step int32
 	if node != nil {
 		members = node.Members
 	}
-	same := node != nil && node.Field == nil && len(members) == len(now)
-	out := make(map[string]*Node, len(now))
+	// out is made at the first member whose Node changes: most steps change a few fields of
+	// an object, and its other maps keep their Nodes.
+	var out map[string]*Node
+	if node == nil || node.Field != nil || len(members) != len(now) {
+		out = make(map[string]*Node, len(now))
+	}
 	for k, v := range now {
 		ov, ok := before[k]
 		var child *Node
@@ -263,10 +267,20 @@ func (t *Tracker) diffObject(old any, now map[string]any, node *Node, step int32
 			child = members[k]
 		}
 		c := t.diff(ov, v, ok, child, step)
-		same = same && c == child && child != nil
-		out[k] = c
+		if out == nil && (c != child || child == nil) {
+			// Every member before this one kept its Node.
+			out = make(map[string]*Node, len(now))
+			for k2 := range now {
+				if m, found := members[k2]; found {
+					out[k2] = m
+				}
+			}
+		}
+		if out != nil {
+			out[k] = c
+		}
 	}
-	if same {
+	if out == nil {
 		return node
 	}
 	return &Node{Members: out}

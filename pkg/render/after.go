@@ -116,7 +116,12 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage, de
 	}
 	result := outcome{warnings: ctx.Warnings()}
 	if len(a.destinations) == 0 {
-		step(tracker, decoded, provenance.StepInfo{Kind: expansionStep}, func() {
+		expansion := tracker
+		if !asksExpansion(decoded) {
+			// Nothing to expand: nothing to trace.
+			expansion = nil
+		}
+		step(expansion, decoded, provenance.StepInfo{Kind: expansionStep}, func() {
 			result.invalid = expand.Templates(decoded, a.properties, a.expansionLimits(1))
 		})
 		if len(result.invalid) > 0 {
@@ -202,6 +207,18 @@ func (a *afterEngine) perDestination(ctx *transform.Context, objects []transform
 		return nil, errs, false, nil
 	}
 	return out, nil, false, nil
+}
+
+// asksExpansion reports whether a decoded object asks for template expansion.
+func asksExpansion(objects []transform.Object) bool {
+	for _, obj := range objects {
+		metadata, _ := obj["metadata"].(map[string]any)
+		annotations, _ := metadata["annotations"].(map[string]any)
+		if _, ok := annotations[expand.TemplatesAnnotation]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // mentionsExpansion is a cheap byte check that lets most templates skip decoding.

@@ -239,7 +239,9 @@ func (p *Pipeline) Transform(ctx *Context, objects []Object) ([]Object, error) {
 	if p.hashNames == nil {
 		return objects, nil
 	}
-	if ctx.tracer != nil {
+	// Only generated objects get a suffix: without one, the pass changes nothing to trace.
+	traced := ctx.tracer != nil && ctx.HasHashMarks()
+	if traced {
 		ctx.tracer.Before(objects)
 	}
 	if err := p.hashNames(ctx, objects); err != nil {
@@ -248,7 +250,7 @@ func (p *Pipeline) Transform(ctx *Context, objects []Object) ([]Object, error) {
 		}
 		return nil, &Error{Name: "name-suffix-hash", Kind: "ConfigMapGenerator", Generator: true, Path: field.NewPath("generators"), Err: err}
 	}
-	if ctx.tracer != nil {
+	if traced {
 		ctx.tracer.After(TracedStep{Kind: NameHashStep, Name: "name-suffix-hash", Generator: true, Path: field.NewPath("generators"), Config: -1}, objects)
 	}
 	return objects, nil
