@@ -19,7 +19,9 @@ package jsonbytes
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -222,7 +224,8 @@ func decodeObject(dec *jsontext.Decoder) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dec.ReadToken(); err == nil {
+	// Only the end may follow: data that is not even a token ("{}0. 0") is no less after it.
+	if _, err := dec.ReadToken(); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("unexpected data after the JSON object")
 	}
 	return v.(map[string]any), nil

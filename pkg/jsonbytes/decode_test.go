@@ -86,7 +86,7 @@ func TestDecodeLayouts(t *testing.T) {
 // TestDecodeErrors checks that DecodeObject refuses what is not one JSON object, and that
 // DecodeObjects, which trusts the engine's JSON to be valid, still refuses duplicate names.
 func TestDecodeErrors(t *testing.T) {
-	for _, in := range []string{`[1]`, `"x"`, `{"a":1} {}`, `{"a":1,"a":2}`, `{"a":`, ``} {
+	for _, in := range []string{`[1]`, `"x"`, `{"a":1} {}`, `{"a":1,"a":2}`, `{"a":`, ``, `{}0. 0`, `{"a":1} ]`, `{} x`} {
 		if _, err := DecodeObject([]byte(in)); err == nil {
 			t.Errorf("%q: want an error", in)
 		}
