@@ -97,6 +97,11 @@ var yamlCases = []struct {
 	{"a: &x 1\nb: *x\n", true},
 	{"a: &x\n  k: v\nb: *x\nc:\n  <<: *x\n  k: w\n", true},
 	{"a: &x {k: v}\nb:\n  k: w\n  <<: *x\n", true},
+	// A value a repeated key replaces is decoded too: a bad merge in it fails the document.
+	{"b: \n  <<:\nb:", false},
+	{"b:\n  <<: x\nb: 1", false},
+	{"b:\n  k: 1\n  <<: {}\nb: 1", true},
+	{"b: {<<: [x]}\nb: 2", false},
 	{"base: &b {a: 1, b: 2}\nover: &o {b: 3}\nm:\n  <<: [*o, *b]\n  c: 4\n", true},
 	{"a: &x [1]\nb:\n  <<: *x\n", false},
 	{"a:\n  <<: 1\n", false},

@@ -124,6 +124,11 @@ func (e *emitter) mapping(n int32) {
 		}
 		if j > i+1 {
 			e.p.repeats = true
+			// YAMLToJSON decodes the values a later one replaces too, and fails on what fails
+			// in them (a merge of a scalar): write each and take it back.
+			for k := i; k < j-1; k++ {
+				e.discard(e.assigns[k].val)
+			}
 		}
 		last := e.assigns[j-1]
 		if !first {
@@ -138,6 +143,15 @@ func (e *emitter) mapping(n int32) {
 	}
 	e.out = append(e.out, '}')
 	e.assigns = e.assigns[:mark]
+}
+
+// discard writes node n as value does, then takes back what it wrote and recorded: n is decoded
+// only for the errors it raises.
+func (e *emitter) discard(n int32) {
+	out, entries := len(e.out), len(e.p.entries)
+	e.value(n)
+	e.out = e.out[:out]
+	e.p.entries = e.p.entries[:entries]
 }
 
 // gather appends the assignments of mapping n, its merge keys' included, in the decoder's
