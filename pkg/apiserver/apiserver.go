@@ -184,7 +184,8 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	instanceREST, instanceStatusREST, err := instancestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, noCluster, guard)
+	instanceCaps := instancestorage.Capabilities{NoCluster: noCluster}
+	instanceREST, instanceStatusREST, err := instancestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, instanceCaps, guard)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +226,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		if err != nil {
 			return nil, err
 		}
-		openshiftInstanceREST, openshiftInstanceStatusREST, err := openshiftinstance.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, noCluster, guard)
+		openshiftInstanceREST, openshiftInstanceStatusREST, err := openshiftinstance.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, instanceCaps, guard)
 		if err != nil {
 			return nil, err
 		}
