@@ -190,7 +190,8 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	instanceREST, instanceStatusREST, err := instancestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, noCluster, guard)
+	instanceCaps := instancestorage.Capabilities{NoCluster: noCluster}
+	instanceREST, instanceStatusREST, err := instancestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, instanceCaps, guard)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +235,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		if noGarbageCollector {
 			openshiftREST.WithoutGarbageCollector()
 		}
-		openshiftInstanceREST, openshiftInstanceStatusREST, err := openshiftinstance.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, noCluster, guard)
+		openshiftInstanceREST, openshiftInstanceStatusREST, err := openshiftinstance.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, instanceCaps, guard)
 		if err != nil {
 			return nil, err
 		}
