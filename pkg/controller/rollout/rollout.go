@@ -71,6 +71,11 @@ type Reconciler struct {
 	counted sync.Map
 }
 
+// Forget drops what r remembers of the rollout of the Template namespace/name, which is gone.
+func (r *Reconciler) Forget(namespace, name string) {
+	r.counted.Delete(namespace + "/" + name)
+}
+
 // New returns a Reconciler of cfg.
 func New(cfg Config) *Reconciler {
 	if cfg.Now == nil {

@@ -30,14 +30,12 @@ package templateinstance
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
 
 	"stencil.dev/stencil/pkg/controller/rollout"
 	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
@@ -96,15 +94,11 @@ type Election struct {
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 }
 
-// Controller reconciles TemplateInstances.
+// Controller reconciles TemplateInstances. What it caches and queues belongs to one term of
+// leadership (run.go).
 type Controller struct {
-	cfg   Config
-	queue workqueue.TypedRateLimitingInterface[string]
-	// rolloutQueue holds the Templates whose rollout to look at, as namespace/name.
-	rolloutQueue workqueue.TypedRateLimitingInterface[string]
-	rollouts     *rollout.Reconciler
-	// caches are those of the current term of leadership; nil before the first.
-	caches atomic.Pointer[caches]
+	cfg      Config
+	rollouts *rollout.Reconciler
 }
 
 // caches are what one term of leadership reads from its informers.
@@ -114,6 +108,8 @@ type caches struct {
 	byTemplate cache.Indexer
 	// templates are the Templates, whose rollouts are reconciled from the cache.
 	templates listers.TemplateLister
+	// synced tell that the informers have synced.
+	synced []cache.InformerSynced
 }
 
 // NewController returns a controller of cfg; Run starts it.
@@ -130,14 +126,5 @@ func NewController(cfg Config) (*Controller, error) {
 			return informers.NewSharedInformerFactory(instances, 10*time.Minute)
 		}
 	}
-	return &Controller{
-		cfg: cfg,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "stencil_templateinstance"}),
-		rolloutQueue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "stencil_template_rollout"}),
-		rollouts: newRollouts(cfg),
-	}, nil
+	return &Controller{cfg: cfg, rollouts: newRollouts(cfg)}, nil
 }

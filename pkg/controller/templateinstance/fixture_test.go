@@ -200,6 +200,8 @@ type fixture struct {
 	appliers  *sameApplier
 	factory   informers.SharedInformerFactory
 	c         *Controller
+	// term is the controller's term over factory.
+	term *term
 }
 
 // build makes the fakes and the controller; the reactors a test adds go on f.target or f.kube
@@ -223,7 +225,7 @@ func (f *fixture) build() *fixture {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	if _, err := c.watch(f.factory); err != nil {
+	if f.term, err = c.watch(f.factory); err != nil {
 		f.t.Fatal(err)
 	}
 	f.c = c
@@ -246,7 +248,7 @@ func (f *fixture) sync(name string) (time.Duration, error) {
 	} else {
 		f.t.Fatal(err)
 	}
-	return f.c.sync(context.Background(), "demo/"+name)
+	return f.c.sync(context.Background(), f.term, "demo/"+name)
 }
 
 var instancesResource = templatesv1.SchemeGroupVersion.WithResource("templateinstances")

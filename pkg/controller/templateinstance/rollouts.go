@@ -60,61 +60,58 @@ func newRollouts(cfg Config) *rollout.Reconciler {
 }
 
 // enqueueRollout queues the rollout of the Template namespace/name.
-func (c *Controller) enqueueRollout(namespace, name string) {
-	c.rolloutQueue.Add(namespace + "/" + name)
+func (t *term) enqueueRollout(namespace, name string) {
+	t.rolloutQueue.Add(namespace + "/" + name)
 }
 
-func (c *Controller) workRollouts(ctx context.Context) {
-	for c.nextRollout(ctx) {
+func (c *Controller) workRollouts(ctx context.Context, t *term) {
+	for c.nextRollout(ctx, t) {
 	}
 }
 
-// nextRollout takes one step of one Template's rollout.
-func (c *Controller) nextRollout(ctx context.Context) bool {
-	key, quit := c.rolloutQueue.Get()
+// nextRollout takes one step of one Template's rollout, of term t's queue.
+func (c *Controller) nextRollout(ctx context.Context, t *term) bool {
+	key, quit := t.rolloutQueue.Get()
 	if quit {
 		return false
 	}
-	defer c.rolloutQueue.Done(key)
+	defer t.rolloutQueue.Done(key)
 	if ctx.Err() != nil {
 		return false
 	}
-	after, err := c.syncRollout(ctx, key)
+	after, err := c.syncRollout(ctx, t, key)
 	switch {
 	case apierrors.IsConflict(err):
-		c.rolloutQueue.AddAfter(key, conflictRetry)
+		t.rolloutQueue.AddAfter(key, conflictRetry)
 	case err != nil:
 		klog.Infof("rollout of template %s: %v (retrying with backoff)", key, err)
-		c.rolloutQueue.AddRateLimited(key)
+		t.rolloutQueue.AddRateLimited(key)
 	case after > 0:
-		c.rolloutQueue.Forget(key)
+		t.rolloutQueue.Forget(key)
 		// A little past the timeout, so that the wave has timed out when it is looked at.
-		c.rolloutQueue.AddAfter(key, after+100*time.Millisecond)
+		t.rolloutQueue.AddAfter(key, after+100*time.Millisecond)
 	default:
-		c.rolloutQueue.Forget(key)
+		t.rolloutQueue.Forget(key)
 	}
 	return true
 }
 
-// syncRollout reads the Template and its instances from the caches and reconciles its
-// rollout.
-func (c *Controller) syncRollout(ctx context.Context, key string) (time.Duration, error) {
+// syncRollout reads the Template and its instances from the term's caches and reconciles its
+// rollout; a Template gone has its rollout forgotten.
+func (c *Controller) syncRollout(ctx context.Context, t *term, key string) (time.Duration, error) {
 	namespace, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
 		return 0, nil
 	}
-	caches := c.caches.Load()
-	if caches == nil || caches.templates == nil {
-		return 0, nil
-	}
-	t, err := caches.templates.Templates(namespace).Get(name)
+	tpl, err := t.templates.Templates(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
+		c.rollouts.Forget(namespace, name)
 		return 0, nil
 	}
 	if err != nil {
 		return 0, err
 	}
-	objs, err := caches.byTemplate.ByIndex(byTemplate, key)
+	objs, err := t.byTemplate.ByIndex(byTemplate, key)
 	if err != nil {
 		return 0, err
 	}
@@ -124,7 +121,7 @@ func (c *Controller) syncRollout(ctx context.Context, key string) (time.Duration
 			instances = append(instances, ti)
 		}
 	}
-	return c.rollouts.Reconcile(ctx, t, instances)
+	return c.rollouts.Reconcile(ctx, tpl, instances)
 }
 
 // movesInstances says whether a change of a Template from old to t may change which revision
