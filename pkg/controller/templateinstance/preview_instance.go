@@ -19,6 +19,7 @@ package templateinstance
 import (
 	"context"
 	"errors"
+	"hash/fnv"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -127,9 +128,10 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 		return classify(templates.PreviewFailed, err)
 	}
 	// An instance whose generated values are not kept yet gets new ones when applied: no
-	// plan can say what that applies.
+	// hash can say what that applies. The plan still covers it, with the seeded values.
+	s.planned[ti.Name] = inventory.OutputHash(cand.out.Objects)
 	if !cand.fresh {
-		out.RenderedHash = inventory.OutputHash(cand.out.Objects)
+		out.RenderedHash = s.planned[ti.Name]
 	}
 
 	keep := map[string]bool{}
@@ -276,8 +278,11 @@ func (s *previewState) renderInto(ctx context.Context, r *previewed, ti *templat
 	if errs := process.CheckValues(t, dialect, process.Request{Parameters: values}); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(templates.Kind("TemplateInstance"), ti.Name, errs)
 	}
-	out, err := s.c.cfg.Renderer.RenderObjects(ctx, render.Input{Template: t, Stored: true,
-		Request: process.Request{Parameters: values, Labels: ti.Spec.Labels}, Properties: ti.Spec.Properties})
+	request := process.Request{Parameters: values, Labels: ti.Spec.Labels}
+	if r.fresh {
+		request.Generator = process.NewSeededGenerator(seedOf(ti))
+	}
+	out, err := s.c.cfg.Renderer.RenderObjects(ctx, render.Input{Template: t, Stored: true, Request: request, Properties: ti.Spec.Properties})
 	if err != nil {
 		return nil, err
 	}
@@ -303,6 +308,15 @@ func (s *previewState) renderInto(ctx context.Context, r *previewed, ti *templat
 	}
 	r.plan, err = s.c.plan(ti, rendered)
 	return out, err
+}
+
+// seedOf seeds the generator of the values a preview draws for an instance that keeps none
+// yet: its uid, so that two previews of the same inputs render alike. The values are never
+// applied (a pass draws its own from crypto/rand) and never shown (they are masked).
+func seedOf(ti *templatesv1.TemplateInstance) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(ti.UID))
+	return h.Sum64()
 }
 
 // breaks says a rendering failed on the instance's values alone: every problem is of a

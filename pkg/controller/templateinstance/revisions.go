@@ -68,7 +68,7 @@ func TargetRevision(ti *templatesv1.TemplateInstance, t *templates.Template) int
 		return t.Revision.Number
 	}
 	// Automatic: the Template's rollout says whether it has moved this instance yet.
-	if r != nil && rollout.Holds(t, ti.Name, r.Number) {
+	if r != nil && rollout.Holds(t, ti) {
 		return r.Number
 	}
 	return t.Revision.Number

@@ -75,6 +75,13 @@ func withRollout(objects []runtime.Object, st *templatesv1.RolloutStatus) []runt
 	return objects
 }
 
+// moved marks the instance as a rollout's wave does.
+func moved(mark string) func(*templatesv1.TemplateInstance) {
+	return func(ti *templatesv1.TemplateInstance) {
+		ti.Annotations = map[string]string{templatesv1.AnnotationRolloutMoved: mark}
+	}
+}
+
 // onRevision has the instance applied at revision number of generation 1, Ready.
 func onRevision(number int64) func(*templatesv1.TemplateInstance) {
 	return func(ti *templatesv1.TemplateInstance) {
@@ -145,16 +152,17 @@ func TestRevisions(t *testing.T) {
 	}, {
 		name: "Automatic stays on its revision while the Template's rollout has not moved it",
 		objects: func(t *testing.T) []runtime.Object {
-			return withRollout(three(t), &templatesv1.RolloutStatus{Revision: 3, Phase: templatesv1.RolloutPaused, Moved: []string{"other"}})
+			return withRollout(three(t), &templatesv1.RolloutStatus{Revision: 3, Phase: templatesv1.RolloutPaused, Moved: []string{"shop"}, MovedCount: 1})
 		},
-		instance: newInstance("shop", onRevision(1)),
+		// The status's names are for people: the instance's own mark says whether it moved.
+		instance: newInstance("shop", onRevision(1), moved("2/1/t-app")),
 		applied:  "", revision: 1, condition: "True Reconciled runs revision 1 of Template app (not moved yet by the Template's rollout); the Template is at revision 3",
 	}, {
 		name: "Automatic moves once the rollout moved it",
 		objects: func(t *testing.T) []runtime.Object {
-			return withRollout(three(t), &templatesv1.RolloutStatus{Revision: 3, Phase: templatesv1.RolloutProgressing, Moved: []string{"shop"}})
+			return withRollout(three(t), &templatesv1.RolloutStatus{Revision: 3, Phase: templatesv1.RolloutProgressing, MovedCount: 1})
 		},
-		instance: newInstance("shop", onRevision(1)),
+		instance: newInstance("shop", onRevision(1), moved("3/1/t-app")),
 		applied:  "three", revision: 3, condition: "True Reconciled runs revision 3 of Template app",
 	}, {
 		name:     "the Template's current author does not vouch for an old revision",

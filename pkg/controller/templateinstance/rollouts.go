@@ -125,9 +125,11 @@ func (c *Controller) syncRollout(ctx context.Context, t *term, key string) (time
 }
 
 // movesInstances says whether a change of a Template from old to t may change which revision
-// some instance should run: a new revision, a rollout added or removed, a wave started or the
-// rollout complete. A write of the rollout's counts or conditions alone moves nobody, and
-// queueing every instance of the Template for it would cost a read of the Template each.
+// some instance should run: a new revision, a rollout added or removed, a rollout started or
+// complete. A wave needs no event of the Template: the instances it moves are marked, and
+// their own events queue them. A write of the rollout's counts or conditions alone moves
+// nobody, and queueing every instance of the Template for it would cost a read of the
+// Template each.
 func movesInstances(old, t *templatesv1.Template) bool {
 	if old == nil || old.Revision == nil || t.Revision == nil || old.Revision.Number != t.Revision.Number || (old.Rollout == nil) != (t.Rollout == nil) {
 		return true
@@ -136,7 +138,7 @@ func movesInstances(old, t *templatesv1.Template) bool {
 	if a == nil || b == nil {
 		return a != b
 	}
-	return a.Revision != b.Revision || a.Phase != b.Phase || len(a.Moved) != len(b.Moved)
+	return a.Revision != b.Revision || a.Phase != b.Phase
 }
 
 func rolloutOf(t *templatesv1.Template) *templatesv1.RolloutStatus {

@@ -5003,7 +5003,7 @@ func schema_pkg_apis_templates_v1alpha1_RolloutStatus(ref common.ReferenceCallba
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "moved names the instances the rollout moved to revision, until it is complete.",
+							Description: "moved names the first 20 instances the wave under way moved (all of them are counted in waveSize); each instance a rollout moved says so itself, in its annotation templates.stencil.dev/rollout-moved.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -5015,9 +5015,16 @@ func schema_pkg_apis_templates_v1alpha1_RolloutStatus(ref common.ReferenceCallba
 							},
 						},
 					},
+					"movedCount": {
+						SchemaProps: spec.SchemaProps{
+							Description: "movedCount counts the instances the rollout moved, over every wave.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
 					"waveSize": {
 						SchemaProps: spec.SchemaProps{
-							Description: "waveSize is how many of the last names of moved the wave under way moved: the wave's instances, which the gate sees.",
+							Description: "waveSize is how many instances the wave under way moved: the wave's instances, which the gate sees.",
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -5043,7 +5050,7 @@ func schema_pkg_apis_templates_v1alpha1_RolloutStatus(ref common.ReferenceCallba
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "failed are the instances that paused the rollout, and why.",
+							Description: "failed are the first 20 instances that paused the rollout, and why.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -5052,6 +5059,13 @@ func schema_pkg_apis_templates_v1alpha1_RolloutStatus(ref common.ReferenceCallba
 									},
 								},
 							},
+						},
+					},
+					"failedCount": {
+						SchemaProps: spec.SchemaProps{
+							Description: "failedCount counts the instances that paused the rollout.",
+							Type:        []string{"integer"},
+							Format:      "int32",
 						},
 					},
 					"pauses": {
@@ -5064,6 +5078,13 @@ func schema_pkg_apis_templates_v1alpha1_RolloutStatus(ref common.ReferenceCallba
 					"planHash": {
 						SchemaProps: spec.SchemaProps{
 							Description: "planHash is the preview's plan hash the rollout checked, when the Template carries one in the templates.stencil.dev/rollout-plan-hash annotation.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"stalePlanHash": {
+						SchemaProps: spec.SchemaProps{
+							Description: "stalePlanHash is the plan hash the Template carries when an earlier rollout (or an undo) already used it: this rollout does not check it. Set the annotation to a new preview's plan to check this one.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
