@@ -146,7 +146,9 @@ func TestStalePlanHashAfterUndo(t *testing.T) {
 	if st.Phase != templatesv1.RolloutProgressing || st.StalePlanHash != "sha256:plan-of-two" || st.PlanHash != "" || len(f.moved(4)) != 1 {
 		t.Fatalf("the revision after the undo, the old plan still annotated: %+v", st)
 	}
-	f.update(func(t *templatesv1.Template) { t.Annotations[templatesv1.AnnotationRolloutPlanHash] = "sha256:someone-elses" })
+	f.update(func(t *templatesv1.Template) {
+		t.Annotations[templatesv1.AnnotationRolloutPlanHash] = "sha256:someone-elses"
+	})
 	f.passes()
 	if st, _ = f.sync(); st.Phase != templatesv1.RolloutPaused || st.Reason != ReasonPlanMismatch || st.PlanHash != "sha256:someone-elses" {
 		t.Fatalf("a new plan is checked: %+v", st)

@@ -44,10 +44,10 @@ const (
 	// ReasonResumedPastGate: a resume of a pause its gate made; the wave's gate is not
 	// evaluated again.
 	ReasonResumedPastGate = "ResumedPastGate"
-	ReasonWaveTimeout  = "WaveTimeout"
-	ReasonGateFailed   = "GateFailed"
-	ReasonGateError    = "GateError"
-	ReasonPlanMismatch = "PlanMismatch"
+	ReasonWaveTimeout     = "WaveTimeout"
+	ReasonGateFailed      = "GateFailed"
+	ReasonGateError       = "GateError"
+	ReasonPlanMismatch    = "PlanMismatch"
 )
 
 // PlanHashFunc is the planHash a preview of revision of t answers now: what the rollout would

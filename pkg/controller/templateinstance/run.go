@@ -119,7 +119,9 @@ func (c *Controller) lead(leadCtx context.Context) {
 	for i := 0; i < c.cfg.Workers; i++ {
 		workers.Go(func() { wait.UntilWithContext(leadCtx, func(ctx context.Context) { c.work(ctx, t) }, time.Second) })
 	}
-	workers.Go(func() { wait.UntilWithContext(leadCtx, func(ctx context.Context) { c.workRollouts(ctx, t) }, time.Second) })
+	workers.Go(func() {
+		wait.UntilWithContext(leadCtx, func(ctx context.Context) { c.workRollouts(ctx, t) }, time.Second)
+	})
 	<-leadCtx.Done()
 }
 
