@@ -68,12 +68,12 @@ verify:
 # over the corpus (394 templates processed four ways; 861 files read twice), which -race slows
 # tenfold for nothing.
 unit:
-	$(GO) test $(GOFLAGS_TAGS) -race -skip '^(TestOpenShiftCorpus|TestReaderCorpus)$$' ./pkg/... ./cmd/...
+	$(GO) test $(GOFLAGS_TAGS) -race -skip '^(TestOpenShiftCorpus|TestReaderCorpus|TestTreeCorpus)$$' ./pkg/... ./cmd/...
 
 ## corpus: 394 real OpenShift templates give OpenShift's own output, and every JSON and YAML file of the corpus and the repository reads as sigs.k8s.io/yaml reads it (../shared/testdata/openshift-corpus)
 corpus:
 	$(GO) test $(GOFLAGS_TAGS) -count=1 -run '^TestOpenShiftCorpus$$' ./pkg/cmd/cli
-	set -o pipefail; $(GO) test $(GOFLAGS_TAGS) -count=1 -run '^TestReaderCorpus$$' -v ./pkg/positions | grep -E '^(---|ok|FAIL)|differences'
+	set -o pipefail; $(GO) test $(GOFLAGS_TAGS) -count=1 -run '^(TestReaderCorpus|TestTreeCorpus)$$' -v ./pkg/positions | grep -E '^(---|ok|FAIL)|differences|agree'
 
 integration:
 	$(GO) test $(GOFLAGS_TAGS) -timeout $(SUITE_TIMEOUT) ./test/integration/...
@@ -121,6 +121,7 @@ fuzz:
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzLean$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/process
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/jsonbytes
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzYAMLToJSON$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/positions
+	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzTreeLookup$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/positions
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzToYAML$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/jsonbytes
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzIndent$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/jsonbytes
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzExpand$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/transform/expand

@@ -184,18 +184,10 @@ func errorLine(message string) (line, column int) {
 // or, for a field the file leaves out (a required one), its closest ancestor that the file
 // has; the whole file (0, 0) when not even the path's first step is written.
 func locate(index *positions.Index, path string) (line, column int) {
-	if path == "" {
+	at, ok := index.Place(path)
+	if !ok {
 		return 0, 0
 	}
-	p, err := positions.ParsePath(path)
-	if err != nil {
-		return 0, 0
-	}
-	span, n := index.Nearest(p)
-	if n <= 0 {
-		return 0, 0
-	}
-	at := span.Start()
 	return at.Line, at.Column
 }
 

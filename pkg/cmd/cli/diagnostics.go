@@ -70,15 +70,7 @@ func placeOf(x *positions.Index, path string) (positions.Pos, bool) {
 	if path == "" || strings.ContainsAny(path, " \t\n") {
 		return positions.Pos{}, false
 	}
-	p, err := positions.ParsePath(path)
-	if err != nil {
-		return positions.Pos{}, false
-	}
-	s, n := x.Nearest(p)
-	if n <= 0 || !s.Start().IsValid() {
-		return positions.Pos{}, false
-	}
-	return s.Start(), true
+	return x.Place(path)
 }
 
 // leadingPath returns the field path a message starts with ("objects[0].data.b: ...").
