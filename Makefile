@@ -7,8 +7,9 @@ LOCAL_DIR := $(OUTPUT)/local
 # Kustomize's Go plugin loader is never used: plugins are refused on the server.
 GOTAGS    := kustomize_disable_go_plugin_support
 GOFLAGS_TAGS := -tags $(GOTAGS)
-# What --version reports: `git describe`, or a default outside a git checkout.
-VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-unknown)
+# What --version and /version report: a semantic version made of `git describe`, as Kubernetes
+# stamps its components (hack/version.sh: v0.3.0, v0.3.0-5+<commit>, v0.0.0-master+<commit>).
+VERSION   ?= $(shell hack/version.sh)
 GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 GIT_TREE_STATE ?= $(shell if [ -n "$$(git status --porcelain 2>/dev/null)" ]; then echo dirty; else echo clean; fi)
 # The commit's time, not the clock's, so that rebuilding a commit gives the same binary and image.
@@ -92,8 +93,8 @@ ui:
 	hack/install-chromium.sh
 	$(GO) test $(GOFLAGS_TAGS) -count=1 -v -timeout $(SUITE_TIMEOUT) ./test/ui/... 2>&1 | grep -E '^(=== RUN|--- |\s+\S+_test.go|ok|FAIL|PASS|panic)'; exit $${PIPESTATUS[0]}
 
-## release: what make build and make image produce (version stamp, static binary, image config)
-release:
+## release: what make build and make image produce (version stamp, kubectl version against the server, static binary, image config)
+release: e2e-binaries
 	$(GO) test $(GOFLAGS_TAGS) -timeout $(SUITE_TIMEOUT) ./test/release/...
 
 ## reliability: load (16 and 64 clients), kill -9 under creates, etcd paused; the figures are in its output
