@@ -301,6 +301,27 @@ func runeStarts(b []byte) int {
 	return n
 }
 
+// PosOfJSON returns where the byte at offset off of the JSON the file was read into came from
+// in the file: for JSON input that byte itself; for YAML the member name, element or document
+// written closest before it, which a decoder's error at that offset is about. The zero Pos
+// when it is unknown.
+func (x *Index) PosOfJSON(off int) Pos {
+	if x == nil || off < 0 || off > len(x.json) {
+		return Pos{}
+	}
+	if x.identity {
+		return x.PosOf(off)
+	}
+	i := sort.Search(len(x.entries), func(i int) bool { return int(x.entries[i].json) > off }) - 1
+	if x.byPath != nil || i < 0 {
+		return Pos{}
+	}
+	if e := x.entries[i]; e.key >= 0 {
+		return x.PosOf(int(e.key))
+	}
+	return x.PosOf(int(x.entries[i].src))
+}
+
 // PosIn returns the line and column of the byte offset off of src: the place of a syntax
 // error in a file that could not be read into an Index.
 func PosIn(src []byte, off int) Pos {
