@@ -120,6 +120,9 @@ type ExtraConfig struct {
 	// TemplateTypes type-checks the objects of each Template written against the cluster's
 	// kinds (--template-type-check); nil checks none.
 	TemplateTypes *templatecheck.Types
+	// Artifacts runs the artifact server of published TemplateInstances; nil runs none, and
+	// such instances are refused.
+	Artifacts *ArtifactConfig
 }
 
 // Config is the configuration of a Stencil server.
@@ -184,7 +187,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	instanceCaps := instancestorage.Capabilities{NoCluster: noCluster}
+	instanceCaps := instancestorage.Capabilities{NoCluster: noCluster, Publishing: c.ExtraConfig.Artifacts != nil && !noCluster}
 	instanceREST, instanceStatusREST, err := instancestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, instanceCaps, guard)
 	if err != nil {
 		return nil, err
@@ -250,6 +253,13 @@ func (c completedConfig) New() (*StencilServer, error) {
 		if c.ExtraConfig.OpenShiftTemplates {
 			discovery.SetGroupVersionPriority(metav1.GroupVersion(openshift.SchemeGroupVersion), OpenShiftGroupPriorityMinimum, VersionPriority)
 		}
+	}
+	if instanceCaps.Publishing {
+		handler, err := c.artifactHandler(instanceREST)
+		if err != nil {
+			return nil, err
+		}
+		serveArtifacts(s.GenericAPIServer, c.ExtraConfig.Artifacts.Address, handler)
 	}
 	if opts := c.ExtraConfig.Instances; opts != nil && !noCluster {
 		opts := *opts
