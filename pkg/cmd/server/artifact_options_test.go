@@ -32,7 +32,9 @@ func TestArtifactOptions(t *testing.T) {
 		publishing bool
 	}{
 		{"off by default", func(*ArtifactOptions) {}, 0, "", "", false},
-		{"a port and a URL", func(o *ArtifactOptions) { o.Port, o.URL = 9090, "http://stencil-artifacts.stencil-system.svc.cluster.local." },
+		{"a port and a URL", func(o *ArtifactOptions) {
+			o.Port, o.URL = 9090, "http://stencil-artifacts.stencil-system.svc.cluster.local."
+		},
 			0, "0.0.0.0:9090", "http://stencil-artifacts.stencil-system.svc.cluster.local.", true},
 		{"a trailing slash", func(o *ArtifactOptions) { o.Port, o.BindAddress, o.URL = 9090, "::1", "https://a.example:8443/" },
 			0, "[::1]:9090", "https://a.example:8443", true},

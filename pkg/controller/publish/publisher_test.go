@@ -45,9 +45,13 @@ type fakeClient struct {
 	noFlux  bool
 }
 
-func newFakeClient() *fakeClient { return &fakeClient{objects: map[string]*unstructured.Unstructured{}} }
+func newFakeClient() *fakeClient {
+	return &fakeClient{objects: map[string]*unstructured.Unstructured{}}
+}
 
-func key(r schema.GroupVersionResource, ns, name string) string { return r.Resource + "/" + ns + "/" + name }
+func key(r schema.GroupVersionResource, ns, name string) string {
+	return r.Resource + "/" + ns + "/" + name
+}
 
 func (f *fakeClient) Get(_ context.Context, r schema.GroupVersionResource, ns, name string) (*unstructured.Unstructured, error) {
 	if f.noFlux && r.Group != "" {

@@ -70,9 +70,17 @@ func TestStore(t *testing.T) {
 		{"published", publishedInstance(digest), nil, storageConfigMap(archive, digest, token), nil, true, false},
 		{"no instance", nil, notFound, nil, nil, false, false},
 		{"the instance store fails", nil, errors.New("etcd"), nil, nil, false, true},
-		{"applied, not published", func() *templatesv1.TemplateInstance { ti := publishedInstance(digest); ti.Spec.Delivery = nil; return ti }(),
+		{"applied, not published", func() *templatesv1.TemplateInstance {
+			ti := publishedInstance(digest)
+			ti.Spec.Delivery = nil
+			return ti
+		}(),
 			nil, storageConfigMap(archive, digest, token), nil, false, false},
-		{"nothing published yet", func() *templatesv1.TemplateInstance { ti := publishedInstance(digest); ti.Status.Artifact = nil; return ti }(),
+		{"nothing published yet", func() *templatesv1.TemplateInstance {
+			ti := publishedInstance(digest)
+			ti.Status.Artifact = nil
+			return ti
+		}(),
 			nil, storageConfigMap(archive, digest, token), nil, false, false},
 		{"the ConfigMap holds another artifact", publishedInstance("sha256:" + "00"), nil, storageConfigMap(archive, digest, token), nil, false, false},
 		{"no ConfigMap", publishedInstance(digest), nil, nil, apierrors.NewNotFound(ConfigMaps.GroupResource(), "web-artifact"), false, false},
@@ -83,7 +91,9 @@ func TestStore(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var readAs string
 			s := &Store{
-				Instance: func(context.Context, string, string) (*templatesv1.TemplateInstance, error) { return tc.instance, tc.getErr },
+				Instance: func(context.Context, string, string) (*templatesv1.TemplateInstance, error) {
+					return tc.instance, tc.getErr
+				},
 				ConfigMaps: func(_ context.Context, r *templatesv1.TemplateInstanceRequester, ns, name string) (*unstructured.Unstructured, error) {
 					readAs = r.Username
 					if ns != "demo" || name != "web-artifact" {
