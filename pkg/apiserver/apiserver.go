@@ -254,12 +254,14 @@ func (c completedConfig) New() (*StencilServer, error) {
 			discovery.SetGroupVersionPriority(metav1.GroupVersion(openshift.SchemeGroupVersion), OpenShiftGroupPriorityMinimum, VersionPriority)
 		}
 	}
+	var artifacts *templateinstance.ArtifactOptions
 	if instanceCaps.Publishing {
 		handler, err := c.artifactHandler(instanceREST)
 		if err != nil {
 			return nil, err
 		}
 		serveArtifacts(s.GenericAPIServer, c.ExtraConfig.Artifacts.Address, handler)
+		artifacts = &templateinstance.ArtifactOptions{URL: c.ExtraConfig.Artifacts.URL, Published: handler.Published}
 	}
 	if opts := c.ExtraConfig.Instances; opts != nil && !noCluster {
 		opts := *opts
@@ -267,6 +269,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 			opts.Target = c.ExtraConfig.ClusterConfig
 		}
 		opts.Templates, opts.Revisions, opts.Renderer, opts.Previewer = templateREST, revisions, renderer, previewer
+		opts.Artifacts = artifacts
 		opts.Authorizer = c.GenericConfig.Authorization.Authorizer
 		s.GenericAPIServer.AddPostStartHookOrDie("stencil-templateinstance-controller", func(hook genericapiserver.PostStartHookContext) error {
 			opts.Loopback = hook.LoopbackClientConfig

@@ -57,10 +57,10 @@ type cluster struct {
 	// deploymentArgs are the flags of the installed Deployment, as the kubelet would pass them.
 	deploymentArgs []string
 	proxy          *serviceProxy
-	// artifactPorts are the replicas' artifact servers' ports by API port, behind artifactProxy
-	// at artifactURL: the stencil-artifacts Service of the Deployment.
+	// artifactPorts are the replicas' artifact servers' ports by API port, behind artifacts at
+	// artifactURL: the stencil-artifacts Service of the Deployment.
 	artifactPorts map[int]int
-	artifactProxy *serviceProxy
+	artifacts     *artifactService
 	artifactURL   string
 
 	etcdURL, kubeURL string
@@ -303,8 +303,8 @@ func (c *cluster) stop() {
 	if c.proxy != nil {
 		c.proxy.close()
 	}
-	if c.artifactProxy != nil {
-		c.artifactProxy.close()
+	if c.artifacts != nil {
+		c.artifacts.close()
 	}
 	for _, r := range c.replicas {
 		r.stop()

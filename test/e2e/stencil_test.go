@@ -103,7 +103,7 @@ func (c *cluster) deployStencil(deployDir string, replicas int) error {
 	if c.proxy, err = newServiceProxy("127.0.0.1:"+strconv.Itoa(c.servicePort), backends); err != nil {
 		return err
 	}
-	if c.artifactProxy, err = newServiceProxy(strings.TrimPrefix(c.artifactURL, "http://"), artifactBackends); err != nil {
+	if c.artifacts, err = newArtifactService(strings.TrimPrefix(c.artifactURL, "http://"), artifactBackends); err != nil {
 		return err
 	}
 	return c.waitAPIServiceTrusted()

@@ -34,6 +34,7 @@ import (
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/artifact"
 	"stencil.dev/stencil/pkg/artifact/server"
+	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
 
 // Client acts in the target cluster as one requester: the cluster enforces the requester's
@@ -206,7 +207,7 @@ func storage(ti *templatesv1.TemplateInstance, a *artifact.Artifact, revision, t
 	}}
 	cm.SetName(StorageName(ti.Name))
 	cm.SetNamespace(ti.Namespace)
-	cm.SetLabels(map[string]string{ArtifactOfLabel: ti.Name})
+	cm.SetLabels(map[string]string{ArtifactOfLabel: ti.Name, inventory.PartOfLabel: inventory.ApplySetID(ti.Namespace, ti.Name)})
 	cm.SetOwnerReferences(owner(ti))
 	return cm
 }
@@ -221,7 +222,7 @@ func externalArtifact(ti *templatesv1.TemplateInstance) *unstructured.Unstructur
 	}}
 	ea.SetName(ti.Name)
 	ea.SetNamespace(ti.Namespace)
-	ea.SetLabels(map[string]string{ArtifactOfLabel: ti.Name})
+	ea.SetLabels(map[string]string{ArtifactOfLabel: ti.Name, inventory.PartOfLabel: inventory.ApplySetID(ti.Namespace, ti.Name)})
 	ea.SetOwnerReferences(owner(ti))
 	return ea
 }
