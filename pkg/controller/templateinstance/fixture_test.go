@@ -238,7 +238,9 @@ func (f *fixture) build() *fixture {
 	}
 	if f.publishing != nil {
 		c.cfg.Publishing = &Publishing{Publisher: &publish.Publisher{URL: "http://artifacts.test"}, Limits: *f.publishing,
-			Clients: func(*templatesv1.TemplateInstanceRequester) (publish.Client, error) { return publish.NewClient(f.target), nil }}
+			Clients: func(*templatesv1.TemplateInstanceRequester) (publish.Client, error) {
+				return publish.NewClient(f.target), nil
+			}}
 	}
 	if _, err := c.watch(f.factory); err != nil {
 		f.t.Fatal(err)

@@ -126,7 +126,7 @@ func publishedReasonCases() []reasonCase {
 		name:    "a render with a Secret, not allowed",
 		objects: []runtime.Object{app(configMap, secretObject), newInstance("shop", published(""))}, publishing: &limits,
 		reasons: []string{"SecretsNotPublished"}, message: "the render holds Secret demo/creds",
-		check:   nothingPublished,
+		check: nothingPublished,
 	}, {
 		name:    "a render with a Secret, applied by the controller",
 		objects: []runtime.Object{app(configMap, secretObject), newInstance("shop", published(templatesv1.SecretsApply))}, publishing: &limits,
@@ -147,11 +147,11 @@ func publishedReasonCases() []reasonCase {
 			}
 		},
 	}, {
-		name:    "a render larger than an artifact holds",
-		objects: []runtime.Object{app(configMap, strings.Replace(configMap, `"config"`, `"other"`, 1)), newInstance("shop", published(""))},
+		name:       "a render larger than an artifact holds",
+		objects:    []runtime.Object{app(configMap, strings.Replace(configMap, `"config"`, `"other"`, 1)), newInstance("shop", published(""))},
 		publishing: &artifact.Limits{MaxObjects: 1},
 		reasons:    []string{"ArtifactTooLarge"}, message: "the render has 2 objects; a published artifact holds at most 1",
-		check:      nothingPublished,
+		check: nothingPublished,
 	}, {
 		name:    "a cluster without Flux's CRDs",
 		objects: []runtime.Object{app(configMap), newInstance("shop", published(""))}, publishing: &limits,
@@ -165,19 +165,19 @@ func publishedReasonCases() []reasonCase {
 		name:    "a server that publishes nothing",
 		objects: []runtime.Object{app(configMap), newInstance("shop", published(""))},
 		reasons: []string{"NotPublishing"}, message: "--artifact-port",
-		check:   nothingPublished,
+		check: nothingPublished,
 	}, {
 		name:    "the requester may not write the ExternalArtifact's status",
 		objects: []runtime.Object{app(configMap), newInstance("shop", published(""))}, publishing: &limits,
 		deny:    refuse("alice", "patch", "externalartifacts/status"),
 		reasons: []string{"Forbidden"}, message: "nothing was published; refused: alice may not patch externalartifacts/status",
-		check:   nothingPublished,
+		check: nothingPublished,
 	}, {
-		name:    "an author may not create what Flux would apply",
-		objects: []runtime.Object{func() *templatesv1.Template { t := app(configMap); t.Author.Username = "bob"; return t }(), newInstance("shop", published(""))},
+		name:       "an author may not create what Flux would apply",
+		objects:    []runtime.Object{func() *templatesv1.Template { t := app(configMap); t.Author.Username = "bob"; return t }(), newInstance("shop", published(""))},
 		publishing: &limits,
 		deny:       refuse("bob", "create", "configmaps"),
 		reasons:    []string{"AuthorForbidden"}, message: "bob, the author of Template demo/app, may not create it",
-		check:      nothingPublished,
+		check: nothingPublished,
 	}}
 }
