@@ -178,6 +178,12 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Local mode is served by no cluster's garbage collector: the storage deletes a Template's
+	// revisions, whatever propagation the deletion asks for.
+	noGarbageCollector := c.ExtraConfig.ClusterConfig == nil
+	if noGarbageCollector {
+		templateREST.WithoutGarbageCollector()
+	}
 	customTransformREST, err := customtransform.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter)
 	if err != nil {
 		return nil, err
@@ -228,6 +234,9 @@ func (c completedConfig) New() (*StencilServer, error) {
 		openshiftREST, err := openshifttemplate.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.Plugins, revisions, c.ExtraConfig.TemplateTypes)
 		if err != nil {
 			return nil, err
+		}
+		if noGarbageCollector {
+			openshiftREST.WithoutGarbageCollector()
 		}
 		openshiftInstanceREST, openshiftInstanceStatusREST, err := openshiftinstance.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, instanceCaps, guard)
 		if err != nil {
