@@ -86,7 +86,7 @@ func InstanceFromInternal(in *templates.TemplateInstance, out *TemplateInstance)
 	fields.Parameters, fields.Labels, fields.Properties = in.Spec.Parameters, in.Spec.Labels, in.Spec.Properties
 	fields.UpdatePolicy = v1alpha1.UpdatePolicy(in.Spec.UpdatePolicy)
 	sources := in.Spec.ParametersFrom
-	if n := len(sources); n > 0 && sources[n-1].SecretRef != nil {
+	if n := len(sources); n > 0 && sources[n-1].SecretRef != nil && sources[n-1].ConfigMapRef == nil {
 		out.Spec.Secret = &LocalObjectReference{Name: sources[n-1].SecretRef.Name}
 		sources = sources[:n-1]
 	}
