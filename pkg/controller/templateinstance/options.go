@@ -58,6 +58,8 @@ type Options struct {
 	ActAsSelf bool
 	// Previewer computes the plans rollouts are checked against (templates/preview's).
 	Previewer *Previewer
+	// HashKey keys the hashes of what instances render (Config.HashKey).
+	HashKey []byte
 }
 
 // Defaults of Options, as client-go's core clients and kube-controller-manager have them.
@@ -91,7 +93,7 @@ func New(opts Options) (*Controller, error) {
 	cfg := Config{
 		Instances: instances, Templates: StorageTemplates{Getter: opts.Templates, Revisions: opts.Revisions}, Renderer: opts.Renderer,
 		Appliers: appliers, Mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)),
-		Authorizer: opts.Authorizer, SelfReview: opts.ActAsSelf, Workers: opts.Workers, Previewer: opts.Previewer,
+		Authorizer: opts.Authorizer, SelfReview: opts.ActAsSelf, Workers: opts.Workers, Previewer: opts.Previewer, HashKey: opts.HashKey,
 	}
 	if opts.LeaseNamespace != "" {
 		kube, err := kubernetes.NewForConfig(target)
