@@ -88,6 +88,9 @@ type Config struct {
 	// which anyone who may read the instance reads: without the server's key, nobody can
 	// test a guess of a value the objects hold against it. Every replica has the same key.
 	HashKey []byte
+	// Publishing publishes the renders of instances whose delivery is ExternalArtifact; nil
+	// fails them.
+	Publishing *Publishing
 }
 
 // Election configures the leader election of the replicas over one Lease.
