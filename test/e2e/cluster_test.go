@@ -98,6 +98,8 @@ var tokenUsers = map[string]string{
 	"watcher": "watcher-token",
 	"eve":     "eve-token",
 	"ivan":    "ivan-token",
+	// pauser may write Templates, nothing else, in TestRolloutChangesAreAuthored.
+	"pauser": "pauser-token",
 }
 
 // auditPolicy records who wrote the ConfigMaps of the TemplateInstance tests, and nothing else:

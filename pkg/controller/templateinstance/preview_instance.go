@@ -188,6 +188,9 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 		}
 	}
 	authors := append([]author{s.author}, authorsOf(cand.out.Imported)...)
+	if a, ok := rolloutAuthorOf(ti, s.template); ok {
+		authors = append(authors, a)
+	}
 	var a Applier
 	if s.p.cfg.Appliers != nil {
 		if a, err = s.p.cfg.Appliers.For(ti.Spec.Requester); err != nil {

@@ -185,6 +185,9 @@ func (c *Controller) render(ctx context.Context, ti *templatesv1.TemplateInstanc
 	if stored {
 		r.templateResourceVersion = current.ResourceVersion
 		r.authors = append(r.authors, authorOf(t))
+		if a, ok := rolloutAuthorOf(ti, current); ok {
+			r.authors = append(r.authors, a)
+		}
 		if t.Revision != nil {
 			r.revision, r.current = t.Revision.Number, current.Revision.Number
 		}

@@ -23,6 +23,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/authentication/user"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
@@ -72,6 +73,18 @@ func TargetRevision(ti *templatesv1.TemplateInstance, t *templates.Template) int
 		return r.Number
 	}
 	return t.Revision.Number
+}
+
+// rolloutAuthorOf is the author of the rollout of t (the last writer of its rollout or rollout
+// annotations), when the instance follows it: an Automatic, unpinned instance moves when the
+// rollout says, so whoever wrote that shaped what it applies, and it applies only what that
+// user may create too (authorizeAuthors). Pinned and Manual instances do not follow it.
+func rolloutAuthorOf(ti *templatesv1.TemplateInstance, t *templates.Template) (author, bool) {
+	w := t.RolloutAuthor
+	if w == nil || w.Username == "" || ti.Spec.TemplateRef == nil || ti.Spec.TemplateRef.Revision > 0 || Policy(ti) != templatesv1.UpdatePolicyAutomatic {
+		return author{}, false
+	}
+	return author{template: t.Namespace + "/" + t.Name + "'s rollout", user: &user.DefaultInfo{Name: w.Username, UID: w.UID, Groups: w.Groups, Extra: w.Extra}}, true
 }
 
 // revisionToRender is what the instance renders: t itself when it should run t's current

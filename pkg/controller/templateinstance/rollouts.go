@@ -34,13 +34,18 @@ import (
 // instances changes, and when a wave's timeout comes. Rollouts only write Templates' status;
 // the instances move in their own passes, which ask TargetRevision.
 
-// rolloutCaller is who asks for a rollout's plan: the server itself, which may list every
-// namespace's instances. It is a question to the authorizer about listing instances, never
-// an identity anything is done as: every object is still checked and applied as each
-// instance's requester, with each author's rights.
+// rolloutCaller is who asks for a rollout's plan when the Template records no rollout author
+// (it was stored before they were recorded): the server itself, which may list every
+// namespace's instances. It is a question to the authorizer about listing instances and
+// reading their inputs, never an identity anything is done as: every object is still checked
+// and applied as each instance's requester, with each author's rights.
 var rolloutCaller = &user.DefaultInfo{Name: "system:stencil:rollout", Groups: []string{user.SystemPrivilegedGroup}}
 
 // newRollouts builds the Reconciler of cfg: plans come from cfg.Previewer when there is one.
+// A plan is previewed as the user who last wrote the rollout's annotations (the one who set
+// the plan hash), as that user previewed it: an instance whose inputs that user may not read
+// is in both plans the same way, and a user who may not preview at all gets a plan that never
+// matches.
 func newRollouts(cfg Config) *rollout.Reconciler {
 	rc := rollout.Config{Client: cfg.Instances, Now: cfg.Now}
 	if p := cfg.Previewer; p != nil {
@@ -49,7 +54,14 @@ func newRollouts(cfg Config) *rollout.Reconciler {
 			if err != nil {
 				return "", err
 			}
-			status, err := p.Preview(ctx, PreviewRequest{Template: stored, Revision: revision, Caller: rolloutCaller})
+			var caller user.Info = rolloutCaller
+			if w := stored.RolloutAuthor; w != nil && w.Username != "" {
+				caller = &user.DefaultInfo{Name: w.Username, UID: w.UID, Groups: w.Groups, Extra: w.Extra}
+			}
+			status, err := p.Preview(ctx, PreviewRequest{Template: stored, Revision: revision, Caller: caller})
+			if apierrors.IsForbidden(err) {
+				return "(" + caller.GetName() + ", who wrote the rollout's annotations, may not preview it: " + statusMessage(err) + ")", nil
+			}
 			if err != nil {
 				return "", err
 			}
