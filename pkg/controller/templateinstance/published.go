@@ -88,11 +88,7 @@ func (c *Controller) reconcilePublished(ctx context.Context, ti *templatesv1.Tem
 	for i, p := range published {
 		objects[i] = p.obj
 	}
-	limits := pub.Limits
-	if limits == (artifact.Limits{}) {
-		limits = artifact.DefaultLimits
-	}
-	packed, refs, err := publish.Pack(objects, limits)
+	packed, refs, err := publish.Pack(objects, pub.limits())
 	if err != nil {
 		if artifact.IsLimitError(err) {
 			_ = publish.MarkFailed(ctx, client, ti, err.Error())
@@ -162,6 +158,33 @@ func (c *Controller) reconcilePublished(ctx context.Context, ti *templatesv1.Tem
 		}
 	}
 	return publishedPoll(ti, applied), nil
+}
+
+// limits are the bounds of the artifacts the controller publishes.
+func (p *Publishing) limits() artifact.Limits {
+	if p.Limits == (artifact.Limits{}) {
+		return artifact.DefaultLimits
+	}
+	return p.Limits
+}
+
+// publishable refuses, right after the render and before its objects are decoded, a render of
+// a published instance with more objects than an artifact holds: a template that repeats an
+// object a hundred thousand times costs its rendered bytes, not a decoded tree of each.
+func (c *Controller) publishable(ctx context.Context, ti *templatesv1.TemplateInstance, objects int) error {
+	pub := c.cfg.Publishing
+	if !ti.Spec.Published() || pub == nil {
+		return nil
+	}
+	max := pub.limits().MaxObjects
+	if max <= 0 || objects <= max {
+		return nil
+	}
+	err := &artifact.LimitError{What: "objects", Limit: int64(max), Got: int64(objects)}
+	if client, cerr := pub.Clients(ti.Spec.Requester); cerr == nil {
+		_ = publish.MarkFailed(ctx, client, ti, err.Error())
+	}
+	return fail("ArtifactTooLarge", "nothing was published: %v", err)
 }
 
 // applyManaged applies what the controller itself applies of a published render (its Secrets

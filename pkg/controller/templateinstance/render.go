@@ -120,6 +120,9 @@ func (c *Controller) render(ctx context.Context, ti *templatesv1.TemplateInstanc
 	if err != nil {
 		return nil, fail("ProcessingFailed", "%s", statusMessage(err))
 	}
+	if err := c.publishable(ctx, ti, len(out.Objects)); err != nil {
+		return nil, err
+	}
 	r := &rendered{unreadGenerated: unreadGenerated, hash: inventory.OutputHash(out.Objects), freshGenerated: freshGenerated}
 	if stored {
 		r.templateResourceVersion = current.ResourceVersion
