@@ -32,7 +32,7 @@ SUITE_TIMEOUT ?= 40m
 RELIABILITY_REQUESTS ?= 400
 RELIABILITY_TIMEOUT  ?= 10m
 
-.PHONY: all build image run test verify unit corpus integration tour clients ui release reliability soak e2e fuzz e2e-binaries flux-binaries bench bench-instances clean
+.PHONY: all build image run test verify unit corpus integration tour clients ui release reliability soak e2e fuzz e2e-binaries flux-binaries bench bench-instances bench-flux clean
 
 all: build
 
@@ -133,6 +133,10 @@ fuzz:
 ## bench: the benchmark suite beside its baselines, as one table of ratios (docs/performance.md)
 bench: build e2e-binaries
 	hack/bench.sh
+
+## bench-flux: published TemplateInstances applied by Flux's kustomize-controller on the e2e cluster (first apply, update) beside Flux's own figure (docs/performance.md)
+bench-flux: e2e-binaries flux-binaries
+	$(GO) test $(GOFLAGS_TAGS) -count=1 -run '^$$' -bench BenchmarkFluxDelivery -benchtime 1x -timeout 20m ./test/e2e/
 
 ## bench-instances: 1,000 TemplateInstances through the e2e cluster: cold, resync, a revision that renders the same, preview, rollout in waves, undo (docs/instances.md)
 bench-instances: e2e-binaries

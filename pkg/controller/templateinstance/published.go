@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
@@ -315,13 +316,24 @@ func setPublishedReadiness(ti *templatesv1.TemplateInstance, applied *publish.Ap
 }
 
 // publishedPoll is how soon a published instance is looked at again: never once Ready, slowly
-// while nothing applies its artifact.
+// while nothing applies its artifact, every second for the first seconds after it was
+// published (Flux applies a small artifact in about one), then as any instance not Ready yet.
 func publishedPoll(ti *templatesv1.TemplateInstance, applied *publish.Applied) time.Duration {
 	if applied.Reason == publish.ReasonNoConsumer {
 		return noConsumerPoll
 	}
+	if p := meta.FindStatusCondition(ti.Status.Conditions, templatesv1.TemplateInstanceProgressing); p != nil &&
+		p.Reason == "Publishing" && time.Since(p.LastTransitionTime.Time) < freshPublication {
+		return freshPoll
+	}
 	return pollUnlessDone(ti)
 }
+
+// freshPublication is how long after publishing an instance waits for Flux every freshPoll.
+const (
+	freshPublication = 20 * time.Second
+	freshPoll        = time.Second
+)
 
 // publishedMembers are what a published instance writes besides the objects it applies: its
 // ExternalArtifact and the ConfigMap that stores the artifact, deleted with it.

@@ -106,7 +106,7 @@ func publishedReasonCases() []reasonCase {
 		name:    "published, Flux has not applied it yet",
 		objects: []runtime.Object{app(configMap), newInstance("shop", published(""))}, publishing: &limits,
 		setup:   fluxReports(false, "True"),
-		reasons: []string{"Publishing"}, message: "Kustomization web last applied g1@sha256:0000", requeue: readinessPoll,
+		reasons: []string{"Publishing"}, message: "Kustomization web last applied g1@sha256:0000", requeue: freshPoll,
 	}, {
 		name:    "published, applied and Ready",
 		objects: []runtime.Object{app(configMap), newInstance("shop", published(""))}, publishing: &limits,
