@@ -22,6 +22,10 @@ raw="${OUT}/bench-$(date +%Y%m%d-%H%M%S).txt"
   go test ${TAGS} -run '^$' -bench 'BenchmarkTemplateCreate' -benchmem -benchtime 200x ./pkg/registry/templates/template/
   go test ${TAGS} -run '^$' -bench 'BenchmarkPreview' -benchmem -benchtime 3x ./pkg/controller/templateinstance/
   go test ${TAGS} -run '^$' -bench 'BenchmarkLint' -benchmem -benchtime 5x ./pkg/lint/
+  # Published renders: the artifact of 100 and 1,000 objects, and 100 renders of one template
+  # that must all give one digest (the benchmark fails otherwise).
+  go test ${TAGS} -run '^$' -bench 'BenchmarkBuild' -benchmem -benchtime 20x ./pkg/artifact/
+  go test ${TAGS} -run '^$' -bench 'BenchmarkPublishRender' -benchmem -benchtime 100x ./pkg/controller/publish/
   go test ${TAGS} -run '^$' -bench 'ProcessedVsGet' -benchmem -benchtime 2s ./test/integration/
   go test ${TAGS} -run '^$' -bench 'WholeProcess' -benchtime 3x ./test/clibench/
 } | tee "${raw}"
