@@ -17,6 +17,7 @@ limitations under the License.
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -64,6 +65,15 @@ func TestFluxPublishedRollout(t *testing.T) {
 		})
 		revisions[name] = ti.Status.Artifact.Revision
 		waitKustomization(t, ns, name, time.Minute, "revision 1 applied", appliedRevision(revisions[name]))
+	}
+
+	// The preview classifies published instances as it does applied ones.
+	var preview templatesv1.TemplatePreview
+	if err := json.Unmarshal([]byte(mustKubectl(t, user, fluxRolloutTemplate("two"), "stencil", "diff", "--template", "app", "-n", ns, "-f", "-", "-o", "json")), &preview); err != nil {
+		t.Fatal(err)
+	}
+	if preview.Status.Counts["Changed"] != 3 {
+		t.Errorf("preview of the change: %+v", preview.Status)
 	}
 
 	mustKubectl(t, user, fluxRolloutTemplate("two"), "apply", "-n", ns, "-f", "-")
