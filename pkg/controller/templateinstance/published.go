@@ -70,6 +70,11 @@ func (c *Controller) reconcilePublished(ctx context.Context, ti *templatesv1.Tem
 	var managed, published []*planned
 	var secrets []string
 	for _, p := range plan {
+		for _, own := range publishedMembers(ti) {
+			if inventory.ObjectKey(own) == inventory.ObjectKey(p.ref) {
+				return 0, c.failed(ctx, ti, fail("InvalidObjects", "%s: the instance publishes through an object of that name: rename it", p))
+			}
+		}
 		switch {
 		case p.generated:
 			managed = append(managed, p)
@@ -265,6 +270,14 @@ func (c *Controller) refreshPublished(ctx context.Context, ti *templatesv1.Templ
 		return 0, c.failed(ctx, ti, err)
 	}
 	before := ti.Status.DeepCopy()
+	// The artifact changed or gone behind the controller's back: the next pass stores it again.
+	stored, err := publish.ReadStorage(ctx, client, ti.Namespace, ti.Name)
+	if err != nil {
+		return 0, c.failed(ctx, ti, err)
+	}
+	if stored == nil || !stored.Intact || stored.Digest != ti.Status.Artifact.Digest {
+		ti.Status.ObservedGeneration = 0
+	}
 	if current > 0 {
 		setRevisionReconciled(ti, current)
 	}

@@ -23,10 +23,12 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/artifact"
+	"stencil.dev/stencil/pkg/controller/publish"
 )
 
 // A published render of 100,000 objects is refused with a clear error right after it is
@@ -67,5 +69,34 @@ func TestPublishedHundredThousandObjects(t *testing.T) {
 	t.Logf("the pass allocated %d MB", allocated>>20)
 	if allocated > 250<<20 {
 		t.Errorf("the pass allocated %d MB for 100,000 objects", allocated>>20)
+	}
+}
+
+// An artifact changed in its ConfigMap is stored again by the pass after the controller looks
+// at the instance (its resync at the latest), though nothing else changed.
+func TestPublishedStorageTamperedIsStoredAgain(t *testing.T) {
+	limits := artifact.DefaultLimits
+	f := (&fixture{t: t, objects: []k8sruntime.Object{newTemplate("app", configMap), newInstance("shop", published(""))}, publishing: &limits}).build()
+	fluxReports(true, "True")(f)
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	cm := f.liveObject("configmaps", "demo", "shop-artifact")
+	good, _, _ := unstructured.NestedString(cm.Object, "binaryData", publish.ArchiveKey)
+	_ = unstructured.SetNestedField(cm.Object, "dGFtcGVyZWQ=", "binaryData", publish.ArchiveKey)
+	if err := f.target.Tracker().Update(publish.ConfigMaps, cm, "demo"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ { // a look that finds it changed, then a pass
+		if _, err := f.sync("shop"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cm = f.liveObject("configmaps", "demo", "shop-artifact")
+	if now, _, _ := unstructured.NestedString(cm.Object, "binaryData", publish.ArchiveKey); now != good {
+		t.Errorf("the tampered artifact stays: %q", now)
+	}
+	if ready := lastCondition(f.instance("shop"), templatesv1.TemplateInstanceReady); ready.Reason != "Ready" {
+		t.Errorf("Ready %+v", ready)
 	}
 }
