@@ -165,7 +165,7 @@ func publishedReasonCases() []reasonCase {
 		name:    "a rendered object named as the artifact's storage",
 		objects: []runtime.Object{app(strings.Replace(configMap, `"config"`, `"shop-artifact"`, 1)), newInstance("shop", published(""))}, publishing: &limits,
 		reasons: []string{"InvalidObjects"}, message: "ConfigMap demo/shop-artifact: the instance publishes through an object of that name",
-		check:   nothingPublished,
+		check: nothingPublished,
 	}, {
 		name:    "a server that publishes nothing",
 		objects: []runtime.Object{app(configMap), newInstance("shop", published(""))},
