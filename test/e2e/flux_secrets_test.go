@@ -197,8 +197,11 @@ subjects: [{kind: User, name: viewer}]
 		}
 	}
 
-	// An author who may not create what the Template renders: nothing more is published.
+	// An author who may read what the instance reads (its generated values) but may not create
+	// what the Template renders: nothing more is published.
 	writer := fluxTemplateWriter(t, ns, "writer")
+	mustKubectl(t, "admin", "", "create", "role", "secret-reader", "-n", ns, "--verb=get", "--resource=secrets")
+	mustKubectl(t, "admin", "", "create", "rolebinding", "writer-secret-reader", "-n", ns, "--role=secret-reader", "--serviceaccount="+ns+":writer")
 	before := ti.Status.Artifact.Revision
 	mustKubectl(t, writer, strings.Replace(fluxDBTemplate, "host: db", "host: db.example", 1), "apply", "-n", ns, "-f", "-")
 	waitInstance(t, ns, "db", time.Minute, "refused: the author may not create it", func(ti *templatesv1.TemplateInstance) error {
