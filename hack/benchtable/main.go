@@ -40,55 +40,66 @@ type comparison struct {
 	inverted bool
 	// bytes compares the bytes allocated per operation (B/op), not the time.
 	bytes bool
+	// difference compares measured-baseline with target, a time in ns, not their ratio.
+	difference bool
 }
+
+// ms is a millisecond in ns, for the targets of differences.
+const ms = 1e6
 
 var comparisons = []comparison{
 	{"template in the request, JSON -> List, vs encoding/json map decode+encode",
-		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/json/(?P<side>oneshot|baseline)$`), "oneshot", "baseline", 0.3, false, false},
+		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/json/(?P<side>oneshot|baseline)$`), "oneshot", "baseline", 0.3, false, false, false},
 	{"template in the request, YAML -> List, vs sigs.k8s.io/yaml YAMLToJSON alone",
-		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/yaml/(?P<side>oneshot|baseline)$`), "oneshot", "baseline", 1.3, false, false},
+		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/yaml/(?P<side>oneshot|baseline)$`), "oneshot", "baseline", 1.3, false, false, false},
 	{"YAML request->List, rate vs sigs+engine",
-		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/yaml/(?P<side>oneshot|sigs)$`), "oneshot", "sigs", 1.3, true, false},
+		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/yaml/(?P<side>oneshot|sigs)$`), "oneshot", "sigs", 1.3, true, false, false},
 	{"YAML request->List, B/op vs sigs+engine",
-		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/yaml/(?P<side>oneshot|sigs)` + bytesSuffix + `$`), "oneshot", "sigs", 0.6, false, true},
+		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/yaml/(?P<side>oneshot|sigs)` + bytesSuffix + `$`), "oneshot", "sigs", 0.6, false, true, false},
 	{"YAML file->List, time: positions vs none",
-		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/yaml/(?P<side>positions|oneshot)$`), "positions", "oneshot", 1.1, false, false},
+		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/yaml/(?P<side>positions|oneshot)$`), "positions", "oneshot", 1.1, false, false, false},
 	{"YAML file->List, B/op: positions vs none",
-		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/yaml/(?P<side>positions|oneshot)` + bytesSuffix + `$`), "positions", "oneshot", 1.1, false, true},
+		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/yaml/(?P<side>positions|oneshot)` + bytesSuffix + `$`), "positions", "oneshot", 1.1, false, true, false},
 	{"JSON file->List, time: positions vs none",
-		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/json/(?P<side>positions|oneshot)$`), "positions", "oneshot", 1.1, false, false},
+		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/json/(?P<side>positions|oneshot)$`), "positions", "oneshot", 1.1, false, false, false},
 	{"JSON file->List, B/op: positions vs none",
-		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/json/(?P<side>positions|oneshot)` + bytesSuffix + `$`), "positions", "oneshot", 1.1, false, true},
+		regexp.MustCompile(`^BenchmarkFromBytes/(?P<case>.+)/json/(?P<side>positions|oneshot)` + bytesSuffix + `$`), "positions", "oneshot", 1.1, false, true, false},
 	{"stored template, cached plan, vs encoding/json map decode+encode of its objects",
-		regexp.MustCompile(`^BenchmarkProcess/(?P<case>.+)/(?P<side>cached|baseline)$`), "cached", "baseline", 0.3, false, false},
+		regexp.MustCompile(`^BenchmarkProcess/(?P<case>.+)/(?P<side>cached|baseline)$`), "cached", "baseline", 0.3, false, false, false},
 	{"built-in transformers vs krusty (kustomize), same kustomization",
-		regexp.MustCompile(`^Benchmark(?P<side>Pipeline|Krusty)/(?P<case>pairs=\d+)$`), "Pipeline", "Krusty", 0.02, false, false},
+		regexp.MustCompile(`^Benchmark(?P<side>Pipeline|Krusty)/(?P<case>pairs=\d+)$`), "Pipeline", "Krusty", 0.02, false, false, false},
 	{"200 objects, one annotation: Starlark transformer vs built-in AnnotationsTransformer",
-		regexp.MustCompile(`^BenchmarkPluginAnnotate/(?P<side>starlark|builtin)$`), "starlark", "builtin", 5, false, false},
+		regexp.MustCompile(`^BenchmarkPluginAnnotate/(?P<side>starlark|builtin)$`), "starlark", "builtin", 5, false, false, false},
 	{"200 objects, one annotation: exec plugin (KRM function, confined) vs built-in",
-		regexp.MustCompile(`^BenchmarkPluginAnnotate/(?P<side>exec|builtin)$`), "exec", "builtin", 30, false, false},
+		regexp.MustCompile(`^BenchmarkPluginAnnotate/(?P<side>exec|builtin)$`), "exec", "builtin", 30, false, false, false},
 	{"Starlark guards: guarded vs plain go.starlark.net, same script, 200 objects",
-		regexp.MustCompile(`^BenchmarkStarlarkRoutes/(?P<case>annotate|compute)/(?P<side>guarded|plain)$`), "guarded", "plain", 1.5, false, false},
+		regexp.MustCompile(`^BenchmarkStarlarkRoutes/(?P<case>annotate|compute)/(?P<side>guarded|plain)$`), "guarded", "plain", 1.5, false, false, false},
 	{"Starlark guards, worst case (a loop of arithmetic and comparisons) vs plain",
-		regexp.MustCompile(`^BenchmarkStarlarkRoutes/(?P<case>loop)/(?P<side>guarded|plain)$`), "guarded", "plain", 4, false, false},
+		regexp.MustCompile(`^BenchmarkStarlarkRoutes/(?P<case>loop)/(?P<side>guarded|plain)$`), "guarded", "plain", 4, false, false, false},
 	{"Starlark guarded in-process vs in a child process (prototype of kernel limits)",
-		regexp.MustCompile(`^BenchmarkStarlarkRoutes/(?P<case>annotate|compute)/(?P<side>guarded|child)$`), "guarded", "child", 1, false, false},
+		regexp.MustCompile(`^BenchmarkStarlarkRoutes/(?P<case>annotate|compute)/(?P<side>guarded|child)$`), "guarded", "child", 1, false, false, false},
 	{"stored template, processing charged to the memory budget vs the renderer alone",
-		regexp.MustCompile(`^BenchmarkMemoryBudget/(?P<case>.+)/(?P<side>charged|uncharged)$`), "charged", "uncharged", 1.1, false, false},
+		regexp.MustCompile(`^BenchmarkMemoryBudget/(?P<case>.+)/(?P<side>charged|uncharged)$`), "charged", "uncharged", 1.1, false, false, false},
 	{"preview of a change across 1,000 instances (4 objects) vs rendering each once",
-		regexp.MustCompile(`^BenchmarkPreview/(?P<case>instances=\d+)/(?P<side>preview|render-once)$`), "preview", "render-once", 8, false, false},
+		regexp.MustCompile(`^BenchmarkPreview/(?P<case>instances=\d+)/(?P<side>preview|render-once)$`), "preview", "render-once", 8, false, false, false},
 	{"whole process, 800 pairs: stencil CLI (YAML out) vs kubectl kustomize",
-		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-yaml|kubectl-kustomize)$`), "stencil-yaml", "kubectl-kustomize", 0.01, false, false},
+		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-yaml|kubectl-kustomize)$`), "stencil-yaml", "kubectl-kustomize", 0.01, false, false, false},
 	{"whole process, 800 pairs: stencil CLI (JSON out) vs kubectl kustomize",
-		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-json|kubectl-kustomize)$`), "stencil-json", "kubectl-kustomize", 0.01, false, false},
+		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-json|kubectl-kustomize)$`), "stencil-json", "kubectl-kustomize", 0.01, false, false, false},
 	{"whole process, CPU time (user+sys): stencil CLI (YAML out) vs kubectl kustomize",
-		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-yaml|kubectl-kustomize)` + cpuSuffix + `$`), "stencil-yaml", "kubectl-kustomize", 0.01, false, false},
+		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-yaml|kubectl-kustomize)` + cpuSuffix + `$`), "stencil-yaml", "kubectl-kustomize", 0.01, false, false, false},
 	{"whole process, CPU time (user+sys): stencil CLI (JSON out) vs kubectl kustomize",
-		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-json|kubectl-kustomize)` + cpuSuffix + `$`), "stencil-json", "kubectl-kustomize", 0.01, false, false},
+		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-json|kubectl-kustomize)` + cpuSuffix + `$`), "stencil-json", "kubectl-kustomize", 0.01, false, false, false},
+	{what: "Argo CD GenerateManifest, 200 objects, p95: stencil sidecar minus the trivial sh plugin",
+		pattern:  regexp.MustCompile(`^BenchmarkArgoCDGenerateManifest/(?P<side>stencil|sh)` + p95Suffix + `$`),
+		measured: "stencil", baseline: "sh", target: 300 * ms, difference: true},
+	{what: "Argo CD plugin's whole render of 200 objects (a new process), CPU (user+sys) within a budget",
+		pattern:  regexp.MustCompile(`^BenchmarkArgoCD(?P<side>RenderCPU)` + cpuSuffix + `$`),
+		measured: "RenderCPU", target: 100 * ms, difference: true},
 	{"server: POST templates/{name}/processed, requests/s vs GET of the same template",
-		regexp.MustCompile(`^BenchmarkProcessedVsGet/(?P<side>POST-processed|GET)$`), "POST-processed", "GET", 0.8, true, false},
+		regexp.MustCompile(`^BenchmarkProcessedVsGet/(?P<side>POST-processed|GET)$`), "POST-processed", "GET", 0.8, true, false, false},
 	{"server: POST processedtemplates (template in the request), requests/s vs GET",
-		regexp.MustCompile(`^BenchmarkProcessedVsGet/(?P<side>POST-processedtemplates|GET)$`), "POST-processedtemplates", "GET", 0.8, true, false},
+		regexp.MustCompile(`^BenchmarkProcessedVsGet/(?P<side>POST-processedtemplates|GET)$`), "POST-processedtemplates", "GET", 0.8, true, false, false},
 }
 
 var line = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+\d+\s+([\d.]+) ns/op`)
@@ -98,6 +109,12 @@ var line = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+\d+\s+([\d.]+) ns/op`)
 const cpuSuffix = "#cpu"
 
 var cpuMetric = regexp.MustCompile(`\s([\d.]+) cpu-ns/op`)
+
+// p95Suffix names, in the table's map, the 95th percentile latency a benchmark reports as its
+// p95-ns/op metric.
+const p95Suffix = "#p95"
+
+var p95Metric = regexp.MustCompile(`\s([\d.]+) p95-ns/op`)
 
 // bytesSuffix names, in the table's map, the bytes a benchmark allocates per operation
 // (-benchmem's B/op), beside its time.
@@ -122,6 +139,11 @@ func main() {
 					runs[m[1]+cpuSuffix] = append(runs[m[1]+cpuSuffix], v)
 				}
 			}
+			if c := p95Metric.FindStringSubmatch(scanner.Text()); c != nil {
+				if v, err := strconv.ParseFloat(c[1], 64); err == nil {
+					runs[m[1]+p95Suffix] = append(runs[m[1]+p95Suffix], v)
+				}
+			}
 			if c := bytesMetric.FindStringSubmatch(scanner.Text()); c != nil {
 				if v, err := strconv.ParseFloat(c[1], 64); err == nil {
 					runs[m[1]+bytesSuffix] = append(runs[m[1]+bytesSuffix], v)
@@ -138,6 +160,21 @@ func main() {
 	for _, c := range comparisons {
 		rows := pairs(c, nsPerOp)
 		for _, r := range rows {
+			if c.difference {
+				// Over a baseline: measured-baseline <= target. A budget (no baseline): the
+				// row's baseline is the target itself, and measured-target <= 0.
+				over, limit, baseline, shown := r.measured-r.baseline, c.target, duration(r.baseline), "<= "+signed(c.target)
+				if c.baseline == "" {
+					limit, baseline, shown = 0, "budget", "<= "+duration(c.target)
+				}
+				mark := ""
+				if over > limit {
+					mark, missed = "  MISSED", missed+1
+				}
+				fmt.Printf("%-44.44s %-22.22s %12s %12s %8s %8s%s\n", c.what, r.name, duration(r.measured), baseline,
+					signed(over), shown, mark)
+				continue
+			}
 			ratio := r.measured / r.baseline
 			target := fmt.Sprintf("<= %.2f", c.target)
 			ok := ratio <= c.target
@@ -191,6 +228,12 @@ func pairs(c comparison, nsPerOp map[string]float64) []row {
 	}
 	var out []row
 	for _, r := range byCase {
+		if c.baseline == "" && r.measured > 0 {
+			// A budget: the measured value against the target alone.
+			r.baseline = c.target
+			out = append(out, *r)
+			continue
+		}
 		if r.measured > 0 && r.baseline > 0 {
 			out = append(out, *r)
 		}
@@ -218,6 +261,14 @@ func byteSize(b float64) string {
 		return fmt.Sprintf("%.1f KiB", b/(1<<10))
 	}
 	return fmt.Sprintf("%.0f B", b)
+}
+
+// signed writes a difference of times with its sign.
+func signed(ns float64) string {
+	if ns < 0 {
+		return "-" + duration(-ns)
+	}
+	return "+" + duration(ns)
 }
 
 func duration(ns float64) string {
