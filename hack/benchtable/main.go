@@ -90,6 +90,8 @@ var comparisons = []comparison{
 		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-yaml|kubectl-kustomize)` + cpuSuffix + `$`), "stencil-yaml", "kubectl-kustomize", 0.01, false, false, false},
 	{"whole process, CPU time (user+sys): stencil CLI (JSON out) vs kubectl kustomize",
 		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-json|kubectl-kustomize)` + cpuSuffix + `$`), "stencil-json", "kubectl-kustomize", 0.01, false, false, false},
+	{"render file of 200 objects in-process vs the engine alone (stencil process --local's path)",
+		regexp.MustCompile(`^BenchmarkRender/(?P<side>render-file|engine)$`), "render-file", "engine", 1.2, false, false, false},
 	{what: "Argo CD GenerateManifest, 200 objects, p95: stencil sidecar minus the trivial sh plugin",
 		pattern:  regexp.MustCompile(`^BenchmarkArgoCDGenerateManifest/(?P<side>stencil|sh)` + p95Suffix + `$`),
 		measured: "stencil", baseline: "sh", target: 300 * ms, difference: true},

@@ -34,37 +34,66 @@ func Digest(objects []json.RawMessage) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// annotate returns the compact JSON object obj with metadata.annotations[key] set to value:
-// written as the last member of annotations (and annotations as the last of metadata, and
-// metadata as the last of the object, when missing), or in place of the value when the key is
-// there, so that every other byte of the object stays as it was.
+// annotateAll returns the objects, each annotated with key: value (appendAnnotated), in one
+// buffer.
+func annotateAll(objects []json.RawMessage, key, value string) ([]json.RawMessage, error) {
+	member := jsonbytes.AppendQuoted(nil, key)
+	member = append(member, ':')
+	member = jsonbytes.AppendQuoted(member, value)
+	size := 0
+	for _, o := range objects {
+		size += len(o) + len(member) + len(`,"metadata":{"annotations":{}}`)
+	}
+	buf := make([]byte, 0, size)
+	out := make([]json.RawMessage, len(objects))
+	for i, o := range objects {
+		start := len(buf)
+		var err error
+		if buf, err = appendAnnotated(buf, o, key, member); err != nil {
+			return nil, fmt.Errorf("object %d: %v", i, err)
+		}
+		out[i] = buf[start:len(buf):len(buf)]
+	}
+	return out, nil
+}
+
+// annotate returns obj annotated with key: value (appendAnnotated), in a new slice.
 func annotate(obj []byte, key, value string) ([]byte, error) {
 	member := jsonbytes.AppendQuoted(nil, key)
 	member = append(member, ':')
 	member = jsonbytes.AppendQuoted(member, value)
+	return appendAnnotated(nil, obj, key, member)
+}
+
+// appendAnnotated appends to dst the compact JSON object obj with metadata.annotations[key]
+// set, member being the member key: value written: as the last member of annotations (and
+// annotations as the last of metadata, and metadata as the last of the object, when missing),
+// or in place of the value when the key is there, so that every other byte of the object stays
+// as it was.
+func appendAnnotated(dst, obj []byte, key string, member []byte) ([]byte, error) {
 	if len(obj) < 2 || obj[0] != '{' {
 		return nil, fmt.Errorf("an object of the render is not a JSON object")
 	}
 	mStart, _, found := findMember(obj, 0, "metadata")
 	if !found {
-		return insertMember(obj, 0, `"metadata":{"annotations":{`+string(member)+`}}`), nil
+		return insertMember(dst, obj, 0, `"metadata":{"annotations":{`, member, `}}`), nil
 	}
 	if obj[mStart] != '{' {
 		return nil, fmt.Errorf("an object's metadata is not an object")
 	}
 	aStart, aEnd, found := findMember(obj, mStart, "annotations")
 	if !found {
-		return insertMember(obj, mStart, `"annotations":{`+string(member)+`}`), nil
+		return insertMember(dst, obj, mStart, `"annotations":{`, member, `}`), nil
 	}
 	if obj[aStart] != '{' {
 		// null, or anything a later check refuses: the annotation map is ours to write.
-		return splice(obj, aStart, aEnd, `{`+string(member)+`}`), nil
+		return splice(dst, obj, aStart, aEnd, "{", member, "}"), nil
 	}
 	vStart, vEnd, found := findMember(obj, aStart, key)
 	if found {
-		return splice(obj, vStart, vEnd, string(jsonbytes.AppendQuoted(nil, value))), nil
+		return splice(dst, obj, vStart, vEnd, "", member[len(jsonbytes.AppendQuoted(nil, key))+1:], ""), nil
 	}
-	return insertMember(obj, aStart, string(member)), nil
+	return insertMember(dst, obj, aStart, "", member, ""), nil
 }
 
 // findMember returns where the value of the member name of the compact object starting at
@@ -86,19 +115,21 @@ func findMember(obj []byte, at int, name string) (int, int, bool) {
 	return 0, 0, false
 }
 
-// insertMember adds member as the last member of the compact object starting at obj[at].
-func insertMember(obj []byte, at int, member string) []byte {
+// insertMember appends to dst obj with before+member+after as the last member of the compact
+// object starting at obj[at].
+func insertMember(dst, obj []byte, at int, before string, member []byte, after string) []byte {
 	end := jsonbytes.SkipValue(obj, at) - 1 // its '}'
 	if end > at+1 {
-		member = "," + member
+		before = "," + before
 	}
-	return splice(obj, end, end, member)
+	return splice(dst, obj, end, end, before, member, after)
 }
 
-// splice returns obj with obj[from:to] replaced by s, in a new slice.
-func splice(obj []byte, from, to int, s string) []byte {
-	out := make([]byte, 0, len(obj)-(to-from)+len(s))
-	out = append(out, obj[:from]...)
-	out = append(out, s...)
-	return append(out, obj[to:]...)
+// splice appends to dst obj with obj[from:to] replaced by before+member+after.
+func splice(dst, obj []byte, from, to int, before string, member []byte, after string) []byte {
+	dst = append(dst, obj[:from]...)
+	dst = append(dst, before...)
+	dst = append(dst, member...)
+	dst = append(dst, after...)
+	return append(dst, obj[to:]...)
 }

@@ -36,6 +36,8 @@ type Dir struct {
 	root *os.Root
 	// Path is the directory, as given.
 	Path string
+	// read names the files read, in order: what a render looked at, for tests.
+	read []string
 }
 
 // OpenDir opens the application's directory.
@@ -66,6 +68,7 @@ func (d *Dir) ReadFile(name string, limit int64) ([]byte, error) {
 		return nil, explainOpen(name, err)
 	}
 	defer f.Close()
+	d.read = append(d.read, name)
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err

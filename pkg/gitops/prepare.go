@@ -44,8 +44,10 @@ type Prepared struct {
 	File *RenderFile
 	// Template is the template to render.
 	Template *templates.Template
-	// TemplatePlace says where the template was written, for diagnostics about it.
+	// TemplatePlace says where the template was written, for diagnostics about it; a template
+	// file's positions are read only when something is placed in it (templatePositions).
 	TemplatePlace Place
+	templateFile  *process.TemplateFile
 	// TemplateDir is the template file's directory inside the application's (Starlark
 	// transformers read their path there, as stencil process --local reads it); "" when the
 	// template is not a file.
@@ -137,8 +139,8 @@ func (p *Prepared) readTemplate(ctx context.Context, dir *Dir, revisions Revisio
 		if err != nil {
 			return templateReadProblem(name, data, err)
 		}
-		p.Template, p.TemplateDir = tf.Template, path.Dir(name)
-		p.TemplatePlace = Place{File: name, Positions: tf.Positions()}
+		p.Template, p.TemplateDir, p.templateFile = tf.Template, path.Dir(name), tf
+		p.TemplatePlace = Place{File: name}
 	case s.Template != nil:
 		p.TemplatePlace = Place{File: f.Name, Positions: f.Positions, Path: spec.Child("template")}
 		t, _, err := process.DecodeTemplate(s.Template.Raw)
@@ -172,6 +174,14 @@ func (p *Prepared) readTemplate(ctx context.Context, dir *Dir, revisions Revisio
 		p.TemplatePlace = Place{File: f.Name, Positions: f.Positions, Path: at}
 	}
 	return nil
+}
+
+// templatePositions locates the fields of the template's file, read on the first call.
+func (p *Prepared) templatePositions() *positions.Index {
+	if p.TemplatePlace.Positions == nil && p.templateFile != nil {
+		return p.templateFile.Positions()
+	}
+	return p.TemplatePlace.Positions
 }
 
 func sortedKeys[V any](m map[string]V) []string {

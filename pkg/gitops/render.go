@@ -96,8 +96,8 @@ func (p *Prepared) Render(ctx context.Context, opts Options) (*Output, error) {
 	if spec.ProvenanceAnnotations {
 		trace = &render.ProvenanceOptions{Annotate: true, Source: p.TemplatePlace.File,
 			Repo: opts.Environment["ARGOCD_APP_SOURCE_REPO_URL"], Ref: opts.Environment["ARGOCD_APP_REVISION"]}
-		if p.TemplatePlace.Path == nil && p.TemplatePlace.Positions != nil {
-			trace.Positions = p.TemplatePlace.Positions
+		if x := p.templatePositions(); p.TemplatePlace.Path == nil && x != nil {
+			trace.Positions = x
 		}
 	}
 	out, errs, err := render.NewRenderer(render.Options{Config: opts.Config}).Render(ctx, render.Input{
@@ -128,13 +128,8 @@ func (p *Prepared) Render(ctx context.Context, opts Options) (*Output, error) {
 		return nil, ProblemList{problemAt(p.File.Name, p.File.Positions, summary, at, fmt.Sprintf("the template rendered %d objects, more than the %d a render may hand to a GitOps tool", len(out.Objects), limit)).(*Problems)}
 	}
 	result.Digest = Digest(out.Objects)
-	result.Objects = make([]json.RawMessage, len(out.Objects))
-	for i, o := range out.Objects {
-		annotated, err := annotate(o, v1alpha1.AnnotationRenderDigest, result.Digest)
-		if err != nil {
-			return nil, ProblemList{p.templateProblems(summary, []error{fmt.Errorf("object %d: %v", i, err)})}
-		}
-		result.Objects[i] = annotated
+	if result.Objects, err = annotateAll(out.Objects, v1alpha1.AnnotationRenderDigest, result.Digest); err != nil {
+		return nil, ProblemList{p.templateProblems(summary, []error{err})}
 	}
 	return result, nil
 }
@@ -201,7 +196,7 @@ func (p *Prepared) generate(values map[string]string, opts Options, summary stri
 func (p *Prepared) templateProblems(summary string, errs []error) *Problems {
 	place := p.TemplatePlace
 	if place.Path == nil {
-		return &Problems{File: place.File, Positions: place.Positions, Summary: summary, Errors: errs}
+		return &Problems{File: place.File, Positions: p.templatePositions(), Summary: summary, Errors: errs}
 	}
 	out := make([]error, len(errs))
 	for i, err := range errs {

@@ -22,6 +22,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -317,4 +319,73 @@ func firstProblems(err error) error {
 		return list[0]
 	}
 	return err
+}
+
+// TestReadsOnlyWhatIsNamed renders in a directory of 10,000 other files, none of them YAML:
+// the render reads the render file, its template and its values file, and nothing else.
+func TestReadsOnlyWhatIsNamed(t *testing.T) {
+	files := map[string]string{"template.yaml": configMapTemplate, "values.yaml": "A: x\n",
+		FileName: renderHeader("  templateFile: template.yaml\n  valuesFiles: [values.yaml]\n")}
+	for i := range 10000 {
+		files[filepath.Join("junk", strconv.Itoa(i%10), strconv.Itoa(i)+".yaml")] = "{not: yaml: ["
+	}
+	dir := writeDir(t, files)
+	d, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	p, err := Prepare(context.Background(), d, FileName, Environment{}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Render(context.Background(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{FileName, "template.yaml", "values.yaml"}; !slices.Equal(d.read, want) {
+		t.Errorf("read %v, want %v", d.read, want)
+	}
+}
+
+// BenchmarkRender reads and renders the render file of a 200-object template in-process
+// (render-file: what stencil argocd generate does between its start-up and its output), beside
+// what stencil process --local does for the same template (engine: read the file, render).
+func BenchmarkRender(b *testing.B) {
+	dir := filepath.Join("testdata", "bench-200")
+	b.Run("render-file", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			d, err := OpenDir(dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := Prepare(context.Background(), d, FileName, Environment{}, false, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out, err := p.Render(context.Background(), Options{})
+			if err != nil || len(out.Objects) != 200 {
+				b.Fatal(err)
+			}
+			d.Close()
+		}
+	})
+	b.Run("engine", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			data, err := os.ReadFile(filepath.Join(dir, "template.yaml"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			f, err := process.ReadTemplateFile("template.yaml", data, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out, errs, err := render.NewRenderer(render.Options{}).Render(context.Background(), render.Input{Template: f.Template})
+			if err != nil || len(errs) > 0 || len(out.Objects) != 200 {
+				b.Fatal(err, errs)
+			}
+			_ = process.ListBytes(out.Objects)
+		}
+	})
 }

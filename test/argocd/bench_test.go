@@ -22,63 +22,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// benchTemplate is a template of 200 objects (50 each of Deployment, Service, ConfigMap and
-// Secret) over 6 parameters, about the size of a large application.
-func benchTemplate() string {
-	var b strings.Builder
-	b.WriteString(`apiVersion: templates.stencil.dev/v1alpha1
-kind: Template
-metadata: {name: bench}
-parameters:
-- {name: NAME, value: shop}
-- {name: IMAGE, value: registry.example.com/shop}
-- {name: TAG, value: "1.4"}
-- {name: REPLICAS, type: int, value: "2"}
-- {name: PORT, type: int, value: "8080"}
-- {name: LOG_LEVEL, value: info}
-objectLabels: {app: "${NAME}"}
-objects:
-`)
-	for i := range 50 {
-		fmt.Fprintf(&b, `- apiVersion: apps/v1
-  kind: Deployment
-  metadata: {name: "${NAME}-%[1]d"}
-  spec:
-    replicas: ${{REPLICAS}}
-    selector: {matchLabels: {component: "c%[1]d"}}
-    template:
-      metadata: {labels: {component: "c%[1]d"}}
-      spec:
-        containers:
-        - name: app
-          image: "${IMAGE}:${TAG}"
-          args: ["--port=${PORT}", "--log-level=${LOG_LEVEL}"]
-          ports: [{containerPort: ${{PORT}}}]
-          envFrom: [{configMapRef: {name: "${NAME}-%[1]d"}}, {secretRef: {name: "${NAME}-%[1]d"}}]
-- apiVersion: v1
-  kind: Service
-  metadata: {name: "${NAME}-%[1]d"}
-  spec:
-    selector: {component: "c%[1]d"}
-    ports: [{port: 80, targetPort: ${{PORT}}}]
-- apiVersion: v1
-  kind: ConfigMap
-  metadata: {name: "${NAME}-%[1]d"}
-  data: {LOG_LEVEL: "${LOG_LEVEL}", SHARD: "%[1]d"}
-- apiVersion: v1
-  kind: Secret
-  metadata: {name: "${NAME}-%[1]d"}
-  stringData: {TOKEN: "token-%[1]d"}
-`, i)
-	}
-	return b.String()
+// benchTemplate is the template of 200 objects of pkg/gitops's BenchmarkRender.
+func benchTemplate() (string, error) {
+	data, err := os.ReadFile(filepath.Join(repoRoot, "pkg", "gitops", "testdata", "bench-200", "template.yaml"))
+	return string(data), err
 }
 
 // shPlugin is the trivial plugin of the baseline: it prints a file of the repository, the
@@ -105,7 +58,11 @@ var benchSetup struct {
 func benchApp(b *testing.B) app {
 	benchSetup.once.Do(func() {
 		dir := filepath.Join(env.dir, "bench")
-		files := map[string]string{"bench/template.yaml": benchTemplate(), "bench/stencil-render.yaml": renderFile("bench", "template.yaml", nil, "")}
+		var template string
+		if template, benchSetup.err = benchTemplate(); benchSetup.err != nil {
+			return
+		}
+		files := map[string]string{"bench/template.yaml": template, "bench/stencil-render.yaml": renderFile("bench", "template.yaml", nil, "")}
 		for name, content := range files {
 			_ = os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
 			if benchSetup.err = os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); benchSetup.err != nil {
@@ -128,7 +85,7 @@ func benchApp(b *testing.B) app {
 		if _, benchSetup.err = env.startSidecar("sh-v1", config, nil); benchSetup.err != nil {
 			return
 		}
-		repo, sha := newRepo(b, files)
+		repo, sha := newRepoAt(b, filepath.Join(env.dir, "bench-repo"), files)
 		benchSetup.app = app{name: "bench", repo: repo, revision: sha, path: "bench"}
 	})
 	if benchSetup.err != nil {

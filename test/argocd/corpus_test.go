@@ -203,6 +203,10 @@ func checkCorpusCase(dir string, c corpusCase, res response) error {
 		if err := json.Unmarshal(processed.Items[i], &want); err != nil {
 			return err
 		}
+		// A template's annotations: null (no annotations) comes out as the map of the digest.
+		if metadata, ok := want.(map[string]any)["metadata"].(map[string]any); ok && metadata["annotations"] == nil {
+			delete(metadata, "annotations")
+		}
 		if annotation := removeDigest(got); annotation != digest {
 			return fmt.Errorf("object %d: render digest %q, want the digest of stencil process --local's List %q", i, annotation, digest)
 		}

@@ -39,6 +39,11 @@ func failing(t *testing.T, a app, wants ...string) {
 			t.Errorf("the error lacks %q:\n%s", w, res.Error)
 		}
 	}
+	shown := res.Error
+	if len(shown) > 600 {
+		shown = shown[:600] + "..."
+	}
+	t.Logf("Argo CD shows: %s", shown)
 }
 
 const emptyTemplate = "apiVersion: templates.stencil.dev/v1alpha1\nkind: Template\nmetadata: {name: empty}\nobjects: []\n"

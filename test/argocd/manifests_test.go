@@ -37,10 +37,14 @@ import (
 // argocd-cmp-server as user 999, with Argo CD's plugins and var-files volumes, a /tmp of its
 // own, and the ConfigMap holding exactly the plugin.yaml these tests run.
 func TestShippedManifests(t *testing.T) {
-	dir := t.TempDir()
-	install := filepath.Join(repoRoot, "_output", "argocd", "install.yaml")
+	// Beside Argo CD's install.yaml (hack/build-argocd-binaries.sh copies it there): Kustomize
+	// takes relative paths only.
+	dir := filepath.Join(repoRoot, "_output", "argocd", "with-plugin")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	kustomization := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: argocd\n" +
-		"resources: [" + install + "]\ncomponents: [" + filepath.Join(repoRoot, "artifacts", "argocd") + "]\n"
+		"resources: [../install.yaml]\ncomponents: [../../../artifacts/argocd]\n"
 	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(kustomization), 0o644); err != nil {
 		t.Fatal(err)
 	}

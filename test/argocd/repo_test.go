@@ -40,7 +40,12 @@ const symlinkPrefix = "symlink:"
 // starting with symlinkPrefix is a symbolic link).
 func newRepo(t testing.TB, files map[string]string) (*gitRepo, string) {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "repo")
+	return newRepoAt(t, filepath.Join(t.TempDir(), "repo"), files)
+}
+
+// newRepoAt is newRepo in dir, which outlives the test.
+func newRepoAt(t testing.TB, dir string, files map[string]string) (*gitRepo, string) {
+	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -116,5 +116,5 @@ func TestTemplateRef(t *testing.T) {
 	failing(t, withAccess("unknown"), `stencil-render.yaml:5:3: error: spec\.templateRef: .*has no revision of hash `+unknown)
 	// The stencil sidecar of the other tests has no access to any cluster.
 	failing(t, app{name: "no-access", repo: repo, revision: sha, path: "pinned", plugin: &pluginSource{Name: "stencil-v1"}},
-		`stencil-render.yaml:5:3: error: spec\.templateRef: `)
+		`stencil-render.yaml:5:3: error: spec\.templateRef: .*needs access to its cluster`)
 }

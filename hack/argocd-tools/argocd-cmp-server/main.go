@@ -17,7 +17,9 @@ limitations under the License.
 // Command argocd-cmp-server is Argo CD's Config Management Plugin sidecar server, its own
 // command (github.com/argoproj/argo-cd/v3/cmd/argocd-cmp-server/commands) under the name the
 // argocd binary answers to in a sidecar. Argo CD ships it inside its multi-call argocd binary;
-// this main links only the sidecar's command, with the set-up the argocd main does for it.
+// this main links only the sidecar's command, with the logger the argocd main sets for it.
+// (The argocd main's DNS SRV workaround is for the gRPC balancer its other commands link; this
+// binary links none, and dials a unix socket.)
 package main
 
 import (
@@ -26,13 +28,11 @@ import (
 	"k8s.io/klog/v2"
 
 	cmpserver "github.com/argoproj/argo-cd/v3/cmd/argocd-cmp-server/commands"
-	"github.com/argoproj/argo-cd/v3/util/grpc"
 	"github.com/argoproj/argo-cd/v3/util/log"
 )
 
 func main() {
 	klog.SetLogger(log.NewLogrusLogger(log.NewWithCurrentConfig()))
-	grpc.DisableSRVLookups()
 	command := cmpserver.NewCommand()
 	command.SilenceErrors = true
 	command.SilenceUsage = true

@@ -53,7 +53,6 @@ import (
 	"github.com/argoproj/argo-cd/v3/reposerver/repository"
 	"github.com/argoproj/argo-cd/v3/util/askpass"
 	cacheutil "github.com/argoproj/argo-cd/v3/util/cache"
-	"github.com/argoproj/argo-cd/v3/util/grpc"
 	"github.com/argoproj/argo-cd/v3/util/log"
 	"github.com/argoproj/argo-cd/v3/util/tls"
 )
@@ -111,7 +110,6 @@ func main() {
 		os.Exit(2)
 	}
 	klog.SetLogger(log.NewLogrusLogger(log.NewWithCurrentConfig()))
-	grpc.DisableSRVLookups()
 	client, err := start(*work)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "argocd-repo-driver:", err)

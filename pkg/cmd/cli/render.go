@@ -237,6 +237,11 @@ type clusterRevisions struct {
 
 // RevisionContent returns the content of the revision of namespace/name whose hash is hash.
 func (c *clusterRevisions) RevisionContent(ctx context.Context, namespace, name, hash string) ([]byte, error) {
+	// Without a kubeconfig or a service account, client-go would try http://localhost:8080.
+	raw, err := c.config.ToRawKubeConfigLoader().RawConfig()
+	if err == nil && len(raw.Clusters) == 0 && os.Getenv("KUBERNETES_SERVICE_HOST") == "" {
+		return nil, fmt.Errorf("reading Template %s/%s needs access to its cluster, and this render has none (no kubeconfig, no service account token): see docs/gitops.md, Templates stored on the cluster", namespace, name)
+	}
 	cs, _, err := newClient(c.config, c.streams)
 	if err != nil {
 		return nil, err
