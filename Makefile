@@ -32,7 +32,7 @@ SUITE_TIMEOUT ?= 40m
 RELIABILITY_REQUESTS ?= 400
 RELIABILITY_TIMEOUT  ?= 10m
 
-.PHONY: all build image run test verify unit corpus integration tour clients ui release reliability soak e2e argocd argocd-binaries fuzz e2e-binaries bench bench-instances clean
+.PHONY: all build image run test verify unit corpus integration tour clients ui release reliability soak e2e argocd argocd-binaries fuzz e2e-binaries flux-binaries bench bench-instances clean
 
 all: build
 
@@ -70,11 +70,11 @@ verify:
 # over the corpus (394 templates processed four ways; 861 files read twice), which -race slows
 # tenfold for nothing.
 unit:
-	$(GO) test $(GOFLAGS_TAGS) -race -skip '^(TestOpenShiftCorpus|TestReaderCorpus)$$' ./pkg/... ./cmd/...
+	$(GO) test $(GOFLAGS_TAGS) -race -skip '^(TestOpenShiftCorpus|TestRenderFileCorpus|TestReaderCorpus)$$' ./pkg/... ./cmd/...
 
 ## corpus: 394 real OpenShift templates give OpenShift's own output, and every JSON and YAML file of the corpus and the repository reads as sigs.k8s.io/yaml reads it (../shared/testdata/openshift-corpus)
 corpus:
-	$(GO) test $(GOFLAGS_TAGS) -count=1 -run '^TestOpenShiftCorpus$$' ./pkg/cmd/cli
+	$(GO) test $(GOFLAGS_TAGS) -count=1 -run '^(TestOpenShiftCorpus|TestRenderFileCorpus)$$' ./pkg/cmd/cli
 	set -o pipefail; $(GO) test $(GOFLAGS_TAGS) -count=1 -run '^TestReaderCorpus$$' -v ./pkg/positions | grep -E '^(---|ok|FAIL)|differences'
 
 integration:
@@ -112,8 +112,12 @@ soak:
 e2e-binaries:
 	hack/build-e2e-binaries.sh
 
-## e2e: etcd, kube-apiserver and kubectl v1.37.1 built from pinned modules (cached in _output/bin)
-e2e: e2e-binaries
+## flux-binaries: Flux's kustomize-controller v1.9.6 (cached in _output/bin) and the CRDs it needs (_output/flux-crds)
+flux-binaries:
+	hack/build-flux-binaries.sh
+
+## e2e: etcd, kube-apiserver and kubectl v1.37.1 and Flux's kustomize-controller built from pinned modules (cached in _output/bin)
+e2e: e2e-binaries flux-binaries
 	hack/install-chromium.sh
 	$(GO) test $(GOFLAGS_TAGS) -count=1 -v -timeout $(SUITE_TIMEOUT) ./test/e2e/... 2>&1 | grep -E -v '^\s*$$' | grep -E '^(=== RUN|--- |\s+\S+_test.go|ok|FAIL|PASS|e2e:|panic)' ; exit $${PIPESTATUS[0]}
 

@@ -175,6 +175,12 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Local mode is served by no cluster's garbage collector: the storage deletes a Template's
+	// revisions, whatever propagation the deletion asks for.
+	noGarbageCollector := c.ExtraConfig.ClusterConfig == nil
+	if noGarbageCollector {
+		templateREST.WithoutGarbageCollector()
+	}
 	customTransformREST, err := customtransform.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter)
 	if err != nil {
 		return nil, err
@@ -184,7 +190,8 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	instanceREST, instanceStatusREST, err := instancestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, noCluster, guard)
+	instanceCaps := instancestorage.Capabilities{NoCluster: noCluster}
+	instanceREST, instanceStatusREST, err := instancestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, instanceCaps, guard)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +232,10 @@ func (c completedConfig) New() (*StencilServer, error) {
 		if err != nil {
 			return nil, err
 		}
-		openshiftInstanceREST, openshiftInstanceStatusREST, err := openshiftinstance.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, noCluster, guard)
+		if noGarbageCollector {
+			openshiftREST.WithoutGarbageCollector()
+		}
+		openshiftInstanceREST, openshiftInstanceStatusREST, err := openshiftinstance.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, instanceCaps, guard)
 		if err != nil {
 			return nil, err
 		}

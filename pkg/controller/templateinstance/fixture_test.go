@@ -84,7 +84,7 @@ func (r trackerTemplates) Template(_ context.Context, namespace, name string) (*
 
 // Revision reads a TemplateRevision of the tracker as StorageTemplates reads one of storage.
 func (r trackerTemplates) Revision(_ context.Context, t *templates.Template, number int64) (*templates.Template, error) {
-	obj, err := r.tracker.Get(templatesv1.SchemeGroupVersion.WithResource("templaterevisions"), t.Namespace, templaterevision.Name(t.Name, number))
+	obj, err := r.tracker.Get(templatesv1.SchemeGroupVersion.WithResource("templaterevisions"), t.Namespace, templatesv1.RevisionName(t.Name, number))
 	if err != nil {
 		return nil, err
 	}
