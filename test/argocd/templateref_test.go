@@ -33,8 +33,9 @@ import (
 
 // TestTemplateRef renders render files that name a Template stored on a Stencil server by its
 // revision's hash: a sidecar given read access (a kubeconfig) renders the pinned revision, the
-// stored Template's later edits notwithstanding; a hash the server does not have is refused; a
-// sidecar without access refuses with the place of templateRef.
+// stored Template's later edits notwithstanding; a hash the server does not have, or the
+// revision of a deleted Template, is refused; a sidecar without access refuses with the place
+// of templateRef.
 func TestTemplateRef(t *testing.T) {
 	dir := t.TempDir()
 	bins, err := localserver.Build(dir, "stencil.dev/stencil/cmd/stencil-apiserver")
@@ -113,7 +114,12 @@ func TestTemplateRef(t *testing.T) {
 	if len(objs) != 1 || objs[0]["metadata"].(map[string]any)["name"] != "prod-cache" || objs[0]["data"].(map[string]any)["replicas"] != "1" {
 		t.Errorf("the pinned revision rendered %v", objs)
 	}
-	failing(t, withAccess("unknown"), `stencil-render.yaml:5:3: error: spec\.templateRef: .*has no revision of hash `+unknown)
+	failing(t, withAccess("unknown"), `stencil-render.yaml:5:3: error: spec\.templateRef: .*has no revision of hash `+unknown+`$`)
+	// Once the Template is deleted, its revisions go with it: the render file names nothing.
+	if err := templates.Delete(ctx, "cache", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	failing(t, withAccess("pinned"), `stencil-render.yaml:5:3: error: spec\.templateRef: .*(has no revision of hash|no longer owned)`)
 	// The stencil sidecar of the other tests has no access to any cluster.
 	failing(t, app{name: "no-access", repo: repo, revision: sha, path: "pinned", plugin: &pluginSource{Name: "stencil-v1"}},
 		`stencil-render.yaml:5:3: error: spec\.templateRef: .*needs access to its cluster`)

@@ -246,14 +246,23 @@ func (c *clusterRevisions) RevisionContent(ctx context.Context, namespace, name,
 	if err != nil {
 		return nil, err
 	}
-	list, err := cs.TemplatesV1alpha1().TemplateRevisions(namespace).List(ctx, metav1.ListOptions{LabelSelector: v1alpha1.LabelTemplate + "=" + name})
+	// The revisions of every Template of the namespace whose content's hash starts so (the
+	// hash label: a Template's name may be too long for a label), then the one asked for.
+	short := strings.TrimPrefix(hash, "sha256:")[:12]
+	list, err := cs.TemplatesV1alpha1().TemplateRevisions(namespace).List(ctx, metav1.ListOptions{LabelSelector: v1alpha1.LabelRevisionHash + "=" + short})
 	if err != nil {
 		return nil, fmt.Errorf("reading the revisions of Template %s/%s: %v", namespace, name, err)
 	}
-	for _, rev := range list.Items {
-		if rev.Template == name && rev.Hash == hash {
-			return rev.Content.Raw, nil
+	for i := range list.Items {
+		rev := &list.Items[i]
+		if rev.Template != name || rev.Hash != hash {
+			continue
 		}
+		// A revision its Template's garbage collection left behind is nobody's any more.
+		if owner := metav1.GetControllerOfNoCopy(rev); owner == nil || owner.Kind != "Template" || owner.Name != name {
+			return nil, fmt.Errorf("the revision %s of hash %s is no longer owned by Template %s/%s (it was deleted)", rev.Name, hash, namespace, name)
+		}
+		return rev.Content.Raw, nil
 	}
-	return nil, fmt.Errorf("Template %s/%s has no revision of hash %s (%d revisions kept)", namespace, name, hash, len(list.Items))
+	return nil, fmt.Errorf("Template %s/%s has no revision of hash %s", namespace, name, hash)
 }
