@@ -8,6 +8,7 @@ require (
 	github.com/chromedp/cdproto v0.0.0-20260714215040-dc233986426f
 	github.com/chromedp/chromedp v0.16.0
 	github.com/emicklei/go-restful/v3 v3.13.0
+	github.com/fluxcd/pkg/apis/meta v1.30.2
 	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3
 	github.com/google/cel-go v0.29.2
 	github.com/google/go-cmp v0.7.0

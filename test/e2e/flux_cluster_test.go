@@ -19,6 +19,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -26,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -138,3 +141,62 @@ subjects: [{kind: ServiceAccount, name: kustomize-controller, namespace: %[1]s}]
 		return nil
 	}, p)
 }
+
+// artifactService stands in for the stencil-artifacts Service: it spreads requests over the
+// replicas' artifact servers, as kube-proxy would, and, while tamper is set, changes one byte
+// of every artifact it hands out, as anyone on the path of plain HTTP could.
+type artifactService struct {
+	srv      *http.Server
+	backends []string
+	next     atomic.Uint64
+	tamper   atomic.Bool
+	// fetches counts the artifacts handed out.
+	fetches atomic.Int64
+}
+
+func newArtifactService(addr string, backends []string) (*artifactService, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	s := &artifactService{backends: backends}
+	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = s.srv.Serve(l) }()
+	return s, nil
+}
+
+func (s *artifactService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := s.next.Add(1)
+	var resp *http.Response
+	var err error
+	for i := range s.backends {
+		backend := s.backends[(int(start)+i)%len(s.backends)]
+		req, _ := http.NewRequestWithContext(r.Context(), r.Method, "http://"+backend+r.URL.RequestURI(), nil)
+		if resp, err = http.DefaultClient.Do(req); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	if resp.StatusCode == http.StatusOK {
+		s.fetches.Add(1)
+		if s.tamper.Load() && len(body) > 0 {
+			body[len(body)/2] ^= 0x20
+		}
+	}
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(resp.StatusCode)
+	_, _ = w.Write(body)
+}
+
+func (s *artifactService) close() { _ = s.srv.Close() }

@@ -61,6 +61,16 @@ const (
 	SecretsApply SecretsDelivery = "Apply"
 )
 
+// Published tells an instance whose render is published rather than applied.
+func (s *TemplateInstanceSpec) Published() bool {
+	return s.Delivery != nil && s.Delivery.Type == DeliveryExternalArtifact
+}
+
+// PublishesSecrets tells a published instance whose Secrets the controller applies.
+func (s *TemplateInstanceSpec) PublishesSecrets() bool {
+	return s.Published() && s.Delivery.ExternalArtifact != nil && s.Delivery.ExternalArtifact.Secrets == SecretsApply
+}
+
 // PublishedArtifact is the artifact a published instance's ExternalArtifact names.
 type PublishedArtifact struct {
 	// externalArtifact names the ExternalArtifact (in the instance's namespace).

@@ -72,7 +72,7 @@ func newStorages(tb testing.TB) storages {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	instances, _, err := templateinstance.NewREST(apiserver.Scheme, opts, true, nil)
+	instances, _, err := templateinstance.NewREST(apiserver.Scheme, opts, templateinstance.Capabilities{NoCluster: true}, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
