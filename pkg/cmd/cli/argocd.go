@@ -55,7 +55,8 @@ func newArgoCDGenerateCommand(config *genericclioptions.ConfigFlags, streams IOS
 			"The List is written as JSON, which Argo CD reads without a YAML parse. Any problem exits non-zero\n" +
 			"with FILE:LINE:COL: error: lines on standard error, which Argo CD shows; nothing is written to\n" +
 			"standard output then, and an empty render is a problem unless the render file allows it, so a\n" +
-			"failed render never makes Argo CD prune the application.",
+			"failed render never makes Argo CD prune the application. Starlark transformers run only with\n" +
+			"--enable-starlark: whoever writes to an application's repository writes its template.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.validate(); err != nil {

@@ -50,6 +50,11 @@ type RenderOptions struct {
 	Output     string
 	SeedFile   string
 	MaxObjects int
+	// EnableStarlark runs the template's Starlark transformers: always on the user's machine
+	// (stencil render, as stencil process --local), only when the administrator says so in
+	// the plugin's sidecar (stencil argocd generate), where anyone who can push to a
+	// repository writes the template.
+	EnableStarlark bool
 
 	config  *genericclioptions.ConfigFlags
 	streams IOStreams
@@ -58,6 +63,7 @@ type RenderOptions struct {
 // NewRenderCommand returns stencil render.
 func NewRenderCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
 	o := newRenderOptions(config, streams, "yaml")
+	o.EnableStarlark = true
 	cmd := &cobra.Command{
 		Use:   "render [-f stencil-render.yaml]",
 		Short: "Render a render file (a TemplateRender kept in git) as a GitOps tool does",
@@ -94,6 +100,7 @@ func (o *RenderOptions) addFlags(cmd *cobra.Command) {
 	flags.StringVarP(&o.Output, "output", "o", o.Output, "output format: yaml or json")
 	flags.StringVar(&o.SeedFile, "generate-seed-file", "", "the file of the secret seed generated values are derived from (default $"+SeedFileVariable+")")
 	flags.IntVar(&o.MaxObjects, "max-objects", gitops.DefaultMaxObjects, "the most objects a render may make")
+	flags.BoolVar(&o.EnableStarlark, "enable-starlark", o.EnableStarlark, "run the template's Starlark transformers (in-process, with the server's limits)")
 }
 
 func (o *RenderOptions) validate() error {
@@ -152,7 +159,7 @@ func (o *RenderOptions) run(ctx context.Context, parameters func(*gitops.Prepare
 		Environment: gitops.EnvironmentFrom(os.LookupEnv),
 		Seed:        o.seed,
 		Config:      config,
-		Plugins:     plugin.Policy{Starlark: true, LocalFiles: true, LocalDir: dir},
+		Plugins:     plugin.Policy{Starlark: o.EnableStarlark, LocalFiles: true, LocalDir: dir},
 		MaxObjects:  o.MaxObjects,
 	}
 	if parameters != nil {

@@ -158,3 +158,40 @@ func TestRenderDiagnostics(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want %q", code, stderr, want)
 	}
 }
+
+// TestStarlarkInTheSidecar: a template's Starlark transformer runs on the user's machine
+// (stencil render) and in the plugin only when the administrator enables it.
+func TestStarlarkInTheSidecar(t *testing.T) {
+	dir := t.TempDir()
+	template := `apiVersion: templates.stencil.dev/v1alpha1
+kind: Template
+metadata: {name: s}
+objects:
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}
+transformers:
+- apiVersion: example.com/v1
+  kind: Mark
+  metadata: {name: mark}
+  provider:
+    starlark:
+      source: |
+        for item in ctx.resource_list["items"]:
+            item["metadata"]["labels"] = {"marked": "yes"}
+`
+	for name, content := range map[string]string{"t.yaml": template,
+		"stencil-render.yaml": "apiVersion: templates.stencil.dev/v1alpha1\nkind: TemplateRender\nspec:\n  templateFile: t.yaml\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(dir, "stencil-render.yaml")
+	if out, stderr, code := run(t, "", "render", "-f", file); code != 0 || !strings.Contains(out, "marked: \"yes\"") {
+		t.Errorf("stencil render: exit %d, %s%s", code, out, stderr)
+	}
+	if _, stderr, code := run(t, "", "argocd", "generate", "-f", file); code == 0 || !strings.Contains(stderr, "t.yaml:11:5: error: transformers[0].provider.starlark: Forbidden") {
+		t.Errorf("stencil argocd generate ran a Starlark transformer it was not allowed to: exit %d, %s", code, stderr)
+	}
+	if out, stderr, code := run(t, "", "argocd", "generate", "-f", file, "--enable-starlark"); code != 0 || !strings.Contains(out, `"marked": "yes"`) {
+		t.Errorf("stencil argocd generate --enable-starlark: exit %d, %s%s", code, out, stderr)
+	}
+}
