@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package templateinstance
+package preview
 
 import (
 	"context"
@@ -105,7 +105,7 @@ func TestPreviewAnswersNothingUnreadable(t *testing.T) {
 	run := func(t *testing.T, deny func(authorizer.Attributes) bool, candidate *templatesv1.Template) templates.InstancePreview {
 		f := (&fixture{t: t, objects: []runtime.Object{stored, newInstance("shop", onRevision(1), fromSecret("creds"))},
 			live: []runtime.Object{generatedValues("shop", "hunter2hunter2"), creds}, deny: deny}).build()
-		status, err := f.previewer().Preview(context.Background(), PreviewRequest{Template: internalTemplate(t, stored),
+		status, err := f.previewer().Preview(context.Background(), Request{Template: internalTemplate(t, stored),
 			Candidate: candidateOf(t, candidate), Caller: &user.DefaultInfo{Name: "bob"}})
 		if err != nil {
 			t.Fatal(err)
@@ -164,7 +164,7 @@ func TestPreviewAuthorizerOutage(t *testing.T) {
 		live: []runtime.Object{generatedValues("shop", "hunter2hunter2")}}).build()
 	var failing atomic.Bool
 	failing.Store(true)
-	f.authz.deny = nil
+	f.Authz.Deny = nil
 	p := f.previewer()
 	p.cfg.Authorizer = authorizer.AuthorizerFunc(func(ctx context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
 		if a.GetVerb() == "get" && failing.Load() {
@@ -172,7 +172,7 @@ func TestPreviewAuthorizerOutage(t *testing.T) {
 		}
 		return authorizer.DecisionAllow, "", nil
 	})
-	req := PreviewRequest{Template: internalTemplate(t, stored), Candidate: candidateOf(t, valueTemplate(t, "two", nil)), Caller: &user.DefaultInfo{Name: "bob"}}
+	req := Request{Template: internalTemplate(t, stored), Candidate: candidateOf(t, valueTemplate(t, "two", nil)), Caller: &user.DefaultInfo{Name: "bob"}}
 	_, err := p.Preview(context.Background(), req)
 	status, ok := err.(apierrors.APIStatus)
 	if !ok || status.Status().Code != http.StatusServiceUnavailable || status.Status().Details == nil || status.Status().Details.RetryAfterSeconds == 0 {
