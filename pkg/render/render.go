@@ -14,7 +14,8 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package render is the whole of processing after decoding, as DESIGN.md orders it: the
+// Package render is the whole of processing after decoding, in the order
+// docs/architecture.md gives (the path of one request, step 4): the
 // engine (parameters, substitution, object labels), the consolidated transformers, the
 // CustomTransforms that bind, and template expansion, once per destination. The server's two
 // endpoints and the CLI's --local path all run it, so every path gives the same bytes for the

@@ -251,7 +251,7 @@ func processCorpusAsServer(c corpusCase, endpoint *processedtemplate.REST) ([]js
 
 // firstYAMLDocument is the body a client sends for a YAML file: a request body is one
 // object, so of a stream whose first documents are empty (the Helm-converted header that
-// DESIGN.md lists among what OpenShift tolerates in a file), the first document that is not,
+// the README lists among what OpenShift tolerates in a file), the first document that is not,
 // as oc and stencil process -f read the file. Any other file is sent as it is.
 func firstYAMLDocument(data []byte) []byte {
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
