@@ -45,6 +45,11 @@ type Config struct {
 	// server's key, nobody can test a guess of a value the objects hold against it. Every
 	// replica has the same key.
 	HashKey []byte
+	// CheckRendered, when set, is told how many objects an instance rendered before they are
+	// decoded, and refuses what its caller will not take (a published artifact's object
+	// count): a template repeating an object a hundred thousand times then costs its rendered
+	// bytes, never a decoded tree of each.
+	CheckRendered func(ctx context.Context, ti *templatesv1.TemplateInstance, objects int) error
 }
 
 // Planner does what a pass over an instance does up to the apply; safe for concurrent use.

@@ -133,6 +133,11 @@ func (p *Planner) Render(ctx context.Context, ti *templatesv1.TemplateInstance, 
 		}
 		return r, Fail("ProcessingFailed", "%s", StatusMessage(err))
 	}
+	if check := p.cfg.CheckRendered; check != nil {
+		if err := check(ctx, ti, len(out.Objects)); err != nil {
+			return r, err
+		}
+	}
 	r.AddSecrets(t.Parameters, inputs, out.Parameters)
 	r.Hash = inventory.OutputHash(p.cfg.HashKey, out.Objects)
 	if stored {

@@ -161,5 +161,5 @@ func NewController(cfg Config) (*Controller, error) {
 // newPlanner is the pass library over cfg's parts.
 func newPlanner(cfg Config) (*instance.Planner, error) {
 	return instance.New(instance.Config{Templates: cfg.Templates, Renderer: cfg.Renderer, Mapper: cfg.Mapper,
-		Authorizer: cfg.Authorizer, SelfReview: cfg.SelfReview, HashKey: cfg.HashKey})
+		Authorizer: cfg.Authorizer, SelfReview: cfg.SelfReview, HashKey: cfg.HashKey, CheckRendered: cfg.Publishing.checkRendered})
 }

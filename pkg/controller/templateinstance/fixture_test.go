@@ -134,6 +134,7 @@ func (f *fixture) build() *fixture {
 		f.t.Fatal(err)
 	}
 	f.c = c
+	f.rebuild()
 	return f
 }
 

@@ -86,8 +86,8 @@ func (c *Controller) reconcilePublished(ctx context.Context, ti *templatesv1.Tem
 	var secrets []string
 	for _, p := range plan {
 		for _, own := range publishedMembers(ti) {
-			if inventory.ObjectKey(own) == inventory.ObjectKey(p.ref) {
-				return 0, c.failed(ctx, ti, fail("InvalidObjects", "%s: the instance publishes through an object of that name: rename it", p))
+			if inventory.ObjectKey(own) == inventory.ObjectKey(p.Ref) {
+				return 0, c.failed(ctx, ti, instance.Fail("InvalidObjects", "%s: the instance publishes through an object of that name: rename it", p))
 			}
 		}
 		switch {
@@ -189,11 +189,10 @@ func (p *Publishing) limits() artifact.Limits {
 	return p.Limits
 }
 
-// publishable refuses, right after the render and before its objects are decoded, a render of
+// checkRendered refuses, right after the render and before its objects are decoded, a render of
 // a published instance with more objects than an artifact holds: a template that repeats an
 // object a hundred thousand times costs its rendered bytes, not a decoded tree of each.
-func (c *Controller) publishable(ctx context.Context, ti *templatesv1.TemplateInstance, objects int) error {
-	pub := c.cfg.Publishing
+func (pub *Publishing) checkRendered(ctx context.Context, ti *templatesv1.TemplateInstance, objects int) error {
 	if !ti.Spec.Published() || pub == nil {
 		return nil
 	}
@@ -205,7 +204,7 @@ func (c *Controller) publishable(ctx context.Context, ti *templatesv1.TemplateIn
 	if client, cerr := pub.Clients(ti.Spec.Requester); cerr == nil {
 		_ = publish.MarkFailed(ctx, client, ti, err.Error())
 	}
-	return fail("ArtifactTooLarge", "nothing was published: %v", err)
+	return instance.Fail("ArtifactTooLarge", "nothing was published: %v", err)
 }
 
 // applyManaged applies what the controller itself applies of a published render (its Secrets
