@@ -105,6 +105,19 @@ func (c *Controller) reconcilePublished(ctx context.Context, ti *templatesv1.Tem
 			"ExternalArtifact could fetch an artifact's content; set spec.delivery.externalArtifact.secrets to Apply to have the "+
 			"controller apply the Secrets as the requester and publish the rest", strings.Join(secrets, ", ")))
 	}
+	// A secret value (a Secret's, a generated one, a secret parameter's) in any other object
+	// would be published with it, whatever the policy of Secrets.
+	var leaks []string
+	for _, p := range published {
+		for _, path := range publish.SecretFields(p.Obj, r.Secrets.Holds) {
+			leaks = append(leaks, p.String()+" at "+path)
+		}
+	}
+	if len(leaks) > 0 {
+		return 0, c.failed(ctx, ti, instance.Fail("SecretsNotPublished", "nothing was published: %s holds the value of a secret parameter, a "+
+			"generated one or one read from a Secret, and whoever may read the ExternalArtifact could fetch it; keep such values in "+
+			"the template's Secrets (spec.delivery.externalArtifact.secrets: Apply applies them)", strings.Join(leaks, ", ")))
+	}
 	objects := make([]*unstructured.Unstructured, len(published))
 	for i, p := range published {
 		objects[i] = p.Obj
