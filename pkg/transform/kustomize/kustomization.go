@@ -18,6 +18,7 @@ package kustomize
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -27,7 +28,9 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"stencil.dev/stencil/pkg/jsonbytes"
+	"stencil.dev/stencil/pkg/positions"
 	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/filters"
 )
 
 // Register adds the inline Kustomization (apiVersion KustomizationAPIVersion,
@@ -75,7 +78,7 @@ func newKustomizationTransformer(config []byte, fldPath *field.Path) (transform.
 	if errs := transform.DecodeConfig(config, &k, fldPath); len(errs) > 0 {
 		return nil, errs
 	}
-	errs := refuseKustomizationFields(&k, fldPath)
+	errs := append(refuseKustomizationFields(&k, fldPath), refuseExpandingPatches(&k, fldPath)...)
 	// Deprecated fields with an exact modern form are rewritten, so that Kustomize has no
 	// deprecation to print on os.Stderr; the warnings are returned instead.
 	var warnings []string
@@ -154,6 +157,29 @@ func refuseKustomizationFields(k *types.Kustomization, fldPath *field.Path) fiel
 	}
 	for i, g := range k.SecretGenerator {
 		refuseSources(refuse, fmt.Sprintf("secretGenerator[%d]", i), g.KvPairSources, noFiles)
+	}
+	return errs
+}
+
+// refuseExpandingPatches reports the patches whose YAML aliases stand for more than
+// positions.MaxJSONBytes of their text: krusty reads them with kyaml and applies them with
+// sigs.k8s.io/yaml, neither of which bounds aliases in bytes.
+func refuseExpandingPatches(k *types.Kustomization, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	check := func(path *field.Path, text string) {
+		raw, err := json.Marshal(text)
+		if err != nil {
+			return
+		}
+		if _, err := filters.ParsePatch(raw); errors.As(err, new(*positions.ExpansionError)) {
+			errs = append(errs, field.Invalid(path, "", err.Error()))
+		}
+	}
+	for i, p := range k.Patches {
+		check(fldPath.Child("patches").Index(i).Child("patch"), p.Patch)
+	}
+	for i, p := range k.PatchesStrategicMerge {
+		check(fldPath.Child("patchesStrategicMerge").Index(i), string(p))
 	}
 	return errs
 }
