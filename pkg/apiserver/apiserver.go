@@ -151,9 +151,11 @@ func (cfg *Config) Complete() CompletedConfig {
 	memory := cfg.ExtraConfig.ProcessingMemory
 	if chain := cfg.GenericConfig.BuildHandlerChainFunc; chain != nil {
 		cfg.GenericConfig.BuildHandlerChainFunc = func(api http.Handler, c *genericapiserver.Config) http.Handler {
-			// Innermost, where the answer is encoded and written: a processing request's memory
-			// is held until then.
-			return chain(quietAfterDeadline(memory.HoldUntilWritten(renderrest.ReadProvenanceParameter(api))), c)
+			// Innermost, where the answer is encoded and written: a request's memory (its body,
+			// its processing, its answer) is held until then, and the body is read, charged and
+			// converted before the API machinery reads it (withBodies).
+			bodies := withBodies(renderrest.ReadProvenanceParameter(api), c.MaxRequestBodyBytes, Codecs)
+			return chain(quietAfterDeadline(memory.HoldUntilWritten(bodies)), c)
 		}
 	}
 	return CompletedConfig{&completedConfig{cfg.GenericConfig.Complete(), &cfg.ExtraConfig}}

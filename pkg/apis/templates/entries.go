@@ -25,7 +25,10 @@ import (
 // parameters, properties, destinations). Before any validation, the API server tracks the
 // managed fields of a body with structured-merge-diff, whose time grows with the square of a
 // map's entries: 80,000 labels took 8 s, and a 3 MB body of 250,000 would outlast the request
-// timeout. Real objects have dozens.
+// timeout. Real objects have dozens. It bounds a Template's objects and transformer configs as
+// well: each costs its decoding and the Template's checks about 550 bytes however small it is,
+// so 350,000 empty objects in a 1 MB body held 176 MB (the 394 templates of OpenShift's
+// corpus have 76 objects at most).
 const MaxEntries = 4096
 
 // EntryCount is the number of entries of one field.

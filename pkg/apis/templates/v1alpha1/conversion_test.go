@@ -30,7 +30,8 @@ import (
 
 // TestDecodingRefuses checks what the conversion to the internal types refuses, so that the
 // API server refuses it while it decodes the body, before its field manager reads it: numbers
-// no float64 holds, and maps and keyed lists beyond templates.MaxEntries.
+// no float64 holds, and maps, keyed lists and a Template's lists of objects and configs beyond
+// templates.MaxEntries.
 func TestDecodingRefuses(t *testing.T) {
 	scheme := runtime.NewScheme()
 	install.Install(scheme)
@@ -55,6 +56,12 @@ func TestDecodingRefuses(t *testing.T) {
 		{"parameters", fmt.Sprintf(template, "", `,"parameters":[`+entries(max+1, `{"name":"P%d"}`)+`]`), "parameters: Too many"},
 		{"object labels", fmt.Sprintf(template, "", `,"objectLabels":{`+entries(max+1, `"k%d":""`)+`}`), "objectLabels: Too many"},
 		{"a number", fmt.Sprintf(template, "", `,"objects":[{"n":1e400}]`), "objects[0].n: Invalid value"},
+		{"objects at the limit", fmt.Sprintf(template, "", `,"objects":[`+entries(max, `{"n":%d}`)+`]`), ""},
+		{"objects", fmt.Sprintf(template, "", `,"objects":[`+entries(max+1, `{"n":%d}`)+`]`), "objects: Too many: 4097"},
+		{"transformers", fmt.Sprintf(template, "", `,"transformers":[`+entries(max+1, `{"n":%d}`)+`]`), "transformers: Too many"},
+		{"generators", fmt.Sprintf(template, "", `,"generators":[`+entries(max+1, `{"n":%d}`)+`]`), "generators: Too many"},
+		{"transformer overrides", fmt.Sprintf(template, "", `,"transformerOverrides":[`+entries(max+1, `{"n":%d}`)+`]`), "transformerOverrides: Too many"},
+		{"OpenShift objects", `{"apiVersion":"template.openshift.io/v1","kind":"Template","metadata":{"name":"o"},"objects":[` + entries(max+1, `{"n":%d}`) + `]}`, "objects: Too many"},
 		{"values at the limit", fmt.Sprintf(params, `,"parameters":{`+entries(max, `"P%d":""`)+`}`), ""},
 		{"values", fmt.Sprintf(params, `,"parameters":{`+entries(max+1, `"P%d":""`)+`}`), "parameters: Too many"},
 		{"caller labels", fmt.Sprintf(params, `,"labels":{`+entries(max+1, `"k%d":""`)+`}`), "labels: Too many"},
