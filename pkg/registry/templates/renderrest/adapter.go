@@ -255,6 +255,10 @@ func (m requestMemory) Hold(ctx context.Context, n int64, plugins bool) error {
 	return m.hold.Set(ctx, n, plugins)
 }
 
+func (m requestMemory) Grow(ctx context.Context, n int64, plugins bool) error {
+	return m.hold.Grow(ctx, n, plugins)
+}
+
 func (m requestMemory) Capacity(plugins bool) int64 { return m.hold.budget.Capacity(plugins) }
 
 // observe reports one request to o.
