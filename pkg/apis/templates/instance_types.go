@@ -53,6 +53,8 @@ type TemplateInstanceSpec struct {
 	UpdatePolicy UpdatePolicy
 	// Requester is the user who last changed the spec; the server sets it.
 	Requester *TemplateInstanceRequester
+	// Delivery says how the objects reach the cluster; nil applies them.
+	Delivery *Delivery
 }
 
 // TemplateReference names a Template in the same namespace.
@@ -97,6 +99,8 @@ type TemplateInstanceStatus struct {
 	Objects []TemplateInstanceObject
 	// GeneratedParametersSecret names the Secret holding the generated parameter values.
 	GeneratedParametersSecret string
+	// Artifact is what a published instance published last.
+	Artifact *PublishedArtifact
 }
 
 // TemplateInstanceObject is one object an instance manages.

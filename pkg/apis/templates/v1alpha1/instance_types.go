@@ -78,6 +78,10 @@ type TemplateInstanceSpec struct {
 	// every spec change; a client's value is overwritten. The controller acts as this user.
 	// +optional
 	Requester *TemplateInstanceRequester `json:"requester,omitempty"`
+	// delivery says how the objects reach the cluster: applied by the controller (the
+	// default), or published as a Flux ExternalArtifact that Flux applies.
+	// +optional
+	Delivery *Delivery `json:"delivery,omitempty"`
 }
 
 // TemplateReference names a Template in the same namespace.
@@ -147,6 +151,10 @@ type TemplateInstanceStatus struct {
 	// generated parameter values so that upgrades reuse them.
 	// +optional
 	GeneratedParametersSecret string `json:"generatedParametersSecret,omitempty"`
+	// artifact is what a published instance published last: its ExternalArtifact's revision
+	// and digest.
+	// +optional
+	Artifact *PublishedArtifact `json:"artifact,omitempty"`
 }
 
 // TemplateInstanceObject is one object an instance manages.

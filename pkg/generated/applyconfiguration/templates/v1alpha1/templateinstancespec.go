@@ -52,6 +52,9 @@ type TemplateInstanceSpecApplyConfiguration struct {
 	// requester is the user who last changed the spec, set by the server on create and on
 	// every spec change; a client's value is overwritten. The controller acts as this user.
 	Requester *TemplateInstanceRequesterApplyConfiguration `json:"requester,omitempty"`
+	// delivery says how the objects reach the cluster: applied by the controller (the
+	// default), or published as a Flux ExternalArtifact that Flux applies.
+	Delivery *DeliveryApplyConfiguration `json:"delivery,omitempty"`
 }
 
 // TemplateInstanceSpecApplyConfiguration constructs a declarative configuration of the TemplateInstanceSpec type for use with
@@ -144,5 +147,13 @@ func (b *TemplateInstanceSpecApplyConfiguration) WithUpdatePolicy(value template
 // If called multiple times, the Requester field is set to the value of the last call.
 func (b *TemplateInstanceSpecApplyConfiguration) WithRequester(value *TemplateInstanceRequesterApplyConfiguration) *TemplateInstanceSpecApplyConfiguration {
 	b.Requester = value
+	return b
+}
+
+// WithDelivery sets the Delivery field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Delivery field is set to the value of the last call.
+func (b *TemplateInstanceSpecApplyConfiguration) WithDelivery(value *DeliveryApplyConfiguration) *TemplateInstanceSpecApplyConfiguration {
+	b.Delivery = value
 	return b
 }
