@@ -32,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
 
+	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/positions"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 )
@@ -86,6 +87,10 @@ const (
 	jsonLevelBytes = 256
 	// maxLevels is the deepest nesting the decoders read (encoding/json's and libyaml's).
 	maxLevels = 10000
+	// objectBytes covers what a Template's checks hold per object, however small (750 bytes
+	// for an empty one: compiling it, and the problems found in it), for as many objects as a
+	// Template may have (templates.MaxObjects); a JSON object needs a {.
+	objectBytes = 1024
 )
 
 // yamlCost is what converting a YAML body holds, besides the body.
@@ -96,7 +101,7 @@ func yamlCost(body []byte) int64 {
 // bodyCost is what a body held as read (its bytes) holds once its JSON is decoded.
 func bodyCost(read, asJSON []byte) int64 {
 	return readFactor*int64(len(read)) + jsonByteFactor*int64(len(asJSON)) + jsonTokenFactor*count(asJSON, "{[,:") +
-		jsonLevelBytes*min(count(asJSON, "{["), maxLevels)
+		jsonLevelBytes*min(count(asJSON, "{["), maxLevels) + objectBytes*min(count(asJSON, "{"), templates.MaxObjects)
 }
 
 // count counts the bytes of data that are any of set.

@@ -90,7 +90,15 @@ func costlyBodies(size int) map[string]string {
 	for i := range params {
 		params[i] = fmt.Sprintf(`{"name":"P%d","value":"%s"}`, i, strings.Repeat("v", size/templates.MaxEntries))
 	}
+	small := make([]string, templates.MaxObjects)
+	empty := make([]string, templates.MaxObjects)
+	for i := range small {
+		small[i] = fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c%d"}}`, i)
+		empty[i] = "{}"
+	}
 	return map[string]string{
+		"as many small objects as allowed": head + `"objects":[` + strings.Join(small, ",") + `]}`,
+		"as many empty objects as allowed": head + `"objects":[` + strings.Join(empty, ",") + `]}`,
 		"empty objects in an object": object(`"x":[` + strings.TrimSuffix(strings.Repeat(`{},`, size/3), ",") + `]`),
 		"short members":              object(`"data":{` + repeat(`"%x":"",`) + `}`),
 		"one-digit numbers":          object(`"x":[` + strings.TrimSuffix(strings.Repeat(`1,`, size/2), ",") + `]`),

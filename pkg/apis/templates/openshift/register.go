@@ -141,7 +141,7 @@ func AddToScheme(scheme *runtime.Scheme) error {
 func decodeTemplate(in *Template, out *templates.Template) error {
 	errs := templates.EntryErrors(append(templates.MetadataEntries(&in.ObjectMeta),
 		templates.EntryCount{Path: "parameters", N: len(in.Parameters)}, templates.EntryCount{Path: "labels", N: len(in.Labels)},
-		templates.EntryCount{Path: "objects", N: len(in.Objects)})...)
+		templates.EntryCount{Path: "objects", N: len(in.Objects), Max: templates.MaxObjects})...)
 	if errs = append(errs, templates.RawNumberErrors(templates.RawList{Name: "objects", Raws: in.Objects})...); len(errs) > 0 {
 		return errs.ToAggregate()
 	}
@@ -158,7 +158,7 @@ func decodeTemplateInstance(in *TemplateInstance, out *templates.TemplateInstanc
 		templates.EntryCount{Path: "spec.template.metadata.annotations", N: len(t.Annotations)},
 		templates.EntryCount{Path: "spec.template.parameters", N: len(t.Parameters)},
 		templates.EntryCount{Path: "spec.template.labels", N: len(t.Labels)},
-		templates.EntryCount{Path: "spec.template.objects", N: len(t.Objects)})
+		templates.EntryCount{Path: "spec.template.objects", N: len(t.Objects), Max: templates.MaxObjects})
 	if r := in.Spec.Requester; r != nil {
 		counts = append(counts, templates.EntryCount{Path: "spec.requester.extra", N: len(r.Extra)})
 	}
