@@ -99,12 +99,12 @@ func costlyBodies(size int) map[string]string {
 	return map[string]string{
 		"as many small objects as allowed": head + `"objects":[` + strings.Join(small, ",") + `]}`,
 		"as many empty objects as allowed": head + `"objects":[` + strings.Join(empty, ",") + `]}`,
-		"empty objects in an object": object(`"x":[` + strings.TrimSuffix(strings.Repeat(`{},`, size/3), ",") + `]`),
-		"short members":              object(`"data":{` + repeat(`"%x":"",`) + `}`),
-		"one-digit numbers":          object(`"x":[` + strings.TrimSuffix(strings.Repeat(`1,`, size/2), ",") + `]`),
-		"one long string":            object(`"data":{"a":"` + strings.Repeat("x", size) + `"}`),
-		"nested arrays":              object(`"x":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000)),
-		"as many objects as allowed": head + `"objects":[` + strings.Join(objects, ",") + `]}`,
+		"empty objects in an object":       object(`"x":[` + strings.TrimSuffix(strings.Repeat(`{},`, size/3), ",") + `]`),
+		"short members":                    object(`"data":{` + repeat(`"%x":"",`) + `}`),
+		"one-digit numbers":                object(`"x":[` + strings.TrimSuffix(strings.Repeat(`1,`, size/2), ",") + `]`),
+		"one long string":                  object(`"data":{"a":"` + strings.Repeat("x", size) + `"}`),
+		"nested arrays":                    object(`"x":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000)),
+		"as many objects as allowed":       head + `"objects":[` + strings.Join(objects, ",") + `]}`,
 		"as many parameters as allowed": head + `"parameters":[` + strings.Join(params, ",") + `],"objects":[` +
 			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}]}`,
 	}
