@@ -37,7 +37,15 @@ type Node struct {
 
 // Leaf returns a Node of one leaf field.
 func Leaf(source Source, parameters []string) *Node {
-	return &Node{Field: &Field{Source: source, Parameters: parameters}}
+	// One allocation for the two: an output has as many leaves as fields.
+	l := &leaf{field: Field{Source: source, Parameters: parameters}}
+	l.node.Field = &l.field
+	return &l.node
+}
+
+type leaf struct {
+	node  Node
+	field Field
 }
 
 // ObjectSeed is an object as the engine wrote it and the provenance of its fields.

@@ -242,6 +242,9 @@ func (o *ProcessOptions) readTemplateFile(withPositions bool) (*process.Template
 		}
 		fmt.Fprintf(o.streams.ErrOut, "%s: warning: %s\n", at, w)
 	}
+	for _, w := range skippedDocuments(name, data, f.Skipped()) {
+		fmt.Fprintln(o.streams.ErrOut, w)
+	}
 	return f, nil
 }
 
