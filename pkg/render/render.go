@@ -48,6 +48,9 @@ type Options struct {
 	// KindToResource maps kinds to plural resources for CustomTransforms that name a
 	// resource; nil means the built-in table of Kubernetes' kinds.
 	KindToResource func(group, kind string) (string, bool)
+	// KustomizeBuilder runs the inline Kustomizations' builds where they stop with their
+	// request (kustomize.Workers, a server's); nil runs them in the request's goroutine.
+	KustomizeBuilder transform.Builder
 }
 
 // Renderer processes templates; it caches compiled plans of stored templates and compiled
@@ -67,8 +70,8 @@ func NewRenderer(opts Options) *Renderer {
 	config := opts.Config.WithDefaults()
 	p := &Renderer{kindToResource: opts.KindToResource, config: config,
 		plans: newByteCache(config.PlanCacheBytes), pipelines: newByteCache(config.PipelineCacheBytes)}
-	if config.Limits.KustomizeBuilds > 0 {
-		p.buildSlots = transform.NewBuildSlots(config.Limits.KustomizeBuilds)
+	if config.Limits.KustomizeBuilds > 0 || opts.KustomizeBuilder != nil {
+		p.buildSlots = transform.NewBuildSlots(config.Limits.KustomizeBuilds).SetBuilder(opts.KustomizeBuilder)
 	}
 	return p
 }

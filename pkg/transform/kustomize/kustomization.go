@@ -17,6 +17,7 @@ limitations under the License.
 package kustomize
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,8 +51,9 @@ func Register(reg *transform.Registry) { reg.SetKustomization(newKustomizationTr
 //     position in Kustomize's order differs from patches, and vars) are refused.
 //   - Kustomize keeps its OpenAPI schema in process-global state: see warmKustomize for why
 //     builds may still run concurrently, as long as `openapi:` is refused.
-//   - A build cannot be interrupted, so its cost is bounded before it starts: see
-//     checkKustomizeCost.
+//   - A build cannot be interrupted, so its cost is bounded before it starts (see
+//     checkKustomizeCost), and the server runs it in a worker process that is killed when its
+//     request ends (worker.go).
 //   - Binaries should be built with -tags kustomize_disable_go_plugin_support, which drops the
 //     Go plugin loader (never reachable here: plugins are disabled) and ~37 MB.
 
@@ -212,24 +214,23 @@ func (t *kustomizationTransformer) Transform(ctx *transform.Context, objects []t
 	if err := t.checkKustomizeCost(ctx, objects, sizes); err != nil {
 		return nil, err
 	}
-	fSys := filesys.MakeFsInMemory()
-	if err := fSys.WriteFile(kustomizeRoot+"/kustomization.yaml", t.kustomization); err != nil {
-		return nil, err
-	}
-	if err := fSys.WriteFile(kustomizeRoot+"/"+kustomizeObjectsFile, docs); err != nil {
-		return nil, err
-	}
-	opts := krusty.MakeDefaultOptions()
-	if t.sortOptions {
-		// With sortOptions, any other Reorder makes krusty log a conflict on os.Stderr.
-		opts.Reorder = krusty.ReorderOptionUnspecified
-	}
-	warmKustomize()
 	slots := ctx.BuildSlots()
 	if err := slots.Acquire(ctx); err != nil {
 		return nil, err
 	}
-	out, err := Build(fSys, kustomizeRoot, opts)
+	var out []transform.Object
+	var err error
+	if builder := slots.Builder(); builder != nil {
+		// Apart, where it is stopped when the request ends.
+		request := ctx.Request()
+		if request == nil {
+			request = context.Background()
+		}
+		out, err = builder.Build(request, t.kustomization, docs, t.sortOptions)
+	} else {
+		warmKustomize()
+		out, err = buildInProcess(t.kustomization, docs, t.sortOptions)
+	}
 	slots.Release()
 	if err != nil {
 		return nil, err
@@ -238,6 +239,24 @@ func (t *kustomizationTransformer) Transform(ctx *transform.Context, objects []t
 		ctx.Warnf("%s", w)
 	}
 	return out, nil
+}
+
+// buildInProcess builds kustomization (kustomization.yaml) over objects (the YAML stream of
+// the objects file) on an in-memory file system, in the calling goroutine.
+func buildInProcess(kustomization, objects []byte, sortOptions bool) ([]transform.Object, error) {
+	fSys := filesys.MakeFsInMemory()
+	if err := fSys.WriteFile(kustomizeRoot+"/kustomization.yaml", kustomization); err != nil {
+		return nil, err
+	}
+	if err := fSys.WriteFile(kustomizeRoot+"/"+kustomizeObjectsFile, objects); err != nil {
+		return nil, err
+	}
+	opts := krusty.MakeDefaultOptions()
+	if sortOptions {
+		// With sortOptions, any other Reorder makes krusty log a conflict on os.Stderr.
+		opts.Reorder = krusty.ReorderOptionUnspecified
+	}
+	return Build(fSys, kustomizeRoot, opts)
 }
 
 // Build builds the kustomization at dir of fSys with krusty (plugins are disabled in krusty's
