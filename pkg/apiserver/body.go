@@ -24,6 +24,7 @@ import (
 	"math"
 	"mime"
 	"net/http"
+	"os"
 	"strconv"
 	"time"
 
@@ -43,9 +44,10 @@ import (
 //     flight is bounded whatever their bodies, and a body that does not fit waits its turn or
 //     is told to come back (429), as processing is;
 //   - reading it ends at the request's deadline (a client that sends a byte a second holds
-//     nothing past it), and so does writing the answer, a little after it (writeGrace), so
-//     that a client that never reads its answer does not hold what the answer holds past its
-//     request: the write fails, the handler returns and the Hold is released;
+//     nothing past it), and so does writing the answer, a little after it (writeGrace, which
+//     leaves the timeout filter its 504), so that a client that never reads its answer does
+//     not hold what the answer holds past its request: the write fails, the handler returns
+//     and the Hold is released;
 //   - a YAML body is converted to JSON here, by pkg/positions, whose aliases are bounded in
 //     bytes: an expansion past positions.MaxJSONBytes is a 413, and no YAML reader of the API
 //     machinery (sigs.k8s.io/yaml in its decoders and in server-side apply) ever sees the
@@ -53,8 +55,8 @@ import (
 //     the decoder, which says what is wrong with it (oneYAMLDocument), through pkg/positions
 //     as well.
 
-// writeGrace is how long after the request's deadline its answer may still be written: the
-// timeout filter's own 504 is written at the deadline, and must get out.
+// writeGrace is how long after the request's deadline its body may still be read and its
+// answer written: the timeout filter's own 504 is written at the deadline, and must get out.
 const writeGrace = 5 * time.Second
 
 // What a body holds, per byte and per token, measured on the shapes that cost most
@@ -113,6 +115,11 @@ func count(data []byte, set string) int64 {
 	return int64(n)
 }
 
+// errBodyDeadline is the end of reading a body at its request's deadline, which the timeout
+// filter answers (504), maybe a moment after: the read deadline and the request's context end
+// at the same time, on timers of their own.
+var errBodyDeadline = errors.New("the request's deadline passed while its body was read")
+
 // bodyReader reads, charges and converts request bodies before handler does.
 type bodyReader struct {
 	handler http.Handler
@@ -137,8 +144,10 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	control := http.NewResponseController(w)
 	if deadline, ok := ctx.Deadline(); ok {
-		// Errors mean the writer cannot (a test's recorder): nothing to bound then.
-		_ = control.SetReadDeadline(deadline)
+		// Errors mean the writer cannot (a test's recorder): nothing to bound then. Both end
+		// a little after the deadline: the timeout filter answers 504 at the deadline, which
+		// it could not if this handler ended first (net/http would answer an empty 200).
+		_ = control.SetReadDeadline(deadline.Add(b.grace))
 		_ = control.SetWriteDeadline(deadline.Add(b.grace))
 		// An HTTP/1 connection keeps its write deadline for its next request, which may have
 		// none (a watch): a short one is left for flushing what is buffered, and a request
@@ -154,7 +163,7 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := b.read(r, hold)
 	if err != nil {
-		if ctx.Err() == nil {
+		if ctx.Err() == nil && !errors.Is(err, errBodyDeadline) {
 			// When the request ended, the timeout filter answers it.
 			b.refuse(w, r, err)
 		}
@@ -207,6 +216,9 @@ func (b *bodyReader) read(r *http.Request, hold *renderrest.Hold) ([]byte, error
 				return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", b.maxBytes))
 			}
 			return buf, nil
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil, errBodyDeadline
 		}
 		if err != nil {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("the request's body could not be read: %v", err))
