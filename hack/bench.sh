@@ -26,6 +26,9 @@ raw="${OUT}/bench-$(date +%Y%m%d-%H%M%S).txt"
   go test ${TAGS} -run '^$' -bench 'BenchmarkProvenanceScaling' -benchmem -benchtime "${BENCHTIME}" -count "${COUNT:-3}" ./pkg/render/
   go test ${TAGS} -run '^$' -bench 'ProcessedVsGet' -benchmem -benchtime 2s ./test/integration/
   go test ${TAGS} -run '^$' -bench 'WholeProcess' -benchtime 3x ./test/clibench/
+  go test ${TAGS} -run '^$' -bench 'BenchmarkRender$' -benchmem -benchtime "${BENCHTIME}" -count "${COUNT:-3}" ./pkg/gitops/
+  hack/build-argocd-binaries.sh
+  go test ${TAGS} -run '^$' -bench 'ArgoCD' -benchtime 40x ./test/argocd/
 } | tee "${raw}"
 echo
 go run ./hack/benchtable < "${raw}" | tee "${OUT}/table.txt"

@@ -2,7 +2,8 @@
 # Fails when a package of ours depends on a layer above its own. The arrows point down only:
 #
 #   cmd -> pkg/cmd -> pkg/apiserver, pkg/ui -> pkg/controller -> pkg/registry, pkg/lint (stencil lint: the store's checks)
-#       -> pkg/render (glue), pkg/export (stencil export), pkg/typecheck (objects against their kinds' schemas)
+#       -> pkg/render (glue), pkg/export (stencil export), pkg/typecheck (objects against their kinds' schemas),
+#          pkg/gitops (render files, as GitOps tools render them)
 #       -> the transformers, from the top (docs/architecture.md draws them):
 #            pkg/transform/plugin (the namespace's plugin policy)
 #         -> pkg/transform/plugin/starlark, pkg/transform/plugin/exec (the plugin runtimes)
@@ -12,7 +13,8 @@
 #       -> pkg/process (engine), pkg/transform/remove (removal paths) -> pkg/apis
 #
 # A package may skip layers downwards and use its own layer; pkg/apis uses nothing of ours
-# outside pkg/apis. pkg/jsonbytes, pkg/positions, pkg/provenance, pkg/netutil, pkg/certs, pkg/sandbox and pkg/artifact are leaf utilities that every
+# outside pkg/apis. pkg/jsonbytes, pkg/positions, pkg/provenance, pkg/netutil, pkg/certs, pkg/sandbox, pkg/artifact,
+# pkg/redact (what is secret, and masking) and pkg/authz (asking the authorizer) are leaf utilities that every
 # layer but pkg/apis may use. Layers are matched by path prefix, the longest first, so a
 # subpackage belongs to its parent's layer unless it has one of its own. Packages in no layer
 # (generated code, the client, hack tools) are checked only through the layered packages that
@@ -40,14 +42,14 @@ awk -v module="${MODULE}/" '
   function layer(p) {
     if (under(p, "pkg/transform/transformtest") || under(p, "pkg/transform/plugin/exec/exectest")) return 15
     if (under(p, "pkg/apis")) return 0
-    if (under(p, "pkg/jsonbytes") || under(p, "pkg/positions") || under(p, "pkg/provenance") || under(p, "pkg/netutil") || under(p, "pkg/certs") || under(p, "pkg/sandbox") || under(p, "pkg/artifact")) return 1
+    if (under(p, "pkg/jsonbytes") || under(p, "pkg/positions") || under(p, "pkg/provenance") || under(p, "pkg/netutil") || under(p, "pkg/certs") || under(p, "pkg/sandbox") || under(p, "pkg/artifact") || under(p, "pkg/redact") || under(p, "pkg/authz")) return 1
     if (under(p, "pkg/process") || under(p, "pkg/transform/remove")) return 2
     if (under(p, "pkg/transform/plugin/starlark") || under(p, "pkg/transform/plugin/exec")) return 6
     if (under(p, "pkg/transform/plugin")) return 7
     if (under(p, "pkg/transform/builtin") || under(p, "pkg/transform/generator") || under(p, "pkg/transform/kustomize") || under(p, "pkg/transform/expand")) return 5
     if (under(p, "pkg/transform/filters")) return 4
     if (under(p, "pkg/transform")) return 3
-    if (under(p, "pkg/render") || under(p, "pkg/export") || under(p, "pkg/typecheck")) return 8
+    if (under(p, "pkg/render") || under(p, "pkg/export") || under(p, "pkg/typecheck") || under(p, "pkg/gitops")) return 8
     # The options of processing are shared by the server and the CLI: above pkg/render, below
     # everything of the server, so the CLI links none of it through them.
     if (under(p, "pkg/cmd/options")) return 8.5
@@ -60,7 +62,7 @@ awk -v module="${MODULE}/" '
   }
   function name(r) { return r == 8.5 ? "pkg/cmd/options" : names[r + 1] }
   BEGIN {
-    split("pkg/apis,leaf utilities,engine and removal paths,transformer core,transformer filters,transformer steps,plugin runtimes,plugin policy,pkg/render pkg/export and pkg/typecheck,pkg/registry and pkg/lint,pkg/controller,pkg/apiserver and pkg/ui,pkg/cmd,cmd,,test support", names, ",")
+    split("pkg/apis,leaf utilities,engine and removal paths,transformer core,transformer filters,transformer steps,plugin runtimes,plugin policy,pkg/render pkg/export pkg/typecheck and pkg/gitops,pkg/registry and pkg/lint,pkg/controller,pkg/apiserver and pkg/ui,pkg/cmd,cmd,,test support", names, ",")
     bad = 0
   }
   {

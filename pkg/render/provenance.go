@@ -27,6 +27,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/provenance"
+	"stencil.dev/stencil/pkg/redact"
 	"stencil.dev/stencil/pkg/transform"
 )
 
@@ -43,6 +44,9 @@ type ProvenanceOptions struct {
 	Annotate bool
 	// Source names the template in the annotations when Positions has no file.
 	Source string
+	// Repo and Ref name the repository and the revision the template was read from, for the
+	// origin annotation (Kustomize's repo and ref), when it came from one (a GitOps render).
+	Repo, Ref string
 }
 
 // Kustomize's annotations of where a resource came from and what transformed it.
@@ -72,8 +76,10 @@ type tracing struct {
 	plan     *process.Plan
 	template *templates.Template
 	labels   map[string]string
-	result   *process.Result
-	tracker  *provenance.Tracker
+	// fromSecret names the parameters whose values were read from Secrets.
+	fromSecret map[string]bool
+	result     *process.Result
+	tracker    *provenance.Tracker
 	// forks is the map of the destinations' objects so far, forkFields their leaf fields, err
 	// why a destination's could not be made.
 	forks      *provenance.Map
@@ -98,11 +104,14 @@ func (tr *tracing) start(objects []map[string]any) error {
 		return err
 	}
 	tr.tracker = provenance.NewTracker(objects, seeds, n, tr.max())
-	var secrets []string
+	declared := make(map[string]*templates.Parameter, len(tr.template.Parameters))
+	for i := range tr.template.Parameters {
+		declared[tr.template.Parameters[i].Name] = &tr.template.Parameters[i]
+	}
+	secrets := &redact.Set{}
 	for _, p := range tr.result.Parameters {
-		// A generated value is a password more often than not.
-		if p.Secret || p.Generate != "" {
-			secrets = append(secrets, p.Value)
+		if d := declared[p.Name]; d != nil && redact.Hidden(d, p.Value, tr.fromSecret[p.Name]) {
+			secrets.Add(p.Value)
 		}
 	}
 	tr.tracker.SetSecrets(secrets)
@@ -152,7 +161,7 @@ func (tr *tracing) finish(t *provenance.Tracker, objects []map[string]any) (*pro
 	}
 	values := make([][2]string, len(objects))
 	for i := range m.Objects {
-		if values[i], err = kustomizeAnnotations(m, &m.Objects[i], file); err != nil {
+		if values[i], err = kustomizeAnnotations(m, &m.Objects[i], file, tr.opts.Repo, tr.opts.Ref); err != nil {
 			return nil, err
 		}
 	}
@@ -180,6 +189,8 @@ func (tr *tracing) refusal(err error) (field.ErrorList, error) {
 // transformations annotation (sigs.k8s.io/kustomize/api/resource.Origin).
 type kustomizeOrigin struct {
 	Path         string        `json:"path,omitempty"`
+	Repo         string        `json:"repo,omitempty"`
+	Ref          string        `json:"ref,omitempty"`
 	ConfiguredIn string        `json:"configuredIn,omitempty"`
 	ConfiguredBy *configuredBy `json:"configuredBy,omitempty"`
 }
@@ -190,13 +201,14 @@ type configuredBy struct {
 	Name       string `json:"name,omitempty"`
 }
 
-// kustomizeAnnotations writes the values of the origin and transformations annotations of o.
-func kustomizeAnnotations(m *provenance.Map, o *provenance.Object, file string) ([2]string, error) {
-	origin := kustomizeOrigin{Path: file}
+// kustomizeAnnotations writes the values of the origin and transformations annotations of o;
+// repo and ref, when given, say where file was read.
+func kustomizeAnnotations(m *provenance.Map, o *provenance.Object, file, repo, ref string) ([2]string, error) {
+	origin := kustomizeOrigin{Path: file, Repo: repo, Ref: ref}
 	made := map[int32]bool{}
 	if o.Source.Kind == provenance.Step && len(o.Steps) > 0 {
 		s := m.Steps[o.Steps[0]]
-		origin = kustomizeOrigin{ConfiguredIn: file, ConfiguredBy: &configuredBy{APIVersion: transform.BuiltinAPIVersion, Kind: s.Kind, Name: s.Name}}
+		origin = kustomizeOrigin{ConfiguredIn: file, Repo: repo, Ref: ref, ConfiguredBy: &configuredBy{APIVersion: transform.BuiltinAPIVersion, Kind: s.Kind, Name: s.Name}}
 		made[o.Steps[0]] = true
 	}
 	var out [2]string

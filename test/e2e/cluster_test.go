@@ -96,6 +96,8 @@ var tokenUsers = map[string]string{
 	"roller":  "roller-token",
 	"rollerb": "rollerb-token",
 	"watcher": "watcher-token",
+	"eve":     "eve-token",
+	"ivan":    "ivan-token",
 }
 
 // auditPolicy records who wrote the ConfigMaps of the TemplateInstance tests, and nothing else:

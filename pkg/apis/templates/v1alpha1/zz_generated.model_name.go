@@ -32,6 +32,11 @@ func (in Bound) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ConfigMapReference) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.ConfigMapReference"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in CustomTransform) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.CustomTransform"
 }
@@ -242,6 +247,16 @@ func (in TemplateReference) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateRender) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.TemplateRender"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateRenderSpec) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.TemplateRenderSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in TemplateRevision) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.TemplateRevision"
 }
@@ -249,6 +264,11 @@ func (in TemplateRevision) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in TemplateRevisionList) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.TemplateRevisionList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateRevisionReference) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.TemplateRevisionReference"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
