@@ -43,6 +43,7 @@ import (
 	instancestorage "stencil.dev/stencil/pkg/registry/templates/templateinstance"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 	"stencil.dev/stencil/pkg/render"
+	"stencil.dev/stencil/pkg/transform"
 	"stencil.dev/stencil/pkg/transform/plugin"
 )
 
@@ -111,6 +112,9 @@ type ExtraConfig struct {
 	// ProcessingMemory is the memory processing requests hold together; nil means
 	// renderrest.NewProcessingBudget's default.
 	ProcessingMemory *renderrest.Budget
+	// KustomizeBuilder runs the inline Kustomizations' builds where they stop with their
+	// request (the binary's build workers); nil runs them in the request's goroutine.
+	KustomizeBuilder transform.Builder
 	// Instances configure the TemplateInstance controller, which acts in the cluster of its
 	// Target, ClusterConfig when not set; nil runs none. The server fills in the loopback
 	// client, storage and renderer.
@@ -157,9 +161,11 @@ func (cfg *Config) Complete() CompletedConfig {
 	memory := cfg.ExtraConfig.ProcessingMemory
 	if chain := cfg.GenericConfig.BuildHandlerChainFunc; chain != nil {
 		cfg.GenericConfig.BuildHandlerChainFunc = func(api http.Handler, c *genericapiserver.Config) http.Handler {
-			// Innermost, where the answer is encoded and written: a processing request's memory
-			// is held until then.
-			return chain(quietAfterDeadline(memory.HoldUntilWritten(renderrest.ReadProvenanceParameter(api))), c)
+			// Innermost, where the answer is encoded and written: a request's memory (its body,
+			// its processing, its answer) is held until then, and the body is read, charged and
+			// converted before the API machinery reads it (withBodies).
+			bodies := withBodies(renderrest.ReadProvenanceParameter(api), c.MaxRequestBodyBytes, Codecs)
+			return chain(quietAfterDeadline(memory.HoldUntilWritten(bodies)), c)
 		}
 	}
 	return CompletedConfig{&completedConfig{cfg.GenericConfig.Complete(), &cfg.ExtraConfig}}
@@ -211,6 +217,8 @@ func (c completedConfig) New() (*StencilServer, error) {
 		Processing:     c.ExtraConfig.Processing,
 		Memory:         c.ExtraConfig.ProcessingMemory,
 		Plugins:        c.ExtraConfig.Plugins,
+		// The controller's renders build the same way, and stop when its pass is cancelled.
+		KustomizeBuilder: c.ExtraConfig.KustomizeBuilder,
 	})
 	previewer, err := c.previewer(templateREST, revisions, instanceREST, renderer, noCluster)
 	if err != nil {

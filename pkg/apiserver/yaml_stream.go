@@ -19,6 +19,7 @@ package apiserver
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 
@@ -81,7 +82,8 @@ func (d oneYAMLDocument) Decode(data []byte, defaults *schema.GroupVersionKind, 
 }
 
 // onlyDocument returns the one document of data that is not empty, or data itself when it is
-// one document or cannot be split (the decoder then says what is wrong with it).
+// one document or cannot be split (the decoder then says what is wrong with it). A document
+// whose aliases expand past positions.MaxJSONBytes is an error.
 func onlyDocument(data []byte) ([]byte, error) {
 	if !bytes.Contains(data, []byte("---")) {
 		return data, nil
@@ -98,6 +100,9 @@ func onlyDocument(data []byte) ([]byte, error) {
 			return data, nil
 		}
 		asJSON, err := positions.YAMLToJSON(doc)
+		if expansion := (*positions.ExpansionError)(nil); errors.As(err, &expansion) {
+			return nil, err
+		}
 		if err != nil {
 			return data, nil
 		}
