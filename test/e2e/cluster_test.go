@@ -96,6 +96,10 @@ var tokenUsers = map[string]string{
 	"roller":  "roller-token",
 	"rollerb": "rollerb-token",
 	"watcher": "watcher-token",
+	// ui-viewer may read a Template whose rollout ui-roller may pause, resume and undo, in
+	// TestCatalogUIRollout.
+	"ui-viewer": "ui-viewer-token",
+	"ui-roller": "ui-roller-token",
 }
 
 // auditPolicy records who wrote the ConfigMaps of the TemplateInstance tests, and nothing else:
