@@ -85,4 +85,3 @@ func TestRolloutUndo(t *testing.T) {
 		t.Errorf("undo to a revision not kept: %v", err)
 	}
 }
-
