@@ -18,9 +18,9 @@ package provenance
 
 import (
 	"sort"
-	"strings"
 
 	"stencil.dev/stencil/pkg/positions"
+	"stencil.dev/stencil/pkg/redact"
 )
 
 // Locator finds where a template field was written; *positions.Index is one. A nil Locator
@@ -172,15 +172,10 @@ func (c *collector) removals(v any, node *Node, path []byte) {
 	}
 }
 
-// masked replaces a secret value in a member name or an object's name.
-const masked = "<secret>"
-
-// mask returns s, or masked when it holds the value of a secret parameter.
+// mask returns s, or redact.Masked when it holds the value of a secret parameter.
 func (t *Tracker) mask(s string) string {
-	for _, v := range t.secrets {
-		if s == v || len(v) >= 3 && strings.Contains(s, v) {
-			return masked
-		}
+	if t.secrets.Holds(s) {
+		return redact.Masked
 	}
 	return s
 }

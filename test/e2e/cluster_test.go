@@ -96,6 +96,8 @@ var tokenUsers = map[string]string{
 	"roller":  "roller-token",
 	"rollerb": "rollerb-token",
 	"watcher": "watcher-token",
+	"eve":     "eve-token",
+	"ivan":    "ivan-token",
 	// ui-viewer may read a Template whose rollout ui-roller may pause, resume and undo, in
 	// TestCatalogUIRollout.
 	"ui-viewer": "ui-viewer-token",

@@ -291,12 +291,12 @@ func TestParametersMaskSecrets(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if strings.Contains(stdout, "hunter2") || !strings.Contains(stdout, "<secret>") || !strings.Contains(stdout, "visible") ||
+	if strings.Contains(stdout, "hunter2") || !strings.Contains(stdout, "(masked)") || !strings.Contains(stdout, "visible") ||
 		!strings.Contains(stdout, "[a-z]{4}") {
-		t.Errorf("a secret default must show as <secret>, the rest as it is:\n%s", stdout)
+		t.Errorf("a secret default must show as (masked), the rest as it is:\n%s", stdout)
 	}
 	stdout, _, _ = run(t, tmpl, "parameters", "-f", "-", "--show-secrets")
-	if !strings.Contains(stdout, "hunter2") || strings.Contains(stdout, "<secret>") {
+	if !strings.Contains(stdout, "hunter2") || strings.Contains(stdout, "(masked)") {
 		t.Errorf("--show-secrets must print the value:\n%s", stdout)
 	}
 }

@@ -34,6 +34,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 	// Group=templates.stencil.dev, Version=v1alpha1
 	case v1alpha1.SchemeGroupVersion.WithKind("AppliedRevision"):
 		return &templatesv1alpha1.AppliedRevisionApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ConfigMapReference"):
+		return &templatesv1alpha1.ConfigMapReferenceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("CustomTransform"):
 		return &templatesv1alpha1.CustomTransformApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("CustomTransformSpec"):
