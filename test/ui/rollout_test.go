@@ -75,14 +75,14 @@ func TestRolloutPanel(t *testing.T) {
 	b.Screenshot("22-rollout-paused")
 
 	b.Run("resume", chromedp.Click(`#rollout-resume`), browser.WaitFor(`document.querySelector('#rollout-result').textContent !== ''`))
-	if got := b.Text("#rollout-result"); got != "template rolling: rollout resumed" {
+	if got := b.Text("#rollout-result"); !strings.HasPrefix(got, "template rolling: rollout resumed") {
 		t.Errorf("resume says %q", got)
 	}
 	if got := get(t, "rolling"); got.Annotations[templatesv1.AnnotationRolloutResume] != "2/1" {
 		t.Errorf("resume wrote %v", got.Annotations)
 	}
 
-	// As the controller would say once resumed: progressing, which offers pause.
+	// As the controller would say once resumed: progressing, which offers pause and undo.
 	stored = get(t, "rolling")
 	stored.Status.Rollout.Phase, stored.Status.Rollout.Reason = templatesv1.RolloutProgressing, ""
 	if _, err := templates.UpdateStatus(ctx, stored, metav1.UpdateOptions{}); err != nil {
@@ -90,16 +90,8 @@ func TestRolloutPanel(t *testing.T) {
 	}
 	b = browser.New(t, screenshotDir)
 	openLab(b, "rolling")
-	b.Run("pause", browser.WaitFor(`!!document.querySelector('#rollout-pause')`), chromedp.Click(`#rollout-pause`),
-		browser.WaitFor(`!!document.querySelector('#rollout-paused')`))
-	if got := get(t, "rolling"); got.Rollout == nil || !got.Rollout.Paused {
-		t.Errorf("pause wrote %+v", got.Rollout)
-	}
-	if got := b.Text("#rollout-result"); got != "template rolling: rollout paused" {
-		t.Errorf("pause says %q", got)
-	}
-
-	b.Run("undo", chromedp.Click(`#rollout-undo`), browser.WaitFor(`!!document.querySelector('#rollout-undo-confirm')`),
+	b.Run("undo", browser.WaitFor(`!!document.querySelector('#rollout-undo')`), chromedp.Click(`#rollout-undo`),
+		browser.WaitFor(`!!document.querySelector('#rollout-undo-confirm')`),
 		chromedp.Click(`#rollout-undo-confirm`), browser.WaitFor(`document.querySelector('#rollout-result').textContent.includes('written back')`))
 	if got := b.Text("#rollout-result"); got != "template rolling: content of revision 1 written back as revision 3; every instance moves to it" {
 		t.Errorf("undo says %q", got)
@@ -107,7 +99,19 @@ func TestRolloutPanel(t *testing.T) {
 	if got := get(t, "rolling"); got.Parameters[0].Value != "one" || got.Annotations[templatesv1.AnnotationRolloutUndo] == "" {
 		t.Errorf("undo wrote %+v %v", got.Parameters, got.Annotations)
 	}
-	b.Screenshot("23-rollout-undone")
+	b.Run("pause", chromedp.Click(`#rollout-pause`), browser.WaitFor(`!!document.querySelector('#rollout-paused')`))
+	if got := get(t, "rolling"); got.Rollout == nil || !got.Rollout.Paused {
+		t.Errorf("pause wrote %+v", got.Rollout)
+	}
+	if got := b.Text("#rollout-result"); got != "template rolling: rollout paused" {
+		t.Errorf("pause says %q", got)
+	}
+	var offered string
+	b.Eval(`[...document.querySelectorAll('#rollout-actions button')].map(b => b.id).join(' ')`, &offered)
+	if offered != "rollout-resume" {
+		t.Errorf("a paused rollout offers %q, want resume only (an undo waits for the resume)", offered)
+	}
+	b.Screenshot("23-rollout-undone-paused")
 	if strings.Contains(b.Text("body"), "You may not") {
 		t.Error("the local admin is told they may not")
 	}

@@ -41,7 +41,8 @@ function draw(panel, ns, name, template, access, said) {
   } else {
     lines.push(h('p', { class: 'summary', id: 'rollout-summary', text: 'No revision is rolling out.' }));
   }
-  if (spec.paused) lines.push(h('p', { class: 'notice warning', id: 'rollout-paused', text: 'Paused: rollout.paused is set; no instance moves until it is resumed.' }));
+  // As kubectl does not undo a paused Deployment, an undo waits for the resume.
+  if (spec.paused) lines.push(h('p', { class: 'notice warning', id: 'rollout-paused', text: 'Paused: rollout.paused is set; no instance moves, nor is an undo offered, until it is resumed.' }));
   const paused = spec.paused || (st && st.phase === 'Paused');
   const back = st && st.fromRevision ? st.fromRevision : (template.revision && template.revision.number > 1 ? template.revision.number - 1 : 0);
   const result = h('p', { id: 'rollout-result', 'aria-live': 'polite', class: said && said.error ? 'error' : 'muted', text: said ? said.text : '' });
@@ -51,14 +52,14 @@ function draw(panel, ns, name, template, access, said) {
     buttons = h('div', { class: 'actions', id: 'rollout-actions' },
       template.rollout && !paused ? h('button', { type: 'button', id: 'rollout-pause', text: 'Pause', onclick: () => run('pause') }) : null,
       template.rollout && paused ? h('button', { type: 'button', id: 'rollout-resume', class: 'primary', text: 'Resume', onclick: () => run('resume') }) : null,
-      back ? h('button', { type: 'button', id: 'rollout-undo', text: `Undo to revision ${back}`,
+      back && !spec.paused ? h('button', { type: 'button', id: 'rollout-undo', text: `Undo to revision ${back}`,
         'aria-describedby': 'rollout-undo-help', onclick: () => confirmUndo(panel, back, run) }) : null);
   }
   clear(panel,
     h('h2', { id: 'rollout-title', text: 'Rollout' }),
     lines,
     buttons,
-    buttons && back ? h('p', { class: 'help', id: 'rollout-undo-help', text: `Undo writes revision ${back}'s content back as a new revision; every instance then moves to it at once.` }) : null,
+    buttons && back && !spec.paused ? h('p', { class: 'help', id: 'rollout-undo-help', text: `Undo writes revision ${back}'s content back as a new revision; every instance then moves to it at once.` }) : null,
     access.allowed ? null : h('p', { class: 'muted', id: 'rollout-not-allowed',
       text: `You may not pause, resume or undo this rollout${access.reason ? `: ${access.reason}` : ' (updating the template is not allowed)'}.` }),
     h('div', { id: 'rollout-confirm' }),
