@@ -166,12 +166,15 @@ func (x *Index) NearestStart(p Path) (Pos, int) {
 	if n < 0 {
 		return Pos{}, -1
 	}
-	if x.entryPerNode {
-		e := x.entries[nd]
-		if e.key >= 0 {
-			return x.PosOf(int(e.key)), n
-		}
-		return x.PosOf(int(e.src)), n
+	switch node := t.nodes[nd]; {
+	case x.identity && node.key >= 0:
+		return x.PosOf(int(node.key)), n
+	case x.identity:
+		return x.PosOf(int(node.value)), n
+	case x.entryPerNode && x.entries[nd].key >= 0:
+		return x.PosOf(int(x.entries[nd].key)), n
+	case x.entryPerNode:
+		return x.PosOf(int(x.entries[nd].src)), n
 	}
 	return x.spanOf(t, nd).Start(), n
 }
