@@ -17,6 +17,7 @@ limitations under the License.
 package positions
 
 import (
+	"bytes"
 	"sort"
 	"strconv"
 	"sync"
@@ -210,7 +211,14 @@ func (x *Index) Locate(path string) string {
 // structure returns the tree of x.json, read on the first lookup.
 func (x *Index) structure() *tree {
 	x.treeOnce.Do(func() {
-		x.tree = buildTree(x.json, len(x.entries))
+		values := len(x.entries)
+		if values == 0 {
+			// A file's own JSON: a value per member or element, at most one per colon and
+			// comma (those inside strings count too), and never more than the values JSON of
+			// its length can hold (0,0,...): the bound only sizes the arrays.
+			values = min(bytes.Count(x.json, []byte(":"))+bytes.Count(x.json, []byte(","))+1, len(x.json)/2+1)
+		}
+		x.tree = buildTree(x.json, values)
 		x.entryPerNode = x.tree != nil && !x.identity && x.byPath == nil && len(x.entries) == len(x.tree.nodes)
 		for i := 0; x.entryPerNode && i < len(x.entries); i++ {
 			n, at := x.tree.nodes[i], x.tree.nodes[i].value
