@@ -213,10 +213,11 @@ func (x *Index) structure() *tree {
 	x.treeOnce.Do(func() {
 		values := len(x.entries)
 		if values == 0 {
-			// A file's own JSON: a value per member or element, at most one per colon and
-			// comma (those inside strings count too), and never more than the values JSON of
-			// its length can hold (0,0,...): the bound only sizes the arrays.
-			values = min(bytes.Count(x.json, []byte(":"))+bytes.Count(x.json, []byte(","))+1, len(x.json)/2+1)
+			// A file's own JSON: a value per member or element, at most one per colon, comma
+			// and opening bracket, and the document (those inside strings count too), and
+			// never more than the values JSON of its length can hold (0,0,...): the bound
+			// only sizes the arrays.
+			values = min(bytes.Count(x.json, []byte(":"))+bytes.Count(x.json, []byte(","))+bytes.Count(x.json, []byte("["))+1, len(x.json)/2+1)
 		}
 		x.tree = buildTree(x.json, values)
 		x.entryPerNode = x.tree != nil && !x.identity && x.byPath == nil && len(x.entries) == len(x.tree.nodes)
