@@ -117,8 +117,17 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage, de
 			return outcome{warnings: ctx.Warnings(), invalid: field.ErrorList{field.Invalid(path, te.Kind, te.Err.Error())}}, nil
 		}
 	}
-	if len(a.rules) > 0 {
-		step(tracker, decoded, provenance.StepInfo{Kind: customTransformStep}, func() { remove.ApplyRules(decoded, a.rules, a.kindResource) })
+	switch {
+	case len(a.rules) == 0:
+	case tracker == nil:
+		remove.ApplyRules(decoded, a.rules, a.kindResource)
+	default:
+		// One step per CustomTransform, in the order they apply: a field one removed names it.
+		for _, rule := range remove.InOrder(a.rules) {
+			step(tracker, decoded, provenance.StepInfo{Kind: customTransformStep, Name: rule.Name}, func() {
+				remove.ApplyRules(decoded, []remove.Rule{rule}, a.kindResource)
+			})
+		}
 	}
 	result := outcome{warnings: ctx.Warnings()}
 	if len(a.destinations) == 0 {
