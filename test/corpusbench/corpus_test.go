@@ -22,6 +22,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -97,18 +99,32 @@ func run(m *testing.M) int {
 		}
 		corpus = append(corpus, p)
 	}
-	dir, err := os.MkdirTemp("", "corpusbench")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+	code := m.Run()
+	if shared != nil {
+		shared.Stop()
+		os.RemoveAll(serverDir)
 	}
-	defer os.RemoveAll(dir)
-	if shared, err = StartServer(context.Background(), dir); err != nil {
-		fmt.Fprintln(os.Stderr, "starting the server:", err)
-		return 1
+	return code
+}
+
+var (
+	serverOnce sync.Once
+	serverDir  string
+	serverErr  error
+)
+
+// sharedServer starts the shared server on first use: a run that measures no server path does not
+// start one.
+func sharedServer(tb testing.TB) *Server {
+	serverOnce.Do(func() {
+		if serverDir, serverErr = os.MkdirTemp("", "corpusbench"); serverErr == nil {
+			shared, serverErr = StartServer(context.Background(), serverDir)
+		}
+	})
+	if serverErr != nil {
+		tb.Fatalf("starting the server: %v", serverErr)
 	}
-	defer shared.Stop()
-	return m.Run()
+	return shared
 }
 
 // TestPathsGiveOpenShiftsItems checks that every path the benchmark measures does the whole
@@ -119,6 +135,7 @@ func TestPathsGiveOpenShiftsItems(t *testing.T) {
 		t.Errorf("not measured: %s", e)
 	}
 	var w ResponseBuffer
+	sharedServer(t)
 	for _, c := range corpus {
 		t.Run(c.Name, func(t *testing.T) {
 			if _, err := openshift.Process(c.File, c.Values); err != nil {
@@ -138,8 +155,10 @@ func TestPathsGiveOpenShiftsItems(t *testing.T) {
 			}
 			list, err := Engine(engine, c.File, c.values)
 			check("engine", list, err)
-			err = shared.ProcessedTemplates(c.namespace, c.body, c.YAML, &w)
+			err = shared.ProcessedTemplates(c.namespace, c.body, c.YAML, false, &w)
 			check("server", w.Body.Bytes(), err)
+			err = shared.ProcessedTemplates(c.namespace, c.body, c.YAML, true, &w)
+			check("server, whole handler chain", w.Body.Bytes(), err)
 			list, err = Cached(cache, c.stored, c.values)
 			check("cached plan", list, err)
 		})
@@ -151,18 +170,20 @@ const (
 	pathOpenShift = iota
 	pathEngine
 	pathServer
+	pathChain
 	pathCached
 	pathRoundTrip
 	paths
 )
 
-var pathNames = [paths]string{"openshift", "engine", "server", "cached", "roundtrip"}
+var pathNames = [paths]string{"openshift", "engine", "server", "chain", "cached", "roundtrip"}
 
 // BenchmarkCorpus measures, for every template of the corpus (JSON and YAML files apart), in
 // one loop so that each path meets the same load: OpenShift's decode+Process (the baseline),
 // the engine as stencil process --local calls it, the server's handler from the request's
-// body to the answer's bytes (POST processedtemplates, provenance off), a cached plan, and an
-// encoding/json round trip of the template. Each is timed by the process's CPU time (GC and
+// body to the answer's bytes (POST processedtemplates, provenance off; past the generic
+// filters, and through the whole handler chain: x-chain), a cached plan, and an encoding/json
+// round trip of the template. Each is timed by the process's CPU time (GC and
 // the handler's goroutines included), repeated until a measurement takes about a millisecond.
 // It reports, besides the CPU time of the whole set per path, the geometric means over the
 // templates of:
@@ -186,6 +207,7 @@ func BenchmarkCorpus(b *testing.B) {
 }
 
 func measureCorpus(b *testing.B, cases []prepared) {
+	sharedServer(b)
 	var w ResponseBuffer
 	do := func(path int, c *prepared) {
 		if err := runPath(path, c, &w); err != nil {
@@ -233,9 +255,13 @@ func measureCorpus(b *testing.B, cases []prepared) {
 	for p := range paths {
 		b.ReportMetric(total[p], pathNames[p]+"-cpu-ns/op")
 	}
+	if dump := os.Getenv("CORPUSBENCH_CSV"); dump != "" {
+		writeCSV(b, dump, cases, sums, n)
+	}
 	b.ReportMetric(float64(len(cases)), "templates")
 	b.ReportMetric(ratio(pathOpenShift, pathEngine), "x-engine")
 	b.ReportMetric(ratio(pathOpenShift, pathServer), "x-server")
+	b.ReportMetric(ratio(pathOpenShift, pathChain), "x-chain")
 	b.ReportMetric(ratio(pathOpenShift, pathCached), "x-cached")
 	b.ReportMetric(ratio(pathServer, pathEngine), "server/engine")
 	b.ReportMetric(ratio(pathServer, pathRoundTrip), "server/roundtrip")
@@ -263,6 +289,9 @@ func BenchmarkPaths(b *testing.B) {
 		}
 		for p := range paths {
 			b.Run(format+"/"+pathNames[p], func(b *testing.B) {
+				if p == pathServer || p == pathChain {
+					sharedServer(b)
+				}
 				b.ReportAllocs()
 				var w ResponseBuffer
 				for b.Loop() {
@@ -286,11 +315,31 @@ func runPath(path int, c *prepared, w *ResponseBuffer) error {
 	case pathEngine:
 		_, err = Engine(engine, c.File, c.values)
 	case pathServer:
-		err = shared.ProcessedTemplates(c.namespace, c.body, c.YAML, w)
+		err = shared.ProcessedTemplates(c.namespace, c.body, c.YAML, false, w)
+	case pathChain:
+		err = shared.ProcessedTemplates(c.namespace, c.body, c.YAML, true, w)
 	case pathCached:
 		_, err = Cached(cache, c.stored, c.values)
 	case pathRoundTrip:
 		_, err = RoundTrip(c.asJSON)
 	}
 	return err
+}
+
+// writeCSV writes each case's CPU time per path (nanoseconds), for a look at where the ratios
+// come from: CORPUSBENCH_CSV=file go test -bench BenchmarkCorpus.
+func writeCSV(b *testing.B, file string, cases []prepared, sums [][paths]time.Duration, n int) {
+	f, err := os.OpenFile(file, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "template,bytes,%s\n", strings.Join(pathNames[:], ","))
+	for i, c := range cases {
+		fmt.Fprintf(f, "%s,%d", c.Name, len(c.File))
+		for p := range paths {
+			fmt.Fprintf(f, ",%d", sums[i][p]/time.Duration(n))
+		}
+		fmt.Fprintln(f)
+	}
 }

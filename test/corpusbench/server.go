@@ -26,6 +26,10 @@ import (
 	"strconv"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/endpoints/filters"
+	"k8s.io/apiserver/pkg/endpoints/request"
+	genericapiserver "k8s.io/apiserver/pkg/server"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	basecompatibility "k8s.io/component-base/compatibility"
 	baseversion "k8s.io/component-base/version"
@@ -34,13 +38,17 @@ import (
 )
 
 // Server is stencil-apiserver in local mode, in this process, with its embedded etcd: the
-// same options, configuration and handler chain as `make run` serves, reached through its
-// http.Handler (what the serving loop calls once TLS has read a request), with the
-// loopback client's token.
+// same options, configuration and handler chain as `make run` serves. It is reached two ways:
+//   - its handler chain (what the serving loop calls once TLS has read a request), with the
+//     loopback client's token: every filter every API server runs (authentication,
+//     authorization, audit, priority and fairness, timeouts) included;
+//   - the handler those filters hand requests to (StencilServer.InnerHandler: Stencil's own
+//     filters and the API's routes), with the request information and the user the filters
+//     set: the server's path for processing, from the request's body to the answer's bytes.
 type Server struct {
-	handler http.Handler
-	token   string
-	stop    func()
+	chain, handler http.Handler
+	token          string
+	stop           func()
 }
 
 // StartServer starts the server with its data in dir.
@@ -88,8 +96,14 @@ func StartServer(ctx context.Context, dir string) (*Server, error) {
 		defer close(done)
 		_ = prepared.RunWithContext(runCtx)
 	}()
+	loopback := &user.DefaultInfo{Name: user.APIServerUser, Groups: []string{user.SystemPrivilegedGroup}}
+	inner := s.InnerHandler
+	handler := filters.WithRequestInfo(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inner.ServeHTTP(w, r.WithContext(request.WithUser(r.Context(), loopback)))
+	}), genericapiserver.NewRequestInfoResolver(&config.GenericConfig.Config))
 	return &Server{
-		handler: s.GenericAPIServer.Handler,
+		chain:   s.GenericAPIServer.Handler,
+		handler: handler,
 		token:   config.GenericConfig.LoopbackClientConfig.BearerToken,
 		stop: func() {
 			cancel()
@@ -103,8 +117,9 @@ func StartServer(ctx context.Context, dir string) (*Server, error) {
 func (s *Server) Stop() { s.stop() }
 
 // ProcessedTemplates posts body (JSON, or YAML) to templates.stencil.dev's processedtemplates
-// in namespace and writes the answer into w, failing unless it is a 201.
-func (s *Server) ProcessedTemplates(namespace string, body []byte, yamlBody bool, w *ResponseBuffer) error {
+// in namespace through the handler past the filters (chain false) or the whole handler chain,
+// and writes the answer into w, failing unless it is a 201.
+func (s *Server) ProcessedTemplates(namespace string, body []byte, yamlBody, chain bool, w *ResponseBuffer) error {
 	req, err := http.NewRequest(http.MethodPost, "/apis/templates.stencil.dev/v1alpha1/namespaces/"+namespace+"/processedtemplates", bytes.NewReader(body))
 	if err != nil {
 		return err
@@ -118,7 +133,11 @@ func (s *Server) ProcessedTemplates(namespace string, body []byte, yamlBody bool
 	}
 	req.RemoteAddr = "127.0.0.1:40000"
 	w.Reset()
-	s.handler.ServeHTTP(w, req)
+	if chain {
+		s.chain.ServeHTTP(w, req)
+	} else {
+		s.handler.ServeHTTP(w, req)
+	}
 	if w.Status != http.StatusCreated {
 		return fmt.Errorf("status %d: %s", w.Status, w.Body.Bytes())
 	}
