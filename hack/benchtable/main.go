@@ -77,6 +77,20 @@ var comparisons = []comparison{
 		regexp.MustCompile(`^BenchmarkMemoryBudget/(?P<case>.+)/(?P<side>charged|uncharged)$`), "charged", "uncharged", 1.1, false, false},
 	{"preview of a change across 1,000 instances (4 objects) vs rendering each once",
 		regexp.MustCompile(`^BenchmarkPreview/(?P<case>instances=\d+)/(?P<side>preview|render-once)$`), "preview", "render-once", 8, false, false},
+	{"provenance, 10x the objects (100 -> 1,000)",
+		regexp.MustCompile(`^BenchmarkProvenanceScaling/(?P<case>[a-z]+)/(?P<side>objects=100|objects=1000)/provenance$`), "objects=1000", "objects=100", 12, false, false},
+	{"provenance, 10x the objects (1,000 -> 10,000)",
+		regexp.MustCompile(`^BenchmarkProvenanceScaling/(?P<case>[a-z]+)/(?P<side>objects=1000|objects=10000)/provenance$`), "objects=10000", "objects=1000", 12, false, false},
+	{"file -> List with provenance vs without, 10,000 objects",
+		regexp.MustCompile(`^BenchmarkProvenanceScaling/(?P<case>[a-z]+/objects=10000)/(?P<side>provenance|render)$`), "provenance", "render", 3, false, false},
+	{"stencil lint, 10x the objects (100 -> 1,000)",
+		regexp.MustCompile(`^BenchmarkLintScaling/(?P<side>objects=100|objects=1000)/(?P<case>lint|lint\+types)$`), "objects=1000", "objects=100", 12, false, false},
+	{"stencil lint, 10x the objects (1,000 -> 10,000)",
+		regexp.MustCompile(`^BenchmarkLintScaling/(?P<side>objects=1000|objects=10000)/(?P<case>lint|lint\+types)$`), "objects=10000", "objects=1000", 12, false, false},
+	{"stencil lint vs the server's checks, 10,000 objects",
+		regexp.MustCompile(`^BenchmarkLintScaling/objects=10000/(?P<side>lint|server)$`), "lint", "server", 3, false, false},
+	{"stencil lint + type check vs the server's checks, 10,000 objects",
+		regexp.MustCompile(`^BenchmarkLintScaling/objects=10000/(?P<side>lint\+types|server)$`), "lint+types", "server", 3, false, false},
 	{"whole process, 800 pairs: stencil CLI (YAML out) vs kubectl kustomize",
 		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-yaml|kubectl-kustomize)$`), "stencil-yaml", "kubectl-kustomize", 0.01, false, false},
 	{"whole process, 800 pairs: stencil CLI (JSON out) vs kubectl kustomize",
@@ -85,13 +99,27 @@ var comparisons = []comparison{
 		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-yaml|kubectl-kustomize)` + cpuSuffix + `$`), "stencil-yaml", "kubectl-kustomize", 0.01, false, false},
 	{"whole process, CPU time (user+sys): stencil CLI (JSON out) vs kubectl kustomize",
 		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-json|kubectl-kustomize)` + cpuSuffix + `$`), "stencil-json", "kubectl-kustomize", 0.01, false, false},
+	{"Template create, 1,000 Templates in the namespace vs none",
+		regexp.MustCompile(`^BenchmarkTemplateCreate/(?P<side>templates=1000|templates=0)$`), "templates=1000", "templates=0", 1.2, false, false},
+	{"Template create, 10,000 Templates in the namespace vs none",
+		regexp.MustCompile(`^BenchmarkTemplateCreate/(?P<side>templates=10000|templates=0)$`), "templates=10000", "templates=0", 1.2, false, false},
+	{"Template create, CPU time: 1,000 Templates in the namespace vs none",
+		regexp.MustCompile(`^BenchmarkTemplateCreate/(?P<side>templates=1000|templates=0)` + cpuSuffix + `$`), "templates=1000", "templates=0", 1.2, false, false},
+	{"Template create, CPU time: 10,000 Templates in the namespace vs none",
+		regexp.MustCompile(`^BenchmarkTemplateCreate/(?P<side>templates=10000|templates=0)` + cpuSuffix + `$`), "templates=10000", "templates=0", 1.2, false, false},
+	{"Template create, B/op: 1,000 Templates in the namespace vs none",
+		regexp.MustCompile(`^BenchmarkTemplateCreate/(?P<side>templates=1000|templates=0)` + bytesSuffix + `$`), "templates=1000", "templates=0", 1.2, false, true},
+	{"Template create, B/op: 10,000 Templates in the namespace vs none",
+		regexp.MustCompile(`^BenchmarkTemplateCreate/(?P<side>templates=10000|templates=0)` + bytesSuffix + `$`), "templates=10000", "templates=0", 1.2, false, true},
 	{"server: POST templates/{name}/processed, requests/s vs GET of the same template",
 		regexp.MustCompile(`^BenchmarkProcessedVsGet/(?P<side>POST-processed|GET)$`), "POST-processed", "GET", 0.8, true, false},
 	{"server: POST processedtemplates (template in the request), requests/s vs GET",
 		regexp.MustCompile(`^BenchmarkProcessedVsGet/(?P<side>POST-processedtemplates|GET)$`), "POST-processedtemplates", "GET", 0.8, true, false},
 }
 
-var line = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+\d+\s+([\d.]+) ns/op`)
+// line reads one result; a sub-benchmark run again under the same name in one invocation
+// (name#01, name#02: rounds over several sizes) counts as another run of it.
+var line = regexp.MustCompile(`^(Benchmark\S+?)(#\d+)?(-\d+)?\s+\d+\s+([\d.]+) ns/op`)
 
 // cpuSuffix names, in the table's map, the CPU time a benchmark reports as its cpu-ns/op
 // metric (the user+system time of the processes it starts), beside its wall time.
@@ -113,7 +141,7 @@ func main() {
 	scanner.Buffer(make([]byte, 1<<20), 1<<20)
 	for scanner.Scan() {
 		if m := line.FindStringSubmatch(scanner.Text()); m != nil {
-			v, err := strconv.ParseFloat(m[3], 64)
+			v, err := strconv.ParseFloat(m[4], 64)
 			if err == nil {
 				runs[m[1]] = append(runs[m[1]], v)
 			}

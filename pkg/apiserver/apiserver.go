@@ -98,6 +98,9 @@ const (
 
 // ExtraConfig holds the configuration that is Stencil's own.
 type ExtraConfig struct {
+	// HashKey keys the hashes of what instances render (templateinstance.Config.HashKey);
+	// every replica has the same.
+	HashKey []byte
 	// OpenShiftTemplates serves template.openshift.io/v1 templates, processedtemplates and
 	// templateinstances over the storage of our Templates and TemplateInstances.
 	OpenShiftTemplates bool
@@ -124,6 +127,9 @@ type ExtraConfig struct {
 	// TemplateTypes type-checks the objects of each Template written against the cluster's
 	// kinds (--template-type-check); nil checks none.
 	TemplateTypes *templatecheck.Types
+	// Artifacts runs the artifact server of published TemplateInstances; nil runs none, and
+	// such instances are refused.
+	Artifacts *ArtifactConfig
 }
 
 // Config is the configuration of a Stencil server.
@@ -194,6 +200,12 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Local mode is served by no cluster's garbage collector: the storage deletes a Template's
+	// revisions, whatever propagation the deletion asks for.
+	noGarbageCollector := c.ExtraConfig.ClusterConfig == nil
+	if noGarbageCollector {
+		templateREST.WithoutGarbageCollector()
+	}
 	customTransformREST, err := customtransform.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter)
 	if err != nil {
 		return nil, err
@@ -203,7 +215,8 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	instanceREST, instanceStatusREST, err := instancestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, noCluster, guard)
+	instanceCaps := instancestorage.Capabilities{NoCluster: noCluster, Publishing: c.ExtraConfig.Artifacts != nil && !noCluster}
+	instanceREST, instanceStatusREST, err := instancestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, instanceCaps, guard)
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +262,10 @@ func (c completedConfig) New() (*StencilServer, error) {
 		if err != nil {
 			return nil, err
 		}
-		openshiftInstanceREST, openshiftInstanceStatusREST, err := openshiftinstance.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, noCluster, guard)
+		if noGarbageCollector {
+			openshiftREST.WithoutGarbageCollector()
+		}
+		openshiftInstanceREST, openshiftInstanceStatusREST, err := openshiftinstance.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, instanceCaps, guard)
 		if err != nil {
 			return nil, err
 		}
@@ -278,13 +294,23 @@ func (c completedConfig) New() (*StencilServer, error) {
 			discovery.SetGroupVersionPriority(metav1.GroupVersion(openshift.SchemeGroupVersion), OpenShiftGroupPriorityMinimum, VersionPriority)
 		}
 	}
+	var artifacts *templateinstance.ArtifactOptions
+	if instanceCaps.Publishing {
+		handler, err := c.artifactHandler(instanceREST)
+		if err != nil {
+			return nil, err
+		}
+		serveArtifacts(s.GenericAPIServer, c.ExtraConfig.Artifacts.Address, handler)
+		artifacts = &templateinstance.ArtifactOptions{URL: c.ExtraConfig.Artifacts.URL, Published: handler.Published}
+	}
 	if opts := c.ExtraConfig.Instances; opts != nil && !noCluster {
 		opts := *opts
 		if opts.Target == nil {
 			opts.Target = c.ExtraConfig.ClusterConfig
 		}
 		opts.Templates, opts.Revisions, opts.Renderer, opts.Previewer = templateREST, revisions, renderer, previewer
-		opts.Authorizer = c.GenericConfig.Authorization.Authorizer
+		opts.Artifacts = artifacts
+		opts.Authorizer, opts.HashKey = c.GenericConfig.Authorization.Authorizer, c.ExtraConfig.HashKey
 		s.GenericAPIServer.AddPostStartHookOrDie("stencil-templateinstance-controller", func(hook genericapiserver.PostStartHookContext) error {
 			opts.Loopback = hook.LoopbackClientConfig
 			controller, err := templateinstance.New(opts)

@@ -43,7 +43,8 @@ type TemplateInstanceSpec struct {
 	Template *runtime.RawExtension
 	// Parameters are the caller's values by parameter name.
 	Parameters map[string]string
-	// ParametersFrom are further values, read from the keys of Secrets; Parameters win.
+	// ParametersFrom are further values, read from the keys of Secrets and ConfigMaps;
+	// Parameters win.
 	ParametersFrom []ParametersSource
 	// Labels are extra object labels, as TemplateParameters' labels.
 	Labels map[string]string
@@ -53,6 +54,8 @@ type TemplateInstanceSpec struct {
 	UpdatePolicy UpdatePolicy
 	// Requester is the user who last changed the spec; the server sets it.
 	Requester *TemplateInstanceRequester
+	// Delivery says how the objects reach the cluster; nil applies them.
+	Delivery *Delivery
 }
 
 // TemplateReference names a Template in the same namespace.
@@ -63,10 +66,19 @@ type TemplateReference struct {
 	Revision int64
 }
 
-// ParametersSource is where further parameter values come from.
+// ParametersSource is where further parameter values come from: exactly one of SecretRef and
+// ConfigMapRef.
 type ParametersSource struct {
 	// SecretRef names a Secret of the namespace whose keys are parameter names.
 	SecretRef *SecretReference
+	// ConfigMapRef names a ConfigMap of the namespace whose keys are parameter names.
+	ConfigMapRef *ConfigMapReference
+}
+
+// ConfigMapReference names a ConfigMap in the same namespace.
+type ConfigMapReference struct {
+	// Name of the ConfigMap.
+	Name string
 }
 
 // SecretReference names a Secret in the same namespace.
@@ -97,6 +109,8 @@ type TemplateInstanceStatus struct {
 	Objects []TemplateInstanceObject
 	// GeneratedParametersSecret names the Secret holding the generated parameter values.
 	GeneratedParametersSecret string
+	// Artifact is what a published instance published last.
+	Artifact *PublishedArtifact
 }
 
 // TemplateInstanceObject is one object an instance manages.

@@ -59,16 +59,24 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 		return 0, err
 	}
 	if ok, current := c.upToDate(ctx, ti); ok {
+		if ti.Spec.Published() {
+			return c.refreshPublished(ctx, ti, a, current)
+		}
 		return c.refreshReadiness(ctx, ti, a, current)
 	}
 
 	r, err := c.render(ctx, ti, a)
+	// From here on, no message (a condition, an Event, a log line) quotes a secret value.
+	failed := func(err error) error { return c.failed(ctx, ti, r.scrub(err)) }
 	if err != nil {
-		return 0, c.failed(ctx, ti, err)
+		return 0, failed(err)
 	}
 	plan, err := c.plan(ti, r)
 	if err != nil {
-		return 0, c.failed(ctx, ti, err)
+		return 0, failed(err)
+	}
+	if ti.Spec.Published() {
+		return c.reconcilePublished(ctx, ti, a, r, plan)
 	}
 	keep := map[string]bool{}
 	var objects []templatesv1.TemplateInstanceObject
@@ -80,21 +88,21 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	}
 	prune := c.pruneTargets(ti.Status.Objects, keep)
 	if err := c.authorizePlan(ctx, ti, a, plan, r.authors, prune); err != nil {
-		return 0, c.failed(ctx, ti, err)
+		return 0, failed(err)
 	}
 	// What was applied last, to objects nobody changed since, is not applied again.
 	live, same, err := c.unchanged(ctx, ti, a, r, plan, prune)
 	if err != nil {
-		return 0, c.failed(ctx, ti, err)
+		return 0, failed(err)
 	}
 	if same {
 		return c.recordUnchanged(ctx, ti, r, live)
 	}
 	if err := c.preflight(ctx, ti, a, plan); err != nil {
-		return 0, c.failed(ctx, ti, err)
+		return 0, failed(err)
 	}
 	if r.unreadGenerated != nil {
-		return 0, c.failed(ctx, ti, r.unreadGenerated)
+		return 0, failed(r.unreadGenerated)
 	}
 	// Before anything is applied, the inventory holds the old objects and the new: a pass
 	// cut short still knows every object it may have created.
@@ -123,11 +131,11 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 		ti.Status.GeneratedParametersSecret = GeneratedSecretName(ti.Name)
 	}
 	if ti, err = c.writeStatus(ctx, ti); err != nil {
-		return 0, err
+		return 0, r.scrub(err)
 	}
 
 	if err := c.apply(ctx, a, plan); err != nil {
-		return 0, c.failed(ctx, ti, err)
+		return 0, failed(err)
 	}
 	objects = objects[:0]
 	for _, p := range plan {
@@ -137,7 +145,7 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	}
 	left, err := c.prune(ctx, ti, a, old, keep)
 	if err != nil {
-		return 0, c.failed(ctx, ti, err)
+		return 0, failed(err)
 	}
 	ti.Status.Objects = append(objects, left...)
 	ti.Status.TemplateResourceVersion = r.templateResourceVersion
@@ -154,7 +162,7 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	}
 	rotated := ti.Annotations[templatesv1.AnnotationRotateGeneratedParameters] != ""
 	if ti, err = c.writeStatus(ctx, ti); err != nil {
-		return 0, err
+		return 0, r.scrub(err)
 	}
 	if rotated {
 		// The new values are stored and applied: the request is done.
@@ -174,7 +182,7 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 func (c *Controller) upToDate(ctx context.Context, ti *templatesv1.TemplateInstance) (bool, int64) {
 	if ti.Status.ObservedGeneration != ti.Generation || ti.Annotations[templatesv1.AnnotationRotateGeneratedParameters] != "" ||
 		meta.IsStatusConditionTrue(ti.Status.Conditions, templatesv1.TemplateInstanceFailed) ||
-		!meta.IsStatusConditionFalse(ti.Status.Conditions, templatesv1.TemplateInstanceProgressing) {
+		(!meta.IsStatusConditionFalse(ti.Status.Conditions, templatesv1.TemplateInstanceProgressing) && !waitingForFlux(ti)) {
 		return false, 0
 	}
 	ref := ti.Spec.TemplateRef
@@ -200,6 +208,32 @@ func (c *Controller) refreshReadiness(ctx context.Context, ti *templatesv1.Templ
 	if current > 0 {
 		setRevisionReconciled(ti, current)
 	}
+	if err := c.readObjects(ctx, ti, a); err != nil {
+		return 0, err
+	}
+	setReadiness(ti)
+	if !equalStatus(before, &ti.Status) {
+		var err error
+		if ti, err = c.writeStatus(ctx, ti); err != nil {
+			return 0, err
+		}
+	}
+	if ti.Status.ObservedGeneration != ti.Generation {
+		return time.Millisecond, nil
+	}
+	return pollUnlessDone(ti), nil
+}
+
+// waitingForFlux tells a published instance whose pass published its artifact and waits only
+// for Flux to apply it: looking again needs no new pass.
+func waitingForFlux(ti *templatesv1.TemplateInstance) bool {
+	p := meta.FindStatusCondition(ti.Status.Conditions, templatesv1.TemplateInstanceProgressing)
+	return ti.Spec.Published() && p != nil && p.Reason == "Publishing"
+}
+
+// readObjects reads every object of the inventory as the requester and records its readiness;
+// one deleted behind the instance's back asks for a new pass.
+func (c *Controller) readObjects(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier) error {
 	for i := range ti.Status.Objects {
 		o := &ti.Status.Objects[i]
 		gv, err := schema.ParseGroupVersion(o.APIVersion)
@@ -218,22 +252,12 @@ func (c *Controller) refreshReadiness(ctx context.Context, ti *templatesv1.Templ
 			ti.Status.ObservedGeneration = 0
 			o.Ready = false
 		case err != nil:
-			return 0, err
+			return err
 		default:
 			o.Ready, _ = inventory.Ready(live)
 		}
 	}
-	setReadiness(ti)
-	if !equalStatus(before, &ti.Status) {
-		var err error
-		if ti, err = c.writeStatus(ctx, ti); err != nil {
-			return 0, err
-		}
-	}
-	if ti.Status.ObservedGeneration != ti.Generation {
-		return time.Millisecond, nil
-	}
-	return pollUnlessDone(ti), nil
+	return nil
 }
 
 func pollUnlessDone(ti *templatesv1.TemplateInstance) time.Duration {

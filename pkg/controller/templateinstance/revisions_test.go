@@ -29,6 +29,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 )
 
@@ -60,7 +61,7 @@ func revisions(t *testing.T, values []string, authors ...string) []runtime.Objec
 		}
 		app.Revision = &templatesv1.RevisionStamp{Number: n, Hash: hash}
 		out = append(out, &templatesv1.TemplateRevision{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: templaterevision.Name("app", n), UID: types.UID("rev-" + v), ResourceVersion: "1"},
+			ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: templatesv1.RevisionName("app", n), UID: types.UID("rev-" + v), ResourceVersion: "1"},
 			Template:   "app", Revision: n, Hash: hash, Author: app.Author.DeepCopy(), Content: runtime.RawExtension{Raw: content},
 		})
 	}
@@ -176,7 +177,7 @@ func TestRevisions(t *testing.T) {
 			var got int64
 			if r := ti.Status.TemplateRevision; r != nil {
 				got = r.Number
-				if tc.applied != "" && (!strings.HasPrefix(r.AppliedHash, "sha256:") || r.AppliedHash == "sha256:old" || r.Generation != ti.Generation) {
+				if tc.applied != "" && (!strings.HasPrefix(r.AppliedHash, inventory.HashPrefix) || r.AppliedHash == "sha256:old" || r.Generation != ti.Generation) {
 					t.Errorf("recorded %+v after applying generation %d", r, ti.Generation)
 				}
 			}

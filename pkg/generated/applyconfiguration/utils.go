@@ -34,12 +34,18 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 	// Group=templates.stencil.dev, Version=v1alpha1
 	case v1alpha1.SchemeGroupVersion.WithKind("AppliedRevision"):
 		return &templatesv1alpha1.AppliedRevisionApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ConfigMapReference"):
+		return &templatesv1alpha1.ConfigMapReferenceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("CustomTransform"):
 		return &templatesv1alpha1.CustomTransformApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("CustomTransformSpec"):
 		return &templatesv1alpha1.CustomTransformSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("CustomTransformStatus"):
 		return &templatesv1alpha1.CustomTransformStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("Delivery"):
+		return &templatesv1alpha1.DeliveryApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ExternalArtifactDelivery"):
+		return &templatesv1alpha1.ExternalArtifactDeliveryApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("JSONValueSchema"):
 		return &templatesv1alpha1.JSONValueSchemaApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("Parameter"):
@@ -48,6 +54,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &templatesv1alpha1.ParameterRuleApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ParametersSource"):
 		return &templatesv1alpha1.ParametersSourceApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("PublishedArtifact"):
+		return &templatesv1alpha1.PublishedArtifactApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RevisionStamp"):
 		return &templatesv1alpha1.RevisionStampApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("Rollout"):

@@ -48,6 +48,7 @@ type instanceFields struct {
 	Labels         map[string]string           `json:"labels,omitempty"`
 	Properties     map[string]string           `json:"properties,omitempty"`
 	UpdatePolicy   v1alpha1.UpdatePolicy       `json:"updatePolicy,omitempty"`
+	Delivery       *v1alpha1.Delivery          `json:"delivery,omitempty"`
 	Status         *instanceStatusFields       `json:"status,omitempty"`
 }
 
@@ -61,6 +62,7 @@ type instanceStatusFields struct {
 	Objects                   []v1alpha1.TemplateInstanceObject `json:"objects,omitempty"`
 	GeneratedParametersSecret string                            `json:"generatedParametersSecret,omitempty"`
 	TemplateRevision          *v1alpha1.AppliedRevision         `json:"templateRevision,omitempty"`
+	Artifact                  *v1alpha1.PublishedArtifact       `json:"artifact,omitempty"`
 }
 
 // InstanceFromInternal writes the internal TemplateInstance in OpenShift's form; what that form
@@ -85,8 +87,14 @@ func InstanceFromInternal(in *templates.TemplateInstance, out *TemplateInstance)
 	}
 	fields.Parameters, fields.Labels, fields.Properties = in.Spec.Parameters, in.Spec.Labels, in.Spec.Properties
 	fields.UpdatePolicy = v1alpha1.UpdatePolicy(in.Spec.UpdatePolicy)
+	if d := in.Spec.Delivery; d != nil {
+		fields.Delivery = &v1alpha1.Delivery{}
+		if err := v1alpha1.Convert_templates_Delivery_To_v1alpha1_Delivery(d, fields.Delivery, nil); err != nil {
+			return err
+		}
+	}
 	sources := in.Spec.ParametersFrom
-	if n := len(sources); n > 0 && sources[n-1].SecretRef != nil {
+	if n := len(sources); n > 0 && sources[n-1].SecretRef != nil && sources[n-1].ConfigMapRef == nil {
 		out.Spec.Secret = &LocalObjectReference{Name: sources[n-1].SecretRef.Name}
 		sources = sources[:n-1]
 	}
@@ -112,7 +120,7 @@ func InstanceFromInternal(in *templates.TemplateInstance, out *TemplateInstance)
 	}
 	fields.Status = status
 	if fields.TemplateRef == nil && fields.Template == nil && fields.Parameters == nil && fields.ParametersFrom == nil &&
-		fields.Labels == nil && fields.Properties == nil && fields.UpdatePolicy == "" && fields.Status == nil {
+		fields.Labels == nil && fields.Properties == nil && fields.UpdatePolicy == "" && fields.Delivery == nil && fields.Status == nil {
 		return nil
 	}
 	value, err := json.Marshal(fields)
@@ -142,6 +150,12 @@ func statusFromInternal(in *templates.TemplateInstanceStatus, out *TemplateInsta
 	if r := in.TemplateRevision; r != nil {
 		fields.TemplateRevision = &v1alpha1.AppliedRevision{Number: r.Number, AppliedHash: r.AppliedHash, Generation: r.Generation}
 	}
+	if a := in.Artifact; a != nil {
+		fields.Artifact = &v1alpha1.PublishedArtifact{}
+		if err := v1alpha1.Convert_templates_PublishedArtifact_To_v1alpha1_PublishedArtifact(a, fields.Artifact, nil); err != nil {
+			return nil, err
+		}
+	}
 	if len(in.Conditions) > 0 && !equalJSON(conditionsToInternal(out.Conditions), in.Conditions) {
 		fields.Conditions = in.Conditions
 	}
@@ -155,7 +169,7 @@ func statusFromInternal(in *templates.TemplateInstanceStatus, out *TemplateInsta
 		}
 	}
 	if fields.ObservedGeneration == 0 && fields.Conditions == nil && fields.TemplateResourceVersion == "" &&
-		fields.Objects == nil && fields.GeneratedParametersSecret == "" && fields.TemplateRevision == nil {
+		fields.Objects == nil && fields.GeneratedParametersSecret == "" && fields.TemplateRevision == nil && fields.Artifact == nil {
 		return nil, nil
 	}
 	return &fields, nil
@@ -269,6 +283,12 @@ func InstanceToInternal(in *TemplateInstance, out *templates.TemplateInstance) e
 	}
 	out.Spec.Parameters, out.Spec.Labels, out.Spec.Properties = fields.Parameters, fields.Labels, fields.Properties
 	out.Spec.UpdatePolicy = templates.UpdatePolicy(fields.UpdatePolicy)
+	if d := fields.Delivery; d != nil {
+		out.Spec.Delivery = &templates.Delivery{}
+		if err := v1alpha1.Convert_v1alpha1_Delivery_To_templates_Delivery(d, out.Spec.Delivery, nil); err != nil {
+			return err
+		}
+	}
 	for i := range fields.ParametersFrom {
 		var s templates.ParametersSource
 		if err := v1alpha1.Convert_v1alpha1_ParametersSource_To_templates_ParametersSource(&fields.ParametersFrom[i], &s, nil); err != nil {
@@ -325,6 +345,12 @@ func statusToInternal(in *TemplateInstanceStatus, fields *instanceStatusFields, 
 	out.GeneratedParametersSecret = fields.GeneratedParametersSecret
 	if r := fields.TemplateRevision; r != nil {
 		out.TemplateRevision = &templates.AppliedRevision{Number: r.Number, AppliedHash: r.AppliedHash, Generation: r.Generation}
+	}
+	if a := fields.Artifact; a != nil {
+		out.Artifact = &templates.PublishedArtifact{}
+		if err := v1alpha1.Convert_v1alpha1_PublishedArtifact_To_templates_PublishedArtifact(a, out.Artifact, nil); err != nil {
+			return err
+		}
 	}
 	if fields.Conditions != nil {
 		var shown TemplateInstanceStatus

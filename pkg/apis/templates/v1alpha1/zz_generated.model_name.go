@@ -32,6 +32,11 @@ func (in Bound) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ConfigMapReference) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.ConfigMapReference"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in CustomTransform) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.CustomTransform"
 }
@@ -52,8 +57,18 @@ func (in CustomTransformStatus) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in Delivery) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.Delivery"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Destination) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.Destination"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ExternalArtifactDelivery) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.ExternalArtifactDelivery"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
@@ -124,6 +139,11 @@ func (in ProvenanceSource) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ProvenanceStep) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.ProvenanceStep"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in PublishedArtifact) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.PublishedArtifact"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

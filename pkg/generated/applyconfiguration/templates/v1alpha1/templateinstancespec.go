@@ -37,8 +37,11 @@ type TemplateInstanceSpecApplyConfiguration struct {
 	Template *runtime.RawExtension `json:"template,omitempty"`
 	// parameters are the values by parameter name.
 	Parameters map[string]string `json:"parameters,omitempty"`
-	// parametersFrom are further values read from the keys of Secrets of the namespace, each
-	// key a parameter name; later sources win over earlier ones and parameters win over all.
+	// parametersFrom are further values read from the keys of Secrets and ConfigMaps of the
+	// namespace, each key a parameter name; later sources win over earlier ones and parameters
+	// win over all. A value read from a Secret is secret wherever it goes, whatever the
+	// template declares; every author of a Template the instance renders must be allowed to
+	// get each source, or the instance renders nothing.
 	ParametersFrom []ParametersSourceApplyConfiguration `json:"parametersFrom,omitempty"`
 	// labels are extra object labels merged over the template's own.
 	Labels map[string]string `json:"labels,omitempty"`
@@ -52,6 +55,9 @@ type TemplateInstanceSpecApplyConfiguration struct {
 	// requester is the user who last changed the spec, set by the server on create and on
 	// every spec change; a client's value is overwritten. The controller acts as this user.
 	Requester *TemplateInstanceRequesterApplyConfiguration `json:"requester,omitempty"`
+	// delivery says how the objects reach the cluster: applied by the controller (the
+	// default), or published as a Flux ExternalArtifact that Flux applies.
+	Delivery *DeliveryApplyConfiguration `json:"delivery,omitempty"`
 }
 
 // TemplateInstanceSpecApplyConfiguration constructs a declarative configuration of the TemplateInstanceSpec type for use with
@@ -144,5 +150,13 @@ func (b *TemplateInstanceSpecApplyConfiguration) WithUpdatePolicy(value template
 // If called multiple times, the Requester field is set to the value of the last call.
 func (b *TemplateInstanceSpecApplyConfiguration) WithRequester(value *TemplateInstanceRequesterApplyConfiguration) *TemplateInstanceSpecApplyConfiguration {
 	b.Requester = value
+	return b
+}
+
+// WithDelivery sets the Delivery field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Delivery field is set to the value of the last call.
+func (b *TemplateInstanceSpecApplyConfiguration) WithDelivery(value *DeliveryApplyConfiguration) *TemplateInstanceSpecApplyConfiguration {
+	b.Delivery = value
 	return b
 }

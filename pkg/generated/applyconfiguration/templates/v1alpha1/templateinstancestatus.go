@@ -42,6 +42,9 @@ type TemplateInstanceStatusApplyConfiguration struct {
 	// generatedParametersSecret names the Secret, owned by the instance, that keeps the
 	// generated parameter values so that upgrades reuse them.
 	GeneratedParametersSecret *string `json:"generatedParametersSecret,omitempty"`
+	// artifact is what a published instance published last: its ExternalArtifact's revision
+	// and digest.
+	Artifact *PublishedArtifactApplyConfiguration `json:"artifact,omitempty"`
 }
 
 // TemplateInstanceStatusApplyConfiguration constructs a declarative configuration of the TemplateInstanceStatus type for use with
@@ -105,5 +108,13 @@ func (b *TemplateInstanceStatusApplyConfiguration) WithObjects(values ...*Templa
 // If called multiple times, the GeneratedParametersSecret field is set to the value of the last call.
 func (b *TemplateInstanceStatusApplyConfiguration) WithGeneratedParametersSecret(value string) *TemplateInstanceStatusApplyConfiguration {
 	b.GeneratedParametersSecret = &value
+	return b
+}
+
+// WithArtifact sets the Artifact field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Artifact field is set to the value of the last call.
+func (b *TemplateInstanceStatusApplyConfiguration) WithArtifact(value *PublishedArtifactApplyConfiguration) *TemplateInstanceStatusApplyConfiguration {
+	b.Artifact = value
 	return b
 }
