@@ -95,7 +95,7 @@ func decodeStencil(top *templateBytes) (*templates.Template, error) {
 	if !ok {
 		params, err := top.decodeParameters()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("cannot read the template: %w", err)
 		}
 		versioned = &v1alpha1.Template{}
 		if err := kjson.UnmarshalCaseSensitivePreserveInts(top.rest, versioned); err != nil {
@@ -121,7 +121,7 @@ func decodeOpenShift(top *templateBytes) (*templates.Template, error) {
 	if !ok {
 		params, err := top.decodeParameters()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("cannot read the template: %w", err)
 		}
 		in = &openshift.Template{}
 		if err := kjson.UnmarshalCaseSensitivePreserveInts(top.rest, in); err != nil {

@@ -33,6 +33,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 )
@@ -47,7 +48,9 @@ const MinLength = 4
 // credentialName names parameters that hold credentials in templates written without the
 // secret flag (OpenShift's have none). The catalog's form masks the same names
 // (pkg/ui/static/js/schema.js, SECRET_LIKE).
-var credentialName = regexp.MustCompile(`(?i)(PASSWORD|PASSWD|SECRET|TOKEN|PRIVATE_KEY|API_KEY)`)
+var credentialName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(PASSWORD|PASSWD|SECRET|TOKEN|PRIVATE_KEY|API_KEY)`)
+})
 
 // Secret is the rule: the value of a parameter is secret when the parameter is marked secret,
 // is typed base64 (binary keys and certificates), is generated (a password more often than
@@ -55,7 +58,7 @@ var credentialName = regexp.MustCompile(`(?i)(PASSWORD|PASSWD|SECRET|TOKEN|PRIVA
 // read from a Secret (fromSecret): a template's editor cannot make a value public by
 // editing its declaration.
 func Secret(name string, marked bool, typ templates.ParameterType, generated, fromSecret bool) bool {
-	return fromSecret || marked || typ == templates.ParameterTypeBase64 || generated || credentialName.MatchString(name)
+	return fromSecret || marked || typ == templates.ParameterTypeBase64 || generated || credentialName().MatchString(name)
 }
 
 // Parameter is Secret of a declared parameter.
