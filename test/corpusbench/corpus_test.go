@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 	"stencil.dev/stencil/pkg/render"
 )
 
@@ -51,8 +52,10 @@ type prepared struct {
 var (
 	shared    *Server
 	openshift *OpenShift
-	// engine is the CLI's renderer; cache the one that keeps the plans of stored templates.
-	engine, cache *render.Renderer
+	// engine is the CLI's renderer; cache the server's adapter, which keeps the plans of stored
+	// templates.
+	engine *render.Renderer
+	cache  *renderrest.Adapter
 	corpus        []prepared
 	// excluded are the cases no path is measured on, with why.
 	excluded []string
@@ -72,7 +75,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	engine, cache = render.NewRenderer(render.Options{}), render.NewRenderer(render.Options{})
+	engine, cache = render.NewRenderer(render.Options{}), renderrest.NewAdapter(renderrest.Sources{})
 	for i, c := range cases {
 		p := prepared{Case: c, values: c.Map()}
 		if p.body, err = WithValues(&c); err != nil {

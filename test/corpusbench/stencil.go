@@ -23,9 +23,11 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apiserver/pkg/endpoints/request"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/process"
+	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 	"stencil.dev/stencil/pkg/render"
 )
 
@@ -58,18 +60,21 @@ func Stored(file []byte, uid string) (*templates.Template, error) {
 	return t, nil
 }
 
-// Cached processes a stored template through the Renderer's cached plan, as
-// templates/{name}/processed does once the template is read: the plan compiled on the first
-// call and reused after, the List's bytes.
-func Cached(r *render.Renderer, t *templates.Template, values map[string]string) ([]byte, error) {
-	out, errs, err := r.Render(context.Background(), render.Input{Template: t, Stored: true, Request: process.Request{Parameters: values}})
+// Cached processes a stored template through a cached plan as templates/{name}/processed does
+// once it has read the template and the request: the server's adapter of processing
+// (renderrest, with its memory budget) renders it, the plan compiled on the first call and
+// reused after, and the answer's List is built; the List's bytes are returned.
+func Cached(a *renderrest.Adapter, t *templates.Template, values map[string]string) ([]byte, error) {
+	ctx := request.WithNamespace(context.Background(), "bench")
+	list, err := a.Render(ctx, render.Input{Template: t, Stored: true, Request: process.Request{Parameters: values}})
 	if err != nil {
 		return nil, err
 	}
-	if len(errs) > 0 {
-		return nil, errs.ToAggregate()
+	items := make([]json.RawMessage, len(list.Items))
+	for i, item := range list.Items {
+		items[i] = item.Raw
 	}
-	return out.List(), nil
+	return process.ListBytes(items), nil
 }
 
 // RoundTrip is encoding/json decoding the template's JSON into maps (numbers kept as
