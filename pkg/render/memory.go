@@ -162,7 +162,7 @@ func (c cost) largestWithin(capacity int64, budget int) int {
 // The first charge is made before the template is compiled, which it counts.
 func (p *Renderer) renderWithin(ctx context.Context, in Input, a attemptOf, budget int) (*Output, field.ErrorList, error) {
 	t := a.template
-	trees := len(in.RemovalRules) > 0 || len(in.Destinations) > 0 || mentionsExpansionIn(t.Objects)
+	trees := len(in.RemovalRules) > 0 || len(in.Destinations) > 0 || p.objectsExpand(t, in.Stored, importsKey(a.imported))
 	c := p.costOf(in.Plugins.Steps(t), templateBytes(t), trees, in.Plugins)
 	capacity := in.Memory.Capacity(c.plugins)
 	if in.Provenance != nil {

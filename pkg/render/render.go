@@ -344,17 +344,41 @@ func (p *Renderer) plan(t *templates.Template, stored bool, importsKey string) (
 	// A resourceVersion names one content of one object, so a plan cached under it (and under
 	// the versions of what it imports) never goes stale; an update gets a new key and the old
 	// plan ages out.
-	key := string(t.UID) + "/" + t.ResourceVersion + importsKey
+	key := planKey(t, importsKey)
 	if cached, ok := p.plans.get(key); ok {
 		p.cacheLookup(PlanCache, true)
-		return cached.(*process.Plan), nil
+		return cached.(*cachedPlan).plan, nil
 	}
 	p.cacheLookup(PlanCache, false)
 	plan, errs := process.Compile(t, dialect)
-	if len(errs) == 0 && p.plans.add(key, plan, plan.Size()) {
+	if len(errs) == 0 && p.plans.add(key, &cachedPlan{plan: plan, expands: mentionsExpansionIn(t.Objects)}, plan.Size()) {
 		p.cacheEntries(PlanCache, p.plans)
 	}
 	return plan, errs
+}
+
+// cachedPlan is the plan of a stored template, with what a request reads of the template's
+// objects besides: whether they mention template expansion (objectsExpand).
+type cachedPlan struct {
+	plan    *process.Plan
+	expands bool
+}
+
+// planKey names the plan of a stored template.
+func planKey(t *templates.Template, importsKey string) string {
+	return string(t.UID) + "/" + t.ResourceVersion + importsKey
+}
+
+// objectsExpand reports whether the objects of t mention template expansion: from its cached
+// plan, which holds the answer, for a stored template already compiled, so that a request
+// does not scan the objects the plan holds again; from the objects otherwise.
+func (p *Renderer) objectsExpand(t *templates.Template, stored bool, importsKey string) bool {
+	if stored {
+		if cached, ok := p.plans.get(planKey(t, importsKey)); ok {
+			return cached.(*cachedPlan).expands
+		}
+	}
+	return mentionsExpansionIn(t.Objects)
 }
 
 // pipeline compiles the generators and the consolidated transformer configs as the engine

@@ -200,9 +200,11 @@ func processCorpusLocal(c corpusCase) ([]json.RawMessage, error) {
 func processCorpusAsServer(c corpusCase, endpoint *processedtemplate.REST) ([]json.RawMessage, error) {
 	mediaType, body := runtime.ContentTypeJSON, c.template
 	if ext := filepath.Ext(c.name); ext == ".yaml" || ext == ".yml" {
-		mediaType, body = runtime.ContentTypeYAML, firstYAMLDocument(c.template)
+		// The whole file, as a client posts it: the server reads the one template of a
+		// stream whose other documents are empty.
+		mediaType = runtime.ContentTypeYAML
 	}
-	info, ok := runtime.SerializerInfoForMediaType(apiserver.Codecs.SupportedMediaTypes(), mediaType)
+	info, ok := runtime.SerializerInfoForMediaType(apiserver.Served.SupportedMediaTypes(), mediaType)
 	if !ok {
 		return nil, fmt.Errorf("the server does not read %s", mediaType)
 	}
