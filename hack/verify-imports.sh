@@ -2,7 +2,8 @@
 # Fails when a package of ours depends on a layer above its own. The arrows point down only:
 #
 #   cmd -> pkg/cmd -> pkg/apiserver, pkg/ui -> pkg/controller -> pkg/registry, pkg/lint (stencil lint: the store's checks)
-#       -> pkg/render (glue), pkg/export (stencil export), pkg/typecheck (objects against their kinds' schemas)
+#       -> pkg/render (glue), pkg/export (stencil export), pkg/typecheck (objects against their kinds' schemas),
+#          pkg/gitops (render files, as GitOps tools render them)
 #       -> the transformers, from the top (docs/architecture.md draws them):
 #            pkg/transform/plugin (the namespace's plugin policy)
 #         -> pkg/transform/plugin/starlark, pkg/transform/plugin/exec (the plugin runtimes)
@@ -18,7 +19,7 @@
 # subpackage belongs to its parent's layer unless it has one of its own. Packages in no layer
 # (generated code, the client, hack tools) are checked only through the layered packages that
 # use them: the check reads every package's transitive dependencies (go list -deps), not only
-# its direct imports. The test-support packages (transformtest, exectest) are above every layer:
+# its direct imports. The test-support packages (transformtest, exectest, instancetest) are above every layer:
 # only tests may import them.
 #
 # Besides, only the plugin runtimes (pkg/transform/plugin/exec and /starlark) and the binaries
@@ -39,7 +40,7 @@ awk -v module="${MODULE}/" '
   function under(p, prefix) { return p == prefix || index(p, prefix "/") == 1 }
   # layer maps a package path of the module to its rank; -1 is no layer.
   function layer(p) {
-    if (under(p, "pkg/transform/transformtest") || under(p, "pkg/transform/plugin/exec/exectest")) return 15
+    if (under(p, "pkg/transform/transformtest") || under(p, "pkg/transform/plugin/exec/exectest") || under(p, "pkg/controller/instance/instancetest")) return 15
     if (under(p, "pkg/apis")) return 0
     if (under(p, "pkg/jsonbytes") || under(p, "pkg/positions") || under(p, "pkg/provenance") || under(p, "pkg/netutil") || under(p, "pkg/certs") || under(p, "pkg/sandbox") || under(p, "pkg/artifact") || under(p, "pkg/redact") || under(p, "pkg/authz")) return 1
     if (under(p, "pkg/process") || under(p, "pkg/transform/remove")) return 2
@@ -48,7 +49,7 @@ awk -v module="${MODULE}/" '
     if (under(p, "pkg/transform/builtin") || under(p, "pkg/transform/generator") || under(p, "pkg/transform/kustomize") || under(p, "pkg/transform/expand")) return 5
     if (under(p, "pkg/transform/filters")) return 4
     if (under(p, "pkg/transform")) return 3
-    if (under(p, "pkg/render") || under(p, "pkg/export") || under(p, "pkg/typecheck")) return 8
+    if (under(p, "pkg/render") || under(p, "pkg/export") || under(p, "pkg/typecheck") || under(p, "pkg/gitops")) return 8
     # The options of processing are shared by the server and the CLI: above pkg/render, below
     # everything of the server, so the CLI links none of it through them.
     if (under(p, "pkg/cmd/options")) return 8.5
@@ -61,7 +62,7 @@ awk -v module="${MODULE}/" '
   }
   function name(r) { return r == 8.5 ? "pkg/cmd/options" : names[r + 1] }
   BEGIN {
-    split("pkg/apis,leaf utilities,engine and removal paths,transformer core,transformer filters,transformer steps,plugin runtimes,plugin policy,pkg/render pkg/export and pkg/typecheck,pkg/registry and pkg/lint,pkg/controller,pkg/apiserver and pkg/ui,pkg/cmd,cmd,,test support", names, ",")
+    split("pkg/apis,leaf utilities,engine and removal paths,transformer core,transformer filters,transformer steps,plugin runtimes,plugin policy,pkg/render pkg/export pkg/typecheck and pkg/gitops,pkg/registry and pkg/lint,pkg/controller,pkg/apiserver and pkg/ui,pkg/cmd,cmd,,test support", names, ",")
     bad = 0
   }
   {

@@ -78,11 +78,11 @@ var comparisons = []comparison{
 	{"preview of a change across 1,000 instances (4 objects) vs rendering each once",
 		regexp.MustCompile(`^BenchmarkPreview/(?P<case>instances=\d+)/(?P<side>preview|render-once)$`), "preview", "render-once", 8, false, false},
 	{"provenance, 10x the objects (100 -> 1,000)",
-		regexp.MustCompile(`^BenchmarkProvenanceScaling/(?P<case>[a-z]+)/(?P<side>objects=100|objects=1000)/provenance$`), "objects=1000", "objects=100", 12, false, false},
+		regexp.MustCompile(`^BenchmarkProvenanceScaling/(?P<case>[a-z.]+)/(?P<side>objects=100|objects=1000)/provenance$`), "objects=1000", "objects=100", 12, false, false},
 	{"provenance, 10x the objects (1,000 -> 10,000)",
-		regexp.MustCompile(`^BenchmarkProvenanceScaling/(?P<case>[a-z]+)/(?P<side>objects=1000|objects=10000)/provenance$`), "objects=10000", "objects=1000", 12, false, false},
-	{"file -> List with provenance vs without, 10,000 objects",
-		regexp.MustCompile(`^BenchmarkProvenanceScaling/(?P<case>[a-z]+/objects=10000)/(?P<side>provenance|render)$`), "provenance", "render", 3, false, false},
+		regexp.MustCompile(`^BenchmarkProvenanceScaling/(?P<case>[a-z.]+)/(?P<side>objects=1000|objects=10000)/provenance$`), "objects=10000", "objects=1000", 12, false, false},
+	{"file -> List, provenance vs none, 10,000 objects",
+		regexp.MustCompile(`^BenchmarkProvenanceScaling/(?P<case>[a-z.]+)/objects=10000/(?P<side>provenance|render)$`), "provenance", "render", 3, false, false},
 	{"stencil lint, 10x the objects (100 -> 1,000)",
 		regexp.MustCompile(`^BenchmarkLintScaling/(?P<side>objects=100|objects=1000)/(?P<case>lint|lint\+types)$`), "objects=1000", "objects=100", 12, false, false},
 	{"stencil lint, 10x the objects (1,000 -> 10,000)",
@@ -111,6 +111,8 @@ var comparisons = []comparison{
 		regexp.MustCompile(`^BenchmarkTemplateCreate/(?P<side>templates=1000|templates=0)` + bytesSuffix + `$`), "templates=1000", "templates=0", 1.2, false, true},
 	{"Template create, B/op: 10,000 Templates in the namespace vs none",
 		regexp.MustCompile(`^BenchmarkTemplateCreate/(?P<side>templates=10000|templates=0)` + bytesSuffix + `$`), "templates=10000", "templates=0", 1.2, false, true},
+	{"render file of 200 objects in-process vs the engine alone (stencil process --local's path)",
+		regexp.MustCompile(`^BenchmarkRender/(?P<side>render-file|engine)$`), "render-file", "engine", 1.2, false, false},
 	{"server: POST templates/{name}/processed, requests/s vs GET of the same template",
 		regexp.MustCompile(`^BenchmarkProcessedVsGet/(?P<side>POST-processed|GET)$`), "POST-processed", "GET", 0.8, true, false},
 	{"server: POST processedtemplates (template in the request), requests/s vs GET",
@@ -150,6 +152,7 @@ func main() {
 					runs[m[1]+cpuSuffix] = append(runs[m[1]+cpuSuffix], v)
 				}
 			}
+			collectLatency(scanner.Text(), m[1], runs)
 			if c := bytesMetric.FindStringSubmatch(scanner.Text()); c != nil {
 				if v, err := strconv.ParseFloat(c[1], 64); err == nil {
 					runs[m[1]+bytesSuffix] = append(runs[m[1]+bytesSuffix], v)
@@ -185,6 +188,7 @@ func main() {
 			fmt.Printf("%-44.44s %-22.22s %12s %12s %8.3f %8s%s\n", c.what, r.name, measured, baseline, ratio, target, mark)
 		}
 	}
+	missed += printDifferences(nsPerOp)
 	fmt.Printf("\n%d comparisons missed their target\n", missed)
 }
 

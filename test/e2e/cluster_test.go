@@ -100,6 +100,10 @@ var tokenUsers = map[string]string{
 	"ivan":    "ivan-token",
 	// pauser may write Templates, nothing else, in TestRolloutChangesAreAuthored.
 	"pauser": "pauser-token",
+	// ui-viewer may read a Template whose rollout ui-roller may pause, resume and undo, in
+	// TestCatalogUIRollout.
+	"ui-viewer": "ui-viewer-token",
+	"ui-roller": "ui-roller-token",
 }
 
 // auditPolicy records who wrote the ConfigMaps of the TemplateInstance tests, and nothing else:

@@ -26,13 +26,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/client"
 	"stencil.dev/stencil/pkg/controller/rollout"
 )
 
 // printRollout writes where t's rollout is, then each instance of t: its policy, the revision
 // it runs and whether it is Ready.
 func printRollout(w io.Writer, t *templatesv1.Template, instances []templatesv1.TemplateInstance) {
-	st := rolloutStatus(t)
+	st := client.RolloutStatus(t)
 	current := int64(0)
 	if t.Revision != nil {
 		current = t.Revision.Number
@@ -68,7 +69,7 @@ func printRollout(w io.Writer, t *templatesv1.Template, instances []templatesv1.
 		}
 		switch {
 		case st.Phase != templatesv1.RolloutPaused:
-		case t.Rollout.Paused:
+		case t.Rollout != nil && t.Rollout.Paused:
 			fmt.Fprintf(w, "  stencil rollout resume %s goes on (an undo waits for the resume)\n", t.Name)
 		case st.Reason == rollout.ReasonPlanMismatch:
 			fmt.Fprintf(w, "  preview again and set the new plan, or remove %s, to go on; stencil rollout undo %s goes back to revision %d\n",

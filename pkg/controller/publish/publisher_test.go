@@ -116,7 +116,7 @@ func instance() *templatesv1.TemplateInstance {
 	}
 }
 
-func render(t *testing.T, values ...string) (*artifact.Artifact, []templatesv1.TemplateInstanceObject) {
+func renderConfigMaps(t *testing.T, values ...string) (*artifact.Artifact, []templatesv1.TemplateInstanceObject) {
 	t.Helper()
 	var objects []*unstructured.Unstructured
 	for i, v := range values {
@@ -139,7 +139,7 @@ func TestPublish(t *testing.T) {
 		Published: func(ns, name string, s *server.Stored) { served[ns+"/"+name] = s }}
 	ctx := context.Background()
 
-	first, refs := render(t, "1", "2")
+	first, refs := renderConfigMaps(t, "1", "2")
 	out, err := p.Publish(ctx, c, ti, nil, first, RevisionName(0, ti.Generation), refs)
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestPublish(t *testing.T) {
 	// Unchanged: nothing written, however often.
 	for i := 0; i < 3; i++ {
 		ti.Generation++
-		again, refs := render(t, "1", "2")
+		again, refs := renderConfigMaps(t, "1", "2")
 		out, err := p.Publish(ctx, c, ti, prev, again, RevisionName(0, ti.Generation), refs)
 		if err != nil || out.Changed || out.Artifact != want {
 			t.Fatalf("unchanged: %+v, %v", out, err)
@@ -207,7 +207,7 @@ func TestPublish(t *testing.T) {
 
 	// A new render: a new digest and revision, the same token.
 	c.writes = nil
-	second, refs2 := render(t, "1")
+	second, refs2 := renderConfigMaps(t, "1")
 	prev, _ = ReadStorage(ctx, c, "demo", "web")
 	out, err = p.Publish(ctx, c, ti, prev, second, "r4", refs2)
 	if err != nil || !out.Changed || out.Artifact.Revision != "r4@"+second.Digest || len(c.writes) != 3 {
@@ -224,7 +224,7 @@ func TestPublish(t *testing.T) {
 func TestPublishWithoutFlux(t *testing.T) {
 	c := newFakeClient()
 	c.noFlux = true
-	a, refs := render(t, "1")
+	a, refs := renderConfigMaps(t, "1")
 	_, err := (&Publisher{URL: "http://a"}).Publish(context.Background(), c, instance(), nil, a, "g1", refs)
 	var missing *MissingKindError
 	if !errors.As(err, &missing) || !strings.Contains(err.Error(), "install Flux's source CRDs") {
@@ -238,7 +238,7 @@ func TestPublishWithoutFlux(t *testing.T) {
 func TestMarkFailedKeepsTheArtifact(t *testing.T) {
 	c := newFakeClient()
 	ti := instance()
-	a, refs := render(t, "1")
+	a, refs := renderConfigMaps(t, "1")
 	if _, err := (&Publisher{URL: "http://a"}).Publish(context.Background(), c, ti, nil, a, "g1", refs); err != nil {
 		t.Fatal(err)
 	}
@@ -297,5 +297,22 @@ func TestAppliedBy(t *testing.T) {
 				t.Fatalf("AppliedBy: %+v, %v", got, err)
 			}
 		})
+	}
+}
+
+func TestSecretFields(t *testing.T) {
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "s3cr3t-value-name"},
+		"data": map[string]any{"url": "postgres://app:s3cr3t-value@db", "plain": "x", "s3cr3t-value": "key"},
+		"list": []any{"a", map[string]any{"deep": "S3CR3T-VALUE"}},
+	}}
+	holds := func(v string) bool { return strings.Contains(strings.ToLower(v), "s3cr3t-value") }
+	got := strings.Join(SecretFields(obj, holds), " ")
+	want := "data.s3cr3t-value data.url list[1].deep metadata.name"
+	if got != want {
+		t.Errorf("SecretFields: %q, want %q", got, want)
+	}
+	if f := SecretFields(obj, func(string) bool { return false }); f != nil {
+		t.Errorf("none held: %v", f)
 	}
 }

@@ -106,7 +106,7 @@ func publishedReasonCases() []reasonCase {
 		name:    "published, Flux has not applied it yet",
 		objects: []runtime.Object{app(configMap), newInstance("shop", published(""))}, publishing: &limits,
 		setup:   fluxReports(false, "True"),
-		reasons: []string{"Publishing"}, message: "Kustomization web last applied g1@sha256:0000", requeue: readinessPoll,
+		reasons: []string{"Publishing"}, message: "Kustomization web last applied g1@sha256:0000", requeue: freshPoll,
 	}, {
 		name:    "published, applied and Ready",
 		objects: []runtime.Object{app(configMap), newInstance("shop", published(""))}, publishing: &limits,
@@ -147,6 +147,15 @@ func publishedReasonCases() []reasonCase {
 			}
 		},
 	}, {
+		name: "a secret value in an object that would be published",
+		objects: []runtime.Object{func() *templatesv1.Template {
+			t := app(secretObject, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"config"},"data":{"url":"postgres://app:${PASSWORD}@db"}}`)
+			t.Parameters = []templatesv1.Parameter{{Name: "PASSWORD", Generate: "expression", From: "[a-z]{24}"}}
+			return t
+		}(), newInstance("shop", published(templatesv1.SecretsApply))}, publishing: &limits,
+		reasons: []string{"SecretsNotPublished"}, message: "ConfigMap demo/config at data.url holds the value of a secret parameter",
+		check: nothingPublished,
+	}, {
 		name:       "a render larger than an artifact holds",
 		objects:    []runtime.Object{app(configMap, strings.Replace(configMap, `"config"`, `"other"`, 1)), newInstance("shop", published(""))},
 		publishing: &artifact.Limits{MaxObjects: 1},
@@ -161,6 +170,11 @@ func publishedReasonCases() []reasonCase {
 			})
 		},
 		reasons: []string{"NoExternalArtifacts"}, message: "install Flux's source CRDs",
+	}, {
+		name:    "a rendered object named as the artifact's storage",
+		objects: []runtime.Object{app(strings.Replace(configMap, `"config"`, `"shop-artifact"`, 1)), newInstance("shop", published(""))}, publishing: &limits,
+		reasons: []string{"InvalidObjects"}, message: "ConfigMap demo/shop-artifact: the instance publishes through an object of that name",
+		check: nothingPublished,
 	}, {
 		name:    "a server that publishes nothing",
 		objects: []runtime.Object{app(configMap), newInstance("shop", published(""))},

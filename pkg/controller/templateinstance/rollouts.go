@@ -26,6 +26,8 @@ import (
 	"k8s.io/klog/v2"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/instance"
+	"stencil.dev/stencil/pkg/controller/preview"
 	"stencil.dev/stencil/pkg/controller/rollout"
 )
 
@@ -47,7 +49,7 @@ var rolloutCaller = &user.DefaultInfo{Name: "system:stencil:rollout", Groups: []
 // is in both plans the same way, and a user who may not preview at all gets a plan that never
 // matches.
 func newRollouts(cfg Config) *rollout.Reconciler {
-	rc := rollout.Config{Client: cfg.Instances, Now: cfg.Now}
+	rc := rollout.Config{Client: cfg.Instances, Now: cfg.Now, Recorder: cfg.Recorder}
 	if p := cfg.Previewer; p != nil {
 		rc.PlanHash = func(ctx context.Context, t *templatesv1.Template, revision int64) (string, error) {
 			stored, err := cfg.Templates.Template(ctx, t.Namespace, t.Name)
@@ -58,9 +60,9 @@ func newRollouts(cfg Config) *rollout.Reconciler {
 			if w := stored.RolloutAuthor; w != nil && w.Username != "" {
 				caller = &user.DefaultInfo{Name: w.Username, UID: w.UID, Groups: w.Groups, Extra: w.Extra}
 			}
-			status, err := p.Preview(ctx, PreviewRequest{Template: stored, Revision: revision, Caller: caller})
+			status, err := p.Preview(ctx, preview.Request{Template: stored, Revision: revision, Caller: caller})
 			if apierrors.IsForbidden(err) {
-				return "(" + caller.GetName() + ", who wrote the rollout's annotations, may not preview it: " + statusMessage(err) + ")", nil
+				return "(" + caller.GetName() + ", who wrote the rollout's annotations, may not preview it: " + instance.StatusMessage(err) + ")", nil
 			}
 			if err != nil {
 				return "", err

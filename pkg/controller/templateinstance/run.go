@@ -42,6 +42,9 @@ const conflictRetry = 200 * time.Millisecond
 
 // Run takes part in the leader election until ctx is done; while it leads, it reconciles.
 func (c *Controller) Run(ctx context.Context) {
+	if c.broadcaster != nil {
+		defer c.broadcaster.Shutdown()
+	}
 	e := c.cfg.Election
 	if e == nil {
 		c.lead(ctx)
@@ -261,6 +264,7 @@ func (c *Controller) sync(ctx context.Context, t *term, key string) (time.Durati
 		return 0, err
 	}
 	ti := cached.DeepCopy()
+	ctx = withPassEvents(ctx, ti)
 	if ti.DeletionTimestamp != nil {
 		return c.uninstall(ctx, ti)
 	}
