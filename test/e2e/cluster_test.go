@@ -41,7 +41,7 @@ import (
 
 // binaries are the programs the suite runs.
 type binaries struct {
-	kubeAPIServer, kubectl, etcd, stencilAPIServer, kubectlStencil string
+	kubeAPIServer, kubeControllerManager, kubectl, etcd, stencilAPIServer, kubectlStencil string
 }
 
 // cluster is an etcd, a kube-apiserver with the aggregation layer configured, and Stencil
@@ -52,8 +52,11 @@ type cluster struct {
 	logDir string // every process's output
 
 	etcd, kubeAPIServer *process
-	replicas            []*process
-	replicaPorts        []int
+	// controllerManager runs the controllers of controllerManagerControllers while a test
+	// that needs them runs (useControllerManager).
+	controllerManager *process
+	replicas          []*process
+	replicaPorts      []int
 	// deploymentArgs are the flags of the installed Deployment, as the kubelet would pass them.
 	deploymentArgs []string
 	proxy          *serviceProxy
@@ -300,6 +303,9 @@ func (c *cluster) stop() {
 	}
 	for _, r := range c.replicas {
 		r.stop()
+	}
+	if c.controllerManager != nil {
+		c.controllerManager.stop()
 	}
 	if c.kubeAPIServer != nil {
 		c.kubeAPIServer.stop()

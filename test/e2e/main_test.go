@@ -83,11 +83,12 @@ func setUp(c *cluster) error {
 	}
 	bin := filepath.Join(repoRoot, "_output", "bin")
 	c.bin = binaries{
-		kubeAPIServer:    filepath.Join(bin, "kube-apiserver"),
-		kubectl:          filepath.Join(bin, "kubectl"),
-		etcd:             filepath.Join(bin, "etcd"),
-		stencilAPIServer: filepath.Join(c.dir, "bin", "stencil-apiserver"),
-		kubectlStencil:   filepath.Join(c.dir, "bin", "kubectl-stencil"),
+		kubeAPIServer:         filepath.Join(bin, "kube-apiserver"),
+		kubeControllerManager: filepath.Join(bin, "kube-controller-manager"),
+		kubectl:               filepath.Join(bin, "kubectl"),
+		etcd:                  filepath.Join(bin, "etcd"),
+		stencilAPIServer:      filepath.Join(c.dir, "bin", "stencil-apiserver"),
+		kubectlStencil:        filepath.Join(c.dir, "bin", "kubectl-stencil"),
 	}
 	for pkg, out := range map[string]string{"./cmd/stencil-apiserver": c.bin.stencilAPIServer, "./cmd/stencil": c.bin.kubectlStencil} {
 		cmd := exec.Command("go", "build", "-tags", "kustomize_disable_go_plugin_support", "-o", out, pkg)
@@ -114,6 +115,7 @@ func setUp(c *cluster) error {
 func printVersions(bin binaries) error {
 	for _, v := range [][]string{
 		{bin.kubeAPIServer, "--version"},
+		{bin.kubeControllerManager, "--version"},
 		{bin.etcd, "--version"},
 		{bin.kubectl, "version", "--client"},
 	} {

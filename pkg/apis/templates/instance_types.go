@@ -53,6 +53,8 @@ type TemplateInstanceSpec struct {
 	UpdatePolicy UpdatePolicy
 	// Requester is the user who last changed the spec; the server sets it.
 	Requester *TemplateInstanceRequester
+	// Adoption makes the instance take over live objects another tool manages.
+	Adoption *TemplateInstanceAdoption
 }
 
 // TemplateReference names a Template in the same namespace.
@@ -97,6 +99,8 @@ type TemplateInstanceStatus struct {
 	Objects []TemplateInstanceObject
 	// GeneratedParametersSecret names the Secret holding the generated parameter values.
 	GeneratedParametersSecret string
+	// Adoption is the plan of the takeover Spec.Adoption asks for, and how far it went.
+	Adoption *AdoptionStatus
 }
 
 // TemplateInstanceObject is one object an instance manages.
@@ -110,6 +114,8 @@ type TemplateInstanceObject struct {
 	ResourceVersion string
 	// Ready says the object reached its kind's ready state.
 	Ready bool
+	// Lifecycle is retain when the object is left in place on uninstall or prune.
+	Lifecycle string
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object

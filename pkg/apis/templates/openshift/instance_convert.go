@@ -44,11 +44,12 @@ type instanceFields struct {
 	Parameters map[string]string `json:"parameters,omitempty"`
 	// ParametersFrom are the sources before the one spec.secret names; all of them when the
 	// last source names no Secret.
-	ParametersFrom []v1alpha1.ParametersSource `json:"parametersFrom,omitempty"`
-	Labels         map[string]string           `json:"labels,omitempty"`
-	Properties     map[string]string           `json:"properties,omitempty"`
-	UpdatePolicy   v1alpha1.UpdatePolicy       `json:"updatePolicy,omitempty"`
-	Status         *instanceStatusFields       `json:"status,omitempty"`
+	ParametersFrom []v1alpha1.ParametersSource        `json:"parametersFrom,omitempty"`
+	Labels         map[string]string                  `json:"labels,omitempty"`
+	Properties     map[string]string                  `json:"properties,omitempty"`
+	UpdatePolicy   v1alpha1.UpdatePolicy              `json:"updatePolicy,omitempty"`
+	Adoption       *v1alpha1.TemplateInstanceAdoption `json:"adoption,omitempty"`
+	Status         *instanceStatusFields              `json:"status,omitempty"`
 }
 
 // instanceStatusFields is the part of instanceFields that describes the status.
@@ -61,6 +62,7 @@ type instanceStatusFields struct {
 	Objects                   []v1alpha1.TemplateInstanceObject `json:"objects,omitempty"`
 	GeneratedParametersSecret string                            `json:"generatedParametersSecret,omitempty"`
 	TemplateRevision          *v1alpha1.AppliedRevision         `json:"templateRevision,omitempty"`
+	Adoption                  *v1alpha1.AdoptionStatus          `json:"adoption,omitempty"`
 }
 
 // InstanceFromInternal writes the internal TemplateInstance in OpenShift's form; what that form
@@ -85,6 +87,12 @@ func InstanceFromInternal(in *templates.TemplateInstance, out *TemplateInstance)
 	}
 	fields.Parameters, fields.Labels, fields.Properties = in.Spec.Parameters, in.Spec.Labels, in.Spec.Properties
 	fields.UpdatePolicy = v1alpha1.UpdatePolicy(in.Spec.UpdatePolicy)
+	if a := in.Spec.Adoption; a != nil {
+		fields.Adoption = &v1alpha1.TemplateInstanceAdoption{}
+		if err := v1alpha1.Convert_templates_TemplateInstanceAdoption_To_v1alpha1_TemplateInstanceAdoption(a, fields.Adoption, nil); err != nil {
+			return err
+		}
+	}
 	sources := in.Spec.ParametersFrom
 	if n := len(sources); n > 0 && sources[n-1].SecretRef != nil {
 		out.Spec.Secret = &LocalObjectReference{Name: sources[n-1].SecretRef.Name}
@@ -112,7 +120,7 @@ func InstanceFromInternal(in *templates.TemplateInstance, out *TemplateInstance)
 	}
 	fields.Status = status
 	if fields.TemplateRef == nil && fields.Template == nil && fields.Parameters == nil && fields.ParametersFrom == nil &&
-		fields.Labels == nil && fields.Properties == nil && fields.UpdatePolicy == "" && fields.Status == nil {
+		fields.Labels == nil && fields.Properties == nil && fields.UpdatePolicy == "" && fields.Adoption == nil && fields.Status == nil {
 		return nil
 	}
 	value, err := json.Marshal(fields)
@@ -142,6 +150,12 @@ func statusFromInternal(in *templates.TemplateInstanceStatus, out *TemplateInsta
 	if r := in.TemplateRevision; r != nil {
 		fields.TemplateRevision = &v1alpha1.AppliedRevision{Number: r.Number, AppliedHash: r.AppliedHash, Generation: r.Generation}
 	}
+	if a := in.Adoption; a != nil {
+		fields.Adoption = &v1alpha1.AdoptionStatus{}
+		if err := v1alpha1.Convert_templates_AdoptionStatus_To_v1alpha1_AdoptionStatus(a, fields.Adoption, nil); err != nil {
+			return nil, err
+		}
+	}
 	if len(in.Conditions) > 0 && !equalJSON(conditionsToInternal(out.Conditions), in.Conditions) {
 		fields.Conditions = in.Conditions
 	}
@@ -155,7 +169,7 @@ func statusFromInternal(in *templates.TemplateInstanceStatus, out *TemplateInsta
 		}
 	}
 	if fields.ObservedGeneration == 0 && fields.Conditions == nil && fields.TemplateResourceVersion == "" &&
-		fields.Objects == nil && fields.GeneratedParametersSecret == "" && fields.TemplateRevision == nil {
+		fields.Objects == nil && fields.GeneratedParametersSecret == "" && fields.TemplateRevision == nil && fields.Adoption == nil {
 		return nil, nil
 	}
 	return &fields, nil
@@ -269,6 +283,12 @@ func InstanceToInternal(in *TemplateInstance, out *templates.TemplateInstance) e
 	}
 	out.Spec.Parameters, out.Spec.Labels, out.Spec.Properties = fields.Parameters, fields.Labels, fields.Properties
 	out.Spec.UpdatePolicy = templates.UpdatePolicy(fields.UpdatePolicy)
+	if a := fields.Adoption; a != nil {
+		out.Spec.Adoption = &templates.TemplateInstanceAdoption{}
+		if err := v1alpha1.Convert_v1alpha1_TemplateInstanceAdoption_To_templates_TemplateInstanceAdoption(a, out.Spec.Adoption, nil); err != nil {
+			return err
+		}
+	}
 	for i := range fields.ParametersFrom {
 		var s templates.ParametersSource
 		if err := v1alpha1.Convert_v1alpha1_ParametersSource_To_templates_ParametersSource(&fields.ParametersFrom[i], &s, nil); err != nil {
@@ -325,6 +345,12 @@ func statusToInternal(in *TemplateInstanceStatus, fields *instanceStatusFields, 
 	out.GeneratedParametersSecret = fields.GeneratedParametersSecret
 	if r := fields.TemplateRevision; r != nil {
 		out.TemplateRevision = &templates.AppliedRevision{Number: r.Number, AppliedHash: r.AppliedHash, Generation: r.Generation}
+	}
+	if a := fields.Adoption; a != nil {
+		out.Adoption = &templates.AdoptionStatus{}
+		if err := v1alpha1.Convert_v1alpha1_AdoptionStatus_To_templates_AdoptionStatus(a, out.Adoption, nil); err != nil {
+			return err
+		}
 	}
 	if fields.Conditions != nil {
 		var shown TemplateInstanceStatus

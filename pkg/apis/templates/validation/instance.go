@@ -53,7 +53,8 @@ func ValidateTemplateInstance(ti *templates.TemplateInstance) field.ErrorList {
 // change, as a change is an upgrade.
 func ValidateTemplateInstanceUpdate(ti, old *templates.TemplateInstance) field.ErrorList {
 	allErrs := apimachineryvalidation.ValidateObjectMetaUpdate(&ti.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
-	return append(allErrs, validateTemplateInstanceSpec(&ti.Spec, field.NewPath("spec"))...)
+	allErrs = append(allErrs, validateTemplateInstanceSpec(&ti.Spec, field.NewPath("spec"))...)
+	return append(allErrs, validateAdoptionUpdate(&ti.Spec, &old.Spec, field.NewPath("spec"))...)
 }
 
 // ValidateTemplateInstanceStatusUpdate validates what the controller writes to status.
@@ -69,6 +70,11 @@ func ValidateTemplateInstanceStatusUpdate(ti, old *templates.TemplateInstance) f
 	}
 	for i, o := range ti.Status.Objects {
 		p := path.Child("objects").Index(i)
+		switch o.Lifecycle {
+		case "", templates.LifecycleRetain:
+		default:
+			allErrs = append(allErrs, field.NotSupported(p.Child("lifecycle"), o.Lifecycle, []string{templates.LifecycleRetain}))
+		}
 		for _, f := range []struct{ name, value string }{{"apiVersion", o.APIVersion}, {"kind", o.Kind}, {"name", o.Name}} {
 			if f.value == "" {
 				allErrs = append(allErrs, field.Required(p.Child(f.name), ""))
@@ -132,6 +138,9 @@ func validateTemplateInstanceSpec(spec *templates.TemplateInstanceSpec, path *fi
 			continue
 		}
 		allErrs = append(allErrs, validateLocalName(from.SecretRef.Name, p.Child("secretRef", "name"))...)
+	}
+	if a := spec.Adoption; a != nil {
+		allErrs = append(allErrs, validateAdoption(a, path.Child("adoption"))...)
 	}
 	for name := range spec.Parameters {
 		if name == "" {

@@ -42,6 +42,8 @@ type TemplateInstanceStatusApplyConfiguration struct {
 	// generatedParametersSecret names the Secret, owned by the instance, that keeps the
 	// generated parameter values so that upgrades reuse them.
 	GeneratedParametersSecret *string `json:"generatedParametersSecret,omitempty"`
+	// adoption is the plan of the takeover spec.adoption asks for, and how far it went.
+	Adoption *AdoptionStatusApplyConfiguration `json:"adoption,omitempty"`
 }
 
 // TemplateInstanceStatusApplyConfiguration constructs a declarative configuration of the TemplateInstanceStatus type for use with
@@ -105,5 +107,13 @@ func (b *TemplateInstanceStatusApplyConfiguration) WithObjects(values ...*Templa
 // If called multiple times, the GeneratedParametersSecret field is set to the value of the last call.
 func (b *TemplateInstanceStatusApplyConfiguration) WithGeneratedParametersSecret(value string) *TemplateInstanceStatusApplyConfiguration {
 	b.GeneratedParametersSecret = &value
+	return b
+}
+
+// WithAdoption sets the Adoption field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Adoption field is set to the value of the last call.
+func (b *TemplateInstanceStatusApplyConfiguration) WithAdoption(value *AdoptionStatusApplyConfiguration) *TemplateInstanceStatusApplyConfiguration {
+	b.Adoption = value
 	return b
 }

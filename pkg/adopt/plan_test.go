@@ -1,0 +1,190 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package adopt
+
+import (
+	"encoding/base64"
+	"reflect"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/yaml"
+)
+
+func obj(t *testing.T, y string) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(y), &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func TestChanges(t *testing.T) {
+	before := obj(t, `{metadata: {name: a, resourceVersion: "1", labels: {x: "1", "app.kubernetes.io/name": a}}, spec: {replicas: 2, ports: [{port: 80}], list: [1, 2]}, status: {ready: 1}}`)
+	after := obj(t, `{metadata: {name: a, resourceVersion: "2", labels: {x: "2"}}, spec: {replicas: 2.0, ports: [{port: 81}], list: [1], extra: true}, status: {ready: 0}}`)
+	want := []string{"metadata.labels.x", "metadata.labels[app.kubernetes.io/name]", "spec.extra", "spec.list", "spec.ports[0].port"}
+	if got := Changes(before.Object, after.Object); !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+func TestImmutableChanges(t *testing.T) {
+	gk := func(group, kind string) schema.GroupKind { return schema.GroupKind{Group: group, Kind: kind} }
+	cases := []struct {
+		name             string
+		gk               schema.GroupKind
+		live             string
+		changed, removed []string
+		want             []string
+	}{
+		{"a Deployment's selector", gk("apps", "Deployment"), `{}`, []string{"spec.selector.matchLabels.tier", "spec.replicas"}, nil, []string{"spec.selector"}},
+		{"a Deployment's template is not", gk("apps", "Deployment"), `{}`, []string{"spec.template.spec.containers[0].image"}, nil, nil},
+		{"a StatefulSet's serviceName, not its replicas", gk("apps", "StatefulSet"), `{}`, []string{"spec.serviceName", "spec.replicas", "spec.template.metadata.labels.a"}, nil, []string{"spec.serviceName"}},
+		{"a claim's class, removed", gk("", "PersistentVolumeClaim"), `{}`, []string{"spec.resources.requests.storage"}, []string{"spec.storageClassName"}, []string{"spec.storageClassName"}},
+		{"an immutable ConfigMap's data", gk("", "ConfigMap"), `{immutable: true}`, []string{"data[a.txt]"}, nil, []string{"data"}},
+		{"a mutable ConfigMap's data", gk("", "ConfigMap"), `{}`, []string{"data[a.txt]"}, nil, nil},
+		{"a Service's clusterIP changed, not removed", gk("", "Service"), `{}`, []string{"spec.clusterIP"}, []string{"spec.clusterIPs"}, []string{"spec.clusterIP"}},
+		{"a Secret's type", gk("", "Secret"), `{}`, []string{"type"}, nil, []string{"type"}},
+		{"a RoleBinding's roleRef", gk("rbac.authorization.k8s.io", "RoleBinding"), `{}`, []string{"roleRef.name"}, nil, []string{"roleRef"}},
+	}
+	for _, tc := range cases {
+		if got := ImmutableChanges(tc.gk, obj(t, tc.live).Object, tc.changed, tc.removed); len(got)+len(tc.want) > 0 && !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestGeneratedValues(t *testing.T) {
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	rendered := []map[string]any{
+		obj(t, `{apiVersion: v1, kind: Secret, metadata: {name: db}, stringData: {password: GENERATEDpw1}}`).Object,
+		obj(t, `{apiVersion: v1, kind: Secret, metadata: {name: tok}, data: {token: `+b64("GENERATEDtok")+`}}`).Object,
+		obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: cfg}, data: {url: "postgres://app:GENERATEDpw1@db:5432/GENERATEDpw1"}}`).Object,
+		obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: other}, data: {key: GENERATEDkey}}`).Object,
+		obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: k2}, data: {key: GENERATEDkey}}`).Object,
+	}
+	live := map[string]string{
+		"db":    `{apiVersion: v1, kind: Secret, metadata: {name: db}, data: {password: ` + b64("hunter2hunter2") + `}}`,
+		"tok":   `{apiVersion: v1, kind: Secret, metadata: {name: tok}, data: {token: ` + b64("s3cr3t-token") + `}}`,
+		"cfg":   `{apiVersion: v1, kind: ConfigMap, metadata: {name: cfg}, data: {url: "postgres://app:hunter2hunter2@db:5432/hunter2hunter2"}}`,
+		"other": `{apiVersion: v1, kind: ConfigMap, metadata: {name: other}, data: {key: one-value}}`,
+		"k2":    `{apiVersion: v1, kind: ConfigMap, metadata: {name: k2}, data: {key: another-value}}`,
+	}
+	found, why := GeneratedValues(map[string]string{"PASSWORD": "GENERATEDpw1", "TOKEN": "GENERATEDtok", "KEY": "GENERATEDkey", "PIN": "1234", "UNUSED": "GENERATEDxyz"},
+		rendered, func(r Ref) map[string]any {
+			if s, ok := live[r.Name]; ok {
+				return obj(t, s).Object
+			}
+			return nil
+		})
+	if found["PASSWORD"].Value != "hunter2hunter2" || found["TOKEN"].Value != "s3cr3t-token" || found["TOKEN"].Where != "Secret tok data.token" {
+		t.Errorf("found %+v", found)
+	}
+	if _, ok := found["KEY"]; ok || !strings.Contains(why["KEY"], "the live objects disagree") {
+		t.Errorf("KEY: %+v, %q", found["KEY"], why["KEY"])
+	}
+	if !strings.Contains(why["PIN"], "shorter than 8") || why["UNUSED"] != "no rendered object holds it" || len(found) != 2 {
+		t.Errorf("why %v", why)
+	}
+}
+
+// TestPlan plans a release of three objects against a render of three: one adopted with its
+// changes and removals, one created, one the render lacks; then the same with a selector the
+// render changes.
+func TestPlan(t *testing.T) {
+	setID := "applyset-instance-v1"
+	live := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, namespace: shop, uid: u1, labels: {app: web, app.kubernetes.io/managed-by: Helm}, annotations: {meta.helm.sh/release-name: web}}, spec: {replicas: 2, selector: {matchLabels: {app: web}}}}`)
+	live.SetManagedFields(deploymentEntries)
+	leftover := obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: old, namespace: shop, uid: u2}}`)
+	rendered := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, namespace: shop, labels: {app: web, applyset.kubernetes.io/part-of: `+setID+`}}, spec: {replicas: 3, selector: {matchLabels: {app: web}}}}`)
+	dryRun := rendered.DeepCopy()
+	dryRun.SetUID("u1")
+	dryRun.SetAnnotations(live.GetAnnotations())
+	dryRun.Object["metadata"].(map[string]any)["labels"].(map[string]any)["app.kubernetes.io/managed-by"] = "Helm"
+	dryRun.SetManagedFields(append(deploymentEntries, entry(stencilManager, metav1.ManagedFieldsOperationApply, "apps/v1", "",
+		`{"f:metadata":{"f:labels":{"f:app":{},"f:applyset.kubernetes.io/part-of":{}}},"f:spec":{"f:replicas":{},"f:selector":{}}}`)))
+	created := obj(t, `{apiVersion: v1, kind: Service, metadata: {name: web, namespace: shop}}`)
+	in := Input{SetID: setID, Take: HelmManagers, Manager: stencilManager, RetainAll: true,
+		Source:     map[string]*unstructured.Unstructured{refKey(t, live): live, refKey(t, leftover): leftover},
+		Candidates: []Candidate{{Rendered: rendered, Live: live, DryRun: dryRun}, {Rendered: created}}}
+	res, err := Plan(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Objects) != 3 {
+		t.Fatalf("%d objects", len(res.Objects))
+	}
+	web, svc, old := res.Objects[0], res.Objects[1], res.Objects[2]
+	if web.Action != Adopt || web.UID != "u1" || web.Lifecycle != "retain" || strings.Join(web.Managers, ",") != "helm" ||
+		strings.Join(web.Changed, ",") != "metadata.labels[applyset.kubernetes.io/part-of],spec.replicas" || len(web.Immutable) != 0 {
+		t.Errorf("web: %+v", web)
+	}
+	if want := `metadata.annotations.meta.helm.sh/release-name,metadata.labels.app.kubernetes.io/managed-by,spec.template.spec.containers[name="web"].env,spec.template.spec.containers[name="web"].image,spec.template.spec.containers[name="web"].name`; strings.Join(web.Removed, ",") != want {
+		t.Errorf("removed %v", web.Removed)
+	}
+	if svc.Action != Create || svc.Lifecycle != "delete" || old.Action != Refuse || !res.Refused() ||
+		!strings.Contains(strings.Join(res.Problems(), "\n"), "ConfigMap shop/old: the Template does not render it") {
+		t.Errorf("svc %+v, old %+v, problems %v", svc, old, res.Problems())
+	}
+	in.LeaveUnrendered = true
+	if res, _ := Plan(in); res.Objects[2].Action != LeaveInPlace || res.Refused() {
+		t.Errorf("left in place: %+v", res.Objects[2])
+	}
+
+	// The server refuses the dry run: the selector is immutable. And the render carries
+	// Helm's annotation. Both refuse, each named.
+	in.Candidates = []Candidate{{Rendered: obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, namespace: shop, annotations: {meta.helm.sh/release-name: web}}}`), Live: live,
+		DryRunErr: apierrors.NewInvalid(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web", field.ErrorList{field.Invalid(field.NewPath("spec", "selector"), "x", "field is immutable")})}}
+	res, _ = Plan(in)
+	problems := strings.Join(res.Problems(), "\n")
+	for _, want := range []string{"Deployment.apps shop/web: spec.selector is immutable and the render changes it", "renders the old tool's ownership metadata annotation meta.helm.sh/release-name"} {
+		if !strings.Contains(problems, want) {
+			t.Errorf("problems %s\nwant %s", problems, want)
+		}
+	}
+	// An object that exists and is nobody's the adoption names is refused.
+	stranger := obj(t, `{apiVersion: v1, kind: Service, metadata: {name: web, namespace: shop, uid: u9}}`)
+	in.Candidates = []Candidate{{Rendered: created, Live: stranger}}
+	if res, _ := Plan(in); res.Objects[0].Action != Refuse || !strings.Contains(res.Objects[0].Problems[0], "it exists and is not one of the objects adopted") {
+		t.Errorf("stranger: %+v", res.Objects[0])
+	}
+}
+
+func refKey(t *testing.T, u *unstructured.Unstructured) string {
+	r, err := RefOf(u.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Key()
+}
+
+func TestOwnershipPatch(t *testing.T) {
+	live := obj(t, `{metadata: {name: a, resourceVersion: "7", labels: {app.kubernetes.io/managed-by: Helm}, annotations: {kubectl.kubernetes.io/last-applied-configuration: "{}", keep: "1"}}}`)
+	want := `[{"op":"test","path":"/metadata/resourceVersion","value":"7"},{"op":"remove","path":"/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"},{"op":"remove","path":"/metadata/labels/app.kubernetes.io~1managed-by"}]`
+	if got := string(OwnershipPatch(live)); got != want {
+		t.Errorf("got %s", got)
+	}
+	if OwnershipPatch(obj(t, `{metadata: {name: a, labels: {app.kubernetes.io/managed-by: stencil}}}`)) != nil {
+		t.Error("a patch for an object no tool claims")
+	}
+}
