@@ -196,7 +196,7 @@ func LatestHelmRelease(namespace, release string, records []HelmRecord) (*HelmRe
 		}
 	}
 	if latest < 0 {
-		return nil, nil, fmt.Errorf("Helm release %q has no record in namespace %s (no Secret labelled %s)", release, namespace, HelmRecordSelector(release))
+		return nil, nil, fmt.Errorf("Helm release %q has no record in namespace %s (no Secret labelled %s): %w", release, namespace, HelmRecordSelector(release), ErrSourceGone)
 	}
 	sort.Strings(names)
 	rel, err := DecodeHelmRecord(namespace, records[latest])

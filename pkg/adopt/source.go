@@ -77,8 +77,9 @@ var (
 )
 
 // ReadSource reads what adoption a takes over in namespace: a Helm release's deployed
-// objects, an ApplySet's members, or the objects of the kinds kinds that a selector selects.
-func ReadSource(ctx context.Context, r Reader, mapper meta.RESTMapper, namespace string, a *templatesv1.TemplateInstanceAdoption, kinds []schema.GroupKind) (*Source, error) {
+// objects, an ApplySet's members, or the objects of the kinds kinds (the render's) that a
+// selector selects.
+func ReadSource(ctx context.Context, r Reader, mapper meta.RESTMapper, namespace string, a *templatesv1.TemplateInstanceAdoption, kinds []schema.GroupVersionKind) (*Source, error) {
 	extra := Managers{Names: a.Managers}
 	switch {
 	case a.HelmRelease != "":
@@ -177,8 +178,11 @@ func readApplySet(ctx context.Context, r Reader, mapper meta.RESTMapper, namespa
 		resource = configMapsResource
 	}
 	parent, err := r.Get(ctx, resource, namespace, name)
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("ApplySet parent %s %s/%s does not exist: %w", kind, namespace, name, ErrSourceGone)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("ApplySet parent %s %s/%s: %w", kind, namespace, name, err)
+		return nil, err
 	}
 	ref := Ref{GroupVersionKind: corev1.SchemeGroupVersion.WithKind(kind), Namespace: namespace, Name: name}
 	set, err := ReadApplySet(ref, parent.GetLabels(), parent.GetAnnotations())
@@ -220,15 +224,16 @@ func readApplySet(ctx context.Context, r Reader, mapper meta.RESTMapper, namespa
 	return s, nil
 }
 
-func readSelected(ctx context.Context, r Reader, mapper meta.RESTMapper, namespace string, selector *metav1.LabelSelector, kinds []schema.GroupKind) (*Source, error) {
+func readSelected(ctx context.Context, r Reader, mapper meta.RESTMapper, namespace string, selector *metav1.LabelSelector, kinds []schema.GroupVersionKind) (*Source, error) {
 	sel, err := metav1.LabelSelectorAsSelector(selector)
 	if err != nil {
 		return nil, err
 	}
 	var names []string
 	s := &Source{Objects: map[string]*unstructured.Unstructured{}}
-	for _, gk := range kinds {
-		m, err := mapper.RESTMapping(gk)
+	for _, gvk := range kinds {
+		gk := gvk.GroupKind()
+		m, err := mapper.RESTMapping(gk, gvk.Version)
 		if err != nil {
 			return nil, fmt.Errorf("kind %s: %v", gk, err)
 		}

@@ -75,6 +75,14 @@ func (c *Controller) plan(ti *templatesv1.TemplateInstance, r *rendered) ([]*pla
 		inventory.Label(obj, id)
 		p := &planned{obj: obj, resource: mapping.Resource, generated: len(r.generated) > 0 && i == 0,
 			ref: templatesv1.TemplateInstanceObject{APIVersion: obj.GetAPIVersion(), Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}}
+		if !p.generated {
+			lifecycle, err := objectLifecycle(ti, obj, r.revision)
+			if err != nil {
+				refused = append(refused, p.String()+": "+err.Error())
+				continue
+			}
+			p.ref.Lifecycle = lifecycle
+		}
 		if key := inventory.ObjectKey(p.ref); seen[key] {
 			refused = append(refused, p.String()+": rendered twice")
 			continue
@@ -207,7 +215,7 @@ func (c *Controller) prune(ctx context.Context, ti *templatesv1.TemplateInstance
 		if keep[inventory.ObjectKey(o)] {
 			continue
 		}
-		gone, err := c.deleteMember(ctx, ti, a, o)
+		gone, err := c.removeMember(ctx, ti, a, o)
 		if err != nil {
 			return nil, err
 		}
@@ -216,6 +224,23 @@ func (c *Controller) prune(ctx context.Context, ti *templatesv1.TemplateInstance
 		}
 	}
 	return left, nil
+}
+
+// removeMember deletes one object of the instance's set, or, when its lifecycle is retain,
+// leaves it in place no longer the instance's; it reports whether that is done.
+func (c *Controller) removeMember(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, o templatesv1.TemplateInstanceObject) (bool, error) {
+	if o.Lifecycle != templatesv1.LifecycleRetain {
+		return c.deleteMember(ctx, ti, a, o)
+	}
+	gv, err := schema.ParseGroupVersion(o.APIVersion)
+	if err != nil {
+		return true, nil
+	}
+	mapping, err := inventory.Mapping(c.cfg.Mapper, gv.WithKind(o.Kind))
+	if err != nil {
+		return true, nil
+	}
+	return c.release(ctx, ti, a, &planned{resource: mapping.Resource, ref: o})
 }
 
 // deleteMember deletes one object of the instance's set; it reports whether the object is gone

@@ -78,7 +78,12 @@ func (c *Controller) pruneTargets(old []templatesv1.TemplateInstanceObject, keep
 		if err != nil {
 			continue
 		}
-		out = append(out, target{resource: mapping.Resource, ref: o, verbs: []string{"delete"}})
+		verbs := []string{"delete"}
+		if o.Lifecycle == templatesv1.LifecycleRetain {
+			// Left in place: only its labels and managed fields are written.
+			verbs = []string{"patch"}
+		}
+		out = append(out, target{resource: mapping.Resource, ref: o, verbs: verbs})
 	}
 	return out
 }

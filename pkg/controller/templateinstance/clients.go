@@ -56,6 +56,14 @@ type Applier interface {
 	// Apply applies obj with server-side apply under the controller's field manager, never
 	// forcing a conflict; with dryRun the cluster only checks it (admission and validation).
 	Apply(ctx context.Context, o Object, obj *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error)
+	// ApplyForced applies obj as Apply does but forces conflicts: adoption takes the fields
+	// of another tool's managers over.
+	ApplyForced(ctx context.Context, o Object, obj *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error)
+	// Patch patches the object: adoption moves field ownership and removes another tool's
+	// ownership metadata, each patch conditional on the object's resourceVersion.
+	Patch(ctx context.Context, o Object, patchType types.PatchType, data []byte) (*unstructured.Unstructured, error)
+	// List lists the objects of a resource in a namespace that selector selects.
+	List(ctx context.Context, resource schema.GroupVersionResource, namespace, selector string) ([]unstructured.Unstructured, error)
 	// Delete deletes the object if its uid is uid, letting its dependents go in the background.
 	Delete(ctx context.Context, o Object, uid types.UID) error
 	// SecretData reads the data of a Secret.
@@ -99,6 +107,33 @@ func (a *clientApplier) Apply(ctx context.Context, o Object, obj *unstructured.U
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
 	return a.resource(o).Apply(ctx, o.Name, obj, opts)
+}
+
+// ApplyForced applies obj with the dynamic client, forcing conflicts.
+func (a *clientApplier) ApplyForced(ctx context.Context, o Object, obj *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error) {
+	opts := metav1.ApplyOptions{FieldManager: inventory.FieldManager, Force: true}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	return a.resource(o).Apply(ctx, o.Name, obj, opts)
+}
+
+// Patch patches the object under the controller's field manager.
+func (a *clientApplier) Patch(ctx context.Context, o Object, patchType types.PatchType, data []byte) (*unstructured.Unstructured, error) {
+	return a.resource(o).Patch(ctx, o.Name, patchType, data, metav1.PatchOptions{FieldManager: inventory.FieldManager})
+}
+
+// List lists the objects with the dynamic client.
+func (a *clientApplier) List(ctx context.Context, resource schema.GroupVersionResource, namespace, selector string) ([]unstructured.Unstructured, error) {
+	r := dynamic.ResourceInterface(a.dynamic.Resource(resource))
+	if namespace != "" {
+		r = a.dynamic.Resource(resource).Namespace(namespace)
+	}
+	list, err := r.List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
 }
 
 // Delete deletes the object with a uid precondition and background propagation.

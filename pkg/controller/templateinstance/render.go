@@ -81,6 +81,12 @@ func requesterInfo(r *templatesv1.TemplateInstanceRequester) user.Info {
 // render renders the instance's template with its values as its requester: the requester
 // must be allowed to process the template, and values come from Secrets the requester reads.
 func (c *Controller) render(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier) (*rendered, error) {
+	return c.renderAdopting(ctx, ti, a, nil)
+}
+
+// renderAdopting renders as render does, with adopted as the values of the generated
+// parameters that keep none yet: the values an adoption found in the live objects.
+func (c *Controller) renderAdopting(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, adopted map[string]string) (*rendered, error) {
 	requester := requesterInfo(ti.Spec.Requester)
 	ctx = genericapirequest.WithNamespace(genericapirequest.WithUser(ctx, requester), ti.Namespace)
 	t, stored, err := c.template(ctx, ti, requester)
@@ -105,6 +111,11 @@ func (c *Controller) render(ctx context.Context, ti *templatesv1.TemplateInstanc
 				return nil, err
 			}
 			unreadGenerated = err
+		}
+	}
+	for n := range generatedNames {
+		if v, ok := adopted[n]; ok && values[n] == "" {
+			values[n] = v
 		}
 	}
 	freshGenerated := false
