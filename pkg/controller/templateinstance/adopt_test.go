@@ -96,7 +96,7 @@ func adoptionReasonCases() []reasonCase {
 		objects: []runtime.Object{newTemplate("app", configMap), adoptingInstance(templatesv1.TemplateInstanceAdoption{HelmRelease: "web"})},
 		live:    []runtime.Object{member("Secret", "unrelated", "uid-s")},
 		reasons: []string{"AdoptionSource"}, message: `Helm release "web" has no record in namespace demo`,
-		check:   untouched,
+		check: untouched,
 	}, {
 		name:    "the cluster refuses the forced apply",
 		objects: []runtime.Object{newTemplate("app", configMap), adoptingInstance(selected)},
