@@ -203,6 +203,10 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
+	adoptionREST, err := c.adoptionREST(templateinstance.StorageTemplates{Getter: templateREST, Revisions: revisions}, instanceREST, renderer, noCluster)
+	if err != nil {
+		return nil, err
+	}
 	codecs := wordedDecodeErrors{NegotiatedSerializer: Codecs, scheme: Scheme}
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(templates.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	apiGroupInfo.NegotiatedSerializer = codecs
@@ -218,6 +222,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		"customtransforms":         customTransformREST,
 		"templateinstances":        instanceREST,
 		"templateinstances/status": instanceStatusREST,
+		"adoptions":                adoptionREST,
 	}
 	groups := []*genericapiserver.APIGroupInfo{&apiGroupInfo}
 	if c.ExtraConfig.OpenShiftTemplates {

@@ -42,6 +42,8 @@ import (
 // binaries are the programs the suite runs.
 type binaries struct {
 	kubeAPIServer, kubeControllerManager, kubectl, etcd, stencilAPIServer, kubectlStencil string
+	// helmDriver drives the Helm v4 library (hack/helm-tools).
+	helmDriver string
 }
 
 // cluster is an etcd, a kube-apiserver with the aggregation layer configured, and Stencil
@@ -94,9 +96,16 @@ var tokenUsers = map[string]string{
 	"roller":  "roller-token",
 	"rollerb": "rollerb-token",
 	"watcher": "watcher-token",
+	// adopter runs a Helm release and an ApplySet in TestAdopt's namespace and adopts them;
+	// adopter-limited may create instances there but patch no Deployment; intruder has edit
+	// in another namespace only.
+	"adopter":         "adopter-token",
+	"adopter-limited": "adopter-limited-token",
+	"intruder":        "intruder-token",
 }
 
-// auditPolicy records who wrote the ConfigMaps of the TemplateInstance tests, and nothing else:
+// auditPolicy records who wrote the ConfigMaps of the TemplateInstance tests, and every write
+// in the adoption tests' namespaces (a second adoption writes nothing), and nothing else:
 // the proof that the controller wrote them as the requester; and every write of the
 // namespaces, ClusterRoles and ClusterRoleBindings of TestTemplateInstanceConfusedDeputy: the
 // proof that its attacks wrote nothing.
@@ -114,6 +123,10 @@ rules:
   verbs: [create, patch, update, delete, deletecollection]
 - level: Metadata
   resources: [{group: rbac.authorization.k8s.io, resources: [clusterroles, clusterrolebindings]}]
+  verbs: [create, patch, update, delete, deletecollection]
+- level: Metadata
+  namespaces: [e2e-adopt, e2e-adopt-set]
+  resources: [{group: ""}, {group: apps}]
   verbs: [create, patch, update, delete, deletecollection]
 - level: None
 `
@@ -138,6 +151,9 @@ func (c *cluster) makePKI() error {
 	}{
 		{"kube-apiserver", c.kubeCA, certs.Request{CommonName: "kube-apiserver", DNSNames: []string{"localhost", "kubernetes.default.svc"}, IPs: loopback}},
 		{"admin", c.kubeCA, certs.Request{CommonName: "e2e-admin", Organizations: []string{"system:masters"}}},
+		// kube-controller-manager has an identity of its own, so that audit events tell its
+		// writes from the tests'.
+		{"kube-controller-manager", c.kubeCA, certs.Request{CommonName: "system:kube-controller-manager", Organizations: []string{"system:masters"}}},
 		{"front-proxy-client", frontProxyCA, certs.Request{CommonName: "front-proxy-client"}},
 	}
 	for _, p := range pairs {
@@ -238,9 +254,11 @@ func (c *cluster) startKubeAPIServer() error {
 		return err
 	}
 	c.kubeconfigs = map[string]string{}
-	if err := c.writeKubeconfig("admin", &clientcmdapi.AuthInfo{
-		ClientCertificate: c.path("admin.crt"), ClientKey: c.path("admin.key")}); err != nil {
-		return err
+	for _, user := range []string{"admin", "kube-controller-manager"} {
+		if err := c.writeKubeconfig(user, &clientcmdapi.AuthInfo{
+			ClientCertificate: c.path(user + ".crt"), ClientKey: c.path(user + ".key")}); err != nil {
+			return err
+		}
 	}
 	for user, token := range tokenUsers {
 		if err := c.writeKubeconfig(user, &clientcmdapi.AuthInfo{Token: token}); err != nil {

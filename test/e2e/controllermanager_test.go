@@ -39,7 +39,7 @@ var controllerManagerControllers = []string{
 }
 
 // useControllerManager runs kube-controller-manager (the same pinned version as
-// kube-apiserver, as the cluster's admin) for the rest of the test t, and waits until its
+// kube-apiserver, as system:kube-controller-manager in system:masters) for the rest of the test t, and waits until its
 // controllers run: the default ServiceAccount of namespace exists. It runs only while a test
 // that needs it does: the suite's other tests write what the deployment controller would
 // (a Deployment's available status), which the real one would undo. It costs the suite
@@ -50,7 +50,7 @@ func (c *cluster) useControllerManager(t *testing.T, namespace string) {
 		t.Fatal("kube-controller-manager already runs: tests that use it must not nest")
 	}
 	p, err := startProcess(c.logDir, "kube-controller-manager", c.bin.kubeControllerManager,
-		"--kubeconfig="+c.kubeconfigs["admin"],
+		"--kubeconfig="+c.kubeconfigs["kube-controller-manager"],
 		"--leader-elect=false",
 		"--controllers="+strings.Join(controllerManagerControllers, ","),
 		// Nothing scrapes it: no port of its own.

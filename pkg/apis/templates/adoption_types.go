@@ -42,6 +42,14 @@ type TemplateInstanceAdoption struct {
 // AdoptionPhase is how far an adoption went.
 type AdoptionPhase string
 
+// The phases of an adoption.
+const (
+	AdoptionPlanned  AdoptionPhase = "Planned"
+	AdoptionRefused  AdoptionPhase = "Refused"
+	AdoptionAdopting AdoptionPhase = "Adopting"
+	AdoptionAdopted  AdoptionPhase = "Adopted"
+)
+
 // AdoptionAction is what adoption does with one object.
 type AdoptionAction string
 
