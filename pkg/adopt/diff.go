@@ -34,13 +34,23 @@ var ignoredPaths = map[string]bool{
 // appeared or disappeared) written as kubectl explain does (spec.template.spec.containers[0].image),
 // sorted; bookkeeping fields (managed fields, resourceVersion, generation, status) are left out.
 func Changes(before, after map[string]any) []string {
-	var out []string
-	diffValues("", before, after, &out)
+	var all []change
+	diffValues("", before, after, true, true, &all)
+	out := make([]string, len(all))
+	for i, c := range all {
+		out[i] = c.path
+	}
 	sort.Strings(out)
 	return out
 }
 
-func diffValues(path string, a, b any, out *[]string) {
+// change is one leaf that differs; removed when after lacks it.
+type change struct {
+	path    string
+	removed bool
+}
+
+func diffValues(path string, a, b any, aHas, bHas bool, out *[]change) {
 	if ignoredPaths[path] {
 		return
 	}
@@ -55,7 +65,9 @@ func diffValues(path string, a, b any, out *[]string) {
 			keys[k] = true
 		}
 		for k := range keys {
-			diffValues(joinField(path, k), am[k], bm[k], out)
+			x, xHas := am[k]
+			y, yHas := bm[k]
+			diffValues(joinField(path, k), x, y, xHas, yHas, out)
 		}
 		return
 	}
@@ -63,12 +75,12 @@ func diffValues(path string, a, b any, out *[]string) {
 	bl, bIsList := b.([]any)
 	if aIsList && bIsList && len(al) == len(bl) {
 		for i := range al {
-			diffValues(fmt.Sprintf("%s[%d]", path, i), al[i], bl[i], out)
+			diffValues(fmt.Sprintf("%s[%d]", path, i), al[i], bl[i], true, true, out)
 		}
 		return
 	}
-	if !equalJSON(a, b) {
-		*out = append(*out, path)
+	if aHas != bHas || !equalJSON(a, b) {
+		*out = append(*out, change{path: path, removed: aHas && !bHas})
 	}
 }
 

@@ -63,7 +63,7 @@ func GeneratedValues(generated map[string]string, rendered []map[string]any, liv
 		}
 		secret := ref.Group == "" && ref.Kind == "Secret"
 		walkStrings(obj, nil, func(path []any, s string) {
-			field, livePath := path, path
+			livePath := path
 			if secret && len(path) == 2 && (path[0] == "data" || path[0] == "stringData") {
 				if path[0] == "data" {
 					s = decodeBase64(s)
@@ -75,7 +75,7 @@ func GeneratedValues(generated map[string]string, rendered []map[string]any, liv
 				if len(v) < minGeneratedLength || !strings.Contains(s, v) {
 					continue
 				}
-				where := ref.String() + " " + formatPath(field)
+				where := ref.String() + " " + formatPath(livePath)
 				liveValue, ok := lookup(liveObj, livePath).(string)
 				if ok && secret && livePath[0] == "data" {
 					liveValue = decodeBase64(liveValue)

@@ -128,10 +128,11 @@ func TakeOver(entries []metav1.ManagedFieldsEntry, take Managers, manager, apiVe
 }
 
 // Removed is what a forced apply of a render removes after TakeOver: the fields the taken
-// managers owned that the render (applied, the dry run's entry of manager) does not set and
-// no remaining manager owns. It returns the leaf paths, as structured merge diff writes them.
-func Removed(before []metav1.ManagedFieldsEntry, take Managers, applied []metav1.ManagedFieldsEntry, manager string) ([]string, error) {
-	taken, others := &fieldpath.Set{}, &fieldpath.Set{}
+// managers owned that the render (applied: the dry run's entry of manager) does not set and
+// no remaining manager owns, as leaf paths. A map or list item that still holds a field
+// someone owns is not removed (server-side apply adds such items back), so it is not listed.
+func Removed(before []metav1.ManagedFieldsEntry, take Managers, applied []metav1.ManagedFieldsEntry, manager string) ([]fieldpath.Path, error) {
+	taken, kept := &fieldpath.Set{}, &fieldpath.Set{}
 	for _, e := range before {
 		if e.Subresource != "" {
 			continue
@@ -143,25 +144,37 @@ func Removed(before []metav1.ManagedFieldsEntry, take Managers, applied []metav1
 		if e.Manager == manager || take.Takes(e.Manager) {
 			taken = taken.Union(set)
 		} else {
-			others = others.Union(set)
+			kept = kept.Union(set)
 		}
 	}
-	rendered := &fieldpath.Set{}
 	for _, e := range applied {
 		if e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == "" {
 			set, err := decodeFields(e)
 			if err != nil {
 				return nil, err
 			}
-			rendered = rendered.Union(set)
+			kept = kept.Union(set)
 		}
 	}
-	gone := taken.Difference(rendered).Difference(others).Leaves()
-	var out []string
-	gone.Iterate(func(p fieldpath.Path) { out = append(out, strings.TrimPrefix(p.String(), ".")) })
-	sort.Strings(out)
+	// Every item on the way to a kept field stays.
+	holding := &fieldpath.Set{}
+	kept.Iterate(func(p fieldpath.Path) {
+		for i := 1; i < len(p); i++ {
+			holding.Insert(p[:i].Copy())
+		}
+	})
+	var out []fieldpath.Path
+	taken.Difference(kept).Leaves().Iterate(func(p fieldpath.Path) {
+		if !holding.Has(p) {
+			out = append(out, p.Copy())
+		}
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
 	return out, nil
 }
+
+// PathString writes a path as the plan shows it: spec.template.spec.containers[name="web"].env.
+func PathString(p fieldpath.Path) string { return strings.TrimPrefix(p.String(), ".") }
 
 // ManagerNames lists the managers of the object itself, sorted, each once.
 func ManagerNames(entries []metav1.ManagedFieldsEntry) []string {

@@ -88,7 +88,11 @@ func TestRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `metadata.annotations.meta.helm.sh/release-name,metadata.labels.app.kubernetes.io/managed-by,spec.replicas,spec.template.spec.containers[name="web"].env`
-	if got := strings.Join(removed, ","); got != want {
+	var got []string
+	for _, p := range removed {
+		got = append(got, PathString(p))
+	}
+	if got := strings.Join(got, ","); got != want {
 		t.Errorf("removed\n got %s\nwant %s", got, want)
 	}
 }

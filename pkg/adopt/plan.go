@@ -75,10 +75,15 @@ type Candidate struct {
 	Rendered *unstructured.Unstructured
 	// Live is the object as it is, nil when it does not exist.
 	Live *unstructured.Unstructured
-	// DryRun is the server's answer to a forced dry-run apply of Rendered by Manager, or
-	// DryRunErr its refusal.
+	// DryRun is the server's answer to a dry-run apply of Rendered by Manager (forced, for an
+	// object of the source), or DryRunErr its refusal.
 	DryRun    *unstructured.Unstructured
 	DryRunErr error
+	// Final is, for an object of the source, the server's answer to a dry run of the object
+	// the takeover ends with (FinalPatch of Desired): defaulted and validated. FinalErr is its
+	// refusal.
+	Final    *unstructured.Unstructured
+	FinalErr error
 }
 
 // Input is what a plan is made of.
@@ -197,26 +202,30 @@ func planObject(in Input, ref Ref, c Candidate) (ObjectPlan, error) {
 		p.Problems = append(p.Problems, "it exists and is not one of the objects adopted: "+ownerOf(c.Live))
 		return p, nil
 	}
-	if c.DryRunErr != nil {
-		immutable, other := dryRunRefusal(c.DryRunErr)
+	refusal := c.DryRunErr
+	if refusal == nil && p.Action == Adopt {
+		refusal = c.FinalErr
+	}
+	if refusal != nil {
+		immutable, other := dryRunRefusal(refusal)
 		p.Immutable = append(p.Immutable, immutable...)
 		p.Problems = append(p.Problems, other...)
-		return p, nil
-	}
-	if c.Live == nil || c.DryRun == nil {
-		return p, nil
-	}
-	p.Changed = Changes(c.Live.Object, c.DryRun.Object)
-	if p.Action == Adopt {
-		removed, err := Removed(c.Live.GetManagedFields(), in.Take, c.DryRun.GetManagedFields(), in.Manager)
-		if err != nil {
-			return p, err
+		if c.Live != nil && c.DryRun != nil {
+			// The server names what it refuses; the kinds' rules name the fields among what
+			// the render changes.
+			p.Immutable = dedupe(append(p.Immutable, ImmutableChanges(ref.GroupKind(), c.Live.Object, Changes(c.Live.Object, c.DryRun.Object), nil)...))
 		}
-		p.Removed = keptByStringData(ref, c.Rendered, removed)
+		return p, nil
+	}
+	after := c.DryRun
+	if p.Action == Adopt {
+		after = c.Final
 		p.Managers = movedManagers(c.Live, in.Take, in.Manager)
 	}
-	p.Immutable = append(p.Immutable, ImmutableChanges(ref.GroupKind(), c.Live.Object, p.Changed, p.Removed)...)
-	p.Immutable = dedupe(p.Immutable)
+	if c.Live == nil || after == nil {
+		return p, nil
+	}
+	p.Changed, p.Removed = Diff(c.Live.Object, after.Object)
 	p.Changed, p.Removed = capPaths(p.Changed), capPaths(p.Removed)
 	return p, nil
 }
@@ -247,25 +256,6 @@ func movedManagers(live *unstructured.Unstructured, take Managers, manager strin
 		if name != manager && take.Takes(name) {
 			out = append(out, name)
 		}
-	}
-	return out
-}
-
-// keptByStringData drops the data keys of a Secret that the render sets through stringData:
-// the API server writes those into data, so the apply removes none of them.
-func keptByStringData(ref Ref, rendered *unstructured.Unstructured, removed []string) []string {
-	if ref.Group != "" || ref.Kind != "Secret" {
-		return removed
-	}
-	stringData, _, _ := unstructured.NestedMap(rendered.Object, "stringData")
-	out := removed[:0]
-	for _, p := range removed {
-		if key, ok := strings.CutPrefix(p, "data."); ok {
-			if _, set := stringData[key]; set {
-				continue
-			}
-		}
-		out = append(out, p)
 	}
 	return out
 }

@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/yaml"
 )
 
@@ -124,9 +125,15 @@ func TestPlan(t *testing.T) {
 	dryRun.SetManagedFields(append(deploymentEntries, entry(stencilManager, metav1.ManagedFieldsOperationApply, "apps/v1", "",
 		`{"f:metadata":{"f:labels":{"f:app":{},"f:applyset.kubernetes.io/part-of":{}}},"f:spec":{"f:replicas":{},"f:selector":{}}}`)))
 	created := obj(t, `{apiVersion: v1, kind: Service, metadata: {name: web, namespace: shop}}`)
+	removed, err := Removed(live.GetManagedFields(), HelmManagers, dryRun.GetManagedFields(), stencilManager)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The server's answer to the final dry run, as a server without defaults gives it.
+	final := Desired(dryRun, rendered, removed)
 	in := Input{SetID: setID, Take: HelmManagers, Manager: stencilManager, RetainAll: true,
 		Source:     map[string]*unstructured.Unstructured{refKey(t, live): live, refKey(t, leftover): leftover},
-		Candidates: []Candidate{{Rendered: rendered, Live: live, DryRun: dryRun}, {Rendered: created}}}
+		Candidates: []Candidate{{Rendered: rendered, Live: live, DryRun: dryRun, Final: final}, {Rendered: created}}}
 	res, err := Plan(in)
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +146,7 @@ func TestPlan(t *testing.T) {
 		strings.Join(web.Changed, ",") != "metadata.labels[applyset.kubernetes.io/part-of],spec.replicas" || len(web.Immutable) != 0 {
 		t.Errorf("web: %+v", web)
 	}
-	if want := `metadata.annotations.meta.helm.sh/release-name,metadata.labels.app.kubernetes.io/managed-by,spec.template.spec.containers[name="web"].env,spec.template.spec.containers[name="web"].image,spec.template.spec.containers[name="web"].name`; strings.Join(web.Removed, ",") != want {
+	if want := `metadata.annotations[meta.helm.sh/release-name],metadata.labels[app.kubernetes.io/managed-by]`; strings.Join(web.Removed, ",") != want {
 		t.Errorf("removed %v", web.Removed)
 	}
 	if svc.Action != Create || svc.Lifecycle != "delete" || old.Action != Refuse || !res.Refused() ||
@@ -149,6 +156,13 @@ func TestPlan(t *testing.T) {
 	in.LeaveUnrendered = true
 	if res, _ := Plan(in); res.Objects[2].Action != LeaveInPlace || res.Refused() {
 		t.Errorf("left in place: %+v", res.Objects[2])
+	}
+
+	// The final dry run is refused: the takeover would end with an invalid object.
+	in.Candidates = []Candidate{{Rendered: rendered, Live: live, DryRun: dryRun, FinalErr: apierrors.NewInvalid(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web",
+		field.ErrorList{field.Invalid(field.NewPath("spec", "template", "spec", "containers"), "", "Required value")})}}
+	if res, _ := Plan(in); !res.Refused() || !strings.Contains(strings.Join(res.Problems(), "\n"), "spec.template.spec.containers: Invalid value") {
+		t.Errorf("final dry run refused: %v", res.Problems())
 	}
 
 	// The server refuses the dry run: the selector is immutable. And the render carries
@@ -186,5 +200,48 @@ func TestOwnershipPatch(t *testing.T) {
 	}
 	if OwnershipPatch(obj(t, `{metadata: {name: a, labels: {app.kubernetes.io/managed-by: stencil}}}`)) != nil {
 		t.Error("a patch for an object no tool claims")
+	}
+}
+
+// TestDesired removes what the takeover removes from the forced apply's answer, by the keys
+// of list items, and keeps a Secret's data that the render sets through stringData.
+func TestDesired(t *testing.T) {
+	dryRun := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, labels: {app: web, helm.sh/chart: web-1}},
+  spec: {template: {spec: {containers: [{name: side, image: s}, {name: web, image: w, env: [{name: A, value: "1"}], ports: [{containerPort: 80, protocol: TCP}]}]}}}}`)
+	paths := []string{`{"f:metadata":{"f:labels":{"f:helm.sh/chart":{}}}}`,
+		`{"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{"f:env":{},"f:ports":{"k:{\"containerPort\":80,\"protocol\":\"TCP\"}":{}}}}}}}}`,
+		`{"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"side\"}":{}}}}}}`}
+	var removed []fieldpath.Path
+	for _, p := range paths {
+		set := &fieldpath.Set{}
+		if err := set.FromJSON(strings.NewReader(p)); err != nil {
+			t.Fatal(err)
+		}
+		set.Leaves().Iterate(func(p fieldpath.Path) { removed = append(removed, p.Copy()) })
+	}
+	got := Desired(dryRun, dryRun, removed)
+	want := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, labels: {app: web}}, spec: {template: {spec: {containers: [{name: web, image: w, ports: []}]}}}}`)
+	if !reflect.DeepEqual(got.Object, want.Object) {
+		t.Errorf("got %v\nwant %v", got.Object, want.Object)
+	}
+
+	secret := obj(t, `{apiVersion: v1, kind: Secret, metadata: {name: db}, data: {password: cA==, old: bw==}}`)
+	rendered := obj(t, `{apiVersion: v1, kind: Secret, metadata: {name: db}, stringData: {password: p}}`)
+	set := &fieldpath.Set{}
+	_ = set.FromJSON(strings.NewReader(`{"f:data":{"f:password":{},"f:old":{}}}`))
+	var secretRemoved []fieldpath.Path
+	set.Leaves().Iterate(func(p fieldpath.Path) { secretRemoved = append(secretRemoved, p.Copy()) })
+	if got := Desired(secret, rendered, secretRemoved); !reflect.DeepEqual(got.Object["data"], map[string]any{"password": "cA=="}) {
+		t.Errorf("Secret data %v", got.Object["data"])
+	}
+
+	live := obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: c, resourceVersion: "5", labels: {a: "1"}}, data: {k: v}, binaryData: {b: AA==}}`)
+	desired := obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: c, annotations: {x: "y"}}, data: {k: w}}`)
+	patch, err := FinalPatch(live, desired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `[{"op":"test","path":"/metadata/resourceVersion","value":"5"},{"op":"remove","path":"/binaryData"},{"op":"add","path":"/data","value":{"k":"w"}},{"op":"remove","path":"/metadata/labels"},{"op":"add","path":"/metadata/annotations","value":{"x":"y"}}]`; string(patch) != want {
+		t.Errorf("patch %s", patch)
 	}
 }

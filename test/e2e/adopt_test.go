@@ -78,7 +78,7 @@ type liveMeta struct {
 func getLive(t *testing.T, ns, resource, name string) liveMeta {
 	t.Helper()
 	var o liveMeta
-	decodeJSON(t, mustKubectl(t, "admin", "", "get", resource, name, "-n", ns, "-o", "json"), &o)
+	decodeJSON(t, mustKubectl(t, "admin", "", "get", resource, name, "-n", ns, "-o", "json", "--show-managed-fields"), &o)
 	return o
 }
 

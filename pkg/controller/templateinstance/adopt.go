@@ -24,6 +24,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"stencil.dev/stencil/pkg/adopt"
@@ -131,6 +132,11 @@ func (c *Controller) planAdoption(ctx context.Context, ti *templatesv1.TemplateI
 			cand.DryRun, cand.DryRunErr = a.Apply(ctx, p.object(), p.obj, true)
 		case ad.claims(live):
 			cand.DryRun, cand.DryRunErr = a.ApplyForced(ctx, p.object(), p.obj, true)
+			if cand.DryRunErr == nil {
+				if cand.Final, cand.FinalErr, err = c.dryRunTakeOver(ctx, a, p, live, cand.DryRun, source.Take); err != nil {
+					return nil, err
+				}
+			}
 		}
 		if cand.DryRunErr != nil && !isRefusal(cand.DryRunErr) {
 			return nil, cand.DryRunErr
@@ -148,6 +154,26 @@ func (c *Controller) planAdoption(ctx context.Context, ti *templatesv1.TemplateI
 		ad.byKey[o.Ref.Key()] = o
 	}
 	return ad, nil
+}
+
+// dryRunTakeOver asks the server what a takeover ends with: the forced apply's answer
+// without what the takeover removes, as a dry-run patch of the live object, which the server
+// defaults and validates. It returns the answer or the server's refusal, and an error when the
+// cluster failed.
+func (c *Controller) dryRunTakeOver(ctx context.Context, a Applier, p *planned, live, dryRun *unstructured.Unstructured, take adopt.Managers) (*unstructured.Unstructured, error, error) {
+	removed, err := adopt.Removed(live.GetManagedFields(), take, dryRun.GetManagedFields(), inventory.FieldManager)
+	if err != nil {
+		return nil, nil, fail("AdoptionFailed", "%s: %v", p, err)
+	}
+	patch, err := adopt.FinalPatch(live, adopt.Desired(dryRun, p.obj, removed))
+	if err != nil {
+		return nil, nil, err
+	}
+	final, err := a.Patch(ctx, p.object(), types.JSONPatchType, patch, true)
+	if err != nil && !isRefusal(err) {
+		return nil, nil, err
+	}
+	return final, err, nil
 }
 
 // readLive reads the live object of every name of the plan, as the requester.

@@ -197,7 +197,7 @@ func (c *Controller) moveOwnership(ctx context.Context, a Applier, p *planned, t
 	if err != nil {
 		return err
 	}
-	_, err = a.Patch(ctx, p.object(), types.JSONPatchType, patch)
+	_, err = a.Patch(ctx, p.object(), types.JSONPatchType, patch, false)
 	return err
 }
 
@@ -208,7 +208,7 @@ func (c *Controller) removeOwnershipMetadata(ctx context.Context, a Applier, p *
 	if patch == nil {
 		return applied, nil
 	}
-	return a.Patch(ctx, p.object(), types.JSONPatchType, patch)
+	return a.Patch(ctx, p.object(), types.JSONPatchType, patch, false)
 }
 
 // leaveInPlace removes the old tool's ownership from an object of the source the template
@@ -232,12 +232,12 @@ func (c *Controller) leaveInPlace(ctx context.Context, a Applier, ad *adoption, 
 			{"op": "test", "path": "/metadata/resourceVersion", "value": live.GetResourceVersion()},
 			{"op": "remove", "path": "/metadata/labels/" + jsonPointerEscape(adopt.ApplySetPartOfLabel)},
 		})
-		if live, err = a.Patch(ctx, target, types.JSONPatchType, patch); err != nil {
+		if live, err = a.Patch(ctx, target, types.JSONPatchType, patch, false); err != nil {
 			return err
 		}
 	}
 	if patch := adopt.OwnershipPatch(live); patch != nil {
-		_, err = a.Patch(ctx, target, types.JSONPatchType, patch)
+		_, err = a.Patch(ctx, target, types.JSONPatchType, patch, false)
 	}
 	return err
 }

@@ -61,7 +61,7 @@ type Applier interface {
 	ApplyForced(ctx context.Context, o Object, obj *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error)
 	// Patch patches the object: adoption moves field ownership and removes another tool's
 	// ownership metadata, each patch conditional on the object's resourceVersion.
-	Patch(ctx context.Context, o Object, patchType types.PatchType, data []byte) (*unstructured.Unstructured, error)
+	Patch(ctx context.Context, o Object, patchType types.PatchType, data []byte, dryRun bool) (*unstructured.Unstructured, error)
 	// List lists the objects of a resource in a namespace that selector selects.
 	List(ctx context.Context, resource schema.GroupVersionResource, namespace, selector string) ([]unstructured.Unstructured, error)
 	// Delete deletes the object if its uid is uid, letting its dependents go in the background.
@@ -119,8 +119,12 @@ func (a *clientApplier) ApplyForced(ctx context.Context, o Object, obj *unstruct
 }
 
 // Patch patches the object under the controller's field manager.
-func (a *clientApplier) Patch(ctx context.Context, o Object, patchType types.PatchType, data []byte) (*unstructured.Unstructured, error) {
-	return a.resource(o).Patch(ctx, o.Name, patchType, data, metav1.PatchOptions{FieldManager: inventory.FieldManager})
+func (a *clientApplier) Patch(ctx context.Context, o Object, patchType types.PatchType, data []byte, dryRun bool) (*unstructured.Unstructured, error) {
+	opts := metav1.PatchOptions{FieldManager: inventory.FieldManager}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	return a.resource(o).Patch(ctx, o.Name, patchType, data, opts)
 }
 
 // List lists the objects with the dynamic client.

@@ -77,7 +77,7 @@ func (c *Controller) release(ctx context.Context, ti *templatesv1.TemplateInstan
 	if err != nil {
 		return false, err
 	}
-	_, err = a.Patch(ctx, p.object(), types.JSONPatchType, patch)
+	_, err = a.Patch(ctx, p.object(), types.JSONPatchType, patch, false)
 	switch {
 	case err == nil || apierrors.IsNotFound(err):
 		return true, nil
