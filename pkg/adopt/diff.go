@@ -56,6 +56,13 @@ func diffValues(path string, a, b any, aHas, bHas bool, out *[]change) {
 	}
 	am, aIsMap := a.(map[string]any)
 	bm, bIsMap := b.(map[string]any)
+	// A map that appears or disappears whole is listed by its leaves.
+	if aIsMap && !bHas {
+		bm, bIsMap = map[string]any{}, true
+	}
+	if bIsMap && !aHas {
+		am, aIsMap = map[string]any{}, true
+	}
 	if aIsMap && bIsMap {
 		keys := map[string]bool{}
 		for k := range am {

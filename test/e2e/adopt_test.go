@@ -200,7 +200,7 @@ func adoptRelease(t *testing.T, ns, release, mode string) {
 	for _, want := range []string{`Helm release ` + ns + `/` + release + ` revision \d \(chart web-1.0.0\) -> templateinstance ` + release + `: Planned`,
 		`(?m)^Adopt +Deployment ` + ns + `/` + release + ` +delete +\d+ +\d+ +helm$`,
 		`(?m)^Adopt +PersistentVolumeClaim ` + ns + `/` + release + `-data +retain `,
-		`(?m)^  - metadata.annotations.meta.helm.sh/release-name$`,
+		`(?m)^  - metadata.annotations\[meta.helm.sh/release-name\]$`,
 		`generated parameter DB_PASSWORD: kept from Secret ` + ns + `/` + release + `-db data.password`,
 		`removed last: secrets ` + ns + `/sh.helm.release.v1.` + release + `.v1`} {
 		if !regexp.MustCompile(want).MatchString(plan) {
@@ -216,8 +216,17 @@ func adoptRelease(t *testing.T, ns, release, mode string) {
 		t.Fatalf("the dry run created the instance: %v", err)
 	}
 
+	adopted := time.Now()
 	if out := mustKubectl(t, "adopter", "", adopt...); !strings.Contains(out, "templateinstance.templates.stencil.dev/"+release+" adopted") {
 		t.Fatalf("adopt:\n%s", out)
+	}
+	// The takeover wrote as the adopter: Stencil's ServiceAccount impersonating them.
+	const sa = "system:serviceaccount:stencil-system:stencil-apiserver"
+	writes := strings.Join(writesSince(t, ns, adopted), "\n")
+	for _, want := range []string{"patch deployments/" + release + " by " + sa + " as adopter", "delete secrets/sh.helm.release.v1." + release + ".v1 by " + sa + " as adopter"} {
+		if !strings.Contains(writes, want) {
+			t.Errorf("the audit log has no %q:\n%s", want, writes)
+		}
 	}
 	for _, o := range releaseObjects(release) {
 		after := getLive(t, ns, o[0], o[1])
@@ -304,7 +313,11 @@ func writesSince(t *testing.T, ns string, since time.Time) []string {
 			e.ResponseStatus.Code >= 300 || strings.Contains(e.RequestURI, "dryRun=All") {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s %s/%s by %s", e.Verb, e.ObjectRef.Resource, e.ObjectRef.Name, e.User.Username))
+		as := ""
+		if e.ImpersonatedUser != nil {
+			as = " as " + e.ImpersonatedUser.Username
+		}
+		out = append(out, fmt.Sprintf("%s %s/%s by %s%s", e.Verb, e.ObjectRef.Resource, e.ObjectRef.Name, e.User.Username, as))
 	}
 	return out
 }
