@@ -85,13 +85,27 @@ var comparisons = []comparison{
 		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-yaml|kubectl-kustomize)` + cpuSuffix + `$`), "stencil-yaml", "kubectl-kustomize", 0.01, false, false},
 	{"whole process, CPU time (user+sys): stencil CLI (JSON out) vs kubectl kustomize",
 		regexp.MustCompile(`^BenchmarkWholeProcess/(?P<side>stencil-json|kubectl-kustomize)` + cpuSuffix + `$`), "stencil-json", "kubectl-kustomize", 0.01, false, false},
+	{"Template create, 1,000 Templates in the namespace vs none",
+		regexp.MustCompile(`^BenchmarkTemplateCreate/(?P<side>templates=1000|templates=0)$`), "templates=1000", "templates=0", 1.2, false, false},
+	{"Template create, 10,000 Templates in the namespace vs none",
+		regexp.MustCompile(`^BenchmarkTemplateCreate/(?P<side>templates=10000|templates=0)$`), "templates=10000", "templates=0", 1.2, false, false},
+	{"Template create, CPU time: 1,000 Templates in the namespace vs none",
+		regexp.MustCompile(`^BenchmarkTemplateCreate/(?P<side>templates=1000|templates=0)` + cpuSuffix + `$`), "templates=1000", "templates=0", 1.2, false, false},
+	{"Template create, CPU time: 10,000 Templates in the namespace vs none",
+		regexp.MustCompile(`^BenchmarkTemplateCreate/(?P<side>templates=10000|templates=0)` + cpuSuffix + `$`), "templates=10000", "templates=0", 1.2, false, false},
+	{"Template create, B/op: 1,000 Templates in the namespace vs none",
+		regexp.MustCompile(`^BenchmarkTemplateCreate/(?P<side>templates=1000|templates=0)` + bytesSuffix + `$`), "templates=1000", "templates=0", 1.2, false, true},
+	{"Template create, B/op: 10,000 Templates in the namespace vs none",
+		regexp.MustCompile(`^BenchmarkTemplateCreate/(?P<side>templates=10000|templates=0)` + bytesSuffix + `$`), "templates=10000", "templates=0", 1.2, false, true},
 	{"server: POST templates/{name}/processed, requests/s vs GET of the same template",
 		regexp.MustCompile(`^BenchmarkProcessedVsGet/(?P<side>POST-processed|GET)$`), "POST-processed", "GET", 0.8, true, false},
 	{"server: POST processedtemplates (template in the request), requests/s vs GET",
 		regexp.MustCompile(`^BenchmarkProcessedVsGet/(?P<side>POST-processedtemplates|GET)$`), "POST-processedtemplates", "GET", 0.8, true, false},
 }
 
-var line = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+\d+\s+([\d.]+) ns/op`)
+// line reads one result; a sub-benchmark run again under the same name in one invocation
+// (name#01, name#02: rounds over several sizes) counts as another run of it.
+var line = regexp.MustCompile(`^(Benchmark\S+?)(#\d+)?(-\d+)?\s+\d+\s+([\d.]+) ns/op`)
 
 // cpuSuffix names, in the table's map, the CPU time a benchmark reports as its cpu-ns/op
 // metric (the user+system time of the processes it starts), beside its wall time.
@@ -113,7 +127,7 @@ func main() {
 	scanner.Buffer(make([]byte, 1<<20), 1<<20)
 	for scanner.Scan() {
 		if m := line.FindStringSubmatch(scanner.Text()); m != nil {
-			v, err := strconv.ParseFloat(m[3], 64)
+			v, err := strconv.ParseFloat(m[4], 64)
 			if err == nil {
 				runs[m[1]] = append(runs[m[1]], v)
 			}

@@ -120,6 +120,9 @@ type ExtraConfig struct {
 	// TemplateTypes type-checks the objects of each Template written against the cluster's
 	// kinds (--template-type-check); nil checks none.
 	TemplateTypes *templatecheck.Types
+	// Artifacts runs the artifact server of published TemplateInstances; nil runs none, and
+	// such instances are refused.
+	Artifacts *ArtifactConfig
 }
 
 // Config is the configuration of a Stencil server.
@@ -175,6 +178,12 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Local mode is served by no cluster's garbage collector: the storage deletes a Template's
+	// revisions, whatever propagation the deletion asks for.
+	noGarbageCollector := c.ExtraConfig.ClusterConfig == nil
+	if noGarbageCollector {
+		templateREST.WithoutGarbageCollector()
+	}
 	customTransformREST, err := customtransform.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter)
 	if err != nil {
 		return nil, err
@@ -184,7 +193,8 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	instanceREST, instanceStatusREST, err := instancestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, noCluster, guard)
+	instanceCaps := instancestorage.Capabilities{NoCluster: noCluster, Publishing: c.ExtraConfig.Artifacts != nil && !noCluster}
+	instanceREST, instanceStatusREST, err := instancestorage.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, instanceCaps, guard)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +240,10 @@ func (c completedConfig) New() (*StencilServer, error) {
 		if err != nil {
 			return nil, err
 		}
-		openshiftInstanceREST, openshiftInstanceStatusREST, err := openshiftinstance.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, noCluster, guard)
+		if noGarbageCollector {
+			openshiftREST.WithoutGarbageCollector()
+		}
+		openshiftInstanceREST, openshiftInstanceStatusREST, err := openshiftinstance.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, instanceCaps, guard)
 		if err != nil {
 			return nil, err
 		}
@@ -255,12 +268,22 @@ func (c completedConfig) New() (*StencilServer, error) {
 			discovery.SetGroupVersionPriority(metav1.GroupVersion(openshift.SchemeGroupVersion), OpenShiftGroupPriorityMinimum, VersionPriority)
 		}
 	}
+	var artifacts *templateinstance.ArtifactOptions
+	if instanceCaps.Publishing {
+		handler, err := c.artifactHandler(instanceREST)
+		if err != nil {
+			return nil, err
+		}
+		serveArtifacts(s.GenericAPIServer, c.ExtraConfig.Artifacts.Address, handler)
+		artifacts = &templateinstance.ArtifactOptions{URL: c.ExtraConfig.Artifacts.URL, Published: handler.Published}
+	}
 	if opts := c.ExtraConfig.Instances; opts != nil && !noCluster {
 		opts := *opts
 		if opts.Target == nil {
 			opts.Target = c.ExtraConfig.ClusterConfig
 		}
 		opts.Templates, opts.Revisions, opts.Renderer, opts.Previewer = templateREST, revisions, renderer, previewer
+		opts.Artifacts = artifacts
 		opts.Authorizer = c.GenericConfig.Authorization.Authorizer
 		s.GenericAPIServer.AddPostStartHookOrDie("stencil-templateinstance-controller", func(hook genericapiserver.PostStartHookContext) error {
 			opts.Loopback = hook.LoopbackClientConfig

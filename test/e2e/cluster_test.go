@@ -62,6 +62,11 @@ type cluster struct {
 	// deploymentArgs are the flags of the installed Deployment, as the kubelet would pass them.
 	deploymentArgs []string
 	proxy          *serviceProxy
+	// artifactPorts are the replicas' artifact servers' ports by API port, behind artifacts at
+	// artifactURL: the stencil-artifacts Service of the Deployment.
+	artifactPorts map[int]int
+	artifacts     *artifactService
+	artifactURL   string
 
 	etcdURL, kubeURL string
 	servicePort      int
@@ -318,6 +323,9 @@ func (c *cluster) readyz(ctx context.Context, config *rest.Config, host string) 
 func (c *cluster) stop() {
 	if c.proxy != nil {
 		c.proxy.close()
+	}
+	if c.artifacts != nil {
+		c.artifacts.close()
 	}
 	for _, r := range c.replicas {
 		r.stop()

@@ -47,11 +47,18 @@ const (
 // mode with the Deployment's own flags and the ServiceAccount's identity, puts them behind the
 // Service and waits for the APIService to be Available with the CA the replicas wrote.
 func (c *cluster) deployStencil(deployDir string, replicas int) error {
-	ports, err := netutil.FreeLoopbackPorts(replicas + 1)
+	ports, err := netutil.FreeLoopbackPorts(2*replicas + 2)
 	if err != nil {
 		return err
 	}
 	c.servicePort = ports[replicas]
+	c.artifactURL = "http://127.0.0.1:" + strconv.Itoa(ports[replicas+1])
+	c.artifactPorts = map[int]int{}
+	var artifactBackends []string
+	for i := 0; i < replicas; i++ {
+		c.artifactPorts[ports[i]] = ports[replicas+2+i]
+		artifactBackends = append(artifactBackends, "127.0.0.1:"+strconv.Itoa(ports[replicas+2+i]))
+	}
 	overlay, err := c.writeOverlay(deployDir)
 	if err != nil {
 		return err
@@ -94,6 +101,9 @@ func (c *cluster) deployStencil(deployDir string, replicas int) error {
 		}
 	}
 	if c.proxy, err = newServiceProxy("127.0.0.1:"+strconv.Itoa(c.servicePort), backends); err != nil {
+		return err
+	}
+	if c.artifacts, err = newArtifactService(strings.TrimPrefix(c.artifactURL, "http://"), artifactBackends); err != nil {
 		return err
 	}
 	return c.waitAPIServiceTrusted()
@@ -157,14 +167,20 @@ func (c *cluster) deploymentFlags() ([]string, error) {
 }
 
 // replicaArgs are the Deployment's flags with what a pod has and a local process has not:
-// loopback addresses instead of the pod's, the suite's etcd, and a kubeconfig with the
-// ServiceAccount's token instead of the in-cluster configuration.
+// loopback addresses instead of the pod's, the suite's etcd, a kubeconfig with the
+// ServiceAccount's token instead of the in-cluster configuration, and the artifact server on a
+// port of its own behind the suite's stand-in for the stencil-artifacts Service.
 func (c *cluster) replicaArgs(port int) []string {
 	kubeconfig := c.kubeconfigs["stencil-apiserver"]
 	args := []string{"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(port), "--etcd-servers=" + c.etcdURL,
 		"--kubeconfig=" + kubeconfig, "--authentication-kubeconfig=" + kubeconfig, "--authorization-kubeconfig=" + kubeconfig}
+	// A replica a test starts besides the Deployment's has no artifact server.
+	if artifacts, ok := c.artifactPorts[port]; ok {
+		args = append(args, "--artifact-bind-address=127.0.0.1", "--artifact-port="+strconv.Itoa(artifacts), "--artifact-url="+c.artifactURL)
+	}
 	for _, a := range c.deploymentArgs {
-		if !strings.HasPrefix(a, "--secure-port=") && !strings.HasPrefix(a, "--etcd-servers=") {
+		if !strings.HasPrefix(a, "--secure-port=") && !strings.HasPrefix(a, "--etcd-servers=") &&
+			!strings.HasPrefix(a, "--artifact-port=") && !strings.HasPrefix(a, "--artifact-url=") {
 			args = append(args, a)
 		}
 	}

@@ -27,6 +27,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
@@ -42,11 +43,12 @@ func revisionTemplate(name, value string) *templatesv1.Template {
 	}
 }
 
-// revisionNumbers lists the numbers of the revisions of template, in the order listed.
+// revisionNumbers lists the numbers of the revisions of template, in order; by field selector,
+// which any name fits (a label value holds 63 characters).
 func revisionNumbers(t *testing.T, cs clientset.Interface, template string) []int64 {
 	t.Helper()
 	list, err := cs.TemplatesV1alpha1().TemplateRevisions("default").List(context.Background(),
-		metav1.ListOptions{LabelSelector: templatesv1.LabelTemplate + "=" + template})
+		metav1.ListOptions{FieldSelector: "template=" + template})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +78,7 @@ func editTemplate(t *testing.T, cs clientset.Interface, name, value string) *tem
 
 // TestTemplateRevisions: a Template's stored content changes make revisions 1, 2, ... with the
 // content, its hash and the author; a change refused by validation and a change of metadata
-// make none; the revisions are read-only; writes through OpenShift's group make them too; and
+// make none; what a revision holds never changes; writes through OpenShift's group make them too; and
 // the Template's deletion takes them away.
 func TestTemplateRevisions(t *testing.T) {
 	s := startTestServer(t, t.TempDir(), "--openshift-templates")
@@ -126,19 +128,25 @@ func TestTemplateRevisions(t *testing.T) {
 		t.Errorf("revision 2: %+v\n%s", rev, rev.Content.Raw)
 	}
 
-	// Read-only: no create, update, patch or delete, through any verb.
+	// Only the server creates them, and what they hold never changes: a client may change the
+	// metadata (the garbage collector removes owner references) and delete one (the garbage
+	// collector does, once its Template is gone).
 	rc := cs.Discovery().RESTClient()
 	const revisions = "/apis/templates.stencil.dev/v1alpha1/namespaces/default/templaterevisions"
 	body := []byte(`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"TemplateRevision","metadata":{"name":"web-3"},"template":"web","revision":3,"hash":"sha256:0","content":{}}`)
-	for _, call := range []struct{ verb, path, contentType string }{
-		{"POST", revisions, "application/json"},
-		{"PUT", revisions + "/web-2", "application/json"},
-		{"PATCH", revisions + "/web-2", "application/merge-patch+json"},
-		{"DELETE", revisions + "/web-2", ""},
-		{"DELETE", revisions, ""},
+	for _, call := range []struct {
+		verb, path, contentType string
+		body                    []byte
+		want                    int
+	}{
+		{"POST", revisions, "application/json", body, http.StatusMethodNotAllowed},
+		{"DELETE", revisions, "", nil, http.StatusMethodNotAllowed},
+		{"PATCH", revisions + "/web-2", "application/merge-patch+json", []byte(`{"content":{"message":"forged"}}`), http.StatusUnprocessableEntity},
+		{"PATCH", revisions + "/web-2", "application/merge-patch+json", []byte(`{"author":{"username":"system:admin"}}`), http.StatusUnprocessableEntity},
+		{"PATCH", revisions + "/web-2", "application/merge-patch+json", []byte(`{"metadata":{"labels":{"team":"a"}}}`), http.StatusOK},
 	} {
-		if status, out := rawCall(t, rc, call.verb, call.path, call.contentType, "", body); status != http.StatusMethodNotAllowed && status != http.StatusNotFound {
-			t.Errorf("%s %s: %d %s, want 405", call.verb, call.path, status, out)
+		if status, out := rawCall(t, rc, call.verb, call.path, call.contentType, "", call.body); status != call.want {
+			t.Errorf("%s %s %s: %d %s, want %d", call.verb, call.path, call.body, status, out, call.want)
 		}
 	}
 	// Listed by field selector too.
@@ -215,5 +223,68 @@ func TestTemplateRevisionSpam(t *testing.T) {
 	want := []int64{2, 97, 98, 99, 100, 101}
 	if got := revisionNumbers(t, cs, "spam"); !slices.Equal(got, want) {
 		t.Errorf("after 100 edits: revisions %v, want %v", got, want)
+	}
+}
+
+// TestTemplateRevisionsOfLongNamesAndFinalizers: a Template named as long as any object may be
+// has revisions (before, a name over 63 characters got none: it went into a label), and a
+// Template deleted through its finalizers, or deleted with a propagation policy that needs a
+// garbage collector local mode does not have, leaves none behind (before, the finalizer's
+// path left them all).
+func TestTemplateRevisionsOfLongNamesAndFinalizers(t *testing.T) {
+	cs := clientFor(t)
+	ctx := context.Background()
+	templatesClient := cs.TemplatesV1alpha1().Templates("default")
+	long := strings.Repeat("long.", 40) + strings.Repeat("n", 50)
+	if _, err := templatesClient.Create(ctx, revisionTemplate(long, "one"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	edited := editTemplate(t, cs, long, "two")
+	if got := revisionNumbers(t, cs, long); !slices.Equal(got, []int64{1, 2}) {
+		t.Fatalf("a Template named with %d characters: revisions %v, want [1 2]", len(long), got)
+	}
+	rev, err := cs.TemplatesV1alpha1().TemplateRevisions("default").Get(ctx, templatesv1.RevisionName(long, 2), metav1.GetOptions{})
+	if err != nil || rev.Hash != edited.Revision.Hash || metav1.GetControllerOf(rev) == nil || metav1.GetControllerOf(rev).UID != edited.UID {
+		t.Fatalf("revision 2 of the long name: %v %+v", err, rev)
+	}
+
+	held := revisionTemplate("held", "one")
+	held.Finalizers = []string{"example.com/hold"}
+	if _, err := templatesClient.Create(ctx, held, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	editTemplate(t, cs, "held", "two")
+	if err := templatesClient.Delete(ctx, "held", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := revisionNumbers(t, cs, "held"); !slices.Equal(got, []int64{1, 2}) {
+		t.Fatalf("while a finalizer holds the Template: revisions %v, want [1 2]", got)
+	}
+	if _, err := templatesClient.Patch(ctx, "held", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := templatesClient.Get(ctx, "held", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("after its last finalizer: %v", err)
+	}
+	if got := revisionNumbers(t, cs, "held"); len(got) != 0 {
+		t.Errorf("deleted through its finalizer: revisions %v left", got)
+	}
+
+	// Local mode has no garbage collector: orphan and foreground are deleted at once, with
+	// their revisions, rather than waiting for ever.
+	for _, policy := range []metav1.DeletionPropagation{metav1.DeletePropagationOrphan, metav1.DeletePropagationForeground} {
+		name := "cascade-" + strings.ToLower(string(policy))
+		if _, err := templatesClient.Create(ctx, revisionTemplate(name, "one"), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := templatesClient.Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &policy}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := templatesClient.Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("--cascade=%s in local mode: %v, want deleted at once", policy, err)
+		}
+		if got := revisionNumbers(t, cs, name); len(got) != 0 {
+			t.Errorf("--cascade=%s in local mode: revisions %v left", policy, got)
+		}
 	}
 }

@@ -18,6 +18,7 @@ package release
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -173,6 +174,22 @@ func TestDeployManifests(t *testing.T) {
 	}
 	if !found {
 		t.Error("the server may not keep its APIService's caBundle")
+	}
+
+	// The artifact server of published instances: the Service reaches the container's port,
+	// and the URL written into ExternalArtifacts names the Service.
+	var artifacts corev1.Service
+	m.get(t, "Service/stencil-artifacts", &artifacts)
+	port, _ := flag(c.Args, "artifact-port")
+	url, _ := flag(c.Args, "artifact-url")
+	served := false
+	for _, p := range c.Ports {
+		served = served || (p.Name == "artifacts" && fmt.Sprint(p.ContainerPort) == port)
+	}
+	if !served || len(artifacts.Spec.Ports) != 1 || artifacts.Spec.Ports[0].TargetPort.String() != "artifacts" ||
+		artifacts.Spec.Selector["app.kubernetes.io/name"] != d.Spec.Selector.MatchLabels["app.kubernetes.io/name"] ||
+		url != "http://stencil-artifacts.$(POD_NAMESPACE).svc.cluster.local." {
+		t.Errorf("the artifact server: --artifact-port=%s --artifact-url=%s, ports %+v, Service %+v", port, url, c.Ports, artifacts.Spec)
 	}
 }
 

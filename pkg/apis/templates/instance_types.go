@@ -55,6 +55,8 @@ type TemplateInstanceSpec struct {
 	Requester *TemplateInstanceRequester
 	// Adoption makes the instance take over live objects another tool manages.
 	Adoption *TemplateInstanceAdoption
+	// Delivery says how the objects reach the cluster; nil applies them.
+	Delivery *Delivery
 }
 
 // TemplateReference names a Template in the same namespace.
@@ -101,6 +103,8 @@ type TemplateInstanceStatus struct {
 	GeneratedParametersSecret string
 	// Adoption is the plan of the takeover Spec.Adoption asks for, and how far it went.
 	Adoption *AdoptionStatus
+	// Artifact is what a published instance published last.
+	Artifact *PublishedArtifact
 }
 
 // TemplateInstanceObject is one object an instance manages.

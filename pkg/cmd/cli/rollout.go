@@ -30,7 +30,6 @@ import (
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/controller/rollout"
 	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
-	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 )
 
 // NewRolloutCommand returns `stencil rollout`: the status of a Template's rollout, and pause,
@@ -166,9 +165,10 @@ func undo(ctx context.Context, cs clientset.Interface, namespace, name string, t
 		if target <= 0 {
 			return fmt.Errorf("template %s has no revision before this one to go back to", name)
 		}
-		rev, err := cs.TemplatesV1alpha1().TemplateRevisions(namespace).Get(ctx, templaterevision.Name(name, target), metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return fmt.Errorf("revision %d of template %s is not kept any more (see kubectl get templaterevisions -l templates.stencil.dev/template=%s)", target, name, name)
+		rev, err := cs.TemplatesV1alpha1().TemplateRevisions(namespace).Get(ctx, templatesv1.RevisionName(name, target), metav1.GetOptions{})
+		// A revision of that name that the Template does not own is an earlier Template's.
+		if apierrors.IsNotFound(err) || (err == nil && (rev.Template != name || !templatesv1.RevisionOwnedBy(rev, t.UID))) {
+			return fmt.Errorf("revision %d of template %s is not kept any more (see kubectl get templaterevisions --field-selector template=%s)", target, name, name)
 		}
 		if err != nil {
 			return err

@@ -76,6 +76,8 @@ type StencilServerOptions struct {
 	Revisions *TemplateRevisionOptions
 	// TypeCheck says whether Templates written in cluster mode are type-checked.
 	TypeCheck *TypeCheckOptions
+	// Artifacts run the artifact server of published TemplateInstances.
+	Artifacts *ArtifactOptions
 	// Logs configures component-base logging: --logging-format=json, -v, --vmodule.
 	Logs *logs.Options
 
@@ -100,6 +102,7 @@ func NewStencilServerOptions(out, errOut io.Writer) *StencilServerOptions {
 		OpenShift:                NewOpenShiftOptions(),
 		Revisions:                NewTemplateRevisionOptions(),
 		TypeCheck:                NewTypeCheckOptions(),
+		Artifacts:                NewArtifactOptions(),
 		Logs:                     logs.NewOptions(),
 		StdOut:                   out,
 		StdErr:                   errOut,
@@ -121,6 +124,7 @@ func (o *StencilServerOptions) AddFlags(fs *pflag.FlagSet) {
 	o.OpenShift.AddFlags(fs)
 	o.Revisions.AddFlags(fs)
 	o.TypeCheck.AddFlags(fs)
+	o.Artifacts.AddFlags(fs)
 	o.Starlark.AddFlags(fs)
 	o.ExecPlugins.AddFlags(fs)
 	logsapi.AddFlags(o.Logs, fs)
@@ -150,6 +154,7 @@ func (o *StencilServerOptions) Validate() error {
 	errs = append(errs, o.ExecPlugins.Validate()...)
 	errs = append(errs, o.Revisions.Validate()...)
 	errs = append(errs, o.TypeCheck.Validate()...)
+	errs = append(errs, o.Artifacts.Validate()...)
 	return utilerrors.NewAggregate(errs)
 }
 
@@ -203,5 +208,6 @@ func (o *StencilServerOptions) ApplyTo(c *apiserver.ExtraConfig, recorder *metri
 	applyProcessingMemory(o.Processing.MemoryBytes, c, recorder)
 	o.OpenShift.ApplyTo(c)
 	o.Revisions.ApplyTo(c)
+	o.Artifacts.ApplyTo(c)
 	return o.TypeCheck.ApplyTo(c)
 }

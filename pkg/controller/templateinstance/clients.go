@@ -37,6 +37,7 @@ import (
 	restclient "k8s.io/client-go/rest"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/publish"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
 
@@ -257,6 +258,15 @@ func (c *impersonating) For(r *templatesv1.TemplateInstanceRequester) (Applier, 
 	}
 	c.users[key] = u
 	return u, nil
+}
+
+// publishClient is the client that publishes as r: the dynamic client of r's Applier.
+func (c *impersonating) publishClient(r *templatesv1.TemplateInstanceRequester) (publish.Client, error) {
+	a, err := c.For(r)
+	if err != nil {
+		return nil, err
+	}
+	return publish.NewClient(a.(*clientApplier).dynamic), nil
 }
 
 // identityKey tells identities apart: two users with one key are the same to an authorizer.

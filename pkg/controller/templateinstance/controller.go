@@ -84,6 +84,9 @@ type Config struct {
 	Previewer *Previewer
 	// Now is the rollouts' clock; nil is time.Now.
 	Now func() time.Time
+	// Publishing publishes the renders of instances whose delivery is ExternalArtifact; nil
+	// fails them.
+	Publishing *Publishing
 }
 
 // Election configures the leader election of the replicas over one Lease.

@@ -41,6 +41,8 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/install"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/artifact"
+	"stencil.dev/stencil/pkg/controller/publish"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 	"stencil.dev/stencil/pkg/generated/clientset/versioned/fake"
 	informers "stencil.dev/stencil/pkg/generated/informers/externalversions"
@@ -84,7 +86,7 @@ func (r trackerTemplates) Template(_ context.Context, namespace, name string) (*
 
 // Revision reads a TemplateRevision of the tracker as StorageTemplates reads one of storage.
 func (r trackerTemplates) Revision(_ context.Context, t *templates.Template, number int64) (*templates.Template, error) {
-	obj, err := r.tracker.Get(templatesv1.SchemeGroupVersion.WithResource("templaterevisions"), t.Namespace, templaterevision.Name(t.Name, number))
+	obj, err := r.tracker.Get(templatesv1.SchemeGroupVersion.WithResource("templaterevisions"), t.Namespace, templatesv1.RevisionName(t.Name, number))
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +153,16 @@ func (s *sameApplier) For(r *templatesv1.TemplateInstanceRequester) (Applier, er
 // plain tracker only patches), keeps the uid of what does, gives each write a new
 // resourceVersion, and stores nothing on a dry-run.
 func newTarget(objects ...runtime.Object) *dynamicfake.FakeDynamicClient {
-	d := dynamicfake.NewSimpleDynamicClient(runtime.NewScheme(), objects...)
+	// The list kinds of the objects given, as NewSimpleDynamicClient registers them, and of
+	// Flux's Kustomizations, which published instances list.
+	scheme := runtime.NewScheme()
+	for _, obj := range objects {
+		gvk := obj.GetObjectKind().GroupVersionKind()
+		scheme.AddKnownTypeWithName(gvk, &unstructured.Unstructured{})
+		scheme.AddKnownTypeWithName(gvk.GroupVersion().WithKind(gvk.Kind+"List"), &unstructured.UnstructuredList{})
+	}
+	d := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme,
+		map[schema.GroupVersionResource]string{publish.Kustomizations: "KustomizationList", secrets: "SecretList"}, objects...)
 	var uids, versions atomic.Int64
 	d.PrependReactor("patch", "*", func(action k8stesting.Action) (bool, runtime.Object, error) {
 		patch := action.(k8stesting.PatchActionImpl)
@@ -192,6 +203,8 @@ type fixture struct {
 	// SelfSubjectAccessReviews of kube instead.
 	deny       func(authorizer.Attributes) bool
 	selfReview bool
+	// publishing, when set, lets the controller publish renders with these limits.
+	publishing *artifact.Limits
 
 	instances *fake.Clientset
 	target    *dynamicfake.FakeDynamicClient
@@ -222,6 +235,12 @@ func (f *fixture) build() *fixture {
 	})
 	if err != nil {
 		f.t.Fatal(err)
+	}
+	if f.publishing != nil {
+		c.cfg.Publishing = &Publishing{Publisher: &publish.Publisher{URL: "http://artifacts.test"}, Limits: *f.publishing,
+			Clients: func(*templatesv1.TemplateInstanceRequester) (publish.Client, error) {
+				return publish.NewClient(f.target), nil
+			}}
 	}
 	if _, err := c.watch(f.factory); err != nil {
 		f.t.Fatal(err)

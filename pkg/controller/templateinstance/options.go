@@ -27,6 +27,8 @@ import (
 	restclient "k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
+	"stencil.dev/stencil/pkg/artifact/server"
+	"stencil.dev/stencil/pkg/controller/publish"
 	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 )
@@ -58,6 +60,17 @@ type Options struct {
 	ActAsSelf bool
 	// Previewer computes the plans rollouts are checked against (templates/preview's).
 	Previewer *Previewer
+	// Artifacts, when set, publishes the renders of instances whose delivery is
+	// ExternalArtifact, served at this base URL.
+	Artifacts *ArtifactOptions
+}
+
+// ArtifactOptions configure the publishing of renders.
+type ArtifactOptions struct {
+	// URL is the artifact server's base URL as kustomize-controller reaches it.
+	URL string
+	// Published hands what was stored to this process's artifact server.
+	Published func(namespace, name string, s *server.Stored)
 }
 
 // Defaults of Options, as client-go's core clients and kube-controller-manager have them.
@@ -92,6 +105,9 @@ func New(opts Options) (*Controller, error) {
 		Instances: instances, Templates: StorageTemplates{Getter: opts.Templates, Revisions: opts.Revisions}, Renderer: opts.Renderer,
 		Appliers: appliers, Mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)),
 		Authorizer: opts.Authorizer, SelfReview: opts.ActAsSelf, Workers: opts.Workers, Previewer: opts.Previewer,
+	}
+	if a := opts.Artifacts; a != nil {
+		cfg.Publishing = &Publishing{Publisher: &publish.Publisher{URL: a.URL, Published: a.Published}, Clients: appliers.publishClient}
 	}
 	if opts.LeaseNamespace != "" {
 		kube, err := kubernetes.NewForConfig(target)

@@ -30,7 +30,6 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
-	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 )
 
 // previewState is what one preview reads once and shares between its instances: the
@@ -103,7 +102,7 @@ func (s *previewState) revision(ctx context.Context, number int64) (*templates.T
 		return rt, nil
 	}
 	if s.template.Revision == nil {
-		return nil, apierrors.NewNotFound(templates.Resource("templaterevisions"), templaterevision.Name(s.template.Name, number))
+		return nil, apierrors.NewNotFound(templates.Resource("templaterevisions"), templatesv1.RevisionName(s.template.Name, number))
 	}
 	rt, err := s.p.cfg.Templates.Revision(ctx, s.template, number)
 	if err != nil {

@@ -34,6 +34,7 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/artifact"
 )
 
 // reasonArgs are the functions that write a condition reason, and which argument holds it.
@@ -99,7 +100,7 @@ func TestEveryReasonIsTested(t *testing.T) {
 		t.Fatalf("found only %d reasons in the source; is the search broken? %v", len(written), written)
 	}
 	tested := map[string]bool{}
-	for _, tc := range append(append(reasonCases(), uninstallReasonCases()...), adoptionReasonCases()...) {
+	for _, tc := range append(append(append(reasonCases(), uninstallReasonCases()...), publishedReasonCases()...), adoptionReasonCases()...) {
 		for _, r := range tc.reasons {
 			tested[r] = true
 		}
@@ -132,6 +133,8 @@ type reasonCase struct {
 	objects, live []runtime.Object
 	deny          func(authorizer.Attributes) bool
 	selfReview    bool
+	// publishing, when set, lets the controller publish renders with these limits.
+	publishing *artifact.Limits
 	// setup adds reactors to the fakes.
 	setup func(f *fixture)
 	// reasons are the Ready reasons of the statuses written, in order; message is part of the
@@ -145,10 +148,11 @@ type reasonCase struct {
 }
 
 // passing are the reasons of passes that did not fail.
-var passing = map[string]bool{"Applying": true, "Ready": true, "NotReady": true, "Pruning": true, "Deleting": true}
+var passing = map[string]bool{"Applying": true, "Ready": true, "NotReady": true, "Pruning": true, "Deleting": true,
+	"Publishing": true, "NoKustomization": true, "KustomizationNotReady": true}
 
 func (tc reasonCase) run(t *testing.T) {
-	f := (&fixture{t: t, objects: tc.objects, live: tc.live, deny: tc.deny, selfReview: tc.selfReview}).build()
+	f := (&fixture{t: t, objects: tc.objects, live: tc.live, deny: tc.deny, selfReview: tc.selfReview, publishing: tc.publishing}).build()
 	if tc.setup != nil {
 		tc.setup(f)
 	}

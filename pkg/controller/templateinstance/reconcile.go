@@ -62,6 +62,9 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 		return c.reconcileAdoption(ctx, ti, a)
 	}
 	if ok, current := c.upToDate(ctx, ti); ok {
+		if ti.Spec.Published() {
+			return c.refreshPublished(ctx, ti, a, current)
+		}
 		return c.refreshReadiness(ctx, ti, a, current)
 	}
 
@@ -72,6 +75,9 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	plan, err := c.plan(ti, r)
 	if err != nil {
 		return 0, c.failed(ctx, ti, err)
+	}
+	if ti.Spec.Published() {
+		return c.reconcilePublished(ctx, ti, a, r, plan)
 	}
 	keep := map[string]bool{}
 	var objects []templatesv1.TemplateInstanceObject
@@ -177,7 +183,7 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 func (c *Controller) upToDate(ctx context.Context, ti *templatesv1.TemplateInstance) (bool, int64) {
 	if ti.Status.ObservedGeneration != ti.Generation || ti.Annotations[templatesv1.AnnotationRotateGeneratedParameters] != "" ||
 		meta.IsStatusConditionTrue(ti.Status.Conditions, templatesv1.TemplateInstanceFailed) ||
-		!meta.IsStatusConditionFalse(ti.Status.Conditions, templatesv1.TemplateInstanceProgressing) {
+		(!meta.IsStatusConditionFalse(ti.Status.Conditions, templatesv1.TemplateInstanceProgressing) && !waitingForFlux(ti)) {
 		return false, 0
 	}
 	ref := ti.Spec.TemplateRef
@@ -203,6 +209,32 @@ func (c *Controller) refreshReadiness(ctx context.Context, ti *templatesv1.Templ
 	if current > 0 {
 		setRevisionReconciled(ti, current)
 	}
+	if err := c.readObjects(ctx, ti, a); err != nil {
+		return 0, err
+	}
+	setReadiness(ti)
+	if !equalStatus(before, &ti.Status) {
+		var err error
+		if ti, err = c.writeStatus(ctx, ti); err != nil {
+			return 0, err
+		}
+	}
+	if ti.Status.ObservedGeneration != ti.Generation {
+		return time.Millisecond, nil
+	}
+	return pollUnlessDone(ti), nil
+}
+
+// waitingForFlux tells a published instance whose pass published its artifact and waits only
+// for Flux to apply it: looking again needs no new pass.
+func waitingForFlux(ti *templatesv1.TemplateInstance) bool {
+	p := meta.FindStatusCondition(ti.Status.Conditions, templatesv1.TemplateInstanceProgressing)
+	return ti.Spec.Published() && p != nil && p.Reason == "Publishing"
+}
+
+// readObjects reads every object of the inventory as the requester and records its readiness;
+// one deleted behind the instance's back asks for a new pass.
+func (c *Controller) readObjects(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier) error {
 	for i := range ti.Status.Objects {
 		o := &ti.Status.Objects[i]
 		gv, err := schema.ParseGroupVersion(o.APIVersion)
@@ -221,22 +253,12 @@ func (c *Controller) refreshReadiness(ctx context.Context, ti *templatesv1.Templ
 			ti.Status.ObservedGeneration = 0
 			o.Ready = false
 		case err != nil:
-			return 0, err
+			return err
 		default:
 			o.Ready, _ = inventory.Ready(live)
 		}
 	}
-	setReadiness(ti)
-	if !equalStatus(before, &ti.Status) {
-		var err error
-		if ti, err = c.writeStatus(ctx, ti); err != nil {
-			return 0, err
-		}
-	}
-	if ti.Status.ObservedGeneration != ti.Generation {
-		return time.Millisecond, nil
-	}
-	return pollUnlessDone(ti), nil
+	return nil
 }
 
 func pollUnlessDone(ti *templatesv1.TemplateInstance) time.Duration {

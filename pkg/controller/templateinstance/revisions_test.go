@@ -60,7 +60,7 @@ func revisions(t *testing.T, values []string, authors ...string) []runtime.Objec
 		}
 		app.Revision = &templatesv1.RevisionStamp{Number: n, Hash: hash}
 		out = append(out, &templatesv1.TemplateRevision{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: templaterevision.Name("app", n), UID: types.UID("rev-" + v), ResourceVersion: "1"},
+			ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: templatesv1.RevisionName("app", n), UID: types.UID("rev-" + v), ResourceVersion: "1"},
 			Template:   "app", Revision: n, Hash: hash, Author: app.Author.DeepCopy(), Content: runtime.RawExtension{Raw: content},
 		})
 	}

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 )
 
@@ -39,7 +40,8 @@ type TemplateReader interface {
 	Template(ctx context.Context, namespace, name string) (*templates.Template, error)
 	// Revision returns revision number of the stored Template t as a Template to render
 	// (templaterevision.TemplateOf: its content and author), or an error apierrors.IsNotFound
-	// knows.
+	// knows, also for a revision of that name that t does not own (an earlier Template of the
+	// same name wrote it).
 	Revision(ctx context.Context, t *templates.Template, number int64) (*templates.Template, error)
 }
 
@@ -73,14 +75,14 @@ func (s StorageTemplates) Template(ctx context.Context, namespace, name string) 
 // it is missing (the server stopped between storing t and its revision): t is what it holds.
 func (s StorageTemplates) Revision(ctx context.Context, t *templates.Template, number int64) (*templates.Template, error) {
 	if s.Revisions == nil {
-		return nil, apierrors.NewNotFound(templates.Resource("templaterevisions"), templaterevision.Name(t.Name, number))
+		return nil, apierrors.NewNotFound(templates.Resource("templaterevisions"), templatesv1.RevisionName(t.Name, number))
 	}
-	rev, err := s.Revisions.Get(ctx, t.Namespace, t.Name, number)
+	rev, err := s.Revisions.Get(ctx, t, number)
 	if apierrors.IsNotFound(err) && t.Revision != nil && t.Revision.Number == number {
 		if err := s.Revisions.Ensure(ctx, t); err != nil {
 			return nil, err
 		}
-		rev, err = s.Revisions.Get(ctx, t.Namespace, t.Name, number)
+		rev, err = s.Revisions.Get(ctx, t, number)
 	}
 	if err != nil {
 		return nil, err

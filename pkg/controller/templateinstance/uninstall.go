@@ -45,6 +45,10 @@ func (c *Controller) uninstall(ctx context.Context, ti *templatesv1.TemplateInst
 		if s := ti.Status.GeneratedParametersSecret; s != "" {
 			members = append([]templatesv1.TemplateInstanceObject{{APIVersion: "v1", Kind: "Secret", Namespace: ti.Namespace, Name: s}}, members...)
 		}
+		if ti.Spec.Published() {
+			// Its ExternalArtifact and the artifact's storage; what Flux applied stays Flux's.
+			members = append(publishedMembers(ti), members...)
+		}
 		left, err := c.prune(ctx, ti, a, members, nil)
 		if err != nil {
 			return 0, c.failed(ctx, ti, err)

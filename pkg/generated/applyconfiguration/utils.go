@@ -46,6 +46,10 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &templatesv1alpha1.CustomTransformSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("CustomTransformStatus"):
 		return &templatesv1alpha1.CustomTransformStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("Delivery"):
+		return &templatesv1alpha1.DeliveryApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ExternalArtifactDelivery"):
+		return &templatesv1alpha1.ExternalArtifactDeliveryApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("JSONValueSchema"):
 		return &templatesv1alpha1.JSONValueSchemaApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("Parameter"):
@@ -54,6 +58,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &templatesv1alpha1.ParameterRuleApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ParametersSource"):
 		return &templatesv1alpha1.ParametersSourceApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("PublishedArtifact"):
+		return &templatesv1alpha1.PublishedArtifactApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RevisionStamp"):
 		return &templatesv1alpha1.RevisionStampApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("Rollout"):

@@ -113,7 +113,9 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.CustomTransformList{}.OpenAPIModelName():        schema_pkg_apis_templates_v1alpha1_CustomTransformList(ref),
 		v1alpha1.CustomTransformSpec{}.OpenAPIModelName():        schema_pkg_apis_templates_v1alpha1_CustomTransformSpec(ref),
 		v1alpha1.CustomTransformStatus{}.OpenAPIModelName():      schema_pkg_apis_templates_v1alpha1_CustomTransformStatus(ref),
+		v1alpha1.Delivery{}.OpenAPIModelName():                   schema_pkg_apis_templates_v1alpha1_Delivery(ref),
 		v1alpha1.Destination{}.OpenAPIModelName():                schema_pkg_apis_templates_v1alpha1_Destination(ref),
+		v1alpha1.ExternalArtifactDelivery{}.OpenAPIModelName():   schema_pkg_apis_templates_v1alpha1_ExternalArtifactDelivery(ref),
 		v1alpha1.FieldChange{}.OpenAPIModelName():                schema_pkg_apis_templates_v1alpha1_FieldChange(ref),
 		v1alpha1.FieldProvenance{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_FieldProvenance(ref),
 		v1alpha1.InstancePreview{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_InstancePreview(ref),
@@ -128,6 +130,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.Provenance{}.OpenAPIModelName():                 schema_pkg_apis_templates_v1alpha1_Provenance(ref),
 		v1alpha1.ProvenanceSource{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_ProvenanceSource(ref),
 		v1alpha1.ProvenanceStep{}.OpenAPIModelName():             schema_pkg_apis_templates_v1alpha1_ProvenanceStep(ref),
+		v1alpha1.PublishedArtifact{}.OpenAPIModelName():          schema_pkg_apis_templates_v1alpha1_PublishedArtifact(ref),
 		v1alpha1.RevisionStamp{}.OpenAPIModelName():              schema_pkg_apis_templates_v1alpha1_RevisionStamp(ref),
 		v1alpha1.Rollout{}.OpenAPIModelName():                    schema_pkg_apis_templates_v1alpha1_Rollout(ref),
 		v1alpha1.RolloutFailure{}.OpenAPIModelName():             schema_pkg_apis_templates_v1alpha1_RolloutFailure(ref),
@@ -4082,6 +4085,34 @@ func schema_pkg_apis_templates_v1alpha1_CustomTransformStatus(ref common.Referen
 	}
 }
 
+func schema_pkg_apis_templates_v1alpha1_Delivery(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "Delivery says how an instance's objects reach the cluster.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"type": {
+						SchemaProps: spec.SchemaProps{
+							Description: "type is Apply (the default): the controller applies the objects as the requester; or ExternalArtifact: the controller publishes the render as a Flux ExternalArtifact of the instance's name and namespace, which a Flux Kustomization applies. It cannot change once the instance exists.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"externalArtifact": {
+						SchemaProps: spec.SchemaProps{
+							Description: "externalArtifact configures the ExternalArtifact delivery; only with type ExternalArtifact.",
+							Ref:         ref(v1alpha1.ExternalArtifactDelivery{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ExternalArtifactDelivery{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_templates_v1alpha1_Destination(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -4114,6 +4145,26 @@ func schema_pkg_apis_templates_v1alpha1_Destination(ref common.ReferenceCallback
 					},
 				},
 				Required: []string{"name"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_ExternalArtifactDelivery(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ExternalArtifactDelivery configures the publishing of an instance's render.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"secrets": {
+						SchemaProps: spec.SchemaProps{
+							Description: "secrets says what becomes of the Secrets a render holds. Refuse (the default): a render with a Secret is not published, as whoever may read the ExternalArtifact could fetch its values from the artifact server. Apply: the controller applies the Secrets itself, as the requester, as it applies the objects of an Apply instance, and publishes everything else; no Secret value ever reaches the artifact server.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
 			},
 		},
 	}
@@ -5059,6 +5110,58 @@ func schema_pkg_apis_templates_v1alpha1_ProvenanceStep(ref common.ReferenceCallb
 		},
 		Dependencies: []string{
 			v1alpha1.ProvenanceSource{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_PublishedArtifact(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "PublishedArtifact is the artifact a published instance's ExternalArtifact names.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"externalArtifact": {
+						SchemaProps: spec.SchemaProps{
+							Description: "externalArtifact names the ExternalArtifact (in the instance's namespace).",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"revision": {
+						SchemaProps: spec.SchemaProps{
+							Description: "revision is the artifact's revision: the Template's revision (\"r3\") or, for an inline template, the instance's generation (\"g5\") that first rendered it, \"@\", and its digest.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"digest": {
+						SchemaProps: spec.SchemaProps{
+							Description: "digest is \"sha256:\" and the hex SHA-256 of the artifact's tarball.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"size": {
+						SchemaProps: spec.SchemaProps{
+							Description: "size is the tarball's size in bytes.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"objects": {
+						SchemaProps: spec.SchemaProps{
+							Description: "objects is how many objects the artifact holds.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+				},
+				Required: []string{"externalArtifact", "revision", "digest"},
+			},
+		},
 	}
 }
 
@@ -6104,11 +6207,17 @@ func schema_pkg_apis_templates_v1alpha1_TemplateInstanceSpec(ref common.Referenc
 							Ref:         ref(v1alpha1.TemplateInstanceAdoption{}.OpenAPIModelName()),
 						},
 					},
+					"delivery": {
+						SchemaProps: spec.SchemaProps{
+							Description: "delivery says how the objects reach the cluster: applied by the controller (the default), or published as a Flux ExternalArtifact that Flux applies.",
+							Ref:         ref(v1alpha1.Delivery{}.OpenAPIModelName()),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			runtime.RawExtension{}.OpenAPIModelName(), v1alpha1.ParametersSource{}.OpenAPIModelName(), v1alpha1.TemplateInstanceAdoption{}.OpenAPIModelName(), v1alpha1.TemplateInstanceRequester{}.OpenAPIModelName(), v1alpha1.TemplateReference{}.OpenAPIModelName()},
+			runtime.RawExtension{}.OpenAPIModelName(), v1alpha1.Delivery{}.OpenAPIModelName(), v1alpha1.ParametersSource{}.OpenAPIModelName(), v1alpha1.TemplateInstanceAdoption{}.OpenAPIModelName(), v1alpha1.TemplateInstanceRequester{}.OpenAPIModelName(), v1alpha1.TemplateReference{}.OpenAPIModelName()},
 	}
 }
 
@@ -6191,11 +6300,17 @@ func schema_pkg_apis_templates_v1alpha1_TemplateInstanceStatus(ref common.Refere
 							Ref:         ref(v1alpha1.AdoptionStatus{}.OpenAPIModelName()),
 						},
 					},
+					"artifact": {
+						SchemaProps: spec.SchemaProps{
+							Description: "artifact is what a published instance published last: its ExternalArtifact's revision and digest.",
+							Ref:         ref(v1alpha1.PublishedArtifact{}.OpenAPIModelName()),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			v1.Condition{}.OpenAPIModelName(), v1alpha1.AdoptionStatus{}.OpenAPIModelName(), v1alpha1.AppliedRevision{}.OpenAPIModelName(), v1alpha1.TemplateInstanceObject{}.OpenAPIModelName()},
+			v1.Condition{}.OpenAPIModelName(), v1alpha1.AdoptionStatus{}.OpenAPIModelName(), v1alpha1.AppliedRevision{}.OpenAPIModelName(), v1alpha1.PublishedArtifact{}.OpenAPIModelName(), v1alpha1.TemplateInstanceObject{}.OpenAPIModelName()},
 	}
 }
 

@@ -48,6 +48,7 @@ type instanceFields struct {
 	Labels         map[string]string                  `json:"labels,omitempty"`
 	Properties     map[string]string                  `json:"properties,omitempty"`
 	UpdatePolicy   v1alpha1.UpdatePolicy              `json:"updatePolicy,omitempty"`
+	Delivery       *v1alpha1.Delivery                 `json:"delivery,omitempty"`
 	Adoption       *v1alpha1.TemplateInstanceAdoption `json:"adoption,omitempty"`
 	Status         *instanceStatusFields              `json:"status,omitempty"`
 }
@@ -62,6 +63,7 @@ type instanceStatusFields struct {
 	Objects                   []v1alpha1.TemplateInstanceObject `json:"objects,omitempty"`
 	GeneratedParametersSecret string                            `json:"generatedParametersSecret,omitempty"`
 	TemplateRevision          *v1alpha1.AppliedRevision         `json:"templateRevision,omitempty"`
+	Artifact                  *v1alpha1.PublishedArtifact       `json:"artifact,omitempty"`
 	Adoption                  *v1alpha1.AdoptionStatus          `json:"adoption,omitempty"`
 }
 
@@ -87,6 +89,12 @@ func InstanceFromInternal(in *templates.TemplateInstance, out *TemplateInstance)
 	}
 	fields.Parameters, fields.Labels, fields.Properties = in.Spec.Parameters, in.Spec.Labels, in.Spec.Properties
 	fields.UpdatePolicy = v1alpha1.UpdatePolicy(in.Spec.UpdatePolicy)
+	if d := in.Spec.Delivery; d != nil {
+		fields.Delivery = &v1alpha1.Delivery{}
+		if err := v1alpha1.Convert_templates_Delivery_To_v1alpha1_Delivery(d, fields.Delivery, nil); err != nil {
+			return err
+		}
+	}
 	if a := in.Spec.Adoption; a != nil {
 		fields.Adoption = &v1alpha1.TemplateInstanceAdoption{}
 		if err := v1alpha1.Convert_templates_TemplateInstanceAdoption_To_v1alpha1_TemplateInstanceAdoption(a, fields.Adoption, nil); err != nil {
@@ -120,7 +128,7 @@ func InstanceFromInternal(in *templates.TemplateInstance, out *TemplateInstance)
 	}
 	fields.Status = status
 	if fields.TemplateRef == nil && fields.Template == nil && fields.Parameters == nil && fields.ParametersFrom == nil &&
-		fields.Labels == nil && fields.Properties == nil && fields.UpdatePolicy == "" && fields.Adoption == nil && fields.Status == nil {
+		fields.Labels == nil && fields.Properties == nil && fields.UpdatePolicy == "" && fields.Delivery == nil && fields.Adoption == nil && fields.Status == nil {
 		return nil
 	}
 	value, err := json.Marshal(fields)
@@ -150,6 +158,12 @@ func statusFromInternal(in *templates.TemplateInstanceStatus, out *TemplateInsta
 	if r := in.TemplateRevision; r != nil {
 		fields.TemplateRevision = &v1alpha1.AppliedRevision{Number: r.Number, AppliedHash: r.AppliedHash, Generation: r.Generation}
 	}
+	if a := in.Artifact; a != nil {
+		fields.Artifact = &v1alpha1.PublishedArtifact{}
+		if err := v1alpha1.Convert_templates_PublishedArtifact_To_v1alpha1_PublishedArtifact(a, fields.Artifact, nil); err != nil {
+			return nil, err
+		}
+	}
 	if a := in.Adoption; a != nil {
 		fields.Adoption = &v1alpha1.AdoptionStatus{}
 		if err := v1alpha1.Convert_templates_AdoptionStatus_To_v1alpha1_AdoptionStatus(a, fields.Adoption, nil); err != nil {
@@ -169,7 +183,7 @@ func statusFromInternal(in *templates.TemplateInstanceStatus, out *TemplateInsta
 		}
 	}
 	if fields.ObservedGeneration == 0 && fields.Conditions == nil && fields.TemplateResourceVersion == "" &&
-		fields.Objects == nil && fields.GeneratedParametersSecret == "" && fields.TemplateRevision == nil && fields.Adoption == nil {
+		fields.Objects == nil && fields.GeneratedParametersSecret == "" && fields.TemplateRevision == nil && fields.Artifact == nil && fields.Adoption == nil {
 		return nil, nil
 	}
 	return &fields, nil
@@ -283,6 +297,12 @@ func InstanceToInternal(in *TemplateInstance, out *templates.TemplateInstance) e
 	}
 	out.Spec.Parameters, out.Spec.Labels, out.Spec.Properties = fields.Parameters, fields.Labels, fields.Properties
 	out.Spec.UpdatePolicy = templates.UpdatePolicy(fields.UpdatePolicy)
+	if d := fields.Delivery; d != nil {
+		out.Spec.Delivery = &templates.Delivery{}
+		if err := v1alpha1.Convert_v1alpha1_Delivery_To_templates_Delivery(d, out.Spec.Delivery, nil); err != nil {
+			return err
+		}
+	}
 	if a := fields.Adoption; a != nil {
 		out.Spec.Adoption = &templates.TemplateInstanceAdoption{}
 		if err := v1alpha1.Convert_v1alpha1_TemplateInstanceAdoption_To_templates_TemplateInstanceAdoption(a, out.Spec.Adoption, nil); err != nil {
@@ -345,6 +365,12 @@ func statusToInternal(in *TemplateInstanceStatus, fields *instanceStatusFields, 
 	out.GeneratedParametersSecret = fields.GeneratedParametersSecret
 	if r := fields.TemplateRevision; r != nil {
 		out.TemplateRevision = &templates.AppliedRevision{Number: r.Number, AppliedHash: r.AppliedHash, Generation: r.Generation}
+	}
+	if a := fields.Artifact; a != nil {
+		out.Artifact = &templates.PublishedArtifact{}
+		if err := v1alpha1.Convert_v1alpha1_PublishedArtifact_To_templates_PublishedArtifact(a, out.Artifact, nil); err != nil {
+			return err
+		}
 	}
 	if a := fields.Adoption; a != nil {
 		out.Adoption = &templates.AdoptionStatus{}

@@ -83,6 +83,10 @@ type TemplateInstanceSpec struct {
 	// set on create only.
 	// +optional
 	Adoption *TemplateInstanceAdoption `json:"adoption,omitempty"`
+	// delivery says how the objects reach the cluster: applied by the controller (the
+	// default), or published as a Flux ExternalArtifact that Flux applies.
+	// +optional
+	Delivery *Delivery `json:"delivery,omitempty"`
 }
 
 // TemplateReference names a Template in the same namespace.
@@ -155,6 +159,10 @@ type TemplateInstanceStatus struct {
 	// adoption is the plan of the takeover spec.adoption asks for, and how far it went.
 	// +optional
 	Adoption *AdoptionStatus `json:"adoption,omitempty"`
+	// artifact is what a published instance published last: its ExternalArtifact's revision
+	// and digest.
+	// +optional
+	Artifact *PublishedArtifact `json:"artifact,omitempty"`
 }
 
 // TemplateInstanceObject is one object an instance manages.

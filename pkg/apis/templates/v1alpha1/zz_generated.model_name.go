@@ -72,8 +72,18 @@ func (in CustomTransformStatus) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in Delivery) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.Delivery"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Destination) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.Destination"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ExternalArtifactDelivery) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.ExternalArtifactDelivery"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
@@ -144,6 +154,11 @@ func (in ProvenanceSource) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ProvenanceStep) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.ProvenanceStep"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in PublishedArtifact) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.PublishedArtifact"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

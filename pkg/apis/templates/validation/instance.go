@@ -49,12 +49,13 @@ func ValidateTemplateInstance(ti *templates.TemplateInstance) field.ErrorList {
 	return append(allErrs, validateTemplateInstanceSpec(&ti.Spec, field.NewPath("spec"))...)
 }
 
-// ValidateTemplateInstanceUpdate validates a TemplateInstance on update; the whole spec may
-// change, as a change is an upgrade.
+// ValidateTemplateInstanceUpdate validates a TemplateInstance on update; the whole spec but the
+// delivery's type may change, as a change is an upgrade.
 func ValidateTemplateInstanceUpdate(ti, old *templates.TemplateInstance) field.ErrorList {
 	allErrs := apimachineryvalidation.ValidateObjectMetaUpdate(&ti.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
-	allErrs = append(allErrs, validateTemplateInstanceSpec(&ti.Spec, field.NewPath("spec"))...)
-	return append(allErrs, validateAdoptionUpdate(&ti.Spec, &old.Spec, field.NewPath("spec"))...)
+	allErrs = append(allErrs, validateDeliveryUpdate(&ti.Spec, &old.Spec, field.NewPath("spec", "delivery"))...)
+	allErrs = append(allErrs, validateAdoptionUpdate(&ti.Spec, &old.Spec, field.NewPath("spec"))...)
+	return append(allErrs, validateTemplateInstanceSpec(&ti.Spec, field.NewPath("spec"))...)
 }
 
 // ValidateTemplateInstanceStatusUpdate validates what the controller writes to status.
@@ -76,6 +77,14 @@ func ValidateTemplateInstanceStatusUpdate(ti, old *templates.TemplateInstance) f
 			allErrs = append(allErrs, field.NotSupported(p.Child("lifecycle"), o.Lifecycle, []string{templates.LifecycleRetain}))
 		}
 		for _, f := range []struct{ name, value string }{{"apiVersion", o.APIVersion}, {"kind", o.Kind}, {"name", o.Name}} {
+			if f.value == "" {
+				allErrs = append(allErrs, field.Required(p.Child(f.name), ""))
+			}
+		}
+	}
+	if a := ti.Status.Artifact; a != nil {
+		p := path.Child("artifact")
+		for _, f := range []struct{ name, value string }{{"externalArtifact", a.ExternalArtifact}, {"revision", a.Revision}, {"digest", a.Digest}} {
 			if f.value == "" {
 				allErrs = append(allErrs, field.Required(p.Child(f.name), ""))
 			}
@@ -147,7 +156,53 @@ func validateTemplateInstanceSpec(spec *templates.TemplateInstanceSpec, path *fi
 			allErrs = append(allErrs, field.Invalid(path.Child("parameters"), name, "a parameter name must not be empty"))
 		}
 	}
+	allErrs = append(allErrs, validateDelivery(spec.Delivery, path.Child("delivery"))...)
 	return append(allErrs, metav1validation.ValidateLabels(spec.Labels, path.Child("labels"))...)
+}
+
+// validateDelivery checks the delivery's type and that its options belong to it.
+func validateDelivery(d *templates.Delivery, path *field.Path) field.ErrorList {
+	if d == nil {
+		return nil
+	}
+	var allErrs field.ErrorList
+	switch d.Type {
+	case "", templates.DeliveryApply:
+		if d.ExternalArtifact != nil {
+			allErrs = append(allErrs, field.Forbidden(path.Child("externalArtifact"), "may be set only when type is ExternalArtifact"))
+		}
+	case templates.DeliveryExternalArtifact:
+	default:
+		allErrs = append(allErrs, field.NotSupported(path.Child("type"), d.Type,
+			[]templates.DeliveryType{templates.DeliveryApply, templates.DeliveryExternalArtifact}))
+	}
+	if ea := d.ExternalArtifact; ea != nil {
+		switch ea.Secrets {
+		case "", templates.SecretsRefuse, templates.SecretsApply:
+		default:
+			allErrs = append(allErrs, field.NotSupported(path.Child("externalArtifact", "secrets"), ea.Secrets,
+				[]templates.SecretsDelivery{templates.SecretsRefuse, templates.SecretsApply}))
+		}
+	}
+	return allErrs
+}
+
+// validateDeliveryUpdate keeps the delivery's type: an instance whose objects one controller
+// applied cannot hand them to another by an edit (they would be pruned by one and adopted by
+// the other), so a change is made by deleting the instance (with the Orphan deletion policy to
+// keep the objects) and creating it anew.
+func validateDeliveryUpdate(spec, old *templates.TemplateInstanceSpec, path *field.Path) field.ErrorList {
+	if spec.Published() == old.Published() {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(path.Child("type"), deliveryType(spec.Delivery), "field is immutable")}
+}
+
+func deliveryType(d *templates.Delivery) templates.DeliveryType {
+	if d == nil || d.Type == "" {
+		return templates.DeliveryApply
+	}
+	return d.Type
 }
 
 // validateLocalName checks the name of an object of the same namespace.

@@ -82,6 +82,19 @@ func TestValidateTemplateInstance(t *testing.T) {
 			ti.Spec.ParametersFrom[3].SecretRef.Name = "Bad_Name"
 			ti.Spec.ParametersFrom[MaxParametersFrom+1].SecretRef = nil // not checked one by one
 		}, []string{"spec.parametersFrom", "spec.parametersFrom[3].secretRef.name"}},
+		{"published", func(ti *templates.TemplateInstance) {
+			ti.Spec.Delivery = &templates.Delivery{Type: templates.DeliveryExternalArtifact,
+				ExternalArtifact: &templates.ExternalArtifactDelivery{Secrets: templates.SecretsApply}}
+		}, nil},
+		{"applied, said so", func(ti *templates.TemplateInstance) {
+			ti.Spec.Delivery = &templates.Delivery{Type: templates.DeliveryApply}
+		}, nil},
+		{"an unknown delivery and secrets", func(ti *templates.TemplateInstance) {
+			ti.Spec.Delivery = &templates.Delivery{Type: "Carrier", ExternalArtifact: &templates.ExternalArtifactDelivery{Secrets: "Maybe"}}
+		}, []string{"spec.delivery.externalArtifact.secrets", "spec.delivery.type"}},
+		{"artifact options on an applied instance", func(ti *templates.TemplateInstance) {
+			ti.Spec.Delivery = &templates.Delivery{ExternalArtifact: &templates.ExternalArtifactDelivery{}}
+		}, []string{"spec.delivery.externalArtifact"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -117,6 +130,33 @@ func TestParametersFromLimitMessage(t *testing.T) {
 	}
 }
 
+// The delivery's type cannot change: the objects would move from one applier to another.
+func TestValidateTemplateInstanceUpdateKeepsDelivery(t *testing.T) {
+	published := &templates.Delivery{Type: templates.DeliveryExternalArtifact}
+	for _, tc := range []struct {
+		name     string
+		old, new *templates.Delivery
+		want     string
+	}{
+		{"applied stays applied", nil, &templates.Delivery{Type: templates.DeliveryApply}, ""},
+		{"published stays published, secrets change", published,
+			&templates.Delivery{Type: templates.DeliveryExternalArtifact, ExternalArtifact: &templates.ExternalArtifactDelivery{Secrets: templates.SecretsApply}}, ""},
+		{"applied to published", nil, published, `spec.delivery.type: Invalid value: "ExternalArtifact": field is immutable`},
+		{"published to applied", published, nil, `spec.delivery.type: Invalid value: "Apply": field is immutable`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old := &templates.TemplateInstance{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "demo", ResourceVersion: "1"},
+				Spec: templates.TemplateInstanceSpec{TemplateRef: &templates.TemplateReference{Name: "redis"}, Delivery: tc.old}}
+			ti := old.DeepCopy()
+			ti.Spec.Delivery = tc.new
+			errs := ValidateTemplateInstanceUpdate(ti, old)
+			if got := errs.ToAggregate(); (got == nil && tc.want != "") || (got != nil && got.Error() != tc.want) {
+				t.Fatalf("errors %v, want %q", errs, tc.want)
+			}
+		})
+	}
+}
+
 func TestValidateTemplateInstanceStatusUpdate(t *testing.T) {
 	old := &templates.TemplateInstance{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "demo", ResourceVersion: "1"}}
 	ti := old.DeepCopy()
@@ -125,12 +165,14 @@ func TestValidateTemplateInstanceStatusUpdate(t *testing.T) {
 		Conditions:                []metav1.Condition{{Type: "Ready", Status: "Maybe", Reason: "x"}},
 		Objects:                   []templates.TemplateInstanceObject{{APIVersion: "v1", Name: "a"}},
 		GeneratedParametersSecret: "Bad_Name",
+		Artifact:                  &templates.PublishedArtifact{ExternalArtifact: "shop"},
 	}
 	var got []string
 	for _, e := range SortByField(ValidateTemplateInstanceStatusUpdate(ti, old)) {
 		got = append(got, e.Field)
 	}
-	want := "status.conditions[0].lastTransitionTime status.conditions[0].status status.generatedParametersSecret status.objects[0].kind status.observedGeneration"
+	want := "status.artifact.digest status.artifact.revision status.conditions[0].lastTransitionTime status.conditions[0].status " +
+		"status.generatedParametersSecret status.objects[0].kind status.observedGeneration"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("got %v, want %s", got, want)
 	}

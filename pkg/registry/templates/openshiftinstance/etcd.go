@@ -59,9 +59,9 @@ var _ interface {
 } = &StatusREST{}
 
 // NewREST returns the storage of OpenShift's templateinstances and of their status, sharing
-// our TemplateInstances' storage; noCluster and guard are as for templateinstance.NewREST.
-func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, noCluster bool, guard *templateinstance.UninstallGuard) (*REST, *StatusREST, error) {
-	strategy := newStrategy(templateinstance.NewStrategy(openshifttemplate.KindFirst{ObjectTyper: scheme}, noCluster))
+// our TemplateInstances' storage; caps and guard are as for templateinstance.NewREST.
+func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, caps templateinstance.Capabilities, guard *templateinstance.UninstallGuard) (*REST, *StatusREST, error) {
+	strategy := newStrategy(templateinstance.NewStrategy(openshifttemplate.KindFirst{ObjectTyper: scheme}, caps))
 	store := &genericregistry.Store{
 		NewFunc:                   func() runtime.Object { return &templates.TemplateInstance{} },
 		NewListFunc:               func() runtime.Object { return &templates.TemplateInstanceList{} },

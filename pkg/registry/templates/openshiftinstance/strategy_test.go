@@ -36,7 +36,7 @@ import (
 func TestValidateNamesOpenShiftFields(t *testing.T) {
 	scheme := runtime.NewScheme()
 	install.Install(scheme)
-	s := newStrategy(templateinstance.NewStrategy(scheme, true))
+	s := newStrategy(templateinstance.NewStrategy(scheme, templateinstance.Capabilities{NoCluster: true}))
 	ti := &templates.TemplateInstance{Spec: templates.TemplateInstanceSpec{ParametersFrom: []templates.ParametersSource{
 		{SecretRef: &templates.SecretReference{Name: "first"}}, {SecretRef: &templates.SecretReference{Name: "Not_A_Name"}}}}}
 	ti.Name, ti.Namespace = "x", "default"
@@ -77,7 +77,7 @@ func TestTemplateName(t *testing.T) {
 func TestSizeLimit(t *testing.T) {
 	scheme := runtime.NewScheme()
 	install.Install(scheme)
-	s := newStrategy(templateinstance.NewStrategy(scheme, true))
+	s := newStrategy(templateinstance.NewStrategy(scheme, templateinstance.Capabilities{NoCluster: true}))
 	ti := &templates.TemplateInstance{Spec: templates.TemplateInstanceSpec{Template: &runtime.RawExtension{Raw: []byte(
 		`{"apiVersion":"template.openshift.io/v1","kind":"Template","objects":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":"` +
 			strings.Repeat("v", 2_000_000) + `"}}]}`)}}}

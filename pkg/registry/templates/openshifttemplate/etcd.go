@@ -28,7 +28,6 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
-	"stencil.dev/stencil/pkg/registry"
 	"stencil.dev/stencil/pkg/registry/templates/template"
 	"stencil.dev/stencil/pkg/registry/templates/templatecheck"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
@@ -65,7 +64,7 @@ func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugi
 	if err := store.CompleteWithOptions(options); err != nil {
 		return nil, err
 	}
-	return &REST{template.RevisionedStore{Store: registry.NewStore(store, openshift.Kind("Template")), Revisions: revisions}}, nil
+	return &REST{template.NewRevisionedStore(store, openshift.Kind("Template"), revisions)}, nil
 }
 
 // SharedStorage gives each resource of OpenShift's group the storage options of ours of the

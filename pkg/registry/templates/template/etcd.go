@@ -23,7 +23,6 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 
 	"stencil.dev/stencil/pkg/apis/templates"
-	"stencil.dev/stencil/pkg/registry"
 	"stencil.dev/stencil/pkg/registry/templates/templatecheck"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 	"stencil.dev/stencil/pkg/transform/plugin"
@@ -63,7 +62,7 @@ func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, plugi
 		return nil, err
 	}
 	store.ResetFieldsStrategy = strategy.(templateStrategy)
-	return &REST{RevisionedStore{registry.NewStore(store, templates.Kind("Template")), revisions}, store}, nil
+	return &REST{NewRevisionedStore(store, templates.Kind("Template"), revisions), store}, nil
 }
 
 // Status returns the storage of templates/status over the same store: the rollout's progress,

@@ -20,9 +20,10 @@ import (
 	"context"
 	"fmt"
 
-	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/warning"
 	"k8s.io/klog/v2"
@@ -44,6 +45,33 @@ type RevisionedStore struct {
 	Revisions *templaterevision.Writer
 }
 
+// NewRevisionedStore returns the storage of Templates of kind over store, whose revisions
+// revisions writes (nil for none) and deletes once their Template is gone, however it went
+// (store.AfterDelete: a delete, a deletecollection, or the update that removed its last
+// finalizer).
+func NewRevisionedStore(store *genericregistry.Store, kind schema.GroupKind, revisions *templaterevision.Writer) RevisionedStore {
+	if revisions != nil {
+		store.AfterDelete = revisions.TemplateDeleted
+	}
+	return RevisionedStore{Store: registry.NewStore(store, kind), Revisions: revisions}
+}
+
+// WithoutGarbageCollector makes deleting a Template delete it at once whatever propagation
+// policy the request asks for, as a server no garbage collector serves must (local mode):
+// orphan and foreground deletion wait for a garbage collector, and would leave the Template
+// being deleted for ever. Its revisions are then deleted by the storage (AfterDelete).
+func (s RevisionedStore) WithoutGarbageCollector() {
+	s.Store.Store.DeleteStrategy = noGarbageCollector{s.Store.Store.DeleteStrategy}
+}
+
+// noGarbageCollector is a delete strategy that supports no garbage collection policy.
+type noGarbageCollector struct{ rest.RESTDeleteStrategy }
+
+// DefaultGarbageCollectionPolicy is Unsupported: no finalizer of the garbage collector is added.
+func (noGarbageCollector) DefaultGarbageCollectionPolicy(context.Context) rest.GarbageCollectionPolicy {
+	return rest.Unsupported
+}
+
 // Create creates the Template, then its revision 1.
 func (s RevisionedStore) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
 	out, err := s.Store.Create(ctx, obj, createValidation, options)
@@ -57,44 +85,10 @@ func (s RevisionedStore) Create(ctx context.Context, obj runtime.Object, createV
 func (s RevisionedStore) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc,
 	updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
 	out, created, err := s.Store.Update(ctx, name, objInfo, createValidation, updateValidation, forceAllowCreate, options)
-	if err == nil && len(options.DryRun) == 0 {
+	if t, ok := out.(*templates.Template); err == nil && len(options.DryRun) == 0 && ok && t.DeletionTimestamp == nil {
 		s.ensure(ctx, out)
 	}
 	return out, created, err
-}
-
-// Delete deletes the Template, then, once it is gone, its revisions. The object deleted is
-// the one the deletion validated (the store answers a Status, not the object).
-func (s RevisionedStore) Delete(ctx context.Context, name string, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions) (runtime.Object, bool, error) {
-	var deleting *templates.Template
-	validate := func(ctx context.Context, obj runtime.Object) error {
-		if t, ok := obj.(*templates.Template); ok {
-			deleting = t
-		}
-		if deleteValidation == nil {
-			return nil
-		}
-		return deleteValidation(ctx, obj)
-	}
-	out, deleted, err := s.Store.Delete(ctx, name, validate, options)
-	if err == nil && deleted && deleting != nil && s.Revisions != nil && len(options.DryRun) == 0 {
-		s.Revisions.DeleteAll(ctx, deleting)
-	}
-	return out, deleted, err
-}
-
-// DeleteCollection deletes Templates, then the revisions of each one gone.
-func (s RevisionedStore) DeleteCollection(ctx context.Context, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions,
-	listOptions *metainternalversion.ListOptions) (runtime.Object, error) {
-	out, err := s.Store.DeleteCollection(ctx, deleteValidation, options, listOptions)
-	if list, ok := out.(*templates.TemplateList); ok && s.Revisions != nil && len(options.DryRun) == 0 {
-		for i := range list.Items {
-			if t := &list.Items[i]; len(t.Finalizers) == 0 {
-				s.Revisions.DeleteAll(ctx, t)
-			}
-		}
-	}
-	return out, err
 }
 
 // ensure writes the revision of the stored Template out.

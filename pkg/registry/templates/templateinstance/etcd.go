@@ -52,10 +52,10 @@ var _ interface {
 	rest.ResetFieldsStrategy
 } = &StatusREST{}
 
-// NewREST returns the storage of TemplateInstances and of their status; noCluster is true on
-// a server that runs no controller because it has no cluster; guard checks every delete.
-func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, noCluster bool, guard *UninstallGuard) (*REST, *StatusREST, error) {
-	strategy := NewStrategy(scheme, noCluster)
+// NewREST returns the storage of TemplateInstances and of their status on a server that can do
+// caps; guard checks every delete.
+func NewREST(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, caps Capabilities, guard *UninstallGuard) (*REST, *StatusREST, error) {
+	strategy := NewStrategy(scheme, caps)
 	store := &genericregistry.Store{
 		NewFunc:                   func() runtime.Object { return &templates.TemplateInstance{} },
 		NewListFunc:               func() runtime.Object { return &templates.TemplateInstanceList{} },

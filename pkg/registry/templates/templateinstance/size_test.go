@@ -40,7 +40,7 @@ func inlineTemplate(size int) *runtime.RawExtension {
 // inline template was a 500 "request is too large") is refused by validation with a 422 at
 // the field that holds most of its bytes, on create and on update alike.
 func TestStoredSizeLimit(t *testing.T) {
-	s := NewStrategy(runtime.NewScheme(), false)
+	s := NewStrategy(runtime.NewScheme(), Capabilities{})
 	cases := []struct {
 		name   string
 		mutate func(*templates.TemplateInstance)

@@ -47,18 +47,25 @@ import (
 type strategy struct {
 	runtime.ObjectTyper
 	names.NameGenerator
-	// noCluster marks a server with no cluster to create objects in: new instances say so in
+	caps Capabilities
+}
+
+// Capabilities are what the server does with the instances it stores.
+type Capabilities struct {
+	// NoCluster marks a server with no cluster to create objects in: new instances say so in
 	// their status, as no controller will ever write it.
-	noCluster bool
+	NoCluster bool
+	// Publishing says the server serves published artifacts: without it, an instance whose
+	// delivery is ExternalArtifact is refused, as nothing could ever fetch what it publishes.
+	Publishing bool
 }
 
 var _ rest.RESTCreateUpdateStrategy = strategy{}
 var _ rest.ResetFieldsStrategy = strategy{}
 
-// NewStrategy returns the strategy of TemplateInstances; noCluster is true on a server that
-// runs no controller because it has no cluster.
-func NewStrategy(typer runtime.ObjectTyper, noCluster bool) strategy {
-	return strategy{typer, names.SimpleNameGenerator, noCluster}
+// NewStrategy returns the strategy of TemplateInstances on a server that can do caps.
+func NewStrategy(typer runtime.ObjectTyper, caps Capabilities) strategy {
+	return strategy{typer, names.SimpleNameGenerator, caps}
 }
 
 // GetAttrs returns the labels and selectable fields of a TemplateInstance.
@@ -96,7 +103,7 @@ func (s strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 	ti.Generation = 1
 	ti.Spec.Requester = requesterFrom(ctx)
 	ti.Status = templates.TemplateInstanceStatus{}
-	if s.noCluster {
+	if s.caps.NoCluster {
 		message := "this server runs without a cluster (local mode): the instance is stored but nothing is created"
 		for _, t := range []string{v1alpha1.TemplateInstanceReady, v1alpha1.TemplateInstanceProgressing} {
 			meta.SetStatusCondition(&ti.Status.Conditions, metav1.Condition{Type: t, Status: metav1.ConditionFalse,
@@ -144,9 +151,20 @@ func requesterFrom(ctx context.Context) *templates.TemplateInstanceRequester {
 
 // Validate reports every problem of a new instance in one list: the API's checks, the inline
 // template as the engine decodes it, the property names, and a size etcd would refuse.
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+func (s strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
 	ti := obj.(*templates.TemplateInstance)
-	return validation.SortByField(append(append(validation.ValidateTemplateInstance(ti), engineErrors(&ti.Spec)...), sizeErrors(ti)...))
+	errs := append(append(validation.ValidateTemplateInstance(ti), engineErrors(&ti.Spec)...), sizeErrors(ti)...)
+	return validation.SortByField(append(errs, s.deliveryErrors(&ti.Spec)...))
+}
+
+// deliveryErrors refuses a published instance on a server that serves no artifacts.
+func (s strategy) deliveryErrors(spec *templates.TemplateInstanceSpec) field.ErrorList {
+	if !spec.Published() || s.caps.Publishing {
+		return nil
+	}
+	return field.ErrorList{field.Forbidden(field.NewPath("spec", "delivery", "type"),
+		"this server serves no artifacts: an administrator starts it with --artifact-port and --artifact-url for instances "+
+			"whose delivery is ExternalArtifact (docs/gitops.md)")}
 }
 
 // engineErrors are the problems only the engine can judge: whether the inline template
@@ -187,9 +205,10 @@ func (strategy) Canonicalize(runtime.Object) {}
 
 // ValidateUpdate checks an update as Validate checks a create, with the metadata rules of
 // updates.
-func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+func (s strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
 	ti := obj.(*templates.TemplateInstance)
-	return validation.SortByField(append(append(validation.ValidateTemplateInstanceUpdate(ti, old.(*templates.TemplateInstance)), engineErrors(&ti.Spec)...), sizeErrors(ti)...))
+	errs := append(append(validation.ValidateTemplateInstanceUpdate(ti, old.(*templates.TemplateInstance)), engineErrors(&ti.Spec)...), sizeErrors(ti)...)
+	return validation.SortByField(append(errs, s.deliveryErrors(&ti.Spec)...))
 }
 
 // WarningsOnUpdate warns as WarningsOnCreate.

@@ -18,6 +18,7 @@ package templateinstance
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -50,7 +51,7 @@ func instance() *templates.TemplateInstance {
 func TestPrepareForCreate(t *testing.T) {
 	for _, noCluster := range []bool{false, true} {
 		ti := instance()
-		NewStrategy(runtime.NewScheme(), noCluster).PrepareForCreate(as("alice"), ti)
+		NewStrategy(runtime.NewScheme(), Capabilities{NoCluster: noCluster}).PrepareForCreate(as("alice"), ti)
 		r := ti.Spec.Requester
 		if r.Username != "alice" || r.UID != "alice-uid" || len(r.Groups) != 1 || r.Groups[0] != "team" || r.Extra["scopes"][0] != "a" {
 			t.Errorf("requester: %+v", r)
@@ -69,7 +70,7 @@ func TestPrepareForCreate(t *testing.T) {
 }
 
 func TestPrepareForUpdate(t *testing.T) {
-	s := NewStrategy(runtime.NewScheme(), false)
+	s := NewStrategy(runtime.NewScheme(), Capabilities{})
 	cases := []struct {
 		name           string
 		mutate         func(*templates.TemplateInstance)
@@ -112,7 +113,7 @@ func TestPrepareForUpdate(t *testing.T) {
 }
 
 func TestStatusStrategy(t *testing.T) {
-	s := NewStatusStrategy(NewStrategy(runtime.NewScheme(), false))
+	s := NewStatusStrategy(NewStrategy(runtime.NewScheme(), Capabilities{}))
 	old := instance()
 	old.Labels, old.ResourceVersion = map[string]string{"a": "b"}, "1"
 	ti := old.DeepCopy()
@@ -136,7 +137,7 @@ func TestStatusStrategy(t *testing.T) {
 }
 
 func TestValidateInlineTemplate(t *testing.T) {
-	s := NewStrategy(runtime.NewScheme(), false)
+	s := NewStrategy(runtime.NewScheme(), Capabilities{})
 	ti := instance()
 	ti.Spec.TemplateRef = nil
 	ti.Spec.Template = &runtime.RawExtension{Raw: []byte(`{"apiVersion":"template.openshift.io/v1","kind":"Template","objects":[{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"}}]}`)}
@@ -148,5 +149,25 @@ func TestValidateInlineTemplate(t *testing.T) {
 	errs := s.Validate(context.Background(), ti)
 	if len(errs) != 2 || errs[0].Field != "spec.properties[not an identifier]" || errs[1].Field != "spec.template" {
 		t.Fatalf("want problems at spec.properties and spec.template, got %v", errs)
+	}
+}
+
+// A published instance is refused by a server that serves no artifacts: nothing could fetch
+// what it would publish.
+func TestPublishedNeedsAnArtifactServer(t *testing.T) {
+	ti := instance()
+	ti.Spec.Delivery = &templates.Delivery{Type: templates.DeliveryExternalArtifact}
+	errs := NewStrategy(runtime.NewScheme(), Capabilities{}).Validate(context.Background(), ti)
+	if len(errs) != 1 || errs[0].Field != "spec.delivery.type" || !strings.Contains(errs[0].Error(), "--artifact-port") {
+		t.Fatalf("errors %v", errs)
+	}
+	old := instance()
+	old.ResourceVersion = "1"
+	ti.ResourceVersion = "1"
+	if errs := NewStrategy(runtime.NewScheme(), Capabilities{}).ValidateUpdate(context.Background(), ti, old); len(errs) != 2 {
+		t.Errorf("update: %v", errs)
+	}
+	if errs := NewStrategy(runtime.NewScheme(), Capabilities{Publishing: true}).Validate(context.Background(), ti); len(errs) != 0 {
+		t.Errorf("a server that publishes: %v", errs)
 	}
 }

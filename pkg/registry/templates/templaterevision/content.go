@@ -24,7 +24,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -35,12 +34,6 @@ import (
 
 // HashPrefix starts every hash of a revision, an applied output and a plan.
 const HashPrefix = "sha256:"
-
-// Name names revision number of the Template template: <template>-<number>, as a
-// ControllerRevision is named after its workload.
-func Name(template string, number int64) string {
-	return template + "-" + strconv.FormatInt(number, 10)
-}
 
 // Canonical is the content of t as a revision holds it, and its hash: the JSON of t in
 // v1alpha1's spelling without metadata, author, revision, rollout and status, the members of every object

@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 )
 
 func template(object string) *templates.Template {
@@ -79,7 +80,7 @@ func TestTemplateOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	rev := &templates.TemplateRevision{
-		ObjectMeta: metav1.ObjectMeta{Name: Name("web", 3), Namespace: "apps", UID: "rev-uid", ResourceVersion: "42"},
+		ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.RevisionName("web", 3), Namespace: "apps", UID: "rev-uid", ResourceVersion: "42"},
 		Template:   "web", Revision: 3, Hash: hash, Author: &templates.TemplateAuthor{Username: "carol"},
 		Content: runtime.RawExtension{Raw: content},
 	}

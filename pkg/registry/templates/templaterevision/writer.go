@@ -25,12 +25,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
-	"k8s.io/klog/v2"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
@@ -39,11 +38,6 @@ import (
 // DefaultHistory is how many revisions of a Template are kept besides those instances use, as
 // a Deployment keeps 10 old ReplicaSets.
 const DefaultHistory = 10
-
-// LabelTemplateUID on a revision is the uid of its Template: a Template deleted and created
-// again under its name starts its numbers again, and its revisions are told apart from the old
-// one's by it.
-const LabelTemplateUID = "templates.stencil.dev/template-uid"
 
 // writeTimeout bounds the Writer's own writes after a Template is stored: the client may be
 // gone by then, and the revision is still owed.
@@ -55,6 +49,11 @@ const writeTimeout = 30 * time.Second
 // Templates' storage after every stored create and update, and again by whoever needs a
 // revision that is missing (the server died between the two writes), which writes it then from
 // the Template while the Template still holds that revision.
+//
+// A revision is owned by its Template as a ControllerRevision is by its workload: an owner
+// reference with the Template's uid (and the uid label), so that a cluster's garbage collector
+// deletes it with its Template, and a Template created again under the same name never reads
+// the old one's revisions (Get checks the owner).
 type Writer struct {
 	store   *genericregistry.Store
 	history int
@@ -69,8 +68,10 @@ func (w *Writer) SetInstances(instances rest.Lister) { w.instances = instances }
 // History is how many revisions of each Template are kept besides those instances use.
 func (w *Writer) History() int { return w.history }
 
-// Ensure writes the revision t holds, unless it is stored already, then prunes the Template's
-// revisions beyond the history. t is a Template as stored.
+// Ensure writes the revision t holds, unless it is stored already, then, when t has more
+// revisions than the history keeps, prunes them. t is a Template as stored. A create (revision
+// 1) reads nothing but its own revision's name: its cost does not depend on how many
+// Templates the namespace holds.
 func (w *Writer) Ensure(ctx context.Context, t *templates.Template) error {
 	if t.Revision == nil {
 		return nil
@@ -80,19 +81,22 @@ func (w *Writer) Ensure(ctx context.Context, t *templates.Template) error {
 	if err := w.write(ctx, t); err != nil {
 		return err
 	}
+	if t.Revision.Number <= int64(w.history) {
+		return nil
+	}
 	return w.prune(ctx, t)
 }
 
-// write creates the revision of t; one of the same name left by an earlier Template of the
-// same name is replaced.
+// write creates the revision of t; one of the same name that t does not own (left by an
+// earlier Template of the same name) is replaced.
 func (w *Writer) write(ctx context.Context, t *templates.Template) error {
 	content, hash, err := Canonical(t)
 	if err != nil {
 		return fmt.Errorf("revision %d of Template %s/%s: %w", t.Revision.Number, t.Namespace, t.Name, err)
 	}
 	rev := &templates.TemplateRevision{
-		ObjectMeta: metav1.ObjectMeta{Name: Name(t.Name, t.Revision.Number), Namespace: t.Namespace,
-			Labels: map[string]string{v1alpha1.LabelTemplate: t.Name, LabelTemplateUID: string(t.UID)}},
+		ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.RevisionName(t.Name, t.Revision.Number), Namespace: t.Namespace,
+			Labels: revisionLabels(t, hash), OwnerReferences: []metav1.OwnerReference{ownerReference(t)}},
 		Template: t.Name, Revision: t.Revision.Number, Hash: hash, Author: t.Author.DeepCopy(),
 		Content: runtime.RawExtension{Raw: content},
 	}
@@ -108,22 +112,30 @@ func (w *Writer) write(ctx context.Context, t *templates.Template) error {
 		if err != nil {
 			return err
 		}
-		if existing.Labels[LabelTemplateUID] == string(t.UID) {
+		if existing.Template == t.Name && Owned(existing, t.UID) {
 			// Written already: by the request that stored it, or by an earlier repair.
 			return nil
 		}
-		uid := existing.UID
-		if _, _, err := w.store.Delete(ctx, existing.Name, rest.ValidateAllObjectFunc,
-			&metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		if err := w.delete(ctx, existing); err != nil && !apierrors.IsConflict(err) {
 			return err
 		}
 	}
 	return err
 }
 
-// Get reads the revision number of the Template namespace/template.
-func (w *Writer) Get(ctx context.Context, namespace, template string, number int64) (*templates.TemplateRevision, error) {
-	return w.get(genericapirequest.WithNamespace(ctx, namespace), Name(template, number))
+// Get reads revision number of the stored Template t. A revision of that name that t does
+// not own (a Template of the same name deleted before t was created wrote it) is not found:
+// t never had that content.
+func (w *Writer) Get(ctx context.Context, t *templates.Template, number int64) (*templates.TemplateRevision, error) {
+	name := v1alpha1.RevisionName(t.Name, number)
+	rev, err := w.get(genericapirequest.WithNamespace(ctx, t.Namespace), name)
+	if err != nil {
+		return nil, err
+	}
+	if rev.Template != t.Name || !Owned(rev, t.UID) {
+		return nil, apierrors.NewNotFound(templates.Resource("templaterevisions"), name)
+	}
+	return rev, nil
 }
 
 func (w *Writer) get(ctx context.Context, name string) (*templates.TemplateRevision, error) {
@@ -134,44 +146,39 @@ func (w *Writer) get(ctx context.Context, name string) (*templates.TemplateRevis
 	return obj.(*templates.TemplateRevision), nil
 }
 
-// List returns the revisions of the Template namespace/template, newest first.
-func (w *Writer) List(ctx context.Context, namespace, template string) ([]*templates.TemplateRevision, error) {
-	obj, err := w.store.List(genericapirequest.WithNamespace(ctx, namespace), &metainternalversion.ListOptions{
-		LabelSelector: labels.SelectorFromSet(labels.Set{v1alpha1.LabelTemplate: template})})
+// List returns the revisions that t owns, newest first. It reads the revisions of t's name
+// through the field index of the revisions' cache (the template field), not the namespace's.
+func (w *Writer) List(ctx context.Context, t *templates.Template) ([]*templates.TemplateRevision, error) {
+	obj, err := w.store.List(genericapirequest.WithNamespace(ctx, t.Namespace), &metainternalversion.ListOptions{
+		FieldSelector: fields.OneTermEqualSelector(FieldTemplate, t.Name)})
 	if err != nil {
 		return nil, err
 	}
 	items := obj.(*templates.TemplateRevisionList).Items
-	out := make([]*templates.TemplateRevision, len(items))
+	out := make([]*templates.TemplateRevision, 0, len(items))
 	for i := range items {
-		out[i] = &items[i]
+		if Owned(&items[i], t.UID) {
+			out = append(out, &items[i])
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Revision > out[j].Revision })
 	return out, nil
 }
 
 // prune deletes the revisions of t beyond the newest w.history, but those an instance pins or
-// runs, and those of an earlier Template of the same name that no instance uses.
+// runs. Revisions of an earlier Template of the same name are its own: they went with it.
 func (w *Writer) prune(ctx context.Context, t *templates.Template) error {
 	if w.instances == nil {
 		return nil
 	}
-	revisions, err := w.List(ctx, t.Namespace, t.Name)
+	revisions, err := w.List(ctx, t)
 	if err != nil {
 		return err
 	}
-	kept := 0
-	var doomed []*templates.TemplateRevision
-	for _, rev := range revisions {
-		if rev.Labels[LabelTemplateUID] == string(t.UID) && kept < w.history {
-			kept++
-			continue
-		}
-		doomed = append(doomed, rev)
-	}
-	if len(doomed) == 0 {
+	if len(revisions) <= w.history {
 		return nil
 	}
+	doomed := revisions[w.history:]
 	used, err := w.used(ctx, t.Name)
 	if err != nil {
 		return err
@@ -180,13 +187,21 @@ func (w *Writer) prune(ctx context.Context, t *templates.Template) error {
 		if used[rev.Revision] {
 			continue
 		}
-		uid := rev.UID
-		if _, _, err := w.store.Delete(ctx, rev.Name, rest.ValidateAllObjectFunc,
-			&metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		if err := w.delete(ctx, rev); err != nil && !apierrors.IsConflict(err) {
 			return err
 		}
 	}
 	return nil
+}
+
+// delete deletes rev, that very object (its uid), unless it is gone already.
+func (w *Writer) delete(ctx context.Context, rev *templates.TemplateRevision) error {
+	uid := rev.UID
+	_, _, err := w.store.Delete(ctx, rev.Name, rest.ValidateAllObjectFunc, &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
 }
 
 // used are the revision numbers of the Template template that an instance of the context's
@@ -210,25 +225,4 @@ func (w *Writer) used(ctx context.Context, template string) (map[int64]bool, err
 		}
 	}
 	return used, nil
-}
-
-// DeleteAll deletes the revisions of t, which was deleted.
-func (w *Writer) DeleteAll(ctx context.Context, t *templates.Template) {
-	ctx, cancel := context.WithTimeout(genericapirequest.WithNamespace(context.WithoutCancel(ctx), t.Namespace), writeTimeout)
-	defer cancel()
-	revisions, err := w.List(ctx, t.Namespace, t.Name)
-	if err != nil {
-		klog.ErrorS(err, "Listing the revisions of a deleted Template", "template", klog.KObj(t))
-		return
-	}
-	for _, rev := range revisions {
-		if rev.Labels[LabelTemplateUID] != string(t.UID) {
-			continue
-		}
-		uid := rev.UID
-		if _, _, err := w.store.Delete(ctx, rev.Name, rest.ValidateAllObjectFunc,
-			&metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil && !apierrors.IsNotFound(err) {
-			klog.ErrorS(err, "Deleting a revision of a deleted Template", "revision", klog.KObj(rev))
-		}
-	}
 }

@@ -56,6 +56,9 @@ type TemplateInstanceSpecApplyConfiguration struct {
 	// release, a kubectl ApplySet, the objects of a label selector) instead of refusing them;
 	// set on create only.
 	Adoption *TemplateInstanceAdoptionApplyConfiguration `json:"adoption,omitempty"`
+	// delivery says how the objects reach the cluster: applied by the controller (the
+	// default), or published as a Flux ExternalArtifact that Flux applies.
+	Delivery *DeliveryApplyConfiguration `json:"delivery,omitempty"`
 }
 
 // TemplateInstanceSpecApplyConfiguration constructs a declarative configuration of the TemplateInstanceSpec type for use with
@@ -156,5 +159,13 @@ func (b *TemplateInstanceSpecApplyConfiguration) WithRequester(value *TemplateIn
 // If called multiple times, the Adoption field is set to the value of the last call.
 func (b *TemplateInstanceSpecApplyConfiguration) WithAdoption(value *TemplateInstanceAdoptionApplyConfiguration) *TemplateInstanceSpecApplyConfiguration {
 	b.Adoption = value
+	return b
+}
+
+// WithDelivery sets the Delivery field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Delivery field is set to the value of the last call.
+func (b *TemplateInstanceSpecApplyConfiguration) WithDelivery(value *DeliveryApplyConfiguration) *TemplateInstanceSpecApplyConfiguration {
+	b.Delivery = value
 	return b
 }

@@ -44,6 +44,9 @@ type TemplateInstanceStatusApplyConfiguration struct {
 	GeneratedParametersSecret *string `json:"generatedParametersSecret,omitempty"`
 	// adoption is the plan of the takeover spec.adoption asks for, and how far it went.
 	Adoption *AdoptionStatusApplyConfiguration `json:"adoption,omitempty"`
+	// artifact is what a published instance published last: its ExternalArtifact's revision
+	// and digest.
+	Artifact *PublishedArtifactApplyConfiguration `json:"artifact,omitempty"`
 }
 
 // TemplateInstanceStatusApplyConfiguration constructs a declarative configuration of the TemplateInstanceStatus type for use with
@@ -115,5 +118,13 @@ func (b *TemplateInstanceStatusApplyConfiguration) WithGeneratedParametersSecret
 // If called multiple times, the Adoption field is set to the value of the last call.
 func (b *TemplateInstanceStatusApplyConfiguration) WithAdoption(value *AdoptionStatusApplyConfiguration) *TemplateInstanceStatusApplyConfiguration {
 	b.Adoption = value
+	return b
+}
+
+// WithArtifact sets the Artifact field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Artifact field is set to the value of the last call.
+func (b *TemplateInstanceStatusApplyConfiguration) WithArtifact(value *PublishedArtifactApplyConfiguration) *TemplateInstanceStatusApplyConfiguration {
+	b.Artifact = value
 	return b
 }
