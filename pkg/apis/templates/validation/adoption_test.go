@@ -41,6 +41,7 @@ func TestValidateAdoption(t *testing.T) {
 		{"a selector", templates.TemplateInstanceAdoption{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}, nil},
 		{"nothing", templates.TemplateInstanceAdoption{}, []string{"spec.adoption: Required value: exactly one of helmRelease, applySet and selector is required"}},
 		{"two sources", templates.TemplateInstanceAdoption{HelmRelease: "web", ApplySet: "web"}, []string{"spec.adoption: Forbidden: exactly one of helmRelease, applySet and selector may be set"}},
+		{"published", templates.TemplateInstanceAdoption{HelmRelease: "published"}, []string{"spec.adoption: Forbidden: an instance published for Flux applies nothing itself"}},
 		{"every problem at once", templates.TemplateInstanceAdoption{HelmRelease: "Web_" + strings.Repeat("x", 60), ApplySet: "deployments/web",
 			Selector: &metav1.LabelSelector{}, Managers: []string{"", "stencil.dev/templateinstance"}}, []string{
 			"spec.adoption: Forbidden",
@@ -55,7 +56,12 @@ func TestValidateAdoption(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			a := tc.adoption
-			errs := SortByField(ValidateTemplateInstance(instance(&a)))
+			ti := instance(&a)
+			if a.HelmRelease == "published" {
+				a.HelmRelease = "web"
+				ti.Spec.Delivery = &templates.Delivery{Type: templates.DeliveryExternalArtifact}
+			}
+			errs := SortByField(ValidateTemplateInstance(ti))
 			if len(errs) != len(tc.want) {
 				t.Fatalf("got %v, want %v", errs, tc.want)
 			}

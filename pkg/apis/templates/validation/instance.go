@@ -150,6 +150,9 @@ func validateTemplateInstanceSpec(spec *templates.TemplateInstanceSpec, path *fi
 	}
 	if a := spec.Adoption; a != nil {
 		allErrs = append(allErrs, validateAdoption(a, path.Child("adoption"))...)
+		if spec.Published() {
+			allErrs = append(allErrs, field.Forbidden(path.Child("adoption"), "an instance published for Flux applies nothing itself, so it takes nothing over: adopt with delivery Apply"))
+		}
 	}
 	for name := range spec.Parameters {
 		if name == "" {
