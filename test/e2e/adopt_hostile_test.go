@@ -122,8 +122,13 @@ rules:
 			t.Fatal(err)
 		}
 		w.Close()
+		// The record's data, as the server holds it, is Helm's base64 text of the gzip.
 		valid := mustKubectl(t, "admin", "", "get", "secret", "sh.helm.release.v1.web.v1", "-n", ns, "-o", "jsonpath={.data.release}")
-		raw, _ := base64.StdEncoding.DecodeString(valid)
+		text, _ := base64.StdEncoding.DecodeString(valid)
+		raw, err := base64.StdEncoding.DecodeString(string(text))
+		if err != nil || len(raw) < 100 {
+			t.Fatalf("the release record holds %d bytes of gzip: %v", len(raw), err)
+		}
 		for name, c := range map[string]struct{ data, want string }{
 			"bad64": {"H4sI!!not base64!!", "data.release is not base64"},
 			"badgz": {base64.StdEncoding.EncodeToString(raw[:len(raw)/2]), "data.release is not valid gzip"},

@@ -182,8 +182,11 @@ func (o *adoptOptions) run(ctx context.Context, config *genericclioptions.Config
 		req = req.Param("dryRun", "All")
 	}
 	var out templatesv1.Adoption
-	raw, err := req.Do(ctx).Raw()
+	result := req.SetHeader("Content-Type", "application/json").Do(ctx)
+	// Error decodes the server's Status; Raw's error would not.
+	raw, err := result.Raw()
 	if err != nil {
+		err = result.Error()
 		var status apierrors.APIStatus
 		if asStatus(err, &status) && apierrors.IsInvalid(err) {
 			return refusedError(status.Status())
