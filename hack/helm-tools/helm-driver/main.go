@@ -19,9 +19,12 @@ limitations under the License.
 // apply) and lists releases with the library's list action, so that what the tests adopt is
 // exactly what Helm itself stores.
 //
-//	helm-driver --kubeconfig K --namespace N install RELEASE CHART [--server-side] [--set k=v]...
-//	helm-driver --kubeconfig K --namespace N upgrade RELEASE CHART [--server-side] [--set k=v]...
-//	helm-driver --kubeconfig K --namespace N list
+//	helm-driver [--kubeconfig K] [--namespace N] install RELEASE CHART [--server-side] [--set k=v]...
+//	helm-driver [--kubeconfig K] [--namespace N] upgrade RELEASE CHART [--server-side] [--set k=v]...
+//	helm-driver [--kubeconfig K] [--namespace N] list
+//
+// Without --kubeconfig it reads the kubeconfig as kubectl does; without --namespace it works
+// in the context's namespace.
 //
 // list prints one line per release: name, revision, status and chart, tab-separated.
 package main
@@ -61,7 +64,7 @@ func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 func run(args []string, out io.Writer) error {
 	global := flag.NewFlagSet("helm-driver", flag.ContinueOnError)
 	kubeconfig := global.String("kubeconfig", "", "kubeconfig of the cluster")
-	namespace := global.String("namespace", "default", "namespace of the release")
+	namespace := global.String("namespace", "", "namespace of the release; the kubeconfig context's if not given")
 	if err := global.Parse(args); err != nil {
 		return err
 	}
@@ -71,7 +74,15 @@ func run(args []string, out io.Writer) error {
 	// The helm CLI's field manager, so that objects look as `helm install` leaves them.
 	kube.ManagedFieldsManager = "helm"
 	getter := genericclioptions.NewConfigFlags(false)
-	getter.KubeConfig, getter.Namespace = kubeconfig, namespace
+	getter.KubeConfig = kubeconfig
+	if *namespace == "" {
+		ns, _, err := getter.ToRawKubeConfigLoader().Namespace()
+		if err != nil {
+			return err
+		}
+		*namespace = ns
+	}
+	getter.Namespace = namespace
 	cfg := action.NewConfiguration()
 	if err := cfg.Init(getter, *namespace, "secret"); err != nil {
 		return err

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
@@ -126,4 +127,25 @@ func jsonPointerEscape(s string) string {
 		}
 	}
 	return string(out)
+}
+
+// ObjectReleased is the change of a preview for an object the candidate no longer renders
+// whose lifecycle is retain: it stays, no longer the instance's, and is no prune.
+const ObjectReleased = "Released"
+
+// releaseRetained marks the removed objects of a preview that are retained, in the inventory
+// or in what the instance runs now, as released.
+func releaseRetained(changes []templates.ObjectChange, inventoried []templatesv1.TemplateInstanceObject) []templates.ObjectChange {
+	retained := map[string]bool{}
+	for _, o := range inventoried {
+		if o.Lifecycle == templatesv1.LifecycleRetain {
+			retained[inventory.ObjectKey(o)] = true
+		}
+	}
+	for i, c := range changes {
+		if c.Change == "Removed" && retained[inventory.ObjectKey(templatesv1.TemplateInstanceObject{APIVersion: c.APIVersion, Kind: c.Kind, Namespace: c.Namespace, Name: c.Name})] {
+			changes[i].Change = ObjectReleased
+		}
+	}
+	return changes
 }

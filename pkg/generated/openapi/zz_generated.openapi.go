@@ -4307,7 +4307,7 @@ func schema_pkg_apis_templates_v1alpha1_InstancePreview(ref common.ReferenceCall
 					},
 					"classification": {
 						SchemaProps: spec.SchemaProps{
-							Description: "classification is what the candidate does to the instance.\n\nPossible enum values:\n - `\"BreaksParameters\"` : the instance's values do not fit the candidate's parameters.\n - `\"Changed\"` : objects would be added or changed.\n - `\"Failed\"` : the candidate does not render for the instance (the 422's causes).\n - `\"Forbidden\"` : the authorization rule refuses it (the requester, or the candidate's author, may not create, patch or delete an object; or the requester may not process).\n - `\"Unchanged\"` : the instance's objects stay as they are.\n - `\"WouldPrune\"` : objects the instance has would be deleted.",
+							Description: "classification is what the candidate does to the instance.\n\nPossible enum values:\n - `\"BreaksParameters\"` : the instance's values do not fit the candidate's parameters.\n - `\"Changed\"` : objects would be added or changed.\n - `\"Failed\"` : the candidate does not render for the instance (the 422's causes).\n - `\"Forbidden\"` : the authorization rule refuses it (the requester, or the candidate's author, may not create, patch or delete an object; or the requester may not process).\n - `\"Unchanged\"` : the instance's objects stay as they are.\n - `\"WouldPrune\"` : objects the instance has would be deleted (a retained object the candidate drops is released, not pruned: it makes the instance Changed).",
 							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
@@ -4603,7 +4603,7 @@ func schema_pkg_apis_templates_v1alpha1_ObjectChange(ref common.ReferenceCallbac
 					},
 					"change": {
 						SchemaProps: spec.SchemaProps{
-							Description: "change is Added, Removed (pruned) or Changed.",
+							Description: "change is Added, Removed (pruned), Released (no longer rendered, and retained: left in place, no longer the instance's) or Changed.",
 							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
