@@ -21,6 +21,7 @@ import (
 	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -189,5 +190,24 @@ func TestManifestObjects(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("got %v, want %q", err, want)
 		}
+	}
+}
+
+// TestDecodeHelmRecordMemory: a record that inflates to 50 MB is refused having allocated
+// about twice the bound, not the 50 MB.
+func TestDecodeHelmRecordMemory(t *testing.T) {
+	r := record(t, "web", 1, "deployed")
+	r.Release = []byte(base64.StdEncoding.EncodeToString(gzipped(t, bytes.Repeat([]byte{' '}, 50<<20))))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if _, err := DecodeHelmRecord("shop", r); err == nil {
+		t.Fatal("a 50 MB release was read")
+	}
+	runtime.ReadMemStats(&after)
+	got := after.TotalAlloc - before.TotalAlloc
+	t.Logf("refusing a release of 50 MB inflated allocated %d MiB", got>>20)
+	if got > 3*MaxHelmReleaseBytes {
+		t.Errorf("more than 3 times the bound")
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -79,7 +80,7 @@ func (c *Controller) planAdoption(ctx context.Context, ti *templatesv1.TemplateI
 	if err != nil {
 		return nil, err
 	}
-	source, err := adopt.ReadSource(ctx, applierReader{a}, c.cfg.Mapper, ti.Namespace, ti.Spec.Adoption, renderedKinds(plan))
+	source, err := readSource(ctx, applierReader{a}, c.cfg.Mapper, ti, renderedKinds(plan))
 	switch {
 	case errors.Is(err, adopt.ErrSourceGone) && ti.Status.Adoption != nil && ti.Status.Adoption.Phase == templatesv1.AdoptionAdopting:
 		// A pass removed the records and was cut short before it wrote so: the objects are
@@ -174,6 +175,23 @@ func (c *Controller) dryRunTakeOver(ctx context.Context, a Applier, p *planned, 
 		return nil, nil, err
 	}
 	return final, err, nil
+}
+
+// sourceReads bounds the sources read at once, by the controller's workers and the adoptions
+// endpoint together: reading a Helm release inflates its record, up to
+// adopt.MaxHelmReleaseBytes of JSON held while it is decoded (about twice that allocated), so
+// two at once stay far under the server's memory limit whatever editors send.
+var sourceReads = make(chan struct{}, 2)
+
+// readSource reads what ti adopts, in one of the slots of sourceReads.
+func readSource(ctx context.Context, r adopt.Reader, mapper meta.RESTMapper, ti *templatesv1.TemplateInstance, kinds []schema.GroupVersionKind) (*adopt.Source, error) {
+	select {
+	case sourceReads <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-sourceReads }()
+	return adopt.ReadSource(ctx, r, mapper, ti.Namespace, ti.Spec.Adoption, kinds)
 }
 
 // readLive reads the live object of every name of the plan, as the requester.
