@@ -7,8 +7,9 @@ LOCAL_DIR := $(OUTPUT)/local
 # Kustomize's Go plugin loader is never used: plugins are refused on the server.
 GOTAGS    := kustomize_disable_go_plugin_support
 GOFLAGS_TAGS := -tags $(GOTAGS)
-# What --version reports: `git describe`, or a default outside a git checkout.
-VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-unknown)
+# What --version and /version report: a semantic version made of `git describe`, as Kubernetes
+# stamps its components (hack/version.sh: v0.3.0, v0.3.0-5+<commit>, v0.0.0-master+<commit>).
+VERSION   ?= $(shell hack/version.sh)
 GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 GIT_TREE_STATE ?= $(shell if [ -n "$$(git status --porcelain 2>/dev/null)" ]; then echo dirty; else echo clean; fi)
 # The commit's time, not the clock's, so that rebuilding a commit gives the same binary and image.
@@ -68,12 +69,12 @@ verify:
 # over the corpus (394 templates processed four ways; 861 files read twice), which -race slows
 # tenfold for nothing.
 unit:
-	$(GO) test $(GOFLAGS_TAGS) -race -skip '^(TestOpenShiftCorpus|TestReaderCorpus)$$' ./pkg/... ./cmd/...
+	$(GO) test $(GOFLAGS_TAGS) -race -skip '^(TestOpenShiftCorpus|TestReaderCorpus|TestTreeCorpus)$$' ./pkg/... ./cmd/...
 
 ## corpus: 394 real OpenShift templates give OpenShift's own output, and every JSON and YAML file of the corpus and the repository reads as sigs.k8s.io/yaml reads it (../shared/testdata/openshift-corpus)
 corpus:
 	$(GO) test $(GOFLAGS_TAGS) -count=1 -run '^TestOpenShiftCorpus$$' ./pkg/cmd/cli
-	set -o pipefail; $(GO) test $(GOFLAGS_TAGS) -count=1 -run '^TestReaderCorpus$$' -v ./pkg/positions | grep -E '^(---|ok|FAIL)|differences'
+	set -o pipefail; $(GO) test $(GOFLAGS_TAGS) -count=1 -run '^(TestReaderCorpus|TestTreeCorpus)$$' -v ./pkg/positions | grep -E '^(---|ok|FAIL)|differences|agree'
 
 integration:
 	$(GO) test $(GOFLAGS_TAGS) -timeout $(SUITE_TIMEOUT) ./test/integration/...
@@ -92,8 +93,8 @@ ui:
 	hack/install-chromium.sh
 	$(GO) test $(GOFLAGS_TAGS) -count=1 -v -timeout $(SUITE_TIMEOUT) ./test/ui/... 2>&1 | grep -E '^(=== RUN|--- |\s+\S+_test.go|ok|FAIL|PASS|panic)'; exit $${PIPESTATUS[0]}
 
-## release: what make build and make image produce (version stamp, static binary, image config)
-release:
+## release: what make build and make image produce (version stamp, kubectl version against the server, static binary, image config)
+release: e2e-binaries
 	$(GO) test $(GOFLAGS_TAGS) -timeout $(SUITE_TIMEOUT) ./test/release/...
 
 ## reliability: load (16 and 64 clients), kill -9 under creates, etcd paused; the figures are in its output
@@ -126,6 +127,7 @@ fuzz:
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzLean$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/process
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/jsonbytes
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzYAMLToJSON$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/positions
+	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzTreeLookup$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/positions
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzToYAML$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/jsonbytes
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzIndent$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/jsonbytes
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzExpand$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/transform/expand

@@ -155,8 +155,8 @@ func build(o options) (v1.Image, error) {
 	return mutate.ConfigFile(img, cfg)
 }
 
-// tagOf makes a version usable as a tag: git describe never writes '+', the toolchain's
-// pseudo-versions do.
+// tagOf makes a version usable as a tag, which takes no '+': the build metadata of a semantic
+// version (v0.0.0-master+<commit>, hack/version.sh) is joined with '-'.
 func tagOf(version string) string {
 	return regexp.MustCompile(`[^A-Za-z0-9_.-]`).ReplaceAllString(version, "-")
 }

@@ -207,7 +207,7 @@ func planObject(in Input, ref Ref, c Candidate) (ObjectPlan, error) {
 		refusal = c.FinalErr
 	}
 	if refusal != nil {
-		immutable, other := dryRunRefusal(refusal)
+		immutable, other := dryRunRefusal(refusal, ref.Group == "" && ref.Kind == "Secret")
 		p.Immutable = append(p.Immutable, immutable...)
 		p.Problems = append(p.Problems, other...)
 		if c.Live != nil && c.DryRun != nil {
@@ -261,15 +261,19 @@ func movedManagers(live *unstructured.Unstructured, take Managers, manager strin
 }
 
 // dryRunRefusal splits the causes of a refused dry run into immutable fields and other
-// problems.
-func dryRunRefusal(err error) (immutable, other []string) {
+// problems. The causes of a Secret's are told by field and type only: their messages hold the
+// values.
+func dryRunRefusal(err error, secret bool) (immutable, other []string) {
 	if status, ok := err.(apierrors.APIStatus); ok && apierrors.IsInvalid(err) {
 		details := status.Status().Details
 		if details != nil {
 			for _, c := range details.Causes {
-				if strings.Contains(c.Message, "immutable") {
+				switch {
+				case strings.Contains(c.Message, "immutable"):
 					immutable = append(immutable, c.Field)
-				} else {
+				case secret:
+					other = append(other, fmt.Sprintf("%s: %s (the values of a Secret are not shown)", c.Field, c.Type))
+				default:
 					other = append(other, strings.TrimSpace(c.Field+": "+c.Message))
 				}
 			}
@@ -279,6 +283,9 @@ func dryRunRefusal(err error) (immutable, other []string) {
 		}
 	}
 	if status, ok := err.(apierrors.APIStatus); ok {
+		if secret {
+			return nil, []string{fmt.Sprintf("the cluster refuses it: %s (the values of a Secret are not shown)", status.Status().Reason)}
+		}
 		return nil, []string{"the cluster refuses it: " + status.Status().Message}
 	}
 	return nil, []string{err.Error()}

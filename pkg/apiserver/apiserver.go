@@ -94,6 +94,9 @@ const (
 
 // ExtraConfig holds the configuration that is Stencil's own.
 type ExtraConfig struct {
+	// HashKey keys the hashes of what instances render (templateinstance.Config.HashKey);
+	// every replica has the same.
+	HashKey []byte
 	// OpenShiftTemplates serves template.openshift.io/v1 templates, processedtemplates and
 	// templateinstances over the storage of our Templates and TemplateInstances.
 	OpenShiftTemplates bool
@@ -284,7 +287,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		}
 		opts.Templates, opts.Revisions, opts.Renderer, opts.Previewer = templateREST, revisions, renderer, previewer
 		opts.Artifacts = artifacts
-		opts.Authorizer = c.GenericConfig.Authorization.Authorizer
+		opts.Authorizer, opts.HashKey = c.GenericConfig.Authorization.Authorizer, c.ExtraConfig.HashKey
 		s.GenericAPIServer.AddPostStartHookOrDie("stencil-templateinstance-controller", func(hook genericapiserver.PostStartHookContext) error {
 			opts.Loopback = hook.LoopbackClientConfig
 			controller, err := templateinstance.New(opts)

@@ -38,7 +38,7 @@ func (c completedConfig) previewer(templateREST rest.Getter, revisions *template
 	cfg := templateinstance.PreviewConfig{
 		Templates: templateinstance.StorageTemplates{Getter: templateREST, Revisions: revisions},
 		Instances: instanceLister{instances}, Renderer: renderer,
-		Authorizer: c.GenericConfig.Authorization.Authorizer, Memory: c.ExtraConfig.ProcessingMemory,
+		Authorizer: c.GenericConfig.Authorization.Authorizer, Memory: c.ExtraConfig.ProcessingMemory, HashKey: c.ExtraConfig.HashKey,
 	}
 	if !noCluster {
 		target, actAsSelf := c.ExtraConfig.ClusterConfig, false

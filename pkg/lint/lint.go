@@ -56,7 +56,10 @@ type Diagnostic struct {
 	Line   int `json:"line,omitempty"`
 	Column int `json:"column,omitempty"`
 	// Path is the template's field path of the finding; empty for the file as a whole.
-	Path     string             `json:"path,omitempty"`
+	Path string `json:"path,omitempty"`
+	// Document is the document of a YAML stream of several that the finding is about, 1 for
+	// the first that holds something; 0 for a file of one.
+	Document int                `json:"document,omitempty"`
 	Severity typecheck.Severity `json:"severity"`
 	Rule     typecheck.Rule     `json:"rule"`
 	Message  string             `json:"message"`
@@ -76,38 +79,50 @@ type Options struct {
 // Known reports whether the diagnostic points at a place in its file.
 func (d Diagnostic) Known() bool { return d.Line > 0 }
 
-// File lints one template file, named name in the diagnostics.
+// File lints one template file, named name in the diagnostics: each document of a YAML stream
+// of several (see documents.go), else the file as oc reads a template file.
 func File(ctx context.Context, name string, data []byte, opts Options) []Diagnostic {
-	// The reader that keeps positions reads the file apart from the template's decoder,
-	// which skips leading empty documents as oc does; a file it cannot read gets diagnostics
-	// without places (a nil Index knows none).
-	index, _ := positions.Read(name, data)
+	docs := templateDocuments(data)
+	if len(docs) <= 1 {
+		// The reader that keeps positions reads the file apart from the template's
+		// decoder, which skips leading empty documents as oc does; a file it cannot read
+		// gets diagnostics without places (a nil Index knows none).
+		index, _ := positions.Read(name, data)
+		// The template is decoded from the JSON the reader made (the same bytes
+		// sigs.k8s.io/yaml makes, without converting the YAML twice), unless its first
+		// document is empty, which DecodeTemplateFile skips as oc does.
+		source := data
+		if js := index.JSON(); len(js) > 0 && string(js) != "null" {
+			source = js
+		}
+		out := check(ctx, name, index, source, 0, opts)
+		Sort(out)
+		return out
+	}
+	var out []Diagnostic
+	for i, d := range docs {
+		for _, diagnostic := range document(ctx, name, data, d, opts) {
+			diagnostic.Document = i + 1
+			out = append(out, diagnostic)
+		}
+	}
+	Sort(out)
+	return out
+}
+
+// check lints the template decoded from source (JSON, or a file DecodeTemplateFile reads),
+// whose fields index places; the lines of errors that name only a line of source are counted
+// from firstLine.
+func check(ctx context.Context, name string, index *positions.Index, source []byte, firstLine int, opts Options) []Diagnostic {
 	var out []Diagnostic
 	add := func(path string, severity typecheck.Severity, rule typecheck.Rule, message string) {
 		d := Diagnostic{File: name, Path: path, Severity: severity, Rule: rule, Message: message}
 		d.Line, d.Column = locate(index, path)
 		out = append(out, d)
 	}
-	// The template is decoded from the JSON the reader made (the same bytes sigs.k8s.io/yaml
-	// makes, without converting the YAML twice), unless its first document is empty, which
-	// DecodeTemplateFile skips as oc does.
-	source := data
-	if js := index.JSON(); len(js) > 0 && string(js) != "null" {
-		source = js
-	}
 	t, dialect, warnings, err := process.DecodeTemplateFile(source)
 	if err != nil {
-		// A template that is YAML but not a Template (a parameter name read as a boolean)
-		// is told at the field the decoder names; a YAML error at the line it names.
-		d := Diagnostic{File: name, Severity: typecheck.Error, Rule: Unreadable, Message: err.Error()}
-		if m := decodePathAt.FindStringSubmatch(err.Error()); m != nil {
-			d.Path = m[1]
-			d.Line, d.Column = locate(index, m[1])
-		}
-		if !d.Known() {
-			d.Line, d.Column = errorLine(err.Error())
-		}
-		return []Diagnostic{d}
+		return []Diagnostic{unreadable(name, index, firstLine, err)}
 	}
 	for _, w := range warnings {
 		add("", typecheck.Warning, Tolerated, w)
@@ -149,8 +164,30 @@ func File(ctx context.Context, name string, data []byte, opts Options) []Diagnos
 			add("", typecheck.Note, typecheck.Unchecked, fmt.Sprintf("%d more findings of the type check not listed", res.Omitted))
 		}
 	}
-	Sort(out)
 	return out
+}
+
+// unreadable is the diagnostic of a template that could not be decoded: a template that is
+// YAML but not a Template (a parameter name read as a boolean) is told at the field the
+// decoder names, or at the offset of its JSON it names; a YAML error at the line it names (of
+// the document, which starts at firstLine).
+func unreadable(name string, index *positions.Index, firstLine int, err error) Diagnostic {
+	d := Diagnostic{File: name, Severity: typecheck.Error, Rule: Unreadable, Message: err.Error()}
+	if m := decodePathAt.FindStringSubmatch(d.Message); m != nil {
+		d.Path = m[1]
+		d.Line, d.Column = locate(index, m[1])
+	}
+	if at, message := process.PlaceOfError(index, d.Message); !d.Known() && at.IsValid() {
+		d.Line, d.Column, d.Message = at.Line, at.Column, message
+	}
+	if !d.Known() {
+		if d.Line, d.Column = errorLine(d.Message); d.Line > 0 && firstLine > 1 {
+			// The reader counted the lines of the document: say the file's.
+			d.Line += firstLine - 1
+			d.Message = lineOf.ReplaceAllLiteralString(d.Message, "line "+strconv.Itoa(d.Line))
+		}
+	}
+	return d
 }
 
 // Sort orders diagnostics by file, line and column; those without a position first.
@@ -184,18 +221,10 @@ func errorLine(message string) (line, column int) {
 // or, for a field the file leaves out (a required one), its closest ancestor that the file
 // has; the whole file (0, 0) when not even the path's first step is written.
 func locate(index *positions.Index, path string) (line, column int) {
-	if path == "" {
+	at, ok := index.Place(path)
+	if !ok {
 		return 0, 0
 	}
-	p, err := positions.ParsePath(path)
-	if err != nil {
-		return 0, 0
-	}
-	span, n := index.Nearest(p)
-	if n <= 0 {
-		return 0, 0
-	}
-	at := span.Start()
 	return at.Line, at.Column
 }
 

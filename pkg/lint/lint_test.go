@@ -27,6 +27,7 @@ import (
 
 	"stencil.dev/stencil/pkg/lint"
 	"stencil.dev/stencil/pkg/positions"
+	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/transform/plugin"
 	"stencil.dev/stencil/pkg/typecheck"
 	"stencil.dev/stencil/pkg/typecheck/kubeschemas"
@@ -120,6 +121,10 @@ func pointsAt(t *testing.T, data []byte, d lint.Diagnostic) {
 		t.Fatal(err)
 	}
 	index, err := positions.Read("", data)
+	if d.Document > 0 {
+		// The document's own fields: each document is its own template.
+		index, err = positions.ReadDocument("", data, documentStart(t, data, d.Document))
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,5 +135,39 @@ func pointsAt(t *testing.T, data []byte, d lint.Diagnostic) {
 	}
 	if last := p[n-1]; !last.IsIndex && !strings.HasPrefix(at, last.Key) {
 		t.Errorf("%s points at %d:%d, %q, not at %q", d.Path, d.Line, d.Column, at, last.Key)
+	}
+}
+
+// documentStart is where the nth document of data that holds something starts (from 1).
+func documentStart(t *testing.T, data []byte, n int) int {
+	t.Helper()
+	docs, _ := process.Documents(data)
+	for _, d := range docs {
+		if process.HoldsSomething(data[d.Start:d.End]) {
+			if n--; n == 0 {
+				return d.Start
+			}
+		}
+	}
+	t.Fatalf("no document %d", n)
+	return 0
+}
+
+// TestEveryDocumentIsLinted: a file of several documents is linted document by document, as
+// kubectl create -f sends them: the second template's refusals are reported (before, only the
+// first document was read and the file linted clean of them), each finding names its document,
+// and a document of another kind is noted, not linted.
+func TestEveryDocumentIsLinted(t *testing.T) {
+	data, err := os.ReadFile("testdata/broken/multi-document.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	documents := map[string]int{}
+	for _, d := range lint.File(context.Background(), "m.yaml", data, lint.Options{}) {
+		documents[fmt.Sprintf("%d:%d %s", d.Line, d.Column, d.Rule)] = d.Document
+	}
+	want := map[string]int{"21:3 refused": 2, "26:10 refused": 2, "29:1 not-a-template": 3, "36:1 unreadable": 4}
+	if fmt.Sprint(documents) != fmt.Sprint(want) {
+		t.Errorf("findings by document: %v, want %v", documents, want)
 	}
 }

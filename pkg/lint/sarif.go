@@ -45,6 +45,7 @@ var rules = []struct {
 	{typecheck.EnumValue, typecheck.Error, "A value the field's enum does not list."},
 	{typecheck.UnknownKind, typecheck.Warning, "A kind its group does not serve, in that version or any."},
 	{typecheck.Unchecked, typecheck.Note, "A kind no schema describes, left unchecked."},
+	{Skipped, typecheck.Note, "A document of the file that is not a Template, left unchecked."},
 }
 
 // sarifLog is the part of SARIF 2.1.0 that lint writes.

@@ -72,6 +72,15 @@ type Index struct {
 
 	linesOnce sync.Once
 	lines     []int // offset of each line's start in src
+	runesOnce sync.Once
+	runes     []int // characters of src before each runeBlock bytes, for long lines
+
+	// tree is the structure of json, for lookups (tree.go). entryPerNode says that the YAML
+	// reader's entries are one per node of the tree, in its order (they are written in the
+	// same order of the same JSON): a node's places are then its entry's.
+	treeOnce     sync.Once
+	tree         *tree
+	entryPerNode bool
 }
 
 // entry is the place of what the JSON has at offset json: a member's name (key) and value
@@ -112,11 +121,12 @@ func (x *Index) LookupPath(p Path) (Span, bool) {
 		s, ok := x.byPath[p.String()]
 		return s, ok
 	}
-	key, value, ok := navigate(x.json, p)
-	if !ok {
+	t := x.structure()
+	nd, n := t.deepest(p)
+	if n != len(p) {
 		return Span{}, false
 	}
-	return x.span(key, value), true
+	return x.spanOf(t, nd), true
 }
 
 // Nearest returns where the field at p was written, or, when the document has no such field
@@ -136,11 +146,45 @@ func (x *Index) Nearest(p Path) (Span, int) {
 		}
 		return Span{}, -1
 	}
-	key, value, n := deepest(x.json, p)
+	t := x.structure()
+	nd, n := t.deepest(p)
 	if n < 0 {
 		return Span{}, -1
 	}
-	return x.span(key, value), n
+	return x.spanOf(t, nd), n
+}
+
+// NearestStart is Nearest's Span.Start: where a diagnostic about the field at p, or its
+// closest ancestor that the document has, points, with the length of that ancestor's path.
+func (x *Index) NearestStart(p Path) (Pos, int) {
+	if x == nil || x.byPath != nil {
+		s, n := x.Nearest(p)
+		return s.Start(), n
+	}
+	t := x.structure()
+	nd, n := t.deepest(p)
+	if n < 0 {
+		return Pos{}, -1
+	}
+	if x.entryPerNode {
+		e := x.entries[nd]
+		if e.key >= 0 {
+			return x.PosOf(int(e.key)), n
+		}
+		return x.PosOf(int(e.src)), n
+	}
+	return x.spanOf(t, nd).Start(), n
+}
+
+// Place returns where a diagnostic about the field at path (as ParsePath reads it) points:
+// the field, or its closest ancestor that the file has, but not the document as a whole.
+func (x *Index) Place(path string) (Pos, bool) {
+	p, err := ParsePath(path)
+	if err != nil || len(p) == 0 {
+		return Pos{}, false
+	}
+	at, n := x.NearestStart(p)
+	return at, n > 0 && at.IsValid()
 }
 
 // Locate writes file:line:col for the field at path (line:col without a file name), or ""
@@ -150,14 +194,40 @@ func (x *Index) Locate(path string) string {
 	if err != nil {
 		return ""
 	}
-	s, n := x.Nearest(p)
-	if n < 0 || n == 0 && len(p) > 0 || !s.Start().IsValid() {
+	at, n := x.NearestStart(p)
+	if n < 0 || n == 0 && len(p) > 0 || !at.IsValid() {
 		return ""
 	}
 	if x.file == "" {
-		return s.Start().String()
+		return at.String()
 	}
-	return x.file + ":" + s.Start().String()
+	return x.file + ":" + at.String()
+}
+
+// structure returns the tree of x.json, read on the first lookup.
+func (x *Index) structure() *tree {
+	x.treeOnce.Do(func() {
+		x.tree = buildTree(x.json, len(x.entries))
+		x.entryPerNode = x.tree != nil && !x.identity && x.byPath == nil && len(x.entries) == len(x.tree.nodes)
+		for i := 0; x.entryPerNode && i < len(x.entries); i++ {
+			n, at := x.tree.nodes[i], x.tree.nodes[i].value
+			if n.key >= 0 {
+				at = n.key
+			}
+			x.entryPerNode = x.entries[i].json == at
+		}
+	})
+	return x.tree
+}
+
+// spanOf returns the places of the field of the node nd.
+func (x *Index) spanOf(t *tree, nd int32) Span {
+	if x.entryPerNode {
+		e := x.entries[nd]
+		return Span{Key: x.PosOf(int(e.key)), Value: x.PosOf(int(e.src))}
+	}
+	n := t.nodes[nd]
+	return x.span(int(n.key), int(n.value))
 }
 
 // span returns the places of the field whose member name (-1 for none) and value are at
@@ -186,7 +256,70 @@ func (x *Index) PosOf(off int) Pos {
 	x.linesOnce.Do(x.indexLines)
 	line := sort.Search(len(x.lines), func(i int) bool { return x.lines[i] > off }) - 1
 	start := x.lines[line]
-	return Pos{Line: line + 1, Column: utf8.RuneCount(x.src[start:off]) + 1, Offset: off}
+	column := 0
+	if off-start <= runeBlock {
+		column = utf8.RuneCount(x.src[start:off])
+	} else {
+		// A long line (JSON written on one line): counting from its start at every lookup
+		// would make placing every field quadratic in the file.
+		x.runesOnce.Do(x.indexRunes)
+		column = x.runesBefore(off) - x.runesBefore(start)
+	}
+	return Pos{Line: line + 1, Column: column + 1, Offset: off}
+}
+
+// runeBlock is the stride of the counts of characters kept for long lines.
+const runeBlock = 4096
+
+func (x *Index) indexRunes() {
+	x.runes = make([]int, 0, len(x.src)/runeBlock+1)
+	n := 0
+	for i := 0; i < len(x.src); i += runeBlock {
+		x.runes = append(x.runes, n)
+		n += runeStarts(x.src[i:min(i+runeBlock, len(x.src))])
+	}
+}
+
+// runesBefore counts the characters of src before off.
+func (x *Index) runesBefore(off int) int {
+	block := off / runeBlock
+	if block >= len(x.runes) {
+		block = len(x.runes) - 1
+	}
+	return x.runes[block] + runeStarts(x.src[block*runeBlock:off])
+}
+
+// runeStarts counts the bytes of b that start a UTF-8 character: utf8.RuneCount for text that
+// is UTF-8 (a file the reader read), and additive across any split of it.
+func runeStarts(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c&0xC0 != 0x80 {
+			n++
+		}
+	}
+	return n
+}
+
+// PosOfJSON returns where the byte at offset off of the JSON the file was read into came from
+// in the file: for JSON input that byte itself; for YAML the member name, element or document
+// written closest before it, which a decoder's error at that offset is about. The zero Pos
+// when it is unknown.
+func (x *Index) PosOfJSON(off int) Pos {
+	if x == nil || off < 0 || off > len(x.json) {
+		return Pos{}
+	}
+	if x.identity {
+		return x.PosOf(off)
+	}
+	i := sort.Search(len(x.entries), func(i int) bool { return int(x.entries[i].json) > off }) - 1
+	if x.byPath != nil || i < 0 {
+		return Pos{}
+	}
+	if e := x.entries[i]; e.key >= 0 {
+		return x.PosOf(int(e.key))
+	}
+	return x.PosOf(int(x.entries[i].src))
 }
 
 // PosIn returns the line and column of the byte offset off of src: the place of a syntax
@@ -235,12 +368,12 @@ func (x *Index) Walk(prefix Path, fn func(Path, Span) bool) {
 
 // walkOffsets is Walk with the offsets of each field's member name and value in the JSON.
 func (x *Index) walkOffsets(prefix Path, fn func(p Path, key, value int) bool) {
-	key, value, ok := navigate(x.json, prefix)
-	if !ok {
+	t := x.structure()
+	nd, n := t.deepest(prefix)
+	if n != len(prefix) {
 		return
 	}
-	w := walker{json: x.json, fn: fn}
-	w.value(value, append(Path(nil), prefix...), key)
+	t.walkFrom(nd, append(Path(nil), prefix...), fn)
 }
 
 // PathAt returns the innermost field written at or before line and column and on that line

@@ -48,34 +48,54 @@ func (p Path) Elem(i int) Path {
 // String writes p as field.Path does: a member whose name is made of letters, digits, '-'
 // and '_' as .name, any other as [name], an index as [i].
 func (p Path) String() string {
-	s, _ := p.stringEnds()
-	return s
+	size := 0
+	for _, s := range p {
+		size += len(s.Key) + 2
+		if s.IsIndex {
+			size += 20
+		}
+	}
+	return string(p.AppendString(make([]byte, 0, size)))
+}
+
+// AppendString appends p, as String writes it, to dst, which must be empty or hold a path
+// that p continues.
+func (p Path) AppendString(dst []byte) []byte {
+	for _, s := range p {
+		dst = AppendStep(dst, s)
+	}
+	return dst
+}
+
+// AppendStep appends one step to the path written in dst (empty for none), as String writes
+// it: for a caller that writes the paths of a walk without making a Path of each.
+func AppendStep(dst []byte, s Step) []byte {
+	switch {
+	case s.IsIndex:
+		dst = append(dst, '[')
+		dst = strconv.AppendInt(dst, int64(s.Index), 10)
+		return append(dst, ']')
+	case plainName(s.Key):
+		if len(dst) > 0 {
+			dst = append(dst, '.')
+		}
+		return append(dst, s.Key...)
+	}
+	dst = append(dst, '[')
+	dst = append(dst, s.Key...)
+	return append(dst, ']')
 }
 
 // stringEnds returns p.String() and where in it each prefix of p ends: p[:n].String() is
 // s[:ends[n]].
 func (p Path) stringEnds() (string, []int) {
-	var b strings.Builder
+	var b []byte
 	ends := make([]int, 1, len(p)+1)
-	for i, s := range p {
-		switch {
-		case s.IsIndex:
-			b.WriteByte('[')
-			b.WriteString(strconv.Itoa(s.Index))
-			b.WriteByte(']')
-		case plainName(s.Key):
-			if i > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(s.Key)
-		default:
-			b.WriteByte('[')
-			b.WriteString(s.Key)
-			b.WriteByte(']')
-		}
-		ends = append(ends, b.Len())
+	for _, s := range p {
+		b = AppendStep(b, s)
+		ends = append(ends, len(b))
 	}
-	return b.String(), ends
+	return string(b), ends
 }
 
 // Pointer writes p as a JSON pointer (RFC 6901), as SARIF and JSON Schema tools name places.
@@ -110,10 +130,16 @@ func plainName(s string) bool {
 // A member name with dots written after a dot (metadata.labels.app.kubernetes.io/name) is
 // read as several steps; Lookup joins them again when the document has no such member.
 func ParsePath(s string) (Path, error) {
+	return AppendPath(nil, s)
+}
+
+// AppendPath is ParsePath appending the steps to dst: a caller that reads many paths reuses
+// one Path.
+func AppendPath(dst Path, s string) (Path, error) {
 	if strings.HasPrefix(s, "/") {
-		return parsePointer(s), nil
+		return appendPointer(dst, s), nil
 	}
-	var p Path
+	p := dst
 	for i := 0; i < len(s); {
 		switch s[i] {
 		case '.':
@@ -127,7 +153,7 @@ func ParsePath(s string) (Path, error) {
 				return nil, fmt.Errorf("field path %q: '[' at %d is not closed", s, i)
 			}
 			text := s[i+1 : i+end]
-			if n, err := strconv.Atoi(text); err == nil && n >= 0 && strconv.Itoa(n) == text {
+			if n, ok := indexText(text); ok {
 				p = append(p, Step{Key: text, Index: n, IsIndex: true})
 			} else {
 				p = append(p, Step{Key: text})
@@ -150,15 +176,23 @@ func ParsePath(s string) (Path, error) {
 	return p, nil
 }
 
-func parsePointer(s string) Path {
-	var p Path
+func appendPointer(p Path, s string) Path {
 	for _, part := range strings.Split(s[1:], "/") {
 		key := strings.NewReplacer("~1", "/", "~0", "~").Replace(part)
-		if n, err := strconv.Atoi(key); err == nil && n >= 0 && strconv.Itoa(n) == key {
+		if n, ok := indexText(key); ok {
 			p = append(p, Step{Key: key, Index: n, IsIndex: true})
 			continue
 		}
 		p = append(p, Step{Key: key})
 	}
 	return p
+}
+
+// indexText reads an array index written as strconv.Itoa writes it (no sign, no leading zero).
+func indexText(text string) (int, bool) {
+	if text == "" || text[0] < '0' || text[0] > '9' || len(text) > 1 && text[0] == '0' {
+		return 0, false
+	}
+	n, err := strconv.Atoi(text)
+	return n, err == nil
 }

@@ -36,7 +36,7 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 	var celValues *celparams.Params
 	if p.cel != nil {
 		celValues = p.cel.env.Values(values)
-		errs = append(errs, p.checkRules(celValues, values, len(errs) > 0)...)
+		errs = append(errs, p.checkRules(celValues, values, len(errs) > 0, req.FromSecret)...)
 	}
 	if len(errs) > 0 {
 		// The caller's labels need no values: report their problems now too.

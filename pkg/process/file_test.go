@@ -16,7 +16,10 @@ limitations under the License.
 
 package process
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // TestReadTemplateFile: the places of a file's fields are the same read in the same pass
 // (withPositions) or on the first call of Positions, for YAML, JSON and a YAML stream whose
@@ -43,5 +46,35 @@ func TestReadTemplateFile(t *testing.T) {
 	}
 	if _, err := ReadTemplateFile("bad.json", []byte(`{"kind": "Template", "apiVersion": "v1", "objects": [}`), true); err == nil {
 		t.Error("invalid JSON read")
+	}
+}
+
+// TestSkippedDocuments: the documents after the one a template file's template is read from,
+// that hold something, whichever document that was (the first, or the first that is not empty
+// for OpenShift's dialect, as oc reads it).
+func TestSkippedDocuments(t *testing.T) {
+	stencil := "apiVersion: templates.stencil.dev/v1alpha1\nkind: Template\nmetadata: {name: a}\nobjects: []\n"
+	openshift := "apiVersion: template.openshift.io/v1\nkind: Template\nmetadata: {name: o}\nobjects: []\n"
+	for _, c := range []struct {
+		name, data string
+		skipped    []string
+	}{
+		{"one document", stencil, nil},
+		{"one document and empty ones", "---\n" + stencil + "---\n# nothing\n---\n", nil},
+		{"JSON", `{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","metadata":{"name":"a"}}`, nil},
+		{"three", stencil + "---\n" + openshift + "---\n# x\n---\nkind: ConfigMap\n", []string{"Template o", "ConfigMap"}},
+		{"after empty leading ones", "---\n# Source: x\n---\n" + openshift + "---\n" + stencil, []string{"Template a"}},
+	} {
+		f, err := ReadTemplateFile("f.yaml", []byte(c.data), false)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var got []string
+		for _, d := range f.Skipped() {
+			got = append(got, DocumentName([]byte(c.data[d.Start:d.End])))
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.skipped) {
+			t.Errorf("%s: skipped %q, want %q", c.name, got, c.skipped)
+		}
 	}
 }

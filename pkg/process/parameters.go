@@ -25,6 +25,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/process/valuecheck"
+	"stencil.dev/stencil/pkg/redact"
 )
 
 // compiledParameter is a declared parameter with its generator parsed and its constraints
@@ -82,7 +83,7 @@ func compileParameters(params []templates.Parameter, d Dialect) ([]compiledParam
 			errs = append(errs, field.NotSupported(path().Child("type"), p.Type, valuecheck.Types))
 		} else {
 			if err := valuecheck.OfType(p.Type, p.Value); err != nil {
-				errs = append(errs, field.Invalid(path().Child("value"), shownValue(&p, p.Value), err.Error()))
+				errs = append(errs, field.Invalid(path().Child("value"), shownValue(redact.Parameter(&p, false), p.Value), err.Error()))
 			}
 			// OpenShift's Parameter has no constraints, so this finds nothing for its templates.
 			if params[i].HasConstraints() {
@@ -118,9 +119,9 @@ func checkType(t templates.ParameterType) error {
 	return nil
 }
 
-// shownValue keeps secret and base64 values, which are usually secrets, out of error messages.
-func shownValue(p *templates.Parameter, value string) any {
-	if p.Secret || p.Type == templates.ParameterTypeBase64 {
+// shownValue keeps a secret value (redact.Parameter's rule) out of error messages.
+func shownValue(secret bool, value string) any {
+	if secret {
 		return field.OmitValueType{}
 	}
 	return value
@@ -147,7 +148,7 @@ func (p *Plan) resolveParameters(req *Request) ([]string, field.ErrorList) {
 			value = param.generator.generate(req.Generator)
 			unchecked = true
 		}
-		errs = append(errs, param.checkValue(i, value, unchecked)...)
+		errs = append(errs, param.checkValue(i, value, unchecked, req.FromSecret[param.Name])...)
 		values[i] = value
 	}
 	return values, errs
@@ -174,7 +175,7 @@ func CheckValues(t *templates.Template, d Dialect, req Request) field.ErrorList 
 		if value == "" && param.Generate != "" {
 			continue // generated when the template is executed
 		}
-		errs = append(errs, param.checkValue(i, value, given)...)
+		errs = append(errs, param.checkValue(i, value, given, req.FromSecret[param.Name])...)
 	}
 	return errs
 }
@@ -200,18 +201,19 @@ func unknownValues(index map[string]int, req *Request) field.ErrorList {
 }
 
 // checkValue checks the final value of parameter i; unchecked says it is not the default,
-// which Compile has checked.
-func (param *compiledParameter) checkValue(i int, value string, unchecked bool) field.ErrorList {
+// which Compile has checked; fromSecret that it was read from a Secret (it is not quoted).
+func (param *compiledParameter) checkValue(i int, value string, unchecked, fromSecret bool) field.ErrorList {
 	path := field.NewPath("parameters").Index(i)
+	secret := redact.Parameter(&param.Parameter, fromSecret)
 	switch {
 	case value == "" && param.Required:
 		return field.ErrorList{field.Required(path, fmt.Sprintf("parameter %s is required and must be specified", param.Name))}
 	case unchecked && value != "":
 		if err := valuecheck.OfType(param.Type, value); err != nil {
-			return field.ErrorList{field.Invalid(path, shownValue(&param.Parameter, value), fmt.Sprintf("parameter %s %s", param.Name, err.Error()))}
+			return field.ErrorList{field.Invalid(path, shownValue(secret, value), fmt.Sprintf("parameter %s %s", param.Name, err.Error()))}
 		}
 		if reasons := param.checker.Violations(value); len(reasons) > 0 {
-			return field.ErrorList{field.Invalid(path, shownValue(&param.Parameter, value),
+			return field.ErrorList{field.Invalid(path, shownValue(secret, value),
 				fmt.Sprintf("parameter %s %s", param.Name, strings.Join(reasons, "; ")))}
 		}
 	}

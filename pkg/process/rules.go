@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/process/celparams"
+	"stencil.dev/stencil/pkg/redact"
 )
 
 // expressions are a plan's CEL programs over the parameters: its rules, and the conditions
@@ -155,7 +156,7 @@ func (c *compiler) checkTotalCost() {
 // checkRules evaluates the rules with the request's values. valuesBad says some value broke
 // its parameter's type or constraints: a rule that cannot be evaluated then says nothing
 // more than that value's error.
-func (p *Plan) checkRules(params *celparams.Params, values []string, valuesBad bool) field.ErrorList {
+func (p *Plan) checkRules(params *celparams.Params, values []string, valuesBad bool, fromSecret map[string]bool) field.ErrorList {
 	var errs field.ErrorList
 	for i := range p.cel.rules {
 		r := &p.cel.rules[i]
@@ -177,7 +178,7 @@ func (p *Plan) checkRules(params *celparams.Params, values []string, valuesBad b
 			}
 			if r.param >= 0 {
 				param := &p.params[r.param].Parameter
-				errs = append(errs, field.Invalid(field.NewPath("parameters").Index(r.param), shownValue(param, values[r.param]), message))
+				errs = append(errs, field.Invalid(field.NewPath("parameters").Index(r.param), shownValue(redact.Parameter(param, fromSecret[param.Name]), values[r.param]), message))
 			} else {
 				errs = append(errs, field.Invalid(field.NewPath("rules").Index(i), r.rule, message))
 			}

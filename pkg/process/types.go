@@ -45,6 +45,9 @@ func (d Dialect) String() string {
 type Request struct {
 	// Parameters are the caller's values by parameter name; they win over defaults.
 	Parameters map[string]string
+	// FromSecret names the parameters whose values were read from a Secret: no error quotes
+	// them, whatever the template declares (redact.Secret).
+	FromSecret map[string]bool
 	// Labels are extra object labels, merged over the template's own.
 	Labels map[string]string
 	// IgnoreUnknownParameters accepts values for parameters the template does not declare.

@@ -18,15 +18,15 @@ package provenance
 
 import (
 	"sort"
-	"strings"
 
 	"stencil.dev/stencil/pkg/positions"
+	"stencil.dev/stencil/pkg/redact"
 )
 
 // Locator finds where a template field was written; *positions.Index is one. A nil Locator
 // knows no place.
 type Locator interface {
-	Nearest(p positions.Path) (positions.Span, int)
+	NearestStart(p positions.Path) (positions.Pos, int)
 	File() string
 }
 
@@ -34,16 +34,27 @@ type Locator interface {
 // field was written, or for a field the file does not have (the config of a Template that
 // transformersFrom imported), where its closest ancestor was (the import).
 func Locate(s Source, x Locator) Source {
-	if x == nil || s.Path == "" || s.Kind == RequestLabels {
+	l := locator{x: x}
+	return l.locate(s)
+}
+
+// locator locates the sources of one map, reading each path into the same buffer.
+type locator struct {
+	x    Locator
+	path positions.Path
+}
+
+func (l *locator) locate(s Source) Source {
+	if l.x == nil || s.Path == "" || s.Kind == RequestLabels {
 		return s
 	}
-	p, err := positions.ParsePath(s.Path)
+	p, err := positions.AppendPath(l.path[:0], s.Path)
 	if err != nil {
 		return s
 	}
-	if span, n := x.Nearest(p); n > 0 {
-		pos := span.Start()
-		s.File, s.Line, s.Column = x.File(), int32(pos.Line), int32(pos.Column)
+	l.path = p
+	if pos, n := l.x.NearestStart(p); n > 0 {
+		s.File, s.Line, s.Column = l.x.File(), int32(pos.Line), int32(pos.Column)
 	}
 	return s
 }
@@ -56,56 +67,61 @@ func (t *Tracker) Map(objects []map[string]any, x Locator) (*Map, error) {
 	}
 	t.align(objects)
 	m := &Map{Objects: make([]Object, len(t.objects)), Steps: make([]StepInfo, len(t.steps))}
+	// Each template field's place is looked up where it is used: a lookup takes a step per
+	// step of its path (positions' tree), cheaper than remembering the places by source.
+	// The fields of all objects share one array, made for the leaves the tracker counted.
+	c := collector{t: t, locator: locator{x: x}, fields: make([]Field, 0, t.fields)}
 	for i, s := range t.steps {
 		if s.Source != nil {
-			located := Locate(*s.Source, x)
+			located := c.locate(*s.Source)
 			s.Source = &located
 		}
 		m.Steps[i] = s
-	}
-	// Places are looked up once per template field: many output fields share one (labels,
-	// a for-each object's copies).
-	located := map[Source]Source{}
-	locate := func(s Source) Source {
-		if s.Path == "" || x == nil {
-			return s
-		}
-		if l, ok := located[s]; ok {
-			return l
-		}
-		l := Locate(s, x)
-		located[s] = l
-		return l
 	}
 	for i := range t.objects {
 		tr := &t.objects[i]
 		id := idOf(tr.obj)
 		o := Object{APIVersion: id.apiVersion, Kind: id.kind, Namespace: t.mask(id.namespace), Name: t.mask(id.name),
-			Source: locate(tr.source), Element: tr.element, Steps: tr.steps}
-		o.Fields = make([]Field, 0, 16)
-		t.collect(tr.obj, tr.root, nil, &o.Fields, locate)
+			Source: c.locate(tr.source), Element: tr.element, Steps: tr.steps}
+		start := len(c.fields)
+		c.collect(tr.obj, tr.root, c.path[:0])
+		o.Fields = c.fields[start:len(c.fields):len(c.fields)]
 		m.Objects[i] = o
 	}
 	return m, nil
 }
 
-// collect appends the fields of value v, whose Node is node, at path p.
-func (t *Tracker) collect(v any, node *Node, p positions.Path, out *[]Field, locate func(Source) Source) {
+// collector writes the fields of the objects of a map.
+type collector struct {
+	t *Tracker
+	locator
+	fields []Field
+	// path is the output path of the value collect is at, written as field.Path writes it;
+	// keys is the scratch of the member names of maps, sorted.
+	path []byte
+	keys []string
+}
+
+// collect appends the fields of value v, whose Node is node, at the output path written in
+// path.
+func (c *collector) collect(v any, node *Node, path []byte) {
 	switch x := v.(type) {
 	case map[string]any:
 		if len(x) > 0 {
-			keys := make([]string, 0, len(x))
+			start := len(c.keys)
 			for k := range x {
-				keys = append(keys, k)
+				c.keys = append(c.keys, k)
 			}
+			keys := c.keys[start:]
 			sort.Strings(keys)
 			for _, k := range keys {
 				var child *Node
 				if node != nil {
 					child = node.Members[k]
 				}
-				t.collect(x[k], child, p.Child(t.mask(k)), out, locate)
+				c.collect(x[k], child, positions.AppendStep(path, positions.Step{Key: c.t.mask(k)}))
 			}
+			c.keys = c.keys[:start]
 			return
 		}
 	case []any:
@@ -115,7 +131,7 @@ func (t *Tracker) collect(v any, node *Node, p positions.Path, out *[]Field, loc
 				if node != nil && i < len(node.Elements) {
 					child = node.Elements[i]
 				}
-				t.collect(e, child, p.Elem(i), out, locate)
+				c.collect(e, child, positions.AppendStep(path, positions.Step{Index: i, IsIndex: true}))
 			}
 			return
 		}
@@ -123,21 +139,18 @@ func (t *Tracker) collect(v any, node *Node, p positions.Path, out *[]Field, loc
 	f := Field{Source: Source{Kind: Engine}}
 	if node != nil && node.Field != nil {
 		f = *node.Field
-		f.Source = locate(f.Source)
+		f.Source = c.locate(f.Source)
 	}
-	f.Path = p.String()
-	*out = append(*out, f)
+	f.Path = string(path)
+	c.fields = append(c.fields, f)
+	// The buffer is kept for the next object: its paths are written over it.
+	c.path = path[:0]
 }
 
-// masked replaces a secret value in a member name or an object's name.
-const masked = "<secret>"
-
-// mask returns s, or masked when it holds the value of a secret parameter.
+// mask returns s, or redact.Masked when it holds the value of a secret parameter.
 func (t *Tracker) mask(s string) string {
-	for _, v := range t.secrets {
-		if s == v || len(v) >= 3 && strings.Contains(s, v) {
-			return masked
-		}
+	if t.secrets.Holds(s) {
+		return redact.Masked
 	}
 	return s
 }

@@ -21,6 +21,7 @@ import (
 	"unsafe"
 
 	"stencil.dev/stencil/pkg/jsonbytes"
+	"stencil.dev/stencil/pkg/redact"
 )
 
 // Node is the provenance of one JSON value of an object: a leaf's Field, or the Nodes of its
@@ -37,7 +38,15 @@ type Node struct {
 
 // Leaf returns a Node of one leaf field.
 func Leaf(source Source, parameters []string) *Node {
-	return &Node{Field: &Field{Source: source, Parameters: parameters}}
+	// One allocation for the two: an output has as many leaves as fields.
+	l := &leaf{field: Field{Source: source, Parameters: parameters}}
+	l.node.Field = &l.field
+	return &l.node
+}
+
+type leaf struct {
+	node  Node
+	field Field
 }
 
 // ObjectSeed is an object as the engine wrote it and the provenance of its fields.
@@ -63,7 +72,7 @@ type Tracker struct {
 	// fields counts the leaf Nodes made; max bounds them.
 	fields, max int
 	err         error
-	secrets     []string
+	secrets     *redact.Set
 }
 
 type tracked struct {
@@ -94,15 +103,9 @@ func NewTracker(objects []map[string]any, seeds []ObjectSeed, fields, max int) *
 	return t
 }
 
-// SetSecrets gives the values that must never appear in the Map (those of secret and
-// generated parameters): a member name or an object's name holding one is masked.
-func (t *Tracker) SetSecrets(values []string) {
-	for _, v := range values {
-		if v != "" {
-			t.secrets = append(t.secrets, v)
-		}
-	}
-}
+// SetSecrets gives the values that must never appear in the Map (those of the parameters
+// redact.Parameter calls secret): a member name or an object's name holding one is masked.
+func (t *Tracker) SetSecrets(values *redact.Set) { t.secrets = values }
 
 // Err is ErrTooManyFields once the objects passed the bound of leaf fields.
 func (t *Tracker) Err() error { return t.err }

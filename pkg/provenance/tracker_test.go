@@ -21,6 +21,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"stencil.dev/stencil/pkg/redact"
 )
 
 func decode(t *testing.T, s string) map[string]any {
@@ -147,13 +149,15 @@ func TestMaskSecrets(t *testing.T) {
 	root := seed(obj, "objects[0]")
 	root.Members["data"].Members["hunter2"].Field.Source.Path = "objects[0].data[${PASSWORD}]"
 	tr := NewTracker([]map[string]any{obj}, []ObjectSeed{{Root: root}}, 4, 0)
-	tr.SetSecrets([]string{"hunter2", ""})
+	secrets := &redact.Set{}
+	secrets.Add("hunter2", "")
+	tr.SetSecrets(secrets)
 	m, err := tr.Map([]map[string]any{obj}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	data, _ := json.Marshal(m)
-	if m.Objects[0].Name != "<secret>" || reflect.DeepEqual(fieldsOf(t, m, 0)["data[<secret>]"], Field{}) || strings.Contains(string(data), "hunter2") {
+	if m.Objects[0].Name != "(masked)" || reflect.DeepEqual(fieldsOf(t, m, 0)["data[(masked)]"], Field{}) || strings.Contains(string(data), "hunter2") {
 		t.Errorf("not masked: %s", data)
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/provenance"
+	"stencil.dev/stencil/pkg/redact"
 	"stencil.dev/stencil/pkg/transform"
 )
 
@@ -72,8 +73,10 @@ type tracing struct {
 	plan     *process.Plan
 	template *templates.Template
 	labels   map[string]string
-	result   *process.Result
-	tracker  *provenance.Tracker
+	// fromSecret names the parameters whose values were read from Secrets.
+	fromSecret map[string]bool
+	result     *process.Result
+	tracker    *provenance.Tracker
 	// forks is the map of the destinations' objects so far, forkFields their leaf fields, err
 	// why a destination's could not be made.
 	forks      *provenance.Map
@@ -98,11 +101,14 @@ func (tr *tracing) start(objects []map[string]any) error {
 		return err
 	}
 	tr.tracker = provenance.NewTracker(objects, seeds, n, tr.max())
-	var secrets []string
+	declared := make(map[string]*templates.Parameter, len(tr.template.Parameters))
+	for i := range tr.template.Parameters {
+		declared[tr.template.Parameters[i].Name] = &tr.template.Parameters[i]
+	}
+	secrets := &redact.Set{}
 	for _, p := range tr.result.Parameters {
-		// A generated value is a password more often than not.
-		if p.Secret || p.Generate != "" {
-			secrets = append(secrets, p.Value)
+		if d := declared[p.Name]; d != nil && redact.Hidden(d, p.Value, tr.fromSecret[p.Name]) {
+			secrets.Add(p.Value)
 		}
 	}
 	tr.tracker.SetSecrets(secrets)

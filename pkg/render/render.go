@@ -104,6 +104,12 @@ type Input struct {
 	// processing is tried with growing output limits (see renderWithin); nil processes once,
 	// with the request's whole output limit and nothing charged.
 	Memory Memory
+	// Admit, when set, is called once the Templates that transformersFrom imports are read,
+	// before any value of the request is looked at (checked, substituted, or quoted in an
+	// error); its error stops processing and is Render's, as it is. The TemplateInstance
+	// controller asks there whether everyone whose content shapes the objects may read the
+	// values it feeds them.
+	Admit func(imported []*templates.Template) error
 }
 
 // Output is the result of processing.
@@ -138,6 +144,11 @@ func (p *Renderer) Render(ctx context.Context, in Input) (*Output, field.ErrorLi
 	t, configs, imported, errs := consolidate(in.Template, in.GetTemplate, p.config.Limits)
 	if len(errs) > 0 {
 		return nil, sortErrors(errs), nil
+	}
+	if in.Admit != nil {
+		if err := in.Admit(imported); err != nil {
+			return nil, nil, err
+		}
 	}
 	budget := in.Request.MaxOutputBytes
 	if budget <= 0 {
@@ -207,7 +218,8 @@ func (p *Renderer) attempt(ctx context.Context, in Input, a attemptOf) attemptRe
 		return attemptResult{err: err}
 	}
 	if in.Provenance != nil {
-		after.tracing = &tracing{opts: in.Provenance, plan: a.plan, template: a.template, labels: in.Request.Labels, result: result}
+		after.tracing = &tracing{opts: in.Provenance, plan: a.plan, template: a.template, labels: in.Request.Labels, result: result,
+			fromSecret: in.Request.FromSecret}
 	}
 	decode := after.decodes(result.Objects)
 	if decode && a.decoding != nil {

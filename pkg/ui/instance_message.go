@@ -20,14 +20,15 @@ import (
 	"context"
 	"encoding/base64"
 	"net/http"
-	"regexp"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/redact"
 )
 
 // The resources an instance's message is made from.
@@ -61,11 +62,9 @@ type instanceMessage struct {
 	Secrets []GeneratedValue `json:"secrets"`
 }
 
-// secretLike names parameters that hold credentials in templates without the secret flag
-// (OpenShift's have none). The pages' form masks the same names (schema.js SECRET_LIKE).
-var secretLike = regexp.MustCompile(`(?i)(PASSWORD|PASSWD|SECRET|TOKEN|PRIVATE_KEY|API_KEY)`)
-
-// secretValues are the non-empty values of the secret parameters of a processing answer.
+// secretValues are the non-empty values of the secret parameters of a processing answer, by
+// redact's rule (marked secret, typed base64, generated, named like a credential). The pages'
+// form masks the same names (schema.js SECRET_LIKE).
 func secretValues(list *unstructured.Unstructured) []GeneratedValue {
 	out := []GeneratedValue{}
 	params, _, _ := unstructured.NestedSlice(list.Object, "parameters")
@@ -74,7 +73,9 @@ func secretValues(list *unstructured.Unstructured) []GeneratedValue {
 		name, _ := param["name"].(string)
 		value, _ := param["value"].(string)
 		flagged, _ := param["secret"].(bool)
-		if value != "" && (flagged || secretLike.MatchString(name)) {
+		typ, _ := param["type"].(string)
+		generate, _ := param["generate"].(string)
+		if value != "" && redact.Secret(name, flagged, templates.ParameterType(typ), generate != "", false) {
 			out = append(out, GeneratedValue{Name: name, Value: value})
 		}
 	}

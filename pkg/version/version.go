@@ -15,14 +15,17 @@ limitations under the License.
 */
 
 // Package version says which build of Stencil is running. `make build` and `make image` set
-// the variables below with -ldflags -X from `git describe`; a plain `go build` falls back to
-// what the Go toolchain recorded about the checkout.
+// the variables below with -ldflags -X from hack/version.sh (a semantic version made of `git
+// describe`, as Kubernetes' components are stamped); a plain `go build` falls back to what the
+// Go toolchain recorded about the checkout. Whatever was stamped, GitVersion is a semantic
+// version, which kubectl version and every client of /version parse.
 package version
 
 import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 )
 
 // Set at build time: go build -ldflags "-X stencil.dev/stencil/pkg/version.gitVersion=v0.1.0 ...".
@@ -39,7 +42,8 @@ const defaultVersion = "v0.0.0-unknown"
 
 // Info describes one build.
 type Info struct {
-	// GitVersion is the output of `git describe --tags --always --dirty` at build time.
+	// GitVersion is the semantic version of the build (hack/version.sh): v0.3.0,
+	// v0.3.0-5+84c76d1142ea4d after a tag, v0.0.0-master+84c76d1142ea4d without one.
 	GitVersion string `json:"gitVersion"`
 	// GitCommit is the full commit hash.
 	GitCommit string `json:"gitCommit"`
@@ -66,10 +70,89 @@ func Get() Info {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		fillFromBuildInfo(&info, bi)
 	}
-	if info.GitVersion == "" {
-		info.GitVersion = defaultVersion
-	}
+	info.GitVersion = semantic(info.GitVersion)
 	return info
+}
+
+// semantic returns v if it is a semantic version (with the leading v Kubernetes writes), else
+// the default version carrying v as its build metadata: a stamp such as a bare commit
+// ("7189217", what `git describe --always` gives without a tag) must not make kubectl fail
+// with "illegal version string".
+func semantic(v string) string {
+	if v == "" {
+		return defaultVersion
+	}
+	if isSemantic(v) {
+		return v
+	}
+	if isSemantic("v" + v) {
+		return "v" + v
+	}
+	meta := []byte(v)
+	for i, c := range meta {
+		if !identifierByte(c) {
+			meta[i] = '-'
+		}
+	}
+	return defaultVersion + "+" + string(meta)
+}
+
+// isSemantic reports whether v is vMAJOR.MINOR.PATCH[-PRERELEASE][+BUILD] as semver 2.0.0
+// writes it: numbers without leading zeros, dot-separated identifiers of [0-9A-Za-z-].
+func isSemantic(v string) bool {
+	rest, ok := strings.CutPrefix(v, "v")
+	if !ok {
+		return false
+	}
+	rest, build, hasBuild := strings.Cut(rest, "+")
+	core, pre, hasPre := strings.Cut(rest, "-")
+	numbers := strings.Split(core, ".")
+	if len(numbers) != 3 {
+		return false
+	}
+	for _, n := range numbers {
+		if !numeric(n) {
+			return false
+		}
+	}
+	return (!hasPre || identifiers(pre, true)) && (!hasBuild || identifiers(build, false))
+}
+
+// identifiers reports whether s is dot-separated non-empty identifiers; numeric ones of a
+// pre-release must not have leading zeros.
+func identifiers(s string, prerelease bool) bool {
+	for _, id := range strings.Split(s, ".") {
+		if id == "" {
+			return false
+		}
+		allDigits := true
+		for i := 0; i < len(id); i++ {
+			if !identifierByte(id[i]) {
+				return false
+			}
+			allDigits = allDigits && id[i] >= '0' && id[i] <= '9'
+		}
+		if prerelease && allDigits && !numeric(id) {
+			return false
+		}
+	}
+	return true
+}
+
+func numeric(s string) bool {
+	if s == "" || len(s) > 1 && s[0] == '0' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func identifierByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-'
 }
 
 func fillFromBuildInfo(info *Info, bi *debug.BuildInfo) {

@@ -20,6 +20,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 )
 
 func TestLinkerValuesWin(t *testing.T) {
@@ -52,6 +54,41 @@ func TestString(t *testing.T) {
 	for _, want := range []string{"v1.2.3", "commit abc (dirty)", "go1.26 linux/amd64"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("%q lacks %q", s, want)
+		}
+	}
+}
+
+// TestGitVersionIsSemantic: whatever was stamped, GitVersion parses as a semantic version, as
+// kubectl version parses the server's (k8s.io/apimachinery's ParseSemantic). Before, a checkout
+// without tags was stamped with `git describe --always`'s bare commit, "7189217", and kubectl
+// version failed with `illegal version string "7189217"`.
+func TestGitVersionIsSemantic(t *testing.T) {
+	for stamped, want := range map[string]string{
+		"":                                     "v0.0.0-unknown",
+		"7189217":                              "v0.0.0-unknown+7189217",
+		"v0.3.0":                               "v0.3.0",
+		"v0.3.0-5+84c76d1142ea4d":              "v0.3.0-5+84c76d1142ea4d",
+		"v0.3.0-alpha.1.5+84c76d1142ea4d":      "v0.3.0-alpha.1.5+84c76d1142ea4d",
+		"v0.0.0-master+84c76d1142ea4d-dirty":   "v0.0.0-master+84c76d1142ea4d-dirty",
+		"v0.3.0-dirty":                         "v0.3.0-dirty",
+		"v0.0.0-20260102030405-deadbeef+dirty": "v0.0.0-20260102030405-deadbeef+dirty",
+		"v1.2":                                 "v0.0.0-unknown+v1-2",
+		"1.2.3":                                "v1.2.3",
+		"v01.2.3":                              "v0.0.0-unknown+v01-2-3",
+		"v1.2.3-01":                            "v0.0.0-unknown+v1-2-3-01",
+		"v1.2.3+":                              "v0.0.0-unknown+v1-2-3-",
+		"v1.2.3-a..b":                          "v0.0.0-unknown+v1-2-3-a--b",
+		"release 7 (final)":                    "v0.0.0-unknown+release-7--final-",
+	} {
+		got := semantic(stamped)
+		if got != want {
+			t.Errorf("%q: GitVersion %q, want %q", stamped, got, want)
+		}
+		if _, err := utilversion.ParseSemantic(got); err != nil {
+			t.Errorf("%q: kubectl cannot read %q: %v", stamped, got, err)
+		}
+		if _, err := utilversion.ParseSemantic(stamped); (err == nil) != (strings.TrimPrefix(got, "v") == strings.TrimPrefix(stamped, "v")) {
+			t.Errorf("%q: isSemantic says %v, apimachinery %v", stamped, got == stamped, err)
 		}
 	}
 }

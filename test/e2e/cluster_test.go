@@ -107,6 +107,8 @@ var tokenUsers = map[string]string{
 	"adopter":         "adopter-token",
 	"adopter-limited": "adopter-limited-token",
 	"intruder":        "intruder-token",
+	"eve":             "eve-token",
+	"ivan":            "ivan-token",
 }
 
 // auditPolicy records who wrote the ConfigMaps of the TemplateInstance tests, and every write

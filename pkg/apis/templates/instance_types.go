@@ -43,7 +43,8 @@ type TemplateInstanceSpec struct {
 	Template *runtime.RawExtension
 	// Parameters are the caller's values by parameter name.
 	Parameters map[string]string
-	// ParametersFrom are further values, read from the keys of Secrets; Parameters win.
+	// ParametersFrom are further values, read from the keys of Secrets and ConfigMaps;
+	// Parameters win.
 	ParametersFrom []ParametersSource
 	// Labels are extra object labels, as TemplateParameters' labels.
 	Labels map[string]string
@@ -67,10 +68,19 @@ type TemplateReference struct {
 	Revision int64
 }
 
-// ParametersSource is where further parameter values come from.
+// ParametersSource is where further parameter values come from: exactly one of SecretRef and
+// ConfigMapRef.
 type ParametersSource struct {
 	// SecretRef names a Secret of the namespace whose keys are parameter names.
 	SecretRef *SecretReference
+	// ConfigMapRef names a ConfigMap of the namespace whose keys are parameter names.
+	ConfigMapRef *ConfigMapReference
+}
+
+// ConfigMapReference names a ConfigMap in the same namespace.
+type ConfigMapReference struct {
+	// Name of the ConfigMap.
+	Name string
 }
 
 // SecretReference names a Secret in the same namespace.

@@ -17,14 +17,12 @@ limitations under the License.
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -70,15 +68,7 @@ func placeOf(x *positions.Index, path string) (positions.Pos, bool) {
 	if path == "" || strings.ContainsAny(path, " \t\n") {
 		return positions.Pos{}, false
 	}
-	p, err := positions.ParsePath(path)
-	if err != nil {
-		return positions.Pos{}, false
-	}
-	s, n := x.Nearest(p)
-	if n <= 0 || !s.Start().IsValid() {
-		return positions.Pos{}, false
-	}
-	return s.Start(), true
+	return x.Place(path)
 }
 
 // leadingPath returns the field path a message starts with ("objects[0].data.b: ...").
@@ -148,8 +138,6 @@ func problems(n int) string {
 var (
 	// yamlLine finds the line of a YAML syntax error; the YAML libraries give no column.
 	yamlLine = regexp.MustCompile(`yaml: line (\d+): `)
-	// jsonOffset finds the offset of a JSON syntax error in the template's bytes.
-	jsonOffset = regexp.MustCompile(`offset (\d+): `)
 )
 
 // fileError places the error of reading the template file name (data): each field error of a
@@ -166,19 +154,25 @@ func fileError(name string, data []byte, err error) error {
 	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
 		return &placedError{fmt.Sprintf("%s:%s:1: error: %s", name, msg[m[2]:m[3]], msg)}
 	}
-	if m := jsonOffset.FindStringSubmatchIndex(msg); m != nil {
-		off, convErr := strconv.Atoi(msg[m[2]:m[3]])
-		if convErr == nil {
-			// The offset counts from the first byte of the JSON, past a byte order mark and
-			// spaces.
-			rest := bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-			off += len(data) - len(bytes.TrimLeftFunc(rest, unicode.IsSpace))
-			if at := positions.PosIn(data, off); at.IsValid() {
-				return &placedError{fmt.Sprintf("%s:%s: error: %s", name, at, msg[:m[0]]+msg[m[1]:])}
-			}
+	if x, _ := positions.Read(name, data); x != nil {
+		if at, rest := process.PlaceOfError(x, msg); at.IsValid() {
+			return &placedError{fmt.Sprintf("%s:%s: error: %s", name, at, rest)}
 		}
 	}
 	return &placedError{fmt.Sprintf("%s: error: %s", name, msg)}
+}
+
+// skippedDocuments warns of each document of the template file (data) after the one its
+// template was read from. stencil process processes one template, the file's first, as oc
+// process does: the parameters, labels and CustomTransforms given are that template's, and a
+// parameter the template does not declare is refused, which would mean nothing across several.
+func skippedDocuments(name string, data []byte, skipped []process.Document) []string {
+	out := make([]string, len(skipped))
+	for i, d := range skipped {
+		out[i] = fmt.Sprintf("%s:%d:1: warning: document %d (%s) is not processed: stencil process processes the first template of a file, as oc process does; give each template its own file",
+			name, positions.PosIn(data, d.Start).Line, i+2, process.DocumentName(data[d.Start:d.End]))
+	}
+	return out
 }
 
 // placedError is a diagnostic of one line that says its place and severity itself: Run writes

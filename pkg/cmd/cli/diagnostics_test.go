@@ -92,7 +92,8 @@ func TestDiagnosticsPlaced(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{"broken.yaml": brokenYAML, "broken.json": brokenJSON, "types.yaml": typesYAML,
 		"syntax.yaml": "apiVersion: v1\nkind: Template\nobjects:\n- a: b\n  c\n d: [\n",
-		"syntax.json": "{\"apiVersion\":\"v1\",\n \"kind\": \"Template\", x}"}
+		"syntax.json": "{\"apiVersion\":\"v1\",\n \"kind\": \"Template\", x}",
+		"offset.yaml": "apiVersion: templates.stencil.dev/v1alpha1\nkind: Template\nmetadata:\n  name: m\nobjects: {a: 1}\n"}
 	for name, content := range files {
 		writeFile(t, filepath.Join(dir, name), content)
 	}
@@ -139,6 +140,10 @@ func TestDiagnosticsPlaced(t *testing.T) {
 			f("syntax.yaml") + ":6:1: error: cannot read the template as YAML: yaml: line 6: could not find expected ':'\n"},
 		{"JSON syntax", "", []string{"process", "--local", "-f", f("syntax.json")},
 			f("syntax.json") + ":2:22: error: cannot read the template: expected a string\n"},
+		// The decoder names an offset of the JSON the YAML was read into: at the field there.
+		// Before, it was taken for an offset of the YAML, and not placed.
+		{"YAML decoded", "", []string{"process", "--local", "-f", f("offset.yaml")},
+			f("offset.yaml") + ":5:1: error: cannot read the template: objects must be an array\n"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -204,8 +204,15 @@ func (d *differ) render(ctx context.Context, ti, live *templatesv1.TemplateInsta
 // values merges the instance's values as the controller does, then takes the live instance's
 // generated values for the generated parameters nobody set.
 func (d *differ) values(ctx context.Context, ti, live *templatesv1.TemplateInstance, t *templates.Template) (map[string]string, error) {
-	values, err := inventory.ParameterValues(ti, t, func(name string) (map[string][]byte, error) {
-		s, err := d.kube.CoreV1().Secrets(ti.Namespace).Get(ctx, name, metav1.GetOptions{})
+	inputs, err := inventory.ReadInputs(ti, t, func(src inventory.Source) (map[string][]byte, error) {
+		if src.Kind == inventory.ConfigMapKind {
+			cm, err := d.kube.CoreV1().ConfigMaps(ti.Namespace).Get(ctx, src.Name, metav1.GetOptions{})
+			if err != nil {
+				return nil, fmt.Errorf("parametersFrom: %w", err)
+			}
+			return inventory.ConfigMapData(cm.Data, cm.BinaryData), nil
+		}
+		s, err := d.kube.CoreV1().Secrets(ti.Namespace).Get(ctx, src.Name, metav1.GetOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("parametersFrom: %w", err)
 		}
@@ -214,6 +221,7 @@ func (d *differ) values(ctx context.Context, ti, live *templatesv1.TemplateInsta
 	if err != nil {
 		return nil, err
 	}
+	values := inputs.Values
 	if live == nil || live.Status.GeneratedParametersSecret == "" {
 		return values, nil
 	}

@@ -29,6 +29,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/jsonbytes"
 	"stencil.dev/stencil/pkg/process"
+	"stencil.dev/stencil/pkg/redact"
 	"stencil.dev/stencil/pkg/render"
 )
 
@@ -73,7 +74,7 @@ func writeOutput(w io.Writer, out []byte, format string) error {
 
 // printParameters writes the template's parameters as a table, as oc process --parameters
 // does, then its rules, which are part of what a value must satisfy. A secret parameter's
-// default is masked unless showSecrets: a terminal's scrollback and a CI log are not places
+// default (redact.Parameter's rule) is masked unless showSecrets: a terminal's scrollback and a CI log are not places
 // for it. Its generator input is no secret and shows.
 func printParameters(w io.Writer, t *templates.Template, showSecrets bool) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
@@ -84,8 +85,8 @@ func printParameters(w io.Writer, t *templates.Template, showSecrets bool) error
 		switch {
 		case value == "" && p.Generate != "":
 			value = p.From
-		case value != "" && p.Secret && !showSecrets:
-			value = "<secret>"
+		case value != "" && redact.Parameter(&p, false) && !showSecrets:
+			value = redact.Masked
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%t\n", p.Name, oneLine.Replace(p.Description), p.Generate, oneLine.Replace(value), p.Required)
 	}

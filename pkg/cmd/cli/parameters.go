@@ -44,7 +44,7 @@ func NewParametersCommand(config *genericclioptions.ConfigFlags, streams IOStrea
 		Short: "List the parameters of a template",
 		Long: "List the parameters of a stored template, or of the template in a file, with their\n" +
 			"descriptions, generators, default values and whether they are required. The value of a\n" +
-			"secret parameter shows as <secret> unless --show-secrets is given. The template's rules,\n" +
+			"secret parameter shows as (masked) unless --show-secrets is given. The template's rules,\n" +
 			"which values must satisfy together, follow the table.\n\n" +
 			"-o json-schema prints the parameters as the JSON Schema (draft 2020-12) that forms and\n" +
 			"validators read: the server's templates/NAME/schema for a stored template, the same\n" +
@@ -67,7 +67,7 @@ func NewParametersCommand(config *genericclioptions.ConfigFlags, streams IOStrea
 			return fmt.Errorf("--output must be %s or %s, not %q", parametersTable, parametersJSONSchema, output)
 		},
 	}
-	cmd.Flags().BoolVar(&o.ShowSecrets, "show-secrets", false, "print the values of secret parameters instead of <secret>")
+	cmd.Flags().BoolVar(&o.ShowSecrets, "show-secrets", false, "print the values of secret parameters instead of (masked)")
 	cmd.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "the template file, or - for standard input")
 	cmd.Flags().StringVarP(&output, "output", "o", parametersTable, "output format: table or json-schema")
 	return cmd

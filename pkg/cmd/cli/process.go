@@ -104,7 +104,7 @@ func NewProcessCommand(config *genericclioptions.ConfigFlags, streams IOStreams)
 	flags.StringVarP(&o.Output, "output", "o", "yaml", "output format: yaml or json")
 	flags.StringVar(&o.OutputDir, "output-dir", "", "write one file per destination into this directory instead of printing")
 	flags.BoolVar(&o.ShowParameters, "parameters", false, "print the template's parameters instead of processing it")
-	flags.BoolVar(&o.ShowSecrets, "show-secrets", false, "with --parameters, print the values of secret parameters instead of <secret>")
+	flags.BoolVar(&o.ShowSecrets, "show-secrets", false, "with --parameters, print the values of secret parameters instead of (masked)")
 	flags.BoolVar(&o.Local, "local", false, "process the template here instead of on a Stencil server (Starlark transformers always run; provider.starlark.path is read)")
 	flags.StringVar(&o.PluginDir, "plugin-dir", "", "with --local and --enable-exec, the directory of exec plugins to run")
 	flags.BoolVar(&o.EnableExec, "enable-exec", false, "with --local, run exec plugins from --plugin-dir (your own code, on your machine)")
@@ -241,6 +241,9 @@ func (o *ProcessOptions) readTemplateFile(withPositions bool) (*process.Template
 			at = name
 		}
 		fmt.Fprintf(o.streams.ErrOut, "%s: warning: %s\n", at, w)
+	}
+	for _, w := range skippedDocuments(name, data, f.Skipped()) {
+		fmt.Fprintln(o.streams.ErrOut, w)
 	}
 	return f, nil
 }

@@ -291,12 +291,12 @@ func TestParametersMaskSecrets(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if strings.Contains(stdout, "hunter2") || !strings.Contains(stdout, "<secret>") || !strings.Contains(stdout, "visible") ||
+	if strings.Contains(stdout, "hunter2") || !strings.Contains(stdout, "(masked)") || !strings.Contains(stdout, "visible") ||
 		!strings.Contains(stdout, "[a-z]{4}") {
-		t.Errorf("a secret default must show as <secret>, the rest as it is:\n%s", stdout)
+		t.Errorf("a secret default must show as (masked), the rest as it is:\n%s", stdout)
 	}
 	stdout, _, _ = run(t, tmpl, "parameters", "-f", "-", "--show-secrets")
-	if !strings.Contains(stdout, "hunter2") || strings.Contains(stdout, "<secret>") {
+	if !strings.Contains(stdout, "hunter2") || strings.Contains(stdout, "(masked)") {
 		t.Errorf("--show-secrets must print the value:\n%s", stdout)
 	}
 }
@@ -317,5 +317,51 @@ func TestParametersTableShowsRules(t *testing.T) {
 	if !regexp.MustCompile(`^RULE\s+MESSAGE\s+FIELD$`).MatchString(lines[4]) ||
 		!regexp.MustCompile(`^params\.MIN <= params\.MAX\s+MIN must not exceed MAX\s+MIN$`).MatchString(lines[5]) {
 		t.Errorf("rules table:\n%s", strings.Join(lines[4:], "\n"))
+	}
+}
+
+// TestProcessSaysWhatItSkips: stencil process processes the first template of a file, as oc
+// process does (the parameters given are that template's), and warns of every other document
+// that holds something, at its line, by kind and name. Before, they were left out silently.
+func TestProcessSaysWhatItSkips(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "multi.yaml")
+	writeFile(t, file, `---
+apiVersion: templates.stencil.dev/v1alpha1
+kind: Template
+metadata: {name: first}
+parameters: [{name: NAME, value: a}]
+objects: [{apiVersion: v1, kind: ConfigMap, metadata: {name: "${NAME}"}}]
+---
+# a comment only: nothing to say
+---
+apiVersion: templates.stencil.dev/v1alpha1
+kind: Template
+metadata: {name: second}
+objects: []
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: plain}
+`)
+	out, errOut, code := run(t, "", "process", "--local", "-f", file, "-p", "NAME=x", "-o", "json")
+	if code != 0 || !strings.Contains(out, `"name":"x"`) && !strings.Contains(out, `"name": "x"`) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		file + ":10:1: warning: document 2 (Template second) is not processed",
+		file + ":15:1: warning: document 3 (ConfigMap plain) is not processed",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("standard error lacks %q:\n%s", want, errOut)
+		}
+	}
+	if n := strings.Count(errOut, "warning:"); n != 2 {
+		t.Errorf("%d warnings, want 2:\n%s", n, errOut)
+	}
+	single := filepath.Join(dir, "single.yaml")
+	writeFile(t, single, "---\napiVersion: templates.stencil.dev/v1alpha1\nkind: Template\nmetadata: {name: a}\nobjects: []\n---\n# trailing\n")
+	if _, errOut, code := run(t, "", "process", "--local", "-f", single); code != 0 || strings.Contains(errOut, "not processed") {
+		t.Errorf("a file of one template: exit %d\n%s", code, errOut)
 	}
 }

@@ -61,6 +61,8 @@ type StencilServerOptions struct {
 	AlternateDNS []string
 	// ServingCert shares one self-made certificate between the replicas in a cluster.
 	ServingCert *ServingCertOptions
+	// HashKey is the key the replicas share to key the hashes of what instances render.
+	HashKey *HashKeyOptions
 	// Processing are the renderer's caches, the limits of one request and the memory the
 	// processing requests hold together.
 	Processing *options.ProcessingOptions
@@ -95,6 +97,7 @@ func NewStencilServerOptions(out, errOut io.Writer) *StencilServerOptions {
 		ComponentGlobalsRegistry: compatibility.DefaultComponentGlobalsRegistry,
 		Local:                    NewLocalOptions(),
 		ServingCert:              &ServingCertOptions{},
+		HashKey:                  &HashKeyOptions{},
 		Processing:               options.NewProcessingOptions(),
 		Starlark:                 options.NewStarlarkOptions(),
 		ExecPlugins:              options.NewExecPluginOptions(),
@@ -119,6 +122,7 @@ func (o *StencilServerOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.AlternateDNS, "alternate-dns", o.AlternateDNS,
 		"Extra DNS names of the self-signed serving certificate, such as stencil-apiserver.stencil-system.svc.")
 	o.ServingCert.AddFlags(fs)
+	o.HashKey.AddFlags(fs)
 	o.Processing.AddFlags(fs)
 	o.Instances.AddFlags(fs)
 	o.OpenShift.AddFlags(fs)
@@ -147,6 +151,7 @@ func (o *StencilServerOptions) Validate() error {
 	errs = append(errs, o.ComponentGlobalsRegistry.Validate()...)
 	errs = append(errs, o.Local.Validate()...)
 	errs = append(errs, o.ServingCert.Validate(o)...)
+	errs = append(errs, o.HashKey.Validate(o.Local.Enabled)...)
 	errs = append(errs, o.Processing.Validate()...)
 	errs = append(errs, o.Instances.Validate(o.Local.Enabled)...)
 	errs = append(errs, o.OpenShift.Validate()...)
@@ -195,6 +200,9 @@ func (o *StencilServerOptions) Config() (*apiserver.Config, error) {
 // with no default added on the way.
 func (o *StencilServerOptions) ApplyTo(c *apiserver.ExtraConfig, recorder *metrics.Recorder) error {
 	c.Observer = recorder
+	if err := o.HashKey.ApplyTo(c); err != nil {
+		return err
+	}
 	o.Processing.ApplyTo(&c.Processing)
 	o.Starlark.ApplyTo(&c.Processing)
 	plugins, err := options.PluginPolicy(o.Starlark, o.ExecPlugins)

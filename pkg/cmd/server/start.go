@@ -92,6 +92,13 @@ func (o *StencilServerOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	localDir := ""
+	if o.Local.Enabled {
+		localDir = o.Local.Dir
+	}
+	if err := o.HashKey.load(ctx, o.RecommendedOptions, localDir); err != nil {
+		return fmt.Errorf("the hash key: %w", err)
+	}
 	config, err := o.Config()
 	if err != nil {
 		return err

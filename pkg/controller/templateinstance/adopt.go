@@ -72,7 +72,15 @@ func (r applierReader) List(ctx context.Context, resource schema.GroupVersionRes
 // authorization rule, dry-runs every object and plans each. A failure of the instance is a
 // *failure; a refused plan is a plan whose result says so.
 func (c *Controller) planAdoption(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier) (*adoption, error) {
+	var r *rendered
+	ad, err := c.planAdoptionOf(ctx, ti, a, &r)
+	// No message tells a value the render keeps secret: a server's refusal may quote one.
+	return ad, r.scrub(err)
+}
+
+func (c *Controller) planAdoptionOf(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, rp **rendered) (*adoption, error) {
 	r, err := c.render(ctx, ti, a)
+	*rp = r
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +113,13 @@ func (c *Controller) planAdoption(ctx context.Context, ti *templatesv1.TemplateI
 			for n, l := range ad.located {
 				values[n] = l.Value
 			}
-			if ad.r, err = c.renderAdopting(ctx, ti, a, values); err != nil {
+			ad.r, err = c.renderAdopting(ctx, ti, a, values)
+			if ad.r != nil {
+				// The values found are secrets too.
+				ad.r.secrets.AddSet(r.secrets)
+				*rp = ad.r
+			}
+			if err != nil {
 				return nil, err
 			}
 			if ad.plan, err = c.plan(ti, ad.r); err != nil {
@@ -249,7 +263,12 @@ func (c *Controller) authorizeRecords(ctx context.Context, ti *templatesv1.Templ
 	for _, r := range source.Records {
 		attrs := authorizer.AttributesRecord{User: requester, Verb: "delete", APIGroup: r.Resource.Group, APIVersion: r.Resource.Version,
 			Resource: r.Resource.Resource, Namespace: r.Namespace, Name: r.Name, ResourceRequest: true}
-		if allowed, reason := c.authorizeObject(ctx, a, attrs); !allowed {
+		allowed, reason, err := c.authorizeObject(ctx, a, attrs)
+		if err != nil {
+			// The authorizer did not answer: retried, never read as a refusal.
+			return err
+		}
+		if !allowed {
 			refused = append(refused, fmt.Sprintf("%s: %s may not delete it: %s", r, requester.GetName(), reason))
 		}
 	}

@@ -50,7 +50,7 @@ func (c *Controller) reconcileAdoption(ctx context.Context, ti *templatesv1.Temp
 	if ad.result.Refused() {
 		status.Phase, status.Message = templatesv1.AdoptionRefused, "nothing was touched"
 		ti.Status.Adoption = status
-		return 0, c.adoptionFailed(ctx, ti, fail("AdoptionRefused", "nothing was touched; %s", joinProblems(ad.result.Problems())))
+		return 0, c.adoptionFailed(ctx, ti, fail("AdoptionRefused", "nothing was touched; %s", joinProblems(ad.problems())))
 	}
 	if ad.r.unreadGenerated != nil {
 		return 0, c.adoptionFailed(ctx, ti, ad.r.unreadGenerated)
@@ -79,13 +79,13 @@ func (c *Controller) reconcileAdoption(ctx context.Context, ti *templatesv1.Temp
 
 	for _, p := range ad.plan {
 		if err := c.applyAdopted(ctx, a, ad, p); err != nil {
-			return 0, c.adoptionFailed(ctx, ti, err)
+			return 0, c.adoptionFailed(ctx, ti, ad.r.scrub(err))
 		}
 	}
 	for _, o := range ad.result.Objects {
 		if o.Action == adopt.LeaveInPlace {
 			if err := c.leaveInPlace(ctx, a, ad, o); err != nil {
-				return 0, c.adoptionFailed(ctx, ti, err)
+				return 0, c.adoptionFailed(ctx, ti, ad.r.scrub(err))
 			}
 		}
 	}
@@ -112,7 +112,7 @@ func (c *Controller) reconcileAdoption(ctx context.Context, ti *templatesv1.Temp
 	}
 	left, err := c.prune(ctx, ti, a, old, keep)
 	if err != nil {
-		return 0, c.adoptionFailed(ctx, ti, err)
+		return 0, c.adoptionFailed(ctx, ti, ad.r.scrub(err))
 	}
 	ti.Status.Objects = append(objects, left...)
 	ti.Status.TemplateResourceVersion = ad.r.templateResourceVersion
@@ -249,7 +249,7 @@ func (ad *adoption) status(phase templatesv1.AdoptionPhase, paths bool) *templat
 	for _, o := range ad.result.Objects {
 		out := templatesv1.AdoptionObject{APIVersion: o.Ref.GroupVersion().String(), Kind: o.Ref.Kind, Namespace: o.Ref.Namespace,
 			Name: o.Ref.Name, UID: o.UID, Action: templatesv1.AdoptionAction(o.Action), Lifecycle: o.Lifecycle,
-			Managers: o.Managers, Immutable: o.Immutable, Problems: o.Problems}
+			Managers: o.Managers, Immutable: o.Immutable, Problems: ad.scrub(o.Problems)}
 		if paths {
 			out.Changed, out.Removed = o.Changed, o.Removed
 		}
@@ -274,6 +274,21 @@ func (ad *adoption) status(phase templatesv1.AdoptionPhase, paths bool) *templat
 		s.Records = append(s.Records, r.String())
 	}
 	return s
+}
+
+// problems are the plan's problems, with every secret value of the render masked: a
+// server's refusal may quote what it refuses.
+func (ad *adoption) problems() []string { return ad.scrub(ad.result.Problems()) }
+
+func (ad *adoption) scrub(texts []string) []string {
+	if len(texts) == 0 || ad.r.secrets == nil {
+		return texts
+	}
+	out := make([]string, len(texts))
+	for i, t := range texts {
+		out[i] = ad.r.secrets.ScrubString(t)
+	}
+	return out
 }
 
 // adoptionFailed writes a failure of an adopting instance: Adopted False with its reason,

@@ -27,6 +27,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/authz"
 )
 
 // AdoptionConfig is what an AdoptionPlanner is built from: the parts of the controller that
@@ -72,6 +73,10 @@ func (p *AdoptionPlanner) PlanAdoption(ctx context.Context, ti *templatesv1.Temp
 func planError(name string, err error) error {
 	var f *failure
 	if !errors.As(err, &f) {
+		if authz.IsUnavailable(err) {
+			// The authorizer did not answer: a client retries.
+			return apierrors.NewServiceUnavailable(err.Error())
+		}
 		if _, ok := err.(apierrors.APIStatus); ok {
 			return err
 		}

@@ -17,6 +17,7 @@ limitations under the License.
 package templateinstance
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -179,6 +180,29 @@ func TestPruneReleasesRetained(t *testing.T) {
 				if strings.HasPrefix(a, "delete ") {
 					t.Errorf("deleted: %s", a)
 				}
+			}
+		},
+	}.run(t)
+}
+
+// TestAdoptionNeverQuotesASecret: a refusal of the server that quotes a generated value (a
+// password in a URL) reaches neither the Failed condition nor the plan in the status.
+func TestAdoptionNeverQuotesASecret(t *testing.T) {
+	app := newTemplate("app", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"leak"},"data":{"url":"db://u:${PASSWORD}@db"}}`)
+	app.Parameters = []templatesv1.Parameter{{Name: "PASSWORD", Generate: "expression", From: "[a-z]{12}"}}
+	reasonCase{
+		objects: []runtime.Object{app, adoptingInstance(templatesv1.TemplateInstanceAdoption{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}})},
+		live:    []runtime.Object{unowned("ConfigMap", "leak", "uid-l"), generatedValues("shop", "hunter2hunter2")},
+		setup: func(f *fixture) {
+			failWith(f.target, "patch", "configmaps", true, apierrors.NewInvalid(schema.GroupKind{Kind: "ConfigMap"}, "leak",
+				field.ErrorList{field.Invalid(field.NewPath("data", "url"), "db://u:hunter2hunter2@db", "refused by a webhook")}))
+		},
+		reasons: []string{"AdoptionRefused"}, message: "data.url: Invalid value",
+		check: func(t *testing.T, f *fixture) {
+			ti := f.instance("shop")
+			status := fmt.Sprintf("%+v %+v", ti.Status.Conditions, ti.Status.Adoption)
+			if strings.Contains(status, "hunter2") || !strings.Contains(status, "refused by a webhook") {
+				t.Errorf("the status quotes the password, or not the refusal: %s", status)
 			}
 		},
 	}.run(t)

@@ -49,7 +49,8 @@ func (p *planned) object() Object {
 func (p *planned) String() string { return inventory.DescribeObject(p.ref) }
 
 // plan maps every object to its resource, puts namespaced objects without a namespace in the
-// instance's, and labels each a member of the instance's set. The generated-values Secret, if
+// instance's, and labels each a member of the instance's set; no object may be named after a
+// value read from a Secret. The generated-values Secret, if
 // any, comes first: its values must be stored before anything uses them.
 func (c *Controller) plan(ti *templatesv1.TemplateInstance, r *rendered) ([]*planned, error) {
 	id := inventory.ApplySetID(ti.Namespace, ti.Name)
@@ -72,6 +73,12 @@ func (c *Controller) plan(ti *templatesv1.TemplateInstance, r *rendered) ([]*pla
 			continue
 		}
 		inventory.Place(obj, mapping, ti.Namespace)
+		if r.fromSecrets.Holds(obj.GetName()) || r.fromSecrets.Holds(obj.GetNamespace()) {
+			// Names are read by everyone who may list, and the instance's status lists them.
+			refused = append(refused, fmt.Sprintf("object %d (%s): its name or namespace holds a value read from a Secret, "+
+				"which would show it to everyone who may list %s or read the instance", i, gvk.Kind, mapping.Resource.Resource))
+			continue
+		}
 		inventory.Label(obj, id)
 		p := &planned{obj: obj, resource: mapping.Resource, generated: len(r.generated) > 0 && i == 0,
 			ref: templatesv1.TemplateInstanceObject{APIVersion: obj.GetAPIVersion(), Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}}
@@ -168,7 +175,11 @@ func (c *Controller) authorizePlan(ctx context.Context, ti *templatesv1.Template
 		for _, verb := range t.verbs {
 			attrs := authorizer.AttributesRecord{User: requester, Verb: verb, APIGroup: t.resource.Group, APIVersion: t.resource.Version,
 				Resource: t.resource.Resource, Namespace: t.ref.Namespace, Name: t.ref.Name, ResourceRequest: true}
-			if allowed, reason := c.authorizeObject(ctx, a, attrs); !allowed {
+			allowed, reason, err := c.authorizeObject(ctx, a, attrs)
+			if err != nil {
+				return err
+			}
+			if !allowed {
 				refused = append(refused, fmt.Sprintf("%s: %s may not %s it: %s", inventory.DescribeObject(t.ref), requester.GetName(), verb, reason))
 				break
 			}
@@ -287,17 +298,18 @@ func (c *Controller) deleteMember(ctx context.Context, ti *templatesv1.TemplateI
 
 // authorizeObject asks whether the requester may act on an object of the target: through the
 // server's authorizer (a SubjectAccessReview of the hosting cluster), or, acting as the
-// target's own identity, with a SelfSubjectAccessReview there.
-func (c *Controller) authorizeObject(ctx context.Context, a Applier, attrs authorizer.AttributesRecord) (bool, string) {
+// target's own identity, with a SelfSubjectAccessReview there. err is an outage, never a
+// refusal.
+func (c *Controller) authorizeObject(ctx context.Context, a Applier, attrs authorizer.AttributesRecord) (bool, string, error) {
 	if !c.cfg.SelfReview {
 		return c.authorize(ctx, attrs)
 	}
 	allowed, reason, err := a.MayI(ctx, attrs)
 	if err != nil {
-		return false, err.Error()
+		return false, "", err
 	}
 	if !allowed && reason == "" {
 		reason = "no rule allows it"
 	}
-	return allowed, reason
+	return allowed, reason, nil
 }

@@ -109,9 +109,7 @@ func (c *Controller) authorizeAuthors(ctx context.Context, ti *templatesv1.Templ
 	checked := map[string]bool{}
 	for _, a := range authors {
 		if a.user == nil {
-			return fail("NoAuthor", "nothing was applied: Template %s records no author (it was stored before Stencil recorded "+
-				"authors); what a Template renders is applied only when its author may create it, and any update of the "+
-				"Template records its writer as the author", a.template)
+			return noAuthor(a)
 		}
 		key := identityKey(a.user)
 		if key == requester || checked[key] {
@@ -122,7 +120,11 @@ func (c *Controller) authorizeAuthors(ctx context.Context, ti *templatesv1.Templ
 			for _, verb := range t.verbs {
 				attrs := authorizer.AttributesRecord{User: a.user, Verb: verb, APIGroup: t.resource.Group, APIVersion: t.resource.Version,
 					Resource: t.resource.Resource, Namespace: t.ref.Namespace, Name: t.ref.Name, ResourceRequest: true}
-				if allowed, reason := c.authorize(ctx, attrs); !allowed {
+				allowed, reason, err := c.authorize(ctx, attrs)
+				if err != nil {
+					return err
+				}
+				if !allowed {
 					refused = append(refused, fmt.Sprintf("%s: %s, the author of %s, may not %s it: %s",
 						inventory.DescribeObject(t.ref), a.user.GetName(), templatesOf(authors, key), verb, reason))
 					break
@@ -134,6 +136,71 @@ func (c *Controller) authorizeAuthors(ctx context.Context, ti *templatesv1.Templ
 		return fail("AuthorForbidden", "nothing was applied; a template's author may not do what the instance would: %s", strings.Join(refused, "; "))
 	}
 	return nil
+}
+
+// What an instance reads is its requester's: the values of its spec and of the Secrets and
+// ConfigMaps it reads them from (parametersFrom, and the Secret that keeps its generated
+// values). A Template's author chooses where each value goes, so an author who may not read
+// one of them could read it through the objects the instance makes (a ConfigMap of it, an
+// object named after it) or through what the instance reports. Every author other than the
+// requester must therefore be allowed to get the instance and every source it reads, asked
+// once the imported Templates are known and before any value is checked or used: a refusal
+// renders nothing and names sources and authors, never a value.
+
+// authorizeInputs checks that every author other than the requester may get the instance and
+// each source of read; a Template without a recorded author refuses, as nobody vouches for it.
+func (c *Controller) authorizeInputs(ctx context.Context, ti *templatesv1.TemplateInstance, authors []author, read []inventory.Source) error {
+	requester := identityKey(requesterInfo(ti.Spec.Requester))
+	targets := []authorizer.AttributesRecord{{Verb: "get", APIGroup: templates.GroupName, APIVersion: templatesv1.SchemeGroupVersion.Version,
+		Resource: "templateinstances", Namespace: ti.Namespace, Name: ti.Name, ResourceRequest: true}}
+	names := []string{"TemplateInstance " + ti.Namespace + "/" + ti.Name + " (its values)"}
+	for _, src := range read {
+		targets = append(targets, authorizer.AttributesRecord{Verb: "get", APIVersion: "v1", Resource: src.Resource(),
+			Namespace: ti.Namespace, Name: src.Name, ResourceRequest: true})
+		names = append(names, src.Kind+" "+ti.Namespace+"/"+src.Name)
+	}
+	var refused []string
+	checked := map[string]bool{}
+	for _, a := range authors {
+		if a.user == nil {
+			return noAuthor(a)
+		}
+		key := identityKey(a.user)
+		if key == requester || checked[key] {
+			continue
+		}
+		checked[key] = true
+		for i, attrs := range targets {
+			attrs.User = a.user
+			allowed, reason, err := c.authorize(ctx, attrs)
+			if err != nil {
+				return err
+			}
+			if !allowed {
+				refused = append(refused, fmt.Sprintf("%s, the author of %s, may not get %s: %s", a.user.GetName(), templatesOf(authors, key), names[i], reason))
+			}
+		}
+	}
+	if len(refused) > 0 {
+		return fail("InputForbidden", "nothing was rendered; a template's author may not read what the instance reads: %s", strings.Join(refused, "; "))
+	}
+	return nil
+}
+
+// noAuthor is the failure of a Template that records no author.
+func noAuthor(a author) error {
+	return fail("NoAuthor", "nothing was applied: Template %s records no author (it was stored before Stencil recorded "+
+		"authors); what a Template renders is applied only when its author may create it, and any update of the "+
+		"Template records its writer as the author", a.template)
+}
+
+// authorsOf are the authors of the Templates imported.
+func authorsOf(imported []*templates.Template) []author {
+	out := make([]author, 0, len(imported))
+	for _, t := range imported {
+		out = append(out, authorOf(t))
+	}
+	return out
 }
 
 // templatesOf names the Templates whose author has the identity key.

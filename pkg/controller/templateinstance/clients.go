@@ -67,8 +67,8 @@ type Applier interface {
 	List(ctx context.Context, resource schema.GroupVersionResource, namespace, selector string) ([]unstructured.Unstructured, error)
 	// Delete deletes the object if its uid is uid, letting its dependents go in the background.
 	Delete(ctx context.Context, o Object, uid types.UID) error
-	// SecretData reads the data of a Secret.
-	SecretData(ctx context.Context, namespace, name string) (map[string][]byte, error)
+	// SourceData reads the data of a Secret or ConfigMap (its data and binaryData).
+	SourceData(ctx context.Context, namespace string, src inventory.Source) (map[string][]byte, error)
 	// SecretsData lists the Secrets of a namespace that selector selects: their data by name.
 	SecretsData(ctx context.Context, namespace, selector string) (map[string]map[string][]byte, error)
 	// MayI asks the target cluster whether the applier's own identity may do what attrs
@@ -147,16 +147,27 @@ func (a *clientApplier) Delete(ctx context.Context, o Object, uid types.UID) err
 	return a.resource(o).Delete(ctx, o.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}, PropagationPolicy: &background})
 }
 
-// SecretData reads the Secret through the dynamic client, as the objects are read: one client
-// for everything the instance reads and writes.
-func (a *clientApplier) SecretData(ctx context.Context, namespace, name string) (map[string][]byte, error) {
-	u, err := a.dynamic.Resource(secrets).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+// SourceData reads the Secret or ConfigMap through the dynamic client, as the objects are
+// read: one client for everything the instance reads and writes.
+func (a *clientApplier) SourceData(ctx context.Context, namespace string, src inventory.Source) (map[string][]byte, error) {
+	if src.Kind == inventory.ConfigMapKind {
+		u, err := a.dynamic.Resource(configMaps).Namespace(namespace).Get(ctx, src.Name, metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		var cm corev1.ConfigMap
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &cm); err != nil {
+			return nil, fmt.Errorf("reading ConfigMap %s/%s: %w", namespace, src.Name, err)
+		}
+		return inventory.ConfigMapData(cm.Data, cm.BinaryData), nil
+	}
+	u, err := a.dynamic.Resource(secrets).Namespace(namespace).Get(ctx, src.Name, metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
 	var secret corev1.Secret
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &secret); err != nil {
-		return nil, fmt.Errorf("reading Secret %s/%s: %w", namespace, name, err)
+		return nil, fmt.Errorf("reading Secret %s/%s: %w", namespace, src.Name, err)
 	}
 	return secret.Data, nil
 }
@@ -178,7 +189,10 @@ func (a *clientApplier) SecretsData(ctx context.Context, namespace, selector str
 	return out, nil
 }
 
-var secrets = corev1.SchemeGroupVersion.WithResource("secrets")
+var (
+	secrets    = corev1.SchemeGroupVersion.WithResource("secrets")
+	configMaps = corev1.SchemeGroupVersion.WithResource("configmaps")
+)
 
 // MayI asks a SelfSubjectAccessReview with the typed client.
 func (a *clientApplier) MayI(ctx context.Context, attrs authorizer.Attributes) (bool, string, error) {

@@ -84,6 +84,10 @@ type Config struct {
 	Previewer *Previewer
 	// Now is the rollouts' clock; nil is time.Now.
 	Now func() time.Time
+	// HashKey keys the hash of what an instance renders (status.templateRevision.appliedHash),
+	// which anyone who may read the instance reads: without the server's key, nobody can
+	// test a guess of a value the objects hold against it. Every replica has the same key.
+	HashKey []byte
 	// Publishing publishes the renders of instances whose delivery is ExternalArtifact; nil
 	// fails them.
 	Publishing *Publishing
@@ -121,8 +125,9 @@ type caches struct {
 
 // NewController returns a controller of cfg; Run starts it.
 func NewController(cfg Config) (*Controller, error) {
-	if cfg.Instances == nil || cfg.Templates == nil || cfg.Renderer == nil || cfg.Appliers == nil || cfg.Mapper == nil || cfg.Authorizer == nil {
-		return nil, errors.New("templateinstance: Config needs Instances, Templates, Renderer, Appliers, Mapper and Authorizer")
+	if cfg.Instances == nil || cfg.Templates == nil || cfg.Renderer == nil || cfg.Appliers == nil || cfg.Mapper == nil || cfg.Authorizer == nil ||
+		len(cfg.HashKey) == 0 {
+		return nil, errors.New("templateinstance: Config needs Instances, Templates, Renderer, Appliers, Mapper, Authorizer and HashKey")
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = DefaultWorkers

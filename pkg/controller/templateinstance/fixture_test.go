@@ -232,6 +232,7 @@ func (f *fixture) build() *fixture {
 		Instances: f.instances, Informers: func() informers.SharedInformerFactory { return f.factory },
 		Templates: reader, Renderer: renderrest.NewAdapter(renderrest.Sources{Templates: reader}),
 		Appliers: f.appliers, Mapper: testMapper(), Authorizer: authorizer.AuthorizerFunc(f.authz.Authorize), SelfReview: f.selfReview, Workers: 1,
+		HashKey: testHashKey,
 	})
 	if err != nil {
 		f.t.Fatal(err)
@@ -267,6 +268,9 @@ func (f *fixture) sync(name string) (time.Duration, error) {
 	}
 	return f.c.sync(context.Background(), "demo/"+name)
 }
+
+// testHashKey keys the tests' rendered hashes.
+var testHashKey = []byte("the tests' hash key, 32 bytes...")
 
 var instancesResource = templatesv1.SchemeGroupVersion.WithResource("templateinstances")
 

@@ -63,6 +63,8 @@ type Options struct {
 	// Artifacts, when set, publishes the renders of instances whose delivery is
 	// ExternalArtifact, served at this base URL.
 	Artifacts *ArtifactOptions
+	// HashKey keys the hashes of what instances render (Config.HashKey).
+	HashKey []byte
 }
 
 // ArtifactOptions configure the publishing of renders.
@@ -104,7 +106,7 @@ func New(opts Options) (*Controller, error) {
 	cfg := Config{
 		Instances: instances, Templates: StorageTemplates{Getter: opts.Templates, Revisions: opts.Revisions}, Renderer: opts.Renderer,
 		Appliers: appliers, Mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)),
-		Authorizer: opts.Authorizer, SelfReview: opts.ActAsSelf, Workers: opts.Workers, Previewer: opts.Previewer,
+		Authorizer: opts.Authorizer, SelfReview: opts.ActAsSelf, Workers: opts.Workers, Previewer: opts.Previewer, HashKey: opts.HashKey,
 	}
 	if a := opts.Artifacts; a != nil {
 		cfg.Publishing = &Publishing{Publisher: &publish.Publisher{URL: a.URL, Published: a.Published}, Clients: appliers.publishClient}

@@ -31,6 +31,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/authz"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 )
 
@@ -68,6 +69,8 @@ type PreviewConfig struct {
 	SelfReview bool
 	// Memory is the server's processing memory; nil charges nothing.
 	Memory *renderrest.Budget
+	// HashKey keys the rendered hashes (Config.HashKey).
+	HashKey []byte
 }
 
 // Previewer previews candidate contents of Templates across their instances.
@@ -101,9 +104,6 @@ func (p *Previewer) PreviewTemplate(ctx context.Context, stored, candidate *temp
 	}
 	return p.Preview(ctx, PreviewRequest{Template: stored, Candidate: candidate, Revision: revision, Live: live, Caller: caller})
 }
-
-// Masked replaces every value a preview may not show.
-const Masked = "(masked)"
 
 // answerFactor is what an answer holds per byte of what it says while it is encoded and sent,
 // as renderrest counts a processing answer.
@@ -212,15 +212,10 @@ func skipped(ti *templatesv1.TemplateInstance) string {
 func (p *Previewer) mayList(ctx context.Context, caller user.Info, namespace string) error {
 	attrs := authorizer.AttributesRecord{User: caller, Verb: "list", APIGroup: templates.GroupName, APIVersion: templatesv1.SchemeGroupVersion.Version,
 		Resource: "templateinstances", Namespace: namespace, ResourceRequest: true}
-	decision, reason, err := p.cfg.Authorizer.Authorize(ctx, attrs)
-	if decision == authorizer.DecisionAllow {
-		return nil
-	}
-	if err != nil {
-		reason = err.Error()
-	}
-	return apierrors.NewForbidden(templates.Resource("templateinstances"), "",
-		fmt.Errorf("a preview shows every instance of the Template: %s may not list templateinstances in %s: %s", caller.GetName(), namespace, reason))
+	return authz.Require(ctx, p.cfg.Authorizer, attrs, func(reason string) error {
+		return apierrors.NewForbidden(templates.Resource("templateinstances"), "",
+			fmt.Errorf("a preview shows every instance of the Template: %s may not list templateinstances in %s: %s", caller.GetName(), namespace, reason))
+	})
 }
 
 // planHash is the SHA-256 over every previewed instance's name and rendered hash, in order.

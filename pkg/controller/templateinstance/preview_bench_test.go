@@ -77,11 +77,11 @@ func (m *memSecrets) SecretsData(context.Context, string, string) (map[string]ma
 	return m.secrets, nil
 }
 
-func (m *memSecrets) SecretData(_ context.Context, _, name string) (map[string][]byte, error) {
-	if d, ok := m.secrets[name]; ok {
+func (m *memSecrets) SourceData(_ context.Context, _ string, src inventory.Source) (map[string][]byte, error) {
+	if d, ok := m.secrets[src.Name]; ok && src.Kind == inventory.SecretKind {
 		return d, nil
 	}
-	return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "secrets"}, name)
+	return nil, apierrors.NewNotFound(schema.GroupResource{Resource: src.Resource()}, src.Name)
 }
 
 type oneApplier struct{ a Applier }
@@ -136,7 +136,7 @@ func BenchmarkPreview(b *testing.B) {
 	})
 	b.Run(fmt.Sprintf("instances=%d/preview", n), func(b *testing.B) {
 		p := NewPreviewer(PreviewConfig{Templates: storedOnly{stored}, Instances: instances, Renderer: adapter,
-			Appliers: oneApplier{&memSecrets{secrets: secrets}}, Mapper: testMapper(), Authorizer: allow, Memory: budget})
+			Appliers: oneApplier{&memSecrets{secrets: secrets}}, Mapper: testMapper(), Authorizer: allow, Memory: budget, HashKey: testHashKey})
 		req := PreviewRequest{Template: stored, Candidate: next, Caller: &user.DefaultInfo{Name: "bob"}}
 		b.ReportAllocs()
 		for b.Loop() {
@@ -174,7 +174,7 @@ func BenchmarkPreview(b *testing.B) {
 				if _, err := c.plan(ti, r); err != nil {
 					b.Fatal(err)
 				}
-				_ = inventory.OutputHash(out.Objects)
+				_ = inventory.OutputHash(testHashKey, out.Objects)
 			}
 		}
 	})

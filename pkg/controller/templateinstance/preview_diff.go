@@ -18,7 +18,6 @@ package templateinstance
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -27,10 +26,12 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
+	"stencil.dev/stencil/pkg/redact"
 )
 
 // maxFields bounds the fields listed per object, maxValue the bytes shown of a value: a
@@ -40,66 +41,34 @@ const (
 	maxValue  = 512
 )
 
-// masker hides values a preview may not show: every field of a Secret's data and stringData,
-// and every value holding one of values (parameters marked secret, values read from Secrets
-// the caller may not get, generated values).
+// masker hides the values a preview never shows: every field of a Secret's data and
+// stringData, and every value holding a secret value of the instance (redact's rule: values
+// read from Secrets, generated values, parameters marked secret...), found in the decoded
+// values, never in their JSON text.
 type masker struct {
-	values []string
-	used   bool
+	set  *redact.Set
+	used bool
 }
 
-// hides says whether a value shown at path of an object of kind must be masked.
-func (m *masker) hides(kind, path, value string) bool {
+// hides says whether a field at path of an object of kind, whose decoded value is value,
+// must be masked.
+func (m *masker) hides(kind, path string, value leaf) bool {
 	if kind == "Secret" && (strings.HasPrefix(path, ".data") || strings.HasPrefix(path, ".stringData")) {
 		return true
 	}
-	if value == "" {
-		return false
-	}
-	for _, v := range m.values {
-		if v == "" {
-			continue
-		}
-		// A short value is hidden only where it is the whole value: "1" is in everything.
-		if len(v) < 4 {
-			if value == strconv.Quote(v) || value == v {
-				return true
-			}
-			continue
-		}
-		if strings.Contains(value, v) || strings.Contains(value, base64.StdEncoding.EncodeToString([]byte(v))) {
-			return true
-		}
-	}
-	return false
+	return m.set.Holds(value.text)
 }
 
 // hide replaces, in a text the answer shows (a message, a cause, an object's name, a path),
-// every value it holds that the caller may not see.
+// every secret value it holds, in any spelling.
 func (m *masker) hide(text string) string {
-	for _, v := range m.values {
-		if v == "" {
-			continue
-		}
-		if len(v) < 4 {
-			if text == v {
-				m.used = true
-				return Masked
-			}
-			continue
-		}
-		for _, form := range []string{v, base64.StdEncoding.EncodeToString([]byte(v))} {
-			if strings.Contains(text, form) {
-				m.used = true
-				text = strings.ReplaceAll(text, form, Masked)
-			}
-		}
-	}
-	return text
+	out, changed := m.set.Scrub(text)
+	m.used = m.used || changed
+	return out
 }
 
-// scrub hides the values the caller may not see in every text of one instance's preview; the
-// fields' values are masked whole as they are listed (field).
+// scrub hides the secret values in every text of one instance's preview; the fields' values
+// are masked whole as they are listed (field).
 func (m *masker) scrub(i *templates.InstancePreview) {
 	i.Message = m.hide(i.Message)
 	for k := range i.Causes {
@@ -116,17 +85,18 @@ func (m *masker) scrub(i *templates.InstancePreview) {
 }
 
 // field is one field change, masked as needed.
-func (m *masker) field(kind, path, change, before, after string) templates.FieldChange {
+func (m *masker) field(kind, path, change string, before, after leaf) templates.FieldChange {
+	b, a := before.json, after.json
 	if m.hides(kind, path, before) || m.hides(kind, path, after) {
 		m.used = true
-		if before != "" {
-			before = Masked
+		if b != "" {
+			b = redact.Masked
 		}
-		if after != "" {
-			after = Masked
+		if a != "" {
+			a = redact.Masked
 		}
 	}
-	return templates.FieldChange{Path: path, Change: change, Before: clip(before), After: clip(after)}
+	return templates.FieldChange{Path: path, Change: change, Before: clip(b), After: clip(a)}
 }
 
 func clip(s string) string {
@@ -180,6 +150,25 @@ func (s *previewState) liveChanges(ctx context.Context, ti *templatesv1.Template
 	id := inventory.ApplySetID(ti.Namespace, ti.Name)
 	var out []templates.ObjectChange
 	var refused []string
+	// The caller sees what the live objects hold only of objects the caller may get.
+	var hidden []string
+	for _, p := range plan {
+		if p.generated {
+			continue
+		}
+		allowed, _, err := s.c.authorize(ctx, authorizer.AttributesRecord{User: s.caller, Verb: "get", APIGroup: p.resource.Group,
+			APIVersion: p.resource.Version, Resource: p.resource.Resource, Namespace: p.ref.Namespace, Name: p.ref.Name, ResourceRequest: true})
+		if err != nil {
+			return nil, err
+		}
+		if !allowed {
+			hidden = append(hidden, p.String())
+		}
+	}
+	if len(hidden) > 0 {
+		return nil, fail("Forbidden", "%s may not get %s: a live preview shows nothing of an instance whose live objects its "+
+			"caller may not read", s.caller.GetName(), strings.Join(hidden, ", "))
+	}
 	for _, p := range plan {
 		if p.generated {
 			continue
@@ -231,7 +220,7 @@ func withoutWrites(u *unstructured.Unstructured) map[string]interface{} {
 
 // diffObjects lists the leaf fields that differ between before and after, by path.
 func diffObjects(kind string, before, after map[string]interface{}, m *masker) []templates.FieldChange {
-	a, b := map[string]string{}, map[string]string{}
+	a, b := map[string]leaf{}, map[string]leaf{}
 	flatten("", before, a)
 	flatten("", after, b)
 	paths := make([]string, 0, len(a)+len(b))
@@ -251,10 +240,10 @@ func diffObjects(kind string, before, after map[string]interface{}, m *masker) [
 		var f templates.FieldChange
 		switch {
 		case !inA:
-			f = m.field(kind, p, "Added", "", y)
+			f = m.field(kind, p, "Added", leaf{}, y)
 		case !inB:
-			f = m.field(kind, p, "Removed", x, "")
-		case x != y:
+			f = m.field(kind, p, "Removed", x, leaf{})
+		case x.json != y.json:
 			f = m.field(kind, p, "Changed", x, y)
 		default:
 			continue
@@ -266,6 +255,12 @@ func diffObjects(kind string, before, after map[string]interface{}, m *masker) [
 		out = append(out, f)
 	}
 	return out
+}
+
+// leaf is one leaf value of an object: its JSON, as a preview shows it, and its decoded text
+// (a string as it is, any other value as its JSON), which masking reads.
+type leaf struct {
+	json, text string
 }
 
 // plainKey says a member name is written .name in a path: letters, digits, _ and -, not
@@ -280,12 +275,12 @@ func plainKey(k string) bool {
 	return k != ""
 }
 
-// flatten writes every leaf of v (scalars, empty maps and lists) as JSON by its path.
-func flatten(path string, v interface{}, out map[string]string) {
+// flatten writes every leaf of v (scalars, empty maps and lists) by its path.
+func flatten(path string, v interface{}, out map[string]leaf) {
 	switch v := v.(type) {
 	case map[string]interface{}:
 		if len(v) == 0 && path != "" {
-			out[path] = "{}"
+			out[path] = leaf{"{}", "{}"}
 		}
 		for k, e := range v {
 			if plainKey(k) {
@@ -296,7 +291,7 @@ func flatten(path string, v interface{}, out map[string]string) {
 		}
 	case []interface{}:
 		if len(v) == 0 {
-			out[path] = "[]"
+			out[path] = leaf{"[]", "[]"}
 		}
 		for i, e := range v {
 			flatten(path+"["+strconv.Itoa(i)+"]", e, out)
@@ -306,6 +301,10 @@ func flatten(path string, v interface{}, out map[string]string) {
 		if err != nil {
 			data = []byte(fmt.Sprint(v))
 		}
-		out[path] = string(data)
+		text := string(data)
+		if s, ok := v.(string); ok {
+			text = s
+		}
+		out[path] = leaf{json: string(data), text: text}
 	}
 }

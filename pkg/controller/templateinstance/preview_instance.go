@@ -28,32 +28,43 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/authz"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 	"stencil.dev/stencil/pkg/process"
+	"stencil.dev/stencil/pkg/redact"
 	"stencil.dev/stencil/pkg/render"
 )
 
 // previewed is one rendering of an instance for a preview: the objects planned as the
-// controller plans them, and the values the preview must not show.
+// controller plans them.
 type previewed struct {
 	out  *render.Output
 	plan []*planned
 	// generated are the generated parameters' values.
 	generated map[string]string
-	hidden    []string
 	// fresh says a generated parameter had no kept value: what is applied will differ.
 	fresh bool
 }
 
+// previewInputs are what one rendering of an instance reads: the values and their sources,
+// and the generated parameters.
+type previewInputs struct {
+	*inventory.Inputs
+	template *templates.Template
+	// generated are the generated parameters; kept those of them whose value the instance
+	// keeps.
+	generated, kept map[string]bool
+}
+
 // instance previews the candidate for one instance. Every problem of the instance is its
-// classification; an error is the request's (time, memory, the cluster).
+// classification; an error is the request's (time, memory, the cluster, the authorizer).
 func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateInstance) (templates.InstancePreview, error) {
 	out := templates.InstancePreview{Name: ti.Name}
 	if r := ti.Status.TemplateRevision; r != nil {
 		out.FromRevision = r.Number
 	}
-	// m hides, everywhere in the answer, the values the caller may not see, as they are learnt.
-	m := &masker{}
+	// m hides, everywhere in the answer, the secret values of the instance as they are learnt.
+	m := &masker{set: &redact.Set{}}
 	classify := func(c templates.PreviewClassification, err error) (templates.InstancePreview, error) {
 		out.Classification = c
 		var f *failure
@@ -65,7 +76,7 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 				return out, err
 			}
 			status := err.(apierrors.APIStatus).Status()
-			if apierrors.IsTooManyRequests(err) || apierrors.IsTimeout(err) {
+			if apierrors.IsTooManyRequests(err) || apierrors.IsTimeout(err) || authz.IsUnavailable(err) {
 				return out, err
 			}
 			out.Message = status.Message
@@ -87,30 +98,58 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 	ctx = genericapirequest.WithNamespace(genericapirequest.WithUser(ctx, requester), ti.Namespace)
 	attrs := authorizer.AttributesRecord{User: requester, Verb: "create", APIGroup: templates.GroupName, APIVersion: templatesv1.SchemeGroupVersion.Version,
 		Namespace: ti.Namespace, Resource: "templates", Subresource: "processed", Name: s.template.Name, ResourceRequest: true}
-	if allowed, reason := s.c.authorize(ctx, attrs); !allowed {
+	if allowed, reason, err := s.c.authorize(ctx, attrs); err != nil || !allowed {
+		if err != nil {
+			return out, err
+		}
 		return classify(templates.PreviewForbidden, fail("Forbidden", "%s may not process %s: %s", requester.GetName(), describeAttrs(attrs), reason))
 	}
 
-	// What the instance runs now, with its values: the baseline, unless live.
-	var base *previewed
+	// What each rendering reads, read as the requester before anything is rendered: the
+	// caller learns nothing of an instance whose inputs the caller may not read.
+	var baseIn *previewInputs
 	var baseProblem string
 	if !s.live {
 		bt, err := s.baselineTemplate(ctx, ti)
 		if err == nil {
-			var r *previewed
-			r, err = s.render(ctx, ti, bt, nil)
-			m.values = append(m.values, r.hidden...)
-			if err == nil {
-				base = r
-			}
+			baseIn, err = s.inputs(ctx, ti, bt)
 		}
 		var f *failure
 		switch {
 		case errors.As(err, &f):
-			baseProblem = f.message
+			baseProblem, baseIn = f.message, nil
 		case err != nil && !isRefusal(err):
 			return out, err
 		case err != nil:
+			baseProblem, baseIn = statusMessage(err), nil
+		}
+	}
+	candIn, err := s.inputs(ctx, ti, s.candidate)
+	if err != nil {
+		return classify(templates.PreviewFailed, err)
+	}
+	if err := s.callerReads(ctx, ti, candIn, baseIn); err != nil {
+		return classify(templates.PreviewForbidden, err)
+	}
+	for _, in := range []*previewInputs{baseIn, candIn} {
+		if in != nil {
+			m.set.Add(in.Secrets...)
+		}
+	}
+
+	// What the instance runs now, with its values: the baseline, unless live.
+	var base *previewed
+	if baseIn != nil {
+		r, err := s.render(ctx, ti, baseIn, nil, m, false)
+		var f *failure
+		switch {
+		case err == nil:
+			base = r
+		case errors.As(err, &f):
+			baseProblem = f.message
+		case !isRefusal(err):
+			return out, err
+		default:
 			baseProblem = statusMessage(err)
 		}
 	}
@@ -118,18 +157,20 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 	if base != nil {
 		kept = base.generated
 	}
-	cand, err := s.render(ctx, ti, s.candidate, kept)
-	m.values = append(m.values, cand.hidden...)
+	cand, err := s.render(ctx, ti, candIn, kept, m, true)
 	if err != nil {
 		if breaks(err) {
 			return classify(templates.PreviewBreaksParameters, err)
+		}
+		if f := (*failure)(nil); errors.As(err, &f) && (f.reason == "InputForbidden" || f.reason == "NoAuthor") {
+			return classify(templates.PreviewForbidden, err)
 		}
 		return classify(templates.PreviewFailed, err)
 	}
 	// An instance whose generated values are not kept yet gets new ones when applied: no
 	// plan can say what that applies.
 	if !cand.fresh {
-		out.RenderedHash = inventory.OutputHash(cand.out.Objects)
+		out.RenderedHash = inventory.OutputHash(s.p.cfg.HashKey, cand.out.Objects)
 	}
 
 	keep := map[string]bool{}
@@ -158,6 +199,11 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 	if s.live {
 		out.Objects, err = s.liveChanges(ctx, ti, a, cand.plan, m)
 		if err != nil {
+			var f *failure
+			if errors.As(err, &f) && f.reason == "Forbidden" {
+				out.Objects, out.RenderedHash = nil, ""
+				return classify(templates.PreviewForbidden, err)
+			}
 			return classify(templates.PreviewFailed, err)
 		}
 	} else {
@@ -214,86 +260,95 @@ func (s *previewState) baselineTemplate(ctx context.Context, ti *templatesv1.Tem
 	return rt, err
 }
 
-// render renders t for the instance with its values, as the controller would, and plans the
-// objects. Generated parameters take the values the instance keeps, else those in kept (the
-// baseline's, so that both sides of the comparison share them), else new ones, which are
-// hidden. It returns what must be hidden even when it fails: a refusal may quote a value.
-func (s *previewState) render(ctx context.Context, ti *templatesv1.TemplateInstance, t *templates.Template, kept map[string]string) (*previewed, error) {
-	r := &previewed{}
-	out, err := s.renderInto(ctx, r, ti, t, kept)
-	r.out = out
-	return r, err
-}
-
-func (s *previewState) renderInto(ctx context.Context, r *previewed, ti *templatesv1.TemplateInstance, t *templates.Template, kept map[string]string) (*render.Output, error) {
-	readable := map[string]bool{}
-	values, err := inventory.ParameterValues(ti, t, func(name string) (map[string][]byte, error) {
-		data, err := s.secretData(ctx, ti, name, false)
+// inputs reads what rendering t for the instance reads, as the controller would: its
+// parametersFrom sources and the values it keeps of t's generated parameters.
+func (s *previewState) inputs(ctx context.Context, ti *templatesv1.TemplateInstance, t *templates.Template) (*previewInputs, error) {
+	in, err := inventory.ReadInputs(ti, t, func(src inventory.Source) (map[string][]byte, error) {
+		data, err := s.sourceData(ctx, ti, src, false)
 		if err != nil {
 			if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
-				return nil, fail("ParametersSecret", "Secret %s/%s of parametersFrom: %s", ti.Namespace, name, statusMessage(err))
+				return nil, fail("ParametersSecret", "%s %s/%s of parametersFrom: %s", src.Kind, ti.Namespace, src.Name, statusMessage(err))
 			}
 			return nil, err
-		}
-		readable[name] = s.mayRead(ctx, ti.Namespace, name)
-		if !readable[name] {
-			for _, v := range data {
-				r.hidden = append(r.hidden, string(v))
-			}
 		}
 		return data, nil
 	})
-	for _, p := range t.Parameters {
-		if p.Secret {
-			r.hidden = append(r.hidden, values[p.Name], p.Value)
-		}
-	}
 	if err != nil {
 		return nil, err
 	}
-	names := inventory.GeneratedParameters(t, values)
-	if len(names) > 0 {
-		secret := GeneratedSecretName(ti.Name)
-		data, err := s.secretData(ctx, ti, secret, true)
+	out := &previewInputs{Inputs: in, template: t, generated: inventory.GeneratedParameters(t, in.Values), kept: map[string]bool{}}
+	if len(out.generated) > 0 {
+		src := inventory.Source{Kind: inventory.SecretKind, Name: GeneratedSecretName(ti.Name)}
+		data, err := s.sourceData(ctx, ti, src, true)
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsForbidden(err) {
 			return nil, err
 		}
-		shown := err == nil && s.mayRead(ctx, ti.Namespace, secret)
-		for n := range names {
-			if v, ok := data[n]; ok {
-				values[n] = string(v)
-			} else if v, ok := kept[n]; ok {
-				values[n], shown, r.fresh = v, false, true
-			} else {
-				shown, r.fresh = false, true
+		in.Keep(src, data, out.generated, nil)
+		for n := range out.generated {
+			if _, ok := data[n]; ok {
+				out.kept[n] = true
 			}
 		}
-		defer func() {
-			for n := range names {
-				if !shown {
-					r.hidden = append(r.hidden, values[n], r.generated[n])
-				}
-			}
-		}()
+	}
+	return out, nil
+}
+
+// render renders the inputs' template for the instance with its values, as the controller
+// would, and plans the objects; the secret values it meets are added to m. Generated
+// parameters take the values the instance keeps, else those in kept (the baseline's, so that
+// both sides of the comparison share them), else new ones. admit asks the rule of what the
+// instance reads of the candidate's authors, as a pass would.
+func (s *previewState) render(ctx context.Context, ti *templatesv1.TemplateInstance, in *previewInputs, kept map[string]string, m *masker, admit bool) (*previewed, error) {
+	r := &previewed{}
+	values := in.Values
+	for n := range in.generated {
+		if in.kept[n] {
+			continue
+		}
+		if v, ok := kept[n]; ok {
+			values[n] = v
+		}
+		r.fresh = true
+	}
+	t := in.template
+	for i := range t.Parameters {
+		if p := &t.Parameters[i]; redact.Hidden(p, values[p.Name], in.FromSecret[p.Name]) {
+			m.set.Add(values[p.Name])
+		}
 	}
 	dialect := process.Stencil
 	if t.OpenShift {
 		dialect = process.OpenShift
 	}
-	if errs := process.CheckValues(t, dialect, process.Request{Parameters: values}); len(errs) > 0 {
+	request := process.Request{Parameters: values, FromSecret: in.FromSecret, Labels: ti.Spec.Labels}
+	if errs := process.CheckValues(t, dialect, request); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(templates.Kind("TemplateInstance"), ti.Name, errs)
 	}
-	out, err := s.c.cfg.Renderer.RenderObjects(ctx, render.Input{Template: t, Stored: true,
-		Request: process.Request{Parameters: values, Labels: ti.Spec.Labels}, Properties: ti.Spec.Properties})
+	input := render.Input{Template: t, Stored: true, Request: request, Properties: ti.Spec.Properties}
+	if admit {
+		input.Admit = func(imported []*templates.Template) error {
+			return s.c.authorizeInputs(ctx, ti, append([]author{s.author}, authorsOf(imported)...), in.Read)
+		}
+	}
+	out, err := s.c.cfg.Renderer.RenderObjects(ctx, input)
 	if err != nil {
 		return nil, err
 	}
-	rendered := &rendered{}
-	for _, p := range out.Parameters {
-		if p.Secret && p.Value != "" {
-			r.hidden = append(r.hidden, p.Value)
+	r.out = out
+	rendered := &rendered{fromSecrets: &redact.Set{}}
+	declared := map[string]*templates.Parameter{}
+	for i := range t.Parameters {
+		declared[t.Parameters[i].Name] = &t.Parameters[i]
+	}
+	for i := range out.Parameters {
+		p := &out.Parameters[i]
+		if d := declared[p.Name]; d != nil && redact.Hidden(d, p.Value, in.FromSecret[p.Name]) {
+			m.set.Add(p.Value)
 		}
-		if names[p.Name] {
+		if in.FromSecret[p.Name] {
+			rendered.fromSecrets.Add(p.Value)
+		}
+		if in.generated[p.Name] {
 			if r.generated == nil {
 				r.generated = map[string]string{}
 			}
@@ -309,7 +364,40 @@ func (s *previewState) renderInto(ctx context.Context, r *previewed, ti *templat
 		rendered.objects = append(rendered.objects, obj)
 	}
 	r.plan, err = s.c.plan(ti, rendered)
-	return out, err
+	return r, err
+}
+
+// callerReads requires the caller to be allowed to get every source the renderings read (the
+// instance itself the caller may list: mayList). Otherwise the instance is Forbidden, and the
+// answer holds nothing rendered from its inputs: no classification of what would change, no
+// object, no hash.
+func (s *previewState) callerReads(ctx context.Context, ti *templatesv1.TemplateInstance, inputs ...*previewInputs) error {
+	var refused []string
+	seen := map[inventory.Source]bool{}
+	for _, in := range inputs {
+		if in == nil {
+			continue
+		}
+		for _, src := range in.Read {
+			if seen[src] {
+				continue
+			}
+			seen[src] = true
+			allowed, _, err := s.c.authorize(ctx, authorizer.AttributesRecord{User: s.caller, Verb: "get", APIVersion: "v1",
+				Resource: src.Resource(), Namespace: ti.Namespace, Name: src.Name, ResourceRequest: true})
+			if err != nil {
+				return err
+			}
+			if !allowed {
+				refused = append(refused, src.Kind+" "+ti.Namespace+"/"+src.Name)
+			}
+		}
+	}
+	if len(refused) > 0 {
+		return fail("Forbidden", "%s may not get %s, which the instance reads its values from: a preview shows nothing of an "+
+			"instance whose inputs its caller may not read", s.caller.GetName(), strings.Join(refused, ", "))
+	}
+	return nil
 }
 
 // breaks says a rendering failed on the instance's values alone: every problem is of a
@@ -325,15 +413,6 @@ func breaks(err error) bool {
 		}
 	}
 	return true
-}
-
-// authorsOf are the authors of the Templates imported.
-func authorsOf(imported []*templates.Template) []author {
-	out := make([]author, 0, len(imported))
-	for _, t := range imported {
-		out = append(out, authorOf(t))
-	}
-	return out
 }
 
 // dedupe drops repeated objects, keeping the first.

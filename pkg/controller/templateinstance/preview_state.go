@@ -48,19 +48,17 @@ type previewState struct {
 	author              author
 	// revisions are the contents instances run now, by number.
 	revisions map[int64]*templates.Template
-	// secrets are the Secrets read, by requester and namespace.
+	// secrets are the Secrets and ConfigMaps read, by requester and namespace.
 	secrets map[string]*requesterSecrets
-	// readable says, by Secret name, whether the caller may get it.
-	readable map[string]bool
 }
 
-// requesterSecrets are the Secrets of one namespace one requester reads: the generated-values
+// requesterSecrets are the sources of one namespace one requester reads: the generated-values
 // Secrets in one list, the others one by one, each once.
 type requesterSecrets struct {
 	applier   Applier
 	generated map[string]map[string][]byte
 	listed    bool
-	byName    map[string]secretRead
+	byName    map[inventory.Source]secretRead
 }
 
 type secretRead struct {
@@ -71,14 +69,14 @@ type secretRead struct {
 func (p *Previewer) newState(ctx context.Context, req PreviewRequest) (*previewState, error) {
 	t := req.Template
 	s := &previewState{p: p, caller: req.Caller, live: req.Live, template: t, revisions: map[int64]*templates.Template{},
-		secrets: map[string]*requesterSecrets{}, readable: map[string]bool{}}
+		secrets: map[string]*requesterSecrets{}}
 	mapper := p.cfg.Mapper
 	if mapper == nil {
 		mapper = &guessingMapper{mapper: meta.NewDefaultRESTMapper(nil)}
 	}
 	s.c = &Controller{cfg: Config{Templates: p.cfg.Templates, Renderer: p.cfg.Renderer, Appliers: p.cfg.Appliers, Mapper: mapper,
 		Authorizer: authorizer.AuthorizerFunc((&memoAuthorizer{next: p.cfg.Authorizer, answers: map[string]memoAnswer{}}).Authorize),
-		SelfReview: p.cfg.SelfReview}}
+		SelfReview: p.cfg.SelfReview, HashKey: p.cfg.HashKey}}
 	if t.Revision != nil {
 		s.revisions[t.Revision.Number] = t
 	}
@@ -112,11 +110,11 @@ func (s *previewState) revision(ctx context.Context, number int64) (*templates.T
 	return rt, nil
 }
 
-// secretData reads Secret name of the instance's namespace as its requester; a generated-values
+// sourceData reads a source of the instance's namespace as its requester; a generated-values
 // Secret comes from one list of them per requester and namespace.
-func (s *previewState) secretData(ctx context.Context, ti *templatesv1.TemplateInstance, name string, generated bool) (map[string][]byte, error) {
+func (s *previewState) sourceData(ctx context.Context, ti *templatesv1.TemplateInstance, src inventory.Source, generated bool) (map[string][]byte, error) {
 	if s.p.cfg.Appliers == nil {
-		return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "secrets"}, name)
+		return nil, apierrors.NewNotFound(schema.GroupResource{Resource: src.Resource()}, src.Name)
 	}
 	key := identityKey(requesterInfo(ti.Spec.Requester)) + "\x00" + ti.Namespace
 	rs := s.secrets[key]
@@ -125,7 +123,7 @@ func (s *previewState) secretData(ctx context.Context, ti *templatesv1.TemplateI
 		if err != nil {
 			return nil, err
 		}
-		rs = &requesterSecrets{applier: a, byName: map[string]secretRead{}}
+		rs = &requesterSecrets{applier: a, byName: map[inventory.Source]secretRead{}}
 		s.secrets[key] = rs
 	}
 	if generated && !rs.listed {
@@ -134,32 +132,19 @@ func (s *previewState) secretData(ctx context.Context, ti *templatesv1.TemplateI
 		// reads them one by one below.
 		rs.generated, _ = rs.applier.SecretsData(ctx, ti.Namespace, inventory.GeneratedValuesLabel+"=true")
 	}
-	if data, ok := rs.generated[name]; ok {
+	if data, ok := rs.generated[src.Name]; ok && src.Kind == inventory.SecretKind {
 		return data, nil
 	}
-	if r, ok := rs.byName[name]; ok {
+	if r, ok := rs.byName[src]; ok {
 		return r.data, r.err
 	}
-	data, err := rs.applier.SecretData(ctx, ti.Namespace, name)
-	rs.byName[name] = secretRead{data, err}
+	data, err := rs.applier.SourceData(ctx, ti.Namespace, src)
+	rs.byName[src] = secretRead{data, err}
 	return data, err
 }
 
-// mayRead says whether the caller may get Secret name of the namespace: only then does the
-// preview show what came from it.
-func (s *previewState) mayRead(ctx context.Context, namespace, name string) bool {
-	key := namespace + "/" + name
-	if ok, asked := s.readable[key]; asked {
-		return ok
-	}
-	attrs := authorizer.AttributesRecord{User: s.caller, Verb: "get", APIVersion: "v1", Resource: "secrets",
-		Namespace: namespace, Name: name, ResourceRequest: true}
-	decision, _, _ := s.c.cfg.Authorizer.Authorize(ctx, attrs)
-	s.readable[key] = decision == authorizer.DecisionAllow
-	return s.readable[key]
-}
-
-// memoAuthorizer answers each question once per preview.
+// memoAuthorizer answers each question once per preview; an answer that is an outage of the
+// authorizer is never kept.
 type memoAuthorizer struct {
 	next    authorizer.Authorizer
 	mu      sync.Mutex
@@ -183,6 +168,10 @@ func (m *memoAuthorizer) Authorize(ctx context.Context, a authorizer.Attributes)
 		return answer.decision, answer.reason, answer.err
 	}
 	answer.decision, answer.reason, answer.err = m.next.Authorize(ctx, a)
+	if answer.err != nil && answer.decision != authorizer.DecisionAllow {
+		// An outage is asked again: the next question may find the authorizer back.
+		return answer.decision, answer.reason, answer.err
+	}
 	m.mu.Lock()
 	m.answers[key] = answer
 	m.mu.Unlock()

@@ -33,6 +33,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
+	"stencil.dev/stencil/pkg/redact"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 )
@@ -56,7 +57,7 @@ func (l trackerInstances) List(ctx context.Context, namespace string) ([]*templa
 func (f *fixture) previewer() *Previewer {
 	return NewPreviewer(PreviewConfig{Templates: f.c.cfg.Templates, Instances: trackerInstances{f}, Renderer: f.c.cfg.Renderer,
 		Appliers: f.appliers, Mapper: testMapper(), Authorizer: authorizer.AuthorizerFunc(f.authz.Authorize),
-		Memory: renderrest.NewBudget(64<<20, 32<<20, nil)})
+		Memory: renderrest.NewBudget(64<<20, 32<<20, nil), HashKey: testHashKey})
 }
 
 // valueTemplate is Template app at revision 1: a ConfigMap holding parameter VALUE (default
@@ -111,8 +112,7 @@ func generatedValues(name, password string) *unstructured.Unstructured {
 // TestPreview: a candidate that changes a default and constrains the values classifies each
 // instance by its own values (unchanged, changed, breaks its parameters); pinned and Manual
 // instances are left out; a requester the rule refuses is Forbidden; generated values are the
-// kept ones and are masked from a caller who may not read them; the plan hash is stable and
-// follows each instance's rendering.
+// kept ones; the plan hash is stable and follows each instance's rendering.
 func TestPreview(t *testing.T) {
 	stored := valueTemplate(t, "one", nil)
 	candidate := valueTemplate(t, "two", func(t *templatesv1.Template) {
@@ -130,9 +130,7 @@ func TestPreview(t *testing.T) {
 		newInstance("f-mallory", with(map[string]string{"VALUE": "one"}, func(ti *templatesv1.TemplateInstance) { ti.Spec.Requester.Username = "mallory" })...),
 	}
 	live := []runtime.Object{generatedValues("a-default", "hunter2hunter2"), generatedValues("b-explicit", "correcthorse")}
-	f := (&fixture{t: t, objects: objects, live: live, deny: func(a authorizer.Attributes) bool {
-		return refuse("mallory", "create", "configmaps")(a) || refuse("bob", "get", "secrets")(a)
-	}}).build()
+	f := (&fixture{t: t, objects: objects, live: live, deny: refuse("mallory", "create", "configmaps")}).build()
 	caller := &user.DefaultInfo{Name: "bob"}
 	status, err := f.previewer().Preview(context.Background(), PreviewRequest{Template: internalTemplate(t, stored), Candidate: candidateOf(t, candidate), Caller: caller})
 	if err != nil {
@@ -170,8 +168,9 @@ func TestPreview(t *testing.T) {
 	}
 }
 
-// TestPreviewMasksSecrets (hostile): what came from a Secret the caller may not get never
-// shows, anywhere in the answer; a caller who may get it sees it; a Secret's data never shows.
+// TestPreviewMasksSecrets (hostile): a caller who may not get a Secret an instance reads its
+// values from learns nothing of the instance (Forbidden, no objects, no hash); a caller who
+// may sees the changes with every secret value masked, and a Secret's data never.
 func TestPreviewMasksSecrets(t *testing.T) {
 	stored := valueTemplate(t, "one", nil)
 	candidate := valueTemplate(t, "one", func(t *templatesv1.Template) {
@@ -179,12 +178,12 @@ func TestPreviewMasksSecrets(t *testing.T) {
 		t.Objects[1].Raw = []byte(`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"auth"},"stringData":{"password":"${PASSWORD}x"}}`)
 	})
 	for _, tc := range []struct {
-		name    string
-		deny    func(authorizer.Attributes) bool
-		visible bool
+		name string
+		deny func(authorizer.Attributes) bool
+		want templates.PreviewClassification
 	}{
-		{"the caller may not get the Secret", refuse("bob", "get", "secrets"), false},
-		{"the caller may get it", nil, true},
+		{"the caller may not get the Secret", refuse("bob", "get", "secrets"), templates.PreviewForbidden},
+		{"the caller may get it", nil, templates.PreviewChanged},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := (&fixture{t: t, objects: []runtime.Object{stored, newInstance("shop", onRevision(1))},
@@ -194,16 +193,24 @@ func TestPreviewMasksSecrets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			answer := fmt.Sprintf("%+v", status)
-			if strings.Contains(answer, "hunter2hunter2") != tc.visible {
-				t.Errorf("the generated password visible: %v, want %v:\n%s", !tc.visible, tc.visible, answer)
+			if answer := fmt.Sprintf("%+v", status); strings.Contains(answer, "hunter2hunter2") {
+				t.Errorf("the generated password shows:\n%s", answer)
 			}
 			one := status.Instances[0]
-			if one.Classification != templates.PreviewChanged || !one.Masked {
-				t.Errorf("classified %s, masked %v", one.Classification, one.Masked)
+			if one.Classification != tc.want {
+				t.Fatalf("classified %s: %+v", one.Classification, one)
+			}
+			if tc.want == templates.PreviewForbidden {
+				if len(one.Objects) > 0 || one.RenderedHash != "" || !strings.Contains(one.Message, "bob may not get Secret demo/shop-generated") {
+					t.Errorf("a Forbidden instance shows %+v", one)
+				}
+				return
+			}
+			if !one.Masked || !strings.HasPrefix(one.RenderedHash, inventory.HashPrefix) {
+				t.Errorf("masked %v, hash %s", one.Masked, one.RenderedHash)
 			}
 			for _, o := range one.Objects {
-				if o.Kind == "Secret" && (o.Fields[0].Before != Masked || o.Fields[0].After != Masked) {
+				if o.Kind == "Secret" && (o.Fields[0].Before != redact.Masked || o.Fields[0].After != redact.Masked) {
 					t.Errorf("a Secret's data shows: %+v", o.Fields)
 				}
 			}
@@ -309,49 +316,6 @@ func TestPreviewLive(t *testing.T) {
 				if strings.HasPrefix(a, "apply ") || strings.HasPrefix(a, "delete ") {
 					t.Errorf("a preview wrote to the target: %s", a)
 				}
-			}
-		})
-	}
-}
-
-// TestPreviewHidesSecretValuesEverywhere (hostile): a value from a parametersFrom Secret the
-// caller may not get is masked where a candidate puts it in an object's name, and where a
-// refusal quotes it; nothing of the answer holds it.
-func TestPreviewHidesSecretValuesEverywhere(t *testing.T) {
-	const secret = "s3cr3t-value-0042"
-	stored := valueTemplate(t, "one", func(v *templatesv1.Template) {
-		v.Parameters = append(v.Parameters, templatesv1.Parameter{Name: "DB"})
-	})
-	named := valueTemplate(t, "one", func(v *templatesv1.Template) {
-		v.Parameters = append(v.Parameters, templatesv1.Parameter{Name: "DB"})
-		v.Objects = append(v.Objects, runtime.RawExtension{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-${DB}"}}`)})
-	})
-	constrained := valueTemplate(t, "one", func(v *templatesv1.Template) {
-		v.Parameters = append(v.Parameters, templatesv1.Parameter{Name: "DB", Pattern: "^[a-z]+$"})
-	})
-	creds := &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "v1", "kind": "Secret",
-		"metadata": map[string]interface{}{"namespace": "demo", "name": "creds"},
-		"data":     map[string]interface{}{"DB": base64.StdEncoding.EncodeToString([]byte(secret))}}}
-	for _, tc := range []struct {
-		name      string
-		candidate *templatesv1.Template
-		want      templates.PreviewClassification
-	}{{"in an object's name", named, templates.PreviewChanged}, {"quoted by a refusal", constrained, templates.PreviewBreaksParameters}} {
-		t.Run(tc.name, func(t *testing.T) {
-			f := (&fixture{t: t, objects: []runtime.Object{stored, newInstance("shop", onRevision(1), func(ti *templatesv1.TemplateInstance) {
-				ti.Spec.ParametersFrom = []templatesv1.ParametersSource{{SecretRef: &templatesv1.SecretReference{Name: "creds"}}}
-			})}, live: []runtime.Object{generatedValues("shop", "hunter2hunter2"), creds}, deny: refuse("bob", "get", "secrets")}).build()
-			status, err := f.previewer().Preview(context.Background(), PreviewRequest{Template: internalTemplate(t, stored),
-				Candidate: candidateOf(t, tc.candidate), Caller: &user.DefaultInfo{Name: "bob"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			one := status.Instances[0]
-			if answer := fmt.Sprintf("%+v", status); strings.Contains(answer, secret) || strings.Contains(answer, "hunter2hunter2") {
-				t.Errorf("the answer holds a value the caller may not read:\n%s", answer)
-			}
-			if one.Classification != tc.want || !one.Masked {
-				t.Errorf("classified %s, masked %v: %+v", one.Classification, one.Masked, one)
 			}
 		})
 	}

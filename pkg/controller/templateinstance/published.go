@@ -60,7 +60,7 @@ const noConsumerPoll = 30 * time.Second
 func (c *Controller) reconcilePublished(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, r *rendered, plan []*planned) (time.Duration, error) {
 	pub := c.cfg.Publishing
 	if pub == nil {
-		return 0, c.failed(ctx, ti, fail("NotPublishing", "this server serves no artifacts: its administrator starts it with --artifact-port and --artifact-url"))
+		return 0, c.failed(ctx, ti, r.scrub(fail("NotPublishing", "this server serves no artifacts: its administrator starts it with --artifact-port and --artifact-url")))
 	}
 	client, err := pub.Clients(ti.Spec.Requester)
 	if err != nil {
@@ -96,13 +96,13 @@ func (c *Controller) reconcilePublished(ctx context.Context, ti *templatesv1.Tem
 	if err != nil {
 		if artifact.IsLimitError(err) {
 			_ = publish.MarkFailed(ctx, client, ti, err.Error())
-			return 0, c.failed(ctx, ti, fail("ArtifactTooLarge", "nothing was published: %v", err))
+			return 0, c.failed(ctx, ti, r.scrub(fail("ArtifactTooLarge", "nothing was published: %v", err)))
 		}
-		return 0, c.failed(ctx, ti, fail("ProcessingFailed", "%v", err))
+		return 0, c.failed(ctx, ti, r.scrub(fail("ProcessingFailed", "%v", err)))
 	}
 	prev, err := publish.ReadStorage(ctx, client, ti.Namespace, ti.Name)
 	if err != nil {
-		return 0, c.failed(ctx, ti, err)
+		return 0, c.failed(ctx, ti, r.scrub(err))
 	}
 
 	// What the controller applies (Secrets, generated values) and prunes, and what Flux will
@@ -115,23 +115,23 @@ func (c *Controller) reconcilePublished(ctx context.Context, ti *templatesv1.Tem
 	}
 	prune := append(c.pruneTargets(ti.Status.Objects, keep), c.pruneTargets(publish.Removed(prev, refs), nil)...)
 	if err := c.authorizePlan(ctx, ti, a, plan, r.authors, prune); err != nil {
-		return 0, c.failed(ctx, ti, err)
+		return 0, c.failed(ctx, ti, r.scrub(err))
 	}
 	if err := c.authorizeDelivery(ctx, ti, a); err != nil {
-		return 0, c.failed(ctx, ti, err)
+		return 0, c.failed(ctx, ti, r.scrub(err))
 	}
 
 	owned, pruning, err := c.applyManaged(ctx, ti, a, r, managed, c.pruneTargets(ti.Status.Objects, keep), keep)
 	if err != nil {
-		return 0, c.failed(ctx, ti, err)
+		return 0, c.failed(ctx, ti, r.scrub(err))
 	}
 	outcome, err := pub.Publisher.Publish(ctx, client, ti, prev, packed, publish.RevisionName(r.revision, ti.Generation), refs)
 	if err != nil {
 		var missing *publish.MissingKindError
 		if errors.As(err, &missing) {
-			return 0, c.failed(ctx, ti, fail("NoExternalArtifacts", "%v", err))
+			return 0, c.failed(ctx, ti, r.scrub(fail("NoExternalArtifacts", "%v", err)))
 		}
-		return 0, c.failed(ctx, ti, err)
+		return 0, c.failed(ctx, ti, r.scrub(err))
 	}
 
 	ti.Status.Objects = owned
@@ -148,7 +148,7 @@ func (c *Controller) reconcilePublished(ctx context.Context, ti *templatesv1.Tem
 	ti.Status.ObservedGeneration = ti.Generation
 	applied, err := publish.AppliedBy(ctx, client, ti, outcome.Artifact.Digest)
 	if err != nil {
-		return 0, c.failed(ctx, ti, err)
+		return 0, c.failed(ctx, ti, r.scrub(err))
 	}
 	setPublishedReadiness(ti, applied, pruning)
 	rotated := ti.Annotations[templatesv1.AnnotationRotateGeneratedParameters] != ""
@@ -215,7 +215,11 @@ func (c *Controller) authorizeDelivery(ctx context.Context, ti *templatesv1.Temp
 	var refused []string
 	for _, attrs := range checks {
 		attrs.User, attrs.Namespace, attrs.ResourceRequest = requester, ti.Namespace, true
-		if allowed, reason := c.authorizeObject(ctx, a, attrs); !allowed {
+		allowed, reason, err := c.authorizeObject(ctx, a, attrs)
+		if err != nil {
+			return err
+		}
+		if !allowed {
 			refused = append(refused, fmt.Sprintf("%s may not %s %s: %s", requester.GetName(), attrs.Verb, describeAttrs(attrs), reason))
 		}
 	}

@@ -69,12 +69,14 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	}
 
 	r, err := c.render(ctx, ti, a)
+	// From here on, no message (a condition, an Event, a log line) quotes a secret value.
+	failed := func(err error) error { return c.failed(ctx, ti, r.scrub(err)) }
 	if err != nil {
-		return 0, c.failed(ctx, ti, err)
+		return 0, failed(err)
 	}
 	plan, err := c.plan(ti, r)
 	if err != nil {
-		return 0, c.failed(ctx, ti, err)
+		return 0, failed(err)
 	}
 	if ti.Spec.Published() {
 		return c.reconcilePublished(ctx, ti, a, r, plan)
@@ -89,21 +91,21 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	}
 	prune := c.pruneTargets(ti.Status.Objects, keep)
 	if err := c.authorizePlan(ctx, ti, a, plan, r.authors, prune); err != nil {
-		return 0, c.failed(ctx, ti, err)
+		return 0, failed(err)
 	}
 	// What was applied last, to objects nobody changed since, is not applied again.
 	live, same, err := c.unchanged(ctx, ti, a, r, plan, prune)
 	if err != nil {
-		return 0, c.failed(ctx, ti, err)
+		return 0, failed(err)
 	}
 	if same {
 		return c.recordUnchanged(ctx, ti, r, live)
 	}
 	if err := c.preflight(ctx, ti, a, plan); err != nil {
-		return 0, c.failed(ctx, ti, err)
+		return 0, failed(err)
 	}
 	if r.unreadGenerated != nil {
-		return 0, c.failed(ctx, ti, r.unreadGenerated)
+		return 0, failed(r.unreadGenerated)
 	}
 	// Before anything is applied, the inventory holds the old objects and the new: a pass
 	// cut short still knows every object it may have created.
@@ -132,11 +134,11 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 		ti.Status.GeneratedParametersSecret = GeneratedSecretName(ti.Name)
 	}
 	if ti, err = c.writeStatus(ctx, ti); err != nil {
-		return 0, err
+		return 0, r.scrub(err)
 	}
 
 	if err := c.apply(ctx, a, plan); err != nil {
-		return 0, c.failed(ctx, ti, err)
+		return 0, failed(err)
 	}
 	objects = objects[:0]
 	for _, p := range plan {
@@ -146,7 +148,7 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	}
 	left, err := c.prune(ctx, ti, a, old, keep)
 	if err != nil {
-		return 0, c.failed(ctx, ti, err)
+		return 0, failed(err)
 	}
 	ti.Status.Objects = append(objects, left...)
 	ti.Status.TemplateResourceVersion = r.templateResourceVersion
@@ -163,7 +165,7 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	}
 	rotated := ti.Annotations[templatesv1.AnnotationRotateGeneratedParameters] != ""
 	if ti, err = c.writeStatus(ctx, ti); err != nil {
-		return 0, err
+		return 0, r.scrub(err)
 	}
 	if rotated {
 		// The new values are stored and applied: the request is done.

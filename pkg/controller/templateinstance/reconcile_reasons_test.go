@@ -19,6 +19,7 @@ package templateinstance
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -151,6 +152,22 @@ func reasonCases() []reasonCase {
 		deny:    refuse("bob", "create", "configmaps"),
 		reasons: []string{"AuthorForbidden"}, message: "ConfigMap demo/config: bob, the author of Template demo/app, may not create it",
 		check: nothingApplied,
+	}, {
+		name: "the template's author may not read a Secret the instance reads its values from",
+		objects: []runtime.Object{shop("shop", fromSecret("values")), func() runtime.Object {
+			t := app(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"config"},"data":{"a":"${A}"}}`)
+			t.Author.Username, t.Parameters = "bob", []templatesv1.Parameter{{Name: "A"}}
+			return t
+		}()},
+		live:    []runtime.Object{valuesSecret("values", map[string]string{"A": "s3cr3t-from-values"})},
+		deny:    refuse("bob", "get", "secrets"),
+		reasons: []string{"InputForbidden"}, message: "bob, the author of Template demo/app, may not get Secret demo/values: RBAC: no binding",
+		check: func(t *testing.T, f *fixture) {
+			nothingApplied(t, f)
+			if status := fmt.Sprintf("%+v", f.instance("shop").Status); strings.Contains(status, "s3cr3t-from-values") {
+				t.Errorf("the status quotes the value: %s", status)
+			}
+		},
 	}, {
 		name: "the template records no author",
 		objects: []runtime.Object{shop("shop"), func() runtime.Object {

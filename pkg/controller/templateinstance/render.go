@@ -18,10 +18,12 @@ package templateinstance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
@@ -30,8 +32,10 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
+	"stencil.dev/stencil/pkg/authz"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 	"stencil.dev/stencil/pkg/process"
+	"stencil.dev/stencil/pkg/redact"
 	"stencil.dev/stencil/pkg/render"
 )
 
@@ -45,6 +49,34 @@ func (f *failure) Error() string { return f.reason + ": " + f.message }
 
 func fail(reason, format string, args ...interface{}) *failure {
 	return &failure{reason: reason, message: fmt.Sprintf(format, args...)}
+}
+
+// scrubbed is err with the values of set kept out of its message: a failure's message, an API
+// status's message and causes (in a copy), any other error's text. Its kind stays, so that
+// the controller still tells a failure of the instance from one of the cluster.
+func scrubbed(err error, set *redact.Set) error {
+	if err == nil || set.Len() == 0 {
+		return err
+	}
+	var f *failure
+	if errors.As(err, &f) {
+		return &failure{reason: f.reason, message: set.ScrubString(f.message)}
+	}
+	if status, ok := err.(apierrors.APIStatus); ok {
+		st := status.Status()
+		st.Message = set.ScrubString(st.Message)
+		if d := st.Details; d != nil {
+			details := *d
+			details.Name = set.ScrubString(d.Name)
+			details.Causes = make([]metav1.StatusCause, len(d.Causes))
+			for i, c := range d.Causes {
+				details.Causes[i] = metav1.StatusCause{Type: c.Type, Message: set.ScrubString(c.Message), Field: set.ScrubString(c.Field)}
+			}
+			st.Details = &details
+		}
+		return &apierrors.StatusError{ErrStatus: st}
+	}
+	return errors.New(set.ScrubString(err.Error()))
 }
 
 // rendered is what one instance renders to.
@@ -71,6 +103,18 @@ type rendered struct {
 	// freshGenerated says a generated parameter got a new value (none was kept, or its
 	// rotation was asked for): the generated-values Secret changes, whatever the objects hold.
 	freshGenerated bool
+	// secrets are the values no message may quote (redact.Parameter's, and every value read
+	// from a Secret); fromSecrets those of them read from parametersFrom Secrets, which never
+	// name an object. Both are set as soon as they are known, also when rendering fails.
+	secrets, fromSecrets *redact.Set
+}
+
+// scrub keeps the secret values of r out of err's message.
+func (r *rendered) scrub(err error) error {
+	if r == nil {
+		return err
+	}
+	return scrubbed(err, r.secrets)
 }
 
 // requesterInfo is the requester as the authorizer and the renderer see a user.
@@ -79,7 +123,10 @@ func requesterInfo(r *templatesv1.TemplateInstanceRequester) user.Info {
 }
 
 // render renders the instance's template with its values as its requester: the requester
-// must be allowed to process the template, and values come from Secrets the requester reads.
+// must be allowed to process the template, values come from the Secrets and ConfigMaps the
+// requester reads, and every author of what is rendered must be allowed to read them too
+// (authorizeInputs), which is asked before any value is checked or used. It returns what it
+// knows of the secrets also with an error.
 func (c *Controller) render(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier) (*rendered, error) {
 	return c.renderAdopting(ctx, ti, a, nil)
 }
@@ -87,51 +134,65 @@ func (c *Controller) render(ctx context.Context, ti *templatesv1.TemplateInstanc
 // renderAdopting renders as render does, with adopted as the values of the generated
 // parameters that keep none yet: the values an adoption found in the live objects.
 func (c *Controller) renderAdopting(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, adopted map[string]string) (*rendered, error) {
+	r := &rendered{secrets: &redact.Set{}, fromSecrets: &redact.Set{}}
 	requester := requesterInfo(ti.Spec.Requester)
 	ctx = genericapirequest.WithNamespace(genericapirequest.WithUser(ctx, requester), ti.Namespace)
 	t, stored, err := c.template(ctx, ti, requester)
 	if err != nil {
-		return nil, err
+		return r, err
 	}
 	current := t
 	if stored {
 		if t, err = c.revisionToRender(ctx, ti, current); err != nil {
-			return nil, err
+			return r, err
 		}
 	}
-	values, err := parameterValues(ctx, ti, t, a)
+	inputs, err := readInputs(ctx, ti, t, a)
 	if err != nil {
-		return nil, err
+		return r, err
 	}
-	generatedNames := inventory.GeneratedParameters(t, values)
-	var unreadGenerated error
+	r.secrets.Add(inputs.Secrets...)
+	generatedNames := inventory.GeneratedParameters(t, inputs.Values)
 	if len(generatedNames) > 0 {
-		if err := reuseGenerated(ctx, ti, a, generatedNames, values); err != nil {
+		if err := reuseGenerated(ctx, ti, a, generatedNames, inputs); err != nil {
 			if _, ok := err.(*failure); !ok {
-				return nil, err
+				return r, err
 			}
-			unreadGenerated = err
+			r.unreadGenerated = err
 		}
 	}
 	for n := range generatedNames {
-		if v, ok := adopted[n]; ok && values[n] == "" {
-			values[n] = v
+		if v, ok := adopted[n]; ok && inputs.Values[n] == "" {
+			inputs.Values[n] = v
 		}
 	}
-	freshGenerated := false
+	addSecrets(r, t.Parameters, inputs, nil)
 	for n := range generatedNames {
-		freshGenerated = freshGenerated || values[n] == ""
+		r.freshGenerated = r.freshGenerated || inputs.Values[n] == ""
 	}
 	out, err := c.cfg.Renderer.RenderObjects(ctx, render.Input{
 		Template:   t,
 		Stored:     stored,
-		Request:    process.Request{Parameters: values, Labels: ti.Spec.Labels},
+		Request:    process.Request{Parameters: inputs.Values, FromSecret: inputs.FromSecret, Labels: ti.Spec.Labels},
 		Properties: ti.Spec.Properties,
+		Admit: func(imported []*templates.Template) error {
+			var authors []author
+			if stored {
+				authors = append(authors, authorOf(t))
+			}
+			return c.authorizeInputs(ctx, ti, append(authors, authorsOf(imported)...), inputs.Read)
+		},
 	})
 	if err != nil {
-		return nil, fail("ProcessingFailed", "%s", statusMessage(err))
+		// The rule of what the instance reads refused it, or the authorizer could not answer.
+		var f *failure
+		if errors.As(err, &f) || authz.IsUnavailable(err) {
+			return r, err
+		}
+		return r, fail("ProcessingFailed", "%s", statusMessage(err))
 	}
-	r := &rendered{unreadGenerated: unreadGenerated, hash: inventory.OutputHash(out.Objects), freshGenerated: freshGenerated}
+	addSecrets(r, t.Parameters, inputs, out.Parameters)
+	r.hash = inventory.OutputHash(c.cfg.HashKey, out.Objects)
 	if stored {
 		r.templateResourceVersion = current.ResourceVersion
 		r.authors = append(r.authors, authorOf(t))
@@ -139,9 +200,7 @@ func (c *Controller) renderAdopting(ctx context.Context, ti *templatesv1.Templat
 			r.revision, r.current = t.Revision.Number, current.Revision.Number
 		}
 	}
-	for _, imported := range out.Imported {
-		r.authors = append(r.authors, authorOf(imported))
-	}
+	r.authors = append(r.authors, authorsOf(out.Imported)...)
 	if len(generatedNames) > 0 {
 		r.generated = map[string]string{}
 		for _, p := range out.Parameters {
@@ -153,11 +212,34 @@ func (c *Controller) renderAdopting(ctx context.Context, ti *templatesv1.Templat
 	for i, item := range out.Objects {
 		obj := &unstructured.Unstructured{}
 		if err := obj.UnmarshalJSON(item); err != nil {
-			return nil, fail("ProcessingFailed", "object %d of the processed template: %v", i, err)
+			return r, fail("ProcessingFailed", "object %d of the processed template: %v", i, err)
 		}
 		r.objects = append(r.objects, obj)
 	}
 	return r, nil
+}
+
+// addSecrets adds to r the values of the declared parameters that redact.Hidden hides, as
+// given (values) or as the engine used them (used, when set), and marks those read from
+// parametersFrom Secrets.
+func addSecrets(r *rendered, declared []templates.Parameter, inputs *inventory.Inputs, used []templates.Parameter) {
+	values := inputs.Values
+	if used != nil {
+		values = make(map[string]string, len(used))
+		for _, p := range used {
+			values[p.Name] = p.Value
+		}
+	}
+	for i := range declared {
+		p := &declared[i]
+		v, from := values[p.Name], inputs.FromSecret[p.Name]
+		if from {
+			r.fromSecrets.Add(v)
+		}
+		if redact.Hidden(p, v, from) {
+			r.secrets.Add(v)
+		}
+	}
 }
 
 // template returns the template to render: the stored one, which the requester must be
@@ -169,7 +251,10 @@ func (c *Controller) template(ctx context.Context, ti *templatesv1.TemplateInsta
 	if ref := ti.Spec.TemplateRef; ref != nil {
 		attrs.Resource, attrs.Subresource, attrs.Name = "templates", "processed", ref.Name
 	}
-	if allowed, reason := c.authorize(ctx, attrs); !allowed {
+	if allowed, reason, err := c.authorize(ctx, attrs); err != nil || !allowed {
+		if err != nil {
+			return nil, false, err
+		}
 		return nil, false, fail("Forbidden", "%s may not process %s: %s", requester.GetName(), describeAttrs(attrs), reason)
 	}
 	if ref := ti.Spec.TemplateRef; ref != nil {
@@ -192,43 +277,23 @@ func (c *Controller) template(ctx context.Context, ti *templatesv1.TemplateInsta
 	return t, false, nil
 }
 
-// authorize asks the server's authorizer (a SubjectAccessReview in a cluster) about attrs.
-func (c *Controller) authorize(ctx context.Context, attrs authorizer.AttributesRecord) (bool, string) {
-	decision, reason, err := c.cfg.Authorizer.Authorize(ctx, attrs)
-	if decision == authorizer.DecisionAllow {
-		return true, ""
-	}
-	if err != nil {
-		reason = err.Error()
-	}
-	if reason == "" {
-		reason = "no rule allows it"
-	}
-	return false, reason
+// authorize asks the server's authorizer (a SubjectAccessReview in a cluster) about attrs;
+// err is an outage of the authorizer, never a refusal.
+func (c *Controller) authorize(ctx context.Context, attrs authorizer.AttributesRecord) (bool, string, error) {
+	return authz.Ask(ctx, c.cfg.Authorizer, attrs)
 }
 
-func describeAttrs(a authorizer.AttributesRecord) string {
-	resource := a.Resource
-	if a.Subresource != "" {
-		resource += "/" + a.Subresource
-	}
-	if a.APIGroup != "" {
-		resource += "." + a.APIGroup
-	}
-	if a.Name != "" {
-		resource += " " + a.Name
-	}
-	return resource
-}
+func describeAttrs(a authorizer.AttributesRecord) string { return authz.Describe(a) }
 
-// parameterValues merges the instance's values as inventory.ParameterValues does, reading
-// its parametersFrom Secrets as the requester.
-func parameterValues(ctx context.Context, ti *templatesv1.TemplateInstance, t *templates.Template, a Applier) (map[string]string, error) {
-	return inventory.ParameterValues(ti, t, func(name string) (map[string][]byte, error) {
-		data, err := a.SecretData(ctx, ti.Namespace, name)
+// readInputs merges the instance's values as inventory.ReadInputs does, reading its
+// parametersFrom sources as the requester. A source the requester may not read, or that does
+// not exist, is the instance's failure, named without a value.
+func readInputs(ctx context.Context, ti *templatesv1.TemplateInstance, t *templates.Template, a Applier) (*inventory.Inputs, error) {
+	return inventory.ReadInputs(ti, t, func(src inventory.Source) (map[string][]byte, error) {
+		data, err := a.SourceData(ctx, ti.Namespace, src)
 		if err != nil {
 			if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
-				return nil, fail("ParametersSecret", "Secret %s/%s of parametersFrom: %s", ti.Namespace, name, statusMessage(err))
+				return nil, fail("ParametersSecret", "%s %s/%s of parametersFrom: %s", src.Kind, ti.Namespace, src.Name, statusMessage(err))
 			}
 			return nil, err
 		}
@@ -239,26 +304,21 @@ func parameterValues(ctx context.Context, ti *templatesv1.TemplateInstance, t *t
 // GeneratedSecretName names the Secret that keeps an instance's generated values.
 func GeneratedSecretName(instance string) string { return instance + validation.GeneratedSecretSuffix }
 
-// reuseGenerated puts the values kept in the instance's Secret into values, but for the
+// reuseGenerated puts the values kept in the instance's Secret into inputs, but for the
 // parameters whose rotation is asked for: those are generated again.
-func reuseGenerated(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, names map[string]bool, values map[string]string) error {
-	name := GeneratedSecretName(ti.Name)
-	data, err := a.SecretData(ctx, ti.Namespace, name)
+func reuseGenerated(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, names map[string]bool, inputs *inventory.Inputs) error {
+	src := inventory.Source{Kind: inventory.SecretKind, Name: GeneratedSecretName(ti.Name)}
+	data, err := a.SourceData(ctx, ti.Namespace, src)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
 	if apierrors.IsForbidden(err) {
-		return fail("Forbidden", "reading the generated values in Secret %s/%s: %s", ti.Namespace, name, statusMessage(err))
+		return fail("Forbidden", "reading the generated values in Secret %s/%s: %s", ti.Namespace, src.Name, statusMessage(err))
 	}
 	if err != nil {
 		return err
 	}
-	rotate := rotationRequest(ti)
-	for n := range names {
-		if v, ok := data[n]; ok && !rotate[n] {
-			values[n] = string(v)
-		}
-	}
+	inputs.Keep(src, data, names, rotationRequest(ti))
 	return nil
 }
 

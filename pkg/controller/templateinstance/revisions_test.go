@@ -29,6 +29,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 )
 
@@ -176,7 +177,7 @@ func TestRevisions(t *testing.T) {
 			var got int64
 			if r := ti.Status.TemplateRevision; r != nil {
 				got = r.Number
-				if tc.applied != "" && (!strings.HasPrefix(r.AppliedHash, "sha256:") || r.AppliedHash == "sha256:old" || r.Generation != ti.Generation) {
+				if tc.applied != "" && (!strings.HasPrefix(r.AppliedHash, inventory.HashPrefix) || r.AppliedHash == "sha256:old" || r.Generation != ti.Generation) {
 					t.Errorf("recorded %+v after applying generation %d", r, ti.Generation)
 				}
 			}

@@ -40,6 +40,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &templatesv1alpha1.AdoptionStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("AppliedRevision"):
 		return &templatesv1alpha1.AppliedRevisionApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ConfigMapReference"):
+		return &templatesv1alpha1.ConfigMapReferenceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("CustomTransform"):
 		return &templatesv1alpha1.CustomTransformApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("CustomTransformSpec"):

@@ -109,6 +109,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.AdoptionStatus{}.OpenAPIModelName():             schema_pkg_apis_templates_v1alpha1_AdoptionStatus(ref),
 		v1alpha1.AppliedRevision{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_AppliedRevision(ref),
 		v1alpha1.Bound{}.OpenAPIModelName():                      schema_pkg_apis_templates_v1alpha1_Bound(ref),
+		v1alpha1.ConfigMapReference{}.OpenAPIModelName():         schema_pkg_apis_templates_v1alpha1_ConfigMapReference(ref),
 		v1alpha1.CustomTransform{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_CustomTransform(ref),
 		v1alpha1.CustomTransformList{}.OpenAPIModelName():        schema_pkg_apis_templates_v1alpha1_CustomTransformList(ref),
 		v1alpha1.CustomTransformSpec{}.OpenAPIModelName():        schema_pkg_apis_templates_v1alpha1_CustomTransformSpec(ref),
@@ -3887,6 +3888,28 @@ func schema_pkg_apis_templates_v1alpha1_Bound(ref common.ReferenceCallback) comm
 	})
 }
 
+func schema_pkg_apis_templates_v1alpha1_ConfigMapReference(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ConfigMapReference names a ConfigMap in the same namespace.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name of the ConfigMap.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"name"},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_templates_v1alpha1_CustomTransform(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -4932,7 +4955,7 @@ func schema_pkg_apis_templates_v1alpha1_ParametersSource(ref common.ReferenceCal
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "ParametersSource is where further parameter values come from.",
+				Description: "ParametersSource is where further parameter values come from: exactly one of secretRef and configMapRef.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"secretRef": {
@@ -4941,11 +4964,17 @@ func schema_pkg_apis_templates_v1alpha1_ParametersSource(ref common.ReferenceCal
 							Ref:         ref(v1alpha1.SecretReference{}.OpenAPIModelName()),
 						},
 					},
+					"configMapRef": {
+						SchemaProps: spec.SchemaProps{
+							Description: "configMapRef names a ConfigMap of the namespace whose keys (data and binaryData) are parameter names.",
+							Ref:         ref(v1alpha1.ConfigMapReference{}.OpenAPIModelName()),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			v1alpha1.SecretReference{}.OpenAPIModelName()},
+			v1alpha1.ConfigMapReference{}.OpenAPIModelName(), v1alpha1.SecretReference{}.OpenAPIModelName()},
 	}
 }
 
@@ -6146,7 +6175,7 @@ func schema_pkg_apis_templates_v1alpha1_TemplateInstanceSpec(ref common.Referenc
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "parametersFrom are further values read from the keys of Secrets of the namespace, each key a parameter name; later sources win over earlier ones and parameters win over all.",
+							Description: "parametersFrom are further values read from the keys of Secrets and ConfigMaps of the namespace, each key a parameter name; later sources win over earlier ones and parameters win over all. A value read from a Secret is secret wherever it goes, whatever the template declares; every author of a Template the instance renders must be allowed to get each source, or the instance renders nothing.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{

@@ -25,6 +25,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
+	"stencil.dev/stencil/pkg/redact"
 )
 
 // Declared checks the constraints of a declared parameter: validation's rules for the
@@ -33,19 +34,21 @@ import (
 // not empty and keeps the schema's other keywords, and the default keeps them all. These are
 // the checks a caller's value gets, so a template whose own values break its constraints is
 // refused when it is compiled (and so when it is stored). A default of the wrong type is the
-// caller's to report, constraints or not. A secret parameter's values stay out of the errors.
+// caller's to report, constraints or not. A secret parameter's values (redact.Parameter)
+// stay out of the errors.
 func Declared(p *templates.Parameter, path *field.Path) field.ErrorList {
 	valid, errs := validation.ValidateParameterConstraints(p, path)
-	errs = append(errs, enumWords(valid.Schema(), p.Secret, path)...)
+	secret := redact.Parameter(p, false)
+	errs = append(errs, enumWords(valid.Schema(), secret, path)...)
 	if valid.Items != nil {
-		errs = append(errs, enumWords(*valid.Items, p.Secret, path.Child("items"))...)
+		errs = append(errs, enumWords(*valid.Items, secret, path.Child("items"))...)
 	}
 	for _, name := range slices.Sorted(maps.Keys(valid.Properties)) {
-		errs = append(errs, enumWords(valid.Properties[name], p.Secret, path.Child("properties").Key(name))...)
+		errs = append(errs, enumWords(valid.Properties[name], secret, path.Child("properties").Key(name))...)
 	}
 	if p.Value != "" && OfType(valid.Type, p.Value) == nil {
 		if reasons := New(&valid).Violations(p.Value); len(reasons) > 0 {
-			errs = append(errs, field.Invalid(path.Child("value"), shown(p.Secret, p.Value), strings.Join(reasons, "; ")))
+			errs = append(errs, field.Invalid(path.Child("value"), shown(secret, p.Value), strings.Join(reasons, "; ")))
 		}
 	}
 	return errs

@@ -102,7 +102,7 @@ func InstanceFromInternal(in *templates.TemplateInstance, out *TemplateInstance)
 		}
 	}
 	sources := in.Spec.ParametersFrom
-	if n := len(sources); n > 0 && sources[n-1].SecretRef != nil {
+	if n := len(sources); n > 0 && sources[n-1].SecretRef != nil && sources[n-1].ConfigMapRef == nil {
 		out.Spec.Secret = &LocalObjectReference{Name: sources[n-1].SecretRef.Name}
 		sources = sources[:n-1]
 	}

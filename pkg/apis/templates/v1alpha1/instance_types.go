@@ -57,8 +57,11 @@ type TemplateInstanceSpec struct {
 	// parameters are the values by parameter name.
 	// +optional
 	Parameters map[string]string `json:"parameters,omitempty"`
-	// parametersFrom are further values read from the keys of Secrets of the namespace, each
-	// key a parameter name; later sources win over earlier ones and parameters win over all.
+	// parametersFrom are further values read from the keys of Secrets and ConfigMaps of the
+	// namespace, each key a parameter name; later sources win over earlier ones and parameters
+	// win over all. A value read from a Secret is secret wherever it goes, whatever the
+	// template declares; every author of a Template the instance renders must be allowed to
+	// get each source, or the instance renders nothing.
 	// +optional
 	// +listType=atomic
 	ParametersFrom []ParametersSource `json:"parametersFrom,omitempty"`
@@ -99,11 +102,22 @@ type TemplateReference struct {
 	Revision int64 `json:"revision,omitempty"`
 }
 
-// ParametersSource is where further parameter values come from.
+// ParametersSource is where further parameter values come from: exactly one of secretRef and
+// configMapRef.
 type ParametersSource struct {
 	// secretRef names a Secret of the namespace whose keys are parameter names.
 	// +optional
 	SecretRef *SecretReference `json:"secretRef,omitempty"`
+	// configMapRef names a ConfigMap of the namespace whose keys (data and binaryData) are
+	// parameter names.
+	// +optional
+	ConfigMapRef *ConfigMapReference `json:"configMapRef,omitempty"`
+}
+
+// ConfigMapReference names a ConfigMap in the same namespace.
+type ConfigMapReference struct {
+	// name of the ConfigMap.
+	Name string `json:"name"`
 }
 
 // SecretReference names a Secret in the same namespace.

@@ -52,6 +52,11 @@ func (in Bound) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ConfigMapReference) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.ConfigMapReference"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in CustomTransform) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.CustomTransform"
 }

@@ -142,11 +142,16 @@ func validateTemplateInstanceSpec(spec *templates.TemplateInstanceSpec, path *fi
 	}
 	for i, from := range sources {
 		p := path.Child("parametersFrom").Index(i)
-		if from.SecretRef == nil {
-			allErrs = append(allErrs, field.Required(p.Child("secretRef"), ""))
-			continue
+		switch {
+		case from.SecretRef != nil && from.ConfigMapRef != nil:
+			allErrs = append(allErrs, field.Forbidden(p.Child("configMapRef"), "exactly one of secretRef and configMapRef"))
+		case from.SecretRef != nil:
+			allErrs = append(allErrs, validateLocalName(from.SecretRef.Name, p.Child("secretRef", "name"))...)
+		case from.ConfigMapRef != nil:
+			allErrs = append(allErrs, validateLocalName(from.ConfigMapRef.Name, p.Child("configMapRef", "name"))...)
+		default:
+			allErrs = append(allErrs, field.Required(p.Child("secretRef"), "exactly one of secretRef and configMapRef"))
 		}
-		allErrs = append(allErrs, validateLocalName(from.SecretRef.Name, p.Child("secretRef", "name"))...)
 	}
 	if a := spec.Adoption; a != nil {
 		allErrs = append(allErrs, validateAdoption(a, path.Child("adoption"))...)

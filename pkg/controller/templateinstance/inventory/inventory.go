@@ -21,6 +21,7 @@ limitations under the License.
 package inventory
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
@@ -63,17 +64,23 @@ func ObjectKey(o templatesv1.TemplateInstanceObject) string {
 	return gv.Group + "/" + o.Kind + "/" + o.Namespace + "/" + o.Name
 }
 
-// OutputHash is "sha256:" and the hex SHA-256 of the objects an instance renders, in order:
-// what the controller records as applied (status.templateRevision.appliedHash) and a preview
-// reports for each instance, so that equal hashes mean equal objects. Each object is preceded
-// by its length, so that no two lists of objects write the same bytes.
-func OutputHash(objects []json.RawMessage) string {
-	h := sha256.New()
+// HashPrefix begins every OutputHash.
+const HashPrefix = "hmac-sha256:"
+
+// OutputHash is HashPrefix and the hex HMAC-SHA256, under key, of the objects an instance
+// renders, in order: what the controller records as applied (status.templateRevision.
+// appliedHash) and a preview reports for each instance, so that equal hashes mean equal
+// objects. Each object is preceded by its length, so that no two lists of objects write the
+// same bytes. It is keyed with the server's secret (every replica has the same) because
+// those who read it may not read every value the objects hold: a plain digest would let them
+// test guesses of a value offline.
+func OutputHash(key []byte, objects []json.RawMessage) string {
+	h := hmac.New(sha256.New, key)
 	var size [8]byte
 	for _, obj := range objects {
 		binary.BigEndian.PutUint64(size[:], uint64(len(obj)))
 		h.Write(size[:])
 		h.Write(obj)
 	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return HashPrefix + hex.EncodeToString(h.Sum(nil))
 }

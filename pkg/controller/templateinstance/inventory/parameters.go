@@ -21,33 +21,122 @@ import (
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 )
 
-// ParameterValues merges the values of an instance's parametersFrom (only keys the template
-// declares, later Secrets over earlier ones) under its spec.parameters. secretData reads one
-// Secret of the instance's namespace; its error is returned as it is.
-func ParameterValues(ti *templatesv1.TemplateInstance, t *templates.Template, secretData func(name string) (map[string][]byte, error)) (map[string]string, error) {
+// Kinds of the sources an instance reads values from.
+const (
+	SecretKind    = "Secret"
+	ConfigMapKind = "ConfigMap"
+)
+
+// Source is one object of the instance's namespace that an instance reads values from
+// besides its own spec: a Secret or ConfigMap of parametersFrom, or the Secret in which the
+// controller keeps its generated values.
+type Source struct {
+	// Kind is SecretKind or ConfigMapKind.
+	Kind string
+	// Name is the object's name.
+	Name string
+}
+
+// Resource is the resource of the source's kind, as an authorizer names it.
+func (s Source) Resource() string {
+	if s.Kind == ConfigMapKind {
+		return "configmaps"
+	}
+	return "secrets"
+}
+
+func (s Source) String() string { return s.Kind + " " + s.Name }
+
+// Sources are the parametersFrom sources of an instance, in order.
+func Sources(ti *templatesv1.TemplateInstance) []Source {
+	out := make([]Source, 0, len(ti.Spec.ParametersFrom))
+	for _, from := range ti.Spec.ParametersFrom {
+		switch {
+		case from.SecretRef != nil:
+			out = append(out, Source{Kind: SecretKind, Name: from.SecretRef.Name})
+		case from.ConfigMapRef != nil:
+			out = append(out, Source{Kind: ConfigMapKind, Name: from.ConfigMapRef.Name})
+		}
+	}
+	return out
+}
+
+// Data reads the data of one source of the instance's namespace (a ConfigMap's data and
+// binaryData both); its error is returned as it is.
+type Data func(Source) (map[string][]byte, error)
+
+// ConfigMapData is a ConfigMap's data and binaryData as one map, as a source's data.
+func ConfigMapData(data map[string]string, binary map[string][]byte) map[string][]byte {
+	out := make(map[string][]byte, len(data)+len(binary))
+	for k, v := range binary {
+		out[k] = v
+	}
+	for k, v := range data {
+		out[k] = []byte(v)
+	}
+	return out
+}
+
+// Inputs are the values an instance renders with, and where they came from.
+type Inputs struct {
+	// Values are the values by parameter name.
+	Values map[string]string
+	// FromSecret names the parameters whose value was read from a Secret: secret wherever it
+	// goes, whatever the template declares (redact.Secret).
+	FromSecret map[string]bool
+	// Read are the sources read, in the order read.
+	Read []Source
+	// Secrets are every value read from a Secret, of declared keys or not: what no message
+	// may quote.
+	Secrets []string
+}
+
+// ReadInputs merges the values of an instance's parametersFrom (only keys the template
+// declares, later sources over earlier ones) under its spec.parameters, reading each source
+// with read.
+func ReadInputs(ti *templatesv1.TemplateInstance, t *templates.Template, read Data) (*Inputs, error) {
 	declared := map[string]bool{}
 	for _, p := range t.Parameters {
 		declared[p.Name] = true
 	}
-	values := map[string]string{}
-	for _, from := range ti.Spec.ParametersFrom {
-		if from.SecretRef == nil {
-			continue
-		}
-		data, err := secretData(from.SecretRef.Name)
+	in := &Inputs{Values: map[string]string{}, FromSecret: map[string]bool{}}
+	for _, src := range Sources(ti) {
+		data, err := read(src)
 		if err != nil {
 			return nil, err
 		}
+		in.Read = append(in.Read, src)
+		secret := src.Kind == SecretKind
 		for k, v := range data {
+			if secret {
+				in.Secrets = append(in.Secrets, string(v))
+			}
 			if declared[k] {
-				values[k] = string(v)
+				in.Values[k], in.FromSecret[k] = string(v), secret
 			}
 		}
 	}
 	for k, v := range ti.Spec.Parameters {
-		values[k] = v
+		in.Values[k], in.FromSecret[k] = v, false
 	}
-	return values, nil
+	return in, nil
+}
+
+// Keep puts the values kept in the Secret src (the instance's generated values, data) into
+// the inputs, for the generated parameters names but those whose rotation is asked for
+// (rotate); src counts as read when a value was taken from it.
+func (in *Inputs) Keep(src Source, data map[string][]byte, names, rotate map[string]bool) {
+	taken := false
+	for n := range names {
+		if v, ok := data[n]; ok && !rotate[n] {
+			in.Values[n], in.FromSecret[n] = string(v), true
+			in.Secrets = append(in.Secrets, string(v))
+			taken = true
+		}
+	}
+	if taken {
+		in.Read = append(in.Read, src)
+	}
 }
 
 // GeneratedParameters are the parameters the engine generates because nobody gave a value.

@@ -36,6 +36,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/authz"
 	"stencil.dev/stencil/pkg/metrics"
 	"stencil.dev/stencil/pkg/render"
 	"stencil.dev/stencil/pkg/transform"
@@ -191,7 +192,18 @@ func (p *Adapter) render(ctx context.Context, in render.Input, kind schema.Group
 	if transform.UsesPlugins(in.Template) {
 		warning.AddWarning(ctx, "", in.Plugins.Describe())
 	}
+	// Admit's refusal is the caller's own answer, returned as it is.
+	var refused error
+	if admit := in.Admit; admit != nil {
+		in.Admit = func(imported []*templates.Template) error {
+			refused = admit(imported)
+			return refused
+		}
+	}
 	out, errs, err := p.renderer.Render(ctx, in)
+	if refused != nil {
+		return nil, refused
+	}
 	if ctx.Err() != nil {
 		return nil, apierrors.NewTimeoutError("processing did not finish before the request ended", 0)
 	}
@@ -309,15 +321,10 @@ func (p *Adapter) authorizeGet(ctx context.Context, name string) error {
 	}
 	user, _ := genericapirequest.UserFrom(ctx)
 	namespace, _ := genericapirequest.NamespaceFrom(ctx)
-	decision, reason, err := p.sources.Authorizer.Authorize(ctx, authorizer.AttributesRecord{
+	return authz.Require(ctx, p.sources.Authorizer, authorizer.AttributesRecord{
 		User: user, Verb: "get", APIGroup: templates.GroupName, APIVersion: v1alpha1.SchemeGroupVersion.Version,
 		Resource: "templates", Namespace: namespace, Name: name, ResourceRequest: true,
+	}, func(reason string) error {
+		return apierrors.NewForbidden(templates.Resource("templates"), name, fmt.Errorf("importing its transformers needs get: %s", reason))
 	})
-	if decision == authorizer.DecisionAllow {
-		return nil
-	}
-	if err != nil {
-		reason = err.Error()
-	}
-	return apierrors.NewForbidden(templates.Resource("templates"), name, fmt.Errorf("importing its transformers needs get: %s", reason))
 }

@@ -33,6 +33,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
+	"stencil.dev/stencil/pkg/authz"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 	"stencil.dev/stencil/pkg/transform/plugin"
@@ -165,13 +166,9 @@ func (r *PreviewREST) mayGet(ctx context.Context, name string) error {
 	}
 	user, _ := genericapirequest.UserFrom(ctx)
 	namespace, _ := genericapirequest.NamespaceFrom(ctx)
-	decision, reason, err := r.authorizer.Authorize(ctx, authorizer.AttributesRecord{User: user, Verb: "get", APIGroup: templates.GroupName,
-		APIVersion: v1alpha1.SchemeGroupVersion.Version, Resource: "templates", Namespace: namespace, Name: name, ResourceRequest: true})
-	if decision == authorizer.DecisionAllow {
-		return nil
-	}
-	if err != nil {
-		reason = err.Error()
-	}
-	return apierrors.NewForbidden(templates.Resource("templates"), name, fmt.Errorf("the candidate imports its transformers, which needs get: %s", reason))
+	return authz.Require(ctx, r.authorizer, authorizer.AttributesRecord{User: user, Verb: "get", APIGroup: templates.GroupName,
+		APIVersion: v1alpha1.SchemeGroupVersion.Version, Resource: "templates", Namespace: namespace, Name: name, ResourceRequest: true},
+		func(reason string) error {
+			return apierrors.NewForbidden(templates.Resource("templates"), name, fmt.Errorf("the candidate imports its transformers, which needs get: %s", reason))
+		})
 }

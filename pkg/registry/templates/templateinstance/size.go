@@ -70,6 +70,9 @@ func fieldSizes(ti *templates.TemplateInstance) []storedsize.FieldSize {
 		if s.SecretRef != nil {
 			sources += len(s.SecretRef.Name)
 		}
+		if s.ConfigMapRef != nil {
+			sources += len(s.ConfigMapRef.Name)
+		}
 	}
 	requester := 0
 	if r := spec.Requester; r != nil {

@@ -7,7 +7,8 @@ const TYPES = { string: 'string', integer: 'int', boolean: 'bool', number: 'numb
 
 // SECRET_LIKE names parameters that hold credentials in templates written before the secret
 // flag existed (OpenShift's have none): their inputs are masked too, as users asked of
-// OpenShift for years (openshift/origin#20361).
+// OpenShift for years (openshift/origin#20361). The server's rule of what is secret
+// (pkg/redact) names the same.
 const SECRET_LIKE = /(PASSWORD|PASSWD|SECRET|TOKEN|PRIVATE_KEY|API_KEY)/i;
 
 // fieldsFromSchema turns the schema into field descriptions, in the schema's order, which is

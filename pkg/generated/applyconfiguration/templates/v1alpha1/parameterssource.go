@@ -21,10 +21,14 @@ package v1alpha1
 // ParametersSourceApplyConfiguration represents a declarative configuration of the ParametersSource type for use
 // with apply.
 //
-// ParametersSource is where further parameter values come from.
+// ParametersSource is where further parameter values come from: exactly one of secretRef and
+// configMapRef.
 type ParametersSourceApplyConfiguration struct {
 	// secretRef names a Secret of the namespace whose keys are parameter names.
 	SecretRef *SecretReferenceApplyConfiguration `json:"secretRef,omitempty"`
+	// configMapRef names a ConfigMap of the namespace whose keys (data and binaryData) are
+	// parameter names.
+	ConfigMapRef *ConfigMapReferenceApplyConfiguration `json:"configMapRef,omitempty"`
 }
 
 // ParametersSourceApplyConfiguration constructs a declarative configuration of the ParametersSource type for use with
@@ -38,5 +42,13 @@ func ParametersSource() *ParametersSourceApplyConfiguration {
 // If called multiple times, the SecretRef field is set to the value of the last call.
 func (b *ParametersSourceApplyConfiguration) WithSecretRef(value *SecretReferenceApplyConfiguration) *ParametersSourceApplyConfiguration {
 	b.SecretRef = value
+	return b
+}
+
+// WithConfigMapRef sets the ConfigMapRef field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ConfigMapRef field is set to the value of the last call.
+func (b *ParametersSourceApplyConfiguration) WithConfigMapRef(value *ConfigMapReferenceApplyConfiguration) *ParametersSourceApplyConfiguration {
+	b.ConfigMapRef = value
 	return b
 }

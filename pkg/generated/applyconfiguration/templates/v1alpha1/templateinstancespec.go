@@ -37,8 +37,11 @@ type TemplateInstanceSpecApplyConfiguration struct {
 	Template *runtime.RawExtension `json:"template,omitempty"`
 	// parameters are the values by parameter name.
 	Parameters map[string]string `json:"parameters,omitempty"`
-	// parametersFrom are further values read from the keys of Secrets of the namespace, each
-	// key a parameter name; later sources win over earlier ones and parameters win over all.
+	// parametersFrom are further values read from the keys of Secrets and ConfigMaps of the
+	// namespace, each key a parameter name; later sources win over earlier ones and parameters
+	// win over all. A value read from a Secret is secret wherever it goes, whatever the
+	// template declares; every author of a Template the instance renders must be allowed to
+	// get each source, or the instance renders nothing.
 	ParametersFrom []ParametersSourceApplyConfiguration `json:"parametersFrom,omitempty"`
 	// labels are extra object labels merged over the template's own.
 	Labels map[string]string `json:"labels,omitempty"`
