@@ -33,7 +33,7 @@ SUITE_TIMEOUT ?= 40m
 RELIABILITY_REQUESTS ?= 400
 RELIABILITY_TIMEOUT  ?= 10m
 
-.PHONY: all build image run test verify unit corpus integration tour clients ui release reliability soak e2e fuzz e2e-binaries flux-binaries bench bench-instances clean
+.PHONY: all build image run test verify unit corpus integration tour clients ui release reliability soak e2e argocd argocd-binaries fuzz e2e-binaries flux-binaries bench bench-instances bench-flux clean
 
 all: build
 
@@ -42,11 +42,13 @@ build:
 	$(GO) build $(GOFLAGS_TAGS) -ldflags "$(LDFLAGS)" -o $(BIN)/stencil ./cmd/stencil
 	ln -sf stencil $(BIN)/kubectl-stencil
 
-## image: an OCI layout and a docker archive of stencil-apiserver in _output/image; no daemon, no base image
+## image: an OCI layout and a docker archive of stencil-apiserver (with the stencil CLI, which the Argo CD plugin's sidecar runs) in _output/image; no daemon, no base image
 image:
 	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build $(GOFLAGS_TAGS) -trimpath -ldflags "-s -w $(LDFLAGS)" \
 		-o $(IMAGE_DIR)/stencil-apiserver ./cmd/stencil-apiserver
-	cd hack/image && $(GO) run . --binary $(abspath $(IMAGE_DIR))/stencil-apiserver --output $(abspath $(IMAGE_DIR)) \
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build $(GOFLAGS_TAGS) -trimpath -ldflags "-s -w $(LDFLAGS)" \
+		-o $(IMAGE_DIR)/stencil ./cmd/stencil
+	cd hack/image && $(GO) run . --binary $(abspath $(IMAGE_DIR))/stencil-apiserver --cli $(abspath $(IMAGE_DIR))/stencil --output $(abspath $(IMAGE_DIR)) \
 		--version $(VERSION) --revision $(GIT_COMMIT) --arch $(IMAGE_ARCH) --created $(SOURCE_DATE_EPOCH)
 
 ## run: the server on https://127.0.0.1:8443 (PORT) with embedded etcd; kubeconfig in _output/local/kubeconfig.
@@ -55,7 +57,7 @@ run: build
 	$(BIN)/stencil-apiserver --local --local-dir $(LOCAL_DIR) --secure-port $(PORT) $(ARGS)
 
 ## test: static checks, generated code, unit, the OpenShift corpus, integration, the README's tour, clients nobody here wrote, the catalog UI in a browser, release, reliability, e2e against kube-apiserver, fuzzing
-test: verify unit corpus integration tour clients ui release reliability e2e fuzz
+test: verify unit corpus integration tour clients ui release reliability e2e argocd fuzz
 
 verify:
 	@unformatted=$$(gofmt -l cmd pkg hack test); if [ -n "$$unformatted" ]; then echo "gofmt: $$unformatted"; exit 1; fi
@@ -69,11 +71,11 @@ verify:
 # over the corpus (394 templates processed four ways; 861 files read twice), which -race slows
 # tenfold for nothing.
 unit:
-	$(GO) test $(GOFLAGS_TAGS) -race -skip '^(TestOpenShiftCorpus|TestReaderCorpus|TestTreeCorpus)$$' ./pkg/... ./cmd/...
+	$(GO) test $(GOFLAGS_TAGS) -race -skip '^(TestOpenShiftCorpus|TestRenderFileCorpus|TestReaderCorpus|TestTreeCorpus)$$' ./pkg/... ./cmd/...
 
 ## corpus: 394 real OpenShift templates give OpenShift's own output, and every JSON and YAML file of the corpus and the repository reads as sigs.k8s.io/yaml reads it (../shared/testdata/openshift-corpus)
 corpus:
-	$(GO) test $(GOFLAGS_TAGS) -count=1 -run '^TestOpenShiftCorpus$$' ./pkg/cmd/cli
+	$(GO) test $(GOFLAGS_TAGS) -count=1 -run '^(TestOpenShiftCorpus|TestRenderFileCorpus)$$' ./pkg/cmd/cli
 	set -o pipefail; $(GO) test $(GOFLAGS_TAGS) -count=1 -run '^(TestReaderCorpus|TestTreeCorpus)$$' -v ./pkg/positions | grep -E '^(---|ok|FAIL)|differences|agree'
 
 integration:
@@ -121,6 +123,13 @@ e2e: e2e-binaries flux-binaries
 	hack/install-chromium.sh
 	$(GO) test $(GOFLAGS_TAGS) -count=1 -v -timeout $(SUITE_TIMEOUT) ./test/e2e/... 2>&1 | grep -E -v '^\s*$$' | grep -E '^(=== RUN|--- |\s+\S+_test.go|ok|FAIL|PASS|e2e:|panic)' ; exit $${PIPESTATUS[0]}
 
+argocd-binaries:
+	hack/build-argocd-binaries.sh
+
+## argocd: the Argo CD plugin proven by Argo CD v3.6.2's own argocd-cmp-server and repository service (built from hack/argocd-tools, cached in _output/bin)
+argocd: argocd-binaries
+	$(GO) test $(GOFLAGS_TAGS) -count=1 -v -timeout $(SUITE_TIMEOUT) ./test/argocd/... 2>&1 | grep -E '^(=== RUN|--- |\s+\S+_test.go|ok|FAIL|PASS|argocd:|panic)'; exit $${PIPESTATUS[0]}
+
 fuzz:
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzProcess$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/process
 	$(GO) test $(GOFLAGS_TAGS) -run '^$$' -fuzz '^FuzzCompact$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./pkg/process
@@ -136,6 +145,10 @@ fuzz:
 ## bench: the benchmark suite beside its baselines, as one table of ratios (docs/performance.md)
 bench: build e2e-binaries
 	hack/bench.sh
+
+## bench-flux: published TemplateInstances applied by Flux's kustomize-controller on the e2e cluster (first apply, update) beside Flux's own figure (docs/performance.md)
+bench-flux: e2e-binaries flux-binaries
+	$(GO) test $(GOFLAGS_TAGS) -count=1 -run '^$$' -bench BenchmarkFluxDelivery -benchtime 1x -timeout 20m ./test/e2e/
 
 ## bench-instances: 1,000 TemplateInstances through the e2e cluster: cold, resync, a revision that renders the same, preview, rollout in waves, undo (docs/instances.md)
 bench-instances: e2e-binaries

@@ -24,8 +24,15 @@ raw="${OUT}/bench-$(date +%Y%m%d-%H%M%S).txt"
   go test ${TAGS} -run '^$' -bench 'BenchmarkLint$' -benchmem -benchtime 5x ./pkg/lint/
   go test ${TAGS} -run '^$' -bench 'BenchmarkLintScaling' -benchmem -benchtime "${BENCHTIME}" -count "${COUNT:-3}" ./pkg/lint/
   go test ${TAGS} -run '^$' -bench 'BenchmarkProvenanceScaling' -benchmem -benchtime "${BENCHTIME}" -count "${COUNT:-3}" ./pkg/render/
+  # Published renders: the artifact of 100 and 1,000 objects, and 100 renders of one template
+  # that must all give one digest (the benchmark fails otherwise).
+  go test ${TAGS} -run '^$' -bench 'BenchmarkBuild' -benchmem -benchtime 20x ./pkg/artifact/
+  go test ${TAGS} -run '^$' -bench 'BenchmarkPublishRender' -benchmem -benchtime 100x ./pkg/controller/publish/
   go test ${TAGS} -run '^$' -bench 'ProcessedVsGet' -benchmem -benchtime 2s ./test/integration/
   go test ${TAGS} -run '^$' -bench 'WholeProcess' -benchtime 3x ./test/clibench/
+  go test ${TAGS} -run '^$' -bench 'BenchmarkRender$' -benchmem -benchtime "${BENCHTIME}" -count "${COUNT:-3}" ./pkg/gitops/
+  hack/build-argocd-binaries.sh
+  go test ${TAGS} -run '^$' -bench 'ArgoCD' -benchtime 40x ./test/argocd/
 } | tee "${raw}"
 echo
 go run ./hack/benchtable < "${raw}" | tee "${OUT}/table.txt"

@@ -111,6 +111,8 @@ var comparisons = []comparison{
 		regexp.MustCompile(`^BenchmarkTemplateCreate/(?P<side>templates=1000|templates=0)` + bytesSuffix + `$`), "templates=1000", "templates=0", 1.2, false, true},
 	{"Template create, B/op: 10,000 Templates in the namespace vs none",
 		regexp.MustCompile(`^BenchmarkTemplateCreate/(?P<side>templates=10000|templates=0)` + bytesSuffix + `$`), "templates=10000", "templates=0", 1.2, false, true},
+	{"render file of 200 objects in-process vs the engine alone (stencil process --local's path)",
+		regexp.MustCompile(`^BenchmarkRender/(?P<side>render-file|engine)$`), "render-file", "engine", 1.2, false, false},
 	{"server: POST templates/{name}/processed, requests/s vs GET of the same template",
 		regexp.MustCompile(`^BenchmarkProcessedVsGet/(?P<side>POST-processed|GET)$`), "POST-processed", "GET", 0.8, true, false},
 	{"server: POST processedtemplates (template in the request), requests/s vs GET",
@@ -150,6 +152,7 @@ func main() {
 					runs[m[1]+cpuSuffix] = append(runs[m[1]+cpuSuffix], v)
 				}
 			}
+			collectLatency(scanner.Text(), m[1], runs)
 			if c := bytesMetric.FindStringSubmatch(scanner.Text()); c != nil {
 				if v, err := strconv.ParseFloat(c[1], 64); err == nil {
 					runs[m[1]+bytesSuffix] = append(runs[m[1]+bytesSuffix], v)
@@ -185,6 +188,7 @@ func main() {
 			fmt.Printf("%-44.44s %-22.22s %12s %12s %8.3f %8s%s\n", c.what, r.name, measured, baseline, ratio, target, mark)
 		}
 	}
+	missed += printDifferences(nsPerOp)
 	fmt.Printf("\n%d comparisons missed their target\n", missed)
 }
 

@@ -35,7 +35,7 @@ var (
 
 // layerTar writes the image's only layer as an uncompressed tar; every entry has the same
 // modification time and owner, so equal inputs give equal bytes.
-func layerTar(binary []byte, modTime time.Time) ([]byte, error) {
+func layerTar(binary, cli []byte, modTime time.Time) ([]byte, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	entries := []struct {
@@ -54,6 +54,7 @@ func layerTar(binary []byte, modTime time.Time) ([]byte, error) {
 		{name: "usr/", mode: 0o755, dir: true},
 		{name: "usr/local/", mode: 0o755, dir: true},
 		{name: "usr/local/bin/", mode: 0o755, dir: true},
+		{name: cliPath[1:], mode: 0o755, content: cli},
 		{name: binaryPath[1:], mode: 0o755, content: binary},
 	}
 	for _, e := range entries {

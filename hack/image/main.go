@@ -14,9 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command image assembles the stencil-apiserver image from a static binary, with no container
-// daemon and no base image: one layer holding the binary, /etc/passwd and /etc/group naming the
-// non-root user, and an empty /tmp. It writes an OCI image layout (for skopeo, crane, podman,
+// Command image assembles the stencil-apiserver image from static binaries, with no container
+// daemon and no base image: one layer holding the server (the entrypoint) and the stencil CLI
+// (what the Argo CD plugin's sidecar runs, artifacts/argocd), /etc/passwd and /etc/group naming
+// the non-root user, and an empty /tmp. It writes an OCI image layout (for skopeo, crane, podman,
 // containerd) and a docker-archive tarball (for docker load, kind load image-archive).
 package main
 
@@ -44,17 +45,20 @@ const (
 	gid = 65532
 	// binaryPath is where the image holds the server, and its entrypoint.
 	binaryPath = "/usr/local/bin/stencil-apiserver"
+	// cliPath is where the image holds the stencil CLI, on the PATH of a sidecar that runs it.
+	cliPath = "/usr/local/bin/stencil"
 )
 
 type options struct {
-	binary, output, repository, version, revision, arch string
-	created                                             time.Time
+	binary, cli, output, repository, version, revision, arch string
+	created                                                  time.Time
 }
 
 func main() {
 	var o options
 	var epoch int64
 	flag.StringVar(&o.binary, "binary", "", "the static stencil-apiserver binary to put in the image")
+	flag.StringVar(&o.cli, "cli", "", "the static stencil CLI binary to put in the image beside the server")
 	flag.StringVar(&o.output, "output", "_output/image", "directory for oci/ (an OCI image layout) and stencil-apiserver.tar (a docker archive)")
 	flag.StringVar(&o.repository, "repository", "stencil-apiserver", "repository of the image's tag")
 	flag.StringVar(&o.version, "version", "v0.0.0-unknown", "version of the build: the image's tag and its org.opencontainers.image.version label")
@@ -71,8 +75,8 @@ func main() {
 }
 
 func run(o options) error {
-	if o.binary == "" {
-		return fmt.Errorf("--binary is required")
+	if o.binary == "" || o.cli == "" {
+		return fmt.Errorf("--binary and --cli are required")
 	}
 	tag, err := name.NewTag(o.repository + ":" + tagOf(o.version))
 	if err != nil {
@@ -118,7 +122,11 @@ func build(o options) (v1.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	layerBytes, err := layerTar(binary, o.created)
+	cli, err := os.ReadFile(o.cli)
+	if err != nil {
+		return nil, err
+	}
+	layerBytes, err := layerTar(binary, cli, o.created)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +137,7 @@ func build(o options) (v1.Image, error) {
 	img := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
 	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
 	img, err = mutate.Append(img, mutate.Addendum{Layer: layer, History: v1.History{
-		Created: v1.Time{Time: o.created}, CreatedBy: "hack/image: " + binaryPath + ", /etc/passwd, /etc/group, /tmp",
+		Created: v1.Time{Time: o.created}, CreatedBy: "hack/image: " + binaryPath + ", " + cliPath + ", /etc/passwd, /etc/group, /tmp",
 	}})
 	if err != nil {
 		return nil, err

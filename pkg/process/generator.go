@@ -220,3 +220,14 @@ func (e *expression) generate(g Generator) string {
 	}
 	return b.String()
 }
+
+// GenerateValue returns a value of the generator expression from, drawn from g: the engine's
+// own generation, for a caller that chooses the randomness of each parameter itself (a GitOps
+// render derives it from a secret seed, so that renders of the same inputs agree).
+func GenerateValue(from string, g Generator) (string, error) {
+	e, err := parseExpression(from)
+	if err != nil {
+		return "", err
+	}
+	return e.generate(g), nil
+}

@@ -44,6 +44,9 @@ type ProvenanceOptions struct {
 	Annotate bool
 	// Source names the template in the annotations when Positions has no file.
 	Source string
+	// Repo and Ref name the repository and the revision the template was read from, for the
+	// origin annotation (Kustomize's repo and ref), when it came from one (a GitOps render).
+	Repo, Ref string
 }
 
 // Kustomize's annotations of where a resource came from and what transformed it.
@@ -158,7 +161,7 @@ func (tr *tracing) finish(t *provenance.Tracker, objects []map[string]any) (*pro
 	}
 	values := make([][2]string, len(objects))
 	for i := range m.Objects {
-		if values[i], err = kustomizeAnnotations(m, &m.Objects[i], file); err != nil {
+		if values[i], err = kustomizeAnnotations(m, &m.Objects[i], file, tr.opts.Repo, tr.opts.Ref); err != nil {
 			return nil, err
 		}
 	}
@@ -186,6 +189,8 @@ func (tr *tracing) refusal(err error) (field.ErrorList, error) {
 // transformations annotation (sigs.k8s.io/kustomize/api/resource.Origin).
 type kustomizeOrigin struct {
 	Path         string        `json:"path,omitempty"`
+	Repo         string        `json:"repo,omitempty"`
+	Ref          string        `json:"ref,omitempty"`
 	ConfiguredIn string        `json:"configuredIn,omitempty"`
 	ConfiguredBy *configuredBy `json:"configuredBy,omitempty"`
 }
@@ -196,13 +201,14 @@ type configuredBy struct {
 	Name       string `json:"name,omitempty"`
 }
 
-// kustomizeAnnotations writes the values of the origin and transformations annotations of o.
-func kustomizeAnnotations(m *provenance.Map, o *provenance.Object, file string) ([2]string, error) {
-	origin := kustomizeOrigin{Path: file}
+// kustomizeAnnotations writes the values of the origin and transformations annotations of o;
+// repo and ref, when given, say where file was read.
+func kustomizeAnnotations(m *provenance.Map, o *provenance.Object, file, repo, ref string) ([2]string, error) {
+	origin := kustomizeOrigin{Path: file, Repo: repo, Ref: ref}
 	made := map[int32]bool{}
 	if o.Source.Kind == provenance.Step && len(o.Steps) > 0 {
 		s := m.Steps[o.Steps[0]]
-		origin = kustomizeOrigin{ConfiguredIn: file, ConfiguredBy: &configuredBy{APIVersion: transform.BuiltinAPIVersion, Kind: s.Kind, Name: s.Name}}
+		origin = kustomizeOrigin{ConfiguredIn: file, Repo: repo, Ref: ref, ConfiguredBy: &configuredBy{APIVersion: transform.BuiltinAPIVersion, Kind: s.Kind, Name: s.Name}}
 		made[o.Steps[0]] = true
 	}
 	var out [2]string

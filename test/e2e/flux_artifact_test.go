@@ -113,9 +113,9 @@ func appliedRevision(revision string) func(*kustomization) error {
 
 // fluxTenant makes a namespace with the ServiceAccount its Kustomizations apply as, which may
 // edit there.
-func fluxTenant(t *testing.T, ns string) {
+func fluxTenant(t testing.TB, ns string) {
 	t.Helper()
-	mustKubectl(t, "admin", fmt.Sprintf(`apiVersion: v1
+	mustKubectlTB(t, "admin", fmt.Sprintf(`apiVersion: v1
 kind: Namespace
 metadata: {name: %[1]s}
 ---
@@ -125,7 +125,7 @@ metadata: {name: flux-applier, namespace: %[1]s}
 `, ns), "apply", "-f", "-")
 	// What edit aggregates, bound role by role: the suite runs no aggregation controller.
 	for _, role := range []string{"system:aggregate-to-edit", "system:aggregate-to-view"} {
-		mustKubectl(t, "admin", "", "create", "rolebinding", "flux-applier-"+strings.ReplaceAll(role, ":", "-"), "-n", ns,
+		mustKubectlTB(t, "admin", "", "create", "rolebinding", "flux-applier-"+strings.ReplaceAll(role, ":", "-"), "-n", ns,
 			"--clusterrole="+role, "--serviceaccount="+ns+":flux-applier")
 	}
 }
@@ -156,13 +156,13 @@ type artifactFiles struct {
 	srv   *http.Server
 }
 
-func serveArtifactFiles(t *testing.T) *artifactFiles {
+func serveArtifactFiles(t testing.TB) *artifactFiles {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := &artifactFiles{files: map[string][]byte{}, url: "http://" + l.Addr().String()}
-	f.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	f.srv = &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		data, ok := f.files[r.URL.Path]
 		f.mu.Unlock()
@@ -184,9 +184,9 @@ func (f *artifactFiles) put(path string, data []byte) {
 }
 
 // setExternalArtifact writes an ExternalArtifact and, as a producer does, its status.
-func setExternalArtifact(t *testing.T, ns, name, url, revision, digest string, size int) {
+func setExternalArtifact(t testing.TB, ns, name, url, revision, digest string, size int) {
 	t.Helper()
-	mustKubectl(t, "admin", fmt.Sprintf(`apiVersion: source.toolkit.fluxcd.io/v1
+	mustKubectlTB(t, "admin", fmt.Sprintf(`apiVersion: source.toolkit.fluxcd.io/v1
 kind: ExternalArtifact
 metadata: {name: %s, namespace: %s}
 spec:
@@ -201,7 +201,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustKubectl(t, "admin", "", "patch", "externalartifacts.source.toolkit.fluxcd.io", name, "-n", ns,
+	mustKubectlTB(t, "admin", "", "patch", "externalartifacts.source.toolkit.fluxcd.io", name, "-n", ns,
 		"--subresource=status", "--type=merge", "-p", string(status))
 }
 

@@ -200,3 +200,13 @@ func (s *artifactService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *artifactService) close() { _ = s.srv.Close() }
+
+// mustKubectlTB runs kubectl as user for a test or a benchmark, failing it on an error.
+func mustKubectlTB(tb testing.TB, user, stdin string, args ...string) string {
+	tb.Helper()
+	out, err := env.kubectl(user, stdin, args...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}

@@ -33,9 +33,9 @@ import (
 // through Flux: what edit aggregates (Stencil's roles among them) and, as Flux's own install
 // aggregates them into edit, its sources and Kustomizations. It returns the user's name in
 // env.kubeconfigs.
-func fluxPublisher(t *testing.T, ns, name string) string {
+func fluxPublisher(t testing.TB, ns, name string) string {
 	t.Helper()
-	mustKubectl(t, "admin", fmt.Sprintf(`apiVersion: v1
+	mustKubectlTB(t, "admin", fmt.Sprintf(`apiVersion: v1
 kind: ServiceAccount
 metadata: {name: %[2]s, namespace: %[1]s}
 ---
@@ -54,10 +54,10 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: %[2]s-flux}
 subjects: [{kind: ServiceAccount, name: %[2]s, namespace: %[1]s}]
 `, ns, name), "apply", "-f", "-")
 	for _, role := range []string{"system:aggregate-to-edit", "system:aggregate-to-view", "stencil-edit", "stencil-process", "stencil-view", "stencil-instance-view"} {
-		mustKubectl(t, "admin", "", "create", "rolebinding", name+"-"+strings.ReplaceAll(role, ":", "-"), "-n", ns,
+		mustKubectlTB(t, "admin", "", "create", "rolebinding", name+"-"+strings.ReplaceAll(role, ":", "-"), "-n", ns,
 			"--clusterrole="+role, "--serviceaccount="+ns+":"+name)
 	}
-	token := mustKubectl(t, "admin", "", "create", "token", name, "-n", ns, "--duration=24h")
+	token := mustKubectlTB(t, "admin", "", "create", "token", name, "-n", ns, "--duration=24h")
 	user := ns + "-" + name
 	if err := env.writeKubeconfig(user, &clientcmdapi.AuthInfo{Token: strings.TrimSpace(token)}); err != nil {
 		t.Fatal(err)

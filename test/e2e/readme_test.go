@@ -41,8 +41,10 @@ const readmeNamespace = "e2e-readme"
 // one bash, with ~/.kube/config the admin kubeconfig of this cluster, where Stencil is
 // installed. Each documented output is compared (readme.Match). The cluster has no
 // controller-manager or kubelet: a stand-in marks the tour's Deployments available, as they
-// would be once their pods run, for stencil instantiate --wait.
+// would be once their pods run, for stencil instantiate --wait. Flux's kustomize-controller
+// runs beside it, for the tour's published instance.
 func TestReadmeTour(t *testing.T) {
+	needFlux(t)
 	blocks, err := readme.ParseFile(filepath.Join(repoRoot, "README.md"))
 	if err != nil {
 		t.Fatal(err)

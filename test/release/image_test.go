@@ -64,7 +64,11 @@ type (
 	}
 )
 
-const entrypoint = "/usr/local/bin/stencil-apiserver"
+const (
+	entrypoint = "/usr/local/bin/stencil-apiserver"
+	// cliPath is the stencil CLI the Argo CD plugin's sidecar runs (artifacts/argocd).
+	cliPath = "/usr/local/bin/stencil"
+)
 
 // TestImage builds the image with make image, checks its configuration and layer, and runs the
 // server binary taken out of the layer.
@@ -131,6 +135,20 @@ func TestImage(t *testing.T) {
 	}
 	if !strings.HasPrefix(string(out), "stencil-apiserver "+testVersion) {
 		t.Errorf("--version printed %q", out)
+	}
+
+	// The sidecar of artifacts/argocd runs the CLI of this image as Argo CD's user 999.
+	cli, ok := files[strings.TrimPrefix(cliPath, "/")]
+	if !ok || cli.mode&0o111 == 0 {
+		t.Fatalf("no executable %s in the layer (the Argo CD plugin runs it); it holds %v", cliPath, keys(files))
+	}
+	cliExe := filepath.Join(t.TempDir(), "stencil")
+	if err := os.WriteFile(cliExe, cli.content, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	assertStatic(t, cliExe)
+	if out, err := exec.Command(cliExe, "argocd", "--help").CombinedOutput(); err != nil || !strings.Contains(string(out), "generate") {
+		t.Errorf("%s argocd --help: %v\n%s", cliPath, err, out)
 	}
 
 	var archive []struct {

@@ -67,6 +67,8 @@ func NewStencilCommand(streams IOStreams) *cobra.Command {
 	config.AddFlags(root.PersistentFlags())
 	root.AddCommand(
 		NewProcessCommand(config, streams),
+		NewRenderCommand(config, streams),
+		NewArgoCDCommand(config, streams),
 		NewExportCommand(config, streams),
 		NewParametersCommand(config, streams),
 		NewInstantiateCommand(config, streams),

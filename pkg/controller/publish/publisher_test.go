@@ -116,7 +116,7 @@ func instance() *templatesv1.TemplateInstance {
 	}
 }
 
-func render(t *testing.T, values ...string) (*artifact.Artifact, []templatesv1.TemplateInstanceObject) {
+func renderConfigMaps(t *testing.T, values ...string) (*artifact.Artifact, []templatesv1.TemplateInstanceObject) {
 	t.Helper()
 	var objects []*unstructured.Unstructured
 	for i, v := range values {
@@ -139,7 +139,7 @@ func TestPublish(t *testing.T) {
 		Published: func(ns, name string, s *server.Stored) { served[ns+"/"+name] = s }}
 	ctx := context.Background()
 
-	first, refs := render(t, "1", "2")
+	first, refs := renderConfigMaps(t, "1", "2")
 	out, err := p.Publish(ctx, c, ti, nil, first, RevisionName(0, ti.Generation), refs)
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestPublish(t *testing.T) {
 	// Unchanged: nothing written, however often.
 	for i := 0; i < 3; i++ {
 		ti.Generation++
-		again, refs := render(t, "1", "2")
+		again, refs := renderConfigMaps(t, "1", "2")
 		out, err := p.Publish(ctx, c, ti, prev, again, RevisionName(0, ti.Generation), refs)
 		if err != nil || out.Changed || out.Artifact != want {
 			t.Fatalf("unchanged: %+v, %v", out, err)
@@ -207,7 +207,7 @@ func TestPublish(t *testing.T) {
 
 	// A new render: a new digest and revision, the same token.
 	c.writes = nil
-	second, refs2 := render(t, "1")
+	second, refs2 := renderConfigMaps(t, "1")
 	prev, _ = ReadStorage(ctx, c, "demo", "web")
 	out, err = p.Publish(ctx, c, ti, prev, second, "r4", refs2)
 	if err != nil || !out.Changed || out.Artifact.Revision != "r4@"+second.Digest || len(c.writes) != 3 {
@@ -224,7 +224,7 @@ func TestPublish(t *testing.T) {
 func TestPublishWithoutFlux(t *testing.T) {
 	c := newFakeClient()
 	c.noFlux = true
-	a, refs := render(t, "1")
+	a, refs := renderConfigMaps(t, "1")
 	_, err := (&Publisher{URL: "http://a"}).Publish(context.Background(), c, instance(), nil, a, "g1", refs)
 	var missing *MissingKindError
 	if !errors.As(err, &missing) || !strings.Contains(err.Error(), "install Flux's source CRDs") {
@@ -238,7 +238,7 @@ func TestPublishWithoutFlux(t *testing.T) {
 func TestMarkFailedKeepsTheArtifact(t *testing.T) {
 	c := newFakeClient()
 	ti := instance()
-	a, refs := render(t, "1")
+	a, refs := renderConfigMaps(t, "1")
 	if _, err := (&Publisher{URL: "http://a"}).Publish(context.Background(), c, ti, nil, a, "g1", refs); err != nil {
 		t.Fatal(err)
 	}

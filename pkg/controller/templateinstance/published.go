@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
@@ -69,6 +70,11 @@ func (c *Controller) reconcilePublished(ctx context.Context, ti *templatesv1.Tem
 	var managed, published []*planned
 	var secrets []string
 	for _, p := range plan {
+		for _, own := range publishedMembers(ti) {
+			if inventory.ObjectKey(own) == inventory.ObjectKey(p.ref) {
+				return 0, c.failed(ctx, ti, fail("InvalidObjects", "%s: the instance publishes through an object of that name: rename it", p))
+			}
+		}
 		switch {
 		case p.generated:
 			managed = append(managed, p)
@@ -88,11 +94,7 @@ func (c *Controller) reconcilePublished(ctx context.Context, ti *templatesv1.Tem
 	for i, p := range published {
 		objects[i] = p.obj
 	}
-	limits := pub.Limits
-	if limits == (artifact.Limits{}) {
-		limits = artifact.DefaultLimits
-	}
-	packed, refs, err := publish.Pack(objects, limits)
+	packed, refs, err := publish.Pack(objects, pub.limits())
 	if err != nil {
 		if artifact.IsLimitError(err) {
 			_ = publish.MarkFailed(ctx, client, ti, err.Error())
@@ -162,6 +164,33 @@ func (c *Controller) reconcilePublished(ctx context.Context, ti *templatesv1.Tem
 		}
 	}
 	return publishedPoll(ti, applied), nil
+}
+
+// limits are the bounds of the artifacts the controller publishes.
+func (p *Publishing) limits() artifact.Limits {
+	if p.Limits == (artifact.Limits{}) {
+		return artifact.DefaultLimits
+	}
+	return p.Limits
+}
+
+// publishable refuses, right after the render and before its objects are decoded, a render of
+// a published instance with more objects than an artifact holds: a template that repeats an
+// object a hundred thousand times costs its rendered bytes, not a decoded tree of each.
+func (c *Controller) publishable(ctx context.Context, ti *templatesv1.TemplateInstance, objects int) error {
+	pub := c.cfg.Publishing
+	if !ti.Spec.Published() || pub == nil {
+		return nil
+	}
+	max := pub.limits().MaxObjects
+	if max <= 0 || objects <= max {
+		return nil
+	}
+	err := &artifact.LimitError{What: "objects", Limit: int64(max), Got: int64(objects)}
+	if client, cerr := pub.Clients(ti.Spec.Requester); cerr == nil {
+		_ = publish.MarkFailed(ctx, client, ti, err.Error())
+	}
+	return fail("ArtifactTooLarge", "nothing was published: %v", err)
 }
 
 // applyManaged applies what the controller itself applies of a published render (its Secrets
@@ -245,6 +274,14 @@ func (c *Controller) refreshPublished(ctx context.Context, ti *templatesv1.Templ
 		return 0, c.failed(ctx, ti, err)
 	}
 	before := ti.Status.DeepCopy()
+	// The artifact changed or gone behind the controller's back: the next pass stores it again.
+	stored, err := publish.ReadStorage(ctx, client, ti.Namespace, ti.Name)
+	if err != nil {
+		return 0, c.failed(ctx, ti, err)
+	}
+	if stored == nil || !stored.Intact || stored.Digest != ti.Status.Artifact.Digest {
+		ti.Status.ObservedGeneration = 0
+	}
 	if current > 0 {
 		setRevisionReconciled(ti, current)
 	}
@@ -296,13 +333,24 @@ func setPublishedReadiness(ti *templatesv1.TemplateInstance, applied *publish.Ap
 }
 
 // publishedPoll is how soon a published instance is looked at again: never once Ready, slowly
-// while nothing applies its artifact.
+// while nothing applies its artifact, every second for the first seconds after it was
+// published (Flux applies a small artifact in about one), then as any instance not Ready yet.
 func publishedPoll(ti *templatesv1.TemplateInstance, applied *publish.Applied) time.Duration {
 	if applied.Reason == publish.ReasonNoConsumer {
 		return noConsumerPoll
 	}
+	if p := meta.FindStatusCondition(ti.Status.Conditions, templatesv1.TemplateInstanceProgressing); p != nil &&
+		p.Reason == "Publishing" && time.Since(p.LastTransitionTime.Time) < freshPublication {
+		return freshPoll
+	}
 	return pollUnlessDone(ti)
 }
+
+// freshPublication is how long after publishing an instance waits for Flux every freshPoll.
+const (
+	freshPublication = 20 * time.Second
+	freshPoll        = time.Second
+)
 
 // publishedMembers are what a published instance writes besides the objects it applies: its
 // ExternalArtifact and the ConfigMap that stores the artifact, deleted with it.

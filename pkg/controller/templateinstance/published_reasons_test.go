@@ -106,7 +106,7 @@ func publishedReasonCases() []reasonCase {
 		name:    "published, Flux has not applied it yet",
 		objects: []runtime.Object{app(configMap), newInstance("shop", published(""))}, publishing: &limits,
 		setup:   fluxReports(false, "True"),
-		reasons: []string{"Publishing"}, message: "Kustomization web last applied g1@sha256:0000", requeue: readinessPoll,
+		reasons: []string{"Publishing"}, message: "Kustomization web last applied g1@sha256:0000", requeue: freshPoll,
 	}, {
 		name:    "published, applied and Ready",
 		objects: []runtime.Object{app(configMap), newInstance("shop", published(""))}, publishing: &limits,
@@ -161,6 +161,11 @@ func publishedReasonCases() []reasonCase {
 			})
 		},
 		reasons: []string{"NoExternalArtifacts"}, message: "install Flux's source CRDs",
+	}, {
+		name:    "a rendered object named as the artifact's storage",
+		objects: []runtime.Object{app(strings.Replace(configMap, `"config"`, `"shop-artifact"`, 1)), newInstance("shop", published(""))}, publishing: &limits,
+		reasons: []string{"InvalidObjects"}, message: "ConfigMap demo/shop-artifact: the instance publishes through an object of that name",
+		check: nothingPublished,
 	}, {
 		name:    "a server that publishes nothing",
 		objects: []runtime.Object{app(configMap), newInstance("shop", published(""))},

@@ -191,6 +191,9 @@ func (c *Controller) renderAdopting(ctx context.Context, ti *templatesv1.Templat
 		}
 		return r, fail("ProcessingFailed", "%s", statusMessage(err))
 	}
+	if err := c.publishable(ctx, ti, len(out.Objects)); err != nil {
+		return r, err
+	}
 	addSecrets(r, t.Parameters, inputs, out.Parameters)
 	r.hash = inventory.OutputHash(c.cfg.HashKey, out.Objects)
 	if stored {

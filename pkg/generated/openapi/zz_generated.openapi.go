@@ -153,8 +153,11 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.TemplatePreviewSpec{}.OpenAPIModelName():        schema_pkg_apis_templates_v1alpha1_TemplatePreviewSpec(ref),
 		v1alpha1.TemplatePreviewStatus{}.OpenAPIModelName():      schema_pkg_apis_templates_v1alpha1_TemplatePreviewStatus(ref),
 		v1alpha1.TemplateReference{}.OpenAPIModelName():          schema_pkg_apis_templates_v1alpha1_TemplateReference(ref),
+		v1alpha1.TemplateRender{}.OpenAPIModelName():             schema_pkg_apis_templates_v1alpha1_TemplateRender(ref),
+		v1alpha1.TemplateRenderSpec{}.OpenAPIModelName():         schema_pkg_apis_templates_v1alpha1_TemplateRenderSpec(ref),
 		v1alpha1.TemplateRevision{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_TemplateRevision(ref),
 		v1alpha1.TemplateRevisionList{}.OpenAPIModelName():       schema_pkg_apis_templates_v1alpha1_TemplateRevisionList(ref),
+		v1alpha1.TemplateRevisionReference{}.OpenAPIModelName():  schema_pkg_apis_templates_v1alpha1_TemplateRevisionReference(ref),
 		v1alpha1.TemplateStatus{}.OpenAPIModelName():             schema_pkg_apis_templates_v1alpha1_TemplateStatus(ref),
 		v1alpha1.TransformerImport{}.OpenAPIModelName():          schema_pkg_apis_templates_v1alpha1_TransformerImport(ref),
 		v1alpha1.TransformerReference{}.OpenAPIModelName():       schema_pkg_apis_templates_v1alpha1_TransformerReference(ref),
@@ -6704,6 +6707,169 @@ func schema_pkg_apis_templates_v1alpha1_TemplateReference(ref common.ReferenceCa
 	}
 }
 
+func schema_pkg_apis_templates_v1alpha1_TemplateRender(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TemplateRender is a file kept in git, not an object of the server: it says which template to render and with which values, as a TemplateInstance does for the controller, so that a GitOps tool renders it (stencil render; the Argo CD plugin, docs/gitops.md). Its output is what stencil process --local prints for the same template and values, each object annotated with the render's digest.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard object metadata; the name, when given, names the render in diagnostics and in the derivation of generated values.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "spec says what to render and with which values.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.TemplateRenderSpec{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"spec"},
+			},
+		},
+		Dependencies: []string{
+			v1.ObjectMeta{}.OpenAPIModelName(), v1alpha1.TemplateRenderSpec{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_TemplateRenderSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TemplateRenderSpec says what to render and with which values. Exactly one of templateFile, template and templateRef is set.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"templateFile": {
+						SchemaProps: spec.SchemaProps{
+							Description: "templateFile is the template's file: a path relative to the render file's directory that stays inside it (no \"..\", not absolute, no symbolic link leading out).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"template": {
+						SchemaProps: spec.SchemaProps{
+							Description: "template is an inline Template: templates.stencil.dev/v1alpha1, or OpenShift's template.openshift.io/v1.",
+							Ref:         ref(runtime.RawExtension{}.OpenAPIModelName()),
+						},
+					},
+					"templateRef": {
+						SchemaProps: spec.SchemaProps{
+							Description: "templateRef names one revision of a Template stored on the cluster, by its hash, so that what renders never changes behind the file; it needs read access to TemplateRevisions.",
+							Ref:         ref(v1alpha1.TemplateRevisionReference{}.OpenAPIModelName()),
+						},
+					},
+					"parameters": {
+						SchemaProps: spec.SchemaProps{
+							Description: "parameters are the values by parameter name. They win over valuesFiles. $(VAR) names a variable of the build environment (ARGOCD_APP_NAME, ARGOCD_APP_NAMESPACE, ARGOCD_APP_REVISION, KUBE_VERSION, KUBE_API_VERSIONS, ...), $$ writes a $.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"valuesFiles": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "valuesFiles are files of parameter values (a YAML or JSON map of parameter names to strings), paths as templateFile's; a later file wins over an earlier one.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"labels": {
+						SchemaProps: spec.SchemaProps{
+							Description: "labels are extra object labels merged over the template's own; $(VAR) as in parameters.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"properties": {
+						SchemaProps: spec.SchemaProps{
+							Description: "properties are the values of template expansion, by Go identifier; $(VAR) as in parameters.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"ignoreUnknownParameters": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ignoreUnknownParameters accepts values for parameters the template does not declare (values files shared by several templates).",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"allowEmpty": {
+						SchemaProps: spec.SchemaProps{
+							Description: "allowEmpty accepts a render of no objects. Without it an empty render is an error: a GitOps tool would otherwise prune every object the application has.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"provenanceAnnotations": {
+						SchemaProps: spec.SchemaProps{
+							Description: "provenanceAnnotations adds Kustomize's config.kubernetes.io/origin annotation (the template file, the repository and the revision it was rendered from) and alpha.config.kubernetes.io/transformations to every object. Every commit then changes every object, so it is off by default.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			runtime.RawExtension{}.OpenAPIModelName(), v1alpha1.TemplateRevisionReference{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_templates_v1alpha1_TemplateRevision(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -6824,6 +6990,44 @@ func schema_pkg_apis_templates_v1alpha1_TemplateRevisionList(ref common.Referenc
 		},
 		Dependencies: []string{
 			v1.ListMeta{}.OpenAPIModelName(), v1alpha1.TemplateRevision{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_TemplateRevisionReference(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TemplateRevisionReference names one revision of a stored Template by its content's hash.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"namespace": {
+						SchemaProps: spec.SchemaProps{
+							Description: "namespace of the Template.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name of the Template.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"hash": {
+						SchemaProps: spec.SchemaProps{
+							Description: "hash is the revision's hash, \"sha256:\" and 64 hex digits, as its TemplateRevision's hash field says.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"namespace", "name", "hash"},
+			},
+		},
 	}
 }
 

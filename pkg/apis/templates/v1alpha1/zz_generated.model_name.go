@@ -272,6 +272,16 @@ func (in TemplateReference) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateRender) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.TemplateRender"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateRenderSpec) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.TemplateRenderSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in TemplateRevision) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.TemplateRevision"
 }
@@ -279,6 +289,11 @@ func (in TemplateRevision) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in TemplateRevisionList) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.TemplateRevisionList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateRevisionReference) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.TemplateRevisionReference"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
