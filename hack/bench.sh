@@ -20,7 +20,7 @@ raw="${OUT}/bench-$(date +%Y%m%d-%H%M%S).txt"
   go test ${TAGS} -run '^$' -bench 'PluginAnnotate|StarlarkRoutes' -benchmem -benchtime "${BENCHTIME}" ./pkg/transform/plugin/ ./pkg/transform/plugin/starlark/
   go test ${TAGS} -run '^$' -bench 'MemoryBudget' -benchmem -benchtime "${BENCHTIME}" ./pkg/registry/templates/renderrest/
   go test ${TAGS} -run '^$' -bench 'BenchmarkTemplateCreate' -benchmem -benchtime 200x ./pkg/registry/templates/template/
-  go test ${TAGS} -run '^$' -bench 'BenchmarkPreview' -benchmem -benchtime 3x ./pkg/controller/templateinstance/
+  go test ${TAGS} -run '^$' -bench 'BenchmarkPreview' -benchmem -benchtime 3x ./pkg/controller/preview/
   go test ${TAGS} -run '^$' -bench 'BenchmarkLint$' -benchmem -benchtime 5x ./pkg/lint/
   go test ${TAGS} -run '^$' -bench 'BenchmarkLintScaling' -benchmem -benchtime "${BENCHTIME}" -count "${COUNT:-3}" ./pkg/lint/
   go test ${TAGS} -run '^$' -bench 'BenchmarkProvenanceScaling' -benchmem -benchtime "${BENCHTIME}" -count "${COUNT:-3}" ./pkg/render/

@@ -25,12 +25,14 @@ import (
 
 	"stencil.dev/stencil/pkg/cmd/server"
 	"stencil.dev/stencil/pkg/sandbox"
+	"stencil.dev/stencil/pkg/transform/kustomize"
 )
 
 func main() {
-	// First: a run of an exec plugin starts this binary again as its confined shim, which must
-	// do nothing of the server's.
+	// First: a run of an exec plugin starts this binary again as its confined shim, and a
+	// Kustomization's build as a build worker; neither must do anything of the server's.
 	sandbox.RunShimIfRequested()
+	kustomize.ServeWorkerIfRequested()
 	ctx := genericapiserver.SetupSignalContext()
 	options := server.NewStencilServerOptions(os.Stdout, os.Stderr)
 	cmd := server.NewCommandStartStencilServer(ctx, options)

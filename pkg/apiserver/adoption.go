@@ -21,6 +21,8 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/appliers"
+	"stencil.dev/stencil/pkg/controller/instance"
 	"stencil.dev/stencil/pkg/controller/templateinstance"
 	"stencil.dev/stencil/pkg/registry/templates/adoption"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
@@ -29,7 +31,7 @@ import (
 // adoptionREST builds adoptions over the instances' storage, planning with the controller's
 // rules as each caller in the cluster the instances' objects live in; a server without a
 // cluster serves it and refuses every adoption.
-func (c completedConfig) adoptionREST(revisions templateinstance.TemplateReader, instances adoption.Instances,
+func (c completedConfig) adoptionREST(revisions instance.TemplateReader, instances adoption.Instances,
 	renderer *renderrest.Adapter, noCluster bool) (*adoption.REST, error) {
 	authz := c.GenericConfig.Authorization.Authorizer
 	if noCluster {
@@ -39,7 +41,7 @@ func (c completedConfig) adoptionREST(revisions templateinstance.TemplateReader,
 	if opts := c.ExtraConfig.Instances; opts != nil && opts.Target != nil {
 		target, actAsSelf = opts.Target, opts.ActAsSelf
 	}
-	appliers, err := templateinstance.NewAppliers(target, actAsSelf)
+	impersonating, err := appliers.New(target, actAsSelf)
 	if err != nil {
 		return nil, err
 	}
@@ -47,8 +49,11 @@ func (c completedConfig) adoptionREST(revisions templateinstance.TemplateReader,
 	if err != nil {
 		return nil, err
 	}
-	planner := templateinstance.NewAdoptionPlanner(templateinstance.AdoptionConfig{Templates: revisions, Renderer: renderer,
-		Appliers: appliers, Mapper: mapper, Authorizer: authz, SelfReview: actAsSelf})
+	planner, err := templateinstance.NewAdoptionPlanner(templateinstance.AdoptionConfig{Templates: revisions, Renderer: renderer,
+		Appliers: impersonating, Mapper: mapper, Authorizer: authz, SelfReview: actAsSelf, HashKey: c.ExtraConfig.HashKey})
+	if err != nil {
+		return nil, err
+	}
 	return adoption.NewREST(instances, versionedPlanner{planner}, authz), nil
 }
 

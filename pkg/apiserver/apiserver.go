@@ -32,6 +32,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/install"
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/instance"
 	"stencil.dev/stencil/pkg/controller/templateinstance"
 	"stencil.dev/stencil/pkg/registry/templates/customtransform"
 	"stencil.dev/stencil/pkg/registry/templates/openshiftinstance"
@@ -43,6 +44,7 @@ import (
 	instancestorage "stencil.dev/stencil/pkg/registry/templates/templateinstance"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 	"stencil.dev/stencil/pkg/render"
+	"stencil.dev/stencil/pkg/transform"
 	"stencil.dev/stencil/pkg/transform/plugin"
 )
 
@@ -51,6 +53,10 @@ var (
 	Scheme = runtime.NewScheme()
 	// Codecs serializes the types of Scheme.
 	Codecs = serializer.NewCodecFactory(Scheme)
+	// Served is what the server's groups decode requests and encode answers with: Codecs, with
+	// one pass for Templates and Lists, YAML streams of one object and type errors worded
+	// about the template (wordedDecodeErrors).
+	Served runtime.NegotiatedSerializer = wordedDecodeErrors{NegotiatedSerializer: Codecs, scheme: Scheme}
 )
 
 func init() {
@@ -111,6 +117,9 @@ type ExtraConfig struct {
 	// ProcessingMemory is the memory processing requests hold together; nil means
 	// renderrest.NewProcessingBudget's default.
 	ProcessingMemory *renderrest.Budget
+	// KustomizeBuilder runs the inline Kustomizations' builds where they stop with their
+	// request (the binary's build workers); nil runs them in the request's goroutine.
+	KustomizeBuilder transform.Builder
 	// Instances configure the TemplateInstance controller, which acts in the cluster of its
 	// Target, ClusterConfig when not set; nil runs none. The server fills in the loopback
 	// client, storage and renderer.
@@ -137,11 +146,22 @@ type Config struct {
 // StencilServer is a running Stencil API server.
 type StencilServer struct {
 	GenericAPIServer *genericapiserver.GenericAPIServer
+	// InnerHandler is what the generic filters (authentication, authorization, audit, priority
+	// and fairness, timeouts) hand each request to: Stencil's own filters (memory, provenance)
+	// and the API's routes, the processing POSTs first. Requests reach it through
+	// GenericAPIServer.Handler; a benchmark calls it to measure a request past the filters every
+	// API server runs, with the request information and user those filters set.
+	InnerHandler http.Handler
 }
 
 type completedConfig struct {
 	GenericConfig genericapiserver.CompletedConfig
 	ExtraConfig   *ExtraConfig
+	// processing serves the processing POSTs, innermost in the handler chain; New adds its
+	// routes.
+	processing *processingRoutes
+	// inner is the handler the generic filters hand requests to (set as the chain is built).
+	inner *http.Handler
 }
 
 // CompletedConfig is a Config whose defaults are filled in; only Complete makes one.
@@ -155,14 +175,21 @@ func (cfg *Config) Complete() CompletedConfig {
 		cfg.ExtraConfig.ProcessingMemory = renderrest.NewProcessingBudget(0, nil)
 	}
 	memory := cfg.ExtraConfig.ProcessingMemory
+	processing := &processingRoutes{}
+	inner := new(http.Handler)
 	if chain := cfg.GenericConfig.BuildHandlerChainFunc; chain != nil {
 		cfg.GenericConfig.BuildHandlerChainFunc = func(api http.Handler, c *genericapiserver.Config) http.Handler {
-			// Innermost, where the answer is encoded and written: a processing request's memory
-			// is held until then.
-			return chain(quietAfterDeadline(memory.HoldUntilWritten(renderrest.ReadProvenanceParameter(api))), c)
+			// Innermost, where the answer is encoded and written: a request's memory (its body,
+			// its processing, its answer) is held until then, and the body is read, charged and
+			// converted before the API machinery reads it (withBodies); processing POSTs are then
+			// decoded in one pass (processingRoutes).
+			processing.next = api
+			bodies := withBodies(renderrest.ReadProvenanceParameter(processing), c.MaxRequestBodyBytes, Codecs)
+			*inner = quietAfterDeadline(memory.HoldUntilWritten(bodies))
+			return chain(*inner, c)
 		}
 	}
-	return CompletedConfig{&completedConfig{cfg.GenericConfig.Complete(), &cfg.ExtraConfig}}
+	return CompletedConfig{&completedConfig{cfg.GenericConfig.Complete(), &cfg.ExtraConfig, processing, inner}}
 }
 
 // New builds the server from a completed configuration.
@@ -171,7 +198,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &StencilServer{GenericAPIServer: genericServer}
+	s := &StencilServer{GenericAPIServer: genericServer, InnerHandler: *c.inner}
 
 	revisionREST, revisions, err := templaterevision.NewREST(Scheme, c.GenericConfig.RESTOptionsGetter, c.ExtraConfig.TemplateRevisionHistory)
 	if err != nil {
@@ -211,16 +238,23 @@ func (c completedConfig) New() (*StencilServer, error) {
 		Processing:     c.ExtraConfig.Processing,
 		Memory:         c.ExtraConfig.ProcessingMemory,
 		Plugins:        c.ExtraConfig.Plugins,
+		// The controller's renders build the same way, and stop when its pass is cancelled.
+		KustomizeBuilder: c.ExtraConfig.KustomizeBuilder,
 	})
 	previewer, err := c.previewer(templateREST, revisions, instanceREST, renderer, noCluster)
 	if err != nil {
 		return nil, err
 	}
-	adoptionREST, err := c.adoptionREST(templateinstance.StorageTemplates{Getter: templateREST, Revisions: revisions}, instanceREST, renderer, noCluster)
+	adoptionREST, err := c.adoptionREST(instance.StorageTemplates{Getter: templateREST, Revisions: revisions}, instanceREST, renderer, noCluster)
 	if err != nil {
 		return nil, err
 	}
-	codecs := wordedDecodeErrors{NegotiatedSerializer: Codecs, scheme: Scheme}
+	codecs := Served
+	processingScope := processingScope{serializer: codecs, admission: c.GenericConfig.AdmissionControl, maxBodyBytes: c.GenericConfig.MaxRequestBodyBytes}
+	processedTemplates := processedtemplate.NewREST(renderer)
+	if err := c.processing.add(v1alpha1.SchemeGroupVersion, "processedtemplates", processedTemplates, processingScope); err != nil {
+		return nil, err
+	}
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(templates.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	apiGroupInfo.NegotiatedSerializer = codecs
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = map[string]rest.Storage{
@@ -230,7 +264,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		"templates/schema":    templatestorage.NewSchemaREST(templateREST),
 		"templates/preview": templatestorage.NewPreviewREST(templateREST, previewer, Scheme, c.ExtraConfig.Plugins,
 			c.GenericConfig.Authorization.Authorizer),
-		"processedtemplates":       processedtemplate.NewREST(renderer),
+		"processedtemplates":       processedTemplates,
 		"templaterevisions":        revisionREST,
 		"customtransforms":         customTransformREST,
 		"templateinstances":        instanceREST,
@@ -250,11 +284,15 @@ func (c completedConfig) New() (*StencilServer, error) {
 		if err != nil {
 			return nil, err
 		}
+		openshiftProcessed := processedtemplate.NewOpenShiftREST(renderer)
+		if err := c.processing.add(openshift.SchemeGroupVersion, "processedtemplates", openshiftProcessed, processingScope); err != nil {
+			return nil, err
+		}
 		openshiftGroup := genericapiserver.NewDefaultAPIGroupInfo(openshift.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 		openshiftGroup.NegotiatedSerializer = codecs
 		openshiftGroup.VersionedResourcesStorageMap[openshift.SchemeGroupVersion.Version] = map[string]rest.Storage{
 			"templates":                openshiftREST,
-			"processedtemplates":       processedtemplate.NewOpenShiftREST(renderer),
+			"processedtemplates":       openshiftProcessed,
 			"templateinstances":        openshiftInstanceREST,
 			"templateinstances/status": openshiftInstanceStatusREST,
 		}

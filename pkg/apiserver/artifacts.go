@@ -34,8 +34,9 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/artifact/server"
+	"stencil.dev/stencil/pkg/controller/appliers"
+	"stencil.dev/stencil/pkg/controller/instance"
 	"stencil.dev/stencil/pkg/controller/publish"
-	"stencil.dev/stencil/pkg/controller/templateinstance"
 )
 
 // ArtifactConfig configures the artifact server, from which Flux fetches what published
@@ -56,7 +57,7 @@ func (c completedConfig) artifactHandler(instances rest.Getter) (*server.Handler
 	if opts := c.ExtraConfig.Instances; opts != nil && opts.Target != nil {
 		target, actAsSelf = opts.Target, opts.ActAsSelf
 	}
-	appliers, err := templateinstance.NewAppliers(target, actAsSelf)
+	impersonating, err := appliers.New(target, actAsSelf)
 	if err != nil {
 		return nil, err
 	}
@@ -74,11 +75,11 @@ func (c completedConfig) artifactHandler(instances rest.Getter) (*server.Handler
 			return out, v1alpha1.Convert_templates_TemplateInstance_To_v1alpha1_TemplateInstance(internal, out, nil)
 		},
 		ConfigMaps: func(ctx context.Context, r *v1alpha1.TemplateInstanceRequester, namespace, name string) (*unstructured.Unstructured, error) {
-			a, err := appliers.For(r)
+			a, err := impersonating.For(r)
 			if err != nil {
 				return nil, err
 			}
-			return a.Get(ctx, templateinstance.Object{Resource: publish.ConfigMaps, Namespace: namespace, Name: name})
+			return a.Get(ctx, instance.Object{Resource: publish.ConfigMaps, Namespace: namespace, Name: name})
 		},
 	}
 	return server.NewHandler(store, c.ExtraConfig.Artifacts.Options), nil

@@ -38,14 +38,24 @@ type wordedDecodeErrors struct {
 }
 
 // SupportedMediaTypes wraps the JSON and YAML decoders, strict and not; the YAML ones also
-// decode the one object of a stream of documents (oneYAMLDocument).
+// decode the one object of a stream of documents (oneYAMLDocument). The JSON serializers read
+// Templates and write Lists in one pass (templateCodec), and the YAML ones read the JSON they
+// convert a body to through them.
 func (n wordedDecodeErrors) SupportedMediaTypes() []runtime.SerializerInfo {
-	infos := n.NegotiatedSerializer.SupportedMediaTypes()
+	// A copy: the factory's own list is shared.
+	infos := append([]runtime.SerializerInfo(nil), n.NegotiatedSerializer.SupportedMediaTypes()...)
 	var asJSON runtime.SerializerInfo
-	for _, info := range infos {
-		if info.MediaType == runtime.ContentTypeJSON {
-			asJSON = info
+	for i, info := range infos {
+		if info.MediaType != runtime.ContentTypeJSON {
+			continue
 		}
+		if info.Serializer != nil {
+			info.Serializer = templateCodec{Serializer: info.Serializer, scheme: n.scheme}
+		}
+		if info.StrictSerializer != nil {
+			info.StrictSerializer = templateCodec{Serializer: info.StrictSerializer, scheme: n.scheme, strict: true}
+		}
+		infos[i], asJSON = info, info
 	}
 	out := make([]runtime.SerializerInfo, len(infos))
 	for i, info := range infos {

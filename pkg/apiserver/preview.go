@@ -26,7 +26,9 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
-	"stencil.dev/stencil/pkg/controller/templateinstance"
+	"stencil.dev/stencil/pkg/controller/appliers"
+	"stencil.dev/stencil/pkg/controller/instance"
+	"stencil.dev/stencil/pkg/controller/preview"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 )
@@ -34,9 +36,9 @@ import (
 // previewer builds the Previewer of templates/{name}/preview over the server's storage, its
 // renderer, and, with a cluster, clients that act as each requester there.
 func (c completedConfig) previewer(templateREST rest.Getter, revisions *templaterevision.Writer, instances rest.Lister,
-	renderer *renderrest.Adapter, noCluster bool) (*templateinstance.Previewer, error) {
-	cfg := templateinstance.PreviewConfig{
-		Templates: templateinstance.StorageTemplates{Getter: templateREST, Revisions: revisions},
+	renderer *renderrest.Adapter, noCluster bool) (*preview.Previewer, error) {
+	cfg := preview.Config{
+		Templates: instance.StorageTemplates{Getter: templateREST, Revisions: revisions},
 		Instances: instanceLister{instances}, Renderer: renderer,
 		Authorizer: c.GenericConfig.Authorization.Authorizer, Memory: c.ExtraConfig.ProcessingMemory, HashKey: c.ExtraConfig.HashKey,
 	}
@@ -45,7 +47,7 @@ func (c completedConfig) previewer(templateREST rest.Getter, revisions *template
 		if opts := c.ExtraConfig.Instances; opts != nil && opts.Target != nil {
 			target, actAsSelf = opts.Target, opts.ActAsSelf
 		}
-		appliers, err := templateinstance.NewAppliers(target, actAsSelf)
+		impersonating, err := appliers.New(target, actAsSelf)
 		if err != nil {
 			return nil, err
 		}
@@ -53,9 +55,9 @@ func (c completedConfig) previewer(templateREST rest.Getter, revisions *template
 		if err != nil {
 			return nil, err
 		}
-		cfg.Appliers, cfg.Mapper, cfg.SelfReview = appliers, mapper, actAsSelf
+		cfg.Appliers, cfg.Mapper, cfg.SelfReview = impersonating, mapper, actAsSelf
 	}
-	return templateinstance.NewPreviewer(cfg), nil
+	return preview.New(cfg), nil
 }
 
 // instanceLister lists the TemplateInstances of a namespace from their storage, in the

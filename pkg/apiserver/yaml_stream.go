@@ -19,6 +19,7 @@ package apiserver
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 
@@ -54,6 +55,17 @@ type oneYAMLDocument struct {
 
 // Decode decodes the one non-empty document of data.
 func (d oneYAMLDocument) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
+	if d.json != nil {
+		// The stream read once: its documents found and the one that is not empty converted in
+		// the same pass. A document that may repeat a key, which a strict decoder must hear of,
+		// is read below as before.
+		if converted, documents, repeats, ok := positions.OnlyDocument(data); ok && !(repeats && d.strict) {
+			if documents > 1 {
+				return nil, nil, tooManyDocuments(documents)
+			}
+			return d.json.Decode(converted, defaults, into)
+		}
+	}
 	doc, err := onlyDocument(data)
 	if err != nil {
 		return nil, nil, err
@@ -81,7 +93,8 @@ func (d oneYAMLDocument) Decode(data []byte, defaults *schema.GroupVersionKind, 
 }
 
 // onlyDocument returns the one document of data that is not empty, or data itself when it is
-// one document or cannot be split (the decoder then says what is wrong with it).
+// one document or cannot be split (the decoder then says what is wrong with it). A document
+// whose aliases expand past positions.MaxJSONBytes is an error.
 func onlyDocument(data []byte) ([]byte, error) {
 	if !bytes.Contains(data, []byte("---")) {
 		return data, nil
@@ -98,6 +111,9 @@ func onlyDocument(data []byte) ([]byte, error) {
 			return data, nil
 		}
 		asJSON, err := positions.YAMLToJSON(doc)
+		if expansion := (*positions.ExpansionError)(nil); errors.As(err, &expansion) {
+			return nil, err
+		}
 		if err != nil {
 			return data, nil
 		}
@@ -109,10 +125,15 @@ func onlyDocument(data []byte) ([]byte, error) {
 		}
 	}
 	if documents > 1 {
-		return nil, fmt.Errorf("the YAML body holds %d documents: a request takes one object (send each on its own)", documents)
+		return nil, tooManyDocuments(documents)
 	}
 	if found == nil {
 		return data, nil
 	}
 	return found, nil
+}
+
+// tooManyDocuments is the error of a YAML body of more than one object.
+func tooManyDocuments(documents int) error {
+	return fmt.Errorf("the YAML body holds %d documents: a request takes one object (send each on its own)", documents)
 }

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/transform"
@@ -30,7 +31,7 @@ import (
 const NameParameter = "NAME"
 
 // dnsLabel is RFC 1123's label, the names of most kinds and the values of app labels.
-var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+var dnsLabel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`) })
 
 // stem is an object's name without the application's name: "web" for "shop-web" in the
 // application shop, "" for "shop" itself.
@@ -78,8 +79,8 @@ func (p *planner) name(objects []Object) {
 	}
 	// A name that is a DNS label keeps to one, so that a value no Service or label could
 	// carry is refused when processing starts rather than by the API server object by object.
-	if dnsLabel.MatchString(p.appName) {
-		param.Pattern = dnsLabel.String()
+	if dnsLabel().MatchString(p.appName) {
+		param.Pattern = dnsLabel().String()
 	}
 	p.declare(param, NameParameter)
 	p.edit(func() error {

@@ -228,7 +228,7 @@ func TestNameParameter(t *testing.T) {
 		pattern string
 		warning bool
 	}{
-		{[]string{"shop", "shop-db"}, dnsLabel.String(), false},
+		{[]string{"shop", "shop-db"}, dnsLabel().String(), false},
 		{[]string{"web.v2"}, "", false},
 		{[]string{"a", "b"}, "", true},
 	}

@@ -18,6 +18,7 @@ package export
 
 import (
 	"slices"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -33,7 +34,7 @@ import (
 
 // creationOrder ranks kinds so that what others use exists first (Helm's install order); other
 // kinds, custom resources among them, come last.
-var creationOrder = func() map[string]int {
+var creationOrder = sync.OnceValue(func() map[string]int {
 	kinds := []string{
 		"Namespace", "NetworkPolicy", "ResourceQuota", "LimitRange", "PodDisruptionBudget",
 		"ServiceAccount", "Secret", "ConfigMap", "PersistentVolumeClaim", "CustomResourceDefinition",
@@ -45,15 +46,15 @@ var creationOrder = func() map[string]int {
 		rank[k] = i
 	}
 	return rank
-}()
+})
 
 // sortForCreation orders objects by creationOrder, then by kind and name.
 func sortForCreation(objects []Object) {
 	rank := func(obj Object) int {
-		if r, ok := creationOrder[transform.NestedString(obj, "kind")]; ok {
+		if r, ok := creationOrder()[transform.NestedString(obj, "kind")]; ok {
 			return r
 		}
-		return len(creationOrder)
+		return len(creationOrder())
 	}
 	slices.SortStableFunc(objects, func(a, b Object) int {
 		if d := rank(a) - rank(b); d != 0 {

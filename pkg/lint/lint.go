@@ -26,6 +26,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/storage/names"
@@ -173,7 +174,7 @@ func check(ctx context.Context, name string, index *positions.Index, source []by
 // the document, which starts at firstLine).
 func unreadable(name string, index *positions.Index, firstLine int, err error) Diagnostic {
 	d := Diagnostic{File: name, Severity: typecheck.Error, Rule: Unreadable, Message: err.Error()}
-	if m := decodePathAt.FindStringSubmatch(d.Message); m != nil {
+	if m := decodePathAt().FindStringSubmatch(d.Message); m != nil {
 		d.Path = m[1]
 		d.Line, d.Column = locate(index, m[1])
 	}
@@ -184,7 +185,7 @@ func unreadable(name string, index *positions.Index, firstLine int, err error) D
 		if d.Line, d.Column = errorLine(d.Message); d.Line > 0 && firstLine > 1 {
 			// The reader counted the lines of the document: say the file's.
 			d.Line += firstLine - 1
-			d.Message = lineOf.ReplaceAllLiteralString(d.Message, "line "+strconv.Itoa(d.Line))
+			d.Message = lineOf().ReplaceAllLiteralString(d.Message, "line "+strconv.Itoa(d.Line))
 		}
 	}
 	return d
@@ -205,11 +206,11 @@ func Sort(ds []Diagnostic) {
 }
 
 // lineOf finds the line a YAML or JSON reader names in its error.
-var lineOf = regexp.MustCompile(`line (\d+)`)
+var lineOf = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
 
 // errorLine is the line (and column 1) an error of the reader names, if any.
 func errorLine(message string) (line, column int) {
-	if m := lineOf.FindStringSubmatch(message); m != nil {
+	if m := lineOf().FindStringSubmatch(message); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
 			return n, 1
 		}
@@ -229,15 +230,19 @@ func locate(index *positions.Index, path string) (line, column int) {
 }
 
 // warningPathAt is the field path an engine's warning starts with ("objects[2].metadata: ...").
-var warningPathAt = regexp.MustCompile(`^((?:objects|parameters|labels|objectLabels|message|generators|transformers)[^\s:]*): `)
+var warningPathAt = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^((?:objects|parameters|labels|objectLabels|message|generators|transformers)[^\s:]*): `)
+})
 
 // decodePathAt is the field path a decoding error names after the decoder's prefix
 // ("cannot read the template: parameters[0].name: Invalid value: ...").
-var decodePathAt = regexp.MustCompile(`: ((?:metadata|objects|parameters|labels|objectLabels|message|generators|transformers|rules)[^\s:]*): `)
+var decodePathAt = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`: ((?:metadata|objects|parameters|labels|objectLabels|message|generators|transformers|rules)[^\s:]*): `)
+})
 
 // warningPath is the field path a warning of the engine names, if any.
 func warningPath(w string) string {
-	if m := warningPathAt.FindStringSubmatch(w); m != nil {
+	if m := warningPathAt().FindStringSubmatch(w); m != nil {
 		return m[1]
 	}
 	return ""

@@ -29,6 +29,12 @@ limitations under the License.
 // file gets positions from go.yaml.in/yaml/v3's node tree instead, by field path. The
 // differential fuzz test (FuzzYAMLToJSON) and the corpus test hold the two to the same bytes.
 //
+// One answer differs on purpose: a document whose aliases stand for more than MaxJSONBytes
+// of its size (eight times, and 1 KiB) is refused with an *ExpansionError before it is
+// written, on either path. sigs.k8s.io/yaml bounds aliases by nodes, not bytes, so a 1 MB
+// scalar aliased 500 times is 500 MB there; a document without aliases never nears the bound.
+// Every YAML the server reads goes through this package for that reason.
+//
 // JSON input is kept as it is: its Index maps a field path to the offset of its value in the
 // bytes, and the offset to a line and column, so it costs nothing until it is asked.
 //

@@ -35,6 +35,9 @@ func fallback(data []byte) (out []byte, err error) {
 			out, err = nil, fmt.Errorf("cannot read the YAML: %v", r)
 		}
 	}()
+	if err := checkFallbackExpansion(data); err != nil {
+		return nil, err
+	}
 	return yaml.YAMLToJSON(data)
 }
 

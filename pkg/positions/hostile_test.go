@@ -17,10 +17,14 @@ limitations under the License.
 package positions
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/yaml"
 )
@@ -43,6 +47,36 @@ func billionLaughs(block bool) string {
 		prev = level
 	}
 	return b.String()
+}
+
+// peakHeap runs fn and returns the most heap it held beyond what was live before, sampled
+// while it ran, with the collector running often so that garbage counts little.
+func peakHeap(fn func()) uint64 {
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var peak atomic.Uint64
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		var m runtime.MemStats
+		for {
+			runtime.ReadMemStats(&m)
+			if m.HeapAlloc > peak.Load() {
+				peak.Store(m.HeapAlloc)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Microsecond):
+			}
+		}
+	}()
+	fn()
+	close(stop)
+	<-stopped
+	return max(peak.Load(), before.HeapAlloc) - before.HeapAlloc
 }
 
 // allocated returns the bytes fn allocates.
@@ -170,4 +204,94 @@ func TestLookupAbsentPaths(t *testing.T) {
 			t.Errorf("%s is not in the file, yet found at %v", absent, s)
 		}
 	}
+}
+
+// aliasedScalar is issue 37's body: one scalar of size bytes, anchored once and aliased n
+// times. tail is added to the document (a tab in a comment leaves it to sigs.k8s.io/yaml).
+func aliasedScalar(size, n int, tail string) []byte {
+	var b strings.Builder
+	b.WriteString("apiVersion: templates.stencil.dev/v1alpha1\nkind: Template\nmetadata: {name: bomb}\n")
+	b.WriteString("message: &big " + strings.Repeat("x", size) + "\n")
+	b.WriteString("objects:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n  data:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "    k%d: *big\n", i)
+	}
+	b.WriteString(tail)
+	return []byte(b.String())
+}
+
+// TestAliasExpansionIsBoundedInBytes is issue 37's finding 4 at the reader: a document whose
+// aliases stand for more than MaxJSONBytes of its size is refused, before it is written, by
+// every reader of the package (the fast reader, with positions and without, and the path
+// through sigs.k8s.io/yaml), with an error that says why, allocating a small multiple of the
+// document. Go.yaml.in/yaml/v2's node budget lets all of these through: it counts nodes, and
+// each of these repeats few.
+func TestAliasExpansionIsBoundedInBytes(t *testing.T) {
+	nested := func() []byte {
+		// Two levels of 30 aliases to the level below, the first a 100 KB scalar: 961 nodes
+		// (within v2's budget), 90 MB of JSON.
+		var b strings.Builder
+		b.WriteString("l0: &l0 " + strings.Repeat("y", 100<<10) + "\n")
+		for level := 1; level <= 2; level++ {
+			fmt.Fprintf(&b, "l%d: &l%d [%s]\n", level, level, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d, ", level-1), 30), ", "))
+		}
+		return []byte(b.String())
+	}
+	merges := func(n int) []byte {
+		// A merge of the same mapping n times: the value each repeat replaces is decoded (and
+		// written, then taken back) once per repeat.
+		return []byte("m: &m {k: " + strings.Repeat("z", 1<<20) + "}\nx:\n  <<: [" + strings.TrimSuffix(strings.Repeat("*m, ", n), ", ") + "]\n")
+	}
+	manySmall := func() []byte {
+		// 200,000 aliases of a 100-byte scalar: 20 MB from 1 MB, within v2's node budget.
+		return []byte("a: &a " + strings.Repeat("w", 100) + "\nb: [" + strings.TrimSuffix(strings.Repeat("*a, ", 200_000), ", ") + "]\n")
+	}
+	cases := []struct {
+		name string
+		doc  []byte
+	}{
+		{"1 MB aliased 500 times", aliasedScalar(1<<20, 500, "")},
+		{"1 MB aliased 2000 times", aliasedScalar(1<<20, 2000, "")},
+		{"1 MB aliased 500 times, left to sigs.k8s.io/yaml", aliasedScalar(1<<20, 500, "#\ttab\n")},
+		{"1 MB aliased 500 times, with a tag", aliasedScalar(1<<20, 500, "tagged: !!str t\n")},
+		{"nested aliases", nested()},
+		{"nested aliases, left to sigs.k8s.io/yaml", append(nested(), "#\ttab\n"...)},
+		{"a merge key of 300 aliases", merges(300)},
+		{"many small aliases", manySmall()},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var errs [3]error
+			var peak uint64
+			for i, read := range []func() error{
+				func() error { _, err := YAMLToJSON(c.doc); return err },
+				func() error { _, _, err := YAMLToJSONRepeats(c.doc); return err },
+				func() error { _, err := Read("bomb.yaml", c.doc); return err },
+			} {
+				peak = max(peak, peakHeap(func() { errs[i] = read() }))
+			}
+			for _, err := range errs {
+				var refusal *ExpansionError
+				if !errors.As(err, &refusal) || refusal.Source != len(c.doc) || refusal.Limit != MaxJSONBytes(len(c.doc)) ||
+					!strings.Contains(err.Error(), "aliases expand") {
+					t.Fatalf("want the expansion refused, got %v", err)
+				}
+			}
+			t.Logf("%d bytes refused, at most %.1f MiB held by a read: %v", len(c.doc), float64(peak)/(1<<20), errs[0])
+			// A read may write up to its bound (the output and the buffer it grows from), and
+			// v2's decode of a document left to sigs.k8s.io/yaml holds a few times its size:
+			// far below the expansion, which is 20 to 2,000 times.
+			if peak > 32*uint64(len(c.doc))+(4<<20) {
+				t.Errorf("refusing %d bytes held %.1f MiB", len(c.doc), float64(peak)/(1<<20))
+			}
+		})
+	}
+	t.Run("anchors that repeat a little are read", func(t *testing.T) {
+		doc := []byte("env: &env [{name: A, value: a}, {name: B, value: b}]\nbase: &base {image: x, env: *env}\n" +
+			"containers:\n- <<: *base\n  name: one\n- <<: *base\n  name: two\n- {<<: *base, name: three, env: *env}\n")
+		sameAsSigs(t, doc)
+		if _, fastPath := fast(doc); !fastPath {
+			t.Error("a document with a few aliases is left to sigs.k8s.io/yaml")
+		}
+	})
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package positions
 
 import (
+	"bytes"
 	"sort"
 	"strconv"
 	"sync"
@@ -166,12 +167,15 @@ func (x *Index) NearestStart(p Path) (Pos, int) {
 	if n < 0 {
 		return Pos{}, -1
 	}
-	if x.entryPerNode {
-		e := x.entries[nd]
-		if e.key >= 0 {
-			return x.PosOf(int(e.key)), n
-		}
-		return x.PosOf(int(e.src)), n
+	switch node := t.nodes[nd]; {
+	case x.identity && node.key >= 0:
+		return x.PosOf(int(node.key)), n
+	case x.identity:
+		return x.PosOf(int(node.value)), n
+	case x.entryPerNode && x.entries[nd].key >= 0:
+		return x.PosOf(int(x.entries[nd].key)), n
+	case x.entryPerNode:
+		return x.PosOf(int(x.entries[nd].src)), n
 	}
 	return x.spanOf(t, nd).Start(), n
 }
@@ -207,7 +211,15 @@ func (x *Index) Locate(path string) string {
 // structure returns the tree of x.json, read on the first lookup.
 func (x *Index) structure() *tree {
 	x.treeOnce.Do(func() {
-		x.tree = buildTree(x.json, len(x.entries))
+		values := len(x.entries)
+		if values == 0 {
+			// A file's own JSON: a value per member or element, at most one per colon, comma
+			// and opening bracket, and the document (those inside strings count too), and
+			// never more than the values JSON of its length can hold (0,0,...): the bound
+			// only sizes the arrays.
+			values = min(bytes.Count(x.json, []byte(":"))+bytes.Count(x.json, []byte(","))+bytes.Count(x.json, []byte("["))+1, len(x.json)/2+1)
+		}
+		x.tree = buildTree(x.json, values)
 		x.entryPerNode = x.tree != nil && !x.identity && x.byPath == nil && len(x.entries) == len(x.tree.nodes)
 		for i := 0; x.entryPerNode && i < len(x.entries); i++ {
 			n, at := x.tree.nodes[i], x.tree.nodes[i].value

@@ -68,7 +68,8 @@ func buildTree(data []byte, values int) *tree {
 	if len(data) >= math.MaxInt32 {
 		return nil
 	}
-	b := treeBuilder{t: &tree{data: data, nodes: make([]jsonNode, 0, values), kids: make([]int32, 0, values)}}
+	b := treeBuilder{t: &tree{data: data, nodes: make([]jsonNode, 0, values), kids: make([]int32, 0, values)},
+		pending: make([]int32, 0, values)}
 	if !b.run() {
 		return nil
 	}

@@ -211,3 +211,25 @@ func TestLongLineColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestTreeIsBounded: the tree of a file's JSON, read on its first lookup, holds 32 bytes a
+// value (its node, its place among its parent's children, and while it is read), and a value
+// takes at least two bytes of JSON: a file of nothing but tiny values (a million zeros, or
+// colons in a string, which size the arrays) costs at most 17 times its size, read once, however
+// many lookups follow.
+func TestTreeIsBounded(t *testing.T) {
+	zeros := []byte(`{"a":[` + strings.Repeat("0,", 1<<20) + `0]}`)
+	colons := []byte(`{"a":"` + strings.Repeat(":", 2<<20) + `"}`)
+	for name, data := range map[string][]byte{"zeros": zeros, "colons in a string": colons} {
+		x := ReadJSON("f.json", data)
+		used := allocated(func() {
+			for range 100 {
+				x.Locate("a[1000]")
+			}
+		})
+		t.Logf("%s: %d KiB of JSON, %d KiB for its tree and lines", name, len(data)>>10, used>>10)
+		if used > 17*uint64(len(data)) {
+			t.Errorf("%s: %d bytes for %d of JSON", name, used, len(data))
+		}
+	}
+}

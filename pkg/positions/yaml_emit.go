@@ -33,6 +33,8 @@ type emitter struct {
 	// assigns holds the members of the mappings being written, each mapping's above the
 	// mapping that contains it.
 	assigns []assign
+	// discarded counts what was written and taken back (discard): work the bound counts too.
+	discarded int
 }
 
 // assign is one member of a mapping as the decoder sets it: its key as text and as typed,
@@ -63,7 +65,18 @@ func (p *parser) emitDocument(root int32) []byte {
 	e := emitter{p: p, out: make([]byte, 0, len(p.src)+len(p.src)/4+64)}
 	e.record(-1, p.nodes[root].pos)
 	e.value(root)
+	p.written = len(e.out) + e.discarded
 	return e.out
+}
+
+// room refuses the document once what it writes, n bytes more, would pass the parser's
+// limit: aliases (and the values that repeated keys replace, which are written and taken
+// back) can make a few bytes of YAML stand for any number of bytes of JSON, and the bound is
+// on bytes, whatever the number of nodes. A value passes the limit by one scalar at most.
+func (e *emitter) room(n int) {
+	if len(e.out)+e.discarded+n > e.p.limit {
+		panic(&ExpansionError{Source: e.p.sourceBytes, Limit: e.p.limit})
+	}
 }
 
 // record notes the places of what is written next: a member (its name at key, its value at
@@ -77,6 +90,7 @@ func (e *emitter) record(key, src int32) {
 // value writes node n; its place is recorded by the caller (an alias's own place, not its
 // anchor's).
 func (e *emitter) value(n int32) {
+	e.room(0)
 	nd := &e.p.nodes[n]
 	if nd.kind == kindAlias {
 		e.value(nd.a)
@@ -85,6 +99,7 @@ func (e *emitter) value(n int32) {
 	switch nd.kind {
 	case kindScalar:
 		text := e.p.text(n)
+		e.room(len(text))
 		if nd.style == styleQuoted {
 			e.out = appendJSONString(e.out, text)
 			return
@@ -150,6 +165,7 @@ func (e *emitter) mapping(n int32) {
 func (e *emitter) discard(n int32) {
 	out, entries := len(e.out), len(e.p.entries)
 	e.value(n)
+	e.discarded += len(e.out) - out
 	e.out = e.out[:out]
 	e.p.entries = e.p.entries[:entries]
 }

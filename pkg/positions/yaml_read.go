@@ -51,7 +51,10 @@ func ReadDocument(file string, data []byte, start int) (*Index, error) {
 	}
 	x := &Index{file: file, src: data}
 	p := parser{src: data, positions: true, pos: start, lineStart: start}
-	if out, ok := p.read(); ok {
+	if out, err := p.read(); err != errBail {
+		if err != nil {
+			return nil, err
+		}
 		x.json, x.entries = out, p.entries
 		return x, nil
 	}
@@ -67,8 +70,8 @@ func ReadDocument(file string, data []byte, start int) (*Index, error) {
 // YAMLToJSON does, errors included, without the Index (and its cost).
 func YAMLToJSON(data []byte) ([]byte, error) {
 	p := parser{src: data}
-	if out, ok := p.read(); ok {
-		return out, nil
+	if out, err := p.read(); err != errBail {
+		return out, err
 	}
 	return fallback(data)
 }
@@ -79,8 +82,8 @@ func YAMLToJSON(data []byte) ([]byte, error) {
 // when the fast reader left the input to sigs.k8s.io/yaml.
 func YAMLToJSONRepeats(data []byte) (out []byte, repeats bool, err error) {
 	p := parser{src: data}
-	if out, ok := p.read(); ok {
-		return out, p.repeats, nil
+	if out, err := p.read(); err != errBail {
+		return out, p.repeats, err
 	}
 	out, err = fallback(data)
 	return out, true, err
@@ -134,6 +137,10 @@ type parser struct {
 	entries []entry
 	// repeats says a mapping written had a key more than once (merged members included).
 	repeats bool
+	// limit bounds what the emitter writes (MaxJSONBytes of the source); zero means that
+	// default. sourceBytes is the size of the source read, from where the document starts;
+	// written is what the emitter wrote, what it took back included.
+	limit, sourceBytes, written int
 }
 
 type anchor struct {
@@ -164,15 +171,24 @@ type node struct {
 	a, b        int32
 }
 
-// read parses and emits the first document; false means the input is left to YAMLToJSON.
-func (p *parser) read() (out []byte, ok bool) {
+// read parses and emits the first document. errBail means the input is left to YAMLToJSON;
+// an *ExpansionError, that its aliases expand it past p.limit, which no reader may write.
+func (p *parser) read() (out []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			out, ok = nil, false // errBail, or any other surprise: the exact path decides
+			if refusal, ok := r.(*ExpansionError); ok {
+				out, err = nil, refusal
+				return
+			}
+			out, err = nil, errBail // errBail, or any other surprise: the exact path decides
 		}
 	}()
 	if len(p.src) > 1<<31-1 || !printable(p.src[p.pos:]) {
-		return nil, false
+		return nil, errBail
+	}
+	p.sourceBytes = len(p.src) - p.pos
+	if p.limit == 0 {
+		p.limit = MaxJSONBytes(p.sourceBytes)
 	}
 	if bytes.HasPrefix(p.src[p.pos:], []byte("\xef\xbb\xbf")) {
 		p.pos += 3
@@ -186,7 +202,7 @@ func (p *parser) read() (out []byte, ok bool) {
 	if p.positions {
 		p.entries = make([]entry, 0, p.slots+1)
 	}
-	return p.emitDocument(root), true
+	return p.emitDocument(root), nil
 }
 
 func bail() { panic(errBail) }

@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"stencil.dev/stencil/pkg/jsonbytes"
@@ -40,7 +41,9 @@ const (
 )
 
 // yamlStyleFloat is the decoder's test of a float written as YAML writes floats.
-var yamlStyleFloat = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+var yamlStyleFloat = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+})
 
 // resolve returns the type and value (ints as int64 or uint64 bits, floats as float64 bits,
 // bools as 0 and 1) of a plain scalar.
@@ -99,7 +102,7 @@ func resolveNumber(in string) (uint8, uint64) {
 	if u, err := strconv.ParseUint(plain, 0, 64); err == nil {
 		return resolvedUint, u
 	}
-	if yamlStyleFloat.MatchString(plain) {
+	if yamlStyleFloat().MatchString(plain) {
 		if f, err := strconv.ParseFloat(plain, 64); err == nil {
 			return resolvedFloat, math.Float64bits(f)
 		}

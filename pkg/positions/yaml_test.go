@@ -18,15 +18,48 @@ package positions
 
 import (
 	"bytes"
+	"errors"
+	"math"
 	"testing"
 
 	"sigs.k8s.io/yaml"
 )
 
-// fast runs the fast reader alone: ok is false when it leaves the input to YAMLToJSON.
+// fast runs the fast reader alone: ok is false when it leaves the input to YAMLToJSON, or
+// refuses it for its expansion (expanded).
 func fast(data []byte) ([]byte, bool) {
 	p := parser{src: data, positions: true}
-	return p.read()
+	out, err := p.read()
+	return out, err == nil
+}
+
+// unbounded runs the fast reader without the bound on what it writes, and says how much it
+// wrote, what it took back included; err is errBail when it leaves the input to YAMLToJSON.
+func unbounded(data []byte) (out []byte, written int, err error) {
+	p := parser{src: data, limit: math.MaxInt}
+	out, err = p.read()
+	return out, p.written, err
+}
+
+// expanded checks a refusal for expansion: without the bound, the fast reader writes more
+// than MaxJSONBytes of data, or sigs.k8s.io/yaml does. It reports whether err is one.
+func expanded(t testing.TB, data []byte, err error) bool {
+	var refusal *ExpansionError
+	if !errors.As(err, &refusal) {
+		return false
+	}
+	limit := MaxJSONBytes(len(data))
+	if refusal.Limit != limit || refusal.Source != len(data) {
+		t.Fatalf("%q: refused with %v, whose numbers are not those of the document (%d bytes, limit %d)", data, err, len(data), limit)
+	}
+	if _, written, uerr := unbounded(data); uerr == nil && written > limit {
+		return true
+	}
+	if want, _ := yaml.YAMLToJSON(data); len(want) > limit {
+		return true
+	}
+	t.Fatalf("%q: refused for its expansion (%v), yet neither reader writes more than %d bytes", data, err, limit)
+	return true
 }
 
 // sameAsSigs checks that YAMLToJSON and Read give what sigs.k8s.io/yaml gives for data,
@@ -34,6 +67,9 @@ func fast(data []byte) ([]byte, bool) {
 // itself (and may answer at random: keys that are one string but not one YAML value are
 // written in the order of a Go map).
 func sameAsSigs(t testing.TB, data []byte) (fastPath bool) {
+	if _, err := YAMLToJSON(data); expanded(t, data, err) {
+		return false
+	}
 	out, fastPath := fast(data)
 	if !fastPath {
 		return false

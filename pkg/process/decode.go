@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
@@ -90,48 +91,130 @@ func DecodeTemplate(data []byte) (t *templates.Template, d Dialect, err error) {
 }
 
 func decodeStencil(top *templateBytes) (*templates.Template, error) {
-	var versioned v1alpha1.Template
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(top.rest, &versioned); err != nil {
-		return nil, fmt.Errorf("cannot read the template: %w", wordTypeErrors(top.rest, &versioned, err))
+	versioned, ok := top.stencil(false)
+	if !ok {
+		params, err := top.decodeParameters()
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the template: %w", err)
+		}
+		versioned = &v1alpha1.Template{}
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(top.rest, versioned); err != nil {
+			return nil, fmt.Errorf("cannot read the template: %w", wordTypeErrors(top.rest, versioned, err))
+		}
+		versioned.Objects, versioned.Parameters = top.objects, params
 	}
-	versioned.Objects = top.objects
-	if top.hasParameters {
+	if top.hasParameters && versioned.Parameters == nil {
 		// A member present, even null, gives a list that is not nil, as DecodeTemplate's
 		// results always had.
-		versioned.Parameters = top.parameters
-		if versioned.Parameters == nil {
-			versioned.Parameters = []v1alpha1.Parameter{}
-		}
+		versioned.Parameters = []v1alpha1.Parameter{}
 	}
-	v1alpha1.SetObjectDefaults_Template(&versioned)
+	v1alpha1.SetObjectDefaults_Template(versioned)
 	t := &templates.Template{}
-	if err := v1alpha1.Convert_v1alpha1_Template_To_templates_Template(&versioned, t, nil); err != nil {
+	if err := v1alpha1.Convert_v1alpha1_Template_To_templates_Template(versioned, t, nil); err != nil {
 		return nil, fmt.Errorf("cannot convert the template: %v", err)
 	}
 	return t, nil
 }
 
 func decodeOpenShift(top *templateBytes) (*templates.Template, error) {
-	var in openshift.Template
-	if !leanOpenShift(top.rest, &in) {
-		in = openshift.Template{}
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(top.rest, &in); err != nil {
-			return nil, fmt.Errorf("cannot read the OpenShift template: %w", wordTypeErrors(top.rest, &in, err))
+	in, ok := top.openShift(false)
+	if !ok {
+		params, err := top.decodeParameters()
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the template: %w", err)
 		}
+		in = &openshift.Template{}
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(top.rest, in); err != nil {
+			return nil, fmt.Errorf("cannot read the OpenShift template: %w", wordTypeErrors(top.rest, in, err))
+		}
+		in.Objects, in.Parameters = top.objects, openShiftParameters(params)
 	}
-	in.Objects = top.objects
-	if top.hasParameters {
-		in.Parameters = make([]openshift.Parameter, len(top.parameters))
-		for i, p := range top.parameters {
-			in.Parameters[i] = openshift.Parameter{Name: p.Name, DisplayName: p.DisplayName, Description: p.Description,
-				Value: p.Value, Generate: p.Generate, From: p.From, Required: p.Required}
-		}
+	if top.hasParameters && in.Parameters == nil {
+		in.Parameters = []openshift.Parameter{} // as for ours
 	}
 	t := &templates.Template{}
-	if err := openshift.ToInternal(&in, t); err != nil {
+	if err := openshift.ToInternal(in, t); err != nil {
 		return nil, fmt.Errorf("cannot read the OpenShift template: %v", err)
 	}
 	return t, nil
+}
+
+// stencil reads the template into our versioned type with the lean readers (strict ones when
+// strict), leaving the objects as they are and defaults unset; ok is false when the lean
+// readers cannot read it exactly, or, when strict, when a strict decoder would find
+// something to say (a member repeated or unknown outside the objects).
+func (top *templateBytes) stencil(strict bool) (*v1alpha1.Template, bool) {
+	if strict && top.repeated {
+		return nil, false
+	}
+	params, ok := top.leanParameters(strict)
+	if !ok {
+		return nil, false
+	}
+	versioned := &v1alpha1.Template{}
+	if strict {
+		if strictErrs, err := kjson.UnmarshalStrict(top.rest, versioned); err != nil || len(strictErrs) > 0 {
+			return nil, false
+		}
+	} else if kjson.UnmarshalCaseSensitivePreserveInts(top.rest, versioned) != nil {
+		return nil, false
+	}
+	versioned.Objects, versioned.Parameters = top.objects, params
+	return versioned, true
+}
+
+// openShift is stencil for an OpenShift template.
+func (top *templateBytes) openShift(strict bool) (*openshift.Template, bool) {
+	if strict && top.repeated {
+		return nil, false
+	}
+	params, ok := top.leanParameters(strict)
+	if !ok {
+		return nil, false
+	}
+	in := &openshift.Template{}
+	if !leanOpenShift(top.rest, in, strict) {
+		*in = openshift.Template{}
+		if strict {
+			if strictErrs, err := kjson.UnmarshalStrict(top.rest, in); err != nil || len(strictErrs) > 0 {
+				return nil, false
+			}
+		} else if kjson.UnmarshalCaseSensitivePreserveInts(top.rest, in) != nil {
+			return nil, false
+		}
+	}
+	in.Objects, in.Parameters = top.objects, openShiftParameters(params)
+	return in, true
+}
+
+// openShiftParameters are OpenShift's parameters of the API's.
+func openShiftParameters(params []v1alpha1.Parameter) []openshift.Parameter {
+	if params == nil {
+		return nil
+	}
+	out := make([]openshift.Parameter, len(params))
+	for i, p := range params {
+		out[i] = openshift.Parameter{Name: p.Name, DisplayName: p.DisplayName, Description: p.Description,
+			Value: p.Value, Generate: p.Generate, From: p.From, Required: p.Required}
+	}
+	return out
+}
+
+// leanParameters reads the parameters with the lean reader.
+func (top *templateBytes) leanParameters(strict bool) ([]v1alpha1.Parameter, bool) {
+	if !top.hasParameters {
+		return nil, true
+	}
+	return leanParameters(top.parametersJSON, strict)
+}
+
+// decodeParameters reads the parameters with the API's own typed decoder, which also words
+// the errors.
+func (top *templateBytes) decodeParameters() ([]v1alpha1.Parameter, error) {
+	if !top.hasParameters {
+		return nil, nil
+	}
+	return decodeParameters(top.parametersJSON)
 }
 
 // wordTypeErrors replaces the decoder's err, worded in Go types, with where data does not
@@ -146,15 +229,11 @@ func wordTypeErrors(data []byte, target any, err error) error {
 }
 
 // decodeParameters reads a template's parameters array, in the API's wire format of a
-// parameter (v1alpha1.Parameter): with the lean reader, whose reading of a parameter derives
-// from that type (lean_parameters.go), else with the API's own typed decoder, which also
-// words the errors. Members the API does not know are skipped, as a non-strict decoder
-// does; the OpenShift dialect drops type and the constraints afterwards, which its Parameter
-// does not have.
+// parameter (v1alpha1.Parameter), with the API's own typed decoder, which also words the
+// errors. Members the API does not know are skipped, as a non-strict decoder does; the
+// OpenShift dialect drops type and the constraints afterwards, which its Parameter does not
+// have. (The lean reader, lean_parameters.go, reads the usual shapes first.)
 func decodeParameters(data []byte) ([]v1alpha1.Parameter, error) {
-	if params, ok := leanParameters(data); ok {
-		return params, nil
-	}
 	var params []v1alpha1.Parameter
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &params); err != nil {
 		// Every member of the wrong JSON type at once, at its path, when that is what is wrong.
@@ -171,10 +250,16 @@ type templateBytes struct {
 	apiVersion, kind string
 	// objects are the bytes of each element of "objects", not yet validated.
 	objects []runtime.RawExtension
-	// parameters are the template's parameters, read apart from the rest (see
-	// decodeParameters); hasParameters says the template has the member.
-	parameters    []v1alpha1.Parameter
-	hasParameters bool
+	// parametersJSON is the value of the parameters member, read apart from the rest (see
+	// leanParameters); hasParameters says the template has the member.
+	parametersJSON []byte
+	hasParameters  bool
+	// repeated says a member the scan takes out of the rest (objects, parameters) is written
+	// twice: the last is read, as by encoding/json, and a strict decoder has a word to say.
+	repeated bool
+	// foldedKind says a member is spelled as apiVersion or kind in other cases ("Kind"):
+	// the API machinery finds the kind of a body with encoding/json, which reads those.
+	foldedKind bool
 
 	// rest is the template as a JSON object without its objects and parameters.
 	rest []byte
@@ -193,6 +278,7 @@ func splitTemplate(data []byte) (*templateBytes, error) {
 	if !s.consume('{') {
 		return nil, s.errorf("a template must be a JSON object")
 	}
+	seenObjects := false
 	for first := true; ; first = false {
 		s.space()
 		if s.consume('}') {
@@ -207,9 +293,15 @@ func splitTemplate(data []byte) (*templateBytes, error) {
 			return nil, err
 		}
 		key := s.b[keyAt:s.i]
+		name := key
 		if bytes.IndexByte(key, '\\') >= 0 {
-			// An escaped spelling of a member name is the same member, as for any decoder.
-			key = jsonbytes.AppendQuoted(nil, jsonbytes.StringContent(key))
+			// An escaped spelling of a member name is the same member, as for any decoder; the
+			// rest keeps the spelling, for its decoder to read as it reads any.
+			content, err := jsontext.AppendUnquote(nil, key)
+			if err != nil {
+				return nil, s.errorf("invalid member name %s: %v", key, err)
+			}
+			name = jsonbytes.AppendQuoted(nil, content)
 		}
 		s.space()
 		if !s.consume(':') {
@@ -217,23 +309,21 @@ func splitTemplate(data []byte) (*templateBytes, error) {
 		}
 		s.space()
 		valueAt := s.i
-		switch string(key) {
+		switch string(name) {
 		case `"objects"`:
 			objects, err := s.objects()
 			if err != nil {
 				return nil, err
 			}
-			out.objects = objects
+			out.repeated = out.repeated || seenObjects
+			out.objects, seenObjects = objects, true
 			continue
 		case `"parameters"`:
 			if err := s.skipValue(0); err != nil {
 				return nil, err
 			}
-			params, err := decodeParameters(s.b[valueAt:s.i])
-			if err != nil {
-				return nil, err
-			}
-			out.parameters, out.hasParameters = params, true
+			out.repeated = out.repeated || out.hasParameters
+			out.parametersJSON, out.hasParameters = s.b[valueAt:s.i], true
 			continue
 		case `"apiVersion"`, `"kind"`:
 			if err := s.skipValue(0); err != nil {
@@ -241,9 +331,9 @@ func splitTemplate(data []byte) (*templateBytes, error) {
 			}
 			var v string
 			if err := json.Unmarshal(s.b[valueAt:s.i], &v); err != nil {
-				return nil, fmt.Errorf("%s must be a string", jsonbytes.StringContent(key))
+				return nil, fmt.Errorf("%s must be a string", jsonbytes.StringContent(name))
 			}
-			if string(key) == `"kind"` {
+			if string(name) == `"kind"` {
 				out.kind = v
 			} else {
 				out.apiVersion = v
@@ -251,6 +341,11 @@ func splitTemplate(data []byte) (*templateBytes, error) {
 		default:
 			if err := s.skipValue(0); err != nil {
 				return nil, err
+			}
+			if content := name[1 : len(name)-1]; bytes.EqualFold(content, []byte("kind")) || bytes.EqualFold(content, []byte("apiVersion")) {
+				// encoding/json, which the API machinery finds a body's kind with, matches
+				// member names without regard to case.
+				out.foldedKind = true
 			}
 		}
 		if len(out.rest) > 1 {
@@ -276,7 +371,7 @@ func (s *scanner) objects() ([]runtime.RawExtension, error) {
 	if !s.consume('[') {
 		return nil, s.errorf("objects must be an array")
 	}
-	var out []runtime.RawExtension
+	out := []runtime.RawExtension{} // [] is an empty list, null none, as for encoding/json
 	for first := true; ; first = false {
 		s.space()
 		if s.consume(']') {

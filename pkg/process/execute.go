@@ -52,13 +52,16 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 	for _, v := range values {
 		valueBytes += len(v)
 	}
+	if valueBytes > limit && req.Grow != nil {
+		limit = req.Grow(valueBytes)
+	}
 	if valueBytes > limit {
 		return nil, field.ErrorList{field.Invalid(field.NewPath("parameters"), "",
 			fmt.Sprintf("the parameter values, generated ones included, come to more than %d bytes, the bound of one request", limit)).WithOrigin(OutputLimitOrigin)}
 	}
-	limit -= valueBytes
 	// Values past the parameters' are the elements of repeated objects, set as each is written.
-	x := &executor{plan: p, values: make([]paramValue, len(p.usage)), limit: limit, celValues: celValues, element: -1}
+	x := &executor{plan: p, values: make([]paramValue, len(p.usage)), limit: limit - valueBytes, valueBytes: valueBytes, grow: req.Grow,
+		celValues: celValues, element: -1}
 	if req.Provenance {
 		x.origins = make([]origin, 0, len(p.objects))
 	}
@@ -71,9 +74,12 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 	}
 	x.setLabels(labels)
 
-	message, ok := renderText(p.message, values, limit)
+	message, ok := renderText(p.message, values, x.limit)
+	if !ok && x.raise(textSize(p.message, values)) {
+		message, ok = renderText(p.message, values, x.limit)
+	}
 	if !ok {
-		return nil, field.ErrorList{tooLong(field.NewPath("message"), limit)}
+		return nil, field.ErrorList{tooLong(field.NewPath("message"), x.limit)}
 	}
 	result := &Result{
 		Message:    message,
@@ -162,6 +168,32 @@ func renderText(parts []textPart, values []string, limit int) (string, bool) {
 	return b.String(), true
 }
 
+// textSize is the size of a plain-text template once substituted.
+func textSize(parts []textPart, values []string) int {
+	size := 0
+	for _, p := range parts {
+		if p.param < 0 {
+			size += len(p.literal)
+		} else {
+			size += len(values[p.param])
+		}
+	}
+	return size
+}
+
+// raise makes room for an output of size bytes (values apart), asking the request's Grow;
+// false when there is none: no Grow, or Grow stopped.
+func (x *executor) raise(size int) bool {
+	if size <= x.limit {
+		return true
+	}
+	if x.grow == nil {
+		return false
+	}
+	x.limit = x.grow(size+x.valueBytes) - x.valueBytes
+	return size <= x.limit
+}
+
 // OutputLimitOrigin is the Origin of the problems Execute reports when the output would pass
 // Request.MaxOutputBytes, so that a caller that tried a smaller bound than it may use can tell
 // them from the template's own problems and try again with a larger one.
@@ -230,9 +262,11 @@ type executor struct {
 	used []bool
 	// frames are the objects being written whose ops decide on their members.
 	frames []frame
-	// limit bounds the output; overflow says run stopped at it.
-	limit    int
-	overflow bool
+	// limit bounds the output (the values apart, valueBytes), raised by grow when it is set;
+	// overflow says run stopped at it.
+	limit, valueBytes int
+	grow              func(size int) int
+	overflow          bool
 	// celValues are the parameters as CEL sees them, for conditional and repeated objects;
 	// results hold what the objects' expressions gave, by celProgram.id.
 	celValues *celparams.Params

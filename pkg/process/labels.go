@@ -19,6 +19,7 @@ package process
 import (
 	"bytes"
 	"strings"
+	"sync"
 
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -165,7 +166,7 @@ func groupify(apiVersion, kind []byte) (string, bool) {
 	if bytes.IndexByte(apiVersion, '/') >= 0 {
 		return "", false
 	}
-	group, ok := legacyOpenShiftKinds[string(kind)]
+	group, ok := legacyOpenShiftKinds()[string(kind)]
 	if !ok {
 		return "", false
 	}
@@ -173,7 +174,7 @@ func groupify(apiVersion, kind []byte) (string, bool) {
 }
 
 // legacyOpenShiftKinds maps the kinds of OpenShift's legacy group-less API to their groups.
-var legacyOpenShiftKinds = func() map[string]string {
+var legacyOpenShiftKinds = sync.OnceValue(func() map[string]string {
 	groups := map[string][]string{
 		"apps.openshift.io": {"DeploymentConfig", "DeploymentConfigList", "DeploymentConfigRollback",
 			"DeploymentLog", "DeploymentRequest"},
@@ -209,4 +210,4 @@ var legacyOpenShiftKinds = func() map[string]string {
 		}
 	}
 	return kinds
-}()
+})

@@ -34,10 +34,17 @@ import (
 // UTF-8, a member it does not know, a value of the wrong type, a syntax error) sets failed,
 // and the caller reads the same bytes again with its complete decoder, which also words the
 // errors. So the lean path changes no result.
+//
+// A strict reader also fails where a strict decoder (the API server's, which refuses or
+// warns of what it would drop) has something to say: a member the type does not have, a
+// member or a map key written twice.
 type leanReader struct {
 	b      []byte
 	i      int
 	failed bool
+	strict bool
+	// text is b as a string, made when the first string is read.
+	text string
 }
 
 func (r *leanReader) space() {
@@ -154,7 +161,13 @@ func (r *leanReader) str(target *string) {
 	switch {
 	case r.failed:
 	case plain:
-		*target = string(raw[1 : len(raw)-1])
+		// A substring of the input made a string once: the strings of a template's parameters
+		// and metadata cost one allocation, not one each.
+		if r.text == "" {
+			r.text = string(r.b)
+		}
+		end := r.i - 1
+		*target = r.text[end-(len(raw)-2) : end]
 	default:
 		*target = string(jsonbytes.StringContent(raw))
 	}
@@ -188,8 +201,14 @@ func (r *leanReader) object(member func(name []byte)) bool {
 	if r.next('}') {
 		return true
 	}
+	var seen names // in a strict reader
 	for !r.failed {
-		member(r.name())
+		name := r.name()
+		if r.strict && !r.failed && seen.repeated(name) {
+			r.fail()
+			return true
+		}
+		member(name)
 		if r.failed || r.next('}') {
 			break
 		}
@@ -198,6 +217,41 @@ func (r *leanReader) object(member func(name []byte)) bool {
 		}
 	}
 	return true
+}
+
+// names are the member names of one object read so far: a short list in place, a set past
+// a few (a map of many keys must not cost the square of their number).
+type names struct {
+	list [16][]byte
+	n    int
+	set  map[string]struct{}
+}
+
+// repeated reports whether name was read before, and records it.
+func (n *names) repeated(name []byte) bool {
+	if n.set != nil {
+		if _, ok := n.set[string(name)]; ok {
+			return true
+		}
+		n.set[string(name)] = struct{}{}
+		return false
+	}
+	for _, s := range n.list[:n.n] {
+		if string(s) == string(name) {
+			return true
+		}
+	}
+	if n.n < len(n.list) {
+		n.list[n.n] = name
+		n.n++
+		return false
+	}
+	n.set = make(map[string]struct{}, 2*len(n.list))
+	for _, s := range n.list {
+		n.set[string(s)] = struct{}{}
+	}
+	n.set[string(name)] = struct{}{}
+	return false
 }
 
 // stringMap reads an object of strings into m as encoding/json reads a map[string]string:
@@ -233,9 +287,10 @@ func (r *leanReader) end() {
 }
 
 // leanOpenShift reads the rest of an OpenShift template (see templateBytes) when it holds
-// only its usual members; ok is false for anything else (see leanReader).
-func leanOpenShift(rest []byte, t *openshift.Template) (ok bool) {
-	r := &leanReader{b: rest}
+// only its usual members; ok is false for anything else (see leanReader, which strict
+// makes strict).
+func leanOpenShift(rest []byte, t *openshift.Template, strict bool) (ok bool) {
+	r := &leanReader{b: rest, strict: strict}
 	r.object(func(name []byte) {
 		switch string(name) {
 		case "apiVersion":

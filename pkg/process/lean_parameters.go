@@ -36,9 +36,9 @@ import (
 // FuzzLean checks the reader against the API's decoder.
 
 // leanParameters reads a parameters array into the API's type; ok is false for anything it
-// does not read exactly as the API's decoder does (see leanReader).
-func leanParameters(data []byte) (params []v1alpha1.Parameter, ok bool) {
-	r := &leanReader{b: data}
+// does not read exactly as the API's decoder does (see leanReader, which strict makes strict).
+func leanParameters(data []byte, strict bool) (params []v1alpha1.Parameter, ok bool) {
+	r := &leanReader{b: data, strict: strict}
 	if r.null() {
 		r.end()
 		return nil, !r.failed
@@ -142,16 +142,31 @@ func (r *leanReader) stringList(target *[]string) {
 	*target = out
 }
 
-// typed reads the value at the reader into target with the API's decoder.
+// typed reads the value at the reader into target with the API's decoder, a strict one in a
+// strict reader.
 func (r *leanReader) typed(target any) {
-	if raw := r.value(); !r.failed && kjson.UnmarshalCaseSensitivePreserveInts(raw, target) != nil {
+	raw := r.value()
+	if r.failed {
+		return
+	}
+	if !r.strict {
+		if kjson.UnmarshalCaseSensitivePreserveInts(raw, target) != nil {
+			r.fail()
+		}
+		return
+	}
+	if strictErrs, err := kjson.UnmarshalStrict(raw, target); err != nil || len(strictErrs) > 0 {
 		r.fail()
 	}
 }
 
 // skip passes the value of a member the type does not have, after checking it as the API's
-// decoder does.
+// decoder does; a strict reader fails there.
 func (r *leanReader) skip() {
+	if r.strict {
+		r.fail()
+		return
+	}
 	if raw := r.value(); !r.failed && !json.Valid(raw) {
 		r.fail()
 	}

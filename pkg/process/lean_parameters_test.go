@@ -120,10 +120,10 @@ func TestLeanParametersHostile(t *testing.T) {
 		checkLeanOnce(t, []byte(in))
 	}
 	// The lean reader itself takes the deepest value the API's decoder takes.
-	if _, ok := leanParameters([]byte(`[{"x":` + nested(9998) + `}]`)); !ok {
+	if _, ok := leanParameters([]byte(`[{"x":`+nested(9998)+`}]`), false); !ok {
 		t.Errorf("the lean reader refuses a value at the depth limit")
 	}
-	if _, ok := leanParameters([]byte(`[{"x":` + nested(9999) + `}]`)); ok {
+	if _, ok := leanParameters([]byte(`[{"x":`+nested(9999)+`}]`), false); ok {
 		t.Errorf("the lean reader takes a value beyond the depth limit")
 	}
 }

@@ -62,8 +62,8 @@ func TestLeanReadsWhatTheCompleteDecodersRead(t *testing.T) {
 		`[null,{"name":"A","enum":["a",null],"minimum":1,"maximum":"2","maxLength":3,"unknown":[{"x":1}]}]`,
 		`[{"items":{"type":"int"},"maxItems":"2"},{"properties":{"a":{"type":"string"}}},{"enum":["a"],"enum":[null]}]`,
 		string(constrainedParameters(20))} {
-		_, paramsOK := leanParameters([]byte(in))
-		restOK := leanOpenShift([]byte(in), &openshift.Template{})
+		_, paramsOK := leanParameters([]byte(in), false)
+		restOK := leanOpenShift([]byte(in), &openshift.Template{}, false)
 		if !paramsOK && !restOK {
 			t.Errorf("%s: the lean path should read this", in)
 		}
@@ -76,11 +76,11 @@ func TestLeanReadsWhatTheCompleteDecodersRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !leanOpenShift(top.rest, &openshift.Template{}) {
+		if !leanOpenShift(top.rest, &openshift.Template{}, true) {
 			t.Errorf("%s: the lean path should read the template's metadata, labels and message", name)
 		}
 	}
-	if _, ok := leanParameters(mysqlParameters(t)); !ok {
+	if _, ok := leanParameters(mysqlParameters(t), true); !ok {
 		t.Errorf("the lean path should read mysql-persistent's parameters")
 	}
 }
@@ -107,24 +107,48 @@ func checkLeanAgrees(t *testing.T, in []byte) {
 	if !json.Valid(in) {
 		return
 	}
-	params, paramsOK := leanParameters(in)
-	var tpl openshift.Template
-	tplOK := leanOpenShift(in, &tpl)
-	for _, l := range layouttest.Layouts(in) {
-		checkLeanOnce(t, l)
-		again, ok := leanParameters(l)
-		if ok != paramsOK || !reflect.DeepEqual(again, params) {
-			t.Fatalf("%q: lean parameters %v %+v, of its layout %q: %v %+v", in, paramsOK, params, l, ok, again)
-		}
-		var tplAgain openshift.Template
-		if ok := leanOpenShift(l, &tplAgain); ok != tplOK || !reflect.DeepEqual(tplAgain, tpl) {
-			t.Fatalf("%q: lean template %v %+v, of its layout %q: %v %+v", in, tplOK, tpl, l, ok, tplAgain)
+	for _, strict := range []bool{false, true} {
+		params, paramsOK := leanParameters(in, strict)
+		var tpl openshift.Template
+		tplOK := leanOpenShift(in, &tpl, strict)
+		for _, l := range layouttest.Layouts(in) {
+			checkLeanOnce(t, l)
+			again, ok := leanParameters(l, strict)
+			if ok != paramsOK || !reflect.DeepEqual(again, params) {
+				t.Fatalf("%q (strict %v): lean parameters %v %+v, of its layout %q: %v %+v", in, strict, paramsOK, params, l, ok, again)
+			}
+			var tplAgain openshift.Template
+			if ok := leanOpenShift(l, &tplAgain, strict); ok != tplOK || !reflect.DeepEqual(tplAgain, tpl) {
+				t.Fatalf("%q (strict %v): lean template %v %+v, of its layout %q: %v %+v", in, strict, tplOK, tpl, l, ok, tplAgain)
+			}
 		}
 	}
 }
 
+// checkLeanOnce checks the lean readers on in against the API's decoders: what the lean path
+// reads, the typed decoder reads the same; and what a strict lean reader reads, a strict
+// decoder (the API server's) reads the same with nothing to say about it.
 func checkLeanOnce(t *testing.T, in []byte) {
-	if got, ok := leanParameters(in); ok {
+	if got, ok := leanParameters(in, true); ok {
+		var want []v1alpha1.Parameter
+		if strictErrs, err := kjson.UnmarshalStrict(in, &want); err != nil || len(strictErrs) > 0 {
+			t.Fatalf("%s: the strict lean path read parameters a strict decoder refuses or warns of: %v %v", in, err, strictErrs)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: strict lean parameters %+v, strict typed decoder %+v", in, got, want)
+		}
+	}
+	var strictGot openshift.Template
+	if leanOpenShift(in, &strictGot, true) {
+		var want openshift.Template
+		if strictErrs, err := kjson.UnmarshalStrict(in, &want); err != nil || len(strictErrs) > 0 {
+			t.Fatalf("%s: the strict lean path read a template a strict decoder refuses or warns of: %v %v", in, err, strictErrs)
+		}
+		if !reflect.DeepEqual(strictGot, want) {
+			t.Fatalf("%s: strict lean template %+v, strict typed decoder %+v", in, strictGot, want)
+		}
+	}
+	if got, ok := leanParameters(in, false); ok {
 		var want []v1alpha1.Parameter
 		if err := kjson.UnmarshalCaseSensitivePreserveInts(in, &want); err != nil {
 			t.Fatalf("%s: the lean path read parameters the typed decoder refuses: %v", in, err)
@@ -134,7 +158,7 @@ func checkLeanOnce(t *testing.T, in []byte) {
 		}
 	}
 	var got openshift.Template
-	if leanOpenShift(in, &got) {
+	if leanOpenShift(in, &got, false) {
 		var want openshift.Template
 		if err := kjson.UnmarshalCaseSensitivePreserveInts(in, &want); err != nil {
 			t.Fatalf("%s: the lean path read a template the typed decoder refuses: %v", in, err)

@@ -132,3 +132,45 @@ func TestValuesSpendFromTheOutputBudget(t *testing.T) {
 		t.Fatalf("under a bound of 20000: %v", errs)
 	}
 }
+
+// TestOutputGrows: with Grow, the output's limit is where it starts, and Execute asks for more
+// as the output passes it (values, message and objects alike), producing the output once; a
+// Grow that stops leaves the output problem naming the limit reached.
+func TestOutputGrows(t *testing.T) {
+	refs := strings.Repeat("${P}", 100)
+	tpl := &templates.Template{
+		Message:    refs,
+		Parameters: []templates.Parameter{{Name: "P"}},
+		Objects: []runtime.RawExtension{
+			{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"big"},"data":{"x":"` + refs + refs + `"}}`)},
+		},
+	}
+	plan, errs := Compile(tpl, Stencil)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	value := strings.Repeat("v", 1000)
+	var asked []int
+	grow := func(most int) func(int) int {
+		return func(size int) int {
+			asked = append(asked, size)
+			return min(max(4*size, 1024), most)
+		}
+	}
+	result, errs := plan.Execute(Request{Parameters: map[string]string{"P": value}, MaxOutputBytes: 512, Grow: grow(1 << 20)})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if len(result.Message) != 100_000 || len(result.Objects) != 1 || len(result.Objects[0]) < 200_000 {
+		t.Fatalf("message of %d bytes, objects %d", len(result.Message), len(result.Objects))
+	}
+	// The value (1,000 bytes past 512), the message (100 KB), the object (200 KB).
+	if len(asked) < 2 || asked[0] != 1000 {
+		t.Errorf("Grow asked for %v", asked)
+	}
+	asked = nil
+	_, errs = plan.Execute(Request{Parameters: map[string]string{"P": value}, MaxOutputBytes: 512, Grow: grow(150_000)})
+	if len(errs) != 1 || errs[0].Origin != OutputLimitOrigin || errs[0].Field != "objects[0]" || !strings.Contains(errs[0].Detail, "more than 149000 bytes") {
+		t.Fatalf("want the object past the last limit, got %v (asked %v)", errs, asked)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
@@ -52,7 +53,9 @@ type objectExpressions struct {
 var annotationPrefix = []byte(`"templates.stencil.dev/`)
 
 // referencesElement finds a reference to ITEM or INDEX in any of the syntax's forms.
-var referencesElement = regexp.MustCompile(`\$(\{\{?|\(\(?)(` + itemName + `|` + indexName + `)(\}\}?|\)\)?)`)
+var referencesElement = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$(\{\{?|\(\(?)(` + itemName + `|` + indexName + `)(\}\}?|\)\)?)`)
+})
 
 // objectExpressions reads an object's include-when and for-each annotations, compiles them,
 // and returns the object without them. ok is false when the object has errors, which the
@@ -143,7 +146,7 @@ func (c *compiler) nameFollowsElement(metadata []member, at objectPath) bool {
 	if findMember(metadata, "generateName", '"') >= 0 {
 		return true
 	}
-	if name := findMember(metadata, "name", '"'); name >= 0 && referencesElement.Match(jsonbytes.StringContent(metadata[name].value)) {
+	if name := findMember(metadata, "name", '"'); name >= 0 && referencesElement().Match(jsonbytes.StringContent(metadata[name].value)) {
 		return true
 	}
 	var value any = ""

@@ -203,17 +203,18 @@ func unknownValues(index map[string]int, req *Request) field.ErrorList {
 // checkValue checks the final value of parameter i; unchecked says it is not the default,
 // which Compile has checked; fromSecret that it was read from a Secret (it is not quoted).
 func (param *compiledParameter) checkValue(i int, value string, unchecked, fromSecret bool) field.ErrorList {
-	path := field.NewPath("parameters").Index(i)
-	secret := redact.Parameter(&param.Parameter, fromSecret)
 	switch {
 	case value == "" && param.Required:
-		return field.ErrorList{field.Required(path, fmt.Sprintf("parameter %s is required and must be specified", param.Name))}
+		return field.ErrorList{field.Required(field.NewPath("parameters").Index(i), fmt.Sprintf("parameter %s is required and must be specified", param.Name))}
 	case unchecked && value != "":
+		// Whether the value is secret is asked only of a value to show: every request checks
+		// every value.
 		if err := valuecheck.OfType(param.Type, value); err != nil {
-			return field.ErrorList{field.Invalid(path, shownValue(secret, value), fmt.Sprintf("parameter %s %s", param.Name, err.Error()))}
+			return field.ErrorList{field.Invalid(field.NewPath("parameters").Index(i), shownValue(redact.Parameter(&param.Parameter, fromSecret), value),
+				fmt.Sprintf("parameter %s %s", param.Name, err.Error()))}
 		}
 		if reasons := param.checker.Violations(value); len(reasons) > 0 {
-			return field.ErrorList{field.Invalid(path, shownValue(secret, value),
+			return field.ErrorList{field.Invalid(field.NewPath("parameters").Index(i), shownValue(redact.Parameter(&param.Parameter, fromSecret), value),
 				fmt.Sprintf("parameter %s %s", param.Name, strings.Join(reasons, "; ")))}
 		}
 	}

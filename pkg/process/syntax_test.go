@@ -25,7 +25,8 @@ func cm(data string) string {
 	return `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{` + data + `}}`
 }
 
-// TestSyntax covers each row of the syntax table of DESIGN.md in the Stencil dialect.
+// TestSyntax covers each rule of the syntax the package documents (doc.go, "Syntax") in the
+// Stencil dialect.
 func TestSyntax(t *testing.T) {
 	params := `[{"name":"FOO","value":"BAR"},{"name":"N","value":"3"},{"name":"B","value":"true"},
 		{"name":"OBJ","value":"{\"a\": 1}"},{"name":"NUL","value":"null"},{"name":"OCT","value":"010"},

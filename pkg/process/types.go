@@ -57,6 +57,12 @@ type Request struct {
 	// MaxOutputBytes bounds the size of the processed objects, message and configs; zero
 	// means DefaultMaxOutputBytes.
 	MaxOutputBytes int
+	// Grow, when set, makes MaxOutputBytes where the output's limit starts: once the output
+	// (the values included) would pass it, Execute asks Grow for a limit of at least size
+	// bytes, and Grow answers the new limit, or one below size to stop there (the problem then
+	// names the limit the output had). A server grows what a request holds so, as its output
+	// grows, instead of processing it again with a larger limit.
+	Grow func(size int) int
 	// Provenance makes Execute remember which template object (and for-each element) wrote
 	// each output object, for Plan.Trace; without it Execute keeps nothing more.
 	Provenance bool

@@ -39,7 +39,7 @@ func (x *executor) run(from, to int) {
 	for pc := from; pc < to; pc++ {
 		// One comparison per op keeps a request from growing the output without bound; the
 		// buffer passes the limit by one value at most.
-		if len(x.buf) > x.limit {
+		if len(x.buf) > x.limit && !x.raise(len(x.buf)) {
 			x.overflow = true
 			return
 		}

@@ -51,6 +51,8 @@ type (
 	Object = v1alpha1.ObjectProvenance
 	// Map is the provenance of every leaf field of every output object.
 	Map = v1alpha1.Provenance
+	// RemovedField is a field of an object that a step removed.
+	RemovedField = v1alpha1.RemovedField
 )
 
 // The kinds of sources.

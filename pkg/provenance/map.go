@@ -84,8 +84,13 @@ func (t *Tracker) Map(objects []map[string]any, x Locator) (*Map, error) {
 		o := Object{APIVersion: id.apiVersion, Kind: id.kind, Namespace: t.mask(id.namespace), Name: t.mask(id.name),
 			Source: c.locate(tr.source), Element: tr.element, Steps: tr.steps}
 		start := len(c.fields)
+		c.removed = nil
 		c.collect(tr.obj, tr.root, c.path[:0])
 		o.Fields = c.fields[start:len(c.fields):len(c.fields)]
+		if len(c.removed) > 0 {
+			sort.SliceStable(c.removed, func(a, b int) bool { return c.removed[a].Path < c.removed[b].Path })
+			o.Removed = c.removed
+		}
 		m.Objects[i] = o
 	}
 	return m, nil
@@ -95,7 +100,8 @@ func (t *Tracker) Map(objects []map[string]any, x Locator) (*Map, error) {
 type collector struct {
 	t *Tracker
 	locator
-	fields []Field
+	fields  []Field
+	removed []RemovedField
 	// path is the output path of the value collect is at, written as field.Path writes it;
 	// keys is the scratch of the member names of maps, sorted.
 	path []byte
@@ -105,6 +111,9 @@ type collector struct {
 // collect appends the fields of value v, whose Node is node, at the output path written in
 // path.
 func (c *collector) collect(v any, node *Node, path []byte) {
+	if node != nil && len(node.Removed) > 0 {
+		c.removals(v, node, path)
+	}
 	switch x := v.(type) {
 	case map[string]any:
 		if len(x) > 0 {
@@ -145,6 +154,22 @@ func (c *collector) collect(v any, node *Node, path []byte) {
 	c.fields = append(c.fields, f)
 	// The buffer is kept for the next object: its paths are written over it.
 	c.path = path[:0]
+}
+
+// removals adds the removed members and elements of node, the Node of v at path, that v does
+// not have again (a later step may add a member back).
+func (c *collector) removals(v any, node *Node, path []byte) {
+	members, _ := v.(map[string]any)
+	for _, r := range node.Removed {
+		at := r.At
+		if !at.IsIndex {
+			if _, back := members[at.Key]; back {
+				continue
+			}
+			at.Key = c.t.mask(at.Key)
+		}
+		c.removed = append(c.removed, RemovedField{Path: string(positions.AppendStep(path, at)), Step: r.Step})
+	}
 }
 
 // mask returns s, or redact.Masked when it holds the value of a secret parameter.
@@ -206,6 +231,7 @@ func copyNode(n *Node) *Node {
 			c.Elements[i] = copyNode(e)
 		}
 	}
+	c.Removed = append([]Removal(nil), n.Removed...)
 	return c
 }
 
@@ -233,6 +259,9 @@ func Append(m, fork *Map, base int) {
 		for i := range o.Fields {
 			o.Fields[i].Steps = shift(o.Fields[i].Steps)
 		}
+		for i := range o.Removed {
+			o.Removed[i].Step = shift([]int32{o.Removed[i].Step})[0]
+		}
 		m.Objects = append(m.Objects, o)
 	}
 }
@@ -253,6 +282,9 @@ func Compact(m *Map) {
 			for _, s := range f.Steps {
 				used[s] = true
 			}
+		}
+		for _, r := range o.Removed {
+			used[r.Step] = true
 		}
 	}
 	to := make([]int32, len(m.Steps))
@@ -282,6 +314,9 @@ func Compact(m *Map) {
 		o.Steps = renumber(o.Steps)
 		for j := range o.Fields {
 			o.Fields[j].Steps = renumber(o.Fields[j].Steps)
+		}
+		for j := range o.Removed {
+			o.Removed[j].Step = to[o.Removed[j].Step]
 		}
 	}
 }

@@ -18,9 +18,11 @@ package provenance
 
 import (
 	"reflect"
+	"strconv"
 	"unsafe"
 
 	"stencil.dev/stencil/pkg/jsonbytes"
+	"stencil.dev/stencil/pkg/positions"
 	"stencil.dev/stencil/pkg/redact"
 )
 
@@ -34,6 +36,15 @@ type Node struct {
 	Members map[string]*Node
 	// Elements are an array's, in order.
 	Elements []*Node
+	// Removed are the members or elements of this object or array that steps removed.
+	Removed []Removal
+}
+
+// Removal is a member or element of an object or array that a step removed: its name, or its
+// index before the step.
+type Removal struct {
+	At   positions.Step
+	Step int32
 }
 
 // Leaf returns a Node of one leaf field.
@@ -248,7 +259,33 @@ func (t *Tracker) diff(old, now any, present bool, node *Node, step int32) *Node
 		return node
 	}
 	t.fields++
-	return &Node{Field: &Field{Source: Source{Kind: Step}, Steps: []int32{step}}}
+	leaf := &Node{Field: &Field{Source: Source{Kind: Step}, Steps: []int32{step}}}
+	if node != nil {
+		// An object or array the step emptied: what it had is removed.
+		leaf.Removed = append(node.Removed, emptied(old, step)...)
+	}
+	return leaf
+}
+
+// emptied returns the removals of every member or element of old, an object or array a step
+// emptied or replaced.
+func emptied(old any, step int32) []Removal {
+	var out []Removal
+	switch o := old.(type) {
+	case map[string]any:
+		for k := range o {
+			out = append(out, Removal{At: positions.Step{Key: k}, Step: step})
+		}
+	case []any:
+		for i := range o {
+			out = append(out, Removal{At: indexStep(i), Step: step})
+		}
+	}
+	return out
+}
+
+func indexStep(i int) positions.Step {
+	return positions.Step{Key: strconv.Itoa(i), Index: i, IsIndex: true}
 }
 
 func (t *Tracker) diffObject(old any, now map[string]any, node *Node, step int32) *Node {
@@ -283,10 +320,23 @@ func (t *Tracker) diffObject(old any, now map[string]any, node *Node, step int32
 			out[k] = c
 		}
 	}
+	var removed []Removal
+	for k := range before {
+		if _, kept := now[k]; !kept {
+			removed = append(removed, Removal{At: positions.Step{Key: k}, Step: step})
+		}
+	}
 	if out == nil {
+		if len(removed) > 0 {
+			node.Removed = append(node.Removed, removed...)
+		}
 		return node
 	}
-	return &Node{Members: out}
+	n := &Node{Members: out, Removed: removed}
+	if node != nil {
+		n.Removed = append(node.Removed, removed...)
+	}
+	return n
 }
 
 func (t *Tracker) diffArray(old any, now []any, node *Node, step int32) *Node {
@@ -298,6 +348,18 @@ func (t *Tracker) diffArray(old any, now []any, node *Node, step int32) *Node {
 	from := matchElements(before, now)
 	same := node != nil && node.Field == nil && len(elements) == len(now)
 	out := make([]*Node, len(now))
+	kept := make([]bool, len(before))
+	for _, j := range from {
+		if j >= 0 {
+			kept[j] = true
+		}
+	}
+	var removed []Removal
+	for j, k := range kept {
+		if !k {
+			removed = append(removed, Removal{At: indexStep(j), Step: step})
+		}
+	}
 	for i, v := range now {
 		j := from[i]
 		var ov any
@@ -312,10 +374,14 @@ func (t *Tracker) diffArray(old any, now []any, node *Node, step int32) *Node {
 		same = same && c == child && child != nil && i == j
 		out[i] = c
 	}
-	if same {
+	if same && len(removed) == 0 {
 		return node
 	}
-	return &Node{Elements: out}
+	n := &Node{Elements: out, Removed: removed}
+	if node != nil {
+		n.Removed = append(node.Removed, removed...)
+	}
+	return n
 }
 
 // matchElements finds, for each element of an array after a step, the element it was: by

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"testing"
 
+	"stencil.dev/stencil/pkg/jsonbytes"
 	"stencil.dev/stencil/pkg/redact"
 )
 
@@ -159,5 +160,61 @@ func TestMaskSecrets(t *testing.T) {
 	data, _ := json.Marshal(m)
 	if m.Objects[0].Name != "(masked)" || reflect.DeepEqual(fieldsOf(t, m, 0)["data[(masked)]"], Field{}) || strings.Contains(string(data), "hunter2") {
 		t.Errorf("not masked: %s", data)
+	}
+}
+
+// TestTrackerRecordsRemovals: a member, an array element and every member of an emptied
+// object that a step removes are in the map's Removed with that step, at their paths before
+// it; a member a later step adds back is not; forks, Append and Compact keep them right.
+func TestTrackerRecordsRemovals(t *testing.T) {
+	obj := decode(t, `{"kind":"Deployment","metadata":{"name":"web","labels":{"a":"1"}},"spec":{"replicas":3,"keep":1,"args":["x","y","z"],"gone":{"b":1}}}`)
+	objects := []map[string]any{obj}
+	tr := NewTracker(objects, []ObjectSeed{{Root: seed(obj, "objects[0]"), Source: Source{Kind: Template, Path: "objects[0]"}}}, 8, 0)
+	run := func(info StepInfo, fn func(map[string]any)) {
+		tr.Before(objects)
+		fn(objects[0])
+		if err := tr.After(info, objects); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(StepInfo{Kind: "Unused"}, func(map[string]any) {})
+	run(StepInfo{Kind: "CustomTransform", Name: "drop"}, func(o map[string]any) {
+		spec := o["spec"].(map[string]any)
+		delete(spec, "replicas")
+		delete(spec, "gone")
+		spec["args"] = []any{"x", "z"}
+		o["metadata"].(map[string]any)["labels"] = map[string]any{}
+	})
+	run(StepInfo{Kind: "Patch"}, func(o map[string]any) { o["spec"].(map[string]any)["gone"] = "back" })
+	m, err := tr.Map(objects, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Compact(m)
+	want := []RemovedField{{Path: "metadata.labels.a", Step: 0}, {Path: "spec.args[2]", Step: 0}, {Path: "spec.replicas", Step: 0}}
+	if !reflect.DeepEqual(m.Objects[0].Removed, want) || m.Steps[0].Name != "drop" {
+		t.Errorf("removed %+v (steps %+v), want %+v", m.Objects[0].Removed, m.Steps, want)
+	}
+	matches, err := Find(m, "Deployment/web", "spec.replicas")
+	if err != nil || len(matches) != 1 || strings.Join(Explain(m, matches[0]), "\n") != `processing: step 1, CustomTransform "drop" removed spec.replicas` {
+		t.Errorf("why spec.replicas: %v %v", matches, err)
+	}
+	// A destination's fork carries the removals; appended after one more step of its own,
+	// their step indices stay those of the shared steps.
+	copies := jsonbytes.CopyObjects(objects)
+	fork := tr.Fork(objects, copies)
+	fork.Before(copies)
+	copies[0]["kind"] = "Deployment"
+	if err := fork.After(StepInfo{Kind: "Destination"}, copies); err != nil {
+		t.Fatal(err)
+	}
+	fm, err := fork.Map(copies, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	combined := &Map{Steps: []StepInfo{{Kind: "Other"}}}
+	Append(combined, fm, 0)
+	if got := combined.Objects[0].Removed; len(got) != 3 || got[0].Step != 2 || combined.Steps[got[0].Step].Name != "drop" {
+		t.Errorf("appended: %+v, steps %+v", got, combined.Steps)
 	}
 }

@@ -23,10 +23,22 @@ import (
 	"stencil.dev/stencil/pkg/positions"
 )
 
-// Match is one leaf field a query found.
+// Match is one leaf field a query found, or a field a step removed.
 type Match struct {
 	Object *Object
-	Field  *Field
+	// Field is the leaf field; nil for a removed one.
+	Field *Field
+	// Removed is the removal of the field asked, or of the field it was under; nil for a
+	// field the output has.
+	Removed *RemovedField
+}
+
+// Path is the path of the field matched.
+func (m Match) Path() string {
+	if m.Removed != nil {
+		return m.Removed.Path
+	}
+	return m.Field.Path
 }
 
 // Find returns the leaf fields at path (or under it, when path names an object or array) of
@@ -50,7 +62,7 @@ func Find(m *Map, object, path string) ([]Match, error) {
 		}
 		want = p.String()
 	}
-	var out []Match
+	var out, removed []Match
 	objects := 0
 	for i := range m.Objects {
 		o := &m.Objects[i]
@@ -64,6 +76,17 @@ func Find(m *Map, object, path string) ([]Match, error) {
 				out = append(out, Match{Object: o, Field: f})
 			}
 		}
+		for j := range o.Removed {
+			r := &o.Removed[j]
+			if want != "" && (r.Path == want || under(want, r.Path) || under(r.Path, want)) {
+				removed = append(removed, Match{Object: o, Removed: r})
+			}
+		}
+	}
+	if len(out) == 0 {
+		// A field the output does not have, because a step removed it (or what it was
+		// under): say which step.
+		out = removed
 	}
 	switch {
 	case objects == 0:
@@ -84,6 +107,9 @@ func under(p, prefix string) bool {
 // annotators read diagnostics: where the template wrote it, the parameters substituted into
 // it, then each step that set or changed it, in order.
 func Explain(m *Map, match Match) []string {
+	if r := match.Removed; r != nil {
+		return []string{removal(m, r)}
+	}
 	f := match.Field
 	var lines []string
 	switch f.Source.Kind {
@@ -110,21 +136,37 @@ func Explain(m *Map, match Match) []string {
 		if n == 0 && f.Source.Kind == Step {
 			verb = "set it"
 		}
-		at, where := "processing", ""
-		if s.Source != nil {
-			at, where = place(*s.Source), s.Source.Path+" "
-		}
-		line := fmt.Sprintf("%s: step %d, %s%s", at, i+1, where, s.Kind)
-		if s.Name != "" {
-			line += fmt.Sprintf(" %q", s.Name)
-		}
-		line += " " + verb
+		line := stepLine(m, i) + " " + verb
 		if len(s.Parameters) > 0 {
 			line += " (parameters: " + strings.Join(s.Parameters, ", ") + ")"
 		}
 		lines = append(lines, line)
 	}
 	return lines
+}
+
+// removal writes the line of a field a step removed.
+func removal(m *Map, r *RemovedField) string {
+	if r.Step < 0 || int(r.Step) >= len(m.Steps) {
+		return fmt.Sprintf("processing: a step removed %s", r.Path)
+	}
+	return fmt.Sprintf("%s removed %s", stepLine(m, r.Step), r.Path)
+}
+
+// stepLine writes where step i was written and what it is: "t.yaml:37:3: step 2,
+// transformers[1] ImageTagTransformer "image-tag"", or "processing: step 3, CustomTransform
+// "no-replicas"" for a step no template field wrote.
+func stepLine(m *Map, i int32) string {
+	s := m.Steps[i]
+	at, where := "processing", ""
+	if s.Source != nil {
+		at, where = place(*s.Source), s.Source.Path+" "
+	}
+	line := fmt.Sprintf("%s: step %d, %s%s", at, i+1, where, s.Kind)
+	if s.Name != "" {
+		line += fmt.Sprintf(" %q", s.Name)
+	}
+	return line
 }
 
 // place writes where a source was written: file:line:col, line:col for a body, or its path.

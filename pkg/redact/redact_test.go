@@ -203,3 +203,17 @@ func TestHolds(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCredentialName checks the rule's quick match of credential names against the
+// case-insensitive expression it stands for, on every name.
+func FuzzCredentialName(f *testing.F) {
+	for _, name := range []string{"MYSQL_PASSWORD", "db_passwd", "github_Token", "TLS_PRIVATE_KEY", "api_key_file", "NAME", "",
+		"paſſword", "TO\u212aEN", "x_secret_y", strings.Repeat("A", 70) + "SECRET"} {
+		f.Add(name)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if got, want := namedLikeCredential(name), credentialName().MatchString(name); got != want {
+			t.Fatalf("%q: the quick match says %v, the expression %v", name, got, want)
+		}
+	})
+}

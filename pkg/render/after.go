@@ -45,8 +45,10 @@ type afterEngine struct {
 	properties   map[string]string
 	destinations []templates.Destination
 	// maxBytes is the request's output budget, which the transformers' output is held to as
-	// the engine's was.
-	maxBytes int
+	// the engine's was; grow, when set, raises it up to largest, charging the request's
+	// memory, as it raised the engine's.
+	maxBytes, largest int
+	grow              func(size int) (int, error)
 	// limits are the server's processing limits, for the transformers and expansion, every
 	// field set (the Renderer's Config after WithDefaults).
 	limits transform.Limits
@@ -62,8 +64,6 @@ type outcome struct {
 	warnings []string
 	// invalid are the template's or the request's problems, for a 422.
 	invalid field.ErrorList
-	// over says the objects passed maxBytes, a problem a larger limit would not have.
-	over bool
 	// provenance is the objects', when asked.
 	provenance *provenance.Map
 }
@@ -85,6 +85,9 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage, de
 		return outcome{}, err
 	}
 	ctx := transform.NewContext(request, a.maxBytes).SetLimits(a.limits).SetBuildSlots(a.buildSlots)
+	if a.grow != nil {
+		ctx.SetGrow(a.largest, a.grow)
+	}
 	if size, known := jsonbytes.DecodedSize(objects); known {
 		ctx.SetEncodedSize(size)
 	}
@@ -99,6 +102,10 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage, de
 	}
 	if a.pipeline != nil {
 		if decoded, err = a.pipeline.Transform(ctx, decoded); err != nil {
+			if refused := ctx.MemoryErr(); refused != nil {
+				// The memory's answer, as it is: a 429, or a timeout while the request waited.
+				return outcome{}, refused
+			}
 			var te *transform.Error
 			if !errors.As(err, &te) {
 				return outcome{}, fmt.Errorf("running transformers: %w", err)
@@ -107,12 +114,20 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage, de
 			if te.Generator {
 				path = te.Path
 			}
-			return outcome{warnings: ctx.Warnings(), invalid: field.ErrorList{field.Invalid(path, te.Kind, te.Err.Error())},
-				over: transform.IsOutputTooLarge(te.Err)}, nil
+			return outcome{warnings: ctx.Warnings(), invalid: field.ErrorList{field.Invalid(path, te.Kind, te.Err.Error())}}, nil
 		}
 	}
-	if len(a.rules) > 0 {
-		step(tracker, decoded, provenance.StepInfo{Kind: customTransformStep}, func() { remove.ApplyRules(decoded, a.rules, a.kindResource) })
+	switch {
+	case len(a.rules) == 0:
+	case tracker == nil:
+		remove.ApplyRules(decoded, a.rules, a.kindResource)
+	default:
+		// One step per CustomTransform, in the order they apply: a field one removed names it.
+		for _, rule := range remove.InOrder(a.rules) {
+			step(tracker, decoded, provenance.StepInfo{Kind: customTransformStep, Name: rule.Name}, func() {
+				remove.ApplyRules(decoded, []remove.Rule{rule}, a.kindResource)
+			})
+		}
 	}
 	result := outcome{warnings: ctx.Warnings()}
 	if len(a.destinations) == 0 {
@@ -137,7 +152,7 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage, de
 		result.objects, err = jsonbytes.EncodeObjects(decoded)
 		return result, err
 	}
-	result.objects, result.invalid, result.over, err = a.perDestination(ctx, decoded)
+	result.objects, result.invalid, err = a.perDestination(ctx, decoded)
 	if err == nil && len(result.invalid) == 0 && tracker != nil {
 		result.provenance, err = a.tracing.combined()
 		if err != nil {
@@ -158,8 +173,8 @@ func (a *afterEngine) expansionLimits(n int) expand.Limits {
 }
 
 // perDestination expands a fresh copy of the objects for each destination and annotates it;
-// over says the copies together passed maxBytes.
-func (a *afterEngine) perDestination(ctx *transform.Context, objects []transform.Object) ([]json.RawMessage, field.ErrorList, bool, error) {
+// the copies together are held to the request's output budget, raised as the engine's is.
+func (a *afterEngine) perDestination(ctx *transform.Context, objects []transform.Object) ([]json.RawMessage, field.ErrorList, error) {
 	var out []json.RawMessage
 	var errs field.ErrorList
 	// The destinations share the expansion budget of one request, and their output together
@@ -168,7 +183,7 @@ func (a *afterEngine) perDestination(ctx *transform.Context, objects []transform
 	total := 0
 	for i, d := range a.destinations {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, false, err
+			return nil, nil, err
 		}
 		copies := jsonbytes.CopyObjects(objects)
 		properties := map[string]string{"clusterName": d.Name}
@@ -189,24 +204,27 @@ func (a *afterEngine) perDestination(ctx *transform.Context, objects []transform
 			}
 		})
 		if err := a.tracing.join(fork, copies); err != nil {
-			return nil, nil, false, err
+			return nil, nil, err
 		}
 		encoded, err := jsonbytes.EncodeObjects(copies)
 		if err != nil {
-			return nil, nil, false, err
+			return nil, nil, err
 		}
 		for _, o := range encoded {
 			total += len(o)
 		}
-		if total > a.maxBytes {
-			return nil, field.ErrorList{field.TooLong(field.NewPath("destinations").Index(i), total, a.maxBytes)}, true, nil
+		if !ctx.Raise(total) {
+			if refused := ctx.MemoryErr(); refused != nil {
+				return nil, nil, refused
+			}
+			return nil, field.ErrorList{field.TooLong(field.NewPath("destinations").Index(i), total, max(a.largest, a.maxBytes))}, nil
 		}
 		out = append(out, encoded...)
 	}
 	if len(errs) > 0 {
-		return nil, errs, false, nil
+		return nil, errs, nil
 	}
-	return out, nil, false, nil
+	return out, nil, nil
 }
 
 // asksExpansion reports whether a decoded object asks for template expansion.

@@ -35,8 +35,11 @@ type Memory interface {
 	// when there is none; plugins says the request may run plugins, which hold memory from a
 	// share of their own as well. An error ends processing, and Render returns it as it is.
 	Hold(ctx context.Context, n int64, plugins bool) error
-	// Capacity is the most one request may hold, with or without plugins: an attempt that
-	// would need more is not made.
+	// Grow is Hold for a request whose processing holds what it made so far: it keeps holding
+	// it while it waits, and after an error.
+	Grow(ctx context.Context, n int64, plugins bool) error
+	// Capacity is the most one request may hold, with or without plugins: processing that
+	// would need more is not done.
 	Capacity(plugins bool) int64
 }
 
@@ -67,11 +70,10 @@ const (
 	execOutputFactor = 2 + 16
 )
 
-// Output limits of the attempts: processing starts with firstAttemptBytes and tries again
-// with tierGrowth times more, up to the request's limit, only when the output passed the
-// attempt's limit, so that a request holds about what its output needs and not what the
-// largest output could. The work of the attempts before the last is at most a third of the
-// last's.
+// How a request's output limit grows: processing starts with firstAttemptBytes and, each
+// time its output passes the limit, asks its Memory for tierGrowth times more (Grow), up to
+// the request's limit, so that a request holds about what its output needs and not what the
+// largest output could, and is processed once whatever its output.
 const (
 	firstAttemptBytes = 1 << 20
 	tierGrowth        = 4
@@ -151,16 +153,16 @@ func (c cost) largestWithin(capacity int64, budget int) int {
 	return lo
 }
 
-// renderWithin processes the request charging in.Memory before each attempt. The first
-// attempt has an output limit of firstAttemptBytes; an attempt whose output passes its limit
-// is made again with tierGrowth times more, up to the request's limit (budget) or the largest
-// limit whose attempt fits in.Memory's capacity, whichever is smaller: past it, the answer is
-// the last attempt's, a problem naming the limit it had.
+// renderWithin processes the request once, charging in.Memory before it allocates: first
+// for an output limit of firstAttemptBytes, then, each time the output passes the limit (in
+// the engine, a transformer, destinations), for tierGrowth times more (Memory.Grow), up to the
+// request's limit (budget) or the largest limit whose charge fits in.Memory's capacity,
+// whichever is smaller: past it, the answer is a problem naming the limit reached.
 //
 // The first charge is made before the template is compiled, which it counts.
 func (p *Renderer) renderWithin(ctx context.Context, in Input, a attemptOf, budget int) (*Output, field.ErrorList, error) {
 	t := a.template
-	trees := len(in.RemovalRules) > 0 || len(in.Destinations) > 0 || mentionsExpansionIn(t.Objects)
+	trees := len(in.RemovalRules) > 0 || len(in.Destinations) > 0 || p.objectsExpand(t, in.Stored, importsKey(a.imported))
 	c := p.costOf(in.Plugins.Steps(t), templateBytes(t), trees, in.Plugins)
 	capacity := in.Memory.Capacity(c.plugins)
 	if in.Provenance != nil {
@@ -171,11 +173,22 @@ func (p *Renderer) renderWithin(ctx context.Context, in Input, a attemptOf, budg
 		in.Provenance = &bounded
 		c.withProvenance(&bounded)
 	}
-	// A request whose smallest attempt needs more than the capacity (a plugin's bounds larger
+	// A request whose smallest charge is more than the capacity (a plugin's bounds larger
 	// than the plugins' share) is charged the capacity: it then runs alone.
 	first := min(firstAttemptBytes, budget)
-	largest := max(c.largestWithin(capacity, budget), first)
-	hold := func() error { return in.Memory.Hold(ctx, min(c.at(a.limit), capacity), c.plugins) }
+	a.largest = max(c.largestWithin(capacity, budget), first)
+	charge := func() int64 { return min(c.at(a.limit), capacity) }
+	a.grow = func(size int) (int, error) {
+		if size > a.largest {
+			return a.limit, nil
+		}
+		next := min(max(a.limit*tierGrowth, size), a.largest)
+		if err := in.Memory.Grow(ctx, min(c.at(next), capacity), c.plugins); err != nil {
+			return a.limit, err
+		}
+		a.limit = next
+		return next, nil
+	}
 	a.decoding = func() error {
 		if c.trees {
 			return nil
@@ -183,10 +196,10 @@ func (p *Renderer) renderWithin(ctx context.Context, in Input, a attemptOf, budg
 		// Parameter values made the engine's output ask for expansion: the trees were not
 		// counted.
 		c.trees, c.perByte = true, c.perByte-plainFactor+treeFactor
-		return hold()
+		return in.Memory.Grow(ctx, charge(), c.plugins)
 	}
 	a.limit = first
-	if err := hold(); err != nil {
+	if err := in.Memory.Hold(ctx, charge(), c.plugins); err != nil {
 		return nil, nil, err
 	}
 	plan, errs := p.compile(t, in, importsKey(a.imported))
@@ -194,17 +207,8 @@ func (p *Renderer) renderWithin(ctx context.Context, in Input, a attemptOf, budg
 		return nil, errs, nil
 	}
 	a.plan = plan
-	for ; ; a.limit = min(a.limit*tierGrowth, largest) {
-		if a.limit > first {
-			if err := hold(); err != nil {
-				return nil, nil, err
-			}
-		}
-		r := p.attempt(ctx, in, a)
-		if !r.over || a.limit >= largest {
-			return r.output, r.errs, r.err
-		}
-	}
+	r := p.attempt(ctx, in, &a)
+	return r.output, r.errs, r.err
 }
 
 // templateBytes is the size of what compiling t reads.

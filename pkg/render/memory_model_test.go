@@ -81,6 +81,13 @@ func TestMemoryModelBoundsProcessing(t *testing.T) {
 		}
 		return objects
 	}
+	tinyObjects := func(n int) []string {
+		objects := make([]string, n)
+		for i := range objects {
+			objects[i] = fmt.Sprintf(`{"apiVersion":"v1","kind":"A","metadata":{"name":"%x"}}`, i)
+		}
+		return objects
+	}
 	kustomizeObjects := make([]string, 125)
 	for i := range kustomizeObjects {
 		data := make([]string, 380)
@@ -103,6 +110,7 @@ func TestMemoryModelBoundsProcessing(t *testing.T) {
 	}{
 		{"one large string", bigOutput(2), strings.Repeat("v", 1<<20), limit / 2},
 		{"small objects", template(nil, smallObjects(30000)...), "", limit / 2},
+		{"as many tiny objects as a template may have", template(nil, tinyObjects(templates.MaxObjects)...), "", limit / 8},
 		{"small objects, transformed", template([]string{label}, smallObjects(30000)...), "", limit / 2},
 		{"one-digit numbers, transformed", template([]string{label},
 			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"n"},"data":{"a":[`+strings.Repeat("1,", 3<<19)+`1]}}`), "", limit / 2},

@@ -23,6 +23,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -33,18 +34,25 @@ import (
 	"stencil.dev/stencil/pkg/transform/plugin/exec"
 )
 
-// recordingMemory records what processing holds; capacity bounds one request.
+// recordingMemory records what processing holds; capacity bounds one request. err is the
+// answer of every Hold, growErr of every Grow.
 type recordingMemory struct {
-	capacity int64
-	holds    []int64
-	plugins  []bool
-	err      error
+	capacity     int64
+	holds        []int64
+	plugins      []bool
+	err, growErr error
 }
 
 func (m *recordingMemory) Hold(_ context.Context, n int64, plugins bool) error {
 	m.holds = append(m.holds, n)
 	m.plugins = append(m.plugins, plugins)
 	return m.err
+}
+
+func (m *recordingMemory) Grow(_ context.Context, n int64, plugins bool) error {
+	m.holds = append(m.holds, n)
+	m.plugins = append(m.plugins, plugins)
+	return m.growErr
 }
 
 func (m *recordingMemory) Capacity(bool) int64 { return m.capacity }
@@ -61,15 +69,20 @@ func bigOutput(n int, transformers ...string) *templates.Template {
 		Objects:      raw(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"big"},"data":{` + strings.Join(keys, ",") + `}}`)}
 }
 
+// kustomizeAnnotate is an inline Kustomization that annotates every object with 3 MiB.
+var kustomizeAnnotate = `{"apiVersion":"kustomize.config.k8s.io/v1beta1","kind":"Kustomization","metadata":{"name":"k"},` +
+	`"commonAnnotations":{"big":"` + strings.Repeat("a", 3<<20) + `"}}`
+
 const starlarkGrow = `{"apiVersion":"fn.example.com/v1","kind":"Grow","metadata":{"name":"grow"},"provider":{"starlark":{"source":` +
 	`"for i in range(3000):\n    ctx.resource_list[\"items\"].append({\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"c%d\" % i}, \"data\": {\"a\": \"x\" * 1000}})\n"}}}`
 
-// TestAttemptsAnswerAsOneRun: processing charged to a Memory, which tries growing output
-// limits, answers exactly what one run at the request's whole limit answers, whatever step
-// makes the output pass the first limits (the engine, a built-in transformer, a Starlark
-// script, destinations); it holds before compiling, grows by tierGrowth, and charges the
-// plugins' share only when a plugin may run.
-func TestAttemptsAnswerAsOneRun(t *testing.T) {
+// TestOutputGrowsInOneRun is issue 37's finding 7 (outputs over 1 MiB were processed again at
+// four times the limit): processing charged to a Memory, whose output limit grows as the
+// output does, answers exactly what one run at the request's whole limit answers, whatever
+// step makes the output pass the first limits (the engine, a built-in transformer, a
+// Starlark script, a Kustomization, destinations), and runs each step once; it holds before
+// compiling, grows by tierGrowth, and charges the plugins' share only when a plugin may run.
+func TestOutputGrowsInOneRun(t *testing.T) {
 	label := `{"apiVersion":"builtin","kind":"LabelTransformer","metadata":{"name":"l"},"labels":{"x":"y"}}`
 	annotate := `{"apiVersion":"builtin","kind":"AnnotationsTransformer","metadata":{"name":"a"},"annotations":{"big":"` + strings.Repeat("a", 3<<20) + `"}}`
 	kb := strings.Repeat("v", 1<<10)
@@ -87,6 +100,7 @@ func TestAttemptsAnswerAsOneRun(t *testing.T) {
 		{name: "a parameter past the first limit", template: bigOutput(2), value: strings.Repeat("v", 5<<20), wantHolds: 3},
 		{name: "a built-in transformer", template: bigOutput(1, label, annotate), value: "v", wantHolds: 2},
 		{name: "a Starlark script", template: bigOutput(1, starlarkGrow), value: "v", plugins: plugin.Policy{Starlark: true}, wantHolds: 2, wantPlugins: true},
+		{name: "a Kustomization", template: bigOutput(1, kustomizeAnnotate), value: "v", wantHolds: 2},
 		{name: "destinations", template: bigOutput(300), value: kb, destinations: 5, wantHolds: 2},
 	}
 	r := NewRenderer(Options{})
@@ -103,7 +117,9 @@ func TestAttemptsAnswerAsOneRun(t *testing.T) {
 			}
 			memory := &recordingMemory{capacity: 1 << 40}
 			in.Memory = memory
-			got, errs, err := r.Render(context.Background(), in)
+			runs := map[string]int{}
+			observed := transform.WithStepObserver(context.Background(), func(kind string, _ time.Duration) { runs[kind]++ })
+			got, errs, err := r.Render(observed, in)
 			if err != nil || len(errs) > 0 {
 				t.Fatal(err, errs)
 			}
@@ -118,6 +134,11 @@ func TestAttemptsAnswerAsOneRun(t *testing.T) {
 					t.Fatalf("the attempts' charges do not grow: %v", memory.holds)
 				}
 			}
+			for kind, n := range runs {
+				if n != 1 {
+					t.Errorf("%s ran %d times", kind, n)
+				}
+			}
 			if memory.plugins[0] != tc.wantPlugins {
 				t.Fatalf("charged the plugins' share: %v, want %v", memory.plugins[0], tc.wantPlugins)
 			}
@@ -125,10 +146,11 @@ func TestAttemptsAnswerAsOneRun(t *testing.T) {
 	}
 }
 
-// TestAttemptsWithinCapacity: a request whose output would need more memory than one request
-// may hold is answered the problem of the largest attempt that fits, naming that attempt's
-// limit, and is never charged more than the capacity; a Memory's error ends processing as it is.
-func TestAttemptsWithinCapacity(t *testing.T) {
+// TestOutputWithinCapacity: a request whose output would need more memory than one request
+// may hold is answered the problem of the largest limit that fits, naming that limit, and is
+// never charged more than the capacity; a Memory's error ends processing as it is, whether it
+// refuses the first charge or a growth in the engine, a transformer or destinations.
+func TestOutputWithinCapacity(t *testing.T) {
 	r := NewRenderer(Options{})
 	in := Input{Template: bigOutput(3000), Request: process.Request{Parameters: map[string]string{"V": strings.Repeat("v", 1<<10)}}}
 	capacity := int64(plainFactor * (2 << 20))
@@ -153,6 +175,19 @@ func TestAttemptsWithinCapacity(t *testing.T) {
 	in.Memory = &recordingMemory{capacity: 1 << 40, err: refused}
 	if _, _, err := r.Render(context.Background(), in); !errors.Is(err, refused) {
 		t.Fatalf("want the Memory's error, got %v", err)
+	}
+	label := `{"apiVersion":"builtin","kind":"LabelTransformer","metadata":{"name":"l"},"labels":{"x":"y"}}`
+	annotate := `{"apiVersion":"builtin","kind":"AnnotationsTransformer","metadata":{"name":"a"},"annotations":{"big":"` + strings.Repeat("a", 3<<20) + `"}}`
+	for name, grows := range map[string]Input{
+		"the engine":   in,
+		"transformers": {Template: bigOutput(1, label, annotate), Request: process.Request{Parameters: map[string]string{"V": "v"}}},
+		"destinations": {Template: bigOutput(300), Request: process.Request{Parameters: map[string]string{"V": strings.Repeat("v", 1<<10)}},
+			Destinations: []templates.Destination{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}, {Name: "e"}}},
+	} {
+		grows.Memory = &recordingMemory{capacity: 1 << 40, growErr: refused}
+		if out, errs, err := r.Render(context.Background(), grows); err != refused {
+			t.Errorf("%s grows past its first limit: want the Memory's refusal as it is, got %v, %v, %v", name, out, errs, err)
+		}
 	}
 }
 

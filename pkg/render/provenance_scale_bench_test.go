@@ -26,8 +26,8 @@ import (
 	"stencil.dev/stencil/pkg/process"
 )
 
-// scaledTemplates are the templates of BenchmarkProvenanceScaling, as YAML files of n objects:
-// n ConfigMaps and no transformer (a placed field per leaf, nothing else), and the README's
+// scaledTemplates are the templates of BenchmarkProvenanceScaling, as files of n objects: n
+// ConfigMaps and no transformer (a placed field per leaf, nothing else), in YAML and JSON, and the README's
 // example (a ConfigMap, a Service and a Deployment, a label and an image-tag transformer)
 // repeated to n objects (up to 1,000: past 100,000 leaf fields provenance is refused).
 func scaledTemplates(b *testing.B, n int) map[string][]byte {
@@ -49,7 +49,20 @@ func scaledTemplates(b *testing.B, n int) map[string][]byte {
 	for i := 0; i < n; i += 3 {
 		app.WriteString(strings.ReplaceAll(objects, "${NAME}", fmt.Sprintf("${NAME}-%d", i)))
 	}
-	return map[string][]byte{"configmaps": []byte(cm.String()), "app": []byte(app.String())}
+	// The same ConfigMaps as a JSON file, indented as kubectl writes it: a JSON file is indexed
+	// as it is, its places found in its own bytes.
+	var js strings.Builder
+	js.WriteString("{\n  \"apiVersion\": \"templates.stencil.dev/v1alpha1\",\n  \"kind\": \"Template\",\n  \"metadata\": {\"name\": \"many\"},\n" +
+		"  \"parameters\": [{\"name\": \"NAME\", \"value\": \"app\"}],\n  \"objects\": [")
+	for i := range n {
+		if i > 0 {
+			js.WriteString(",")
+		}
+		fmt.Fprintf(&js, "\n    {\n      \"apiVersion\": \"v1\",\n      \"kind\": \"ConfigMap\",\n      \"metadata\": {\"name\": \"${NAME}-%d\", \"labels\": {\"app\": \"web\"}},\n"+
+			"      \"data\": {\"key\": \"value-%d\", \"other\": \"${NAME}\"}\n    }", i, i)
+	}
+	js.WriteString("\n  ]\n}\n")
+	return map[string][]byte{"configmaps": []byte(cm.String()), "configmaps.json": []byte(js.String()), "app": []byte(app.String())}
 }
 
 // BenchmarkProvenanceScaling is a template file of 100, 1,000 and 10,000 objects processed as
@@ -61,13 +74,14 @@ func scaledTemplates(b *testing.B, n int) map[string][]byte {
 func BenchmarkProvenanceScaling(b *testing.B) {
 	r := NewRenderer(Options{})
 	for _, n := range []int{100, 1000, 10000} {
-		for _, name := range []string{"configmaps", "app"} {
+		files := scaledTemplates(b, n)
+		for _, name := range []string{"configmaps", "configmaps.json", "app"} {
 			if name == "app" && n > 1000 {
 				// 10,000 of its objects have more leaf fields than provenance describes
 				// (provenance.DefaultMaxFields): the request is refused.
 				continue
 			}
-			data := scaledTemplates(b, n)[name]
+			data := files[name]
 			b.Run(fmt.Sprintf("%s/objects=%d/render", name, n), func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(len(data)))

@@ -14,7 +14,8 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package render is the whole of processing after decoding, as DESIGN.md orders it: the
+// Package render is the whole of processing after decoding, in the order
+// docs/architecture.md gives (the path of one request, step 4): the
 // engine (parameters, substitution, object labels), the consolidated transformers, the
 // CustomTransforms that bind, and template expansion, once per destination. The server's two
 // endpoints and the CLI's --local path all run it, so every path gives the same bytes for the
@@ -26,7 +27,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -49,6 +49,9 @@ type Options struct {
 	// KindToResource maps kinds to plural resources for CustomTransforms that name a
 	// resource; nil means the built-in table of Kubernetes' kinds.
 	KindToResource func(group, kind string) (string, bool)
+	// KustomizeBuilder runs the inline Kustomizations' builds where they stop with their
+	// request (kustomize.Workers, a server's); nil runs them in the request's goroutine.
+	KustomizeBuilder transform.Builder
 }
 
 // Renderer processes templates; it caches compiled plans of stored templates and compiled
@@ -68,8 +71,8 @@ func NewRenderer(opts Options) *Renderer {
 	config := opts.Config.WithDefaults()
 	p := &Renderer{kindToResource: opts.KindToResource, config: config,
 		plans: newByteCache(config.PlanCacheBytes), pipelines: newByteCache(config.PipelineCacheBytes)}
-	if config.Limits.KustomizeBuilds > 0 {
-		p.buildSlots = transform.NewBuildSlots(config.Limits.KustomizeBuilds)
+	if config.Limits.KustomizeBuilds > 0 || opts.KustomizeBuilder != nil {
+		p.buildSlots = transform.NewBuildSlots(config.Limits.KustomizeBuilds).SetBuilder(opts.KustomizeBuilder)
 	}
 	return p
 }
@@ -161,7 +164,7 @@ func (p *Renderer) Render(ctx context.Context, in Input) (*Output, field.ErrorLi
 	if len(errs) > 0 {
 		return nil, errs, nil
 	}
-	a := p.attempt(ctx, in, attemptOf{template: t, plan: plan, configs: configs, imported: imported, limit: budget})
+	a := p.attempt(ctx, in, &attemptOf{template: t, plan: plan, configs: configs, imported: imported, limit: budget})
 	return a.output, a.errs, a.err
 }
 
@@ -185,32 +188,46 @@ type attemptOf struct {
 	configs  []transform.Config
 	// imported are the Templates consolidation read, for the Output.
 	imported []*templates.Template
-	// limit is the output limit of the attempt.
-	limit int
+	// limit is the output limit of the attempt; grow, when set, raises it up to largest as
+	// the output grows (renderWithin), charging the request's memory.
+	limit, largest int
+	grow           func(size int) (int, error)
 	// decoding, when set, is called before the objects are decoded into trees, which the
 	// attempt's memory may not have counted.
 	decoding func() error
 }
 
-// attemptResult is the outcome of one attempt; over says its output passed its limit.
+// attemptResult is the outcome of processing.
 type attemptResult struct {
 	output *Output
 	errs   field.ErrorList
 	err    error
-	over   bool
 }
 
-// attempt processes the request with the output limit of a.
-func (p *Renderer) attempt(ctx context.Context, in Input, a attemptOf) attemptResult {
+// attempt processes the request with the output limit of a, raised by a.grow when set.
+func (p *Renderer) attempt(ctx context.Context, in Input, a *attemptOf) attemptResult {
 	in.Request.MaxOutputBytes = a.limit
 	in.Request.Provenance = in.Provenance != nil
+	var refused error
+	if a.grow != nil {
+		in.Request.Grow = func(size int) int {
+			limit, err := a.grow(size)
+			if err != nil && refused == nil {
+				refused = err
+			}
+			return limit
+		}
+	}
 	result, errs := a.plan.Execute(in.Request)
+	if refused != nil {
+		// The memory's answer: a 429, or a timeout while the request waited.
+		return attemptResult{err: refused}
+	}
 	if len(errs) > 0 {
-		over := slices.ContainsFunc(errs, func(e *field.Error) bool { return e.Origin == process.OutputLimitOrigin })
-		return attemptResult{errs: sortErrors(append(errs, p.configProblems(in)...)), over: over}
+		return attemptResult{errs: sortErrors(append(errs, p.configProblems(in)...))}
 	}
 	after := &afterEngine{kindResource: p.kindToResource, rules: in.RemovalRules, properties: in.Properties, destinations: in.Destinations,
-		maxBytes: a.limit, limits: p.config.Limits, buildSlots: p.buildSlots}
+		maxBytes: a.limit, largest: a.largest, grow: a.grow, limits: p.config.Limits, buildSlots: p.buildSlots}
 	if after.pipeline, errs = p.pipeline(in.Plugins, a.configs, result.Generators, result.Transformers); len(errs) > 0 {
 		return attemptResult{errs: sortErrors(errs)}
 	}
@@ -233,7 +250,7 @@ func (p *Renderer) attempt(ctx context.Context, in Input, a attemptOf) attemptRe
 	}
 	warnings := append(result.Warnings, out.warnings...)
 	if len(out.invalid) > 0 {
-		return attemptResult{output: &Output{Warnings: warnings}, errs: sortErrors(out.invalid), over: out.over}
+		return attemptResult{output: &Output{Warnings: warnings}, errs: sortErrors(out.invalid)}
 	}
 	output := &Output{Objects: out.objects, Message: result.Message, Parameters: result.Parameters, Warnings: warnings, Imported: a.imported,
 		Provenance: out.provenance}
@@ -327,17 +344,41 @@ func (p *Renderer) plan(t *templates.Template, stored bool, importsKey string) (
 	// A resourceVersion names one content of one object, so a plan cached under it (and under
 	// the versions of what it imports) never goes stale; an update gets a new key and the old
 	// plan ages out.
-	key := string(t.UID) + "/" + t.ResourceVersion + importsKey
+	key := planKey(t, importsKey)
 	if cached, ok := p.plans.get(key); ok {
 		p.cacheLookup(PlanCache, true)
-		return cached.(*process.Plan), nil
+		return cached.(*cachedPlan).plan, nil
 	}
 	p.cacheLookup(PlanCache, false)
 	plan, errs := process.Compile(t, dialect)
-	if len(errs) == 0 && p.plans.add(key, plan, plan.Size()) {
+	if len(errs) == 0 && p.plans.add(key, &cachedPlan{plan: plan, expands: mentionsExpansionIn(t.Objects)}, plan.Size()) {
 		p.cacheEntries(PlanCache, p.plans)
 	}
 	return plan, errs
+}
+
+// cachedPlan is the plan of a stored template, with what a request reads of the template's
+// objects besides: whether they mention template expansion (objectsExpand).
+type cachedPlan struct {
+	plan    *process.Plan
+	expands bool
+}
+
+// planKey names the plan of a stored template.
+func planKey(t *templates.Template, importsKey string) string {
+	return string(t.UID) + "/" + t.ResourceVersion + importsKey
+}
+
+// objectsExpand reports whether the objects of t mention template expansion: from its cached
+// plan, which holds the answer, for a stored template already compiled, so that a request
+// does not scan the objects the plan holds again; from the objects otherwise.
+func (p *Renderer) objectsExpand(t *templates.Template, stored bool, importsKey string) bool {
+	if stored {
+		if cached, ok := p.plans.get(planKey(t, importsKey)); ok {
+			return cached.(*cachedPlan).expands
+		}
+	}
+	return mentionsExpansionIn(t.Objects)
 }
 
 // pipeline compiles the generators and the consolidated transformer configs as the engine

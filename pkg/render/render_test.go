@@ -59,7 +59,8 @@ func base(string) (*templates.Template, error) {
 	}, nil
 }
 
-// TestProcessOrder checks DESIGN.md's order: engine, imported then own transformers,
+// TestProcessOrder checks the order of processing (docs/architecture.md, the path of one
+// request): engine, imported then own transformers,
 // CustomTransforms, then expansion per destination.
 func TestProcessOrder(t *testing.T) {
 	rule, errs := remove.RuleFor(&templates.CustomTransform{ObjectMeta: metav1.ObjectMeta{Name: "no-nodeport"},

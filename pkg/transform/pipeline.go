@@ -225,9 +225,13 @@ func (p *Pipeline) Transform(ctx *Context, objects []Object) ([]Object, error) {
 			err = ctx.measure(out)
 		}
 		if err != nil {
-			// A request that ended is not the transformer's fault, whatever it returned.
+			// A request that ended, or whose memory refused to grow, is not the transformer's
+			// fault, whatever it returned.
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return nil, ctxErr
+			}
+			if memErr := ctx.MemoryErr(); memErr != nil {
+				return nil, memErr
 			}
 			return nil, &Error{Name: s.name, Kind: s.kind, Generator: s.generator, Path: s.path, Err: err}
 		}

@@ -16,7 +16,10 @@ limitations under the License.
 
 package transform
 
-import "runtime"
+import (
+	"context"
+	"runtime"
+)
 
 // sharedBuildSlots holds one token per running build of a Context without BuildSlots of its
 // own. Builds may run concurrently (see the kustomize package for the one global Kustomize
@@ -25,8 +28,30 @@ var sharedBuildSlots = &BuildSlots{c: make(chan struct{}, DefaultKustomizeBuilds
 
 // BuildSlots bounds the Kustomization builds that run at once. A server makes one and gives it
 // to every request's Context (SetBuildSlots), so that its operator may size it; a Context
-// without one shares the process's default slots.
-type BuildSlots struct{ c chan struct{} }
+// without one shares the process's default slots. Its Builder, when set, runs the builds.
+type BuildSlots struct {
+	c       chan struct{}
+	builder Builder
+}
+
+// Builder runs one Kustomization build where it can be stopped: Kustomize takes no context, so
+// a build in the request's own process runs to its end whether anyone still waits for it. The
+// server's builds run in worker processes (kustomize.Workers), killed when their request ends.
+// kustomization and objects are the files krusty reads; sortOptions says the kustomization
+// orders its output itself.
+type Builder interface {
+	Build(ctx context.Context, kustomization, objects []byte, sortOptions bool) ([]Object, error)
+}
+
+// SetBuilder makes b run the builds of s; nil runs them in the request's goroutine. It returns
+// s, so that it chains after NewBuildSlots.
+func (s *BuildSlots) SetBuilder(b Builder) *BuildSlots {
+	s.builder = b
+	return s
+}
+
+// Builder is what runs the builds of s, nil for the request's own goroutine.
+func (s *BuildSlots) Builder() Builder { return s.builder }
 
 // NewBuildSlots returns n slots; n below 1 means DefaultKustomizeBuilds.
 func NewBuildSlots(n int) *BuildSlots {

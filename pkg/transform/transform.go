@@ -73,6 +73,11 @@ type Context struct {
 	// add to every object; zero means no bound. size is that size as measured after the last
 	// step, plus what the running step has reported adding since.
 	maxBytes, size int
+	// grow, when set (SetGrow), raises maxBytes up to hardBytes as the objects grow; growErr
+	// is why it would not (the request's memory refused).
+	grow      func(size int) (int, error)
+	hardBytes int
+	growErr   error
 	// sized says that size was given (SetEncodedSize) for the objects before the first step.
 	sized bool
 	// origins holds the name and namespace an object had when the pipeline started, recorded
@@ -138,16 +143,56 @@ func (c *Context) SetEncodedSize(n int) *Context {
 	return c
 }
 
+// SetGrow makes the budget of NewContext where the objects' limit starts: as they grow past
+// it, grow is asked for a limit of at least their size, up to hard, and answers the new limit
+// or why there is none (a request's memory, which charges what the larger objects hold before
+// they are made). A step that grows the objects is so run once, never again with a larger
+// budget. It returns c, so that it chains after NewContext.
+func (c *Context) SetGrow(hard int, grow func(size int) (int, error)) *Context {
+	c.hardBytes, c.grow = hard, grow
+	return c
+}
+
 // ErrOutputTooLarge is wrapped by the error of a transformer whose objects pass the budget.
 var ErrOutputTooLarge = errors.New("output too large")
 
-// TooLarge is the error of objects passing the budget, for a step to return.
+// TooLarge is the error of objects passing the budget, for a step to return; when the
+// request's memory refused to grow it (SetGrow), that refusal.
 func (c *Context) TooLarge() error {
-	return fmt.Errorf("%w: the objects would pass the limit of %d bytes of JSON for one request", ErrOutputTooLarge, c.maxBytes)
+	if c.growErr != nil {
+		return c.growErr
+	}
+	limit := c.maxBytes
+	if c.grow != nil {
+		limit = c.hardBytes
+	}
+	return fmt.Errorf("%w: the objects would pass the limit of %d bytes of JSON for one request", ErrOutputTooLarge, limit)
 }
 
-// Fits reports whether the objects may grow by n more bytes.
-func (c *Context) Fits(n int) bool { return c.maxBytes == 0 || c.size+n <= c.maxBytes }
+// MemoryErr is why the request's memory gave the objects no more room (SetGrow), nil when it
+// never refused.
+func (c *Context) MemoryErr() error { return c.growErr }
+
+// Fits reports whether the objects may grow by n more bytes, raising the budget when it can.
+func (c *Context) Fits(n int) bool { return c.maxBytes == 0 || c.Raise(c.size+n) }
+
+// Raise reports whether the objects may be size bytes of JSON: within the budget, or within
+// what SetGrow's grow raises it to.
+func (c *Context) Raise(size int) bool {
+	if c.maxBytes == 0 || size <= c.maxBytes {
+		return true
+	}
+	if c.grow == nil || c.growErr != nil || size > c.hardBytes {
+		return false
+	}
+	limit, err := c.grow(size)
+	if err != nil {
+		c.growErr = err
+		return false
+	}
+	c.maxBytes = max(c.maxBytes, limit)
+	return size <= c.maxBytes
+}
 
 // Spend records that the running step added n bytes (negative when it removed some) and says
 // whether the step may go on: the request's error once it is done, errOutputTooLarge once the
@@ -164,17 +209,26 @@ func (c *Context) Spend(n int) error {
 	return nil
 }
 
-// measure sets size to the objects' size as JSON and reports whether it is within the budget.
+// measure sets size to the objects' size as JSON and reports whether it is within the budget,
+// raised as it may be (Raise). An object is measured only up to the budget: past it, the
+// budget is raised for what was counted and the object measured again.
 func (c *Context) measure(objects []Object) error {
 	c.size = 0
 	for _, obj := range objects {
-		limit := 0
-		if c.maxBytes > 0 {
-			limit = max(c.maxBytes-c.size, 1)
-		}
-		c.size += jsonbytes.EncodedSize(obj, limit)
-		if !c.Fits(0) {
-			return c.TooLarge()
+		for {
+			limit := 0
+			if c.maxBytes > 0 {
+				limit = max(c.maxBytes-c.size, 1)
+			}
+			n := jsonbytes.EncodedSize(obj, limit)
+			if c.maxBytes == 0 || c.size+n <= c.maxBytes {
+				c.size += n
+				break
+			}
+			if !c.Raise(c.size + n) {
+				c.size += n
+				return c.TooLarge()
+			}
 		}
 	}
 	return nil
@@ -183,7 +237,8 @@ func (c *Context) measure(objects []Object) error {
 // Request is the context of the request being processed, or nil for none.
 func (c *Context) Request() context.Context { return c.request }
 
-// MaxBytes bounds the objects' size as JSON (NewContext); zero means no bound.
+// MaxBytes bounds the objects' size as JSON (NewContext) for now: Raise may raise it; zero
+// means no bound.
 func (c *Context) MaxBytes() int { return c.maxBytes }
 
 // Limits are the processing limits the transformers run under (SetLimits), every field set:

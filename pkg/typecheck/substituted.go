@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -53,12 +54,14 @@ func (w *walk) text(path *field.Path, s string, view *view) {
 }
 
 // wholeReference matches a string that is one untyped reference, for the hint of a message.
-var wholeReference = regexp.MustCompile(`^\$(?:\{([A-Za-z0-9_]+)\}|\(([A-Za-z_][A-Za-z0-9_]*)\))$`)
+var wholeReference = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\$(?:\{([A-Za-z0-9_]+)\}|\(([A-Za-z_][A-Za-z0-9_]*)\))$`)
+})
 
 // typedHint tells how to get a number or a boolean from a parameter that is one untyped
 // reference.
 func typedHint(s string, view *view) string {
-	m := wholeReference.FindStringSubmatch(s)
+	m := wholeReference().FindStringSubmatch(s)
 	if m == nil {
 		return ""
 	}

@@ -92,6 +92,11 @@ func NewServer(options Options, port int) (*Server, error) {
 		return nil, err
 	}
 	s.actions = actions
+	rollouts, err := newRollouts(options.RESTConfig)
+	if err != nil {
+		listener.Close()
+		return nil, err
+	}
 	api := http.NewServeMux()
 	api.Handle("/k8s/", http.StripPrefix("/k8s", proxy))
 	api.HandleFunc("GET /ui/api/config", s.serveConfig)
@@ -99,6 +104,8 @@ func NewServer(options Options, port int) (*Server, error) {
 	api.HandleFunc("POST /ui/api/apply", actions.serveApply)
 	api.HandleFunc("POST /ui/api/status", actions.serveStatus)
 	api.HandleFunc("POST /ui/api/instance-message", actions.serveInstanceMessage)
+	api.HandleFunc("GET /ui/api/rollout", rollouts.serveAccess)
+	api.HandleFunc("POST /ui/api/rollout", rollouts.serveRollout)
 
 	mux := http.NewServeMux()
 	mux.Handle("/", assetHandler())

@@ -109,6 +109,10 @@ var tokenUsers = map[string]string{
 	"intruder":        "intruder-token",
 	"eve":             "eve-token",
 	"ivan":            "ivan-token",
+	// ui-viewer may read a Template whose rollout ui-roller may pause, resume and undo, in
+	// TestCatalogUIRollout.
+	"ui-viewer": "ui-viewer-token",
+	"ui-roller": "ui-roller-token",
 }
 
 // auditPolicy records who wrote the ConfigMaps of the TemplateInstance tests, and every write

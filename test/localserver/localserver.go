@@ -65,6 +65,9 @@ type Server struct {
 	// Env is added to the test's environment for the process (GOMEMLIMIT, as a Deployment
 	// sets it); set it before Start.
 	Env []string
+	// Cgroup, when set before Start, is the memory cgroup the process runs in, as a
+	// container's processes do.
+	Cgroup *Cgroup
 
 	binary  string
 	args    []string
@@ -99,10 +102,28 @@ func (s *Server) Start() error {
 	if len(s.Env) > 0 {
 		s.cmd.Env = append(os.Environ(), s.Env...)
 	}
+	if s.Cgroup != nil && s.Cgroup.V2 {
+		// Started in it (CLONE_INTO_CGROUP): nothing of it runs outside.
+		dir, err := os.Open(s.Cgroup.Dir)
+		if err != nil {
+			logFile.Close()
+			return err
+		}
+		defer dir.Close()
+		s.cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: int(dir.Fd())}
+	}
 	begin := time.Now()
 	if err := s.cmd.Start(); err != nil {
 		logFile.Close()
 		return err
+	}
+	if s.Cgroup != nil && !s.Cgroup.V2 {
+		// Moved into it at once, before it has done more than start its runtime.
+		if err := s.Cgroup.Add(s.cmd.Process.Pid); err != nil {
+			_ = s.cmd.Process.Kill()
+			logFile.Close()
+			return fmt.Errorf("moving the server into its cgroup: %w", err)
+		}
 	}
 	s.exited = make(chan error, 1)
 	go func(cmd *exec.Cmd, exited chan error) { exited <- cmd.Wait() }(s.cmd, s.exited)
@@ -150,6 +171,20 @@ func (s *Server) LogPath() string { return filepath.Join(s.Dir, "server.log") }
 
 // Pid is the process id of the running server.
 func (s *Server) Pid() int { return s.cmd.Process.Pid }
+
+// Exited returns how the process ended, or nil while it runs.
+func (s *Server) Exited() error {
+	select {
+	case err := <-s.exited:
+		s.exited <- err
+		if err == nil {
+			return errors.New("exited with status 0")
+		}
+		return err
+	default:
+		return nil
+	}
+}
 
 // LogTail returns the last n bytes of the server's log, for a failed test to show.
 func (s *Server) LogTail(n int) string {

@@ -61,8 +61,11 @@ func envInt(name string, def int) int {
 	return def
 }
 
-// serverBinary is built once by TestMain.
+// serverBinary is built once by TestMain, or named by serverBinaryEnv: the suite then runs
+// against another build (an older one, to see a test fail where it failed).
 var serverBinary string
+
+const serverBinaryEnv = "STENCIL_RELIABILITY_SERVER"
 
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(etcdDirEnv); dir != "" {
@@ -79,12 +82,14 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	binaries, err := localserver.Build(dir, "stencil.dev/stencil/cmd/stencil-apiserver")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+	if serverBinary = os.Getenv(serverBinaryEnv); serverBinary == "" {
+		binaries, err := localserver.Build(dir, "stencil.dev/stencil/cmd/stencil-apiserver")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		serverBinary = binaries[0]
 	}
-	serverBinary = binaries[0]
 	code := m.Run()
 	if benchServer != nil {
 		if err := benchServer.Stop(); err != nil {

@@ -200,9 +200,11 @@ func processCorpusLocal(c corpusCase) ([]json.RawMessage, error) {
 func processCorpusAsServer(c corpusCase, endpoint *processedtemplate.REST) ([]json.RawMessage, error) {
 	mediaType, body := runtime.ContentTypeJSON, c.template
 	if ext := filepath.Ext(c.name); ext == ".yaml" || ext == ".yml" {
-		mediaType, body = runtime.ContentTypeYAML, firstYAMLDocument(c.template)
+		// The whole file, as a client posts it: the server reads the one template of a
+		// stream whose other documents are empty.
+		mediaType = runtime.ContentTypeYAML
 	}
-	info, ok := runtime.SerializerInfoForMediaType(apiserver.Codecs.SupportedMediaTypes(), mediaType)
+	info, ok := runtime.SerializerInfoForMediaType(apiserver.Served.SupportedMediaTypes(), mediaType)
 	if !ok {
 		return nil, fmt.Errorf("the server does not read %s", mediaType)
 	}
@@ -251,7 +253,7 @@ func processCorpusAsServer(c corpusCase, endpoint *processedtemplate.REST) ([]js
 
 // firstYAMLDocument is the body a client sends for a YAML file: a request body is one
 // object, so of a stream whose first documents are empty (the Helm-converted header that
-// DESIGN.md lists among what OpenShift tolerates in a file), the first document that is not,
+// the README lists among what OpenShift tolerates in a file), the first document that is not,
 // as oc and stencil process -f read the file. Any other file is sent as it is.
 func firstYAMLDocument(data []byte) []byte {
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))

@@ -23,6 +23,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -137,7 +138,7 @@ func problems(n int) string {
 
 var (
 	// yamlLine finds the line of a YAML syntax error; the YAML libraries give no column.
-	yamlLine = regexp.MustCompile(`yaml: line (\d+): `)
+	yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`yaml: line (\d+): `) })
 )
 
 // fileError places the error of reading the template file name (data): each field error of a
@@ -151,7 +152,7 @@ func fileError(name string, data []byte, err error) error {
 		summary := strings.TrimSuffix(strings.TrimSuffix(msg, agg.Error()), ": ")
 		return fmt.Errorf("%s (%s):\n%s", summary, problems(len(agg.Errors())), placedErrors(x, name, agg.Errors()))
 	}
-	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
+	if m := yamlLine().FindStringSubmatchIndex(msg); m != nil {
 		return &placedError{fmt.Sprintf("%s:%s:1: error: %s", name, msg[m[2]:m[3]], msg)}
 	}
 	if x, _ := positions.Read(name, data); x != nil {

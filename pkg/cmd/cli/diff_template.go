@@ -26,9 +26,9 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/yaml"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/positions"
 	"stencil.dev/stencil/pkg/process"
 )
 
@@ -80,9 +80,10 @@ func (d *differ) templateChange(ctx context.Context, name, file string, opts tem
 	return nil
 }
 
-// templateJSON is a YAML or JSON template document as JSON, read as kubectl reads a file.
+// templateJSON is a YAML or JSON template document as JSON, read as kubectl reads a file
+// (with what its aliases may expand bounded, as the server bounds it).
 func templateJSON(data []byte) ([]byte, error) {
-	return yaml.YAMLToJSON(data)
+	return positions.YAMLToJSON(data)
 }
 
 // printPreview writes a preview as a table of instances, then what changes for each.

@@ -59,6 +59,8 @@ type ProcessOptions struct {
 	Name string
 	// Generator replaces crypto/rand for generated values; tests set it.
 	Generator process.Generator
+	// origins say where the values of the request's parameters came from (why.go), by name.
+	origins map[string]string
 
 	config  *genericclioptions.ConfigFlags
 	streams IOStreams

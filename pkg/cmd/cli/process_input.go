@@ -42,10 +42,11 @@ func (o *ProcessOptions) request() (process.Request, error) {
 		if err != nil {
 			return req, err
 		}
-		values, fileProblems := parseParamFile(data, o.ParamFile)
+		values, lines, fileProblems := parseParamFile(data, o.ParamFile)
 		problems = append(problems, fileProblems...)
 		for k, v := range values {
 			req.Parameters[k] = v
+			o.setOrigin(k, fmt.Sprintf("%s:%d:1: %s is given in the values file (--param-file)", fileName(o.ParamFile), lines[k], k))
 		}
 	}
 	given := map[string]bool{}
@@ -64,6 +65,7 @@ func (o *ProcessOptions) request() (process.Request, error) {
 		}
 		given[key] = true
 		req.Parameters[key] = value
+		o.setOrigin(key, "command line: "+key+" is given with -p")
 	}
 	for _, l := range o.Labels {
 		for _, pair := range strings.Split(l, ",") {
@@ -83,9 +85,8 @@ func (o *ProcessOptions) request() (process.Request, error) {
 
 // parseParamFile reads KEY=VALUE lines; blank lines and lines starting with # are skipped.
 // The value is everything after the first "=", as written.
-func parseParamFile(data []byte, name string) (map[string]string, []string) {
-	values := map[string]string{}
-	var problems []string
+func parseParamFile(data []byte, name string) (values map[string]string, lines map[string]int, problems []string) {
+	values, lines = map[string]string{}, map[string]int{}
 	scanner := bufio.NewScanner(bytes.NewReader(data))
 	scanner.Buffer(make([]byte, 0, 64*1024), len(data)+1)
 	for n := 1; scanner.Scan(); n++ {
@@ -104,12 +105,20 @@ func parseParamFile(data []byte, name string) (map[string]string, []string) {
 			problems = append(problems, fmt.Sprintf("%s:%d: %s is given more than once", name, n, key))
 			continue
 		}
-		values[key] = value
+		values[key], lines[key] = value, n
 	}
 	if err := scanner.Err(); err != nil {
 		problems = append(problems, fmt.Sprintf("%s: %v", name, err))
 	}
-	return values, problems
+	return values, lines, problems
+}
+
+// setOrigin records where the value of a parameter given to the request came from, for why.
+func (o *ProcessOptions) setOrigin(name, line string) {
+	if o.origins == nil {
+		o.origins = map[string]string{}
+	}
+	o.origins[name] = line
 }
 
 // expansion gathers the template-expansion properties and destinations from the flags.

@@ -52,12 +52,18 @@ func (o *ProcessOptions) processLocal(req process.Request, withProvenance bool) 
 	}
 	var trace *render.ProvenanceOptions
 	if withProvenance {
-		trace = &render.ProvenanceOptions{Annotate: o.ProvenanceAnnotations, Source: o.Filenames[0]}
-		if x := f.Positions(); x != nil {
-			trace.Positions = x
-		}
+		trace = o.provenanceOptions(f)
 	}
 	return o.renderLocal(f, req, trace)
+}
+
+// provenanceOptions ask for the provenance of the template of f, placed in its file.
+func (o *ProcessOptions) provenanceOptions(f *process.TemplateFile) *render.ProvenanceOptions {
+	trace := &render.ProvenanceOptions{Annotate: o.ProvenanceAnnotations, Source: o.Filenames[0]}
+	if x := f.Positions(); x != nil {
+		trace.Positions = x
+	}
+	return trace
 }
 
 // renderLocal processes the template of f here.

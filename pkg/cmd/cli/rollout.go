@@ -17,19 +17,15 @@ limitations under the License.
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/client-go/util/retry"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
-	"stencil.dev/stencil/pkg/controller/rollout"
-	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
+	"stencil.dev/stencil/pkg/client"
 )
 
 // NewRolloutCommand returns `stencil rollout`: the status of a Template's rollout, and pause,
@@ -104,7 +100,7 @@ func rolloutPauseCommand(config *genericclioptions.ConfigFlags, streams IOStream
 			if err != nil {
 				return err
 			}
-			return updateTemplate(cmd.Context(), cs, namespace, args[0], streams, pause)
+			return say(streams)(client.PauseRollout(cmd.Context(), cs, namespace, args[0]))
 		},
 	}
 }
@@ -119,7 +115,7 @@ func rolloutResumeCommand(config *genericclioptions.ConfigFlags, streams IOStrea
 			if err != nil {
 				return err
 			}
-			return updateTemplate(cmd.Context(), cs, namespace, args[0], streams, resume)
+			return say(streams)(client.ResumeRollout(cmd.Context(), cs, namespace, args[0]))
 		},
 	}
 }
@@ -140,127 +136,19 @@ func rolloutUndoCommand(config *genericclioptions.ConfigFlags, streams IOStreams
 			if err != nil {
 				return err
 			}
-			return undo(cmd.Context(), cs, namespace, args[0], to, streams)
+			return say(streams)(client.UndoRollout(cmd.Context(), cs, namespace, args[0], to))
 		},
 	}
 	cmd.Flags().Int64Var(&to, "to-revision", 0, "the revision to go back to; 0 is the one the last rollout started from")
 	return cmd
 }
 
-// undo writes revision to (0: the one the rollout started from) of name back.
-func undo(ctx context.Context, cs clientset.Interface, namespace, name string, to int64, streams IOStreams) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		t, err := cs.TemplatesV1alpha1().Templates(namespace).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return err
+// say prints what a rollout write did, or returns its error.
+func say(streams IOStreams) func(string, error) error {
+	return func(said string, err error) error {
+		if err == nil {
+			fmt.Fprintln(streams.Out, said)
 		}
-		target := to
-		if target == 0 {
-			if st := rolloutStatus(t); st != nil && st.FromRevision > 0 {
-				target = st.FromRevision
-			} else if t.Revision != nil && t.Revision.Number > 1 {
-				target = t.Revision.Number - 1
-			}
-		}
-		if target <= 0 {
-			return fmt.Errorf("template %s has no revision before this one to go back to", name)
-		}
-		rev, err := cs.TemplatesV1alpha1().TemplateRevisions(namespace).Get(ctx, templatesv1.RevisionName(name, target), metav1.GetOptions{})
-		// A revision of that name that the Template does not own is an earlier Template's.
-		if apierrors.IsNotFound(err) || (err == nil && (rev.Template != name || !templatesv1.RevisionOwnedBy(rev, t.UID))) {
-			return fmt.Errorf("revision %d of template %s is not kept any more (see kubectl get templaterevisions --field-selector template=%s)", target, name, name)
-		}
-		if err != nil {
-			return err
-		}
-		if t.Revision != nil && t.Revision.Hash == rev.Hash {
-			fmt.Fprintf(streams.Out, "template %s: already holds the content of revision %d\n", name, target)
-			return nil
-		}
-		var back templatesv1.Template
-		if err := json.Unmarshal(rev.Content.Raw, &back); err != nil {
-			return fmt.Errorf("reading revision %d: %v", target, err)
-		}
-		back.TypeMeta, back.ObjectMeta, back.Rollout = t.TypeMeta, t.ObjectMeta, t.Rollout
-		if back.Annotations == nil {
-			back.Annotations = map[string]string{}
-		}
-		back.Annotations[templatesv1.AnnotationRolloutUndo] = rev.Hash
-		stored, err := cs.TemplatesV1alpha1().Templates(namespace).Update(ctx, &back, metav1.UpdateOptions{})
-		if err != nil {
-			return err
-		}
-		now := int64(0)
-		if stored.Revision != nil {
-			now = stored.Revision.Number
-		}
-		fmt.Fprintf(streams.Out, "template %s: content of revision %d written back as revision %d; every instance moves to it\n", name, target, now)
-		return nil
-	})
-}
-
-// pause sets rollout.paused.
-func pause(t *templatesv1.Template) (string, error) {
-	if t.Rollout == nil {
-		return "", fmt.Errorf("template %s has no rollout: its Automatic instances move at once; give it rollout.waves first", t.Name)
-	}
-	if t.Rollout.Paused {
-		return "", nil
-	}
-	t.Rollout.Paused = true
-	return "template " + t.Name + ": rollout paused", nil
-}
-
-// resume clears rollout.paused and, when a wave paused the rollout, names that pause in the
-// resume annotation: a resume never resumes a later pause.
-func resume(t *templatesv1.Template) (string, error) {
-	if t.Rollout == nil {
-		return "", fmt.Errorf("template %s has no rollout", t.Name)
-	}
-	changed := t.Rollout.Paused
-	t.Rollout.Paused = false
-	if st := rolloutStatus(t); st != nil && st.Phase == templatesv1.RolloutPaused && st.Reason != rollout.ReasonPausedByUser {
-		if t.Annotations == nil {
-			t.Annotations = map[string]string{}
-		}
-		changed = changed || t.Annotations[templatesv1.AnnotationRolloutResume] != rollout.ResumeToken(st)
-		t.Annotations[templatesv1.AnnotationRolloutResume] = rollout.ResumeToken(st)
-	}
-	if !changed {
-		return "", nil
-	}
-	return "template " + t.Name + ": rollout resumed", nil
-}
-
-// updateTemplate reads the Template, lets change edit it, and writes it (get and update: the
-// right pause and resume need is the right to update the Template), retrying on conflicts.
-// change returns what to print, "" when nothing needs writing.
-func updateTemplate(ctx context.Context, cs clientset.Interface, namespace, name string, streams IOStreams,
-	change func(*templatesv1.Template) (string, error)) error {
-	var said string
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		t, err := cs.TemplatesV1alpha1().Templates(namespace).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if said, err = change(t); err != nil || said == "" {
-			return err
-		}
-		_, err = cs.TemplatesV1alpha1().Templates(namespace).Update(ctx, t, metav1.UpdateOptions{})
 		return err
-	})
-	if err == nil {
-		if said == "" {
-			said = "template " + name + ": nothing to change"
-		}
-		fmt.Fprintln(streams.Out, said)
 	}
-	return err
-}
-
-func rolloutStatus(t *templatesv1.Template) *templatesv1.RolloutStatus {
-	if t.Status == nil {
-		return nil
-	}
-	return t.Status.Rollout
 }

@@ -26,12 +26,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/client"
 )
 
 // printRollout writes where t's rollout is, then each instance of t: its policy, the revision
 // it runs and whether it is Ready.
 func printRollout(w io.Writer, t *templatesv1.Template, instances []templatesv1.TemplateInstance) {
-	st := rolloutStatus(t)
+	st := client.RolloutStatus(t)
 	current := int64(0)
 	if t.Revision != nil {
 		current = t.Revision.Number

@@ -18,87 +18,26 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
-	"stencil.dev/stencil/pkg/generated/clientset/versioned/fake"
 )
-
-func rolloutFixture(st *templatesv1.RolloutStatus) (*fake.Clientset, IOStreams, *bytes.Buffer) {
-	t := &templatesv1.Template{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "ns"}, Message: "two",
-		Revision: &templatesv1.RevisionStamp{Number: 2, Hash: "sha256:two"}, Rollout: &templatesv1.Rollout{},
-		Status: &templatesv1.TemplateStatus{Rollout: st}}
-	one := &templatesv1.TemplateRevision{ObjectMeta: metav1.ObjectMeta{Name: "app-1", Namespace: "ns"}, Template: "app", Revision: 1,
-		Hash: "sha256:one", Content: runtime.RawExtension{Raw: []byte(`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","message":"one"}`)}}
-	out := &bytes.Buffer{}
-	return fake.NewSimpleClientset(t, one), IOStreams{Out: out, ErrOut: out}, out
-}
-
-func stored(t *testing.T, cs *fake.Clientset) *templatesv1.Template {
-	t.Helper()
-	got, err := cs.TemplatesV1alpha1().Templates("ns").Get(context.Background(), "app", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got
-}
-
-// TestRolloutPauseResume: pause sets rollout.paused; resume clears it and names the automatic
-// pause it resumes, and writes nothing when there is nothing to resume.
-func TestRolloutPauseResume(t *testing.T) {
-	cs, streams, out := rolloutFixture(&templatesv1.RolloutStatus{Revision: 2, Phase: templatesv1.RolloutPaused, Reason: "WaveTimeout", Pauses: 3})
-	ctx := context.Background()
-	if err := updateTemplate(ctx, cs, "ns", "app", streams, pause); err != nil || !stored(t, cs).Rollout.Paused {
-		t.Fatalf("pause: %v, %+v", err, stored(t, cs).Rollout)
-	}
-	if err := updateTemplate(ctx, cs, "ns", "app", streams, resume); err != nil {
-		t.Fatal(err)
-	}
-	if got := stored(t, cs); got.Rollout.Paused || got.Annotations[templatesv1.AnnotationRolloutResume] != "2/3" {
-		t.Fatalf("resume: %+v %v", got.Rollout, got.Annotations)
-	}
-	out.Reset()
-	if err := updateTemplate(ctx, cs, "ns", "app", streams, resume); err != nil || !strings.Contains(out.String(), "nothing to change") {
-		t.Errorf("a second resume: %v %q", err, out)
-	}
-	noRollout := stored(t, cs)
-	noRollout.Rollout = nil
-	if _, err := pause(noRollout); err == nil || !strings.Contains(err.Error(), "has no rollout") {
-		t.Errorf("pausing a Template without a rollout: %v", err)
-	}
-}
-
-// TestRolloutUndo: undo writes the content of the revision the rollout started from back,
-// keeping the metadata and the rollout, with the undo annotation holding its hash.
-func TestRolloutUndo(t *testing.T) {
-	cs, streams, _ := rolloutFixture(&templatesv1.RolloutStatus{Revision: 2, FromRevision: 1, Phase: templatesv1.RolloutPaused})
-	if err := undo(context.Background(), cs, "ns", "app", 0, streams); err != nil {
-		t.Fatal(err)
-	}
-	got := stored(t, cs)
-	if got.Message != "one" || got.Rollout == nil || got.Annotations[templatesv1.AnnotationRolloutUndo] != "sha256:one" || got.Name != "app" {
-		t.Errorf("after the undo: message %q, rollout %+v, annotations %v", got.Message, got.Rollout, got.Annotations)
-	}
-	if err := undo(context.Background(), cs, "ns", "app", 7, streams); err == nil || !strings.Contains(err.Error(), "revision 7 of template app is not kept") {
-		t.Errorf("undo to a revision not kept: %v", err)
-	}
-}
 
 // TestPrintRollout: the status names the phase, each failed instance and why, and each
 // instance's policy and revision.
 func TestPrintRollout(t *testing.T) {
-	cs, _, _ := rolloutFixture(&templatesv1.RolloutStatus{Revision: 2, FromRevision: 1, Phase: templatesv1.RolloutPaused, Reason: "WaveTimeout",
-		Wave: 2, Waves: 3, Failed: []templatesv1.RolloutFailure{{Name: "b", Reason: "NotReady", Message: "not ready yet: Job ns/b-wait"}}})
+	template := &templatesv1.Template{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "ns"},
+		Revision: &templatesv1.RevisionStamp{Number: 2, Hash: "sha256:two"}, Rollout: &templatesv1.Rollout{},
+		Status: &templatesv1.TemplateStatus{Rollout: &templatesv1.RolloutStatus{Revision: 2, FromRevision: 1, Phase: templatesv1.RolloutPaused, Reason: "WaveTimeout",
+			Wave: 2, Waves: 3, Failed: []templatesv1.RolloutFailure{{Name: "b", Reason: "NotReady", Message: "not ready yet: Job ns/b-wait"}}}}}
 	ti := templatesv1.TemplateInstance{ObjectMeta: metav1.ObjectMeta{Name: "m"}, Spec: templatesv1.TemplateInstanceSpec{
 		TemplateRef: &templatesv1.TemplateReference{Name: "app"}, UpdatePolicy: templatesv1.UpdatePolicyManual},
 		Status: templatesv1.TemplateInstanceStatus{TemplateRevision: &templatesv1.AppliedRevision{Number: 1}}}
 	var out bytes.Buffer
-	printRollout(&out, stored(t, cs), []templatesv1.TemplateInstance{ti})
+	printRollout(&out, template, []templatesv1.TemplateInstance{ti})
 	for _, want := range []string{"template app: revision 2 from 1: Paused (WaveTimeout)", "b: NotReady: not ready yet: Job ns/b-wait",
 		"stencil rollout resume app", "m          Manual   1          Unknown"} {
 		if !strings.Contains(out.String(), want) {

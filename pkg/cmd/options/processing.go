@@ -34,7 +34,9 @@ const maxProcessingMemory = 1 << 40
 
 // ProcessingOptions are the settings of processing: the renderer's caches, the output and the
 // other limits of one request (render.Config), and the memory the server's processing
-// requests hold together. The Starlark limits in Config are StarlarkOptions' to set.
+// requests hold together. The Starlark limits are StarlarkOptions' alone: Config's are zero
+// here, and ApplyTo leaves the target's as they are, so that the two options' ApplyTo give
+// the same configuration in either order.
 type ProcessingOptions struct {
 	// Config holds the renderer's settings, the defaults until flags change them.
 	render.Config
@@ -48,7 +50,9 @@ type ProcessingOptions struct {
 // NewProcessingOptions returns the defaults: render.DefaultConfig, and the memory derived
 // from the process's memory limit.
 func NewProcessingOptions() *ProcessingOptions {
-	return &ProcessingOptions{Config: render.DefaultConfig()}
+	o := &ProcessingOptions{Config: render.DefaultConfig()}
+	o.Limits.StarlarkSteps, o.Limits.StarlarkTimeout, o.Limits.StarlarkMemoryBytes = 0, 0, 0
+	return o
 }
 
 // AddFlags adds the processing flags to fs.
@@ -111,8 +115,10 @@ func (o *ProcessingOptions) Validate() []error {
 	return errs
 }
 
-// ApplyTo sets c to the renderer's settings. The Starlark limits are the defaults until
-// StarlarkOptions.ApplyTo, which comes after, sets them.
+// ApplyTo sets c to the renderer's settings but the Starlark limits, which it leaves as they
+// are (StarlarkOptions.ApplyTo sets them, before or after).
 func (o *ProcessingOptions) ApplyTo(c *render.Config) {
+	steps, timeout, memory := c.Limits.StarlarkSteps, c.Limits.StarlarkTimeout, c.Limits.StarlarkMemoryBytes
 	*c = o.Config
+	c.Limits.StarlarkSteps, c.Limits.StarlarkTimeout, c.Limits.StarlarkMemoryBytes = steps, timeout, memory
 }

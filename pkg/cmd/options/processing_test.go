@@ -19,8 +19,11 @@ package options
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
+
+	"stencil.dev/stencil/pkg/render"
 )
 
 // TestProcessingLimitFlags: the limit flags parse into the options, the defaults are valid,
@@ -54,5 +57,29 @@ func TestProcessingLimitFlags(t *testing.T) {
 		if len(errs) != 1 || !strings.Contains(errs[0].Error(), "--"+flag) {
 			t.Fatalf("--%s=0: want one error naming it, got %v", flag, errs)
 		}
+	}
+}
+
+// TestStarlarkLimitsHaveOneHolder: the Starlark limits are StarlarkOptions' alone, so the
+// options' ApplyTo give the same configuration in either order, the Starlark flags included
+// (ProcessingOptions' ApplyTo once overwrote them with the defaults when it came second).
+func TestStarlarkLimitsHaveOneHolder(t *testing.T) {
+	processing, starlark := NewProcessingOptions(), NewStarlarkOptions()
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	processing.AddFlags(fs)
+	starlark.AddFlags(fs)
+	if err := fs.Parse([]string{"--starlark-max-steps=123", "--starlark-timeout=3s", "--starlark-max-memory-bytes=4567", "--max-import-depth=5"}); err != nil {
+		t.Fatal(err)
+	}
+	var first, second render.Config
+	processing.ApplyTo(&first)
+	starlark.ApplyTo(&first)
+	starlark.ApplyTo(&second)
+	processing.ApplyTo(&second)
+	if first != second {
+		t.Fatalf("the order of ApplyTo matters:\n%+v\n%+v", first, second)
+	}
+	if l := first.Limits; l.StarlarkSteps != 123 || l.StarlarkTimeout != 3*time.Second || l.StarlarkMemoryBytes != 4567 || l.ImportDepth != 5 {
+		t.Errorf("applied %+v", l)
 	}
 }

@@ -66,8 +66,8 @@ func (o *StarlarkOptions) Validate() []error {
 	)
 }
 
-// ApplyTo sets the Starlark limits of c; it comes after ProcessingOptions.ApplyTo, which sets
-// the rest of c.
+// ApplyTo sets the Starlark limits of c, and nothing else (ProcessingOptions.ApplyTo sets the
+// rest, before or after: StarlarkOptions is the one holder of these limits).
 func (o *StarlarkOptions) ApplyTo(c *render.Config) {
 	c.Limits.StarlarkSteps, c.Limits.StarlarkTimeout, c.Limits.StarlarkMemoryBytes = o.Steps, o.Timeout, o.MemoryBytes
 }

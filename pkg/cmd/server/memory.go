@@ -29,6 +29,7 @@ import (
 	"stencil.dev/stencil/pkg/apiserver"
 	"stencil.dev/stencil/pkg/metrics"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
+	"stencil.dev/stencil/pkg/transform/kustomize"
 )
 
 // applyProcessingMemory sets the memory processing requests hold together in c: flag's bytes,
@@ -39,6 +40,18 @@ func applyProcessingMemory(flag int64, c *apiserver.ExtraConfig, recorder *metri
 	all, plugins := c.ProcessingMemory.Capacity(false), c.ProcessingMemory.Capacity(true)
 	klog.Infof("Processing may hold %d MiB (%s); requests that may run plugins %d MiB of it", all>>20, from, plugins>>20)
 	recorder.MemoryCapacity(all, plugins)
+}
+
+// applyKustomizeBuilds makes the inline Kustomizations' builds run in this binary's build
+// workers, killed when their request ends (Kustomize cannot be stopped otherwise); a binary
+// whose main does not serve them builds in the request's goroutine, as the CLI does.
+func applyKustomizeBuilds(c *apiserver.ExtraConfig) {
+	workers, err := kustomize.NewWorkers()
+	if err != nil {
+		klog.Warningf("Kustomization builds run in the requests' goroutines, and go on after their request ends: %v", err)
+		return
+	}
+	c.KustomizeBuilder = workers
 }
 
 // cgroupMemoryFiles hold the memory limit of the process's cgroup, v2 then v1; a v1 cgroup

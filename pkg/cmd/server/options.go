@@ -214,6 +214,7 @@ func (o *StencilServerOptions) ApplyTo(c *apiserver.ExtraConfig, recorder *metri
 		return err
 	}
 	applyProcessingMemory(o.Processing.MemoryBytes, c, recorder)
+	applyKustomizeBuilds(c)
 	o.OpenShift.ApplyTo(c)
 	o.Revisions.ApplyTo(c)
 	o.Artifacts.ApplyTo(c)

@@ -18,6 +18,7 @@ package publish
 
 import (
 	"fmt"
+	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -80,5 +81,43 @@ func Removed(prev *Storage, objects []templatesv1.TemplateInstanceObject) []temp
 			out = append(out, o)
 		}
 	}
+	return out
+}
+
+// SecretFields are the paths of the fields of obj (keys and values) that hold a secret value,
+// as holds tells one: a published object may hold none, as whoever may read its
+// ExternalArtifact may fetch the artifact.
+func SecretFields(obj *unstructured.Unstructured, holds func(string) bool) []string {
+	var out []string
+	var walk func(v any, path string)
+	walk = func(v any, path string) {
+		switch v := v.(type) {
+		case string:
+			if holds(v) {
+				out = append(out, path)
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(v))
+			for k := range v {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				child := k
+				if path != "" {
+					child = path + "." + k
+				}
+				if holds(k) {
+					out = append(out, child)
+				}
+				walk(v[k], child)
+			}
+		case []any:
+			for i, item := range v {
+				walk(item, fmt.Sprintf("%s[%d]", path, i))
+			}
+		}
+	}
+	walk(obj.Object, "")
 	return out
 }

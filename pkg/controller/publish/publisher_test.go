@@ -299,3 +299,20 @@ func TestAppliedBy(t *testing.T) {
 		})
 	}
 }
+
+func TestSecretFields(t *testing.T) {
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "s3cr3t-value-name"},
+		"data": map[string]any{"url": "postgres://app:s3cr3t-value@db", "plain": "x", "s3cr3t-value": "key"},
+		"list": []any{"a", map[string]any{"deep": "S3CR3T-VALUE"}},
+	}}
+	holds := func(v string) bool { return strings.Contains(strings.ToLower(v), "s3cr3t-value") }
+	got := strings.Join(SecretFields(obj, holds), " ")
+	want := "data.s3cr3t-value data.url list[1].deep metadata.name"
+	if got != want {
+		t.Errorf("SecretFields: %q, want %q", got, want)
+	}
+	if f := SecretFields(obj, func(string) bool { return false }); f != nil {
+		t.Errorf("none held: %v", f)
+	}
+}

@@ -23,8 +23,10 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
@@ -46,7 +48,7 @@ const (
 )
 
 // PlanHashFunc is the planHash a preview of revision of t answers now: what the rollout would
-// apply to every instance (templateinstance.Previewer computes it, as the API does).
+// apply to every instance (preview.Previewer computes it, as the API does).
 type PlanHashFunc func(ctx context.Context, t *templatesv1.Template, revision int64) (string, error)
 
 // Config is what a Reconciler is built from.
@@ -57,6 +59,10 @@ type Config struct {
 	PlanHash PlanHashFunc
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
+	// Recorder, when set, records each step of a rollout (a change of its phase, reason or
+	// wave) as an Event of the Template, as sample-controller records what it does: Normal,
+	// or Warning for a pause the rollout took itself (a gate, a timeout, a plan mismatch).
+	Recorder record.EventRecorder
 }
 
 // countsEvery is how often a rollout's status is written when only its counts (updated,
@@ -114,8 +120,36 @@ func (r *Reconciler) Reconcile(ctx context.Context, t *templatesv1.Template, ins
 	}
 	t = t.DeepCopy()
 	t.Status = &templatesv1.TemplateStatus{Rollout: st}
-	_, err = r.cfg.Client.TemplatesV1alpha1().Templates(t.Namespace).UpdateStatus(ctx, t, metav1.UpdateOptions{})
+	written, err := r.cfg.Client.TemplatesV1alpha1().Templates(t.Namespace).UpdateStatus(ctx, t, metav1.UpdateOptions{})
+	if err == nil {
+		r.record(written, before, st)
+	}
 	return after, err
+}
+
+// record emits the Event of a step from before to st, when the phase, its reason or the wave
+// changed.
+func (r *Reconciler) record(t *templatesv1.Template, before, st *templatesv1.RolloutStatus) {
+	if r.cfg.Recorder == nil || st == nil {
+		return
+	}
+	if before != nil && before.Phase == st.Phase && before.Reason == st.Reason && before.Wave == st.Wave && before.Revision == st.Revision {
+		return
+	}
+	eventType := corev1.EventTypeNormal
+	switch st.Reason {
+	case ReasonWaveTimeout, ReasonGateFailed, ReasonGateError, ReasonPlanMismatch:
+		eventType = corev1.EventTypeWarning
+	}
+	reason := st.Reason
+	if reason == "" {
+		reason = string(st.Phase)
+	}
+	message := st.Message
+	if message == "" {
+		message = fmt.Sprintf("rollout of revision %d: %s, wave %d of %d", st.Revision, st.Phase, st.Wave, st.Waves)
+	}
+	r.cfg.Recorder.Event(t, eventType, "Rollout"+reason, message)
 }
 
 // countsOnly says a and b differ in their counts alone.

@@ -30,13 +30,14 @@ import (
 
 	"stencil.dev/stencil/pkg/adopt"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/instance"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
 
 // adoption is the plan of one pass of an adopting instance: the render and its objects, what
 // the source claims, the live objects, and the plan of each.
 type adoption struct {
-	r      *rendered
+	r      *instance.Rendered
 	plan   []*planned
 	source *adopt.Source
 	// live are the live objects of the plan's names, by inventory.ObjectKey; absent when
@@ -56,11 +57,11 @@ func adopting(ti *templatesv1.TemplateInstance) bool {
 	return ti.Spec.Adoption != nil && (ti.Status.Adoption == nil || ti.Status.Adoption.Phase != templatesv1.AdoptionAdopted)
 }
 
-// applierReader reads the cluster through an Applier, as its requester.
-type applierReader struct{ a Applier }
+// applierReader reads the cluster through an instance.Applier, as its requester.
+type applierReader struct{ a instance.Applier }
 
 func (r applierReader) Get(ctx context.Context, resource schema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error) {
-	return r.a.Get(ctx, Object{Resource: resource, Namespace: namespace, Name: name})
+	return r.a.Get(ctx, instance.Object{Resource: resource, Namespace: namespace, Name: name})
 }
 
 func (r applierReader) List(ctx context.Context, resource schema.GroupVersionResource, namespace, selector string) ([]unstructured.Unstructured, error) {
@@ -71,20 +72,20 @@ func (r applierReader) List(ctx context.Context, resource schema.GroupVersionRes
 // values the source generated, found in the live objects), reads the source, asks the
 // authorization rule, dry-runs every object and plans each. A failure of the instance is a
 // *failure; a refused plan is a plan whose result says so.
-func (c *Controller) planAdoption(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier) (*adoption, error) {
-	var r *rendered
+func (c *Controller) planAdoption(ctx context.Context, ti *templatesv1.TemplateInstance, a instance.Applier) (*adoption, error) {
+	var r *instance.Rendered
 	ad, err := c.planAdoptionOf(ctx, ti, a, &r)
 	// No message tells a value the render keeps secret: a server's refusal may quote one.
-	return ad, r.scrub(err)
+	return ad, r.Scrub(err)
 }
 
-func (c *Controller) planAdoptionOf(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, rp **rendered) (*adoption, error) {
-	r, err := c.render(ctx, ti, a)
+func (c *Controller) planAdoptionOf(ctx context.Context, ti *templatesv1.TemplateInstance, a instance.Applier, rp **instance.Rendered) (*adoption, error) {
+	r, err := c.pass.Render(ctx, ti, a)
 	*rp = r
 	if err != nil {
 		return nil, err
 	}
-	plan, err := c.plan(ti, r)
+	plan, err := c.pass.Plan(ti, r)
 	if err != nil {
 		return nil, err
 	}
@@ -95,34 +96,34 @@ func (c *Controller) planAdoptionOf(ctx context.Context, ti *templatesv1.Templat
 		// the instance's already, and the plan says so.
 		source = &adopt.Source{Description: ti.Status.Adoption.Source, Objects: map[string]*unstructured.Unstructured{}}
 	case err != nil:
-		if status, ok := err.(apierrors.APIStatus); ok && !isRefusal(err) {
+		if status, ok := err.(apierrors.APIStatus); ok && !instance.IsRefusal(err) {
 			return nil, err
 		} else if ok {
-			return nil, fail("AdoptionSource", "reading what to adopt: %s", status.Status().Message)
+			return nil, instance.Fail("AdoptionSource", "reading what to adopt: %s", status.Status().Message)
 		}
-		return nil, fail("AdoptionSource", "%v", err)
+		return nil, instance.Fail("AdoptionSource", "%v", err)
 	}
 	ad := &adoption{r: r, plan: plan, source: source}
 	if err := ad.readLive(ctx, a); err != nil {
 		return nil, err
 	}
-	if r.freshGenerated && len(r.generated) > 0 {
-		ad.located, ad.why = adopt.GeneratedValues(r.generated, renderedObjects(plan), ad.liveObject)
+	if r.FreshGenerated && len(r.Generated) > 0 {
+		ad.located, ad.why = adopt.GeneratedValues(r.Generated, renderedObjects(plan), ad.liveObject)
 		if len(ad.located) > 0 {
 			values := map[string]string{}
 			for n, l := range ad.located {
 				values[n] = l.Value
 			}
-			ad.r, err = c.renderAdopting(ctx, ti, a, values)
+			ad.r, err = c.pass.RenderAdopting(ctx, ti, a, values)
 			if ad.r != nil {
 				// The values found are secrets too.
-				ad.r.secrets.AddSet(r.secrets)
+				ad.r.Secrets.AddSet(r.Secrets)
 				*rp = ad.r
 			}
 			if err != nil {
 				return nil, err
 			}
-			if ad.plan, err = c.plan(ti, ad.r); err != nil {
+			if ad.plan, err = c.pass.Plan(ti, ad.r); err != nil {
 				return nil, err
 			}
 			if err := ad.readLive(ctx, a); err != nil {
@@ -130,7 +131,7 @@ func (c *Controller) planAdoptionOf(ctx context.Context, ti *templatesv1.Templat
 			}
 		}
 	}
-	if err := c.authorizePlan(ctx, ti, a, ad.plan, ad.r.authors, nil); err != nil {
+	if err := c.pass.Authorize(ctx, ti, a, ad.plan, ad.r.Authors, nil); err != nil {
 		return nil, err
 	}
 	if err := c.authorizeRecords(ctx, ti, a, source); err != nil {
@@ -138,22 +139,22 @@ func (c *Controller) planAdoptionOf(ctx context.Context, ti *templatesv1.Templat
 	}
 	var candidates []adopt.Candidate
 	for _, p := range ad.plan {
-		if p.generated {
+		if p.Generated {
 			continue
 		}
-		cand := adopt.Candidate{Rendered: p.obj, Live: ad.live[inventory.ObjectKey(p.ref)]}
+		cand := adopt.Candidate{Rendered: p.Obj, Live: ad.live[inventory.ObjectKey(p.Ref)]}
 		switch live := cand.Live; {
 		case live == nil || live.GetLabels()[inventory.PartOfLabel] == inventory.ApplySetID(ti.Namespace, ti.Name) && !ad.claims(live):
-			cand.DryRun, cand.DryRunErr = a.Apply(ctx, p.object(), p.obj, true)
+			cand.DryRun, cand.DryRunErr = a.Apply(ctx, p.Object(), p.Obj, true)
 		case ad.claims(live):
-			cand.DryRun, cand.DryRunErr = a.ApplyForced(ctx, p.object(), p.obj, true)
+			cand.DryRun, cand.DryRunErr = a.ApplyForced(ctx, p.Object(), p.Obj, true)
 			if cand.DryRunErr == nil {
 				if cand.Final, cand.FinalErr, err = c.dryRunTakeOver(ctx, a, p, live, cand.DryRun, source.Take); err != nil {
 					return nil, err
 				}
 			}
 		}
-		if cand.DryRunErr != nil && !isRefusal(cand.DryRunErr) {
+		if cand.DryRunErr != nil && !instance.IsRefusal(cand.DryRunErr) {
 			return nil, cand.DryRunErr
 		}
 		candidates = append(candidates, cand)
@@ -162,7 +163,7 @@ func (c *Controller) planAdoptionOf(ctx context.Context, ti *templatesv1.Templat
 	ad.result, err = adopt.Plan(adopt.Input{SetID: inventory.ApplySetID(ti.Namespace, ti.Name), Source: source.Objects, Candidates: candidates,
 		Take: source.Take, Manager: inventory.FieldManager, RetainAll: spec.RetainUntilUpgrade, LeaveUnrendered: spec.LeaveUnrendered})
 	if err != nil {
-		return nil, fail("AdoptionFailed", "%v", err)
+		return nil, instance.Fail("AdoptionFailed", "%v", err)
 	}
 	ad.byKey = map[string]adopt.ObjectPlan{}
 	for _, o := range ad.result.Objects {
@@ -175,17 +176,17 @@ func (c *Controller) planAdoptionOf(ctx context.Context, ti *templatesv1.Templat
 // without what the takeover removes, as a dry-run patch of the live object, which the server
 // defaults and validates. It returns the answer or the server's refusal, and an error when the
 // cluster failed.
-func (c *Controller) dryRunTakeOver(ctx context.Context, a Applier, p *planned, live, dryRun *unstructured.Unstructured, take adopt.Managers) (*unstructured.Unstructured, error, error) {
+func (c *Controller) dryRunTakeOver(ctx context.Context, a instance.Applier, p *planned, live, dryRun *unstructured.Unstructured, take adopt.Managers) (*unstructured.Unstructured, error, error) {
 	removed, err := adopt.Removed(live.GetManagedFields(), take, dryRun.GetManagedFields(), inventory.FieldManager)
 	if err != nil {
-		return nil, nil, fail("AdoptionFailed", "%s: %v", p, err)
+		return nil, nil, instance.Fail("AdoptionFailed", "%s: %v", p, err)
 	}
-	patch, err := adopt.FinalPatch(live, adopt.Desired(dryRun, p.obj, removed))
+	patch, err := adopt.FinalPatch(live, adopt.Desired(dryRun, p.Obj, removed))
 	if err != nil {
 		return nil, nil, err
 	}
-	final, err := a.Patch(ctx, p.object(), types.JSONPatchType, patch, true)
-	if err != nil && !isRefusal(err) {
+	final, err := a.Patch(ctx, p.Object(), types.JSONPatchType, patch, true)
+	if err != nil && !instance.IsRefusal(err) {
 		return nil, nil, err
 	}
 	return final, err, nil
@@ -209,21 +210,21 @@ func readSource(ctx context.Context, r adopt.Reader, mapper meta.RESTMapper, ti 
 }
 
 // readLive reads the live object of every name of the plan, as the requester.
-func (ad *adoption) readLive(ctx context.Context, a Applier) error {
+func (ad *adoption) readLive(ctx context.Context, a instance.Applier) error {
 	ad.live = map[string]*unstructured.Unstructured{}
 	for _, p := range ad.plan {
-		if p.generated {
+		if p.Generated {
 			continue
 		}
-		live, err := a.Get(ctx, p.object())
+		live, err := a.Get(ctx, p.Object())
 		switch {
 		case apierrors.IsNotFound(err):
-		case err != nil && isRefusal(err):
-			return fail("Forbidden", "nothing was touched: %s: %s", p, statusMessage(err))
+		case err != nil && instance.IsRefusal(err):
+			return instance.Fail("Forbidden", "nothing was touched: %s: %s", p, instance.StatusMessage(err))
 		case err != nil:
 			return err
 		default:
-			ad.live[inventory.ObjectKey(p.ref)] = live
+			ad.live[inventory.ObjectKey(p.Ref)] = live
 		}
 	}
 	return nil
@@ -235,8 +236,8 @@ func (ad *adoption) liveObject(ref adopt.Ref) map[string]any {
 		return u.Object
 	}
 	for _, p := range ad.plan {
-		if p.ref.Kind == ref.Kind && p.ref.Name == ref.Name && (ref.Namespace == "" || p.ref.Namespace == ref.Namespace) {
-			if u := ad.live[inventory.ObjectKey(p.ref)]; u != nil {
+		if p.Ref.Kind == ref.Kind && p.Ref.Name == ref.Name && (ref.Namespace == "" || p.Ref.Namespace == ref.Namespace) {
+			if u := ad.live[inventory.ObjectKey(p.Ref)]; u != nil {
 				return u.Object
 			}
 		}
@@ -257,13 +258,13 @@ func (ad *adoption) claims(live *unstructured.Unstructured) bool {
 // authorizeRecords asks whether the requester may delete the source's records and patch the
 // objects left in place: adoption does both as the requester, whose choice it is; no template
 // shaped them.
-func (c *Controller) authorizeRecords(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, source *adopt.Source) error {
-	requester := requesterInfo(ti.Spec.Requester)
+func (c *Controller) authorizeRecords(ctx context.Context, ti *templatesv1.TemplateInstance, a instance.Applier, source *adopt.Source) error {
+	requester := instance.RequesterInfo(ti.Spec.Requester)
 	var refused []string
 	for _, r := range source.Records {
 		attrs := authorizer.AttributesRecord{User: requester, Verb: "delete", APIGroup: r.Resource.Group, APIVersion: r.Resource.Version,
 			Resource: r.Resource.Resource, Namespace: r.Namespace, Name: r.Name, ResourceRequest: true}
-		allowed, reason, err := c.authorizeObject(ctx, a, attrs)
+		allowed, reason, err := c.pass.AskObject(ctx, a, attrs)
 		if err != nil {
 			// The authorizer did not answer: retried, never read as a refusal.
 			return err
@@ -273,7 +274,7 @@ func (c *Controller) authorizeRecords(ctx context.Context, ti *templatesv1.Templ
 		}
 	}
 	if len(refused) > 0 {
-		return fail("Forbidden", "nothing was touched: the adoption removes the old tool's records last; refused: %s", joinProblems(refused))
+		return instance.Fail("Forbidden", "nothing was touched: the adoption removes the old tool's records last; refused: %s", joinProblems(refused))
 	}
 	return nil
 }
@@ -283,8 +284,8 @@ func renderedKinds(plan []*planned) []schema.GroupVersionKind {
 	seen := map[schema.GroupKind]bool{}
 	var out []schema.GroupVersionKind
 	for _, p := range plan {
-		gvk := p.obj.GroupVersionKind()
-		if !p.generated && !seen[gvk.GroupKind()] {
+		gvk := p.Obj.GroupVersionKind()
+		if !p.Generated && !seen[gvk.GroupKind()] {
 			seen[gvk.GroupKind()] = true
 			out = append(out, gvk)
 		}
@@ -296,8 +297,8 @@ func renderedKinds(plan []*planned) []schema.GroupVersionKind {
 func renderedObjects(plan []*planned) []map[string]any {
 	var out []map[string]any
 	for _, p := range plan {
-		if !p.generated {
-			out = append(out, p.obj.Object)
+		if !p.Generated {
+			out = append(out, p.Obj.Object)
 		}
 	}
 	return out

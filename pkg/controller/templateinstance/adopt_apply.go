@@ -31,6 +31,7 @@ import (
 
 	"stencil.dev/stencil/pkg/adopt"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/instance"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
 
@@ -41,7 +42,7 @@ import (
 // apply, then the old tool's ownership metadata removed), applies the others as a pass does,
 // leaves in place what it may leave, removes the source's records last, and records the
 // adoption done. Every step holds when repeated: a pass cut short is finished by the next.
-func (c *Controller) reconcileAdoption(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier) (time.Duration, error) {
+func (c *Controller) reconcileAdoption(ctx context.Context, ti *templatesv1.TemplateInstance, a instance.Applier) (time.Duration, error) {
 	ad, err := c.planAdoption(ctx, ti, a)
 	if err != nil {
 		return 0, c.adoptionFailed(ctx, ti, err)
@@ -50,10 +51,10 @@ func (c *Controller) reconcileAdoption(ctx context.Context, ti *templatesv1.Temp
 	if ad.result.Refused() {
 		status.Phase, status.Message = templatesv1.AdoptionRefused, "nothing was touched"
 		ti.Status.Adoption = status
-		return 0, c.adoptionFailed(ctx, ti, fail("AdoptionRefused", "nothing was touched; %s", joinProblems(ad.problems())))
+		return 0, c.adoptionFailed(ctx, ti, instance.Fail("AdoptionRefused", "nothing was touched; %s", joinProblems(ad.problems())))
 	}
-	if ad.r.unreadGenerated != nil {
-		return 0, c.adoptionFailed(ctx, ti, ad.r.unreadGenerated)
+	if ad.r.UnreadGenerated != nil {
+		return 0, c.adoptionFailed(ctx, ti, ad.r.UnreadGenerated)
 	}
 	// The inventory holds the old objects and the new before anything is written.
 	old := ti.Status.Objects
@@ -63,12 +64,12 @@ func (c *Controller) reconcileAdoption(ctx context.Context, ti *templatesv1.Temp
 	}
 	superset := append([]templatesv1.TemplateInstanceObject(nil), old...)
 	for _, p := range ad.plan {
-		if !p.generated && !known[inventory.ObjectKey(p.ref)] {
-			superset = append(superset, p.ref)
+		if !p.Generated && !known[inventory.ObjectKey(p.Ref)] {
+			superset = append(superset, p.Ref)
 		}
 	}
 	ti.Status.Objects, ti.Status.Adoption = superset, status
-	if ad.r.generated != nil {
+	if ad.r.Generated != nil {
 		ti.Status.GeneratedParametersSecret = GeneratedSecretName(ti.Name)
 	}
 	set(ti, templatesv1.TemplateInstanceAdopted, metav1.ConditionFalse, "Adopting", "taking over "+status.Source)
@@ -79,22 +80,22 @@ func (c *Controller) reconcileAdoption(ctx context.Context, ti *templatesv1.Temp
 
 	for _, p := range ad.plan {
 		if err := c.applyAdopted(ctx, a, ad, p); err != nil {
-			return 0, c.adoptionFailed(ctx, ti, ad.r.scrub(err))
+			return 0, c.adoptionFailed(ctx, ti, ad.r.Scrub(err))
 		}
 	}
 	for _, o := range ad.result.Objects {
 		if o.Action == adopt.LeaveInPlace {
 			if err := c.leaveInPlace(ctx, a, ad, o); err != nil {
-				return 0, c.adoptionFailed(ctx, ti, ad.r.scrub(err))
+				return 0, c.adoptionFailed(ctx, ti, ad.r.Scrub(err))
 			}
 		}
 	}
 	for _, r := range ad.source.Records {
-		err := a.Delete(ctx, Object{Resource: r.Resource, Namespace: r.Namespace, Name: r.Name}, r.UID)
+		err := a.Delete(ctx, instance.Object{Resource: r.Resource, Namespace: r.Namespace, Name: r.Name}, r.UID)
 		switch {
 		case err == nil || apierrors.IsNotFound(err):
-		case isRefusal(err):
-			return 0, c.adoptionFailed(ctx, ti, fail("AdoptionFailed", "removing %s: %s", r, statusMessage(err)))
+		case instance.IsRefusal(err):
+			return 0, c.adoptionFailed(ctx, ti, instance.Fail("AdoptionFailed", "removing %s: %s", r, instance.StatusMessage(err)))
 		default:
 			return 0, err
 		}
@@ -102,8 +103,8 @@ func (c *Controller) reconcileAdoption(ctx context.Context, ti *templatesv1.Temp
 
 	var objects []templatesv1.TemplateInstanceObject
 	for _, p := range ad.plan {
-		if !p.generated {
-			objects = append(objects, p.ref)
+		if !p.Generated {
+			objects = append(objects, p.Ref)
 		}
 	}
 	keep := map[string]bool{}
@@ -112,18 +113,18 @@ func (c *Controller) reconcileAdoption(ctx context.Context, ti *templatesv1.Temp
 	}
 	left, err := c.prune(ctx, ti, a, old, keep)
 	if err != nil {
-		return 0, c.adoptionFailed(ctx, ti, ad.r.scrub(err))
+		return 0, c.adoptionFailed(ctx, ti, ad.r.Scrub(err))
 	}
 	ti.Status.Objects = append(objects, left...)
-	ti.Status.TemplateResourceVersion = ad.r.templateResourceVersion
+	ti.Status.TemplateResourceVersion = ad.r.TemplateResourceVersion
 	ti.Status.TemplateRevision = nil
-	if ad.r.revision > 0 {
-		ti.Status.TemplateRevision = &templatesv1.AppliedRevision{Number: ad.r.revision, AppliedHash: ad.r.hash, Generation: ti.Generation}
+	if ad.r.Revision > 0 {
+		ti.Status.TemplateRevision = &templatesv1.AppliedRevision{Number: ad.r.Revision, AppliedHash: ad.r.Hash, Generation: ti.Generation}
 	}
-	setRevisionReconciled(ti, ad.r.current)
+	setRevisionReconciled(ti, ad.r.Current)
 	ti.Status.ObservedGeneration = ti.Generation
 	done := ad.status(templatesv1.AdoptionAdopted, false)
-	done.Generation, done.Revision = ti.Generation, ad.r.revision
+	done.Generation, done.Revision = ti.Generation, ad.r.Revision
 	done.Message = fmt.Sprintf("every object is the instance's; %d records of the old tool removed", len(ad.source.Records))
 	ti.Status.Adoption = done
 	// The objects taken over keep the lifecycle the plan gave them (retain until the first
@@ -143,49 +144,49 @@ func (c *Controller) reconcileAdoption(ctx context.Context, ti *templatesv1.Temp
 
 // applyAdopted applies one object of the plan by its action, and records its uid, version and
 // readiness in its ref.
-func (c *Controller) applyAdopted(ctx context.Context, a Applier, ad *adoption, p *planned) error {
+func (c *Controller) applyAdopted(ctx context.Context, a instance.Applier, ad *adoption, p *planned) error {
 	var applied *unstructured.Unstructured
 	var err error
-	plan, ok := ad.byKey[inventory.ObjectKey(p.ref)]
+	plan, ok := ad.byKey[inventory.ObjectKey(p.Ref)]
 	switch {
-	case p.generated || !ok || plan.Action != adopt.Adopt:
-		applied, err = a.Apply(ctx, p.object(), p.obj, false)
+	case p.Generated || !ok || plan.Action != adopt.Adopt:
+		applied, err = a.Apply(ctx, p.Object(), p.Obj, false)
 	default:
 		if err := c.moveOwnership(ctx, a, p, ad.source.Take); err != nil {
 			return err
 		}
-		if applied, err = a.ApplyForced(ctx, p.object(), p.obj, false); err == nil {
+		if applied, err = a.ApplyForced(ctx, p.Object(), p.Obj, false); err == nil {
 			applied, err = c.removeOwnershipMetadata(ctx, a, p, applied)
 		}
 		if err == nil {
-			p.ref.Lifecycle = plan.Lifecycle
-			if p.ref.Lifecycle == templatesv1.LifecycleDelete {
-				p.ref.Lifecycle = ""
+			p.Ref.Lifecycle = plan.Lifecycle
+			if p.Ref.Lifecycle == templatesv1.LifecycleDelete {
+				p.Ref.Lifecycle = ""
 			}
 		}
 	}
 	if err != nil {
-		if isRefusal(err) {
-			return fail("AdoptionFailed", "%s: %s", p, statusMessage(err))
+		if instance.IsRefusal(err) {
+			return instance.Fail("AdoptionFailed", "%s: %s", p, instance.StatusMessage(err))
 		}
 		return err
 	}
-	p.ref.UID, p.ref.ResourceVersion = applied.GetUID(), applied.GetResourceVersion()
-	p.ref.Ready, _ = inventory.Ready(applied)
+	p.Ref.UID, p.Ref.ResourceVersion = applied.GetUID(), applied.GetResourceVersion()
+	p.Ref.Ready, _ = inventory.Ready(applied)
 	return nil
 }
 
 // moveOwnership gives Stencil's field manager the fields the source's managers own on the
 // live object, with one patch conditional on the object's resourceVersion: the forced apply
 // that follows then owns everything the old tool set, and removes what the render does not.
-func (c *Controller) moveOwnership(ctx context.Context, a Applier, p *planned, take adopt.Managers) error {
-	live, err := a.Get(ctx, p.object())
+func (c *Controller) moveOwnership(ctx context.Context, a instance.Applier, p *planned, take adopt.Managers) error {
+	live, err := a.Get(ctx, p.Object())
 	if err != nil {
 		return err
 	}
-	entries, _, err := adopt.TakeOver(live.GetManagedFields(), take, inventory.FieldManager, p.obj.GetAPIVersion(), metav1.Now())
+	entries, _, err := adopt.TakeOver(live.GetManagedFields(), take, inventory.FieldManager, p.Obj.GetAPIVersion(), metav1.Now())
 	if err != nil {
-		return fail("AdoptionFailed", "%s: %v", p, err)
+		return instance.Fail("AdoptionFailed", "%s: %v", p, err)
 	}
 	if entries == nil {
 		return nil
@@ -197,30 +198,30 @@ func (c *Controller) moveOwnership(ctx context.Context, a Applier, p *planned, t
 	if err != nil {
 		return err
 	}
-	_, err = a.Patch(ctx, p.object(), types.JSONPatchType, patch, false)
+	_, err = a.Patch(ctx, p.Object(), types.JSONPatchType, patch, false)
 	return err
 }
 
 // removeOwnershipMetadata removes the old tool's labels and annotations that the forced apply
 // left (another manager wrote them), so that nothing says the object is Helm's or kubectl's.
-func (c *Controller) removeOwnershipMetadata(ctx context.Context, a Applier, p *planned, applied *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func (c *Controller) removeOwnershipMetadata(ctx context.Context, a instance.Applier, p *planned, applied *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	patch := adopt.OwnershipPatch(applied)
 	if patch == nil {
 		return applied, nil
 	}
-	return a.Patch(ctx, p.object(), types.JSONPatchType, patch, false)
+	return a.Patch(ctx, p.Object(), types.JSONPatchType, patch, false)
 }
 
 // leaveInPlace removes the old tool's ownership from an object of the source the template
 // does not render: its ownership metadata and the ApplySet label that names a parent about
 // to go.
-func (c *Controller) leaveInPlace(ctx context.Context, a Applier, ad *adoption, o adopt.ObjectPlan) error {
+func (c *Controller) leaveInPlace(ctx context.Context, a instance.Applier, ad *adoption, o adopt.ObjectPlan) error {
 	live := ad.source.Objects[o.Ref.Key()]
 	mapping, err := inventory.Mapping(c.cfg.Mapper, o.Ref.GroupVersionKind)
 	if err != nil {
-		return fail("AdoptionFailed", "%s: %v", o.Ref, err)
+		return instance.Fail("AdoptionFailed", "%s: %v", o.Ref, err)
 	}
-	target := Object{Resource: mapping.Resource, Namespace: o.Ref.Namespace, Name: o.Ref.Name}
+	target := instance.Object{Resource: mapping.Resource, Namespace: o.Ref.Namespace, Name: o.Ref.Name}
 	if live, err = a.Get(ctx, target); apierrors.IsNotFound(err) {
 		return nil
 	} else if err != nil {
@@ -281,12 +282,12 @@ func (ad *adoption) status(phase templatesv1.AdoptionPhase, paths bool) *templat
 func (ad *adoption) problems() []string { return ad.scrub(ad.result.Problems()) }
 
 func (ad *adoption) scrub(texts []string) []string {
-	if len(texts) == 0 || ad.r.secrets == nil {
+	if len(texts) == 0 || ad.r.Secrets == nil {
 		return texts
 	}
 	out := make([]string, len(texts))
 	for i, t := range texts {
-		out[i] = ad.r.secrets.ScrubString(t)
+		out[i] = ad.r.Secrets.ScrubString(t)
 	}
 	return out
 }
@@ -295,7 +296,7 @@ func (ad *adoption) scrub(texts []string) []string {
 // and the failure as any pass writes it.
 func (c *Controller) adoptionFailed(ctx context.Context, ti *templatesv1.TemplateInstance, err error) error {
 	if f, ok := err.(*failure); ok {
-		set(ti, templatesv1.TemplateInstanceAdopted, metav1.ConditionFalse, f.reason, f.message)
+		set(ti, templatesv1.TemplateInstanceAdopted, metav1.ConditionFalse, f.Reason, f.Message)
 	}
 	return c.failed(ctx, ti, err)
 }

@@ -28,30 +28,38 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/authz"
+	"stencil.dev/stencil/pkg/controller/instance"
 )
 
 // AdoptionConfig is what an AdoptionPlanner is built from: the parts of the controller that
 // plan.
 type AdoptionConfig struct {
-	Templates  TemplateReader
-	Renderer   Renderer
-	Appliers   Appliers
+	Templates  instance.TemplateReader
+	Renderer   instance.Renderer
+	Appliers   instance.Appliers
 	Mapper     meta.RESTMapper
 	Authorizer authorizer.Authorizer
 	SelfReview bool
+	// HashKey keys the rendered hash, as the controller's (Config.HashKey).
+	HashKey []byte
 }
 
 // AdoptionPlanner plans adoptions for the adoptions endpoint: what the controller's first pass
 // of the instance would do, as the caller, writing nothing. It shares the controller's rules
-// (render, plan, authorization), as the preview does.
+// (the pass library's render, plan and authorization), as the preview does.
 type AdoptionPlanner struct {
 	c *Controller
 }
 
 // NewAdoptionPlanner returns the planner of cfg.
-func NewAdoptionPlanner(cfg AdoptionConfig) *AdoptionPlanner {
-	return &AdoptionPlanner{c: &Controller{cfg: Config{Templates: cfg.Templates, Renderer: cfg.Renderer, Appliers: cfg.Appliers,
-		Mapper: cfg.Mapper, Authorizer: cfg.Authorizer, SelfReview: cfg.SelfReview}}}
+func NewAdoptionPlanner(cfg AdoptionConfig) (*AdoptionPlanner, error) {
+	c := Config{Templates: cfg.Templates, Renderer: cfg.Renderer, Appliers: cfg.Appliers,
+		Mapper: cfg.Mapper, Authorizer: cfg.Authorizer, SelfReview: cfg.SelfReview, HashKey: cfg.HashKey}
+	pass, err := newPlanner(c)
+	if err != nil {
+		return nil, err
+	}
+	return &AdoptionPlanner{c: &Controller{cfg: c, pass: pass}}, nil
 }
 
 // PlanAdoption plans the adoption of ti, whose requester is the caller. A refusal of the
@@ -82,11 +90,11 @@ func planError(name string, err error) error {
 		}
 		return apierrors.NewInternalError(err)
 	}
-	switch f.reason {
+	switch f.Reason {
 	case "Forbidden", "AuthorForbidden", "NoAuthor":
-		return apierrors.NewForbidden(templates.Resource("adoptions"), name, errors.New(f.message))
+		return apierrors.NewForbidden(templates.Resource("adoptions"), name, errors.New(f.Message))
 	case "AdoptionSource":
-		return apierrors.NewInvalid(templates.Kind("Adoption"), name, field.ErrorList{field.Invalid(field.NewPath("spec", "adoption"), "", f.message)})
+		return apierrors.NewInvalid(templates.Kind("Adoption"), name, field.ErrorList{field.Invalid(field.NewPath("spec", "adoption"), "", f.Message)})
 	}
-	return apierrors.NewInvalid(templates.Kind("Adoption"), name, field.ErrorList{field.Invalid(field.NewPath("spec"), "", f.reason+": "+f.message)})
+	return apierrors.NewInvalid(templates.Kind("Adoption"), name, field.ErrorList{field.Invalid(field.NewPath("spec"), "", f.Reason+": "+f.Message)})
 }

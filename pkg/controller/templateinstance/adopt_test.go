@@ -116,49 +116,6 @@ func adoptionReasonCases() []reasonCase {
 	}}
 }
 
-// TestObjectLifecycle: the template's annotation decides, and an adoption that asked for it
-// retains what it took over until the instance runs another generation or revision.
-func TestObjectLifecycle(t *testing.T) {
-	obj := func(annotation string) *unstructured.Unstructured {
-		u := member("ConfigMap", "config", "uid-c")
-		if annotation != "" {
-			u.SetAnnotations(map[string]string{templatesv1.AnnotationLifecycle: annotation})
-		}
-		return u
-	}
-	adopted := func(retain bool, generation, revision int64) *templatesv1.TemplateInstance {
-		return newInstance("shop", func(ti *templatesv1.TemplateInstance) {
-			ti.Generation = 2
-			ti.Spec.Adoption = &templatesv1.TemplateInstanceAdoption{HelmRelease: "web", RetainUntilUpgrade: retain}
-			ti.Status.Adoption = &templatesv1.AdoptionStatus{Phase: templatesv1.AdoptionAdopted, Generation: generation, Revision: revision,
-				Objects: []templatesv1.AdoptionObject{{APIVersion: "v1", Kind: "ConfigMap", Namespace: "demo", Name: "config", Action: templatesv1.AdoptionAdopt}}}
-		})
-	}
-	cases := []struct {
-		name     string
-		ti       *templatesv1.TemplateInstance
-		obj      *unstructured.Unstructured
-		revision int64
-		want     string
-		err      string
-	}{
-		{"no annotation", newInstance("shop"), obj(""), 1, "", ""},
-		{"retain", newInstance("shop"), obj("retain"), 1, "retain", ""},
-		{"delete", newInstance("shop"), obj("delete"), 1, "", ""},
-		{"a substituted value that is neither", newInstance("shop"), obj("keep"), 1, "", `annotation templates.stencil.dev/lifecycle is "keep": it must be delete or retain`},
-		{"adopted, retained until the first upgrade", adopted(true, 2, 3), obj(""), 3, "retain", ""},
-		{"adopted, after an upgrade of the spec", adopted(true, 1, 3), obj(""), 3, "", ""},
-		{"adopted, after a new revision", adopted(true, 2, 3), obj(""), 4, "", ""},
-		{"adopted without retainUntilUpgrade", adopted(false, 2, 3), obj(""), 3, "", ""},
-	}
-	for _, tc := range cases {
-		got, err := objectLifecycle(tc.ti, tc.obj, tc.revision)
-		if got != tc.want || (err == nil) != (tc.err == "") || (err != nil && err.Error() != tc.err) {
-			t.Errorf("%s: got %q, %v; want %q, %q", tc.name, got, err, tc.want, tc.err)
-		}
-	}
-}
-
 // TestPruneReleasesRetained: a revision that no longer renders a retained object leaves it
 // in place, no longer the instance's, and out of the inventory.
 func TestPruneReleasesRetained(t *testing.T) {

@@ -16,19 +16,21 @@ limitations under the License.
 
 // Package templateinstance is the controller of TemplateInstances. It runs inside
 // stencil-apiserver in cluster mode, on the replica that holds a Lease, and acts for each
-// instance as its requester: it renders the template through the same Renderer as the
-// processing endpoints, checks every object with a SubjectAccessReview and a server-side
-// dry-run as that user, applies them with server-side apply under impersonation, records the
-// inventory, prunes, reports readiness, and uninstalls through a finalizer.
+// instance as its requester: what a pass decides before it acts (the template and its
+// revision, the values it reads, the render through the processing endpoints' Renderer, the
+// plan and the authorization rule of the requester and every author) is the pass library's
+// (pkg/controller/instance), which the preview calls too; the controller then checks every
+// object with a server-side dry-run as the requester, applies them with server-side apply
+// under impersonation (or publishes them as an artifact Flux applies), records the inventory,
+// prunes, reports readiness and Events, and uninstalls through a finalizer.
 //
 // The controller is built from narrow parts (Config): a clientset of this server's API for the
 // instances, a TemplateReader, a Renderer, the Appliers that act as each requester in the
 // target cluster, a RESTMapper and an Authorizer. New builds the server's parts from
-// configs; the unit tests build them over client-go's fake clients.
+// configs; the unit tests build them over client-go's fake clients (instance/instancetest).
 package templateinstance
 
 import (
-	"context"
 	"errors"
 	"sync/atomic"
 	"time"
@@ -37,21 +39,16 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
+	"stencil.dev/stencil/pkg/controller/instance"
+	"stencil.dev/stencil/pkg/controller/preview"
 	"stencil.dev/stencil/pkg/controller/rollout"
 	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
 	informers "stencil.dev/stencil/pkg/generated/informers/externalversions"
 	listers "stencil.dev/stencil/pkg/generated/listers/templates/v1alpha1"
-	"stencil.dev/stencil/pkg/render"
 )
-
-// Renderer renders a template as the processing endpoints do and tells which stored Templates
-// it imported; renderrest.Adapter is the server's.
-type Renderer interface {
-	// RenderObjects renders in; a problem of the template or the values is a 422.
-	RenderObjects(ctx context.Context, in render.Input) (*render.Output, error)
-}
 
 // Config is what a controller is built from.
 type Config struct {
@@ -62,11 +59,11 @@ type Config struct {
 	// means one with a resync every 10 minutes.
 	Informers func() informers.SharedInformerFactory
 	// Templates reads the Templates that instances reference.
-	Templates TemplateReader
+	Templates instance.TemplateReader
 	// Renderer renders templates as the processing endpoints do.
-	Renderer Renderer
+	Renderer instance.Renderer
 	// Appliers act in the target cluster as each requester.
-	Appliers Appliers
+	Appliers instance.Appliers
 	// Mapper maps the rendered objects' kinds to the target cluster's resources.
 	Mapper meta.RESTMapper
 	// Authorizer answers the SubjectAccessReviews about requesters and template authors.
@@ -81,9 +78,12 @@ type Config struct {
 	Workers int
 	// Previewer computes the plans that rollouts started with a preview's plan hash are
 	// checked against; nil refuses every such rollout.
-	Previewer *Previewer
+	Previewer *preview.Previewer
 	// Now is the rollouts' clock; nil is time.Now.
 	Now func() time.Time
+	// Recorder, when set, records Events of the instances' conditions and of the rollouts'
+	// steps (events.go).
+	Recorder record.EventRecorder
 	// HashKey keys the hash of what an instance renders (status.templateRevision.appliedHash),
 	// which anyone who may read the instance reads: without the server's key, nobody can
 	// test a guess of a value the objects hold against it. Every replica has the same key.
@@ -105,13 +105,17 @@ type Election struct {
 
 // Controller reconciles TemplateInstances.
 type Controller struct {
-	cfg   Config
+	cfg Config
+	// pass is the library of what a pass does up to the apply, over cfg's parts.
+	pass  *instance.Planner
 	queue workqueue.TypedRateLimitingInterface[string]
 	// rolloutQueue holds the Templates whose rollout to look at, as namespace/name.
 	rolloutQueue workqueue.TypedRateLimitingInterface[string]
 	rollouts     *rollout.Reconciler
 	// caches are those of the current term of leadership; nil before the first.
 	caches atomic.Pointer[caches]
+	// broadcaster sends the Recorder's Events, when New made them; shut down by Run.
+	broadcaster record.EventBroadcaster
 }
 
 // caches are what one term of leadership reads from its informers.
@@ -125,9 +129,12 @@ type caches struct {
 
 // NewController returns a controller of cfg; Run starts it.
 func NewController(cfg Config) (*Controller, error) {
-	if cfg.Instances == nil || cfg.Templates == nil || cfg.Renderer == nil || cfg.Appliers == nil || cfg.Mapper == nil || cfg.Authorizer == nil ||
-		len(cfg.HashKey) == 0 {
-		return nil, errors.New("templateinstance: Config needs Instances, Templates, Renderer, Appliers, Mapper, Authorizer and HashKey")
+	if cfg.Instances == nil || cfg.Appliers == nil {
+		return nil, errors.New("templateinstance: Config needs Instances and Appliers")
+	}
+	pass, err := newPlanner(cfg)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = DefaultWorkers
@@ -139,7 +146,8 @@ func NewController(cfg Config) (*Controller, error) {
 		}
 	}
 	return &Controller{
-		cfg: cfg,
+		cfg:  cfg,
+		pass: pass,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "stencil_templateinstance"}),
@@ -148,4 +156,10 @@ func NewController(cfg Config) (*Controller, error) {
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "stencil_template_rollout"}),
 		rollouts: newRollouts(cfg),
 	}, nil
+}
+
+// newPlanner is the pass library over cfg's parts.
+func newPlanner(cfg Config) (*instance.Planner, error) {
+	return instance.New(instance.Config{Templates: cfg.Templates, Renderer: cfg.Renderer, Mapper: cfg.Mapper,
+		Authorizer: cfg.Authorizer, SelfReview: cfg.SelfReview, HashKey: cfg.HashKey, CheckRendered: cfg.Publishing.checkRendered})
 }

@@ -31,6 +31,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/instance"
 	informers "stencil.dev/stencil/pkg/generated/informers/externalversions"
 )
 
@@ -147,7 +148,7 @@ func TestRunLeadsWithItsOwnInformers(t *testing.T) {
 // TestStorageTemplates reads through the storage's getter with the namespace in the context.
 func TestStorageTemplates(t *testing.T) {
 	f := (&fixture{t: t, objects: []runtime.Object{newTemplate("app", configMap)}}).build()
-	reader := StorageTemplates{Getter: f.c.cfg.Templates.(trackerTemplates)}
+	reader := instance.StorageTemplates{Getter: f.Templates}
 	got, err := reader.Template(context.Background(), "demo", "app")
 	if err != nil || got.Name != "app" || got.Author.Username != "alice" || len(got.Objects) != 1 {
 		t.Fatalf("%+v, %v", got, err)

@@ -37,40 +37,6 @@ import (
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
 
-// fromSecret makes the instance read its values from Secret name.
-func fromSecret(name string) func(*templatesv1.TemplateInstance) {
-	return func(ti *templatesv1.TemplateInstance) {
-		ti.Spec.ParametersFrom = append(ti.Spec.ParametersFrom, templatesv1.ParametersSource{SecretRef: &templatesv1.SecretReference{Name: name}})
-	}
-}
-
-// fromConfigMap makes the instance read its values from ConfigMap name.
-func fromConfigMap(name string) func(*templatesv1.TemplateInstance) {
-	return func(ti *templatesv1.TemplateInstance) {
-		ti.Spec.ParametersFrom = append(ti.Spec.ParametersFrom, templatesv1.ParametersSource{ConfigMapRef: &templatesv1.ConfigMapReference{Name: name}})
-	}
-}
-
-// valuesSecret is a Secret of namespace demo holding data.
-func valuesSecret(name string, data map[string]string) *unstructured.Unstructured {
-	encoded := map[string]interface{}{}
-	for k, v := range data {
-		encoded[k] = base64.StdEncoding.EncodeToString([]byte(v))
-	}
-	return &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "v1", "kind": "Secret",
-		"metadata": map[string]interface{}{"namespace": "demo", "name": name}, "data": encoded}}
-}
-
-// valuesConfigMap is a ConfigMap of namespace demo holding data.
-func valuesConfigMap(name string, data map[string]string) *unstructured.Unstructured {
-	d := map[string]interface{}{}
-	for k, v := range data {
-		d[k] = v
-	}
-	return &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "v1", "kind": "ConfigMap",
-		"metadata": map[string]interface{}{"namespace": "demo", "name": name}, "data": d}}
-}
-
 const password = "TOPSECRET-A1xyz"
 
 // keptValues is the Secret in which an earlier pass of instance name kept generated values.
@@ -268,6 +234,7 @@ func TestAuthorizerOutage(t *testing.T) {
 				}
 				return authorizer.DecisionAllow, "", nil
 			})
+			f.rebuild()
 			if _, err := f.sync("shop"); !errors.Is(err, errRetry) {
 				t.Fatalf("sync: %v", err)
 			}

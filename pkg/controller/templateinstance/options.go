@@ -28,6 +28,9 @@ import (
 	"k8s.io/client-go/restmapper"
 
 	"stencil.dev/stencil/pkg/artifact/server"
+	"stencil.dev/stencil/pkg/controller/appliers"
+	"stencil.dev/stencil/pkg/controller/instance"
+	"stencil.dev/stencil/pkg/controller/preview"
 	"stencil.dev/stencil/pkg/controller/publish"
 	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
@@ -45,7 +48,7 @@ type Options struct {
 	// Revisions reads the Templates' revisions.
 	Revisions *templaterevision.Writer
 	// Renderer is the processing endpoints' adapter: the same bytes for the same input.
-	Renderer Renderer
+	Renderer instance.Renderer
 	// Authorizer answers the SubjectAccessReviews asked for a requester.
 	Authorizer authorizer.Authorizer
 	// LeaseNamespace holds the Lease; LeaseName names it.
@@ -59,7 +62,7 @@ type Options struct {
 	// owner is the only local user. Without LeaseNamespace there is no election.
 	ActAsSelf bool
 	// Previewer computes the plans rollouts are checked against (templates/preview's).
-	Previewer *Previewer
+	Previewer *preview.Previewer
 	// Artifacts, when set, publishes the renders of instances whose delivery is
 	// ExternalArtifact, served at this base URL.
 	Artifacts *ArtifactOptions
@@ -95,7 +98,7 @@ func New(opts Options) (*Controller, error) {
 	}
 	target := restclient.CopyConfig(opts.Target)
 	target.QPS, target.Burst = 200, 400
-	appliers, err := newImpersonating(target, opts.ActAsSelf)
+	impersonating, err := appliers.New(target, opts.ActAsSelf)
 	if err != nil {
 		return nil, err
 	}
@@ -104,18 +107,20 @@ func New(opts Options) (*Controller, error) {
 		return nil, err
 	}
 	cfg := Config{
-		Instances: instances, Templates: StorageTemplates{Getter: opts.Templates, Revisions: opts.Revisions}, Renderer: opts.Renderer,
-		Appliers: appliers, Mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)),
+		Instances: instances, Templates: instance.StorageTemplates{Getter: opts.Templates, Revisions: opts.Revisions}, Renderer: opts.Renderer,
+		Appliers: impersonating, Mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)),
 		Authorizer: opts.Authorizer, SelfReview: opts.ActAsSelf, Workers: opts.Workers, Previewer: opts.Previewer, HashKey: opts.HashKey,
 	}
 	if a := opts.Artifacts; a != nil {
-		cfg.Publishing = &Publishing{Publisher: &publish.Publisher{URL: a.URL, Published: a.Published}, Clients: appliers.publishClient}
+		cfg.Publishing = &Publishing{Publisher: &publish.Publisher{URL: a.URL, Published: a.Published}, Clients: impersonating.PublishClient}
 	}
+	kube, err := kubernetes.NewForConfig(target)
+	if err != nil {
+		return nil, err
+	}
+	recorder, broadcaster := NewRecorder(kube)
+	cfg.Recorder = recorder
 	if opts.LeaseNamespace != "" {
-		kube, err := kubernetes.NewForConfig(target)
-		if err != nil {
-			return nil, err
-		}
 		name := opts.LeaseName
 		if name == "" {
 			name = DefaultLeaseName
@@ -123,5 +128,11 @@ func New(opts Options) (*Controller, error) {
 		cfg.Election = &Election{Client: kube, Namespace: opts.LeaseNamespace, Name: name,
 			LeaseDuration: opts.LeaseDuration, RenewDeadline: opts.RenewDeadline, RetryPeriod: opts.RetryPeriod}
 	}
-	return NewController(cfg)
+	c, err := NewController(cfg)
+	if err != nil {
+		broadcaster.Shutdown()
+		return nil, err
+	}
+	c.broadcaster = broadcaster
+	return c, nil
 }

@@ -30,6 +30,8 @@ import (
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/artifact"
+	"stencil.dev/stencil/pkg/authz"
+	"stencil.dev/stencil/pkg/controller/instance"
 	"stencil.dev/stencil/pkg/controller/publish"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
@@ -57,11 +59,24 @@ type Publishing struct {
 // noConsumerPoll is how soon an instance whose artifact nothing applies looks again.
 const noConsumerPoll = 30 * time.Second
 
+// publishPass is the pass of a published instance: rendered and planned as any, then
+// published instead of applied.
+func (c *Controller) publishPass(ctx context.Context, ti *templatesv1.TemplateInstance, a instance.Applier) (time.Duration, error) {
+	r, err := c.pass.Render(ctx, ti, a)
+	if err == nil {
+		var plan []*planned
+		if plan, err = c.pass.Plan(ti, r); err == nil {
+			return c.reconcilePublished(ctx, ti, a, r, plan)
+		}
+	}
+	return 0, c.failed(ctx, ti, r.Scrub(err))
+}
+
 // reconcilePublished is the pass of a published instance from its plan on.
-func (c *Controller) reconcilePublished(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, r *rendered, plan []*planned) (time.Duration, error) {
+func (c *Controller) reconcilePublished(ctx context.Context, ti *templatesv1.TemplateInstance, a instance.Applier, r *instance.Rendered, plan []*planned) (time.Duration, error) {
 	pub := c.cfg.Publishing
 	if pub == nil {
-		return 0, c.failed(ctx, ti, r.scrub(fail("NotPublishing", "this server serves no artifacts: its administrator starts it with --artifact-port and --artifact-url")))
+		return 0, c.failed(ctx, ti, r.Scrub(instance.Fail("NotPublishing", "this server serves no artifacts: its administrator starts it with --artifact-port and --artifact-url")))
 	}
 	client, err := pub.Clients(ti.Spec.Requester)
 	if err != nil {
@@ -71,14 +86,14 @@ func (c *Controller) reconcilePublished(ctx context.Context, ti *templatesv1.Tem
 	var secrets []string
 	for _, p := range plan {
 		for _, own := range publishedMembers(ti) {
-			if inventory.ObjectKey(own) == inventory.ObjectKey(p.ref) {
-				return 0, c.failed(ctx, ti, fail("InvalidObjects", "%s: the instance publishes through an object of that name: rename it", p))
+			if inventory.ObjectKey(own) == inventory.ObjectKey(p.Ref) {
+				return 0, c.failed(ctx, ti, instance.Fail("InvalidObjects", "%s: the instance publishes through an object of that name: rename it", p))
 			}
 		}
 		switch {
-		case p.generated:
+		case p.Generated:
 			managed = append(managed, p)
-		case publish.IsSecret(p.obj):
+		case publish.IsSecret(p.Obj):
 			managed = append(managed, p)
 			secrets = append(secrets, p.String())
 		default:
@@ -86,71 +101,84 @@ func (c *Controller) reconcilePublished(ctx context.Context, ti *templatesv1.Tem
 		}
 	}
 	if len(secrets) > 0 && !ti.Spec.PublishesSecrets() {
-		return 0, c.failed(ctx, ti, fail("SecretsNotPublished", "nothing was published: the render holds %s, and whoever may read the "+
+		return 0, c.failed(ctx, ti, instance.Fail("SecretsNotPublished", "nothing was published: the render holds %s, and whoever may read the "+
 			"ExternalArtifact could fetch an artifact's content; set spec.delivery.externalArtifact.secrets to Apply to have the "+
 			"controller apply the Secrets as the requester and publish the rest", strings.Join(secrets, ", ")))
 	}
+	// A secret value (a Secret's, a generated one, a secret parameter's) in any other object
+	// would be published with it, whatever the policy of Secrets.
+	var leaks []string
+	for _, p := range published {
+		for _, path := range publish.SecretFields(p.Obj, r.Secrets.Holds) {
+			leaks = append(leaks, p.String()+" at "+path)
+		}
+	}
+	if len(leaks) > 0 {
+		return 0, c.failed(ctx, ti, instance.Fail("SecretsNotPublished", "nothing was published: %s holds the value of a secret parameter, a "+
+			"generated one or one read from a Secret, and whoever may read the ExternalArtifact could fetch it; keep such values in "+
+			"the template's Secrets (spec.delivery.externalArtifact.secrets: Apply applies them)", strings.Join(leaks, ", ")))
+	}
 	objects := make([]*unstructured.Unstructured, len(published))
 	for i, p := range published {
-		objects[i] = p.obj
+		objects[i] = p.Obj
 	}
 	packed, refs, err := publish.Pack(objects, pub.limits())
 	if err != nil {
 		if artifact.IsLimitError(err) {
 			_ = publish.MarkFailed(ctx, client, ti, err.Error())
-			return 0, c.failed(ctx, ti, r.scrub(fail("ArtifactTooLarge", "nothing was published: %v", err)))
+			return 0, c.failed(ctx, ti, r.Scrub(instance.Fail("ArtifactTooLarge", "nothing was published: %v", err)))
 		}
-		return 0, c.failed(ctx, ti, r.scrub(fail("ProcessingFailed", "%v", err)))
+		return 0, c.failed(ctx, ti, r.Scrub(instance.Fail("ProcessingFailed", "%v", err)))
 	}
 	prev, err := publish.ReadStorage(ctx, client, ti.Namespace, ti.Name)
 	if err != nil {
-		return 0, c.failed(ctx, ti, r.scrub(err))
+		return 0, c.failed(ctx, ti, r.Scrub(err))
 	}
 
 	// What the controller applies (Secrets, generated values) and prunes, and what Flux will
 	// prune: the rule asks for all of it, for the requester and every author.
 	keep := map[string]bool{}
 	for _, p := range managed {
-		if !p.generated {
-			keep[inventory.ObjectKey(p.ref)] = true
+		if !p.Generated {
+			keep[inventory.ObjectKey(p.Ref)] = true
 		}
 	}
-	prune := append(c.pruneTargets(ti.Status.Objects, keep), c.pruneTargets(publish.Removed(prev, refs), nil)...)
-	if err := c.authorizePlan(ctx, ti, a, plan, r.authors, prune); err != nil {
-		return 0, c.failed(ctx, ti, r.scrub(err))
+	prune := append(c.pass.PruneTargets(ti.Status.Objects, keep), c.pass.PruneTargets(publish.Removed(prev, refs), nil)...)
+	if err := c.pass.Authorize(ctx, ti, a, plan, r.Authors, prune); err != nil {
+		return 0, c.failed(ctx, ti, r.Scrub(err))
 	}
 	if err := c.authorizeDelivery(ctx, ti, a); err != nil {
-		return 0, c.failed(ctx, ti, r.scrub(err))
+		return 0, c.failed(ctx, ti, r.Scrub(err))
 	}
 
-	owned, pruning, err := c.applyManaged(ctx, ti, a, r, managed, c.pruneTargets(ti.Status.Objects, keep), keep)
+	owned, pruning, err := c.applyManaged(ctx, ti, a, r, managed, c.pass.PruneTargets(ti.Status.Objects, keep), keep)
 	if err != nil {
-		return 0, c.failed(ctx, ti, r.scrub(err))
+		return 0, c.failed(ctx, ti, r.Scrub(err))
 	}
-	outcome, err := pub.Publisher.Publish(ctx, client, ti, prev, packed, publish.RevisionName(r.revision, ti.Generation), refs)
+	outcome, err := pub.Publisher.Publish(ctx, client, ti, prev, packed, publish.RevisionName(r.Revision, ti.Generation), refs)
 	if err != nil {
 		var missing *publish.MissingKindError
 		if errors.As(err, &missing) {
-			return 0, c.failed(ctx, ti, r.scrub(fail("NoExternalArtifacts", "%v", err)))
+			return 0, c.failed(ctx, ti, r.Scrub(instance.Fail("NoExternalArtifacts", "%v", err)))
 		}
-		return 0, c.failed(ctx, ti, r.scrub(err))
+		return 0, c.failed(ctx, ti, r.Scrub(err))
 	}
 
 	ti.Status.Objects = owned
 	ti.Status.Artifact = &outcome.Artifact
-	ti.Status.TemplateResourceVersion = r.templateResourceVersion
+	ti.Status.TemplateResourceVersion = r.TemplateResourceVersion
 	ti.Status.TemplateRevision = nil
-	if r.revision > 0 {
-		ti.Status.TemplateRevision = &templatesv1.AppliedRevision{Number: r.revision, AppliedHash: r.hash, Generation: ti.Generation}
+	if r.Revision > 0 {
+		ti.Status.TemplateRevision = &templatesv1.AppliedRevision{Number: r.Revision, AppliedHash: r.Hash, Generation: ti.Generation}
 	}
-	if r.generated != nil {
+	if r.Generated != nil {
 		ti.Status.GeneratedParametersSecret = GeneratedSecretName(ti.Name)
 	}
-	setRevisionReconciled(ti, r.current)
+	setRevisionReconciled(ti, r.Current)
 	ti.Status.ObservedGeneration = ti.Generation
 	applied, err := publish.AppliedBy(ctx, client, ti, outcome.Artifact.Digest)
 	if err != nil {
-		return 0, c.failed(ctx, ti, r.scrub(err))
+		return 0, c.failed(ctx, ti, r.Scrub(err))
 	}
 	setPublishedReadiness(ti, applied, pruning)
 	rotated := ti.Annotations[templatesv1.AnnotationRotateGeneratedParameters] != ""
@@ -174,11 +202,10 @@ func (p *Publishing) limits() artifact.Limits {
 	return p.Limits
 }
 
-// publishable refuses, right after the render and before its objects are decoded, a render of
+// checkRendered refuses, right after the render and before its objects are decoded, a render of
 // a published instance with more objects than an artifact holds: a template that repeats an
 // object a hundred thousand times costs its rendered bytes, not a decoded tree of each.
-func (c *Controller) publishable(ctx context.Context, ti *templatesv1.TemplateInstance, objects int) error {
-	pub := c.cfg.Publishing
+func (pub *Publishing) checkRendered(ctx context.Context, ti *templatesv1.TemplateInstance, objects int) error {
 	if !ti.Spec.Published() || pub == nil {
 		return nil
 	}
@@ -190,14 +217,14 @@ func (c *Controller) publishable(ctx context.Context, ti *templatesv1.TemplateIn
 	if client, cerr := pub.Clients(ti.Spec.Requester); cerr == nil {
 		_ = publish.MarkFailed(ctx, client, ti, err.Error())
 	}
-	return fail("ArtifactTooLarge", "nothing was published: %v", err)
+	return instance.Fail("ArtifactTooLarge", "nothing was published: %v", err)
 }
 
 // applyManaged applies what the controller itself applies of a published render (its Secrets
 // and generated values), as for an applied instance: nothing when it is as the last pass left
 // it. It returns the inventory of what it applied, with the pruned objects not gone yet, and
 // whether there are any.
-func (c *Controller) applyManaged(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, r *rendered, managed []*planned,
+func (c *Controller) applyManaged(ctx context.Context, ti *templatesv1.TemplateInstance, a instance.Applier, r *instance.Rendered, managed []*planned,
 	prune []target, keep map[string]bool) ([]templatesv1.TemplateInstanceObject, bool, error) {
 	if len(managed) == 0 && len(ti.Status.Objects) == 0 {
 		return nil, false, nil
@@ -209,8 +236,8 @@ func (c *Controller) applyManaged(ctx context.Context, ti *templatesv1.TemplateI
 	if err := c.preflight(ctx, ti, a, managed); err != nil {
 		return nil, false, err
 	}
-	if r.unreadGenerated != nil {
-		return nil, false, r.unreadGenerated
+	if r.UnreadGenerated != nil {
+		return nil, false, r.UnreadGenerated
 	}
 	if err := c.apply(ctx, a, managed); err != nil {
 		return nil, false, err
@@ -221,8 +248,8 @@ func (c *Controller) applyManaged(ctx context.Context, ti *templatesv1.TemplateI
 	}
 	var objects []templatesv1.TemplateInstanceObject
 	for _, p := range managed {
-		if !p.generated {
-			objects = append(objects, p.ref)
+		if !p.Generated {
+			objects = append(objects, p.Ref)
 		}
 	}
 	return append(objects, left...), len(left) > 0, nil
@@ -231,8 +258,8 @@ func (c *Controller) applyManaged(ctx context.Context, ti *templatesv1.TemplateI
 // authorizeDelivery checks that the requester may write what publishing writes as them (the
 // artifact's ConfigMap and the ExternalArtifact with its status) and read what Flux reports,
 // before anything is written.
-func (c *Controller) authorizeDelivery(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier) error {
-	requester := requesterInfo(ti.Spec.Requester)
+func (c *Controller) authorizeDelivery(ctx context.Context, ti *templatesv1.TemplateInstance, a instance.Applier) error {
+	requester := instance.RequesterInfo(ti.Spec.Requester)
 	checks := []authorizer.AttributesRecord{
 		{Verb: "create", Resource: "configmaps", Name: publish.StorageName(ti.Name)},
 		{Verb: "patch", Resource: "configmaps", Name: publish.StorageName(ti.Name)},
@@ -244,23 +271,23 @@ func (c *Controller) authorizeDelivery(ctx context.Context, ti *templatesv1.Temp
 	var refused []string
 	for _, attrs := range checks {
 		attrs.User, attrs.Namespace, attrs.ResourceRequest = requester, ti.Namespace, true
-		allowed, reason, err := c.authorizeObject(ctx, a, attrs)
+		allowed, reason, err := c.pass.AskObject(ctx, a, attrs)
 		if err != nil {
 			return err
 		}
 		if !allowed {
-			refused = append(refused, fmt.Sprintf("%s may not %s %s: %s", requester.GetName(), attrs.Verb, describeAttrs(attrs), reason))
+			refused = append(refused, fmt.Sprintf("%s may not %s %s: %s", requester.GetName(), attrs.Verb, authz.Describe(attrs), reason))
 		}
 	}
 	if len(refused) > 0 {
-		return fail("Forbidden", "nothing was published; refused: %s", strings.Join(refused, "; "))
+		return instance.Fail("Forbidden", "nothing was published; refused: %s", strings.Join(refused, "; "))
 	}
 	return nil
 }
 
 // refreshPublished looks again at what Flux reports of the published artifact and at the
 // objects the controller applied, and writes what changed.
-func (c *Controller) refreshPublished(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, current int64) (time.Duration, error) {
+func (c *Controller) refreshPublished(ctx context.Context, ti *templatesv1.TemplateInstance, a instance.Applier, current int64) (time.Duration, error) {
 	pub := c.cfg.Publishing
 	if pub == nil || ti.Status.Artifact == nil {
 		return c.refreshReadiness(ctx, ti, a, current)

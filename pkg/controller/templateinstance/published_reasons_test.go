@@ -147,6 +147,15 @@ func publishedReasonCases() []reasonCase {
 			}
 		},
 	}, {
+		name: "a secret value in an object that would be published",
+		objects: []runtime.Object{func() *templatesv1.Template {
+			t := app(secretObject, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"config"},"data":{"url":"postgres://app:${PASSWORD}@db"}}`)
+			t.Parameters = []templatesv1.Parameter{{Name: "PASSWORD", Generate: "expression", From: "[a-z]{24}"}}
+			return t
+		}(), newInstance("shop", published(templatesv1.SecretsApply))}, publishing: &limits,
+		reasons: []string{"SecretsNotPublished"}, message: "ConfigMap demo/config at data.url holds the value of a secret parameter",
+		check: nothingPublished,
+	}, {
 		name:       "a render larger than an artifact holds",
 		objects:    []runtime.Object{app(configMap, strings.Replace(configMap, `"config"`, `"other"`, 1)), newInstance("shop", published(""))},
 		publishing: &artifact.Limits{MaxObjects: 1},

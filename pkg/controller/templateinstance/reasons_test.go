@@ -37,18 +37,25 @@ import (
 	"stencil.dev/stencil/pkg/artifact"
 )
 
-// reasonArgs are the functions that write a condition reason, and which argument holds it.
-var reasonArgs = map[string]int{"fail": 0, "setConditions": 2}
+// reasonArgs are the functions that write a condition reason, and which argument holds it:
+// the controller's fail and setConditions, and the pass library's Fail (instance.Fail here).
+var reasonArgs = map[string]int{"fail": 0, "setConditions": 2, "Fail": 0}
 
-// writtenReasons reads the package's source for every reason it can write to an instance's
-// conditions: the literal reason of each call to fail and setConditions. A reason that is not
-// a literal is reported, so that none escapes the table test.
+// writtenReasons reads the source of the package and of the pass library (whose failures the
+// controller writes) for every reason it can write to an instance's conditions: the literal
+// reason of each call to fail, Fail and setConditions. A reason that is not a literal is
+// reported, so that none escapes the table test.
 func writtenReasons(t *testing.T) map[string]bool {
 	t.Helper()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
+	library, err := filepath.Glob("../instance/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, library...)
 	reasons := map[string]bool{}
 	fset := token.NewFileSet()
 	for _, name := range files {
@@ -68,8 +75,13 @@ func writtenReasons(t *testing.T) map[string]bool {
 			if !ok {
 				return true
 			}
-			fn, ok := call.Fun.(*ast.Ident)
-			if !ok {
+			var fn *ast.Ident
+			switch f := call.Fun.(type) {
+			case *ast.Ident:
+				fn = f
+			case *ast.SelectorExpr:
+				fn = f.Sel
+			default:
 				return true
 			}
 			i, ok := reasonArgs[fn.Name]

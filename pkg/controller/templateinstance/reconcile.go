@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/instance"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
 
@@ -52,7 +53,7 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 		ti = updated
 	}
 	if ti.Spec.Requester == nil || ti.Spec.Requester.Username == "" {
-		return 0, c.failed(ctx, ti, fail("NoRequester", "spec.requester is empty: the server sets it from the user who writes the spec"))
+		return 0, c.failed(ctx, ti, instance.Fail("NoRequester", "spec.requester is empty: the server sets it from the user who writes the spec"))
 	}
 	a, err := c.cfg.Appliers.For(ti.Spec.Requester)
 	if err != nil {
@@ -68,29 +69,15 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 		return c.refreshReadiness(ctx, ti, a, current)
 	}
 
-	r, err := c.render(ctx, ti, a)
-	// From here on, no message (a condition, an Event, a log line) quotes a secret value.
-	failed := func(err error) error { return c.failed(ctx, ti, r.scrub(err)) }
-	if err != nil {
-		return 0, failed(err)
-	}
-	plan, err := c.plan(ti, r)
-	if err != nil {
-		return 0, failed(err)
-	}
 	if ti.Spec.Published() {
-		return c.reconcilePublished(ctx, ti, a, r, plan)
+		return c.publishPass(ctx, ti, a)
 	}
-	keep := map[string]bool{}
-	var objects []templatesv1.TemplateInstanceObject
-	for _, p := range plan {
-		if !p.generated {
-			keep[inventory.ObjectKey(p.ref)] = true
-			objects = append(objects, p.ref)
-		}
-	}
-	prune := c.pruneTargets(ti.Status.Objects, keep)
-	if err := c.authorizePlan(ctx, ti, a, plan, r.authors, prune); err != nil {
+	// The pass up to the apply: render, plan, the objects to prune, the authorization rule.
+	pass, err := c.pass.Pass(ctx, ti, a)
+	r, plan, objects, keep, prune := pass.Rendered, pass.Plan, pass.Objects, pass.Keep, pass.Prune
+	// From here on, no message (a condition, an Event, a log line) quotes a secret value.
+	failed := func(err error) error { return c.failed(ctx, ti, r.Scrub(err)) }
+	if err != nil {
 		return 0, failed(err)
 	}
 	// What was applied last, to objects nobody changed since, is not applied again.
@@ -104,8 +91,8 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	if err := c.preflight(ctx, ti, a, plan); err != nil {
 		return 0, failed(err)
 	}
-	if r.unreadGenerated != nil {
-		return 0, failed(r.unreadGenerated)
+	if r.UnreadGenerated != nil {
+		return 0, failed(r.UnreadGenerated)
 	}
 	// Before anything is applied, the inventory holds the old objects and the new: a pass
 	// cut short still knows every object it may have created.
@@ -122,19 +109,19 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	}
 	ti.Status.Objects = superset
 	setConditions(ti, metav1.ConditionFalse, "Applying", "applying generation "+fmt.Sprint(ti.Generation), progressing(metav1.ConditionTrue))
-	if last := ti.Status.TemplateRevision; r.revision > 0 && (last == nil || last.Number != r.revision) {
+	if last := ti.Status.TemplateRevision; r.Revision > 0 && (last == nil || last.Number != r.Revision) {
 		from := "no revision"
 		if last != nil {
 			from = fmt.Sprintf("revision %d", last.Number)
 		}
 		set(ti, templatesv1.TemplateInstanceRevisionReconciled, metav1.ConditionFalse, "Updating",
-			fmt.Sprintf("moving from %s to revision %d of Template %s", from, r.revision, ti.Spec.TemplateRef.Name))
+			fmt.Sprintf("moving from %s to revision %d of Template %s", from, r.Revision, ti.Spec.TemplateRef.Name))
 	}
-	if r.generated != nil {
+	if r.Generated != nil {
 		ti.Status.GeneratedParametersSecret = GeneratedSecretName(ti.Name)
 	}
 	if ti, err = c.writeStatus(ctx, ti); err != nil {
-		return 0, r.scrub(err)
+		return 0, r.Scrub(err)
 	}
 
 	if err := c.apply(ctx, a, plan); err != nil {
@@ -142,8 +129,8 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	}
 	objects = objects[:0]
 	for _, p := range plan {
-		if !p.generated {
-			objects = append(objects, p.ref)
+		if !p.Generated {
+			objects = append(objects, p.Ref)
 		}
 	}
 	left, err := c.prune(ctx, ti, a, old, keep)
@@ -151,12 +138,12 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 		return 0, failed(err)
 	}
 	ti.Status.Objects = append(objects, left...)
-	ti.Status.TemplateResourceVersion = r.templateResourceVersion
+	ti.Status.TemplateResourceVersion = r.TemplateResourceVersion
 	ti.Status.TemplateRevision = nil
-	if r.revision > 0 {
-		ti.Status.TemplateRevision = &templatesv1.AppliedRevision{Number: r.revision, AppliedHash: r.hash, Generation: ti.Generation}
+	if r.Revision > 0 {
+		ti.Status.TemplateRevision = &templatesv1.AppliedRevision{Number: r.Revision, AppliedHash: r.Hash, Generation: ti.Generation}
 	}
-	setRevisionReconciled(ti, r.current)
+	setRevisionReconciled(ti, r.Current)
 	ti.Status.ObservedGeneration = ti.Generation
 	if len(left) > 0 {
 		setConditions(ti, metav1.ConditionFalse, "Pruning", "waiting for pruned objects to go: "+describeObjects(left), progressing(metav1.ConditionTrue))
@@ -165,7 +152,7 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	}
 	rotated := ti.Annotations[templatesv1.AnnotationRotateGeneratedParameters] != ""
 	if ti, err = c.writeStatus(ctx, ti); err != nil {
-		return 0, r.scrub(err)
+		return 0, r.Scrub(err)
 	}
 	if rotated {
 		// The new values are stored and applied: the request is done.
@@ -200,13 +187,13 @@ func (c *Controller) upToDate(ctx context.Context, ti *templatesv1.TemplateInsta
 		return t.ResourceVersion == ti.Status.TemplateResourceVersion, 0
 	}
 	applied := ti.Status.TemplateRevision
-	return applied != nil && applied.Number == TargetRevision(ti, t), t.Revision.Number
+	return applied != nil && applied.Number == instance.TargetRevision(ti, t), t.Revision.Number
 }
 
 // refreshReadiness reads every object as the requester and writes what changed, and whether
 // the Template has a revision the instance does not follow (current, 0 when the Template
 // records none).
-func (c *Controller) refreshReadiness(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, current int64) (time.Duration, error) {
+func (c *Controller) refreshReadiness(ctx context.Context, ti *templatesv1.TemplateInstance, a instance.Applier, current int64) (time.Duration, error) {
 	before := ti.Status.DeepCopy()
 	if current > 0 {
 		setRevisionReconciled(ti, current)
@@ -236,7 +223,7 @@ func waitingForFlux(ti *templatesv1.TemplateInstance) bool {
 
 // readObjects reads every object of the inventory as the requester and records its readiness;
 // one deleted behind the instance's back asks for a new pass.
-func (c *Controller) readObjects(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier) error {
+func (c *Controller) readObjects(ctx context.Context, ti *templatesv1.TemplateInstance, a instance.Applier) error {
 	for i := range ti.Status.Objects {
 		o := &ti.Status.Objects[i]
 		gv, err := schema.ParseGroupVersion(o.APIVersion)
@@ -248,7 +235,7 @@ func (c *Controller) readObjects(ctx context.Context, ti *templatesv1.TemplateIn
 			o.Ready = false
 			continue
 		}
-		live, err := a.Get(ctx, Object{Resource: mapping.Resource, Namespace: o.Namespace, Name: o.Name})
+		live, err := a.Get(ctx, instance.Object{Resource: mapping.Resource, Namespace: o.Namespace, Name: o.Name})
 		switch {
 		case apierrors.IsNotFound(err):
 			// Deleted behind the instance's back: the next pass applies it again.
@@ -320,17 +307,17 @@ func (c *Controller) failed(ctx context.Context, ti *templatesv1.TemplateInstanc
 		if apierrors.IsConflict(err) {
 			return err
 		}
-		f = fail("ClusterError", "%s (retrying)", statusMessage(err))
+		f = instance.Fail("ClusterError", "%s (retrying)", instance.StatusMessage(err))
 	}
-	set(ti, templatesv1.TemplateInstanceFailed, metav1.ConditionTrue, f.reason, f.message)
-	set(ti, templatesv1.TemplateInstanceReady, metav1.ConditionFalse, f.reason, f.message)
-	set(ti, templatesv1.TemplateInstanceProgressing, metav1.ConditionFalse, f.reason, "retrying with backoff")
+	set(ti, templatesv1.TemplateInstanceFailed, metav1.ConditionTrue, f.Reason, f.Message)
+	set(ti, templatesv1.TemplateInstanceReady, metav1.ConditionFalse, f.Reason, f.Message)
+	set(ti, templatesv1.TemplateInstanceProgressing, metav1.ConditionFalse, f.Reason, "retrying with backoff")
 	if ref := ti.Spec.TemplateRef; ref != nil {
 		runs := "runs no revision of Template " + ref.Name
 		if r := ti.Status.TemplateRevision; r != nil {
 			runs = fmt.Sprintf("runs revision %d of Template %s", r.Number, ref.Name)
 		}
-		set(ti, templatesv1.TemplateInstanceRevisionReconciled, metav1.ConditionFalse, f.reason, runs+"; the last pass failed (see Failed)")
+		set(ti, templatesv1.TemplateInstanceRevisionReconciled, metav1.ConditionFalse, f.Reason, runs+"; the last pass failed (see Failed)")
 	}
 	ti.Status.ObservedGeneration = ti.Generation
 	if _, werr := c.writeStatus(ctx, ti); werr != nil {
@@ -339,9 +326,14 @@ func (c *Controller) failed(ctx context.Context, ti *templatesv1.TemplateInstanc
 	return errRetry
 }
 
-// writeStatus writes the status and returns the instance as stored.
+// writeStatus writes the status and returns the instance as stored; a change of its Ready
+// condition is an Event.
 func (c *Controller) writeStatus(ctx context.Context, ti *templatesv1.TemplateInstance) (*templatesv1.TemplateInstance, error) {
-	return c.cfg.Instances.TemplatesV1alpha1().TemplateInstances(ti.Namespace).UpdateStatus(ctx, ti, metav1.UpdateOptions{})
+	out, err := c.cfg.Instances.TemplatesV1alpha1().TemplateInstances(ti.Namespace).UpdateStatus(ctx, ti, metav1.UpdateOptions{})
+	if err == nil {
+		c.recordStatus(ctx, out)
+	}
+	return out, err
 }
 
 func equalStatus(a, b *templatesv1.TemplateInstanceStatus) bool {

@@ -116,7 +116,7 @@ func reasonCases() []reasonCase {
 		reasons: []string{"Forbidden"}, message: "ConfigMap demo/config: alice may not patch it: no rule allows it",
 		check: func(t *testing.T, f *fixture) {
 			nothingApplied(t, f)
-			for _, asked := range f.authz.asked {
+			for _, asked := range f.authz.Asked() {
 				if strings.Contains(asked, "configmaps") {
 					t.Errorf("acting as itself, the controller asked the server's authorizer about an object: %s", asked)
 				}
@@ -273,8 +273,8 @@ func reasonCases() []reasonCase {
 		})},
 		reasons: []string{"Applying", "Ready"}, message: "all 1 objects are ready",
 		check: func(t *testing.T, f *fixture) {
-			if !slices.Contains(f.authz.asked, "alice create processedtemplates demo/") {
-				t.Errorf("processing an inline template was not authorized as processedtemplates: %v", f.authz.asked)
+			if !slices.Contains(f.authz.Asked(), "alice create processedtemplates demo/") {
+				t.Errorf("processing an inline template was not authorized as processedtemplates: %v", f.authz.Asked())
 			}
 			if f.instance("shop").Status.TemplateResourceVersion != "" {
 				t.Error("an inline template recorded a Template version")
@@ -329,6 +329,7 @@ func reasonCases() []reasonCase {
 		objects: []runtime.Object{app(configMap), shop("shop")},
 		setup: func(f *fixture) {
 			f.c.cfg.Templates = failingTemplates{apierrors.NewTimeoutError("storage is slow", 1)}
+			f.rebuild()
 		},
 		reasons: []string{"ClusterError"}, message: "storage is slow (retrying)",
 	}, {

@@ -29,6 +29,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/instance"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
 
@@ -97,10 +98,10 @@ func TestReconcileUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.clearActions()
-	f.authz.asked = nil
+	f.authz.Reset()
 	f.mustSync("shop")
 	for _, want := range []string{"alice delete configmaps demo/old1", "bob delete configmaps demo/old2", "bob create configmaps demo/new"} {
-		if !slices.Contains(f.authz.asked, want) {
+		if !slices.Contains(f.authz.Asked(), want) {
 			t.Errorf("not asked: %s", want)
 		}
 	}
@@ -266,7 +267,7 @@ func TestConditionMessagesAreBounded(t *testing.T) {
 // failingAppliers cannot make the clients of any requester.
 type failingAppliers struct{}
 
-func (failingAppliers) For(*templatesv1.TemplateInstanceRequester) (Applier, error) {
+func (failingAppliers) For(*templatesv1.TemplateInstanceRequester) (instance.Applier, error) {
 	return nil, errors.New("no clients")
 }
 

@@ -17,86 +17,14 @@ limitations under the License.
 package templateinstance
 
 import (
-	"context"
 	"fmt"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
-	"stencil.dev/stencil/pkg/controller/rollout"
+	"stencil.dev/stencil/pkg/controller/instance"
 )
-
-// Which revision of its Template an instance runs (docs/revisions.md):
-//
-//   - a pinned one (spec.templateRef.revision), whatever the policy;
-//   - Manual: the one it runs (status.templateRevision) while its spec keeps the generation
-//     that revision was applied for; a spec change moves it to the Template's current one;
-//   - Automatic: the Template's current one, once its rollout (the Template's, when it has
-//     one: pkg/controller/rollout) moved the instance; until then the one it runs.
-//     TargetRevision is the one place that asks.
-//
-// A Template stored before revisions were recorded has none: it is rendered as it is.
-
-// Policy is the instance's update policy: the one written, else Manual for a pinned instance
-// and Automatic for any other.
-func Policy(ti *templatesv1.TemplateInstance) templatesv1.UpdatePolicy {
-	switch ref := ti.Spec.TemplateRef; {
-	case ti.Spec.UpdatePolicy != "":
-		return ti.Spec.UpdatePolicy
-	case ref != nil && ref.Revision > 0:
-		return templatesv1.UpdatePolicyManual
-	}
-	return templatesv1.UpdatePolicyAutomatic
-}
-
-// TargetRevision is the revision of t the instance should run; 0 when t records none.
-func TargetRevision(ti *templatesv1.TemplateInstance, t *templates.Template) int64 {
-	if t.Revision == nil || ti.Spec.TemplateRef == nil {
-		return 0
-	}
-	if pin := ti.Spec.TemplateRef.Revision; pin > 0 {
-		return pin
-	}
-	r := ti.Status.TemplateRevision
-	if Policy(ti) == templatesv1.UpdatePolicyManual {
-		if r != nil && r.Generation == ti.Generation {
-			return r.Number
-		}
-		return t.Revision.Number
-	}
-	// Automatic: the Template's rollout says whether it has moved this instance yet.
-	if r != nil && rollout.Holds(t, ti.Name, r.Number) {
-		return r.Number
-	}
-	return t.Revision.Number
-}
-
-// revisionToRender is what the instance renders: t itself when it should run t's current
-// revision (or t records none), else the content of the revision it should run, with that
-// revision's author.
-func (c *Controller) revisionToRender(ctx context.Context, ti *templatesv1.TemplateInstance, t *templates.Template) (*templates.Template, error) {
-	number := TargetRevision(ti, t)
-	if number == 0 || number == t.Revision.Number {
-		return t, nil
-	}
-	rt, err := c.cfg.Templates.Revision(ctx, t, number)
-	if apierrors.IsNotFound(err) {
-		why := "a pinned revision"
-		if ti.Spec.TemplateRef.Revision == 0 {
-			why = "the revision this Manual instance runs"
-		}
-		kept := "only the newest revisions and those instances use are kept"
-		if number > t.Revision.Number {
-			kept = "no such revision was stored yet"
-		}
-		return nil, fail("RevisionNotFound", "revision %d of Template %s/%s (%s) does not exist: %s; the Template is at revision %d",
-			number, t.Namespace, t.Name, why, kept, t.Revision.Number)
-	}
-	return rt, err
-}
 
 // setRevisionReconciled reports, after a pass that applied, which revision the instance runs
 // and whether the Template has a newer one it does not follow.
@@ -112,7 +40,7 @@ func setRevisionReconciled(ti *templatesv1.TemplateInstance, current int64) {
 		switch {
 		case ti.Spec.TemplateRef.Revision > 0:
 			why = "pinned"
-		case Policy(ti) == templatesv1.UpdatePolicyAutomatic:
+		case instance.Policy(ti) == templatesv1.UpdatePolicyAutomatic:
 			why = "not moved yet by the Template's rollout"
 		}
 		message += fmt.Sprintf(" (%s); the Template is at revision %d", why, current)

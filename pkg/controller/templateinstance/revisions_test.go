@@ -76,19 +76,6 @@ func withRollout(objects []runtime.Object, st *templatesv1.RolloutStatus) []runt
 	return objects
 }
 
-// onRevision has the instance applied at revision number of generation 1, Ready.
-func onRevision(number int64) func(*templatesv1.TemplateInstance) {
-	return func(ti *templatesv1.TemplateInstance) {
-		ti.Status = templatesv1.TemplateInstanceStatus{ObservedGeneration: 1, TemplateResourceVersion: "6",
-			TemplateRevision: &templatesv1.AppliedRevision{Number: number, AppliedHash: "sha256:old", Generation: 1},
-			Objects:          []templatesv1.TemplateInstanceObject{ref("ConfigMap", "config", "uid-1")},
-			Conditions: []metav1.Condition{
-				{Type: templatesv1.TemplateInstanceReady, Status: metav1.ConditionTrue, Reason: "Ready"},
-				{Type: templatesv1.TemplateInstanceProgressing, Status: metav1.ConditionFalse, Reason: "Ready"},
-				{Type: templatesv1.TemplateInstanceFailed, Status: metav1.ConditionFalse, Reason: "Ready"}}}
-	}
-}
-
 // appliedValue is the value of ConfigMap config in the target, "" when it does not exist.
 func appliedValue(f *fixture) string {
 	live := f.liveObject("configmaps", "demo", "config")

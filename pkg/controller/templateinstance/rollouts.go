@@ -26,6 +26,7 @@ import (
 	"k8s.io/klog/v2"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/preview"
 	"stencil.dev/stencil/pkg/controller/rollout"
 )
 
@@ -42,14 +43,14 @@ var rolloutCaller = &user.DefaultInfo{Name: "system:stencil:rollout", Groups: []
 
 // newRollouts builds the Reconciler of cfg: plans come from cfg.Previewer when there is one.
 func newRollouts(cfg Config) *rollout.Reconciler {
-	rc := rollout.Config{Client: cfg.Instances, Now: cfg.Now}
+	rc := rollout.Config{Client: cfg.Instances, Now: cfg.Now, Recorder: cfg.Recorder}
 	if p := cfg.Previewer; p != nil {
 		rc.PlanHash = func(ctx context.Context, t *templatesv1.Template, revision int64) (string, error) {
 			stored, err := cfg.Templates.Template(ctx, t.Namespace, t.Name)
 			if err != nil {
 				return "", err
 			}
-			status, err := p.Preview(ctx, PreviewRequest{Template: stored, Revision: revision, Caller: rolloutCaller})
+			status, err := p.Preview(ctx, preview.Request{Template: stored, Revision: revision, Caller: rolloutCaller})
 			if err != nil {
 				return "", err
 			}

@@ -40,6 +40,9 @@ const conflictRetry = 200 * time.Millisecond
 
 // Run takes part in the leader election until ctx is done; while it leads, it reconciles.
 func (c *Controller) Run(ctx context.Context) {
+	if c.broadcaster != nil {
+		defer c.broadcaster.Shutdown()
+	}
 	defer c.queue.ShutDown()
 	defer c.rolloutQueue.ShutDown()
 	e := c.cfg.Election
@@ -232,6 +235,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		return 0, err
 	}
 	ti := cached.DeepCopy()
+	ctx = withPassEvents(ctx, ti)
 	if ti.DeletionTimestamp != nil {
 		return c.uninstall(ctx, ti)
 	}

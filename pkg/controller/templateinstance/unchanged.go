@@ -23,6 +23,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/instance"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
 
@@ -44,16 +45,16 @@ import (
 
 // unchanged says whether the pass would change nothing; when it would not, it returns the
 // inventory with each object's readiness as read.
-func (c *Controller) unchanged(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, r *rendered, plan []*planned,
+func (c *Controller) unchanged(ctx context.Context, ti *templatesv1.TemplateInstance, a instance.Applier, r *instance.Rendered, plan []*planned,
 	prune []target) ([]templatesv1.TemplateInstanceObject, bool, error) {
 	applied := ti.Status.TemplateRevision
-	if applied == nil || applied.AppliedHash == "" || applied.AppliedHash != r.hash || r.revision == 0 || len(prune) > 0 ||
-		r.freshGenerated || r.unreadGenerated != nil || ti.Annotations[templatesv1.AnnotationRotateGeneratedParameters] != "" {
+	if applied == nil || applied.AppliedHash == "" || applied.AppliedHash != r.Hash || r.Revision == 0 || len(prune) > 0 ||
+		r.FreshGenerated || r.UnreadGenerated != nil || ti.Annotations[templatesv1.AnnotationRotateGeneratedParameters] != "" {
 		return nil, false, nil
 	}
 	var objects []*planned
 	for _, p := range plan {
-		if !p.generated {
+		if !p.Generated {
 			objects = append(objects, p)
 		}
 	}
@@ -64,12 +65,12 @@ func (c *Controller) unchanged(ctx context.Context, ti *templatesv1.TemplateInst
 	out := make([]templatesv1.TemplateInstanceObject, len(objects))
 	for i, p := range objects {
 		was := ti.Status.Objects[i]
-		if inventory.ObjectKey(was) != inventory.ObjectKey(p.ref) || was.UID == "" || was.ResourceVersion == "" {
+		if inventory.ObjectKey(was) != inventory.ObjectKey(p.Ref) || was.UID == "" || was.ResourceVersion == "" {
 			return nil, false, nil
 		}
-		live, err := a.Get(ctx, p.object())
+		live, err := a.Get(ctx, p.Object())
 		switch {
-		case err != nil && (apierrors.IsNotFound(err) || isRefusal(err)):
+		case err != nil && (apierrors.IsNotFound(err) || instance.IsRefusal(err)):
 			// Gone, or not readable: the full pass applies it again, or says why it cannot.
 			return nil, false, nil
 		case err != nil:
@@ -87,12 +88,12 @@ func (c *Controller) unchanged(ctx context.Context, ti *templatesv1.TemplateInst
 
 // recordUnchanged writes what a pass that changed nothing found: the revision it runs now
 // (with the same applied hash), the objects' readiness, the generation observed.
-func (c *Controller) recordUnchanged(ctx context.Context, ti *templatesv1.TemplateInstance, r *rendered,
+func (c *Controller) recordUnchanged(ctx context.Context, ti *templatesv1.TemplateInstance, r *instance.Rendered,
 	objects []templatesv1.TemplateInstanceObject) (time.Duration, error) {
 	ti.Status.Objects = objects
-	ti.Status.TemplateResourceVersion = r.templateResourceVersion
-	ti.Status.TemplateRevision = &templatesv1.AppliedRevision{Number: r.revision, AppliedHash: r.hash, Generation: ti.Generation}
-	setRevisionReconciled(ti, r.current)
+	ti.Status.TemplateResourceVersion = r.TemplateResourceVersion
+	ti.Status.TemplateRevision = &templatesv1.AppliedRevision{Number: r.Revision, AppliedHash: r.Hash, Generation: ti.Generation}
+	setRevisionReconciled(ti, r.Current)
 	ti.Status.ObservedGeneration = ti.Generation
 	setReadiness(ti)
 	ti, err := c.writeStatus(ctx, ti)

@@ -153,7 +153,7 @@ func TestUnchangedRenderStillCorrects(t *testing.T) {
 		applied: "apply configmaps demo/config", reason: "Ready",
 	}, {
 		name:   "the requester may no longer patch: refused, not skipped",
-		change: func(t *testing.T, f *fixture) { f.authz.deny = refuse("alice", "patch", "configmaps") },
+		change: func(t *testing.T, f *fixture) { f.authz.Deny = refuse("alice", "patch", "configmaps") },
 		reason: "Forbidden",
 	}, {
 		name: "the new revision's author may not create the objects: refused, not skipped",
@@ -163,7 +163,7 @@ func TestUnchangedRenderStillCorrects(t *testing.T) {
 			if err := f.instances.Tracker().Update(templatesv1.SchemeGroupVersion.WithResource("templates"), app, "demo"); err != nil {
 				t.Fatal(err)
 			}
-			f.authz.deny = refuse("mallory", "create", "serviceaccounts")
+			f.authz.Deny = refuse("mallory", "create", "serviceaccounts")
 		},
 		reason: "AuthorForbidden",
 	}, {

@@ -132,6 +132,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.ProvenanceSource{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_ProvenanceSource(ref),
 		v1alpha1.ProvenanceStep{}.OpenAPIModelName():             schema_pkg_apis_templates_v1alpha1_ProvenanceStep(ref),
 		v1alpha1.PublishedArtifact{}.OpenAPIModelName():          schema_pkg_apis_templates_v1alpha1_PublishedArtifact(ref),
+		v1alpha1.RemovedField{}.OpenAPIModelName():               schema_pkg_apis_templates_v1alpha1_RemovedField(ref),
 		v1alpha1.RevisionStamp{}.OpenAPIModelName():              schema_pkg_apis_templates_v1alpha1_RevisionStamp(ref),
 		v1alpha1.Rollout{}.OpenAPIModelName():                    schema_pkg_apis_templates_v1alpha1_Rollout(ref),
 		v1alpha1.RolloutFailure{}.OpenAPIModelName():             schema_pkg_apis_templates_v1alpha1_RolloutFailure(ref),
@@ -4745,12 +4746,30 @@ func schema_pkg_apis_templates_v1alpha1_ObjectProvenance(ref common.ReferenceCal
 							},
 						},
 					},
+					"removed": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "removed are the fields a step removed (a CustomTransform, a RemoveTransformer, a patch), which the output does not have, in the order of their paths.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.RemovedField{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
 				},
 				Required: []string{"source", "fields"},
 			},
 		},
 		Dependencies: []string{
-			v1alpha1.FieldProvenance{}.OpenAPIModelName(), v1alpha1.ProvenanceSource{}.OpenAPIModelName()},
+			v1alpha1.FieldProvenance{}.OpenAPIModelName(), v1alpha1.ProvenanceSource{}.OpenAPIModelName(), v1alpha1.RemovedField{}.OpenAPIModelName()},
 	}
 }
 
@@ -5192,6 +5211,36 @@ func schema_pkg_apis_templates_v1alpha1_PublishedArtifact(ref common.ReferenceCa
 					},
 				},
 				Required: []string{"externalArtifact", "revision", "digest"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_RemovedField(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RemovedField is a field of an object that a step removed.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"path": {
+						SchemaProps: spec.SchemaProps{
+							Description: "path is the field's path in its object as it was before the step: the removed member, or the element at its place before the removal (containers[1]); what was under it went with it.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"step": {
+						SchemaProps: spec.SchemaProps{
+							Description: "step indexes the answer's steps: the one that removed it.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+				},
+				Required: []string{"path", "step"},
 			},
 		},
 	}

@@ -28,7 +28,8 @@ import (
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
+
+	"stencil.dev/stencil/pkg/positions"
 	"stencil.dev/stencil/pkg/transform"
 )
 
@@ -76,7 +77,11 @@ func ParsePatch(raw json.RawMessage) ([]any, error) {
 		if len(bytes.TrimSpace(doc)) == 0 {
 			continue
 		}
-		j, err := yaml.YAMLToJSON(doc)
+		// Read as sigs.k8s.io/yaml reads it, with what aliases may expand bounded in bytes.
+		j, err := positions.YAMLToJSON(doc)
+		if expansion := (*positions.ExpansionError)(nil); errors.As(err, &expansion) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("neither YAML nor JSON: %w", err)
 		}

@@ -17,7 +17,9 @@ limitations under the License.
 package kustomize
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -27,7 +29,9 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"stencil.dev/stencil/pkg/jsonbytes"
+	"stencil.dev/stencil/pkg/positions"
 	"stencil.dev/stencil/pkg/transform"
+	"stencil.dev/stencil/pkg/transform/filters"
 )
 
 // Register adds the inline Kustomization (apiVersion KustomizationAPIVersion,
@@ -47,8 +51,9 @@ func Register(reg *transform.Registry) { reg.SetKustomization(newKustomizationTr
 //     position in Kustomize's order differs from patches, and vars) are refused.
 //   - Kustomize keeps its OpenAPI schema in process-global state: see warmKustomize for why
 //     builds may still run concurrently, as long as `openapi:` is refused.
-//   - A build cannot be interrupted, so its cost is bounded before it starts: see
-//     checkKustomizeCost.
+//   - A build cannot be interrupted, so its cost is bounded before it starts (see
+//     checkKustomizeCost), and the server runs it in a worker process that is killed when its
+//     request ends (worker.go).
 //   - Binaries should be built with -tags kustomize_disable_go_plugin_support, which drops the
 //     Go plugin loader (never reachable here: plugins are disabled) and ~37 MB.
 
@@ -75,7 +80,7 @@ func newKustomizationTransformer(config []byte, fldPath *field.Path) (transform.
 	if errs := transform.DecodeConfig(config, &k, fldPath); len(errs) > 0 {
 		return nil, errs
 	}
-	errs := refuseKustomizationFields(&k, fldPath)
+	errs := append(refuseKustomizationFields(&k, fldPath), refuseExpandingPatches(&k, fldPath)...)
 	// Deprecated fields with an exact modern form are rewritten, so that Kustomize has no
 	// deprecation to print on os.Stderr; the warnings are returned instead.
 	var warnings []string
@@ -158,6 +163,29 @@ func refuseKustomizationFields(k *types.Kustomization, fldPath *field.Path) fiel
 	return errs
 }
 
+// refuseExpandingPatches reports the patches whose YAML aliases stand for more than
+// positions.MaxJSONBytes of their text: krusty reads them with kyaml and applies them with
+// sigs.k8s.io/yaml, neither of which bounds aliases in bytes.
+func refuseExpandingPatches(k *types.Kustomization, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	check := func(path *field.Path, text string) {
+		raw, err := json.Marshal(text)
+		if err != nil {
+			return
+		}
+		if _, err := filters.ParsePatch(raw); errors.As(err, new(*positions.ExpansionError)) {
+			errs = append(errs, field.Invalid(path, "", err.Error()))
+		}
+	}
+	for i, p := range k.Patches {
+		check(fldPath.Child("patches").Index(i).Child("patch"), p.Patch)
+	}
+	for i, p := range k.PatchesStrategicMerge {
+		check(fldPath.Child("patchesStrategicMerge").Index(i), string(p))
+	}
+	return errs
+}
+
 func refuseSources(refuse func(bool, string, string), prefix string, s types.KvPairSources, why string) {
 	refuse(s.FileSources != nil, prefix+".files", why)
 	refuse(s.EnvSources != nil, prefix+".envs", why)
@@ -186,24 +214,23 @@ func (t *kustomizationTransformer) Transform(ctx *transform.Context, objects []t
 	if err := t.checkKustomizeCost(ctx, objects, sizes); err != nil {
 		return nil, err
 	}
-	fSys := filesys.MakeFsInMemory()
-	if err := fSys.WriteFile(kustomizeRoot+"/kustomization.yaml", t.kustomization); err != nil {
-		return nil, err
-	}
-	if err := fSys.WriteFile(kustomizeRoot+"/"+kustomizeObjectsFile, docs); err != nil {
-		return nil, err
-	}
-	opts := krusty.MakeDefaultOptions()
-	if t.sortOptions {
-		// With sortOptions, any other Reorder makes krusty log a conflict on os.Stderr.
-		opts.Reorder = krusty.ReorderOptionUnspecified
-	}
-	warmKustomize()
 	slots := ctx.BuildSlots()
 	if err := slots.Acquire(ctx); err != nil {
 		return nil, err
 	}
-	out, err := Build(fSys, kustomizeRoot, opts)
+	var out []transform.Object
+	var err error
+	if builder := slots.Builder(); builder != nil {
+		// Apart, where it is stopped when the request ends.
+		request := ctx.Request()
+		if request == nil {
+			request = context.Background()
+		}
+		out, err = builder.Build(request, t.kustomization, docs, t.sortOptions)
+	} else {
+		warmKustomize()
+		out, err = buildInProcess(t.kustomization, docs, t.sortOptions)
+	}
 	slots.Release()
 	if err != nil {
 		return nil, err
@@ -212,6 +239,24 @@ func (t *kustomizationTransformer) Transform(ctx *transform.Context, objects []t
 		ctx.Warnf("%s", w)
 	}
 	return out, nil
+}
+
+// buildInProcess builds kustomization (kustomization.yaml) over objects (the YAML stream of
+// the objects file) on an in-memory file system, in the calling goroutine.
+func buildInProcess(kustomization, objects []byte, sortOptions bool) ([]transform.Object, error) {
+	fSys := filesys.MakeFsInMemory()
+	if err := fSys.WriteFile(kustomizeRoot+"/kustomization.yaml", kustomization); err != nil {
+		return nil, err
+	}
+	if err := fSys.WriteFile(kustomizeRoot+"/"+kustomizeObjectsFile, objects); err != nil {
+		return nil, err
+	}
+	opts := krusty.MakeDefaultOptions()
+	if sortOptions {
+		// With sortOptions, any other Reorder makes krusty log a conflict on os.Stderr.
+		opts.Reorder = krusty.ReorderOptionUnspecified
+	}
+	return Build(fSys, kustomizeRoot, opts)
 }
 
 // Build builds the kustomization at dir of fSys with krusty (plugins are disabled in krusty's

@@ -23,12 +23,15 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // jsonNumber matches a number as JSON writes it.
-var jsonNumber = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$`)
+var jsonNumber = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$`)
+})
 
 // yamlToValue converts a kyaml node into the tree jsonbytes.DecodeObjects builds. Reading the node
 // directly keeps the exact text of numbers (a yaml.v3 decode would turn large integers into
@@ -93,7 +96,7 @@ func yamlScalar(n *yaml.Node) (any, error) {
 		}
 		return b, nil
 	case "!!int":
-		if jsonNumber.MatchString(n.Value) {
+		if jsonNumber().MatchString(n.Value) {
 			return json.Number(n.Value), nil
 		}
 		// YAML spellings such as 0x1F, 0o17 or +12.
@@ -103,7 +106,7 @@ func yamlScalar(n *yaml.Node) (any, error) {
 		}
 		return json.Number(strconv.FormatInt(i, 10)), nil
 	case "!!float":
-		if jsonNumber.MatchString(n.Value) {
+		if jsonNumber().MatchString(n.Value) {
 			return json.Number(n.Value), nil
 		}
 		f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)

@@ -58,6 +58,14 @@ func (r *Rule) binds(group, kind string, resource func() (string, bool)) bool {
 	return false
 }
 
+// InOrder returns the rules in the order ApplyRules applies them: by name, so that the result
+// never depends on the order a lister returns. Applying each in turn is applying them all.
+func InOrder(rules []Rule) []Rule {
+	sorted := slices.Clone(rules)
+	slices.SortStableFunc(sorted, func(a, b Rule) int { return cmp.Compare(a.Name, b.Name) })
+	return sorted
+}
+
 // ApplyRules applies every rule that binds to each object, rules in name order (ties keep
 // their given order), removing their paths in place. A rule binds when its APIGroup equals
 // the object's group and either its Kind equals the object's kind or its Resource equals the
@@ -71,9 +79,7 @@ func ApplyRules(objects []map[string]any, rules []Rule, kindToResource func(grou
 	if kindToResource == nil {
 		kindToResource = DefaultKindToResource
 	}
-	// Order by name so that the result never depends on the order a lister returns.
-	sorted := slices.Clone(rules)
-	slices.SortStableFunc(sorted, func(a, b Rule) int { return cmp.Compare(a.Name, b.Name) })
+	sorted := InOrder(rules)
 	for _, obj := range objects {
 		group, kind := groupKindOf(obj)
 		var (

@@ -167,6 +167,7 @@ func TestDecodeTemplateInstanceRefuses(t *testing.T) {
 		{"number", TemplateInstance{Spec: TemplateInstanceSpec{Template: Template{Objects: []runtime.RawExtension{{Raw: []byte(`{"replicas":1e400}`)}}}}},
 			"spec.template.objects[0].replicas"},
 		{"labels", TemplateInstance{Spec: TemplateInstanceSpec{Template: Template{Labels: labels}}}, "spec.template.labels"},
+		{"objects", TemplateInstance{Spec: TemplateInstanceSpec{Template: Template{Objects: make([]runtime.RawExtension, templates.MaxObjects+1)}}}, "spec.template.objects"},
 		{"annotation", TemplateInstance{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{StencilFieldsAnnotation: "{"}}},
 			"metadata.annotations[templates.stencil.dev/stencil-fields]"},
 	} {

@@ -140,7 +140,8 @@ func AddToScheme(scheme *runtime.Scheme) error {
 // must be refused while the body is decoded.
 func decodeTemplate(in *Template, out *templates.Template) error {
 	errs := templates.EntryErrors(append(templates.MetadataEntries(&in.ObjectMeta),
-		templates.EntryCount{Path: "parameters", N: len(in.Parameters)}, templates.EntryCount{Path: "labels", N: len(in.Labels)})...)
+		templates.EntryCount{Path: "parameters", N: len(in.Parameters)}, templates.EntryCount{Path: "labels", N: len(in.Labels)},
+		templates.EntryCount{Path: "objects", N: len(in.Objects), Max: templates.MaxObjects})...)
 	if errs = append(errs, templates.RawNumberErrors(templates.RawList{Name: "objects", Raws: in.Objects})...); len(errs) > 0 {
 		return errs.ToAggregate()
 	}
@@ -156,7 +157,8 @@ func decodeTemplateInstance(in *TemplateInstance, out *templates.TemplateInstanc
 		templates.EntryCount{Path: "spec.template.metadata.labels", N: len(t.ObjectMeta.Labels)},
 		templates.EntryCount{Path: "spec.template.metadata.annotations", N: len(t.Annotations)},
 		templates.EntryCount{Path: "spec.template.parameters", N: len(t.Parameters)},
-		templates.EntryCount{Path: "spec.template.labels", N: len(t.Labels)})
+		templates.EntryCount{Path: "spec.template.labels", N: len(t.Labels)},
+		templates.EntryCount{Path: "spec.template.objects", N: len(t.Objects), Max: templates.MaxObjects})
 	if r := in.Spec.Requester; r != nil {
 		counts = append(counts, templates.EntryCount{Path: "spec.requester.extra", N: len(r.Extra)})
 	}

@@ -44,7 +44,11 @@ func Convert_templates_Template_To_v1alpha1_Template(in *templates.Template, out
 // the same step, with a 400.
 func Convert_v1alpha1_Template_To_templates_Template(in *Template, out *templates.Template, s conversion.Scope) error {
 	errs := templates.EntryErrors(append(templates.MetadataEntries(&in.ObjectMeta),
-		templates.EntryCount{Path: "parameters", N: len(in.Parameters)}, templates.EntryCount{Path: "objectLabels", N: len(in.ObjectLabels)})...)
+		templates.EntryCount{Path: "parameters", N: len(in.Parameters)}, templates.EntryCount{Path: "objectLabels", N: len(in.ObjectLabels)},
+		templates.EntryCount{Path: "objects", N: len(in.Objects), Max: templates.MaxObjects},
+		templates.EntryCount{Path: "generators", N: len(in.Generators), Max: templates.MaxObjects},
+		templates.EntryCount{Path: "transformers", N: len(in.Transformers), Max: templates.MaxObjects},
+		templates.EntryCount{Path: "transformerOverrides", N: len(in.TransformerOverrides), Max: templates.MaxObjects})...)
 	errs = append(errs, templates.RawNumberErrors(templates.RawList{Name: "objects", Raws: in.Objects},
 		templates.RawList{Name: "generators", Raws: in.Generators}, templates.RawList{Name: "transformers", Raws: in.Transformers},
 		templates.RawList{Name: "transformerOverrides", Raws: in.TransformerOverrides})...)

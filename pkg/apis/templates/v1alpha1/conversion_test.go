@@ -30,7 +30,8 @@ import (
 
 // TestDecodingRefuses checks what the conversion to the internal types refuses, so that the
 // API server refuses it while it decodes the body, before its field manager reads it: numbers
-// no float64 holds, and maps and keyed lists beyond templates.MaxEntries.
+// no float64 holds, maps and keyed lists beyond templates.MaxEntries, and a Template's lists of
+// objects and configs beyond templates.MaxObjects.
 func TestDecodingRefuses(t *testing.T) {
 	scheme := runtime.NewScheme()
 	install.Install(scheme)
@@ -45,7 +46,7 @@ func TestDecodingRefuses(t *testing.T) {
 	const template = `{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","metadata":{"name":"t"%s}%s}`
 	const params = `{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"TemplateParameters"%s}`
 	const ct = `{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"CustomTransform","metadata":{"name":"c"%s},"spec":{"resource":"services","remove":["$.a"]}}`
-	max := templates.MaxEntries
+	max, maxObjects := templates.MaxEntries, templates.MaxObjects
 	cases := []struct {
 		name, body, want string
 	}{
@@ -55,6 +56,12 @@ func TestDecodingRefuses(t *testing.T) {
 		{"parameters", fmt.Sprintf(template, "", `,"parameters":[`+entries(max+1, `{"name":"P%d"}`)+`]`), "parameters: Too many"},
 		{"object labels", fmt.Sprintf(template, "", `,"objectLabels":{`+entries(max+1, `"k%d":""`)+`}`), "objectLabels: Too many"},
 		{"a number", fmt.Sprintf(template, "", `,"objects":[{"n":1e400}]`), "objects[0].n: Invalid value"},
+		{"objects at the limit", fmt.Sprintf(template, "", `,"objects":[`+entries(maxObjects, `{"n":%d}`)+`]`), ""},
+		{"objects", fmt.Sprintf(template, "", `,"objects":[`+entries(maxObjects+1, `{"n":%d}`)+`]`), "objects: Too many: 16385"},
+		{"transformers", fmt.Sprintf(template, "", `,"transformers":[`+entries(maxObjects+1, `{"n":%d}`)+`]`), "transformers: Too many"},
+		{"generators", fmt.Sprintf(template, "", `,"generators":[`+entries(maxObjects+1, `{"n":%d}`)+`]`), "generators: Too many"},
+		{"transformer overrides", fmt.Sprintf(template, "", `,"transformerOverrides":[`+entries(maxObjects+1, `{"n":%d}`)+`]`), "transformerOverrides: Too many"},
+		{"OpenShift objects", `{"apiVersion":"template.openshift.io/v1","kind":"Template","metadata":{"name":"o"},"objects":[` + entries(maxObjects+1, `{"n":%d}`) + `]}`, "objects: Too many"},
 		{"values at the limit", fmt.Sprintf(params, `,"parameters":{`+entries(max, `"P%d":""`)+`}`), ""},
 		{"values", fmt.Sprintf(params, `,"parameters":{`+entries(max+1, `"P%d":""`)+`}`), "parameters: Too many"},
 		{"caller labels", fmt.Sprintf(params, `,"labels":{`+entries(max+1, `"k%d":""`)+`}`), "labels: Too many"},

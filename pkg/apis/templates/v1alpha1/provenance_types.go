@@ -125,6 +125,22 @@ type ObjectProvenance struct {
 	// fields are its leaf fields, in the order of their paths.
 	// +listType=atomic
 	Fields []FieldProvenance `json:"fields"`
+	// removed are the fields a step removed (a CustomTransform, a RemoveTransformer, a
+	// patch), which the output does not have, in the order of their paths.
+	// +optional
+	// +listType=atomic
+	Removed []RemovedField `json:"removed,omitempty"`
+}
+
+// RemovedField is a field of an object that a step removed.
+// +k8s:conversion-gen=false
+type RemovedField struct {
+	// path is the field's path in its object as it was before the step: the removed member,
+	// or the element at its place before the removal (containers[1]); what was under it went
+	// with it.
+	Path string `json:"path"`
+	// step indexes the answer's steps: the one that removed it.
+	Step int32 `json:"step"`
 }
 
 // Provenance is where every leaf field of every output object came from.

@@ -167,6 +167,11 @@ func (in PublishedArtifact) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in RemovedField) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.RemovedField"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in RevisionStamp) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.RevisionStamp"
 }

@@ -67,6 +67,9 @@ type Sources struct {
 	Observer Observer
 	// Plugins says which plugin providers may run in a namespace; nil runs none.
 	Plugins plugin.PolicyFunc
+	// KustomizeBuilder runs the inline Kustomizations' builds where they stop with their
+	// request; nil runs them in the request's goroutine.
+	KustomizeBuilder transform.Builder
 }
 
 // Observer is what the server's metrics need from processing.
@@ -87,7 +90,8 @@ type Adapter struct {
 
 // NewAdapter returns an Adapter reading from sources.
 func NewAdapter(sources Sources) *Adapter {
-	renderer := render.NewRenderer(render.Options{Config: sources.Processing, KindToResource: sources.KindToResource})
+	renderer := render.NewRenderer(render.Options{Config: sources.Processing, KindToResource: sources.KindToResource,
+		KustomizeBuilder: sources.KustomizeBuilder})
 	if sources.Observer != nil {
 		renderer.ObserveCaches(sources.Observer)
 	}
@@ -265,6 +269,10 @@ type requestMemory struct{ hold *Hold }
 
 func (m requestMemory) Hold(ctx context.Context, n int64, plugins bool) error {
 	return m.hold.Set(ctx, n, plugins)
+}
+
+func (m requestMemory) Grow(ctx context.Context, n int64, plugins bool) error {
+	return m.hold.Grow(ctx, n, plugins)
 }
 
 func (m requestMemory) Capacity(plugins bool) int64 { return m.hold.budget.Capacity(plugins) }

@@ -57,10 +57,11 @@ type Budget struct {
 	waiting list.List
 }
 
-// waiter is one request waiting for room; ready is closed once it holds its bytes.
+// waiter is one request waiting for room for n bytes of processing and body bytes of body;
+// ready is closed once it holds them.
 type waiter struct {
 	hold    *Hold
-	n       int64
+	n, body int64
 	plugins bool
 	ready   chan struct{}
 }
@@ -101,34 +102,78 @@ func (b *Budget) Held() (all, plugins int64) {
 	return b.held, b.pluginHeld
 }
 
-// Hold is what one request holds of a Budget. A request's Hold lives until its answer is
-// written (HoldUntilWritten), so that the answer, once built, is still counted while it is
-// encoded and sent.
+// Hold is what one request holds of a Budget: what its body and the decoding of it hold
+// (Charge), and what its processing holds (Set, Grow, Settle). A request's Hold lives until
+// its answer is written (HoldUntilWritten), so that the answer, once built, is still counted
+// while it is encoded and sent.
 type Hold struct {
 	budget *Budget
-	// n and plugins are what the request holds, under budget.mu.
-	n       int64
+	// n is what processing holds, body what the body does; plugins says n is held from the
+	// plugins' share too. Under budget.mu.
+	n, body int64
 	plugins bool
 }
 
 // NewHold returns a Hold of b that holds nothing yet.
 func (b *Budget) NewHold() *Hold { return &Hold{budget: b} }
 
-// Set makes h hold n bytes in place of what it held. When they do not fit beside what others
-// hold, h gives back what it held and waits for n to fit: a request never holds memory while
-// it waits for more. The wait is bounded by maxQueueWait and by a quarter of the time ctx has
-// left; past it, Set returns a 429 with Retry-After, and when ctx ends first, a timeout.
+// Set makes h's processing hold n bytes in place of what it held. When they do not fit
+// beside what others hold, h gives back what its processing held and waits for n to fit: a
+// request never holds memory for processing while it waits for more (what its body holds, it
+// keeps: the body is in memory). The wait is bounded by maxQueueWait and by a quarter of the
+// time ctx has left; past it, Set returns a 429 with Retry-After, and when ctx ends first, a
+// timeout. A request that needs more than the budget has beside its body is charged what is
+// left: it then runs alone.
 func (h *Hold) Set(ctx context.Context, n int64, plugins bool) error {
+	return h.set(ctx, n, plugins, false)
+}
+
+// Grow is Set for processing that already holds what it made: it keeps holding it while it
+// waits for n to fit, and after a 429 or a timeout.
+func (h *Hold) Grow(ctx context.Context, n int64, plugins bool) error {
+	return h.set(ctx, n, plugins, true)
+}
+
+func (h *Hold) set(ctx context.Context, n int64, plugins, keep bool) error {
 	b := h.budget
-	n = min(n, b.Capacity(plugins))
 	b.mu.Lock()
-	if b.fits(h, n, plugins) {
-		b.take(h, n, plugins)
+	n = max(min(n, b.Capacity(plugins), b.capacity-h.body), 0)
+	if b.fits(h, n, h.body, plugins) {
+		b.take(h, n, h.body, plugins)
 		b.mu.Unlock()
 		return nil
 	}
-	b.take(h, 0, false)
-	w := &waiter{hold: h, n: n, plugins: plugins, ready: make(chan struct{})}
+	if !keep {
+		b.take(h, 0, h.body, false)
+	}
+	return b.wait(ctx, h, n, h.body, plugins)
+}
+
+// Charge makes h's body hold n bytes in place of what it held: what reading the request's
+// body and decoding it will hold, charged before they allocate it. When n does not fit, h
+// waits as Set does, holding what it holds; a body that could never fit, more than the whole
+// budget, is refused at once with a 413.
+func (h *Hold) Charge(ctx context.Context, n int64) error {
+	b := h.budget
+	b.mu.Lock()
+	if n+h.n > b.capacity {
+		b.mu.Unlock()
+		return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf(
+			"reading and decoding this body would hold %d bytes of the server's processing memory, more than all of it (%d bytes, --processing-memory-bytes): send less in one request",
+			n, b.capacity))
+	}
+	if b.fits(h, h.n, n, h.plugins) {
+		b.take(h, h.n, n, h.plugins)
+		b.mu.Unlock()
+		return nil
+	}
+	return b.wait(ctx, h, h.n, n, h.plugins)
+}
+
+// wait queues h for n bytes of processing and body bytes of body, and waits for them; it is
+// called under b.mu and unlocks it.
+func (b *Budget) wait(ctx context.Context, h *Hold, n, body int64, plugins bool) error {
+	w := &waiter{hold: h, n: n, body: body, plugins: plugins, ready: make(chan struct{})}
 	elem := b.waiting.PushBack(w)
 	b.mu.Unlock()
 
@@ -156,7 +201,7 @@ func (h *Hold) Set(ctx context.Context, n int64, plugins bool) error {
 	if ctx.Err() != nil {
 		return apierrors.NewTimeoutError("the request ended while it waited for memory to be processed", 0)
 	}
-	if plugins && b.held+n <= b.capacity {
+	if plugins && b.held-h.n-h.body+n+body <= b.capacity {
 		return apierrors.NewTooManyRequests(fmt.Sprintf(
 			"the processing memory that requests with plugins may hold is taken by other plugin runs (%d of %d bytes, half of --processing-memory-bytes); try again",
 			b.pluginHeld, b.pluginCapacity), retryAfterSeconds)
@@ -166,45 +211,51 @@ func (h *Hold) Set(ctx context.Context, n int64, plugins bool) error {
 		b.held, b.capacity), retryAfterSeconds)
 }
 
-// Settle makes h hold at most n bytes, none of them for plugins, without waiting: what a
-// request keeps once processing is done, its answer.
+// Settle makes h's processing hold at most n bytes, none of them for plugins, without
+// waiting: what a request keeps once processing is done, its answer.
 func (h *Hold) Settle(n int64) {
 	b := h.budget
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.take(h, min(n, h.n), false)
+	b.take(h, min(n, h.n), h.body, false)
 }
 
 // Release gives back everything h holds.
-func (h *Hold) Release() { h.Settle(0) }
+func (h *Hold) Release() {
+	b := h.budget
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.take(h, 0, 0, false)
+}
 
-// fits reports whether h may hold n bytes in place of what it holds. Under b.mu.
-func (b *Budget) fits(h *Hold, n int64, plugins bool) bool {
-	held, pluginHeld := b.held-h.n, b.pluginHeld
+// fits reports whether h may hold n bytes of processing and body bytes of body in place of
+// what it holds. Under b.mu.
+func (b *Budget) fits(h *Hold, n, body int64, plugins bool) bool {
+	held, pluginHeld := b.held-h.n-h.body, b.pluginHeld
 	if h.plugins {
 		pluginHeld -= h.n
 	}
-	return held+n <= b.capacity && (!plugins || pluginHeld+n <= b.pluginCapacity)
+	return held+n+body <= b.capacity && (!plugins || pluginHeld+n <= b.pluginCapacity)
 }
 
-// take makes h hold n bytes, then gives room to the waiters that now fit, first come first;
-// one that does not fit lets those behind it go before it. Under b.mu.
-func (b *Budget) take(h *Hold, n int64, plugins bool) {
-	shrank := n < h.n || (h.plugins && !plugins)
-	b.held += n - h.n
+// take makes h hold n and body, then gives room to the waiters that now fit, first come
+// first; one that does not fit lets those behind it go before it. Under b.mu.
+func (b *Budget) take(h *Hold, n, body int64, plugins bool) {
+	shrank := n+body < h.n+h.body || (h.plugins && (!plugins || n < h.n))
+	b.held += n + body - h.n - h.body
 	if h.plugins {
 		b.pluginHeld -= h.n
 	}
 	if plugins {
 		b.pluginHeld += n
 	}
-	h.n, h.plugins = n, plugins
+	h.n, h.body, h.plugins = n, body, plugins
 	if shrank {
 		for e := b.waiting.Front(); e != nil; {
 			next := e.Next()
-			if w := e.Value.(*waiter); b.fits(w.hold, w.n, w.plugins) {
+			if w := e.Value.(*waiter); b.fits(w.hold, w.n, w.body, w.plugins) {
 				b.waiting.Remove(e)
-				b.take(w.hold, w.n, w.plugins)
+				b.take(w.hold, w.n, w.body, w.plugins)
 				close(w.ready)
 			}
 			e = next
@@ -233,12 +284,15 @@ func holdFrom(ctx context.Context) *Hold {
 	return h
 }
 
-// HoldUntilWritten gives each POST (processing is a create) a Hold of b that its processing
-// charges, and releases it once handler has returned, the answer written: an answer being
-// encoded and sent is memory the server holds.
+// HoldUntilWritten gives each request that may carry a body (POST, PUT, PATCH, DELETE) a Hold
+// of b that its body and its processing (a POST: processing is a create) charge, and releases
+// it once handler has returned, the answer written: an answer being encoded and sent is
+// memory the server holds.
 func (b *Budget) HoldUntilWritten(handler http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
+		switch r.Method {
+		case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+		default:
 			handler.ServeHTTP(w, r)
 			return
 		}

@@ -162,7 +162,7 @@ func TestBudgetPluginShare(t *testing.T) {
 }
 
 // TestHoldUntilWritten: a POST's processing holds from the Hold the filter gives it until the
-// handler, which writes the answer, has returned; other methods get none.
+// handler, which writes the answer, has returned; methods without a body get none.
 func TestHoldUntilWritten(t *testing.T) {
 	b := NewBudget(100, 50, nil)
 	var during int64
@@ -188,4 +188,68 @@ func TestHoldUntilWritten(t *testing.T) {
 		t.Fatalf("held %d while the answer was written, want 30", during)
 	}
 	wantHeld(t, b, 0, 0)
+}
+
+// TestBudgetChargesBodies: a request's body holds beside its processing; processing that
+// waits gives back only what processing held (the body is in memory), processing that grows
+// (Grow) keeps what it made while it waits and after its 429; a body that could never fit is a
+// 413 at once; and a request that needs more than the budget has beside its body runs alone.
+func TestBudgetChargesBodies(t *testing.T) {
+	b := NewBudget(100, 50, nil)
+	h, other := b.NewHold(), b.NewHold()
+	if err := h.Charge(context.Background(), 30); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Set(context.Background(), 20, false); err != nil {
+		t.Fatal(err)
+	}
+	wantHeld(t, b, 50, 0)
+	if err := other.Set(context.Background(), 40, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Set(shortWait(t), 40, false); !apierrors.IsTooManyRequests(err) {
+		t.Fatalf("want 429, got %v", err)
+	}
+	wantHeld(t, b, 70, 0) // the body's 30 are still held
+	if err := h.Set(context.Background(), 20, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Grow(shortWait(t), 40, false); !apierrors.IsTooManyRequests(err) {
+		t.Fatalf("want 429, got %v", err)
+	}
+	wantHeld(t, b, 90, 0) // growing kept what processing had made
+	if err := h.Charge(shortWait(t), 50); !apierrors.IsTooManyRequests(err) {
+		t.Fatalf("a body that does not fit beside the others: want 429, got %v", err)
+	}
+	wantHeld(t, b, 90, 0)
+	if err := h.Charge(context.Background(), 101); !apierrors.IsRequestEntityTooLargeError(err) {
+		t.Fatalf("a body larger than the budget: want 413, got %v", err)
+	}
+	other.Release()
+	if err := h.Set(context.Background(), 1000, false); err != nil {
+		t.Fatal(err)
+	}
+	wantHeld(t, b, 100, 0) // all that is left beside its body
+	h.Settle(10)
+	wantHeld(t, b, 40, 0)
+	h.Release()
+	wantHeld(t, b, 0, 0)
+}
+
+// TestBudgetBodyWaiterGetsRoom: a body waiting for room gets it when another request's
+// processing gives it back.
+func TestBudgetBodyWaiterGetsRoom(t *testing.T) {
+	b := NewBudget(100, 100, nil)
+	holder, reader := b.NewHold(), b.NewHold()
+	if err := holder.Set(context.Background(), 80, false); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- reader.Charge(context.Background(), 50) }()
+	waitForWaiters(t, b, 1)
+	holder.Settle(50)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	wantHeld(t, b, 100, 0)
 }

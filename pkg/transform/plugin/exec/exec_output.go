@@ -18,12 +18,13 @@ package exec
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 
 	"github.com/go-json-experiment/json/jsontext"
-	"sigs.k8s.io/yaml"
 
 	"stencil.dev/stencil/pkg/jsonbytes"
+	"stencil.dev/stencil/pkg/positions"
 	"stencil.dev/stencil/pkg/transform"
 )
 
@@ -35,7 +36,8 @@ import (
 //   - the items of a KRM ResourceList, counted by a token scan of its JSON before it is
 //     decoded;
 //   - its documents that are not JSON, which go through the YAML reader: a quarter of the
-//     byte limit, all together. JSON documents (what plugins written for Stencil and
+//     byte limit, all together, each read into at most positions.MaxJSONBytes of its size
+//     whatever its aliases. JSON documents (what plugins written for Stencil and
 //     Kustomize's exec plugins usually print) are decoded directly.
 
 // docCounter counts the YAML document separators of a stream written in pieces: lines
@@ -134,7 +136,10 @@ func readDocs(out []byte, limits outputLimits) ([]transform.Object, error) {
 				return nil, fmt.Errorf("%w of %d bytes of YAML, which costs the server several times more than JSON to read (JSON output may take the whole limit)", errPluginOutput, limits.yamlBytes)
 			}
 			var err error
-			if j, err = yaml.YAMLToJSON(part); err != nil {
+			if j, err = positions.YAMLToJSON(part); err != nil {
+				if errors.As(err, new(*positions.ExpansionError)) {
+					return nil, fmt.Errorf("%w: %w", errPluginOutput, err)
+				}
 				return nil, err
 			}
 			if string(bytes.TrimSpace(j)) == "null" {

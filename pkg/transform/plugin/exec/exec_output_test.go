@@ -81,6 +81,10 @@ func TestPluginOutputBounds(t *testing.T) {
 		{"too many items", "{\"kind\":\"ResourceList\",\"results\":[],\"items\":[{},{},{},{}]}", outputLimits{objects: 3, resourceList: true, yamlBytes: 64},
 			"limit of 3 objects: its ResourceList has more items"},
 		{"too much YAML", "kind: A\ndata:\n  key: " + strings.Repeat("x", 64) + "\n", limits, "limit of 64 bytes of YAML"},
+		// Within the YAML bytes, aliases may not stand for more than a few times them: 256 KiB
+		// aliased 400 times is 100 MiB of trees.
+		{"aliases", "kind: A\nmetadata: {name: &n " + strings.Repeat("x", 256<<10) + "}\ndata: [" + strings.TrimSuffix(strings.Repeat("*n, ", 400), ", ") + "]\n",
+			outputLimits{objects: 3, yamlBytes: 1 << 20}, "aliases expand"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := readDocs([]byte(tc.out), tc.limits)

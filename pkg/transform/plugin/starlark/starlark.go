@@ -158,7 +158,8 @@ func (s *starlarkTransformer) Transform(ctx *transform.Context, objects []transf
 	if ctx.MaxBytes() > 0 {
 		budget = ctx.MaxBytes()
 	}
-	conv := &conversion{output: budget, memory: add(inputBytes, max(run.budget, 0)), run: run}
+	conv := &conversion{output: budget, memory: add(inputBytes, max(run.budget, 0)), run: run,
+		raise: func(size int) (int, bool) { ok := ctx.Raise(size); return ctx.MaxBytes(), ok }}
 	converted, err := conv.value(out, 0)
 	if err != nil {
 		return nil, fmt.Errorf("items: %w", err)

@@ -19,6 +19,7 @@ package starlark
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"go.starlark.net/starlark"
 )
@@ -58,7 +59,7 @@ func builtinKey(b *starlark.Builtin) string {
 
 // methodSpecs are the guards of methods by receiver type and name, so that a call finds its
 // guard without making a key.
-var methodSpecs = func() map[string]map[string]builtinSpec {
+var methodSpecs = sync.OnceValue(func() map[string]map[string]builtinSpec {
 	out := map[string]map[string]builtinSpec{}
 	for key, spec := range builtinSpecs {
 		if typ, name, ok := strings.Cut(key, "."); ok {
@@ -69,12 +70,12 @@ var methodSpecs = func() map[string]map[string]builtinSpec {
 		}
 	}
 	return out
-}()
+})
 
 // specOf finds b's guard.
 func specOf(b *starlark.Builtin) (builtinSpec, bool) {
 	if r := b.Receiver(); r != nil {
-		spec, ok := methodSpecs[r.Type()][b.Name()]
+		spec, ok := methodSpecs()[r.Type()][b.Name()]
 		return spec, ok
 	}
 	spec, ok := builtinSpecs[b.Name()]

@@ -109,12 +109,23 @@ func (starlarkOutputError) Is(target error) bool { return target == transform.Er
 type conversion struct {
 	output, memory int
 	run            *starlarkRun
+	// written is the JSON converted so far; raise, when set, asks the request for room for
+	// objects of that size once they pass output, and answers the new output bound
+	// (transform.Context.Raise).
+	written int
+	raise   func(size int) (int, bool)
 }
 
 func (c *conversion) spend(json, memory int) error {
 	if c.output >= 0 {
-		if c.output -= json; c.output < 0 {
-			return errStarlarkOutput
+		if c.written += json; c.written > c.output {
+			if c.raise == nil {
+				return errStarlarkOutput
+			}
+			var ok bool
+			if c.output, ok = c.raise(c.written); !ok {
+				return errStarlarkOutput
+			}
 		}
 	}
 	if c.memory -= memory; c.memory < 0 {

@@ -1,6 +1,6 @@
 // The template page: what the template is and creates, the form built from its parameter
-// schema, the live preview, the create button, and the revisions with what moving the
-// instances to each would do.
+// schema, the live preview, the create button, the rollout of its new revision (pause, resume,
+// undo for those allowed), and the revisions with what moving the instances to each would do.
 import { k8s, templatePath, servesInstances, APIError } from './api.js';
 import { h, clear, announce, debounce, plural } from './dom.js';
 import { describe, kindCounts } from './meta.js';
@@ -11,13 +11,15 @@ import { Preview } from './preview.js';
 import { create, nothingCreated } from './create.js';
 import { namespacePicker } from './namespaces.js';
 import { revisionsPanel } from './revisions.js';
+import { rolloutPanel } from './rollout.js';
 
 export async function renderTemplate(main, config, ns, name) {
   // The template for what it is and creates; its parameters only through the schema.
   const [template, schema, instances] = await Promise.all([
     k8s('GET', templatePath(ns, name)), k8s('GET', `${templatePath(ns, name)}/schema`), servesInstances()]);
   // A server that keeps instances keeps revisions: the panel previews a move to any of them.
-  const revisions = instances ? await revisionsPanel(ns, name, template) : null;
+  const [revisions, rollout] = instances
+    ? await Promise.all([revisionsPanel(ns, name, template), rolloutPanel(ns, name, template)]) : [null, null];
   const entry = describe(template.metadata);
   const fields = fieldsFromSchema(schema);
   // The schema lists the parameters in the template's order: a 422's parameters[i] is fields[i].
@@ -119,7 +121,7 @@ export async function renderTemplate(main, config, ns, name) {
   clear(main,
     h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumb' }, h('a', { href: '#/', text: 'Catalog' }), ' / ', h('span', { 'aria-current': 'page', text: entry.displayName })),
     header(entry),
-    h('div', { class: 'columns' }, h('div', { class: 'main-col' }, formElement, revisions), h('aside', { class: 'side-col' }, about(entry, template), preview.element)));
+    h('div', { class: 'columns' }, h('div', { class: 'main-col' }, formElement, rollout, revisions), h('aside', { class: 'side-col' }, about(entry, template), preview.element)));
   refresh();
   // Said before Create, once the server has answered whether anything would be created.
   nothingCreated(config, instances, target.value(), template).then((why) => {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package templateinstance
+package instance_test
 
 import (
 	"strings"
@@ -24,11 +24,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/instance"
+	"stencil.dev/stencil/pkg/controller/instance/instancetest"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
 
-func testController() *Controller {
-	return &Controller{cfg: Config{Mapper: testMapper()}}
+// testPlanner is a Planner that maps the tests' kinds and allows everything.
+func testPlanner() *instance.Planner {
+	return instancetest.NewFakes(nil, nil, nil).Planner()
 }
 
 func object(apiVersion, kind, namespace, name string) *unstructured.Unstructured {
@@ -42,32 +45,32 @@ func object(apiVersion, kind, namespace, name string) *unstructured.Unstructured
 
 func TestPlan(t *testing.T) {
 	ti := &templatesv1.TemplateInstance{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "demo", UID: "ti-uid"}}
-	plan, err := testController().plan(ti, &rendered{
-		objects: []*unstructured.Unstructured{
+	plan, err := testPlanner().Plan(ti, &instance.Rendered{
+		Objects: []*unstructured.Unstructured{
 			object("v1", "ConfigMap", "", "config"),
 			object("v1", "ConfigMap", "other", "config"),
 			object("rbac.authorization.k8s.io/v1", "ClusterRole", "demo", "reader"),
 		},
-		generated: map[string]string{"PASSWORD": "s3cret"},
+		Generated: map[string]string{"PASSWORD": "s3cret"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, p := range plan {
-		got = append(got, inventory.DescribeObject(p.ref)+" "+p.resource.Resource)
-		if p.obj.GetLabels()[inventory.PartOfLabel] != inventory.ApplySetID("demo", "shop") {
-			t.Errorf("%s is not labelled a member: %v", p, p.obj.GetLabels())
+		got = append(got, inventory.DescribeObject(p.Ref)+" "+p.Resource.Resource)
+		if p.Obj.GetLabels()[inventory.PartOfLabel] != inventory.ApplySetID("demo", "shop") {
+			t.Errorf("%s is not labelled a member: %v", p, p.Obj.GetLabels())
 		}
 	}
 	want := "Secret demo/shop-generated secrets|ConfigMap demo/config configmaps|ConfigMap other/config configmaps|ClusterRole reader clusterroles"
 	if strings.Join(got, "|") != want {
 		t.Fatalf("plan:\n%s\nwant\n%s", strings.Join(got, "|"), want)
 	}
-	if !plan[0].generated || plan[1].generated {
+	if !plan[0].Generated || plan[1].Generated {
 		t.Error("only the first object is the generated-values Secret")
 	}
-	secret := plan[0].obj
+	secret := plan[0].Obj
 	if data, _, _ := unstructured.NestedString(secret.Object, "data", "PASSWORD"); data != "czNjcmV0" {
 		t.Errorf("generated Secret data: %v", secret.Object["data"])
 	}
@@ -78,19 +81,19 @@ func TestPlan(t *testing.T) {
 
 func TestPlanRefusesEveryBadObject(t *testing.T) {
 	ti := &templatesv1.TemplateInstance{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "demo"}}
-	_, err := testController().plan(ti, &rendered{objects: []*unstructured.Unstructured{
+	_, err := testPlanner().Plan(ti, &instance.Rendered{Objects: []*unstructured.Unstructured{
 		object("v1", "ConfigMap", "", "twice"),
 		object("v1", "ConfigMap", "demo", "twice"),
 		object("example.com/v1", "Widget", "", "w"),
 		object("v1", "ConfigMap", "", ""),
 	}})
-	f, ok := err.(*failure)
-	if !ok || f.reason != "InvalidObjects" {
+	f, ok := err.(*instance.Failure)
+	if !ok || f.Reason != "InvalidObjects" {
 		t.Fatalf("want an InvalidObjects failure, got %v", err)
 	}
 	for _, want := range []string{"ConfigMap demo/twice: rendered twice", "Widget w: the cluster serves no such kind", "object 3: apiVersion, kind and metadata.name are required"} {
-		if !strings.Contains(f.message, want) {
-			t.Errorf("%q not in %q", want, f.message)
+		if !strings.Contains(f.Message, want) {
+			t.Errorf("%q not in %q", want, f.Message)
 		}
 	}
 }
@@ -98,7 +101,7 @@ func TestPlanRefusesEveryBadObject(t *testing.T) {
 func TestRotationRequest(t *testing.T) {
 	ti := &templatesv1.TemplateInstance{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{
 		templatesv1.AnnotationRotateGeneratedParameters: " PASSWORD, TOKEN ,,"}}}
-	got := rotationRequest(ti)
+	got := instance.RotationRequest(ti)
 	if len(got) != 2 || !got["PASSWORD"] || !got["TOKEN"] {
 		t.Fatalf("rotation request: %v", got)
 	}

@@ -14,11 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package templateinstance
+package preview
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"strings"
 	"testing"
@@ -32,17 +31,48 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/instance/instancetest"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 	"stencil.dev/stencil/pkg/redact"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 )
 
+// The tests of the preview run it over instancetest's fakes: the instances and Templates in a
+// fake clientset of this server's API, the Secrets and objects in a fake target cluster.
+var (
+	testMapper      = instancetest.Mapper
+	refuse          = instancetest.Refuse
+	newInstance     = instancetest.NewInstance
+	newTemplate     = instancetest.NewTemplate
+	onRevision      = instancetest.OnRevision
+	ref             = instancetest.Ref
+	fromSecret      = instancetest.FromSecret
+	valuesSecret    = instancetest.ValuesSecret
+	generatedValues = instancetest.GeneratedValues
+	testHashKey     = instancetest.HashKey
+)
+
+// fixture is a preview's parts over fakes.
+type fixture struct {
+	t *testing.T
+	// objects are the TemplateInstances and Templates of this server's API; live are the
+	// objects of the target cluster; deny refuses the authorizer's questions.
+	objects, live []runtime.Object
+	deny          func(authorizer.Attributes) bool
+	*instancetest.Fakes
+}
+
+func (f *fixture) build() *fixture {
+	f.Fakes = instancetest.NewFakes(f.objects, f.live, f.deny)
+	return f
+}
+
 // trackerInstances lists the instances of the fake clientset, as the server lists storage.
 type trackerInstances struct{ f *fixture }
 
 func (l trackerInstances) List(ctx context.Context, namespace string) ([]*templatesv1.TemplateInstance, error) {
-	list, err := l.f.instances.TemplatesV1alpha1().TemplateInstances(namespace).List(ctx, metav1.ListOptions{})
+	list, err := l.f.Instances.TemplatesV1alpha1().TemplateInstances(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -55,8 +85,8 @@ func (l trackerInstances) List(ctx context.Context, namespace string) ([]*templa
 
 // previewer is a Previewer over the fixture's fakes.
 func (f *fixture) previewer() *Previewer {
-	return NewPreviewer(PreviewConfig{Templates: f.c.cfg.Templates, Instances: trackerInstances{f}, Renderer: f.c.cfg.Renderer,
-		Appliers: f.appliers, Mapper: testMapper(), Authorizer: authorizer.AuthorizerFunc(f.authz.Authorize),
+	return New(Config{Templates: f.Templates, Instances: trackerInstances{f}, Renderer: f.Renderer,
+		Appliers: f.Appliers, Mapper: testMapper(), Authorizer: f.Authorizer(),
 		Memory: renderrest.NewBudget(64<<20, 32<<20, nil), HashKey: testHashKey})
 }
 
@@ -100,15 +130,6 @@ func candidateOf(t *testing.T, v *templatesv1.Template) *templates.Template {
 	return c
 }
 
-// generatedValues is the Secret that keeps instance name's generated PASSWORD.
-func generatedValues(name, password string) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "v1", "kind": "Secret",
-		"metadata": map[string]interface{}{"namespace": "demo", "name": name + "-generated",
-			"labels": map[string]interface{}{inventory.GeneratedValuesLabel: "true"}},
-		"data": map[string]interface{}{"PASSWORD": base64.StdEncoding.EncodeToString([]byte(password))}}}
-	return u
-}
-
 // TestPreview: a candidate that changes a default and constrains the values classifies each
 // instance by its own values (unchanged, changed, breaks its parameters); pinned and Manual
 // instances are left out; a requester the rule refuses is Forbidden; generated values are the
@@ -132,7 +153,7 @@ func TestPreview(t *testing.T) {
 	live := []runtime.Object{generatedValues("a-default", "hunter2hunter2"), generatedValues("b-explicit", "correcthorse")}
 	f := (&fixture{t: t, objects: objects, live: live, deny: refuse("mallory", "create", "configmaps")}).build()
 	caller := &user.DefaultInfo{Name: "bob"}
-	status, err := f.previewer().Preview(context.Background(), PreviewRequest{Template: internalTemplate(t, stored), Candidate: candidateOf(t, candidate), Caller: caller})
+	status, err := f.previewer().Preview(context.Background(), Request{Template: internalTemplate(t, stored), Candidate: candidateOf(t, candidate), Caller: caller})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +183,7 @@ func TestPreview(t *testing.T) {
 	if status.Counts["Changed"] != 1 || status.Counts["BreaksParameters"] != 1 || status.Revision != 2 || !strings.HasPrefix(status.PlanHash, "sha256:") {
 		t.Errorf("counts %v, revision %d, plan %s", status.Counts, status.Revision, status.PlanHash)
 	}
-	again, err := f.previewer().Preview(context.Background(), PreviewRequest{Template: internalTemplate(t, stored), Candidate: candidateOf(t, candidate), Caller: caller})
+	again, err := f.previewer().Preview(context.Background(), Request{Template: internalTemplate(t, stored), Candidate: candidateOf(t, candidate), Caller: caller})
 	if err != nil || again.PlanHash != status.PlanHash {
 		t.Errorf("the same preview again: plan %s, want %s (%v)", again.PlanHash, status.PlanHash, err)
 	}
@@ -188,7 +209,7 @@ func TestPreviewMasksSecrets(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := (&fixture{t: t, objects: []runtime.Object{stored, newInstance("shop", onRevision(1))},
 				live: []runtime.Object{generatedValues("shop", "hunter2hunter2")}, deny: tc.deny}).build()
-			status, err := f.previewer().Preview(context.Background(), PreviewRequest{Template: internalTemplate(t, stored),
+			status, err := f.previewer().Preview(context.Background(), Request{Template: internalTemplate(t, stored),
 				Candidate: candidateOf(t, candidate), Caller: &user.DefaultInfo{Name: "bob"}})
 			if err != nil {
 				t.Fatal(err)
@@ -224,7 +245,7 @@ func TestPreviewPrunes(t *testing.T) {
 	candidate := valueTemplate(t, "one", func(t *templatesv1.Template) { t.Objects = t.Objects[:2] })
 	f := (&fixture{t: t, objects: []runtime.Object{stored, newInstance("shop", onRevision(1))},
 		live: []runtime.Object{generatedValues("shop", "hunter2hunter2")}}).build()
-	status, err := f.previewer().Preview(context.Background(), PreviewRequest{Template: internalTemplate(t, stored),
+	status, err := f.previewer().Preview(context.Background(), Request{Template: internalTemplate(t, stored),
 		Candidate: candidateOf(t, candidate), Caller: &user.DefaultInfo{Name: "bob"}})
 	if err != nil {
 		t.Fatal(err)
@@ -244,7 +265,7 @@ func TestPreviewReleasesRetained(t *testing.T) {
 	candidate := valueTemplate(t, "one", func(t *templatesv1.Template) { t.Objects = t.Objects[:2] })
 	f := (&fixture{t: t, objects: []runtime.Object{stored, newInstance("shop", onRevision(1))},
 		live: []runtime.Object{generatedValues("shop", "hunter2hunter2")}}).build()
-	status, err := f.previewer().Preview(context.Background(), PreviewRequest{Template: internalTemplate(t, stored),
+	status, err := f.previewer().Preview(context.Background(), Request{Template: internalTemplate(t, stored),
 		Candidate: candidateOf(t, candidate), Caller: &user.DefaultInfo{Name: "bob"}})
 	if err != nil {
 		t.Fatal(err)
@@ -306,13 +327,13 @@ func TestPreviewLive(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := (&fixture{t: t, objects: []runtime.Object{stored, newInstance("shop", onRevision(1))}, live: tc.live}).build()
-			status, err := f.previewer().Preview(context.Background(), PreviewRequest{Template: internalTemplate(t, stored),
+			status, err := f.previewer().Preview(context.Background(), Request{Template: internalTemplate(t, stored),
 				Candidate: candidateOf(t, candidate), Caller: &user.DefaultInfo{Name: "bob"}, Live: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			tc.check(t, status.Instances[0])
-			for _, a := range f.targetActions() {
+			for _, a := range f.TargetActions() {
 				if strings.HasPrefix(a, "apply ") || strings.HasPrefix(a, "delete ") {
 					t.Errorf("a preview wrote to the target: %s", a)
 				}

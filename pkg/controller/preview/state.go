@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package templateinstance
+package preview
 
 import (
 	"context"
@@ -29,6 +29,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/instance"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
 
@@ -37,15 +38,16 @@ import (
 // the authorizer (a thousand instances of one requester ask the same questions).
 type previewState struct {
 	p *Previewer
-	// c holds the controller's rules (plan, authorization) over the preview's parts.
-	c      *Controller
-	caller user.Info
-	live   bool
+	// planner holds the rules of a pass (render, plan, authorization) over the preview's
+	// parts, its authorizer answering each question once per preview.
+	planner *instance.Planner
+	caller  user.Info
+	live    bool
 	// template is the stored Template; candidate what is previewed, number its revision, and
 	// author who wrote it.
 	template, candidate *templates.Template
 	number              int64
-	author              author
+	author              instance.Author
 	// revisions are the contents instances run now, by number.
 	revisions map[int64]*templates.Template
 	// secrets are the Secrets and ConfigMaps read, by requester and namespace.
@@ -55,7 +57,7 @@ type previewState struct {
 // requesterSecrets are the sources of one namespace one requester reads: the generated-values
 // Secrets in one list, the others one by one, each once.
 type requesterSecrets struct {
-	applier   Applier
+	applier   instance.Applier
 	generated map[string]map[string][]byte
 	listed    bool
 	byName    map[inventory.Source]secretRead
@@ -66,7 +68,7 @@ type secretRead struct {
 	err  error
 }
 
-func (p *Previewer) newState(ctx context.Context, req PreviewRequest) (*previewState, error) {
+func (p *Previewer) newState(ctx context.Context, req Request) (*previewState, error) {
 	t := req.Template
 	s := &previewState{p: p, caller: req.Caller, live: req.Live, template: t, revisions: map[int64]*templates.Template{},
 		secrets: map[string]*requesterSecrets{}}
@@ -74,22 +76,26 @@ func (p *Previewer) newState(ctx context.Context, req PreviewRequest) (*previewS
 	if mapper == nil {
 		mapper = &guessingMapper{mapper: meta.NewDefaultRESTMapper(nil)}
 	}
-	s.c = &Controller{cfg: Config{Templates: p.cfg.Templates, Renderer: p.cfg.Renderer, Appliers: p.cfg.Appliers, Mapper: mapper,
+	var err error
+	s.planner, err = instance.New(instance.Config{Templates: p.cfg.Templates, Renderer: p.cfg.Renderer, Mapper: mapper,
 		Authorizer: authorizer.AuthorizerFunc((&memoAuthorizer{next: p.cfg.Authorizer, answers: map[string]memoAnswer{}}).Authorize),
-		SelfReview: p.cfg.SelfReview, HashKey: p.cfg.HashKey}}
+		SelfReview: p.cfg.SelfReview, HashKey: p.cfg.HashKey})
+	if err != nil {
+		return nil, err
+	}
 	if t.Revision != nil {
 		s.revisions[t.Revision.Number] = t
 	}
 	switch {
 	case req.Candidate != nil:
 		s.candidate, s.number = req.Candidate, req.Candidate.Revision.Number
-		s.author = author{template: t.Namespace + "/" + t.Name, user: req.Caller}
+		s.author = instance.Author{Template: t.Namespace + "/" + t.Name, User: req.Caller}
 	default:
 		rt, err := s.revision(ctx, req.Revision)
 		if err != nil {
 			return nil, err
 		}
-		s.candidate, s.number, s.author = rt, req.Revision, authorOf(rt)
+		s.candidate, s.number, s.author = rt, req.Revision, instance.AuthorOf(rt)
 	}
 	return s, nil
 }
@@ -116,7 +122,7 @@ func (s *previewState) sourceData(ctx context.Context, ti *templatesv1.TemplateI
 	if s.p.cfg.Appliers == nil {
 		return nil, apierrors.NewNotFound(schema.GroupResource{Resource: src.Resource()}, src.Name)
 	}
-	key := identityKey(requesterInfo(ti.Spec.Requester)) + "\x00" + ti.Namespace
+	key := instance.IdentityKey(instance.RequesterInfo(ti.Spec.Requester)) + "\x00" + ti.Namespace
 	rs := s.secrets[key]
 	if rs == nil {
 		a, err := s.p.cfg.Appliers.For(ti.Spec.Requester)
@@ -159,7 +165,7 @@ type memoAnswer struct {
 
 // Authorize asks next once for each distinct question.
 func (m *memoAuthorizer) Authorize(ctx context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
-	key := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s", identityKey(a.GetUser()), a.GetVerb(), a.GetAPIGroup(), a.GetResource(),
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s", instance.IdentityKey(a.GetUser()), a.GetVerb(), a.GetAPIGroup(), a.GetResource(),
 		a.GetSubresource(), a.GetNamespace(), a.GetName())
 	m.mu.Lock()
 	answer, ok := m.answers[key]

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package templateinstance
+package preview
 
 import (
 	"context"
@@ -22,39 +22,15 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
-	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/authz"
+	"stencil.dev/stencil/pkg/controller/instance"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
-	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/redact"
-	"stencil.dev/stencil/pkg/render"
 )
-
-// previewed is one rendering of an instance for a preview: the objects planned as the
-// controller plans them.
-type previewed struct {
-	out  *render.Output
-	plan []*planned
-	// generated are the generated parameters' values.
-	generated map[string]string
-	// fresh says a generated parameter had no kept value: what is applied will differ.
-	fresh bool
-}
-
-// previewInputs are what one rendering of an instance reads: the values and their sources,
-// and the generated parameters.
-type previewInputs struct {
-	*inventory.Inputs
-	template *templates.Template
-	// generated are the generated parameters; kept those of them whose value the instance
-	// keeps.
-	generated, kept map[string]bool
-}
 
 // instance previews the candidate for one instance. Every problem of the instance is its
 // classification; an error is the request's (time, memory, the cluster, the authorizer).
@@ -67,10 +43,10 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 	m := &masker{set: &redact.Set{}}
 	classify := func(c templates.PreviewClassification, err error) (templates.InstancePreview, error) {
 		out.Classification = c
-		var f *failure
+		var f *instance.Failure
 		switch {
 		case errors.As(err, &f):
-			out.Message = f.reason + ": " + f.message
+			out.Message = f.Reason + ": " + f.Message
 		case err != nil:
 			if _, ok := err.(apierrors.APIStatus); !ok || ctx.Err() != nil {
 				return out, err
@@ -92,17 +68,17 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 		return out, nil
 	}
 	if ti.Spec.Requester == nil || ti.Spec.Requester.Username == "" {
-		return classify(templates.PreviewForbidden, fail("NoRequester", "spec.requester is empty"))
+		return classify(templates.PreviewForbidden, instance.Fail("NoRequester", "spec.requester is empty"))
 	}
-	requester := requesterInfo(ti.Spec.Requester)
-	ctx = genericapirequest.WithNamespace(genericapirequest.WithUser(ctx, requester), ti.Namespace)
+	requester := instance.RequesterInfo(ti.Spec.Requester)
+	ctx = instance.AsRequester(ctx, ti)
 	attrs := authorizer.AttributesRecord{User: requester, Verb: "create", APIGroup: templates.GroupName, APIVersion: templatesv1.SchemeGroupVersion.Version,
 		Namespace: ti.Namespace, Resource: "templates", Subresource: "processed", Name: s.template.Name, ResourceRequest: true}
-	if allowed, reason, err := s.c.authorize(ctx, attrs); err != nil || !allowed {
+	if allowed, reason, err := s.planner.Ask(ctx, attrs); err != nil || !allowed {
 		if err != nil {
 			return out, err
 		}
-		return classify(templates.PreviewForbidden, fail("Forbidden", "%s may not process %s: %s", requester.GetName(), describeAttrs(attrs), reason))
+		return classify(templates.PreviewForbidden, instance.Fail("Forbidden", "%s may not process %s: %s", requester.GetName(), authz.Describe(attrs), reason))
 	}
 
 	// What each rendering reads, read as the requester before anything is rendered: the
@@ -114,14 +90,14 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 		if err == nil {
 			baseIn, err = s.inputs(ctx, ti, bt)
 		}
-		var f *failure
+		var f *instance.Failure
 		switch {
 		case errors.As(err, &f):
-			baseProblem, baseIn = f.message, nil
-		case err != nil && !isRefusal(err):
+			baseProblem, baseIn = f.Message, nil
+		case err != nil && !instance.IsRefusal(err):
 			return out, err
 		case err != nil:
-			baseProblem, baseIn = statusMessage(err), nil
+			baseProblem, baseIn = instance.StatusMessage(err), nil
 		}
 	}
 	candIn, err := s.inputs(ctx, ti, s.candidate)
@@ -140,29 +116,29 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 	// What the instance runs now, with its values: the baseline, unless live.
 	var base *previewed
 	if baseIn != nil {
-		r, err := s.render(ctx, ti, baseIn, nil, m, false)
-		var f *failure
+		r, err := s.render(ctx, ti, baseIn, nil, m, []instance.Author{instance.AuthorOf(baseIn.template)})
+		var f *instance.Failure
 		switch {
 		case err == nil:
 			base = r
 		case errors.As(err, &f):
-			baseProblem = f.message
-		case !isRefusal(err):
+			baseProblem = f.Message
+		case !instance.IsRefusal(err):
 			return out, err
 		default:
-			baseProblem = statusMessage(err)
+			baseProblem = instance.StatusMessage(err)
 		}
 	}
 	var kept map[string]string
 	if base != nil {
 		kept = base.generated
 	}
-	cand, err := s.render(ctx, ti, candIn, kept, m, true)
+	cand, err := s.render(ctx, ti, candIn, kept, m, []instance.Author{s.author})
 	if err != nil {
 		if breaks(err) {
 			return classify(templates.PreviewBreaksParameters, err)
 		}
-		if f := (*failure)(nil); errors.As(err, &f) && (f.reason == "InputForbidden" || f.reason == "NoAuthor") {
+		if f := (*instance.Failure)(nil); errors.As(err, &f) && (f.Reason == "InputForbidden" || f.Reason == "NoAuthor") {
 			return classify(templates.PreviewForbidden, err)
 		}
 		return classify(templates.PreviewFailed, err)
@@ -175,39 +151,39 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 
 	keep := map[string]bool{}
 	for _, p := range cand.plan {
-		keep[inventory.ObjectKey(p.ref)] = true
+		keep[inventory.ObjectKey(p.Ref)] = true
 	}
 	old := append([]templatesv1.TemplateInstanceObject(nil), ti.Status.Objects...)
 	if base != nil {
 		for _, p := range base.plan {
-			if !p.generated {
-				old = append(old, p.ref)
+			if !p.Generated {
+				old = append(old, p.Ref)
 			}
 		}
 	}
-	authors := append([]author{s.author}, authorsOf(cand.out.Imported)...)
-	var a Applier
+	authors := append([]instance.Author{s.author}, instance.AuthorsOf(cand.out.Imported)...)
+	var a instance.Applier
 	if s.p.cfg.Appliers != nil {
 		if a, err = s.p.cfg.Appliers.For(ti.Spec.Requester); err != nil {
 			return out, err
 		}
 	}
-	if err := s.c.authorizePlan(ctx, ti, a, cand.plan, authors, s.c.pruneTargets(dedupe(old), keep)); err != nil {
+	if err := s.planner.Authorize(ctx, ti, a, cand.plan, authors, s.planner.PruneTargets(dedupe(old), keep)); err != nil {
 		return classify(templates.PreviewForbidden, err)
 	}
 
 	if s.live {
 		out.Objects, err = s.liveChanges(ctx, ti, a, cand.plan, m)
 		if err != nil {
-			var f *failure
-			if errors.As(err, &f) && f.reason == "Forbidden" {
+			var f *instance.Failure
+			if errors.As(err, &f) && f.Reason == "Forbidden" {
 				out.Objects, out.RenderedHash = nil, ""
 				return classify(templates.PreviewForbidden, err)
 			}
 			return classify(templates.PreviewFailed, err)
 		}
 	} else {
-		var before []*planned
+		var before []*instance.Planned
 		if base != nil {
 			before = base.plan
 		}
@@ -219,7 +195,7 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 	retained := append([]templatesv1.TemplateInstanceObject(nil), ti.Status.Objects...)
 	if base != nil {
 		for _, p := range base.plan {
-			retained = append(retained, p.ref)
+			retained = append(retained, p.Ref)
 		}
 	}
 	out.Objects = releaseRetained(out.Objects, retained)
@@ -246,7 +222,7 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 // baselineTemplate is what the instance runs now: the revision it applied last, else the one
 // it would run.
 func (s *previewState) baselineTemplate(ctx context.Context, ti *templatesv1.TemplateInstance) (*templates.Template, error) {
-	number := TargetRevision(ti, s.template)
+	number := instance.TargetRevision(ti, s.template)
 	if r := ti.Status.TemplateRevision; r != nil {
 		number = r.Number
 	}
@@ -255,149 +231,9 @@ func (s *previewState) baselineTemplate(ctx context.Context, ti *templatesv1.Tem
 	}
 	rt, err := s.revision(ctx, number)
 	if apierrors.IsNotFound(err) {
-		return nil, fail("RevisionNotFound", "revision %d, which the instance runs, is no longer kept", number)
+		return nil, instance.Fail("RevisionNotFound", "revision %d, which the instance runs, is no longer kept", number)
 	}
 	return rt, err
-}
-
-// inputs reads what rendering t for the instance reads, as the controller would: its
-// parametersFrom sources and the values it keeps of t's generated parameters.
-func (s *previewState) inputs(ctx context.Context, ti *templatesv1.TemplateInstance, t *templates.Template) (*previewInputs, error) {
-	in, err := inventory.ReadInputs(ti, t, func(src inventory.Source) (map[string][]byte, error) {
-		data, err := s.sourceData(ctx, ti, src, false)
-		if err != nil {
-			if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
-				return nil, fail("ParametersSecret", "%s %s/%s of parametersFrom: %s", src.Kind, ti.Namespace, src.Name, statusMessage(err))
-			}
-			return nil, err
-		}
-		return data, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := &previewInputs{Inputs: in, template: t, generated: inventory.GeneratedParameters(t, in.Values), kept: map[string]bool{}}
-	if len(out.generated) > 0 {
-		src := inventory.Source{Kind: inventory.SecretKind, Name: GeneratedSecretName(ti.Name)}
-		data, err := s.sourceData(ctx, ti, src, true)
-		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsForbidden(err) {
-			return nil, err
-		}
-		in.Keep(src, data, out.generated, nil)
-		for n := range out.generated {
-			if _, ok := data[n]; ok {
-				out.kept[n] = true
-			}
-		}
-	}
-	return out, nil
-}
-
-// render renders the inputs' template for the instance with its values, as the controller
-// would, and plans the objects; the secret values it meets are added to m. Generated
-// parameters take the values the instance keeps, else those in kept (the baseline's, so that
-// both sides of the comparison share them), else new ones. admit asks the rule of what the
-// instance reads of the candidate's authors, as a pass would.
-func (s *previewState) render(ctx context.Context, ti *templatesv1.TemplateInstance, in *previewInputs, kept map[string]string, m *masker, admit bool) (*previewed, error) {
-	r := &previewed{}
-	values := in.Values
-	for n := range in.generated {
-		if in.kept[n] {
-			continue
-		}
-		if v, ok := kept[n]; ok {
-			values[n] = v
-		}
-		r.fresh = true
-	}
-	t := in.template
-	for i := range t.Parameters {
-		if p := &t.Parameters[i]; redact.Hidden(p, values[p.Name], in.FromSecret[p.Name]) {
-			m.set.Add(values[p.Name])
-		}
-	}
-	dialect := process.Stencil
-	if t.OpenShift {
-		dialect = process.OpenShift
-	}
-	request := process.Request{Parameters: values, FromSecret: in.FromSecret, Labels: ti.Spec.Labels}
-	if errs := process.CheckValues(t, dialect, request); len(errs) > 0 {
-		return nil, apierrors.NewInvalid(templates.Kind("TemplateInstance"), ti.Name, errs)
-	}
-	input := render.Input{Template: t, Stored: true, Request: request, Properties: ti.Spec.Properties}
-	if admit {
-		input.Admit = func(imported []*templates.Template) error {
-			return s.c.authorizeInputs(ctx, ti, append([]author{s.author}, authorsOf(imported)...), in.Read)
-		}
-	}
-	out, err := s.c.cfg.Renderer.RenderObjects(ctx, input)
-	if err != nil {
-		return nil, err
-	}
-	r.out = out
-	rendered := &rendered{fromSecrets: &redact.Set{}}
-	declared := map[string]*templates.Parameter{}
-	for i := range t.Parameters {
-		declared[t.Parameters[i].Name] = &t.Parameters[i]
-	}
-	for i := range out.Parameters {
-		p := &out.Parameters[i]
-		if d := declared[p.Name]; d != nil && redact.Hidden(d, p.Value, in.FromSecret[p.Name]) {
-			m.set.Add(p.Value)
-		}
-		if in.FromSecret[p.Name] {
-			rendered.fromSecrets.Add(p.Value)
-		}
-		if in.generated[p.Name] {
-			if r.generated == nil {
-				r.generated = map[string]string{}
-			}
-			r.generated[p.Name] = p.Value
-		}
-	}
-	rendered.generated = r.generated
-	for i, item := range out.Objects {
-		obj := &unstructured.Unstructured{}
-		if err := obj.UnmarshalJSON(item); err != nil {
-			return nil, fail("ProcessingFailed", "object %d of the processed template: %v", i, err)
-		}
-		rendered.objects = append(rendered.objects, obj)
-	}
-	r.plan, err = s.c.plan(ti, rendered)
-	return r, err
-}
-
-// callerReads requires the caller to be allowed to get every source the renderings read (the
-// instance itself the caller may list: mayList). Otherwise the instance is Forbidden, and the
-// answer holds nothing rendered from its inputs: no classification of what would change, no
-// object, no hash.
-func (s *previewState) callerReads(ctx context.Context, ti *templatesv1.TemplateInstance, inputs ...*previewInputs) error {
-	var refused []string
-	seen := map[inventory.Source]bool{}
-	for _, in := range inputs {
-		if in == nil {
-			continue
-		}
-		for _, src := range in.Read {
-			if seen[src] {
-				continue
-			}
-			seen[src] = true
-			allowed, _, err := s.c.authorize(ctx, authorizer.AttributesRecord{User: s.caller, Verb: "get", APIVersion: "v1",
-				Resource: src.Resource(), Namespace: ti.Namespace, Name: src.Name, ResourceRequest: true})
-			if err != nil {
-				return err
-			}
-			if !allowed {
-				refused = append(refused, src.Kind+" "+ti.Namespace+"/"+src.Name)
-			}
-		}
-	}
-	if len(refused) > 0 {
-		return fail("Forbidden", "%s may not get %s, which the instance reads its values from: a preview shows nothing of an "+
-			"instance whose inputs its caller may not read", s.caller.GetName(), strings.Join(refused, ", "))
-	}
-	return nil
 }
 
 // breaks says a rendering failed on the instance's values alone: every problem is of a

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package templateinstance
+package preview
 
 import (
 	"context"
@@ -22,11 +22,15 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
@@ -101,7 +105,7 @@ func TestPreviewAnswersNothingUnreadable(t *testing.T) {
 	run := func(t *testing.T, deny func(authorizer.Attributes) bool, candidate *templatesv1.Template) templates.InstancePreview {
 		f := (&fixture{t: t, objects: []runtime.Object{stored, newInstance("shop", onRevision(1), fromSecret("creds"))},
 			live: []runtime.Object{generatedValues("shop", "hunter2hunter2"), creds}, deny: deny}).build()
-		status, err := f.previewer().Preview(context.Background(), PreviewRequest{Template: internalTemplate(t, stored),
+		status, err := f.previewer().Preview(context.Background(), Request{Template: internalTemplate(t, stored),
 			Candidate: candidateOf(t, candidate), Caller: &user.DefaultInfo{Name: "bob"}})
 		if err != nil {
 			t.Fatal(err)
@@ -149,4 +153,34 @@ func TestPreviewAnswersNothingUnreadable(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestPreviewAuthorizerOutage (#32 finding 3): SubjectAccessReviews that fail make the
+// preview a 503 with Retry-After, which clients retry, never an instance classified
+// Forbidden; the next preview asks again.
+func TestPreviewAuthorizerOutage(t *testing.T) {
+	stored := valueTemplate(t, "one", nil)
+	f := (&fixture{t: t, objects: []runtime.Object{stored, newInstance("shop", onRevision(1))},
+		live: []runtime.Object{generatedValues("shop", "hunter2hunter2")}}).build()
+	var failing atomic.Bool
+	failing.Store(true)
+	f.Authz.Deny = nil
+	p := f.previewer()
+	p.cfg.Authorizer = authorizer.AuthorizerFunc(func(ctx context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
+		if a.GetVerb() == "get" && failing.Load() {
+			return authorizer.DecisionNoOpinion, "", errors.New("SubjectAccessReview: connection refused")
+		}
+		return authorizer.DecisionAllow, "", nil
+	})
+	req := Request{Template: internalTemplate(t, stored), Candidate: candidateOf(t, valueTemplate(t, "two", nil)), Caller: &user.DefaultInfo{Name: "bob"}}
+	_, err := p.Preview(context.Background(), req)
+	status, ok := err.(apierrors.APIStatus)
+	if !ok || status.Status().Code != http.StatusServiceUnavailable || status.Status().Details == nil || status.Status().Details.RetryAfterSeconds == 0 {
+		t.Fatalf("a preview during an outage: %v", err)
+	}
+	failing.Store(false)
+	answer, err := p.Preview(context.Background(), req)
+	if err != nil || answer.Instances[0].Classification != templates.PreviewChanged {
+		t.Fatalf("after the outage: %v %+v", err, answer)
+	}
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package templateinstance
+package instance
 
 import (
 	"context"
@@ -28,7 +28,15 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
+	"stencil.dev/stencil/pkg/render"
 )
+
+// Renderer renders a template as the processing endpoints do and tells which stored Templates
+// it imported; renderrest.Adapter is the server's.
+type Renderer interface {
+	// RenderObjects renders in; a problem of the template or the values is a 422.
+	RenderObjects(ctx context.Context, in render.Input) (*render.Output, error)
+}
 
 // TemplateReader reads the stored Templates that instances reference, in the internal form the
 // Renderer takes. The controller reads a Template once per pass and uses that one object for

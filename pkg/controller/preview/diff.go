@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package templateinstance
+package preview
 
 import (
 	"context"
@@ -30,6 +30,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/instance"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 	"stencil.dev/stencil/pkg/redact"
 )
@@ -108,32 +109,32 @@ func clip(s string) string {
 
 // changes compares the objects the instance runs now with the candidate's, by object; the
 // instance's own Secret of generated values is bookkeeping, not compared.
-func changes(before, after []*planned, m *masker) []templates.ObjectChange {
-	old := map[string]*planned{}
+func changes(before, after []*instance.Planned, m *masker) []templates.ObjectChange {
+	old := map[string]*instance.Planned{}
 	for _, p := range before {
-		if !p.generated {
-			old[inventory.ObjectKey(p.ref)] = p
+		if !p.Generated {
+			old[inventory.ObjectKey(p.Ref)] = p
 		}
 	}
 	var out []templates.ObjectChange
 	for _, p := range after {
-		if p.generated {
+		if p.Generated {
 			continue
 		}
-		key := inventory.ObjectKey(p.ref)
+		key := inventory.ObjectKey(p.Ref)
 		prev, ok := old[key]
 		delete(old, key)
 		if !ok {
-			out = append(out, objectChange(p.ref, "Added", nil))
+			out = append(out, objectChange(p.Ref, "Added", nil))
 			continue
 		}
-		if fields := diffObjects(p.ref.Kind, prev.obj.Object, p.obj.Object, m); len(fields) > 0 {
-			out = append(out, objectChange(p.ref, "Changed", fields))
+		if fields := diffObjects(p.Ref.Kind, prev.Obj.Object, p.Obj.Object, m); len(fields) > 0 {
+			out = append(out, objectChange(p.Ref, "Changed", fields))
 		}
 	}
 	for _, p := range before {
-		if _, ok := old[inventory.ObjectKey(p.ref)]; ok {
-			out = append(out, objectChange(p.ref, "Removed", nil))
+		if _, ok := old[inventory.ObjectKey(p.Ref)]; ok {
+			out = append(out, objectChange(p.Ref, "Removed", nil))
 		}
 	}
 	return out
@@ -146,18 +147,18 @@ func objectChange(ref templatesv1.TemplateInstanceObject, change string, fields 
 // liveChanges compares each candidate object with what a server-side dry-run apply as the
 // requester makes of the live one; an object the instance does not own, or one the cluster
 // refuses, fails the instance as the controller's preflight would.
-func (s *previewState) liveChanges(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, plan []*planned, m *masker) ([]templates.ObjectChange, error) {
+func (s *previewState) liveChanges(ctx context.Context, ti *templatesv1.TemplateInstance, a instance.Applier, plan []*instance.Planned, m *masker) ([]templates.ObjectChange, error) {
 	id := inventory.ApplySetID(ti.Namespace, ti.Name)
 	var out []templates.ObjectChange
 	var refused []string
 	// The caller sees what the live objects hold only of objects the caller may get.
 	var hidden []string
 	for _, p := range plan {
-		if p.generated {
+		if p.Generated {
 			continue
 		}
-		allowed, _, err := s.c.authorize(ctx, authorizer.AttributesRecord{User: s.caller, Verb: "get", APIGroup: p.resource.Group,
-			APIVersion: p.resource.Version, Resource: p.resource.Resource, Namespace: p.ref.Namespace, Name: p.ref.Name, ResourceRequest: true})
+		allowed, _, err := s.planner.Ask(ctx, authorizer.AttributesRecord{User: s.caller, Verb: "get", APIGroup: p.Resource.Group,
+			APIVersion: p.Resource.Version, Resource: p.Resource.Resource, Namespace: p.Ref.Namespace, Name: p.Ref.Name, ResourceRequest: true})
 		if err != nil {
 			return nil, err
 		}
@@ -166,19 +167,19 @@ func (s *previewState) liveChanges(ctx context.Context, ti *templatesv1.Template
 		}
 	}
 	if len(hidden) > 0 {
-		return nil, fail("Forbidden", "%s may not get %s: a live preview shows nothing of an instance whose live objects its "+
+		return nil, instance.Fail("Forbidden", "%s may not get %s: a live preview shows nothing of an instance whose live objects its "+
 			"caller may not read", s.caller.GetName(), strings.Join(hidden, ", "))
 	}
 	for _, p := range plan {
-		if p.generated {
+		if p.Generated {
 			continue
 		}
-		live, err := a.Get(ctx, p.object())
+		live, err := a.Get(ctx, p.Object())
 		switch {
 		case apierrors.IsNotFound(err):
 			live = nil
-		case err != nil && isRefusal(err):
-			refused = append(refused, fmt.Sprintf("%s: %s", p, statusMessage(err)))
+		case err != nil && instance.IsRefusal(err):
+			refused = append(refused, fmt.Sprintf("%s: %s", p, instance.StatusMessage(err)))
 			continue
 		case err != nil:
 			return nil, err
@@ -186,24 +187,24 @@ func (s *previewState) liveChanges(ctx context.Context, ti *templatesv1.Template
 			refused = append(refused, fmt.Sprintf("%s: exists and was not created by this instance", p))
 			continue
 		}
-		after, err := a.Apply(ctx, p.object(), p.obj, true)
+		after, err := a.Apply(ctx, p.Object(), p.Obj, true)
 		if err != nil {
-			if !isRefusal(err) {
+			if !instance.IsRefusal(err) {
 				return nil, err
 			}
-			refused = append(refused, fmt.Sprintf("%s: %s", p, statusMessage(err)))
+			refused = append(refused, fmt.Sprintf("%s: %s", p, instance.StatusMessage(err)))
 			continue
 		}
 		if live == nil {
-			out = append(out, objectChange(p.ref, "Added", nil))
+			out = append(out, objectChange(p.Ref, "Added", nil))
 			continue
 		}
-		if fields := diffObjects(p.ref.Kind, withoutWrites(live), withoutWrites(after), m); len(fields) > 0 {
-			out = append(out, objectChange(p.ref, "Changed", fields))
+		if fields := diffObjects(p.Ref.Kind, withoutWrites(live), withoutWrites(after), m); len(fields) > 0 {
+			out = append(out, objectChange(p.Ref, "Changed", fields))
 		}
 	}
 	if len(refused) > 0 {
-		return nil, fail("DryRunFailed", "refused: %s", strings.Join(refused, "; "))
+		return nil, instance.Fail("DryRunFailed", "refused: %s", strings.Join(refused, "; "))
 	}
 	return out, nil
 }

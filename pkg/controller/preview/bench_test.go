@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package templateinstance
+package preview
 
 import (
 	"context"
@@ -23,16 +23,15 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
-	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/instance"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
@@ -69,7 +68,7 @@ func benchTemplate(b *testing.B, dflt string) *templates.Template {
 // memSecrets is an Applier that holds Secrets in memory: the benchmark measures the preview,
 // not a fake clientset's copies.
 type memSecrets struct {
-	Applier
+	instance.Applier
 	secrets map[string]map[string][]byte
 }
 
@@ -84,9 +83,11 @@ func (m *memSecrets) SourceData(_ context.Context, _ string, src inventory.Sourc
 	return nil, apierrors.NewNotFound(schema.GroupResource{Resource: src.Resource()}, src.Name)
 }
 
-type oneApplier struct{ a Applier }
+type oneApplier struct{ a instance.Applier }
 
-func (o oneApplier) For(*templatesv1.TemplateInstanceRequester) (Applier, error) { return o.a, nil }
+func (o oneApplier) For(*templatesv1.TemplateInstanceRequester) (instance.Applier, error) {
+	return o.a, nil
+}
 
 type memInstances []*templatesv1.TemplateInstance
 
@@ -127,7 +128,7 @@ func BenchmarkPreview(b *testing.B) {
 			ti.Status.Objects = []templatesv1.TemplateInstanceObject{ref("ConfigMap", name+"-config", "u1"), ref("Secret", name+"-auth", "u2"),
 				ref("ServiceAccount", name, "u3"), ref("Service", name, "u4")}
 		})
-		secrets[GeneratedSecretName(name)] = map[string][]byte{"PASSWORD": []byte(fmt.Sprintf("%024d", i))}
+		secrets[instance.GeneratedSecretName(name)] = map[string][]byte{"PASSWORD": []byte(fmt.Sprintf("%024d", i))}
 	}
 	budget := renderrest.NewBudget(512<<20, 256<<20, nil)
 	adapter := renderrest.NewAdapter(renderrest.Sources{Memory: budget})
@@ -135,9 +136,9 @@ func BenchmarkPreview(b *testing.B) {
 		return authorizer.DecisionAllow, "", nil
 	})
 	b.Run(fmt.Sprintf("instances=%d/preview", n), func(b *testing.B) {
-		p := NewPreviewer(PreviewConfig{Templates: storedOnly{stored}, Instances: instances, Renderer: adapter,
+		p := New(Config{Templates: storedOnly{stored}, Instances: instances, Renderer: adapter,
 			Appliers: oneApplier{&memSecrets{secrets: secrets}}, Mapper: testMapper(), Authorizer: allow, Memory: budget, HashKey: testHashKey})
-		req := PreviewRequest{Template: stored, Candidate: next, Caller: &user.DefaultInfo{Name: "bob"}}
+		req := Request{Template: stored, Candidate: next, Caller: &user.DefaultInfo{Name: "bob"}}
 		b.ReportAllocs()
 		for b.Loop() {
 			status, err := p.Preview(context.Background(), req)
@@ -150,12 +151,15 @@ func BenchmarkPreview(b *testing.B) {
 		}
 	})
 	b.Run(fmt.Sprintf("instances=%d/render-once", n), func(b *testing.B) {
-		c := &Controller{cfg: Config{Mapper: testMapper()}}
+		planner, err := instance.New(instance.Config{Templates: storedOnly{stored}, Renderer: adapter, Mapper: testMapper(), Authorizer: allow, HashKey: testHashKey})
+		if err != nil {
+			b.Fatal(err)
+		}
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, ti := range instances {
-				ctx := genericapirequest.WithNamespace(genericapirequest.WithUser(context.Background(), requesterInfo(ti.Spec.Requester)), ti.Namespace)
-				values := map[string]string{"PASSWORD": string(secrets[GeneratedSecretName(ti.Name)]["PASSWORD"])}
+				ctx := instance.AsRequester(context.Background(), ti)
+				values := map[string]string{"PASSWORD": string(secrets[instance.GeneratedSecretName(ti.Name)]["PASSWORD"])}
 				for k, v := range ti.Spec.Parameters {
 					values[k] = v
 				}
@@ -163,15 +167,11 @@ func BenchmarkPreview(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				r := &rendered{}
-				for _, item := range out.Objects {
-					obj := &unstructured.Unstructured{}
-					if err := obj.UnmarshalJSON(item); err != nil {
-						b.Fatal(err)
-					}
-					r.objects = append(r.objects, obj)
+				r := instance.NewRendered()
+				if err := r.Decode(out); err != nil {
+					b.Fatal(err)
 				}
-				if _, err := c.plan(ti, r); err != nil {
+				if _, err := planner.Plan(ti, r); err != nil {
 					b.Fatal(err)
 				}
 				_ = inventory.OutputHash(testHashKey, out.Objects)

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package templateinstance
+package instance_test
 
 import (
 	"context"
@@ -28,6 +28,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/instance"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
 
@@ -60,54 +61,58 @@ func templateBy(name, username string) *templates.Template {
 func TestAuthorizeAuthors(t *testing.T) {
 	ti := &templatesv1.TemplateInstance{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "shop"},
 		Spec: templatesv1.TemplateInstanceSpec{Requester: &templatesv1.TemplateInstanceRequester{Username: "admin"}}}
-	c := testController()
-	plan, err := c.plan(ti, &rendered{objects: []*unstructured.Unstructured{
+	plan, err := testPlanner().Plan(ti, &instance.Rendered{Objects: []*unstructured.Unstructured{
 		object("v1", "ConfigMap", "", "config"),
 		object("rbac.authorization.k8s.io/v1", "ClusterRole", "", "escalate"),
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	local := writeTargets(plan[:1])
+	local := instance.WriteTargets(plan[:1])
 	cases := []struct {
 		name    string
-		authors []author
-		targets []target
+		authors []instance.Author
+		targets []instance.Target
 		reason  string
 		want    []string
 	}{
-		{"the requester's own template", []author{authorOf(templateBy("app", "admin"))}, writeTargets(plan), "", nil},
-		{"an editor's change to an admin's instance", []author{authorOf(templateBy("app", "editor"))}, writeTargets(plan),
+		{"the requester's own template", []instance.Author{instance.AuthorOf(templateBy("app", "admin"))}, instance.WriteTargets(plan), "", nil},
+		{"an editor's change to an admin's instance", []instance.Author{instance.AuthorOf(templateBy("app", "editor"))}, instance.WriteTargets(plan),
 			"AuthorForbidden", []string{"ClusterRole escalate: editor, the author of Template a/app, may not create it: RBAC: no binding"}},
-		{"an editor's import", []author{authorOf(templateBy("app", "admin")), authorOf(templateBy("base", "editor"))}, writeTargets(plan),
+		{"an editor's import", []instance.Author{instance.AuthorOf(templateBy("app", "admin")), instance.AuthorOf(templateBy("base", "editor"))}, instance.WriteTargets(plan),
 			"AuthorForbidden", []string{"the author of Template a/base"}},
-		{"one author of two templates is named once with both", []author{authorOf(templateBy("app", "editor")), authorOf(templateBy("base", "editor"))},
-			writeTargets(plan), "AuthorForbidden", []string{"the author of Templates a/app, a/base"}},
-		{"an editor's objects in its namespace", []author{authorOf(templateBy("app", "editor"))}, local, "", nil},
-		{"a prune the author may not do", []author{authorOf(templateBy("app", "editor"))}, c.pruneTargets([]templatesv1.TemplateInstanceObject{
+		{"one author of two templates is named once with both", []instance.Author{instance.AuthorOf(templateBy("app", "editor")), instance.AuthorOf(templateBy("base", "editor"))},
+			instance.WriteTargets(plan), "AuthorForbidden", []string{"the author of Templates a/app, a/base"}},
+		{"an editor's objects in its namespace", []instance.Author{instance.AuthorOf(templateBy("app", "editor"))}, local, "", nil},
+		{"a prune the author may not do", []instance.Author{instance.AuthorOf(templateBy("app", "editor"))}, testPlanner().PruneTargets([]templatesv1.TemplateInstanceObject{
 			{APIVersion: "v1", Kind: "ConfigMap", Namespace: "c", Name: "elsewhere"},
 			{APIVersion: "v1", Kind: "ConfigMap", Namespace: "a", Name: "kept"},
 		}, map[string]bool{inventory.ObjectKey(templatesv1.TemplateInstanceObject{APIVersion: "v1", Kind: "ConfigMap", Namespace: "a", Name: "kept"}): true}), "AuthorForbidden", []string{"ConfigMap c/elsewhere: editor, the author of Template a/app, may not delete it"}},
-		{"a template with no recorded author", []author{authorOf(templateBy("app", ""))}, local, "NoAuthor", []string{"Template a/app records no author"}},
+		{"a template with no recorded author", []instance.Author{instance.AuthorOf(templateBy("app", ""))}, local, "NoAuthor", []string{"Template a/app records no author"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			authz := &namespacedOnly{namespaces: map[string]string{"editor": "a"}}
-			c.cfg.Authorizer = authorizer.AuthorizerFunc(authz.Authorize)
-			err := c.authorizeAuthors(context.Background(), ti, tc.authors, tc.targets)
+			cfg := testPlanner().Config()
+			cfg.Authorizer = authorizer.AuthorizerFunc(authz.Authorize)
+			planner, err := instance.New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = planner.AuthorizeAuthors(context.Background(), ti, tc.authors, tc.targets)
 			if tc.reason == "" {
 				if err != nil {
 					t.Fatal(err)
 				}
 				return
 			}
-			var f *failure
-			if !errors.As(err, &f) || f.reason != tc.reason {
+			var f *instance.Failure
+			if !errors.As(err, &f) || f.Reason != tc.reason {
 				t.Fatalf("want %s, got %v", tc.reason, err)
 			}
 			for _, w := range tc.want {
-				if !strings.Contains(f.message, w) {
-					t.Errorf("the message does not say %q: %s", w, f.message)
+				if !strings.Contains(f.Message, w) {
+					t.Errorf("the message does not say %q: %s", w, f.Message)
 				}
 			}
 		})

@@ -14,7 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package templateinstance
+// Package preview answers templates/{name}/preview: what a candidate content of a Template (a
+// body, or a stored revision) would do to each of its instances, by doing for each what a
+// pass of the TemplateInstance controller would do short of applying, with the same library
+// (pkg/controller/instance): the same values read as the requester, the same Renderer, plan
+// and authorization rule. It compares with what the instance runs now, or, live, with what a
+// server-side dry-run apply as the requester makes of the live objects. A rollout started
+// with a preview's plan hash is checked against a new preview of the same revision.
+package preview
 
 import (
 	"context"
@@ -32,6 +39,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/authz"
+	"stencil.dev/stencil/pkg/controller/instance"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 )
 
@@ -50,17 +58,17 @@ type InstanceLister interface {
 	List(ctx context.Context, namespace string) ([]*templatesv1.TemplateInstance, error)
 }
 
-// PreviewConfig is what a Previewer is built from.
-type PreviewConfig struct {
+// Config is what a Previewer is built from.
+type Config struct {
 	// Templates reads the Templates' revisions.
-	Templates TemplateReader
+	Templates instance.TemplateReader
 	// Instances lists the instances.
 	Instances InstanceLister
 	// Renderer renders as the controller does.
-	Renderer Renderer
+	Renderer instance.Renderer
 	// Appliers read Secrets and dry-run as each requester; nil on a server without a cluster,
 	// where no Secret is read and there is no live mode.
-	Appliers Appliers
+	Appliers instance.Appliers
 	// Mapper maps kinds to resources; nil guesses them, as a server without a cluster must.
 	Mapper meta.RESTMapper
 	// Authorizer answers the SubjectAccessReviews of the authorization rule and of the caller.
@@ -69,20 +77,20 @@ type PreviewConfig struct {
 	SelfReview bool
 	// Memory is the server's processing memory; nil charges nothing.
 	Memory *renderrest.Budget
-	// HashKey keys the rendered hashes (Config.HashKey).
+	// HashKey keys the rendered hashes (instance.Config.HashKey).
 	HashKey []byte
 }
 
 // Previewer previews candidate contents of Templates across their instances.
 type Previewer struct {
-	cfg PreviewConfig
+	cfg Config
 }
 
-// NewPreviewer returns a Previewer of cfg.
-func NewPreviewer(cfg PreviewConfig) *Previewer { return &Previewer{cfg: cfg} }
+// New returns a Previewer of cfg.
+func New(cfg Config) *Previewer { return &Previewer{cfg: cfg} }
 
-// PreviewRequest is one preview.
-type PreviewRequest struct {
+// Request is one preview.
+type Request struct {
 	// Template is the stored Template.
 	Template *templates.Template
 	// Candidate is a content to preview as the Template's, named and stamped as the Template
@@ -102,7 +110,7 @@ func (p *Previewer) PreviewTemplate(ctx context.Context, stored, candidate *temp
 	if !ok {
 		return nil, apierrors.NewUnauthorized("a preview needs an authenticated user")
 	}
-	return p.Preview(ctx, PreviewRequest{Template: stored, Candidate: candidate, Revision: revision, Live: live, Caller: caller})
+	return p.Preview(ctx, Request{Template: stored, Candidate: candidate, Revision: revision, Live: live, Caller: caller})
 }
 
 // answerFactor is what an answer holds per byte of what it says while it is encoded and sent,
@@ -113,7 +121,7 @@ const answerFactor = 5
 // list the namespace's instances (the answer shows them), 404 for a missing revision, 422 for
 // live mode on a server without a cluster, 413 when the answer would not fit the processing
 // memory, 429 or 504 when memory or time runs out.
-func (p *Previewer) Preview(ctx context.Context, req PreviewRequest) (*templates.TemplatePreviewStatus, error) {
+func (p *Previewer) Preview(ctx context.Context, req Request) (*templates.TemplatePreviewStatus, error) {
 	t := req.Template
 	if err := p.mayList(ctx, req.Caller, t.Namespace); err != nil {
 		return nil, err
@@ -201,7 +209,7 @@ func skipped(ti *templatesv1.TemplateInstance) string {
 	if ti.Spec.TemplateRef.Revision > 0 {
 		return "Pinned"
 	}
-	if r := ti.Status.TemplateRevision; Policy(ti) == templatesv1.UpdatePolicyManual && r != nil && r.Generation == ti.Generation {
+	if r := ti.Status.TemplateRevision; instance.Policy(ti) == templatesv1.UpdatePolicyManual && r != nil && r.Generation == ti.Generation {
 		return "Manual"
 	}
 	return ""

@@ -1,0 +1,189 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package apiserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/openshift"
+	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/jsonbytes/layouttest"
+)
+
+// codecSeeds are Template bodies of every shape the codec meets: ours, OpenShift's and the
+// legacy v1, with and without apiVersion and kind, with what a strict decoder warns of, and
+// broken ones.
+var codecSeeds = []string{
+	`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","metadata":{"name":"t"},"parameters":[{"name":"A","value":"1"}],"objects":[{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"${A}"}}]}`,
+	`{"apiVersion":"template.openshift.io/v1","kind":"Template","metadata":{"name":"t","annotations":{"a":"b"}},"labels":{"app":"x"},"message":"m","parameters":[{"name":"A","generate":"expression","from":"[a-z]{4}"}],"objects":[{"kind":"Service"}]}`,
+	`{"apiVersion":"v1","kind":"Template","metadata":{"name":"t"},"objects":[]}`,
+	`{"kind":"ProcessedTemplate","apiVersion":"templates.stencil.dev/v1alpha1","objects":null,"parameters":null}`,
+	`{"metadata":{"name":"no-kind"},"objects":[{}]}`,
+	`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","unknown":1,"objects":[]}`,
+	`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","objects":[],"objects":[{"a":1}]}`,
+	`{"apiVersion":"template.openshift.io/v1","kind":"Template","parameters":[{"name":"A","name":"B"}],"objects":[]}`,
+	`{"apiVersion":"template.openshift.io/v1","kind":"Template","parameters":[{"name":"A","extra":true}]}`,
+	`{"apiVersion":"template.openshift.io/v1","kind":"Template","metadata":{"labels":{"a":"1","a":"2"}}}`,
+	`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","transformers":[{"apiVersion":"builtin","kind":"LabelTransformer","labels":{"a":"b"}}],"objects":[{"a":"<&>\u2028"}]}`,
+	`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"TemplateInstance"}`,
+	`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","metadata":{"name":"t"},"objects":[{"a":}]}`,
+	`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","metadata":{"name":1}}`,
+	`{"apiVersion":1,"kind":"Template"}`, `[]`, `{`, `{} {}`, `null`, ``,
+	`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","parameters":[{"name":"N","type":"int","minimum":1,"enum":["1"]}],"objects":[{"spec":{"replicas":"${{N}}"}}]}`,
+	`{"apiVersion":"template.openshift.io/v1","kind":"Template","metadata":{"annotations":{"templates.stencil.dev/stencil-fields":"{\"dialect\":\"Stencil\"}"}},"objects":[]}`,
+}
+
+// codecDefaults are the kinds a Template body is decoded with by default: processedtemplates
+// of both groups, and templates.
+var codecDefaults = []schema.GroupVersionKind{
+	v1alpha1.SchemeGroupVersion.WithKind("ProcessedTemplate"),
+	v1alpha1.SchemeGroupVersion.WithKind("Template"),
+	openshift.SchemeGroupVersion.WithKind("Template"),
+}
+
+// TestTemplateCodecDecodesAsTheSerializer checks templateCodec against the JSON serializer on
+// the seeds, the shared test templates and every layout of them.
+func TestTemplateCodecDecodesAsTheSerializer(t *testing.T) {
+	for _, in := range codecSeeds {
+		checkCodecAgrees(t, []byte(in))
+	}
+	files, _ := filepath.Glob(filepath.Join("..", "process", "testdata", "*.json"))
+	if len(files) == 0 {
+		t.Fatal("no templates in pkg/process/testdata")
+	}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCodecAgrees(t, data)
+	}
+}
+
+// FuzzTemplateCodec checks templateCodec against the JSON serializer, strict and not, with each
+// default kind, on arbitrary bodies and on every layout of a JSON body.
+//
+// Run it with: go test ./pkg/apiserver -run '^$' -fuzz '^FuzzTemplateCodec$' -fuzztime 30s
+func FuzzTemplateCodec(f *testing.F) {
+	for _, in := range codecSeeds {
+		f.Add([]byte(in))
+	}
+	f.Fuzz(checkCodecAgrees)
+}
+
+func checkCodecAgrees(t *testing.T, in []byte) {
+	checkCodecOnce(t, in)
+	if json.Valid(in) {
+		for _, l := range layouttest.Layouts(in) {
+			checkCodecOnce(t, l)
+		}
+	}
+}
+
+// checkCodecOnce decodes in into the internal Template as the generic handler does (through
+// a codec to the internal version) with the JSON serializer and with templateCodec over it:
+// the same object, kind and error, but where the serializer refuses what only the objects'
+// syntax is wrong about, which templateCodec leaves to the engine's compiler.
+func checkCodecOnce(t *testing.T, in []byte) {
+	t.Helper()
+	for _, strict := range []bool{false, true} {
+		info, _ := runtime.SerializerInfoForMediaType(Codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
+		plain := info.Serializer
+		if strict {
+			plain = info.StrictSerializer
+		}
+		fast := templateCodec{Serializer: plain, scheme: Scheme, strict: strict}
+		for _, defaults := range codecDefaults {
+			want, wantGVK, wantErr := Codecs.DecoderToVersion(plain, templates.SchemeGroupVersion).Decode(in, &defaults, &templates.Template{})
+			got, gotGVK, gotErr := Codecs.DecoderToVersion(fast, templates.SchemeGroupVersion).Decode(in, &defaults, &templates.Template{})
+			if wantErr != nil && gotErr == nil && objectsInvalid(got) {
+				continue
+			}
+			if (wantErr == nil) != (gotErr == nil) || (wantErr != nil && wantErr.Error() != gotErr.Error()) {
+				t.Fatalf("%q (strict %v, default %v): serializer error %v, templateCodec error %v", in, strict, defaults, wantErr, gotErr)
+			}
+			if !reflect.DeepEqual(want, got) {
+				t.Fatalf("%q (strict %v, default %v):\nserializer   %#v\ntemplateCodec %#v", in, strict, defaults, want, got)
+			}
+			if !reflect.DeepEqual(wantGVK, gotGVK) {
+				t.Fatalf("%q (strict %v, default %v): serializer kind %v, templateCodec kind %v", in, strict, defaults, wantGVK, gotGVK)
+			}
+		}
+	}
+}
+
+// objectsInvalid reports whether obj is a Template one of whose objects is not JSON.
+func objectsInvalid(obj runtime.Object) bool {
+	t, ok := obj.(*templates.Template)
+	if !ok {
+		return false
+	}
+	for _, o := range t.Objects {
+		if !json.Valid(o.Raw) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestEncodeListWritesWhatEncodingJSONWrites checks encodeList against the JSON serializer's
+// encoding of the same List: items with what encoding/json escapes, empty and nil items, the
+// members after them.
+func TestEncodeListWritesWhatEncodingJSONWrites(t *testing.T) {
+	items := func(raws ...string) []runtime.RawExtension {
+		out := make([]runtime.RawExtension, len(raws))
+		for i, r := range raws {
+			out[i].Raw = []byte(r)
+		}
+		return out
+	}
+	lists := []*v1alpha1.List{
+		{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}, Items: items(`{"a":"b"}`, `{"html":"<a href=\"x\">&amp;</a>","sep":"\u2028\u2029","raw":"`+"\u2028\u2029 \xe2\x80\xa7"+`"}`)},
+		{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}, Items: items()},
+		{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}},
+		{Items: items(`{}`, `[]`, `1`)},
+		{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}, ListMeta: metav1.ListMeta{ResourceVersion: "7"}, Items: items(`{"x":1}`),
+			Message: "made <b>", Parameters: []v1alpha1.Parameter{{Name: "A", Value: "&"}}},
+	}
+	info, _ := runtime.SerializerInfoForMediaType(Codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
+	for _, list := range lists {
+		var want, got bytes.Buffer
+		if err := info.Serializer.Encode(list, &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := (templateCodec{Serializer: info.Serializer, scheme: Scheme}).Encode(list, &got); err != nil {
+			t.Fatal(err)
+		}
+		if want.String() != got.String() {
+			t.Errorf("encodeList wrote\n%s\nthe serializer\n%s", got.String(), want.String())
+		}
+	}
+	if !strings.Contains(string(appendHTMLEscaped(nil, []byte(`"<"`))), `\u003c`) {
+		t.Error("< is not escaped")
+	}
+}

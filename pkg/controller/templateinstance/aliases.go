@@ -1,0 +1,31 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package templateinstance
+
+import (
+	"stencil.dev/stencil/pkg/controller/instance"
+)
+
+// The controller's short names of the pass library's types it uses most.
+type (
+	failure = instance.Failure
+	planned = instance.Planned
+	target  = instance.Target
+)
+
+// GeneratedSecretName names the Secret that keeps an instance's generated values.
+func GeneratedSecretName(name string) string { return instance.GeneratedSecretName(name) }

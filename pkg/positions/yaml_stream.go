@@ -1,0 +1,102 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package positions
+
+import "bytes"
+
+// OnlyDocument reads a YAML stream in one pass and returns the JSON of its one document that
+// is not empty, as the API machinery's YAML reader (k8s.io/apimachinery's YAMLReader, which
+// splits a stream at its "---" lines) and YAMLToJSON of each document would find it: out is
+// that document's JSON (null when every document is empty), documents how many are not empty
+// (only comments, or null), repeats whether a mapping of out's document may repeat a key (as
+// YAMLToJSONRepeats says). A request body of several documents with one template among empty
+// ones (the header of templates converted from Helm charts) is so converted once, not once to
+// find the template and again to read it.
+//
+// ok is false when the fast reader does not read the whole stream as the YAML reader splits
+// it: a line that starts with "---" or "..." and is not a document marker it reads alike
+// ("--- a", "---#"), or anything YAMLToJSON would read of a document instead: the caller then
+// splits and converts the stream as before.
+func OnlyDocument(data []byte) (out []byte, documents int, repeats bool, ok bool) {
+	if len(data) > 1<<31-1 || !printable(data) || !plainMarkers(data) {
+		return nil, 0, false, false
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' && bytes.Contains(data, []byte("---")) {
+		// The YAML reader ends the last line of a stream it splits with a line break, which a
+		// block scalar at its end keeps.
+		data = append(data[:len(data):len(data)], '\n')
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			out, documents, repeats, ok = nil, 0, false, false
+		}
+	}()
+	p := parser{src: data}
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		p.pos, p.lineStart = 3, 3
+	}
+	p.nodes = make([]node, 0, len(data)/12+8)
+	p.kids = make([]int32, 0, len(data)/12+8)
+	for {
+		// Each document is read on its own, as each is converted on its own.
+		p.nodes, p.kids, p.stack = p.nodes[:0], p.kids[:0], p.stack[:0]
+		p.anchors, p.hasPending, p.hasAliases, p.repeats, p.slots = nil, false, false, false, 0
+		root := p.document()
+		if root >= 0 {
+			if json := p.emitDocument(root); string(json) != "null" {
+				if documents++; documents == 1 {
+					out, repeats = json, p.repeats
+				}
+			}
+		}
+		if p.eof() {
+			break
+		}
+	}
+	if documents == 0 {
+		out = []byte("null")
+	}
+	return out, documents, repeats, true
+}
+
+// plainMarkers reports whether every line of data that starts with "---" is a document marker
+// that the YAML reader splits at and the fast reader reads as one ("---" followed by spaces and
+// at most a comment after a space), and no line starts with "...", which the YAML reader does
+// not split at.
+func plainMarkers(data []byte) bool {
+	for at := 0; at < len(data); {
+		line := data[at:]
+		next := len(data)
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line, next = line[:i], at+i+1
+		}
+		if bytes.HasPrefix(line, []byte("...")) {
+			return false
+		}
+		if rest, marker := bytes.CutPrefix(line, []byte("---")); marker {
+			rest = bytes.TrimSuffix(rest, []byte("\r"))
+			if len(rest) > 0 && rest[0] != ' ' {
+				return false
+			}
+			if trimmed := bytes.TrimLeft(rest, " "); len(trimmed) > 0 && trimmed[0] != '#' {
+				return false
+			}
+		}
+		at = next
+	}
+	return true
+}

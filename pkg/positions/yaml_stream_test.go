@@ -1,0 +1,142 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package positions
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"testing"
+
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+// streamSeeds are streams of documents as request bodies hold them.
+var streamSeeds = []string{
+	"---\n# Source: chart/templates/t.yaml\n---\nkind: Template\nobjects: []\n",
+	"kind: Template\n---\n",
+	"# only a comment\n",
+	"---\n---\n--- # c\nnull\n---\n~\n",
+	"a: 1\n---\nb: 2\n",
+	"a: &x {k: 1}\n---\nb: *x\n",
+	"a: |\n  text\n---\nb: 1\n",
+	"--- a\n", "---#c\nb: 1\n", "a: 1\n...\n---\nb: 2\n", "a: 1\n---\n: bad: [\n",
+	"\xef\xbb\xbf---\r\nkind: Template\r\n---\r\n",
+	"a: 'x\n---\ny'\n", "a: \"x\n--- y\"\n", "a: [1,\n---\n2]\n",
+}
+
+// oneDocumentAsBefore is what the server did with a YAML body before OnlyDocument: split by
+// the API machinery's YAML reader, each document converted by sigs.k8s.io/yaml, the one that
+// is not empty kept; documents is -1 when the split or a conversion failed (the body was then
+// read whole).
+func oneDocumentAsBefore(data []byte) (out []byte, documents int) {
+	if !bytes.Contains(data, []byte("---")) {
+		// Converted as it is.
+		asJSON, err := yaml.YAMLToJSON(data)
+		if err != nil {
+			return nil, -1
+		}
+		if trimmed := bytes.TrimSpace(asJSON); len(trimmed) == 0 || string(trimmed) == "null" {
+			return []byte("null"), 0
+		}
+		return asJSON, 1
+	}
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	for {
+		doc, err := reader.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, -1
+		}
+		asJSON, err := yaml.YAMLToJSON(doc)
+		if err != nil {
+			return nil, -1
+		}
+		if trimmed := bytes.TrimSpace(asJSON); len(trimmed) == 0 || string(trimmed) == "null" {
+			continue
+		}
+		if documents++; documents == 1 {
+			out = asJSON
+		}
+	}
+	if documents == 0 {
+		out = []byte("null")
+	}
+	return out, documents
+}
+
+func checkOnlyDocument(t *testing.T, data []byte) (fastPath bool) {
+	t.Helper()
+	out, documents, repeats, ok := OnlyDocument(data)
+	if !ok {
+		return false
+	}
+	want, wantDocuments := oneDocumentAsBefore(data)
+	if documents != wantDocuments || !bytes.Equal(out, want) {
+		t.Fatalf("%q: OnlyDocument gives %d documents, %s; split and converted: %d, %s", data, documents, out, wantDocuments, want)
+	}
+	if documents == 1 {
+		// The document alone, as YAMLToJSONRepeats reads it.
+		if one, _, _, _ := OnlyDocument(data); !bytes.Equal(one, out) {
+			t.Fatalf("%q: not the same twice", data)
+		}
+		if _, strictErr := yaml.YAMLToJSONStrict(data); strictErr != nil && !repeats && bytes.Count(data, []byte("---")) == 0 {
+			t.Fatalf("%q: sigs.k8s.io/yaml's strict conversion refuses it (%v), yet no key is said to repeat", data, strictErr)
+		}
+	}
+	return true
+}
+
+func TestOnlyDocument(t *testing.T) {
+	fastPaths := 0
+	for _, in := range streamSeeds {
+		if checkOnlyDocument(t, []byte(in)) {
+			fastPaths++
+		}
+	}
+	for _, in := range []string{streamSeeds[0], streamSeeds[1], streamSeeds[2], streamSeeds[3], streamSeeds[4], streamSeeds[11]} {
+		if _, _, _, ok := OnlyDocument([]byte(in)); !ok {
+			t.Errorf("%q: the fast reader should read this stream", in)
+		}
+	}
+	for _, in := range []string{"--- a\n", "---#c\nb: 1\n", "a: 1\n...\n---\nb: 2\n"} {
+		if _, _, _, ok := OnlyDocument([]byte(in)); ok {
+			t.Errorf("%q: a marker the YAML reader splits otherwise must be left to it", in)
+		}
+	}
+}
+
+// FuzzOnlyDocument checks OnlyDocument against splitting and converting each document, on
+// arbitrary streams and on streams of generated documents with empty ones around them.
+func FuzzOnlyDocument(f *testing.F) {
+	for _, in := range streamSeeds {
+		f.Add([]byte(in))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 4096 {
+			return
+		}
+		checkOnlyDocument(t, data)
+		g := yamlGen{choices: data}
+		doc := g.doc()
+		checkOnlyDocument(t, []byte("---\n# header\n---\n"+doc))
+		checkOnlyDocument(t, []byte(doc+"\n---\n"+doc))
+	})
+}

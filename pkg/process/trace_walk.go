@@ -1,0 +1,260 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package process
+
+import (
+	"strings"
+
+	"stencil.dev/stencil/pkg/positions"
+	"stencil.dev/stencil/pkg/provenance"
+)
+
+// The walk of one template object against the object it wrote: each output field's Node,
+// its source in the template and the parameters substituted into it (Trace's second half).
+
+// walk returns the Node of the output value out, written from the template value tv at tpath
+// (inTemplate false: no template field wrote it, and source, when set, is the field whose
+// ${{P}} did). target is where object labels go under out; params are the parameters of the
+// member names on the path or of the ${{P}} that wrote out.
+//
+// The template path is tr.path, a stack walk pushes onto and pops, so that a path is written
+// out only for a leaf.
+func (tr *tracer) walk(tv any, inTemplate bool, out any, target *labelTarget, params []string) *provenance.Node {
+	if tr.fields > tr.max {
+		return nil
+	}
+	if s, ok := tv.(string); ok && inTemplate {
+		if _, isString := out.(string); !isString {
+			// A typed ${{P}} wrote this value: everything under it comes from that string.
+			refs := tr.references(s)
+			if len(refs) > 0 {
+				return tr.written(out, target, tr.source(), concat(params, refs))
+			}
+		}
+	}
+	switch o := out.(type) {
+	case map[string]any:
+		if len(o) > 0 {
+			tm, _ := tv.(map[string]any)
+			var keys map[string]templateKey
+			node := &provenance.Node{Members: make(map[string]*provenance.Node, len(o))}
+			for k, v := range o {
+				var child *labelTarget
+				if target != nil {
+					_, child = target.child([]byte(k))
+				}
+				if target != nil && target.labels {
+					if l, ok := tr.labels[k]; ok {
+						node.Members[k] = tr.leaf(l.source, concat(params, l.params))
+						continue
+					}
+				}
+				if inTemplate && tm != nil {
+					written, keyParams, ok := k, []string(nil), false
+					if tv, ok = tm[k]; !ok || strings.IndexByte(k, '$') >= 0 {
+						// The member's name may be substituted: look it up by the names
+						// written, once substituted.
+						if keys == nil {
+							keys = tr.keys(tm)
+						}
+						var key templateKey
+						if key, ok = keys[k]; ok {
+							written, keyParams, tv = key.written, key.params, tm[key.written]
+						}
+					}
+					if ok {
+						tr.path = append(tr.path, positions.Step{Key: written})
+						node.Members[k] = tr.walk(tv, true, v, child, concat(params, keyParams))
+						tr.path = tr.path[:len(tr.path)-1]
+						continue
+					}
+				}
+				node.Members[k] = tr.written(v, child, provenance.Source{Kind: provenance.Engine}, params)
+			}
+			return node
+		}
+	case []any:
+		if len(o) > 0 {
+			ta, _ := tv.([]any)
+			node := &provenance.Node{Elements: make([]*provenance.Node, len(o))}
+			for i, v := range o {
+				if inTemplate && i < len(ta) {
+					tr.path = append(tr.path, positions.Step{Index: i, IsIndex: true})
+					node.Elements[i] = tr.walk(ta[i], true, v, nil, params)
+					tr.path = tr.path[:len(tr.path)-1]
+				} else {
+					node.Elements[i] = tr.written(v, nil, provenance.Source{Kind: provenance.Engine}, params)
+				}
+			}
+			return node
+		}
+	}
+	if !inTemplate {
+		return tr.leaf(provenance.Source{Kind: provenance.Engine}, params)
+	}
+	if s, ok := tv.(string); ok {
+		params = concat(params, tr.references(s))
+	}
+	node := tr.leaf(tr.source(), params)
+	if tr.plan.dialect == OpenShift && len(params) == 0 {
+		node.Field.Note = openShiftRewrite(tr.path, tv, out)
+	}
+	return node
+}
+
+// openShiftRewrite says which rule of OpenShift's processor changed a literal value of the template,
+// at the only places it does: the apiVersion of a legacy kind, the namespace.
+func openShiftRewrite(tpath positions.Path, tv, out any) string {
+	if s, isString := tv.(string); isString {
+		if o, ok := out.(string); ok && o == s {
+			return ""
+		}
+	}
+	switch p := tpath[min(2, len(tpath)):]; {
+	case len(p) == 1 && p[0].Key == "apiVersion":
+		return "OpenShift's processor gives a legacy group-less kind its group"
+	case len(p) == 1 && p[0].Key == "namespace", len(p) == 2 && p[0].Key == "metadata" && p[1].Key == "namespace":
+		return "OpenShift's stripNamespace writes an empty namespace here"
+	}
+	return ""
+}
+
+// written returns the Node of a value no template field maps to member by member: every leaf
+// under it has source (labels excepted, which keep their own).
+func (tr *tracer) written(out any, target *labelTarget, source provenance.Source, params []string) *provenance.Node {
+	if tr.fields > tr.max {
+		return nil
+	}
+	switch o := out.(type) {
+	case map[string]any:
+		if len(o) > 0 {
+			node := &provenance.Node{Members: make(map[string]*provenance.Node, len(o))}
+			for k, v := range o {
+				var child *labelTarget
+				if target != nil {
+					_, child = target.child([]byte(k))
+					if target.labels {
+						if l, ok := tr.labels[k]; ok {
+							node.Members[k] = tr.leaf(l.source, concat(params, l.params))
+							continue
+						}
+					}
+				}
+				node.Members[k] = tr.written(v, child, source, params)
+			}
+			return node
+		}
+	case []any:
+		if len(o) > 0 {
+			node := &provenance.Node{Elements: make([]*provenance.Node, len(o))}
+			for i, v := range o {
+				node.Elements[i] = tr.written(v, nil, source, params)
+			}
+			return node
+		}
+	}
+	return tr.leaf(source, params)
+}
+
+func (tr *tracer) leaf(source provenance.Source, params []string) *provenance.Node {
+	tr.fields++
+	return provenance.Leaf(source, params)
+}
+
+func (tr *tracer) source() provenance.Source {
+	return provenance.Source{Kind: provenance.Template, Path: tr.path.String()}
+}
+
+// templateKey is a member name of a template object as written, and the parameters
+// substituted into it.
+type templateKey struct {
+	written string
+	params  []string
+}
+
+// keys maps the member names of a template object, once substituted, to the names written.
+func (tr *tracer) keys(tm map[string]any) map[string]templateKey {
+	keys := make(map[string]templateKey, len(tm))
+	for k := range tm {
+		rendered, params := tr.render(k)
+		keys[rendered] = templateKey{written: k, params: params}
+	}
+	return keys
+}
+
+// render substitutes a member name as the engine does (as text) and names the parameters.
+func (tr *tracer) render(s string) (string, []string) {
+	if strings.IndexByte(s, '$') < 0 {
+		return s, nil
+	}
+	content := []byte(s)
+	segs, _ := tr.sx.split(content, nil)
+	var out []byte
+	var params []string
+	for i := range segs {
+		seg := &segs[i]
+		if seg.ref && seg.param >= 0 && !(tr.plan.dialect == OpenShift && seg.typed && len(segs) > 1) {
+			out = append(out, tr.values[seg.param]...)
+			params = appendName(params, tr.names[seg.param])
+			continue
+		}
+		out = append(out, seg.text(content)...)
+	}
+	return string(out), params
+}
+
+// references names the parameters substituted into a string value, without writing it.
+func (tr *tracer) references(s string) []string {
+	if strings.IndexByte(s, '$') < 0 {
+		return nil
+	}
+	content := []byte(s)
+	tr.segs, _ = tr.sx.split(content, tr.segs[:0])
+	var params []string
+	for i := range tr.segs {
+		seg := &tr.segs[i]
+		if seg.ref && seg.param >= 0 && !(tr.plan.dialect == OpenShift && seg.typed && len(tr.segs) > 1) {
+			params = appendName(params, tr.names[seg.param])
+		}
+	}
+	return params
+}
+
+// concat returns a and b together without changing a's array, which other fields share.
+func concat(a, b []string) []string {
+	if len(b) == 0 {
+		return a
+	}
+	if len(a) == 0 {
+		return b
+	}
+	out := a[:len(a):len(a)]
+	for _, n := range b {
+		out = appendName(out, n)
+	}
+	return out
+}
+
+// appendName adds a parameter name once.
+func appendName(names []string, name string) []string {
+	for _, n := range names {
+		if n == name {
+			return names
+		}
+	}
+	return append(names, name)
+}

@@ -1,0 +1,69 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package process
+
+import (
+	"stencil.dev/stencil/pkg/apis/templates/openshift"
+	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+)
+
+// TemplateJSON is a template's JSON split at its top level by DecodeTemplate's one scan:
+// apiVersion and kind read where they stand, the bytes of each object as they are, the
+// parameters and the rest read apart. It is how the API server reads a Template body without
+// a second parse to find its kind: the server picks the versioned type from APIVersion and
+// Kind (and its defaults), then reads it with ReadStencil or ReadOpenShift, and converts and
+// defaults it as its codec would.
+type TemplateJSON struct {
+	top *templateBytes
+}
+
+// SplitTemplateJSON scans data, one JSON object, at its top level. Its error says what the scan
+// found wrong with the top level or the objects array; the objects themselves are checked by
+// Compile.
+func SplitTemplateJSON(data []byte) (*TemplateJSON, error) {
+	top, err := splitTemplate(data)
+	if err != nil {
+		return nil, err
+	}
+	return &TemplateJSON{top: top}, nil
+}
+
+// KindFolded reports whether a member is spelled as apiVersion or kind in other letter cases:
+// the API machinery, which finds the kind of a body with encoding/json (it matches member
+// names without regard to case), may read another kind than APIVersion and Kind say.
+func (t *TemplateJSON) KindFolded() bool { return t.top.foldedKind }
+
+// APIVersion is the apiVersion the template is written with, "" when it has none.
+func (t *TemplateJSON) APIVersion() string { return t.top.apiVersion }
+
+// Kind is the kind the template is written with, "" when it has none.
+func (t *TemplateJSON) Kind() string { return t.top.kind }
+
+// ReadStencil reads the template into our versioned type, as the API's JSON decoder
+// (sigs.k8s.io/json, case-sensitive, integers kept) reads it, without defaulting it; its
+// objects share the scanned bytes. ok is false when the lean readers cannot read it exactly,
+// or, when strict, when a strict decoder would have something to say (a member repeated or
+// unknown outside the objects): the API's own decoder then reads the bytes and says it.
+func (t *TemplateJSON) ReadStencil(strict bool) (*v1alpha1.Template, bool) {
+	return t.top.stencil(strict)
+}
+
+// ReadOpenShift is ReadStencil for an OpenShift Template (template.openshift.io/v1 or the
+// legacy v1).
+func (t *TemplateJSON) ReadOpenShift(strict bool) (*openshift.Template, bool) {
+	return t.top.openShift(strict)
+}
