@@ -88,8 +88,9 @@ type Candidate struct {
 
 // Input is what a plan is made of.
 type Input struct {
-	// SetID is the instance's ApplySet id, the part-of label of its members.
-	SetID string
+	// SetID is the instance's ApplySet id, the part-of label of its members; SourceSetID the
+	// adopted ApplySet's (Source.SetID), empty for other sources.
+	SetID, SourceSetID string
 	// Source are the live objects the source claims, by Ref.Key.
 	Source map[string]*unstructured.Unstructured
 	// Candidates are the render's objects, in apply order.
@@ -167,7 +168,13 @@ func Plan(in Input) (*Result, error) {
 			return nil, err
 		}
 		p := ObjectPlan{Ref: ref, UID: live.GetUID(), Action: LeaveInPlace}
-		if !in.LeaveUnrendered {
+		switch other := otherSet(in, live); {
+		case other != "":
+			// Left in place, it would lose another set's label.
+			p.Action = Refuse
+			p.Problems = []string{"it is a member of another apply set (" + other +
+				"): Stencil never takes an object from another instance or tool; remove it from that set first"}
+		case !in.LeaveUnrendered:
 			p.Action = Refuse
 			p.Problems = []string{"the Template does not render it: adopting would leave it behind with no owner " +
 				"(render it, or leave it in place on purpose with --leave-unrendered)"}
@@ -175,6 +182,16 @@ func Plan(in Input) (*Result, error) {
 		res.Objects = append(res.Objects, p)
 	}
 	return res, nil
+}
+
+// otherSet is the apply set live is a member of when that is neither the instance's nor the
+// adopted ApplySet: "" when it is no other set's.
+func otherSet(in Input, live *unstructured.Unstructured) string {
+	id := live.GetLabels()[ApplySetPartOfLabel]
+	if id == "" || id == in.SetID || (in.SourceSetID != "" && id == in.SourceSetID) {
+		return ""
+	}
+	return id
 }
 
 func planObject(in Input, ref Ref, c Candidate) (ObjectPlan, error) {
@@ -189,6 +206,13 @@ func planObject(in Input, ref Ref, c Candidate) (ObjectPlan, error) {
 	switch {
 	case c.Live == nil:
 		p.Action = Create
+	case in.Source[ref.Key()] != nil && in.Source[ref.Key()].GetUID() == c.Live.GetUID() && otherSet(in, c.Live) != "":
+		// A selector or a release record (which whoever may write Secrets writes) may name an
+		// object of another apply set: another instance's, whose next pass would fight over it.
+		p.Action = Refuse
+		p.Problems = append(p.Problems, "it is a member of another apply set ("+otherSet(in, c.Live)+
+			"): Stencil never takes an object from another instance or tool; remove it from that set first")
+		return p, nil
 	case in.Source[ref.Key()] != nil && in.Source[ref.Key()].GetUID() == c.Live.GetUID():
 		// Taken over again when an earlier run was cut short: every step is idempotent.
 		p.Action = Adopt

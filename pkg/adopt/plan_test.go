@@ -184,6 +184,51 @@ func TestPlan(t *testing.T) {
 	}
 }
 
+// TestPlanRefusesAnotherSetsObjects: a selector, or a release record (anyone who may write
+// Secrets writes one), may name an object of another apply set: another instance's. Adopting
+// it, or leaving it in place (which drops its member label), is refused; an ApplySet's own
+// members, and objects already the instance's (a run cut short), are taken.
+func TestPlanRefusesAnotherSetsObjects(t *testing.T) {
+	const mine, theirs, kubectlSet = "applyset-mine-v1", "applyset-theirs-v1", "applyset-kubectl-v1"
+	member := func(name, uid, set string) *unstructured.Unstructured {
+		u := obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: `+name+`, namespace: shop, uid: `+uid+`}}`)
+		if set != "" {
+			u.SetLabels(map[string]string{ApplySetPartOfLabel: set})
+		}
+		return u
+	}
+	rendered := func(name string) *unstructured.Unstructured {
+		return obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: `+name+`, namespace: shop, labels: {applyset.kubernetes.io/part-of: `+mine+`}}}`)
+	}
+	stolen, unrendered := member("stolen", "u1", theirs), member("other", "u2", theirs)
+	in := Input{SetID: mine, Manager: stencilManager, LeaveUnrendered: true,
+		Source:     map[string]*unstructured.Unstructured{refKey(t, stolen): stolen, refKey(t, unrendered): unrendered},
+		Candidates: []Candidate{{Rendered: rendered("stolen"), Live: stolen, DryRun: rendered("stolen"), Final: rendered("stolen")}}}
+	res, err := Plan(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems := strings.Join(res.Problems(), "\n")
+	for _, want := range []string{"ConfigMap shop/stolen: it is a member of another apply set (" + theirs + ")", "ConfigMap shop/other: it is a member of another apply set (" + theirs + ")"} {
+		if !strings.Contains(problems, want) {
+			t.Errorf("problems\n%s\nwant %s", problems, want)
+		}
+	}
+	if res.Objects[0].Action != Refuse || res.Objects[1].Action != Refuse {
+		t.Errorf("%+v", res.Objects)
+	}
+
+	// The adopted ApplySet's members, and the instance's own, are taken.
+	ours, taken := member("ours", "u3", kubectlSet), member("again", "u4", mine)
+	in = Input{SetID: mine, SourceSetID: kubectlSet, Manager: stencilManager,
+		Source: map[string]*unstructured.Unstructured{refKey(t, ours): ours, refKey(t, taken): taken},
+		Candidates: []Candidate{{Rendered: rendered("ours"), Live: ours, DryRun: rendered("ours"), Final: rendered("ours")},
+			{Rendered: rendered("again"), Live: taken, DryRun: rendered("again"), Final: rendered("again")}}}
+	if res, _ := Plan(in); res.Refused() || res.Objects[0].Action != Adopt || res.Objects[1].Action != Adopt {
+		t.Errorf("an ApplySet's own members: %+v %v", res.Objects, res.Problems())
+	}
+}
+
 func refKey(t *testing.T, u *unstructured.Unstructured) string {
 	r, err := RefOf(u.Object)
 	if err != nil {

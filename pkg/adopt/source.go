@@ -69,6 +69,10 @@ type Source struct {
 	Take Managers
 	// Missing are the objects the source names that do not exist.
 	Missing []Ref
+	// SetID is, for an ApplySet, its id: the part-of label its members carry. Any other
+	// part-of label names another apply set (another instance's, another tool's), whose
+	// objects no adoption takes.
+	SetID string
 }
 
 var (
@@ -208,7 +212,7 @@ func readApplySet(ctx context.Context, r Reader, mapper meta.RESTMapper, namespa
 		}
 		mappings = append(mappings, m)
 	}
-	s := &Source{Description: fmt.Sprintf("ApplySet %s (%s)", ref, set.Tooling), Objects: map[string]*unstructured.Unstructured{}}
+	s := &Source{Description: fmt.Sprintf("ApplySet %s (%s)", ref, set.Tooling), Objects: map[string]*unstructured.Unstructured{}, SetID: set.ID}
 	for _, m := range mappings {
 		namespaces := set.Namespaces
 		if m.Scope.Name() != meta.RESTScopeNameNamespace {

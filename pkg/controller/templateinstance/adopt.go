@@ -160,7 +160,7 @@ func (c *Controller) planAdoptionOf(ctx context.Context, ti *templatesv1.Templat
 		candidates = append(candidates, cand)
 	}
 	spec := ti.Spec.Adoption
-	ad.result, err = adopt.Plan(adopt.Input{SetID: inventory.ApplySetID(ti.Namespace, ti.Name), Source: source.Objects, Candidates: candidates,
+	ad.result, err = adopt.Plan(adopt.Input{SetID: inventory.ApplySetID(ti.Namespace, ti.Name), SourceSetID: source.SetID, Source: source.Objects, Candidates: candidates,
 		Take: source.Take, Manager: inventory.FieldManager, RetainAll: spec.RetainUntilUpgrade, LeaveUnrendered: spec.LeaveUnrendered})
 	if err != nil {
 		return nil, instance.Fail("AdoptionFailed", "%v", err)

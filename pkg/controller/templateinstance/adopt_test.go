@@ -99,6 +99,21 @@ func adoptionReasonCases() []reasonCase {
 			}
 		},
 	}, {
+		name:    "a selected object of another instance is refused, and nothing is touched",
+		objects: []runtime.Object{newTemplate("app", configMap), adoptingInstance(selected)},
+		live: []runtime.Object{func() *unstructured.Unstructured {
+			u := unowned("ConfigMap", "config", "uid-c")
+			u.SetLabels(map[string]string{"app": "web", inventory.PartOfLabel: inventory.ApplySetID("demo", "other")})
+			return u
+		}()},
+		reasons: []string{"AdoptionRefused"}, message: "ConfigMap demo/config: it is a member of another apply set (" + inventory.ApplySetID("demo", "other") + ")",
+		check: func(t *testing.T, f *fixture) {
+			untouched(t, f)
+			if live := f.liveObject("configmaps", "demo", "config"); live.GetLabels()[inventory.PartOfLabel] != inventory.ApplySetID("demo", "other") {
+				t.Errorf("the other instance's object changed hands: %v", live.GetLabels())
+			}
+		},
+	}, {
 		name:    "a Helm release without a record",
 		objects: []runtime.Object{newTemplate("app", configMap), adoptingInstance(templatesv1.TemplateInstanceAdoption{HelmRelease: "web"})},
 		live:    []runtime.Object{member("Secret", "unrelated", "uid-s")},
