@@ -26,9 +26,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 )
 
 // TestAdoptRefused: every adoption that must not happen is refused before anything is
@@ -163,5 +167,48 @@ rules:
 	// And the release, untouched, is still Helm's.
 	if out := mustHelm(t, "adopter", ns, "list"); !strings.Contains(out, "web\t1\tdeployed") {
 		t.Errorf("helm list:\n%s", out)
+	}
+}
+
+// TestAdoptRefusesAnotherInstancesObjects: a user with edit in the namespace adopts, by a
+// selector, objects a TemplateInstance already runs: refused in plan, naming the instance's
+// apply set, and the objects stay that instance's.
+func TestAdoptRefusesAnotherInstancesObjects(t *testing.T) {
+	ns := "e2e-adopt-steal"
+	mustKubectl(t, "admin", "", "create", "namespace", ns)
+	t.Cleanup(func() { _, _ = env.kubectl("admin", "", "delete", "namespace", ns, "--wait=false") })
+	grantEdit(t, ns, "adopter")
+	mustKubectl(t, "adopter", `apiVersion: templates.stencil.dev/v1alpha1
+kind: Template
+metadata: {name: shared}
+objects:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: shared, labels: {app: shared}}
+  data: {k: v}
+---
+apiVersion: templates.stencil.dev/v1alpha1
+kind: TemplateInstance
+metadata: {name: first}
+spec:
+  templateRef: {name: shared}
+`, "apply", "-n", ns, "-f", "-")
+	waitInstance(t, ns, "first", time.Minute, "Ready", conditionIs(templatesv1.TemplateInstanceReady, metav1.ConditionTrue))
+	before := getLive(t, ns, "configmap", "shared")
+	set := before.Metadata.Labels["applyset.kubernetes.io/part-of"]
+	if set == "" {
+		t.Fatalf("the instance's ConfigMap is no member of its set: %+v", before.Metadata)
+	}
+
+	out, err := env.kubectl("adopter", "", "stencil", "adopt", "selector", "-l", "app=shared", "--template", "shared", "--name", "second", "-n", ns)
+	if err == nil || !strings.Contains(err.Error(), "ConfigMap "+ns+"/shared: it is a member of another apply set ("+set+")") {
+		t.Fatalf("adopting another instance's objects: %v\n%s", err, out)
+	}
+	after := getLive(t, ns, "configmap", "shared")
+	if after.Metadata.ResourceVersion != before.Metadata.ResourceVersion || after.Metadata.Labels["applyset.kubernetes.io/part-of"] != set {
+		t.Errorf("the instance's ConfigMap was touched: %+v", after.Metadata)
+	}
+	if _, err := stencilAdmin(t).TemplatesV1alpha1().TemplateInstances(ns).Get(context.Background(), "second", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the refused adoption created an instance: %v", err)
 	}
 }
