@@ -1,0 +1,154 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+)
+
+// authoredTemplate is Template app: a ConfigMap holding value, rolled out one instance at a
+// time, paused when paused.
+func authoredTemplate(value string, paused bool) string {
+	return fmt.Sprintf(`apiVersion: templates.stencil.dev/v1alpha1
+kind: Template
+metadata: {name: app}
+rollout: {waves: [1], timeout: 30s, paused: %t}
+parameters:
+- {name: NAME, required: true}
+objects:
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: "${NAME}-config"}, data: {k: "%s"}}
+`, paused, value)
+}
+
+// refusedFor waits until the instance's last pass was refused because user may not write what
+// it would apply.
+func refusedFor(user string) func(*templatesv1.TemplateInstance) error {
+	return func(ti *templatesv1.TemplateInstance) error {
+		c := meta.FindStatusCondition(ti.Status.Conditions, templatesv1.TemplateInstanceFailed)
+		if c == nil || c.Status != metav1.ConditionTrue || c.Reason != "AuthorForbidden" || !strings.Contains(c.Message, user+", the author of") {
+			return fmt.Errorf("conditions %+v", ti.Status.Conditions)
+		}
+		return nil
+	}
+}
+
+// TestRolloutChangesAreAuthored (hostile), through the real kube-apiserver with token users:
+// pauser may write Templates and nothing else. Whoever chooses what or when instances apply
+// acts only with their own rights too: an undo pauser writes makes pauser the author of the
+// content written back, and a resume of admin's paused rollout makes pauser the rollout's
+// author, so neither moves an instance to anything pauser may not write itself (before, the
+// resume moved admin's instance to admin's paused revision: a ConfigMap changed by a user who
+// may change none). The identity is the server's record of who wrote the rollout
+// (rolloutAuthor), never the client's.
+func TestRolloutChangesAreAuthored(t *testing.T) {
+	ctx := context.Background()
+	ns := "e2e-rollout-author"
+	mustKubectl(t, "admin", "", "create", "namespace", ns)
+	for _, role := range []string{"stencil-edit", "stencil-view", "stencil-process", "stencil-instance-view"} {
+		mustKubectl(t, "admin", "", "create", "rolebinding", "pauser-"+role, "-n", ns, "--clusterrole="+role, "--user=pauser")
+	}
+	if out, err := env.kubectl("pauser", "", "auth", "can-i", "patch", "configmaps", "-n", ns); err == nil || strings.TrimSpace(out) != "no" {
+		t.Fatalf("pauser may patch ConfigMaps: %v %q", err, out)
+	}
+	config := func(name string) string {
+		cm, err := kubeAdmin(t).CoreV1().ConfigMaps(ns).Get(ctx, name+"-config", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cm.Data["k"]
+	}
+
+	mustKubectl(t, "admin", authoredTemplate("one", false), "apply", "-n", ns, "-f", "-")
+	for _, name := range []string{"a", "b"} {
+		mustKubectl(t, "admin", fmt.Sprintf("apiVersion: templates.stencil.dev/v1alpha1\nkind: TemplateInstance\nmetadata: {name: %s}\n"+
+			"spec: {templateRef: {name: app}, parameters: {NAME: %s}}\n", name, name), "apply", "-n", ns, "-f", "-")
+	}
+	mustKubectl(t, "admin", authoredTemplate("two", false), "apply", "-n", ns, "-f", "-")
+	for _, name := range []string{"a", "b"} {
+		waitInstance(t, ns, name, 2*time.Minute, "Ready on revision 2", onRevision(2))
+	}
+
+	// An undo written by pauser: pauser is the author of revision 3 (revision 1's content).
+	mustKubectl(t, "pauser", "", "stencil", "rollout", "undo", "app", "-n", ns)
+	for _, name := range []string{"a", "b"} {
+		waitInstance(t, ns, name, time.Minute, "refused: pauser wrote the undo", refusedFor("pauser"))
+		if got := config(name); got != "two" {
+			t.Errorf("after pauser's undo, %s's ConfigMap holds %q", name, got)
+		}
+	}
+
+	// admin writes revision 4 and pauses its rollout in the same write: nobody moves.
+	mustKubectl(t, "admin", authoredTemplate("four", true), "apply", "-n", ns, "-f", "-")
+	waitRollout(t, ns, "revision 4 paused by its author", func(st *templatesv1.RolloutStatus) error {
+		if st.Revision != 4 || st.Phase != templatesv1.RolloutPaused || st.Reason != "PausedByUser" {
+			return fmt.Errorf("%+v", st)
+		}
+		return nil
+	})
+	tpl, err := stencilAdmin(t).TemplatesV1alpha1().Templates(ns).Get(ctx, "app", metav1.GetOptions{})
+	if err != nil || tpl.RolloutAuthor == nil || tpl.RolloutAuthor.Username != "e2e-admin" || tpl.Author.Username != "e2e-admin" {
+		t.Fatalf("revision 4's authors: %v %+v %+v", err, tpl.Author, tpl.RolloutAuthor)
+	}
+
+	// pauser resumes admin's paused rollout: pauser is now the rollout's author, and admin's
+	// revision 4 reaches no instance pauser could not have written.
+	mustKubectl(t, "pauser", "", "stencil", "rollout", "resume", "app", "-n", ns)
+	tpl, err = stencilAdmin(t).TemplatesV1alpha1().Templates(ns).Get(ctx, "app", metav1.GetOptions{})
+	if err != nil || tpl.RolloutAuthor == nil || tpl.RolloutAuthor.Username != "pauser" || tpl.Author.Username != "e2e-admin" {
+		t.Fatalf("after pauser's resume: %v author %+v, rollout author %+v", err, tpl.Author, tpl.RolloutAuthor)
+	}
+	waitInstance(t, ns, "a", time.Minute, "refused: pauser resumed the rollout", func(ti *templatesv1.TemplateInstance) error {
+		if err := refusedFor("pauser")(ti); err != nil {
+			return err
+		}
+		if c := meta.FindStatusCondition(ti.Status.Conditions, templatesv1.TemplateInstanceFailed); !strings.Contains(c.Message, "Template "+ns+"/app's rollout") {
+			return fmt.Errorf("the refusal does not name the rollout: %s", c.Message)
+		}
+		return nil
+	})
+	time.Sleep(3 * time.Second)
+	for _, name := range []string{"a", "b"} {
+		if got := config(name); got != "two" {
+			t.Errorf("after pauser's resume, %s's ConfigMap holds %q: admin's paused revision reached it", name, got)
+		}
+	}
+	// A client's value is never the record: pauser cannot name admin as the rollout's author.
+	forged := `{"rolloutAuthor":{"username":"e2e-admin","groups":["system:masters"]},"rollout":{"waves":[1],"timeout":"30s","paused":false}}`
+	mustKubectl(t, "pauser", "", "patch", "template", "app", "-n", ns, "--type=merge", "-p", forged)
+	if tpl, err = stencilAdmin(t).TemplatesV1alpha1().Templates(ns).Get(ctx, "app", metav1.GetOptions{}); err != nil || tpl.RolloutAuthor.Username != "pauser" {
+		t.Errorf("after a forged rolloutAuthor: %v %+v", err, tpl.RolloutAuthor)
+	}
+
+	// admin pauses and resumes: admin's rollout again, and revision 4 rolls out.
+	mustKubectl(t, "admin", "", "stencil", "rollout", "pause", "app", "-n", ns)
+	mustKubectl(t, "admin", "", "stencil", "rollout", "resume", "app", "-n", ns)
+	for _, name := range []string{"a", "b"} {
+		waitInstance(t, ns, name, 2*time.Minute, "Ready on revision 4", onRevision(4))
+		if got := config(name); got != "four" {
+			t.Errorf("after admin's resume, %s's ConfigMap holds %q", name, got)
+		}
+	}
+}
