@@ -86,6 +86,9 @@ type Config struct {
 	// which anyone who may read the instance reads: without the server's key, nobody can
 	// test a guess of a value the objects hold against it. Every replica has the same key.
 	HashKey []byte
+	// ApplyCreatedWithoutCluster applies the instances created while the server had no
+	// cluster without asking each for consent (nocluster.go).
+	ApplyCreatedWithoutCluster bool
 	// Publishing publishes the renders of instances whose delivery is ExternalArtifact; nil
 	// fails them.
 	Publishing *Publishing
