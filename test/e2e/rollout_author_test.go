@@ -152,3 +152,66 @@ func TestRolloutChangesAreAuthored(t *testing.T) {
 		}
 	}
 }
+
+// TestUndoByAnotherReadsNoInputs (hostile, #37's "an undo written by someone else"), through
+// the real kube-apiserver with token users: admin's revision 1 wrote the instance's Secret
+// value into a ConfigMap, and revision 2 took it out. pauser, who may write Templates and
+// ConfigMaps but not read Secrets, undoes to revision 1: the undo makes pauser the author of
+// the content written back, so the instance reads its Secret only if pauser may read it too:
+// it stops (InputForbidden, naming pauser and the Secret) and the ConfigMap pauser may read
+// never gets the value back. An undo is a write of content like any other.
+func TestUndoByAnotherReadsNoInputs(t *testing.T) {
+	ctx := context.Background()
+	ns := "e2e-undo-inputs"
+	const password = "UNDO-SECRET-77aa"
+	mustKubectl(t, "admin", "", "create", "namespace", ns)
+	for _, role := range []string{"stencil-edit", "stencil-view", "stencil-process", "stencil-instance-view"} {
+		mustKubectl(t, "admin", "", "create", "rolebinding", "pauser-"+role, "-n", ns, "--clusterrole="+role, "--user=pauser")
+	}
+	mustKubectl(t, "admin", "", "create", "role", "configmap-editor", "-n", ns, "--verb=get,list,create,update,patch,delete", "--resource=configmaps")
+	mustKubectl(t, "admin", "", "create", "rolebinding", "pauser-configmaps", "-n", ns, "--role=configmap-editor", "--user=pauser")
+	if out, err := env.kubectl("pauser", "", "auth", "can-i", "get", "secrets", "-n", ns); err == nil || strings.TrimSpace(out) != "no" {
+		t.Fatalf("pauser may get Secrets: %v %q", err, out)
+	}
+	mustKubectl(t, "admin", "", "create", "secret", "generic", "db", "-n", ns, "--from-literal=DB_PASSWORD="+password)
+	template := func(value string) string {
+		return `apiVersion: templates.stencil.dev/v1alpha1
+kind: Template
+metadata: {name: app}
+parameters: [{name: NAME}, {name: DB_PASSWORD, secret: true}]
+objects:
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: "${NAME}-config"}, data: {pw: "` + value + `"}}
+`
+	}
+	config := func() string {
+		cm, err := kubeAdmin(t).CoreV1().ConfigMaps(ns).Get(ctx, "shop-config", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cm.Data["pw"]
+	}
+	mustKubectl(t, "admin", template("${DB_PASSWORD}"), "apply", "-n", ns, "-f", "-")
+	mustKubectl(t, "admin", "apiVersion: templates.stencil.dev/v1alpha1\nkind: TemplateInstance\nmetadata: {name: shop}\n"+
+		"spec: {templateRef: {name: app}, parameters: {NAME: shop}, parametersFrom: [{secretRef: {name: db}}]}\n", "apply", "-n", ns, "-f", "-")
+	waitInstance(t, ns, "shop", 2*time.Minute, "Ready on revision 1", onRevision(1))
+	mustKubectl(t, "admin", template("taken out"), "apply", "-n", ns, "-f", "-")
+	waitInstance(t, ns, "shop", 2*time.Minute, "Ready on revision 2", onRevision(2))
+	if got := config(); got != "taken out" {
+		t.Fatalf("revision 2's ConfigMap holds %q", got)
+	}
+
+	mustKubectl(t, "pauser", "", "stencil", "rollout", "undo", "app", "-n", ns)
+	tpl, err := stencilAdmin(t).TemplatesV1alpha1().Templates(ns).Get(ctx, "app", metav1.GetOptions{})
+	if err != nil || tpl.Revision == nil || tpl.Revision.Number != 3 || tpl.Author == nil || tpl.Author.Username != "pauser" {
+		t.Fatalf("after pauser's undo: %v revision %+v author %+v", err, tpl.Revision, tpl.Author)
+	}
+	waitInstance(t, ns, "shop", time.Minute, "InputForbidden: pauser wrote the undo",
+		failedWith("InputForbidden", "pauser, the author of Template "+ns+"/app, may not get Secret "+ns+"/db"))
+	if got := config(); got != "taken out" {
+		t.Errorf("after pauser's undo, the ConfigMap pauser reads holds %q", got)
+	}
+	out := mustKubectl(t, "pauser", "", "get", "templateinstance", "shop", "-n", ns, "-o", "yaml")
+	if strings.Contains(out, password) {
+		t.Errorf("the instance shows pauser the password:\n%s", out)
+	}
+}
