@@ -65,6 +65,12 @@ func UndoRollout(ctx context.Context, cs clientset.Interface, namespace, name st
 		if target <= 0 {
 			return fmt.Errorf("template %s has no revision before this one to go back to", name)
 		}
+		if t.Rollout != nil && t.Rollout.Paused {
+			// As kubectl refuses to undo a paused Deployment: the undo would be paused too, and
+			// move nobody until the rollout is resumed.
+			return fmt.Errorf("template %s: its rollout is paused (rollout.paused), so an undo would move no instance; "+
+				"resume it first (stencil rollout resume %s), then undo", name, name)
+		}
 		rev, err := cs.TemplatesV1alpha1().TemplateRevisions(namespace).Get(ctx, templatesv1.RevisionName(name, target), metav1.GetOptions{})
 		// A revision of that name that the Template does not own is an earlier Template's.
 		if apierrors.IsNotFound(err) || (err == nil && (rev.Template != name || !templatesv1.RevisionOwnedBy(rev, t.UID))) {
@@ -86,6 +92,10 @@ func UndoRollout(ctx context.Context, cs clientset.Interface, namespace, name st
 			back.Annotations = map[string]string{}
 		}
 		back.Annotations[templatesv1.AnnotationRolloutUndo] = rev.Hash
+		// A plan previewed for the content this replaces, and a resume of its pauses, are not
+		// this content's.
+		delete(back.Annotations, templatesv1.AnnotationRolloutPlanHash)
+		delete(back.Annotations, templatesv1.AnnotationRolloutResume)
 		stored, err := cs.TemplatesV1alpha1().Templates(namespace).Update(ctx, &back, metav1.UpdateOptions{})
 		if err != nil {
 			return err
@@ -113,24 +123,47 @@ func pause(t *templatesv1.Template) (string, error) {
 }
 
 // resume clears rollout.paused and, when a wave paused the rollout, names that pause in the
-// resume annotation: a resume never resumes a later pause.
+// resume annotation: a resume never resumes a later pause. It never says it resumed a rollout
+// that would stay where it is: a pause for a plan that no longer matches is not resumed by a
+// resume (the controller checks the plan again), so it says what does.
 func resume(t *templatesv1.Template) (string, error) {
 	if t.Rollout == nil {
 		return "", fmt.Errorf("template %s has no rollout", t.Name)
 	}
-	changed := t.Rollout.Paused
+	cleared := t.Rollout.Paused
 	t.Rollout.Paused = false
-	if st := RolloutStatus(t); st != nil && st.Phase == templatesv1.RolloutPaused && st.Reason != rollout.ReasonPausedByUser {
-		if t.Annotations == nil {
-			t.Annotations = map[string]string{}
+	st := RolloutStatus(t)
+	if st == nil || st.Phase != templatesv1.RolloutPaused || st.Reason == rollout.ReasonPausedByUser {
+		if !cleared {
+			return "", nil
 		}
-		changed = changed || t.Annotations[templatesv1.AnnotationRolloutResume] != rollout.ResumeToken(st)
-		t.Annotations[templatesv1.AnnotationRolloutResume] = rollout.ResumeToken(st)
+		return "template " + t.Name + ": rollout resumed", nil
 	}
-	if !changed {
+	if st.Reason == rollout.ReasonPlanMismatch {
+		why := fmt.Sprintf("the rollout of revision %d is paused because what it would apply differs from the plan previewed (%s): "+
+			"a resume would check the plan again and pause again. Preview it again (stencil diff --template %s --revision %d) and set "+
+			"the new plan in the %s annotation, or remove the annotation to roll out without a plan",
+			st.Revision, st.PlanHash, t.Name, st.Revision, templatesv1.AnnotationRolloutPlanHash)
+		if !cleared {
+			return "", fmt.Errorf("template %s: %s", t.Name, why)
+		}
+		return "template " + t.Name + ": rollout.paused cleared, but " + why, nil
+	}
+	if t.Annotations == nil {
+		t.Annotations = map[string]string{}
+	}
+	if t.Annotations[templatesv1.AnnotationRolloutResume] == rollout.ResumeToken(st) && !cleared {
 		return "", nil
 	}
-	return "template " + t.Name + ": rollout resumed", nil
+	t.Annotations[templatesv1.AnnotationRolloutResume] = rollout.ResumeToken(st)
+	said := "template " + t.Name + ": rollout resumed"
+	switch st.Reason {
+	case rollout.ReasonGateFailed, rollout.ReasonGateError:
+		said += fmt.Sprintf(" past the gate of wave %d: its gate is not evaluated again", st.Wave)
+	case rollout.ReasonWaveTimeout:
+		said += fmt.Sprintf(": wave %d gets its timeout again", st.Wave)
+	}
+	return said, nil
 }
 
 // updateTemplate reads the Template, lets change edit it, and writes it, retrying on

@@ -56,7 +56,7 @@ var (
 	// templates.
 	engine *render.Renderer
 	cache  *renderrest.Adapter
-	corpus        []prepared
+	corpus []prepared
 	// excluded are the cases no path is measured on, with why.
 	excluded []string
 )

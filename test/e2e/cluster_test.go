@@ -98,6 +98,8 @@ var tokenUsers = map[string]string{
 	"watcher": "watcher-token",
 	"eve":     "eve-token",
 	"ivan":    "ivan-token",
+	// pauser may write Templates, nothing else, in TestRolloutChangesAreAuthored.
+	"pauser": "pauser-token",
 	// ui-viewer may read a Template whose rollout ui-roller may pause, resume and undo, in
 	// TestCatalogUIRollout.
 	"ui-viewer": "ui-viewer-token",

@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/rollout"
 	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
 )
 
@@ -70,9 +71,9 @@ func benchRolloutPhases(b *testing.B, once func(string, func(*testing.B, int)), 
 		if err != nil {
 			b.Fatal(err)
 		}
-		moved := map[string]bool{}
-		for _, name := range st.Moved {
-			moved[name] = true
+		tpl, err := cs.TemplatesV1alpha1().Templates(benchNamespace).Get(context.Background(), "bench", metav1.GetOptions{})
+		if err != nil {
+			b.Fatal(err)
 		}
 		onNew, beyond := 0, 0
 		for i := range list.Items {
@@ -81,7 +82,8 @@ func benchRolloutPhases(b *testing.B, once func(string, func(*testing.B, int)), 
 			if r != nil && r.Number == to {
 				onNew++
 			}
-			if !moved[ti.Name] && (r == nil || r.Number != from) {
+			// Each instance a wave moved says so in its own annotation.
+			if rollout.MovedIn(ti, to, tpl.UID) == 0 && (r == nil || r.Number != from) {
 				beyond++
 			}
 		}

@@ -117,6 +117,12 @@ func TestTemplateRollout(t *testing.T) {
 	for _, name := range []string{"a-first", "b-stuck", "c-third"} {
 		waitInstance(t, ns, name, time.Second, "still on revision 1 (plan refused)", onRevision(1))
 	}
+	// A resume would pause again at once on the same plan: it is refused, saying what moves it
+	// on (before, it said "rollout resumed" and nothing moved).
+	if out, err := env.kubectl("roller", "", "stencil", "rollout", "resume", "app", "-n", ns); err == nil ||
+		!strings.Contains(out+err.Error(), "stencil diff --template app --revision 2") {
+		t.Errorf("resume of a plan mismatch: %v\n%s", err, out)
+	}
 
 	// With the preview's plan: wave 1 moves a-first, wave 2 b-stuck, which never turns
 	// Ready: 20 s later the rollout pauses, c-third stays on revision 1.
@@ -196,6 +202,38 @@ func TestTemplateRollout(t *testing.T) {
 		return nil
 	})
 	waitInstance(t, ns, "m-manual", time.Second, "still on revision 1", onRevision(1))
+
+	// The undo dropped the plan previewed for revision 2: the next revision rolls out (before,
+	// that plan stayed and paused it with PlanMismatch for good).
+	if out := mustKubectl(t, "roller", "", "get", "template", "app", "-n", ns, "-o", `jsonpath={.metadata.annotations.templates\.stencil\.dev/rollout-plan-hash}`); out != "" {
+		t.Errorf("the undo kept the plan of the content it replaced: %s", out)
+	}
+	// A paused rollout is not undone (as kubectl does not undo a paused Deployment).
+	mustKubectl(t, "roller", "", "stencil", "rollout", "pause", "app", "-n", ns)
+	if out, err := env.kubectl("roller", "", "stencil", "rollout", "undo", "app", "-n", ns); err == nil || !strings.Contains(out+err.Error(), "resume it first") {
+		t.Errorf("undo of a paused rollout: %v\n%s", err, out)
+	}
+	if out := mustKubectl(t, "roller", "", "stencil", "rollout", "resume", "app", "-n", ns); !strings.Contains(out, "rollout resumed") {
+		t.Errorf("resume: %s", out)
+	}
+	mustKubectl(t, "roller", rolloutTemplate("four", false, ""), "apply", "-n", ns, "-f", "-")
+	for _, name := range []string{"a-first", "b-stuck", "c-third"} {
+		waitInstance(t, ns, name, time.Minute, "Ready on revision 4", onRevision(4))
+	}
+	tpl, err := stencilAdmin(t).TemplatesV1alpha1().Templates(ns).Get(ctx, "app", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := waitInstance(t, ns, "a-first", time.Second, "on revision 4", onRevision(4))
+	if got, want := first.Annotations[templatesv1.AnnotationRolloutMoved], "4/1/"+string(tpl.UID); got != want {
+		t.Errorf("a-first's mark of the wave that moved it: %q, want %q", got, want)
+	}
+	waitRollout(t, ns, "revision 4 complete", func(st *templatesv1.RolloutStatus) error {
+		if st.Phase != templatesv1.RolloutComplete || st.Revision != 4 || st.MovedCount != 3 {
+			return fmt.Errorf("%+v", st)
+		}
+		return nil
+	})
 }
 
 // rolloutOf is the rollout status of Template app in ns.

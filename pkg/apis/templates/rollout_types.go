@@ -74,20 +74,32 @@ type RolloutStatus struct {
 	Waves int32
 	// WaveStartTime is when the wave under way started (or was resumed).
 	WaveStartTime *metav1.Time
-	// Moved names the instances the rollout moved to Revision, until it is complete.
+	// Moved names the first RolloutNamesShown instances the wave under way moved; the
+	// instances themselves record that a rollout moved them (AnnotationRolloutMoved).
 	Moved []string
-	// WaveSize is how many of the last names of Moved the wave under way moved.
+	// MovedCount counts the instances the rollout moved, over every wave.
+	MovedCount int32
+	// WaveSize is how many instances the wave under way moved.
 	WaveSize int32
 	// Updated counts the instances that run Revision and are Ready; Total the Automatic ones.
 	Updated int32
 	Total   int32
-	// Failed are the instances that paused the rollout, and why.
-	Failed []RolloutFailure
+	// Failed are the first RolloutNamesShown instances that paused the rollout, and why;
+	// FailedCount counts them all.
+	Failed      []RolloutFailure
+	FailedCount int32
 	// Pauses counts the rollout's automatic pauses; a resume names the one it resumes.
 	Pauses int32
 	// PlanHash is the preview's plan hash the rollout checked, when the Template carries one.
 	PlanHash string
+	// StalePlanHash is a plan hash the Template carries that an earlier rollout (or an undo)
+	// already used: this rollout does not check it.
+	StalePlanHash string
 }
+
+// RolloutNamesShown is how many instances a rollout's status names in moved and failed: the
+// status of a Template with 10,000 instances stays far below what etcd stores in one object.
+const RolloutNamesShown = 20
 
 // RolloutFailure is an instance that paused a rollout.
 type RolloutFailure struct {

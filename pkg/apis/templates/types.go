@@ -69,6 +69,11 @@ type Template struct {
 	// Rollout says how the Template's Automatic instances move to a new revision; nil moves
 	// them all at once. It is not content: changing it makes no revision.
 	Rollout *Rollout
+	// RolloutAuthor is the user who last changed how the Template's instances move: its
+	// Rollout or its rollout annotations (plan hash, resume, undo). The server sets it, never
+	// from the client; an Automatic instance applies what its Template renders only when this
+	// user may create it too, since that user chose when it moves.
+	RolloutAuthor *TemplateAuthor
 	// Status is the controller's: the progress of the last rollout.
 	Status *TemplateStatus
 }

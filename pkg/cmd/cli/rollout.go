@@ -129,7 +129,9 @@ func rolloutUndoCommand(config *genericclioptions.ConfigFlags, streams IOStreams
 			"the Template, as kubectl rollout undo writes a Deployment's old template back: that makes a\n" +
 			"new revision with the old content, and you its author. Its rollout moves every Automatic\n" +
 			"instance at once, without gate; each is still applied as its requester, with the author\n" +
-			"rule (so you must be allowed to create what it holds).",
+			"rule (so you must be allowed to create what it holds). A paused rollout (rollout.paused) is\n" +
+			"not undone, as kubectl does not undo a paused Deployment: resume it first. The undo drops\n" +
+			"the Template's plan-hash and resume annotations, which were for the content it replaces.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cs, namespace, err := newClient(config, streams)

@@ -27,6 +27,7 @@ import (
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/client"
+	"stencil.dev/stencil/pkg/controller/rollout"
 )
 
 // printRollout writes where t's rollout is, then each instance of t: its policy, the revision
@@ -49,17 +50,31 @@ func printRollout(w io.Writer, t *templatesv1.Template, instances []templatesv1.
 		}
 		fmt.Fprintf(w, "template %s: revision %d%s from %d: %s (%s)\n", t.Name, st.Revision, undo, st.FromRevision, st.Phase, st.Reason)
 		fmt.Fprintf(w, "  %s\n", st.Message)
-		fmt.Fprintf(w, "  wave %d of %d; %d of %d Automatic instances run revision %d and are Ready\n", st.Wave, st.Waves, st.Updated, st.Total, st.Revision)
+		fmt.Fprintf(w, "  wave %d of %d; %d of %d Automatic instances run revision %d and are Ready; the rollout moved %d\n",
+			st.Wave, st.Waves, st.Updated, st.Total, st.Revision, st.MovedCount)
 		if len(st.Failed) > 0 {
 			fmt.Fprintln(w, "  failed:")
 			for _, f := range st.Failed {
 				fmt.Fprintf(w, "    %s: %s: %s\n", f.Name, f.Reason, f.Message)
 			}
+			if more := int(st.FailedCount) - len(st.Failed); more > 0 {
+				fmt.Fprintf(w, "    and %d more (kubectl get templateinstances shows each one's conditions)\n", more)
+			}
 		}
 		if st.PlanHash != "" {
 			fmt.Fprintf(w, "  plan: %s\n", st.PlanHash)
 		}
-		if st.Phase == templatesv1.RolloutPaused {
+		if st.StalePlanHash != "" {
+			fmt.Fprintf(w, "  plan %s not checked: an earlier rollout or an undo used it (set a new preview's plan to check this one)\n", st.StalePlanHash)
+		}
+		switch {
+		case st.Phase != templatesv1.RolloutPaused:
+		case t.Rollout != nil && t.Rollout.Paused:
+			fmt.Fprintf(w, "  stencil rollout resume %s goes on (an undo waits for the resume)\n", t.Name)
+		case st.Reason == rollout.ReasonPlanMismatch:
+			fmt.Fprintf(w, "  preview again and set the new plan, or remove %s, to go on; stencil rollout undo %s goes back to revision %d\n",
+				templatesv1.AnnotationRolloutPlanHash, t.Name, st.FromRevision)
+		default:
 			fmt.Fprintf(w, "  stencil rollout resume %s goes on; stencil rollout undo %s goes back to revision %d\n", t.Name, t.Name, st.FromRevision)
 		}
 	}

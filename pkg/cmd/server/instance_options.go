@@ -24,6 +24,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/apiserver"
 	"stencil.dev/stencil/pkg/controller/templateinstance"
 )
@@ -41,6 +42,9 @@ type InstanceControllerOptions struct {
 	// TargetKubeconfig points local mode at a cluster to create the instances' objects in,
 	// with that kubeconfig's identity.
 	TargetKubeconfig string
+	// ApplyCreatedWithoutCluster applies the instances stored while the server had no cluster
+	// (their conditions say NoCluster) without each one's consent.
+	ApplyCreatedWithoutCluster bool
 }
 
 // NewInstanceControllerOptions returns the defaults: on, with the Lease in $POD_NAMESPACE, and
@@ -72,6 +76,10 @@ func (o *InstanceControllerOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.TargetKubeconfig, "target-kubeconfig", o.TargetKubeconfig,
 		"Local mode only: run the TemplateInstance controller against the cluster of this kubeconfig, creating the "+
 			"instances' objects with the kubeconfig's own identity (the local user is its owner; no impersonation).")
+	fs.BoolVar(&o.ApplyCreatedWithoutCluster, "apply-instances-created-without-cluster", o.ApplyCreatedWithoutCluster,
+		"Apply the TemplateInstances created while the server had no cluster (local mode without --target-kubeconfig, "+
+			"where nothing was to be created). Without it, each waits for its own consent: the annotation "+
+			v1alpha1.AnnotationApplyCreatedWithoutCluster+"=true.")
 }
 
 // Validate reports every invalid option; local is true in local mode, where the controller
@@ -80,6 +88,10 @@ func (o *InstanceControllerOptions) Validate(local bool) []error {
 	var errs []error
 	if o.TargetKubeconfig != "" && !local {
 		errs = append(errs, fmt.Errorf("--target-kubeconfig is for local mode (--local); in a cluster the controller acts in the hosting cluster"))
+	}
+	if o.ApplyCreatedWithoutCluster && (!o.Enabled || (local && o.TargetKubeconfig == "")) {
+		errs = append(errs, fmt.Errorf("--apply-instances-created-without-cluster needs a cluster to apply them in: the TemplateInstance controller, "+
+			"with --target-kubeconfig in local mode"))
 	}
 	if !o.Enabled || local {
 		return errs
@@ -105,7 +117,7 @@ func (o *InstanceControllerOptions) ApplyTo(c *apiserver.ExtraConfig, local bool
 	}
 	opts := &templateinstance.Options{LeaseNamespace: o.LeaseNamespace,
 		LeaseDuration: o.LeaseDuration, RenewDeadline: o.RenewDeadline, RetryPeriod: o.RetryPeriod,
-		Workers: o.Workers}
+		Workers: o.Workers, ApplyCreatedWithoutCluster: o.ApplyCreatedWithoutCluster}
 	if local {
 		// One process: no election; the kubeconfig's user acts, and authorizes, as itself.
 		target, err := clientcmd.BuildConfigFromFlags("", o.TargetKubeconfig)

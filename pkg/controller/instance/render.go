@@ -126,7 +126,7 @@ func (p *Planner) Render(ctx context.Context, ti *templatesv1.TemplateInstance, 
 	if stored {
 		authors = append(authors, AuthorOf(t))
 	}
-	out, err := p.RenderTemplate(ctx, ti, t, stored, inputs, authors)
+	out, err := p.RenderTemplate(ctx, ti, t, stored, inputs, authors, nil)
 	if err != nil {
 		if AsFailure(err) != nil || authz.IsUnavailable(err) {
 			return r, err
@@ -147,6 +147,9 @@ func (p *Planner) Render(ctx context.Context, ti *templatesv1.TemplateInstance, 
 		}
 	}
 	r.Authors = append(authors, AuthorsOf(out.Imported)...)
+	if a, ok := RolloutAuthorOf(ti, current); stored && ok {
+		r.Authors = append(r.Authors, a)
+	}
 	if len(generatedNames) > 0 {
 		r.Generated = map[string]string{}
 		for _, p := range out.Parameters {
@@ -162,13 +165,15 @@ func (p *Planner) Render(ctx context.Context, ti *templatesv1.TemplateInstance, 
 // Renderer, as the requester of ctx (AsRequester). Once the Templates t imports are read,
 // and before any value is looked at, every author of authors and of those Templates must be
 // allowed to read what the instance reads (AuthorizeInputs): its refusal, or an outage of the
-// authorizer, is returned as it is, as is any error of the renderer.
+// authorizer, is returned as it is, as is any error of the renderer. Generated values come
+// from gen, nil for the server's crypto/rand (a preview seeds its own: what it renders is
+// never applied).
 func (p *Planner) RenderTemplate(ctx context.Context, ti *templatesv1.TemplateInstance, t *templates.Template, stored bool,
-	inputs *inventory.Inputs, authors []Author) (*render.Output, error) {
+	inputs *inventory.Inputs, authors []Author, gen process.Generator) (*render.Output, error) {
 	out, err := p.cfg.Renderer.RenderObjects(ctx, render.Input{
 		Template:   t,
 		Stored:     stored,
-		Request:    process.Request{Parameters: inputs.Values, FromSecret: inputs.FromSecret, Labels: ti.Spec.Labels},
+		Request:    process.Request{Parameters: inputs.Values, FromSecret: inputs.FromSecret, Labels: ti.Spec.Labels, Generator: gen},
 		Properties: ti.Spec.Properties,
 		Admit: func(imported []*templates.Template) error {
 			return p.AuthorizeInputs(ctx, ti, append(append([]Author(nil), authors...), AuthorsOf(imported)...), inputs.Read)

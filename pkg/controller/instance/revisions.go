@@ -20,6 +20,7 @@ import (
 	"context"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apiserver/pkg/authentication/user"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
@@ -65,10 +66,22 @@ func TargetRevision(ti *templatesv1.TemplateInstance, t *templates.Template) int
 		return t.Revision.Number
 	}
 	// Automatic: the Template's rollout says whether it has moved this instance yet.
-	if r != nil && rollout.Holds(t, ti.Name, r.Number) {
+	if r != nil && rollout.Holds(t, ti) {
 		return r.Number
 	}
 	return t.Revision.Number
+}
+
+// RolloutAuthorOf is the author of the rollout of t (the last writer of its rollout or
+// rollout annotations), when the instance follows it: an Automatic, unpinned instance moves
+// when the rollout says, so whoever wrote that shaped what it applies, and it applies only
+// what that user may create too (Authorize). Pinned and Manual instances do not follow it.
+func RolloutAuthorOf(ti *templatesv1.TemplateInstance, t *templates.Template) (Author, bool) {
+	w := t.RolloutAuthor
+	if w == nil || w.Username == "" || ti.Spec.TemplateRef == nil || ti.Spec.TemplateRef.Revision > 0 || Policy(ti) != templatesv1.UpdatePolicyAutomatic {
+		return Author{}, false
+	}
+	return Author{Template: t.Namespace + "/" + t.Name + "'s rollout", User: &user.DefaultInfo{Name: w.Username, UID: w.UID, Groups: w.Groups, Extra: w.Extra}}, true
 }
 
 // revisionToRender is what the instance renders: t itself when it should run t's current

@@ -144,9 +144,10 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 		return classify(templates.PreviewFailed, err)
 	}
 	// An instance whose generated values are not kept yet gets new ones when applied: no
-	// plan can say what that applies.
+	// hash can say what that applies. The plan still covers it, with the seeded values.
+	s.planned[ti.Name] = inventory.OutputHash(s.p.cfg.HashKey, cand.out.Objects)
 	if !cand.fresh {
-		out.RenderedHash = inventory.OutputHash(s.p.cfg.HashKey, cand.out.Objects)
+		out.RenderedHash = s.planned[ti.Name]
 	}
 
 	keep := map[string]bool{}
@@ -162,6 +163,9 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 		}
 	}
 	authors := append([]instance.Author{s.author}, instance.AuthorsOf(cand.out.Imported)...)
+	if a, ok := instance.RolloutAuthorOf(ti, s.template); ok {
+		authors = append(authors, a)
+	}
 	var a instance.Applier
 	if s.p.cfg.Appliers != nil {
 		if a, err = s.p.cfg.Appliers.For(ti.Spec.Requester); err != nil {

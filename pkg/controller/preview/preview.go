@@ -172,7 +172,7 @@ func (p *Previewer) Preview(ctx context.Context, req Request) (*templates.Templa
 			return nil, err
 		}
 	}
-	status.PlanHash = planHash(status.Instances)
+	status.PlanHash = planHash(status.CandidateHash, status.Instances, s.planned)
 	return status, nil
 }
 
@@ -226,11 +226,17 @@ func (p *Previewer) mayList(ctx context.Context, caller user.Info, namespace str
 	})
 }
 
-// planHash is the SHA-256 over every previewed instance's name and rendered hash, in order.
-func planHash(instances []templates.InstancePreview) string {
+// planHash is the SHA-256 over the candidate's content hash and every previewed instance's
+// name and the hash of what it would apply (planned, by name; none when it does not render),
+// in order: it changes whenever any instance's planned output changes, also for an instance
+// that keeps no generated values yet (its values are drawn from a seeded generator), and two
+// candidates never share one. It says nothing of what instances run now: a rollout's own
+// waves, which move instances to the candidate, do not change it.
+func planHash(candidate string, instances []templates.InstancePreview, planned map[string]string) string {
 	h := sha256.New()
+	fmt.Fprintf(h, "candidate\x00%s\n", candidate)
 	for _, i := range instances {
-		fmt.Fprintf(h, "%s\x00%s\n", i.Name, i.RenderedHash)
+		fmt.Fprintf(h, "%s\x00%s\n", i.Name, planned[i.Name])
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }

@@ -18,6 +18,7 @@ package preview
 
 import (
 	"context"
+	"hash/fnv"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -121,7 +122,13 @@ func (s *previewState) render(ctx context.Context, ti *templatesv1.TemplateInsta
 	if errs := process.CheckValues(t, dialect, process.Request{Parameters: values, FromSecret: in.FromSecret}); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(templates.Kind("TemplateInstance"), ti.Name, errs)
 	}
-	out, err := s.planner.RenderTemplate(ctx, ti, t, true, in.Inputs, authors)
+	// An instance that keeps no generated values yet gets values from a generator seeded by
+	// the instance: the plan hash then covers it too (see planned).
+	var gen process.Generator
+	if r.fresh {
+		gen = process.NewSeededGenerator(seedOf(ti))
+	}
+	out, err := s.planner.RenderTemplate(ctx, ti, t, true, in.Inputs, authors, gen)
 	if err != nil {
 		return nil, err
 	}
@@ -185,4 +192,13 @@ func (s *previewState) callerReads(ctx context.Context, ti *templatesv1.Template
 			"instance whose inputs its caller may not read", s.caller.GetName(), strings.Join(refused, ", "))
 	}
 	return nil
+}
+
+// seedOf seeds the generator of the values a preview draws for an instance that keeps none
+// yet: its uid, so that two previews of the same inputs render alike. The values are never
+// applied (a pass draws its own from crypto/rand) and never shown (they are masked).
+func seedOf(ti *templatesv1.TemplateInstance) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(ti.UID))
+	return h.Sum64()
 }

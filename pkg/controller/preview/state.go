@@ -52,6 +52,11 @@ type previewState struct {
 	revisions map[int64]*templates.Template
 	// secrets are the Secrets and ConfigMaps read, by requester and namespace.
 	secrets map[string]*requesterSecrets
+	// planned is, by instance, the hash of what the candidate would apply to it, for the plan
+	// hash: with its kept generated values, or, for one that keeps none yet, with values drawn
+	// from a generator seeded by the instance (what is applied gets fresh ones, but the same
+	// inputs give the same hash, and other inputs another).
+	planned map[string]string
 }
 
 // requesterSecrets are the sources of one namespace one requester reads: the generated-values
@@ -71,7 +76,7 @@ type secretRead struct {
 func (p *Previewer) newState(ctx context.Context, req Request) (*previewState, error) {
 	t := req.Template
 	s := &previewState{p: p, caller: req.Caller, live: req.Live, template: t, revisions: map[int64]*templates.Template{},
-		secrets: map[string]*requesterSecrets{}}
+		secrets: map[string]*requesterSecrets{}, planned: map[string]string{}}
 	mapper := p.cfg.Mapper
 	if mapper == nil {
 		mapper = &guessingMapper{mapper: meta.NewDefaultRESTMapper(nil)}

@@ -18,11 +18,14 @@ package rollout
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	clienttesting "k8s.io/client-go/testing"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/generated/clientset/versioned/fake"
@@ -44,9 +47,18 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func newFixture(t *testing.T, rollout *templatesv1.Rollout, names ...string) *fixture {
 	f := &fixture{t: t, now: epoch.Add(time.Hour)}
-	tpl := &templatesv1.Template{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "ns", Annotations: map[string]string{}},
+	tpl := &templatesv1.Template{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "ns", UID: "app-uid", Annotations: map[string]string{}},
 		Revision: &templatesv1.RevisionStamp{Number: 1, Hash: "sha256:one"}, Rollout: rollout}
+	tpl.ResourceVersion = "1"
 	f.client = fake.NewSimpleClientset(tpl)
+	// The fake tracker keeps no resourceVersions: each write of the Template gets a new one,
+	// as etcd gives it.
+	var rv int
+	f.client.PrependReactor("update", "templates", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		rv++
+		action.(clienttesting.UpdateAction).GetObject().(*templatesv1.Template).ResourceVersion = "1" + strconv.Itoa(rv)
+		return false, nil, nil
+	})
 	f.r = New(Config{Client: f.client, Now: func() time.Time { return f.now },
 		PlanHash: func(context.Context, *templatesv1.Template, int64) (string, error) {
 			f.planCalls++
@@ -58,6 +70,9 @@ func newFixture(t *testing.T, rollout *templatesv1.Rollout, names ...string) *fi
 			Spec: templatesv1.TemplateInstanceSpec{TemplateRef: &templatesv1.TemplateReference{Name: "app"}}}
 		setRunning(ti, 1, true)
 		f.instances = append(f.instances, ti)
+		if err := f.client.Tracker().Add(ti.DeepCopy()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return f
 }
@@ -115,12 +130,20 @@ func (f *fixture) update(change func(*templatesv1.Template)) {
 	}
 }
 
-// sync takes one step and returns the rollout's status.
+// sync takes one step and returns the rollout's status. The marks the step wrote on the
+// instances reach the test's instances, as the informer would bring them.
 func (f *fixture) sync() (*templatesv1.RolloutStatus, time.Duration) {
 	f.t.Helper()
 	after, err := f.r.Reconcile(context.Background(), f.template(), f.instances)
 	if err != nil {
 		f.t.Fatal(err)
+	}
+	for _, ti := range f.instances {
+		stored, err := f.client.TemplatesV1alpha1().TemplateInstances("ns").Get(context.Background(), ti.Name, metav1.GetOptions{})
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		ti.Annotations = stored.Annotations
 	}
 	t := f.template()
 	if t.Status == nil {
@@ -151,15 +174,18 @@ func movedBy(t *templatesv1.Template, ti *templatesv1.TemplateInstance) bool {
 	if st == nil || st.Revision != t.Revision.Number {
 		return false
 	}
-	if st.Phase == templatesv1.RolloutComplete {
-		return true
-	}
-	for _, n := range st.Moved {
-		if n == ti.Name {
-			return true
+	return st.Phase == templatesv1.RolloutComplete || MovedIn(ti, st.Revision, t.UID) > 0
+}
+
+// moved are the names of the instances the rollout of revision marked as moved, in order.
+func (f *fixture) moved(revision int64) []string {
+	var out []string
+	for _, ti := range f.instances {
+		if MovedIn(ti, revision, "app-uid") > 0 {
+			out = append(out, ti.Name)
 		}
 	}
-	return false
+	return out
 }
 
 func waves(w ...intstr.IntOrString) *templatesv1.Rollout {

@@ -19,12 +19,15 @@ package rollout
 import (
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"stencil.dev/stencil/pkg/apis/templates"
+	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 )
 
 func TestHolds(t *testing.T) {
 	at := func(rollout bool, st *templates.RolloutStatus) *templates.Template {
-		t := &templates.Template{Revision: &templates.RevisionStamp{Number: 2}}
+		t := &templates.Template{ObjectMeta: metav1.ObjectMeta{UID: "app-uid"}, Revision: &templates.RevisionStamp{Number: 2}}
 		if rollout {
 			t.Rollout = &templates.Rollout{}
 		}
@@ -33,24 +36,37 @@ func TestHolds(t *testing.T) {
 		}
 		return t
 	}
-	progressing := &templates.RolloutStatus{Revision: 2, Phase: templates.RolloutPaused, Moved: []string{"a"}}
+	instance := func(running int64, moved string) *templatesv1.TemplateInstance {
+		ti := &templatesv1.TemplateInstance{}
+		if running > 0 {
+			ti.Status.TemplateRevision = &templatesv1.AppliedRevision{Number: running}
+		}
+		if moved != "" {
+			ti.Annotations = map[string]string{templatesv1.AnnotationRolloutMoved: moved}
+		}
+		return ti
+	}
+	progressing := &templates.RolloutStatus{Revision: 2, Phase: templates.RolloutPaused}
 	for _, tc := range []struct {
-		name    string
-		t       *templates.Template
-		ti      string
-		running int64
-		want    bool
+		name string
+		t    *templates.Template
+		ti   *templatesv1.TemplateInstance
+		want bool
 	}{
-		{"no rollout: everyone moves", at(false, nil), "b", 1, false},
-		{"the rollout has not started: nobody runs ahead", at(true, nil), "b", 1, true},
-		{"the rollout of an older revision", at(true, &templates.RolloutStatus{Revision: 1, Phase: templates.RolloutComplete}), "b", 1, true},
-		{"moved", at(true, progressing), "a", 1, false},
-		{"not moved, paused", at(true, progressing), "b", 1, true},
-		{"never applied: takes the current", at(true, progressing), "c", 0, false},
-		{"already there", at(true, progressing), "b", 2, false},
-		{"complete", at(true, &templates.RolloutStatus{Revision: 2, Phase: templates.RolloutComplete}), "b", 1, false},
+		{"no rollout: everyone moves", at(false, nil), instance(1, ""), false},
+		{"the rollout has not started: nobody runs ahead", at(true, nil), instance(1, ""), true},
+		{"the rollout of an older revision", at(true, &templates.RolloutStatus{Revision: 1, Phase: templates.RolloutComplete}), instance(1, "2/1/app-uid"), true},
+		{"moved", at(true, progressing), instance(1, "2/1/app-uid"), false},
+		{"moved in a later wave", at(true, progressing), instance(1, "2/3/app-uid"), false},
+		{"not moved, paused", at(true, progressing), instance(1, ""), true},
+		{"moved by the rollout of another revision", at(true, progressing), instance(1, "1/1/app-uid"), true},
+		{"moved by another Template of the same name", at(true, progressing), instance(1, "2/1/old-uid"), true},
+		{"a mark that is no wave", at(true, progressing), instance(1, "2/x/app-uid"), true},
+		{"never applied: takes the current", at(true, progressing), instance(0, ""), false},
+		{"already there", at(true, progressing), instance(2, ""), false},
+		{"complete", at(true, &templates.RolloutStatus{Revision: 2, Phase: templates.RolloutComplete}), instance(1, ""), false},
 	} {
-		if got := Holds(tc.t, tc.ti, tc.running); got != tc.want {
+		if got := Holds(tc.t, tc.ti); got != tc.want {
 			t.Errorf("%s: Holds = %v, want %v", tc.name, got, tc.want)
 		}
 	}

@@ -25,8 +25,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
@@ -41,10 +43,13 @@ const (
 	ReasonNoRollout    = "NoRollout"
 	ReasonPausedByUser = "PausedByUser"
 	ReasonResumed      = "Resumed"
-	ReasonWaveTimeout  = "WaveTimeout"
-	ReasonGateFailed   = "GateFailed"
-	ReasonGateError    = "GateError"
-	ReasonPlanMismatch = "PlanMismatch"
+	// ReasonResumedPastGate: a resume of a pause its gate made; the wave's gate is not
+	// evaluated again.
+	ReasonResumedPastGate = "ResumedPastGate"
+	ReasonWaveTimeout     = "WaveTimeout"
+	ReasonGateFailed      = "GateFailed"
+	ReasonGateError       = "GateError"
+	ReasonPlanMismatch    = "PlanMismatch"
 )
 
 // PlanHashFunc is the planHash a preview of revision of t answers now: what the rollout would
@@ -75,6 +80,15 @@ type Reconciler struct {
 	cfg Config
 	// counted is when each Template's counts alone were last written, by namespace/name.
 	counted sync.Map
+	// marked are, by namespace/name of the Template, the instances of the last wave marked
+	// that the instances' cache did not show marked yet (*markedWave).
+	marked sync.Map
+}
+
+// Forget drops what r remembers of the rollout of the Template namespace/name, which is gone.
+func (r *Reconciler) Forget(namespace, name string) {
+	r.counted.Delete(namespace + "/" + name)
+	r.marked.Delete(namespace + "/" + name)
 }
 
 // New returns a Reconciler of cfg.
@@ -86,11 +100,14 @@ func New(cfg Config) *Reconciler {
 }
 
 // Reconcile takes the next step of t's rollout, given the instances of t's namespace that
-// reference it (any policy: those the rollout does not move are left out here), and writes
-// the Template's status when it changed. It returns when to look again at the latest (a
-// wave's timeout), 0 when only a change of the Template or of an instance can move it on.
+// reference it (any policy: those the rollout does not move are left out here), marks the
+// instances a new wave moves, and writes the Template's status when it changed. It returns
+// when to look again at the latest (a wave's timeout), 0 when only a change of the Template
+// or of an instance can move it on.
 func (r *Reconciler) Reconcile(ctx context.Context, t *templatesv1.Template, instances []*templatesv1.TemplateInstance) (time.Duration, error) {
+	key := t.Namespace + "/" + t.Name
 	if t.Revision == nil || t.DeletionTimestamp != nil {
+		r.Forget(t.Namespace, t.Name)
 		return 0, nil
 	}
 	var eligible []*templatesv1.TemplateInstance
@@ -107,7 +124,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, t *templatesv1.Template, ins
 	if err != nil || apiequality.Semantic.DeepEqual(before, st) {
 		return after, err
 	}
-	key := t.Namespace + "/" + t.Name
+	// Only a write of counts alone is remembered, to space the next one: an entry lives while
+	// its rollout only counts, and goes with any other write or with the Template.
 	if countsOnly(before, st) {
 		if last, ok := r.counted.Load(key); ok && r.cfg.Now().Sub(last.(time.Time)) < countsEvery {
 			wait := countsEvery - r.cfg.Now().Sub(last.(time.Time))
@@ -117,6 +135,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, t *templatesv1.Template, ins
 			return after, nil
 		}
 		r.counted.Store(key, r.cfg.Now())
+	} else {
+		r.counted.Delete(key)
 	}
 	t = t.DeepCopy()
 	t.Status = &templatesv1.TemplateStatus{Rollout: st}
@@ -158,7 +178,7 @@ func countsOnly(a, b *templatesv1.RolloutStatus) bool {
 		return false
 	}
 	c := *b
-	c.Updated, c.Total = a.Updated, a.Total
+	c.Updated, c.Total, c.MovedCount = a.Updated, a.Total, a.MovedCount
 	return apiequality.Semantic.DeepEqual(a, &c)
 }
 
@@ -180,20 +200,15 @@ func (r *Reconciler) step(ctx context.Context, t *templatesv1.Template, st *temp
 		}
 		// The rollout was removed: every instance moves at once, as without one.
 		st = &templatesv1.RolloutStatus{Revision: revision, FromRevision: st.Revision, Phase: templatesv1.RolloutComplete,
-			Reason: ReasonNoRollout, Message: "the Template has no rollout: every Automatic instance moves at once"}
-		count(st, instances)
+			Reason: ReasonNoRollout, Message: "the Template has no rollout: every Automatic instance moves at once",
+			PlanHash: st.PlanHash, StalePlanHash: st.StalePlanHash}
+		count(t, st, instances)
 		return st, 0, nil
 	}
 	if st == nil || st.Revision != revision {
-		from := revision - 1
-		if st != nil {
-			from = st.Revision
-		}
-		undo := t.Annotations[templatesv1.AnnotationRolloutUndo] != "" && t.Annotations[templatesv1.AnnotationRolloutUndo] == t.Revision.Hash
-		st = &templatesv1.RolloutStatus{Revision: revision, FromRevision: from, Phase: templatesv1.RolloutProgressing, Reason: ReasonStarted, Undo: undo,
-			Message: fmt.Sprintf("rolling revision %d out", revision)}
+		st = start(t, st)
 	}
-	count(st, instances)
+	count(t, st, instances)
 	now := r.cfg.Now()
 	switch {
 	case st.Phase == templatesv1.RolloutComplete:
@@ -201,6 +216,10 @@ func (r *Reconciler) step(ctx context.Context, t *templatesv1.Template, st *temp
 	case t.Rollout.Paused:
 		if st.Phase != templatesv1.RolloutPaused {
 			st.Phase, st.Reason, st.Message = templatesv1.RolloutPaused, ReasonPausedByUser, "paused (rollout.paused): no instance moves until it is false"
+			if st.Undo {
+				st.Message = fmt.Sprintf("the undo to the content of revision %d's hash is paused (rollout.paused): "+
+					"it moves every instance at once when rollout.paused is false", st.Revision)
+			}
 		}
 		return st, 0, nil
 	case st.Phase == templatesv1.RolloutPaused && st.Reason == ReasonPausedByUser:
@@ -211,31 +230,66 @@ func (r *Reconciler) step(ctx context.Context, t *templatesv1.Template, st *temp
 		if t.Annotations[templatesv1.AnnotationRolloutResume] != ResumeToken(st) {
 			return st, 0, nil
 		}
+		gate := st.Reason == ReasonGateFailed || st.Reason == ReasonGateError
 		resume(st, now, "resumed ("+templatesv1.AnnotationRolloutResume+")")
+		if gate {
+			// Resuming a pause the gate made overrides the gate for this wave: evaluating it again
+			// would pause again on the same instances, and the resume would move nobody.
+			st.Reason = ReasonResumedPastGate
+			st.Message = "resumed (" + templatesv1.AnnotationRolloutResume + "): the gate is not evaluated again for this wave"
+		}
 	}
 	return r.progress(ctx, t, st, instances, now)
 }
 
+// start is the status of the rollout of t's current revision, after prev (nil: none before).
+// A plan hash the Template still carries from an earlier rollout, or an undo's, is stale: it
+// was previewed for another content, so checking it would pause this rollout for good.
+func start(t *templatesv1.Template, prev *templatesv1.RolloutStatus) *templatesv1.RolloutStatus {
+	revision := t.Revision.Number
+	from := revision - 1
+	if prev != nil {
+		from = prev.Revision
+	}
+	undo := t.Annotations[templatesv1.AnnotationRolloutUndo] != "" && t.Annotations[templatesv1.AnnotationRolloutUndo] == t.Revision.Hash
+	st := &templatesv1.RolloutStatus{Revision: revision, FromRevision: from, Phase: templatesv1.RolloutProgressing, Reason: ReasonStarted, Undo: undo,
+		Message: fmt.Sprintf("rolling revision %d out", revision)}
+	if plan := t.Annotations[templatesv1.AnnotationRolloutPlanHash]; plan != "" &&
+		(undo || (prev != nil && (plan == prev.PlanHash || plan == prev.StalePlanHash))) {
+		st.StalePlanHash = plan
+	}
+	return st
+}
+
 // resume makes a paused rollout progress again: the wave under way gets its timeout anew.
 func resume(st *templatesv1.RolloutStatus, now time.Time, why string) {
-	st.Phase, st.Reason, st.Message, st.Failed = templatesv1.RolloutProgressing, ReasonResumed, why, nil
+	st.Phase, st.Reason, st.Message, st.Failed, st.FailedCount = templatesv1.RolloutProgressing, ReasonResumed, why, nil, 0
 	if st.WaveStartTime != nil {
 		st.WaveStartTime = &metav1.Time{Time: now}
 	}
 }
 
-// pause stops the rollout for why; a resume must name this pause.
+// pause stops the rollout for why; a resume must name this pause. The status names the
+// first RolloutNamesShown instances that failed and counts them all.
 func pause(st *templatesv1.RolloutStatus, reason, message string, failed []templatesv1.RolloutFailure) {
-	st.Phase, st.Reason, st.Message, st.Failed = templatesv1.RolloutPaused, reason, message, failed
+	st.Phase, st.Reason, st.Message = templatesv1.RolloutPaused, reason, message
+	st.Failed, st.FailedCount = failed[:min(len(failed), templates.RolloutNamesShown)], int32(len(failed))
+	if len(failed) == 0 {
+		st.Failed = nil
+	}
 	st.Pauses++
 }
 
-// count records how many instances run the revision and are Ready, of how many.
-func count(st *templatesv1.RolloutStatus, instances []*templatesv1.TemplateInstance) {
-	st.Total, st.Updated = int32(len(instances)), 0
+// count records how many instances run the revision and are Ready, and how many the rollout
+// moved (their marks), of how many.
+func count(t *templatesv1.Template, st *templatesv1.RolloutStatus, instances []*templatesv1.TemplateInstance) {
+	st.Total, st.Updated, st.MovedCount = int32(len(instances)), 0, 0
 	for _, ti := range instances {
 		if running(ti) == st.Revision && ready(ti) {
 			st.Updated++
+		}
+		if MovedIn(ti, st.Revision, t.UID) > 0 {
+			st.MovedCount++
 		}
 	}
 }
@@ -248,7 +302,10 @@ func (r *Reconciler) progress(ctx context.Context, t *templatesv1.Template, st *
 	if t.Rollout.Timeout != nil {
 		timeout = t.Rollout.Timeout.Duration
 	}
-	if st.WaveSize > 0 && int(st.WaveSize) <= len(st.Moved) {
+	if st.WaveSize > 0 {
+		if r.unseen(t, st, instances) {
+			return st, unseenRetry, nil
+		}
 		wait, err := r.checkWave(ctx, t, st, instances, now, timeout)
 		if err != nil || wait > 0 || st.Phase == templatesv1.RolloutPaused {
 			return st, wait, err
@@ -260,21 +317,17 @@ func (r *Reconciler) progress(ctx context.Context, t *templatesv1.Template, st *
 		sizes = []int{len(instances)}
 	}
 	st.Waves = int32(len(sizes))
-	moved := make(map[string]bool, len(st.Moved))
-	for _, name := range st.Moved {
-		moved[name] = true
-	}
 	done := 0
 	var candidates []*templatesv1.TemplateInstance
 	for _, ti := range instances {
-		if n := running(ti); moved[ti.Name] || n == 0 || n == st.Revision {
+		if n := running(ti); n == 0 || n == st.Revision || MovedIn(ti, st.Revision, t.UID) > 0 {
 			done++
 		} else {
 			candidates = append(candidates, ti)
 		}
 	}
 	if len(candidates) == 0 {
-		st.Phase, st.Reason, st.Failed, st.Moved, st.WaveSize, st.WaveStartTime = templatesv1.RolloutComplete, ReasonComplete, nil, nil, 0, nil
+		st.Phase, st.Reason, st.Failed, st.FailedCount, st.Moved, st.WaveSize, st.WaveStartTime = templatesv1.RolloutComplete, ReasonComplete, nil, 0, nil, 0, nil
 		st.Wave = st.Waves
 		st.Message = fmt.Sprintf("every Automatic instance (%d) runs revision %d", len(instances), st.Revision)
 		return st, 0, nil
@@ -285,7 +338,7 @@ func (r *Reconciler) progress(ctx context.Context, t *templatesv1.Template, st *
 	}
 	need := max(sizes[next]-done, 1)
 
-	if plan := t.Annotations[templatesv1.AnnotationRolloutPlanHash]; plan != "" && !st.Undo {
+	if plan := t.Annotations[templatesv1.AnnotationRolloutPlanHash]; plan != "" && !st.Undo && plan != st.StalePlanHash {
 		st.PlanHash = plan
 		got := "(none: this server cannot compute plans)"
 		if r.cfg.PlanHash != nil {
@@ -296,7 +349,7 @@ func (r *Reconciler) progress(ctx context.Context, t *templatesv1.Template, st *
 		}
 		if got != plan {
 			pause(st, ReasonPlanMismatch, fmt.Sprintf("what revision %d would apply now (plan %s) differs from the plan previewed (%s, in %s): "+
-				"an instance's values or the content changed since; preview again and set the new plan, or remove the annotation",
+				"an instance's values or the content changed since; a resume checks it again: preview again and set the new plan, or remove the annotation",
 				st.Revision, got, plan, templatesv1.AnnotationRolloutPlanHash), nil)
 			return st, 0, nil
 		}
@@ -304,13 +357,30 @@ func (r *Reconciler) progress(ctx context.Context, t *templatesv1.Template, st *
 
 	order(candidates)
 	wave := candidates[:min(need, len(candidates))]
+	if err := r.mark(ctx, t, st.Revision, int32(next+1), wave); err != nil {
+		if apierrors.IsConflict(err) {
+			return st, 0, err
+		}
+		return st, 0, fmt.Errorf("marking the instances of wave %d: %w", next+1, err)
+	}
 	names := make([]string, len(wave))
 	for i, ti := range wave {
 		names[i] = ti.Name
 	}
-	st.Moved = append(st.Moved, names...)
-	st.WaveSize, st.Wave, st.WaveStartTime, st.Failed = int32(len(wave)), int32(next+1), &metav1.Time{Time: now}, nil
+	klog.InfoS("Rollout wave started", "template", klog.KObj(t), "revision", st.Revision, "wave", next+1, "instances", len(wave))
+	st.Moved = names[:min(len(names), templates.RolloutNamesShown)]
+	st.MovedCount += int32(len(wave))
+	st.WaveSize, st.Wave, st.WaveStartTime, st.Failed, st.FailedCount = int32(len(wave)), int32(next+1), &metav1.Time{Time: now}, nil, 0
 	st.Phase, st.Reason = templatesv1.RolloutProgressing, ReasonWaveStarted
-	st.Message = fmt.Sprintf("wave %d of %d: moving %s to revision %d", st.Wave, st.Waves, strings.Join(names, ", "), st.Revision)
+	st.Message = fmt.Sprintf("wave %d of %d: moving %s to revision %d", st.Wave, st.Waves, someNames(names), st.Revision)
 	return st, timeout, nil
+}
+
+// someNames names the first few of names and counts the others, as a status's message may.
+func someNames(names []string) string {
+	const shown = 10
+	if len(names) <= shown {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:shown], ", "), len(names)-shown)
 }

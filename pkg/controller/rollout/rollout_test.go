@@ -89,12 +89,12 @@ func TestRolloutInWaves(t *testing.T) {
 	}
 	f.passes()
 	st, _ = f.sync()
-	if !slices.Equal(st.Moved, []string{"a", "b"}) || st.Wave != 2 || st.Updated != 1 {
+	if !slices.Equal(f.moved(2), []string{"a", "b"}) || !slices.Equal(st.Moved, []string{"b"}) || st.MovedCount != 2 || st.Wave != 2 || st.Updated != 1 {
 		t.Fatalf("wave 2 (50%% of 4): %+v", st)
 	}
 	f.passes()
 	st, _ = f.sync()
-	if !slices.Equal(st.Moved, []string{"a", "b", "c", "d"}) || st.Wave != 3 || st.WaveSize != 2 {
+	if !slices.Equal(f.moved(2), []string{"a", "b", "c", "d"}) || st.Wave != 3 || st.WaveSize != 2 || st.MovedCount != 4 {
 		t.Fatalf("wave 3 (the rest): %+v", st)
 	}
 	f.passes()
@@ -145,7 +145,7 @@ func TestWaveTimeoutPauses(t *testing.T) {
 		t.Fatalf("resumed: %+v after %s", st, after)
 	}
 	f.passes()
-	if st, _ = f.sync(); !slices.Contains(st.Moved, "c") {
+	if f.sync(); !slices.Contains(f.moved(2), "c") {
 		t.Fatalf("once b is Ready, wave 3: %+v", st)
 	}
 }
@@ -161,12 +161,12 @@ func TestGateFalsePauses(t *testing.T) {
 	f.sync()
 	f.passes()
 	st, _ := f.sync()
-	if st.Phase != templatesv1.RolloutPaused || st.Reason != ReasonGateFailed || len(st.Failed) != 1 || st.Failed[0].Name != "a" || slices.Contains(st.Moved, "b") {
+	if st.Phase != templatesv1.RolloutPaused || st.Reason != ReasonGateFailed || len(st.Failed) != 1 || st.Failed[0].Name != "a" || slices.Contains(f.moved(2), "b") {
 		t.Fatalf("gate false: %+v", st)
 	}
 	f.instance("a").Labels = map[string]string{"tier": "canary"}
 	f.update(func(t *templatesv1.Template) { t.Annotations[templatesv1.AnnotationRolloutResume] = ResumeToken(st) })
-	if st, _ = f.sync(); !slices.Contains(st.Moved, "b") {
+	if st, _ = f.sync(); !slices.Contains(f.moved(2), "b") {
 		t.Fatalf("gate true after the resume: %+v", st)
 	}
 }
@@ -179,7 +179,7 @@ func TestPausedByUser(t *testing.T) {
 	f.update(func(t *templatesv1.Template) { t.Rollout.Paused = true })
 	f.passes()
 	st, _ := f.sync()
-	if st.Phase != templatesv1.RolloutPaused || st.Reason != ReasonPausedByUser || slices.Contains(st.Moved, "b") {
+	if st.Phase != templatesv1.RolloutPaused || st.Reason != ReasonPausedByUser || slices.Contains(f.moved(2), "b") {
 		t.Fatalf("paused: %+v", st)
 	}
 	f.now = f.now.Add(time.Hour)
@@ -187,7 +187,7 @@ func TestPausedByUser(t *testing.T) {
 		t.Fatalf("a user's pause timed out: %+v", st)
 	}
 	f.update(func(t *templatesv1.Template) { t.Rollout.Paused = false })
-	if st, _ = f.sync(); !slices.Contains(st.Moved, "b") {
+	if st, _ = f.sync(); !slices.Contains(f.moved(2), "b") {
 		t.Fatalf("unpaused: %+v", st)
 	}
 }
@@ -207,7 +207,7 @@ func TestUndo(t *testing.T) {
 	}
 	f.edit(3, "sha256:one", map[string]string{templatesv1.AnnotationRolloutUndo: "sha256:one"})
 	st, _ := f.sync()
-	if !st.Undo || st.Waves != 1 || len(st.Moved) != 3 || st.FromRevision != 2 || st.Phase != templatesv1.RolloutProgressing {
+	if !st.Undo || st.Waves != 1 || len(f.moved(3)) != 3 || st.WaveSize != 3 || st.FromRevision != 2 || st.Phase != templatesv1.RolloutProgressing {
 		t.Fatalf("undo: %+v", st)
 	}
 	f.passes()
@@ -216,7 +216,7 @@ func TestUndo(t *testing.T) {
 	}
 	// A later edit with the annotation left behind is a rollout in waves again.
 	f.edit(4, "sha256:four", nil)
-	if st, _ = f.sync(); st.Undo || len(st.Moved) != 1 {
+	if st, _ = f.sync(); st.Undo || len(f.moved(4)) != 1 {
 		t.Fatalf("the edit after an undo: %+v", st)
 	}
 }
@@ -228,18 +228,18 @@ func TestPlanHashMismatch(t *testing.T) {
 	f.planHash = "sha256:changed-since"
 	f.edit(2, "sha256:two", map[string]string{templatesv1.AnnotationRolloutPlanHash: "sha256:previewed"})
 	st, _ := f.sync()
-	if st.Phase != templatesv1.RolloutPaused || st.Reason != ReasonPlanMismatch || len(st.Moved) != 0 || st.PlanHash != "sha256:previewed" ||
+	if st.Phase != templatesv1.RolloutPaused || st.Reason != ReasonPlanMismatch || len(f.moved(2)) != 0 || st.PlanHash != "sha256:previewed" ||
 		!strings.Contains(st.Message, "sha256:changed-since") {
 		t.Fatalf("mismatch: %+v", st)
 	}
 	f.update(func(t *templatesv1.Template) { t.Annotations[templatesv1.AnnotationRolloutResume] = ResumeToken(st) })
-	if st, _ = f.sync(); st.Reason != ReasonPlanMismatch || len(st.Moved) != 0 {
+	if st, _ = f.sync(); st.Reason != ReasonPlanMismatch || len(f.moved(2)) != 0 {
 		t.Fatalf("a resume without a new plan went on: %+v", st)
 	}
 	f.update(func(t *templatesv1.Template) {
 		t.Annotations[templatesv1.AnnotationRolloutPlanHash] = "sha256:changed-since"
 	})
-	if st, _ = f.sync(); !slices.Equal(st.Moved, []string{"a"}) {
+	if st, _ = f.sync(); !slices.Equal(f.moved(2), []string{"a"}) {
 		t.Fatalf("the plan matches: %+v", st)
 	}
 	calls := f.planCalls
@@ -294,7 +294,7 @@ func TestRefusedInstancePausesItsWave(t *testing.T) {
 		Reason: "AuthorForbidden", Message: "ConfigMap ns/a-config: mallory (the author of Template app) may not create it"})
 	f.now = f.now.Add(2 * time.Minute)
 	st, _ := f.sync()
-	if st.Phase != templatesv1.RolloutPaused || len(st.Failed) != 1 || st.Failed[0].Reason != "AuthorForbidden" || slices.Contains(st.Moved, "b") {
+	if st.Phase != templatesv1.RolloutPaused || len(st.Failed) != 1 || st.Failed[0].Reason != "AuthorForbidden" || slices.Contains(f.moved(2), "b") {
 		t.Fatalf("a refused instance: %+v", st)
 	}
 	if got := revisions(f); !maps.Equal(got, map[string]int64{"a": 1, "b": 1}) {

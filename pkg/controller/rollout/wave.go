@@ -34,20 +34,15 @@ import (
 // for.
 func (r *Reconciler) checkWave(ctx context.Context, t *templatesv1.Template, st *templatesv1.RolloutStatus,
 	instances []*templatesv1.TemplateInstance, now time.Time, timeout time.Duration) (time.Duration, error) {
-	byName := make(map[string]*templatesv1.TemplateInstance, len(instances))
-	for _, ti := range instances {
-		byName[ti.Name] = ti
-	}
 	var wave []*templatesv1.TemplateInstance
 	var failed []templatesv1.RolloutFailure
-	for _, name := range st.Moved[len(st.Moved)-int(st.WaveSize):] {
-		ti, ok := byName[name]
-		if !ok {
+	for _, ti := range instances {
+		if MovedIn(ti, st.Revision, t.UID) != st.Wave {
 			continue
 		}
 		wave = append(wave, ti)
 		if done, reason, message := verdict(ti, st.Revision); !done {
-			failed = append(failed, templatesv1.RolloutFailure{Name: name, Reason: reason, Message: clip(message)})
+			failed = append(failed, templatesv1.RolloutFailure{Name: ti.Name, Reason: reason, Message: clip(message)})
 		}
 	}
 	if len(failed) > 0 {
@@ -62,7 +57,7 @@ func (r *Reconciler) checkWave(ctx context.Context, t *templatesv1.Template, st 
 			"the others stay on the revisions they run", st.Wave, st.Waves, len(failed), len(wave), st.Revision, timeout), failed)
 		return 0, nil
 	}
-	if t.Rollout.Gate == "" || st.Undo || len(wave) == 0 {
+	if t.Rollout.Gate == "" || st.Undo || len(wave) == 0 || st.Reason == ReasonResumedPastGate {
 		return 0, nil
 	}
 	gate, err := celgate.Compile(t.Rollout.Gate)

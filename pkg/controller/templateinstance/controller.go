@@ -32,7 +32,6 @@ package templateinstance
 
 import (
 	"errors"
-	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -40,7 +39,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/client-go/util/workqueue"
 
 	"stencil.dev/stencil/pkg/controller/instance"
 	"stencil.dev/stencil/pkg/controller/preview"
@@ -88,6 +86,9 @@ type Config struct {
 	// which anyone who may read the instance reads: without the server's key, nobody can
 	// test a guess of a value the objects hold against it. Every replica has the same key.
 	HashKey []byte
+	// ApplyCreatedWithoutCluster applies the instances created while the server had no
+	// cluster without asking each for consent (nocluster.go).
+	ApplyCreatedWithoutCluster bool
 	// Publishing publishes the renders of instances whose delivery is ExternalArtifact; nil
 	// fails them.
 	Publishing *Publishing
@@ -103,17 +104,13 @@ type Election struct {
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 }
 
-// Controller reconciles TemplateInstances.
+// Controller reconciles TemplateInstances. What it caches and queues belongs to one term of
+// leadership (run.go).
 type Controller struct {
 	cfg Config
 	// pass is the library of what a pass does up to the apply, over cfg's parts.
-	pass  *instance.Planner
-	queue workqueue.TypedRateLimitingInterface[string]
-	// rolloutQueue holds the Templates whose rollout to look at, as namespace/name.
-	rolloutQueue workqueue.TypedRateLimitingInterface[string]
-	rollouts     *rollout.Reconciler
-	// caches are those of the current term of leadership; nil before the first.
-	caches atomic.Pointer[caches]
+	pass     *instance.Planner
+	rollouts *rollout.Reconciler
 	// broadcaster sends the Recorder's Events, when New made them; shut down by Run.
 	broadcaster record.EventBroadcaster
 }
@@ -125,6 +122,8 @@ type caches struct {
 	byTemplate cache.Indexer
 	// templates are the Templates, whose rollouts are reconciled from the cache.
 	templates listers.TemplateLister
+	// synced tell that the informers have synced.
+	synced []cache.InformerSynced
 }
 
 // NewController returns a controller of cfg; Run starts it.
@@ -145,17 +144,7 @@ func NewController(cfg Config) (*Controller, error) {
 			return informers.NewSharedInformerFactory(instances, 10*time.Minute)
 		}
 	}
-	return &Controller{
-		cfg:  cfg,
-		pass: pass,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "stencil_templateinstance"}),
-		rolloutQueue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "stencil_template_rollout"}),
-		rollouts: newRollouts(cfg),
-	}, nil
+	return &Controller{cfg: cfg, pass: pass, rollouts: newRollouts(cfg)}, nil
 }
 
 // newPlanner is the pass library over cfg's parts.

@@ -61,11 +61,11 @@ func TestNext(t *testing.T) {
 					_ = indexer.Add(obj)
 				}
 			}
-			f.c.queue.Add("demo/shop")
-			if !f.c.next(context.Background()) {
+			f.term.queue.Add("demo/shop")
+			if !f.c.next(context.Background(), f.term) {
 				t.Fatal("next stopped")
 			}
-			if n := f.c.queue.NumRequeues("demo/shop"); n != tc.requeues {
+			if n := f.term.queue.NumRequeues("demo/shop"); n != tc.requeues {
 				t.Errorf("requeues %d, want %d", n, tc.requeues)
 			}
 		})
@@ -82,12 +82,12 @@ func TestTemplateChangeQueuesItsInstances(t *testing.T) {
 	for _, ti := range []*templatesv1.TemplateInstance{newInstance("a"), newInstance("b"), inline, other} {
 		_ = indexer.Add(ti)
 	}
-	f.c.templateChanged(cache.DeletedFinalStateUnknown{Key: "demo/app", Obj: newTemplate("app")})
-	if f.c.queue.Len() != 2 {
-		t.Fatalf("queued %d instances, want a and b", f.c.queue.Len())
+	f.term.templateChanged(cache.DeletedFinalStateUnknown{Key: "demo/app", Obj: newTemplate("app")})
+	if f.term.queue.Len() != 2 {
+		t.Fatalf("queued %d instances, want a and b", f.term.queue.Len())
 	}
-	first, _ := f.c.queue.Get()
-	second, _ := f.c.queue.Get()
+	first, _ := f.term.queue.Get()
+	second, _ := f.term.queue.Get()
 	if keys := []string{first, second}; !slices.Contains(keys, "demo/a") || !slices.Contains(keys, "demo/b") {
 		t.Errorf("queued %v, want demo/a and demo/b", keys)
 	}

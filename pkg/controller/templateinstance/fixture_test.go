@@ -90,6 +90,8 @@ type fixture struct {
 	appliers  *instancetest.SameApplier
 	factory   informers.SharedInformerFactory
 	c         *Controller
+	// term is the controller's term over factory.
+	term *term
 	// events are the Events the controller recorded, as "Type Reason Message".
 	events *record.FakeRecorder
 }
@@ -130,7 +132,7 @@ func (f *fixture) build() *fixture {
 				return publish.NewClient(f.target), nil
 			}}
 	}
-	if _, err := c.watch(f.factory); err != nil {
+	if f.term, err = c.watch(f.factory); err != nil {
 		f.t.Fatal(err)
 	}
 	f.c = c
@@ -164,7 +166,7 @@ func (f *fixture) sync(name string) (time.Duration, error) {
 	} else {
 		f.t.Fatal(err)
 	}
-	return f.c.sync(context.Background(), "demo/"+name)
+	return f.c.sync(context.Background(), f.term, "demo/"+name)
 }
 
 var instancesResource = templatesv1.SchemeGroupVersion.WithResource("templateinstances")

@@ -68,6 +68,9 @@ type Options struct {
 	Artifacts *ArtifactOptions
 	// HashKey keys the hashes of what instances render (Config.HashKey).
 	HashKey []byte
+	// ApplyCreatedWithoutCluster applies the instances created while the server had no
+	// cluster, each without its own consent (Config.ApplyCreatedWithoutCluster).
+	ApplyCreatedWithoutCluster bool
 }
 
 // ArtifactOptions configure the publishing of renders.
@@ -110,6 +113,7 @@ func New(opts Options) (*Controller, error) {
 		Instances: instances, Templates: instance.StorageTemplates{Getter: opts.Templates, Revisions: opts.Revisions}, Renderer: opts.Renderer,
 		Appliers: impersonating, Mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)),
 		Authorizer: opts.Authorizer, SelfReview: opts.ActAsSelf, Workers: opts.Workers, Previewer: opts.Previewer, HashKey: opts.HashKey,
+		ApplyCreatedWithoutCluster: opts.ApplyCreatedWithoutCluster,
 	}
 	if a := opts.Artifacts; a != nil {
 		cfg.Publishing = &Publishing{Publisher: &publish.Publisher{URL: a.URL, Published: a.Published}, Clients: impersonating.PublishClient}

@@ -55,6 +55,9 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	if ti.Spec.Requester == nil || ti.Spec.Requester.Username == "" {
 		return 0, c.failed(ctx, ti, instance.Fail("NoRequester", "spec.requester is empty: the server sets it from the user who writes the spec"))
 	}
+	if held, err := c.holdWithoutConsent(ctx, ti); held || err != nil {
+		return 0, err
+	}
 	a, err := c.cfg.Appliers.For(ti.Spec.Requester)
 	if err != nil {
 		return 0, err

@@ -76,6 +76,13 @@ func withRollout(objects []runtime.Object, st *templatesv1.RolloutStatus) []runt
 	return objects
 }
 
+// moved marks the instance as a rollout's wave does.
+func moved(mark string) func(*templatesv1.TemplateInstance) {
+	return func(ti *templatesv1.TemplateInstance) {
+		ti.Annotations = map[string]string{templatesv1.AnnotationRolloutMoved: mark}
+	}
+}
+
 // appliedValue is the value of ConfigMap config in the target, "" when it does not exist.
 func appliedValue(f *fixture) string {
 	live := f.liveObject("configmaps", "demo", "config")
@@ -133,17 +140,38 @@ func TestRevisions(t *testing.T) {
 	}, {
 		name: "Automatic stays on its revision while the Template's rollout has not moved it",
 		objects: func(t *testing.T) []runtime.Object {
-			return withRollout(three(t), &templatesv1.RolloutStatus{Revision: 3, Phase: templatesv1.RolloutPaused, Moved: []string{"other"}})
+			return withRollout(three(t), &templatesv1.RolloutStatus{Revision: 3, Phase: templatesv1.RolloutPaused, Moved: []string{"shop"}, MovedCount: 1})
 		},
-		instance: newInstance("shop", onRevision(1)),
+		// The status's names are for people: the instance's own mark says whether it moved.
+		instance: newInstance("shop", onRevision(1), moved("2/1/t-app")),
 		applied:  "", revision: 1, condition: "True Reconciled runs revision 1 of Template app (not moved yet by the Template's rollout); the Template is at revision 3",
 	}, {
 		name: "Automatic moves once the rollout moved it",
 		objects: func(t *testing.T) []runtime.Object {
-			return withRollout(three(t), &templatesv1.RolloutStatus{Revision: 3, Phase: templatesv1.RolloutProgressing, Moved: []string{"shop"}})
+			return withRollout(three(t), &templatesv1.RolloutStatus{Revision: 3, Phase: templatesv1.RolloutProgressing, MovedCount: 1})
+		},
+		instance: newInstance("shop", onRevision(1), moved("3/1/t-app")),
+		applied:  "three", revision: 3, condition: "True Reconciled runs revision 3 of Template app",
+	}, {
+		name: "an Automatic instance applies only what the rollout's author may create too",
+		objects: func(t *testing.T) []runtime.Object {
+			objects := withRollout(three(t), &templatesv1.RolloutStatus{Revision: 3, Phase: templatesv1.RolloutComplete})
+			objects[len(objects)-1].(*templatesv1.Template).RolloutAuthor = &templatesv1.TemplateAuthor{Username: "mallory"}
+			return objects
 		},
 		instance: newInstance("shop", onRevision(1)),
-		applied:  "three", revision: 3, condition: "True Reconciled runs revision 3 of Template app",
+		deny:     refuse("mallory", "patch", "configmaps"),
+		applied:  "", revision: 1, condition: "False AuthorForbidden",
+	}, {
+		name: "a pinned instance does not follow the rollout, nor its author",
+		objects: func(t *testing.T) []runtime.Object {
+			objects := withRollout(three(t), &templatesv1.RolloutStatus{Revision: 3, Phase: templatesv1.RolloutComplete})
+			objects[len(objects)-1].(*templatesv1.Template).RolloutAuthor = &templatesv1.TemplateAuthor{Username: "mallory"}
+			return objects
+		},
+		instance: newInstance("shop", func(ti *templatesv1.TemplateInstance) { ti.Spec.TemplateRef.Revision = 2 }),
+		deny:     refuse("mallory", "patch", "configmaps"),
+		applied:  "two", revision: 2, condition: "True Reconciled runs revision 2 of Template app (pinned)",
 	}, {
 		name:     "the Template's current author does not vouch for an old revision",
 		objects:  func(t *testing.T) []runtime.Object { return three(t, "mallory", "alice", "alice") },
@@ -154,7 +182,7 @@ func TestRevisions(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := (&fixture{t: t, objects: append(tc.objects(t), tc.instance), deny: tc.deny}).build()
-			if _, err := f.sync("shop"); err != nil && tc.revision != 0 {
+			if _, err := f.sync("shop"); err != nil && tc.revision != 0 && !strings.HasPrefix(tc.condition, "False") {
 				t.Fatalf("sync: %v", err)
 			}
 			if got := appliedValue(f); got != tc.applied {

@@ -26,6 +26,7 @@ import (
 	"k8s.io/klog/v2"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/instance"
 	"stencil.dev/stencil/pkg/controller/preview"
 	"stencil.dev/stencil/pkg/controller/rollout"
 )
@@ -35,13 +36,18 @@ import (
 // instances changes, and when a wave's timeout comes. Rollouts only write Templates' status;
 // the instances move in their own passes, which ask TargetRevision.
 
-// rolloutCaller is who asks for a rollout's plan: the server itself, which may list every
-// namespace's instances. It is a question to the authorizer about listing instances, never
-// an identity anything is done as: every object is still checked and applied as each
-// instance's requester, with each author's rights.
+// rolloutCaller is who asks for a rollout's plan when the Template records no rollout author
+// (it was stored before they were recorded): the server itself, which may list every
+// namespace's instances. It is a question to the authorizer about listing instances and
+// reading their inputs, never an identity anything is done as: every object is still checked
+// and applied as each instance's requester, with each author's rights.
 var rolloutCaller = &user.DefaultInfo{Name: "system:stencil:rollout", Groups: []string{user.SystemPrivilegedGroup}}
 
 // newRollouts builds the Reconciler of cfg: plans come from cfg.Previewer when there is one.
+// A plan is previewed as the user who last wrote the rollout's annotations (the one who set
+// the plan hash), as that user previewed it: an instance whose inputs that user may not read
+// is in both plans the same way, and a user who may not preview at all gets a plan that never
+// matches.
 func newRollouts(cfg Config) *rollout.Reconciler {
 	rc := rollout.Config{Client: cfg.Instances, Now: cfg.Now, Recorder: cfg.Recorder}
 	if p := cfg.Previewer; p != nil {
@@ -50,7 +56,14 @@ func newRollouts(cfg Config) *rollout.Reconciler {
 			if err != nil {
 				return "", err
 			}
-			status, err := p.Preview(ctx, preview.Request{Template: stored, Revision: revision, Caller: rolloutCaller})
+			var caller user.Info = rolloutCaller
+			if w := stored.RolloutAuthor; w != nil && w.Username != "" {
+				caller = &user.DefaultInfo{Name: w.Username, UID: w.UID, Groups: w.Groups, Extra: w.Extra}
+			}
+			status, err := p.Preview(ctx, preview.Request{Template: stored, Revision: revision, Caller: caller})
+			if apierrors.IsForbidden(err) {
+				return "(" + caller.GetName() + ", who wrote the rollout's annotations, may not preview it: " + instance.StatusMessage(err) + ")", nil
+			}
 			if err != nil {
 				return "", err
 			}
@@ -61,61 +74,58 @@ func newRollouts(cfg Config) *rollout.Reconciler {
 }
 
 // enqueueRollout queues the rollout of the Template namespace/name.
-func (c *Controller) enqueueRollout(namespace, name string) {
-	c.rolloutQueue.Add(namespace + "/" + name)
+func (t *term) enqueueRollout(namespace, name string) {
+	t.rolloutQueue.Add(namespace + "/" + name)
 }
 
-func (c *Controller) workRollouts(ctx context.Context) {
-	for c.nextRollout(ctx) {
+func (c *Controller) workRollouts(ctx context.Context, t *term) {
+	for c.nextRollout(ctx, t) {
 	}
 }
 
-// nextRollout takes one step of one Template's rollout.
-func (c *Controller) nextRollout(ctx context.Context) bool {
-	key, quit := c.rolloutQueue.Get()
+// nextRollout takes one step of one Template's rollout, of term t's queue.
+func (c *Controller) nextRollout(ctx context.Context, t *term) bool {
+	key, quit := t.rolloutQueue.Get()
 	if quit {
 		return false
 	}
-	defer c.rolloutQueue.Done(key)
+	defer t.rolloutQueue.Done(key)
 	if ctx.Err() != nil {
 		return false
 	}
-	after, err := c.syncRollout(ctx, key)
+	after, err := c.syncRollout(ctx, t, key)
 	switch {
 	case apierrors.IsConflict(err):
-		c.rolloutQueue.AddAfter(key, conflictRetry)
+		t.rolloutQueue.AddAfter(key, conflictRetry)
 	case err != nil:
 		klog.Infof("rollout of template %s: %v (retrying with backoff)", key, err)
-		c.rolloutQueue.AddRateLimited(key)
+		t.rolloutQueue.AddRateLimited(key)
 	case after > 0:
-		c.rolloutQueue.Forget(key)
+		t.rolloutQueue.Forget(key)
 		// A little past the timeout, so that the wave has timed out when it is looked at.
-		c.rolloutQueue.AddAfter(key, after+100*time.Millisecond)
+		t.rolloutQueue.AddAfter(key, after+100*time.Millisecond)
 	default:
-		c.rolloutQueue.Forget(key)
+		t.rolloutQueue.Forget(key)
 	}
 	return true
 }
 
-// syncRollout reads the Template and its instances from the caches and reconciles its
-// rollout.
-func (c *Controller) syncRollout(ctx context.Context, key string) (time.Duration, error) {
+// syncRollout reads the Template and its instances from the term's caches and reconciles its
+// rollout; a Template gone has its rollout forgotten.
+func (c *Controller) syncRollout(ctx context.Context, t *term, key string) (time.Duration, error) {
 	namespace, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
 		return 0, nil
 	}
-	caches := c.caches.Load()
-	if caches == nil || caches.templates == nil {
-		return 0, nil
-	}
-	t, err := caches.templates.Templates(namespace).Get(name)
+	tpl, err := t.templates.Templates(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
+		c.rollouts.Forget(namespace, name)
 		return 0, nil
 	}
 	if err != nil {
 		return 0, err
 	}
-	objs, err := caches.byTemplate.ByIndex(byTemplate, key)
+	objs, err := t.byTemplate.ByIndex(byTemplate, key)
 	if err != nil {
 		return 0, err
 	}
@@ -125,13 +135,15 @@ func (c *Controller) syncRollout(ctx context.Context, key string) (time.Duration
 			instances = append(instances, ti)
 		}
 	}
-	return c.rollouts.Reconcile(ctx, t, instances)
+	return c.rollouts.Reconcile(ctx, tpl, instances)
 }
 
 // movesInstances says whether a change of a Template from old to t may change which revision
-// some instance should run: a new revision, a rollout added or removed, a wave started or the
-// rollout complete. A write of the rollout's counts or conditions alone moves nobody, and
-// queueing every instance of the Template for it would cost a read of the Template each.
+// some instance should run: a new revision, a rollout added or removed, a rollout started or
+// complete. A wave needs no event of the Template: the instances it moves are marked, and
+// their own events queue them. A write of the rollout's counts or conditions alone moves
+// nobody, and queueing every instance of the Template for it would cost a read of the
+// Template each.
 func movesInstances(old, t *templatesv1.Template) bool {
 	if old == nil || old.Revision == nil || t.Revision == nil || old.Revision.Number != t.Revision.Number || (old.Rollout == nil) != (t.Rollout == nil) {
 		return true
@@ -140,7 +152,7 @@ func movesInstances(old, t *templatesv1.Template) bool {
 	if a == nil || b == nil {
 		return a != b
 	}
-	return a.Revision != b.Revision || a.Phase != b.Phase || len(a.Moved) != len(b.Moved)
+	return a.Revision != b.Revision || a.Phase != b.Phase
 }
 
 func rolloutOf(t *templatesv1.Template) *templatesv1.RolloutStatus {

@@ -23,8 +23,8 @@ import (
 )
 
 // TestMovesInstances: a write of a rollout's counts alone queues none of the Template's
-// instances (each would read the Template for nothing); a new revision, a wave or the end of
-// the rollout queues them all.
+// instances (each would read the Template for nothing); a new revision or the end of
+// the rollout queues them all; a wave queues those it marks, by their own events.
 func TestMovesInstances(t *testing.T) {
 	at := func(revision int64, st *templatesv1.RolloutStatus) *templatesv1.Template {
 		t := &templatesv1.Template{Revision: &templatesv1.RevisionStamp{Number: revision}, Rollout: &templatesv1.Rollout{}}
@@ -33,9 +33,9 @@ func TestMovesInstances(t *testing.T) {
 		}
 		return t
 	}
-	wave1 := &templatesv1.RolloutStatus{Revision: 2, Phase: templatesv1.RolloutProgressing, Moved: []string{"a"}, Updated: 0}
-	counted := &templatesv1.RolloutStatus{Revision: 2, Phase: templatesv1.RolloutProgressing, Moved: []string{"a"}, Updated: 1}
-	wave2 := &templatesv1.RolloutStatus{Revision: 2, Phase: templatesv1.RolloutProgressing, Moved: []string{"a", "b"}}
+	wave1 := &templatesv1.RolloutStatus{Revision: 2, Phase: templatesv1.RolloutProgressing, Moved: []string{"a"}, MovedCount: 1, Updated: 0}
+	counted := &templatesv1.RolloutStatus{Revision: 2, Phase: templatesv1.RolloutProgressing, Moved: []string{"a"}, MovedCount: 1, Updated: 1}
+	wave2 := &templatesv1.RolloutStatus{Revision: 2, Phase: templatesv1.RolloutProgressing, Moved: []string{"b"}, MovedCount: 2, Wave: 2}
 	done := &templatesv1.RolloutStatus{Revision: 2, Phase: templatesv1.RolloutComplete}
 	for _, tc := range []struct {
 		name     string
@@ -45,7 +45,7 @@ func TestMovesInstances(t *testing.T) {
 		{"a new revision", at(1, nil), at(2, nil), true},
 		{"the rollout starts", at(2, nil), at(2, wave1), true},
 		{"counts only", at(2, wave1), at(2, counted), false},
-		{"a wave", at(2, counted), at(2, wave2), true},
+		{"a wave: its instances are queued by their marks", at(2, counted), at(2, wave2), false},
 		{"complete", at(2, wave2), at(2, done), true},
 		{"the rollout removed", at(2, done), &templatesv1.Template{Revision: &templatesv1.RevisionStamp{Number: 2}}, true},
 	} {

@@ -20,6 +20,7 @@ import (
 	"context"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -29,6 +30,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
@@ -43,8 +45,6 @@ func (c *Controller) Run(ctx context.Context) {
 	if c.broadcaster != nil {
 		defer c.broadcaster.Shutdown()
 	}
-	defer c.queue.ShutDown()
-	defer c.rolloutQueue.ShutDown()
 	e := c.cfg.Election
 	if e == nil {
 		c.lead(ctx)
@@ -72,49 +72,84 @@ func (c *Controller) Run(ctx context.Context) {
 	}
 }
 
-// lead reconciles until leadCtx ends with the term. Each term starts informers of its own and
-// stops them at its end, so that only the leader caches the instances.
+// term is one term of leadership: the caches of its informers and its queues, which start
+// and end with it. A worker works the queues of its own term only, and they are shut down at
+// its end: the next term's informers list every instance and Template again and queue each
+// in the next term's queues, so that no key is taken by a worker of an ended term and dropped
+// (it would wait for the next resync, 10 minutes).
+type term struct {
+	caches
+	queue workqueue.TypedRateLimitingInterface[string]
+	// rolloutQueue holds the Templates whose rollout to look at, as namespace/name.
+	rolloutQueue workqueue.TypedRateLimitingInterface[string]
+}
+
+// newTerm returns a term with empty caches and new queues.
+func newTerm() *term {
+	return &term{
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
+			workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "stencil_templateinstance"}),
+		rolloutQueue: workqueue.NewTypedRateLimitingQueueWithConfig(
+			workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "stencil_template_rollout"}),
+	}
+}
+
+// lead reconciles until leadCtx ends with the term. Each term starts informers and queues of
+// its own and stops them at its end, so that only the leader caches the instances; it returns
+// once its workers are done, so that two terms never work at once in one replica.
 func (c *Controller) lead(leadCtx context.Context) {
 	klog.Infof("templateinstance controller: leading")
 	factory := c.cfg.Informers()
 	defer factory.Shutdown()
-	synced, err := c.watch(factory)
+	t, err := c.watch(factory)
 	if err != nil {
 		utilruntime.HandleError(err)
 		return
 	}
+	var workers sync.WaitGroup
+	// At the term's end: shutting the queues down lets the workers blocked in Get return.
+	defer func() {
+		t.queue.ShutDown()
+		t.rolloutQueue.ShutDown()
+		workers.Wait()
+	}()
 	factory.Start(leadCtx.Done())
-	if !cache.WaitForCacheSync(leadCtx.Done(), synced...) {
+	if !cache.WaitForCacheSync(leadCtx.Done(), t.synced...) {
 		return
 	}
 	for i := 0; i < c.cfg.Workers; i++ {
-		go wait.UntilWithContext(leadCtx, c.work, time.Second)
+		workers.Go(func() { wait.UntilWithContext(leadCtx, func(ctx context.Context) { c.work(ctx, t) }, time.Second) })
 	}
-	go wait.UntilWithContext(leadCtx, c.workRollouts, time.Second)
+	workers.Go(func() {
+		wait.UntilWithContext(leadCtx, func(ctx context.Context) { c.workRollouts(ctx, t) }, time.Second)
+	})
 	<-leadCtx.Done()
 }
 
 // watch sets up the informers of one term: the instances, cached and indexed by the Template
 // they reference, and the Templates, whose changes queue their instances (an upgrade). It
-// returns what tells that their caches have synced.
-func (c *Controller) watch(factory informers.SharedInformerFactory) ([]cache.InformerSynced, error) {
+// returns the term, whose synced tells that their caches have synced.
+func (c *Controller) watch(factory informers.SharedInformerFactory) (*term, error) {
 	instanceInformer := factory.Templates().V1alpha1().TemplateInstances()
 	templateLister := factory.Templates().V1alpha1().Templates()
 	templateInformer := templateLister.Informer()
 	if err := instanceInformer.Informer().AddIndexers(cache.Indexers{byTemplate: indexByTemplate}); err != nil {
 		return nil, err
 	}
-	c.caches.Store(&caches{instances: instanceInformer.Lister(), byTemplate: instanceInformer.Informer().GetIndexer(), templates: templateLister.Lister()})
+	t := newTerm()
+	t.caches = caches{instances: instanceInformer.Lister(), byTemplate: instanceInformer.Informer().GetIndexer(), templates: templateLister.Lister()}
 	enqueue := func(obj interface{}) {
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
-			c.queue.Add(key)
+			t.queue.Add(key)
 		}
 		// An instance's progress is its Template's rollout's too.
 		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = tomb.Obj
 		}
 		if ti, ok := obj.(*templatesv1.TemplateInstance); ok && ti.Spec.TemplateRef != nil {
-			c.enqueueRollout(ti.Namespace, ti.Spec.TemplateRef.Name)
+			t.enqueueRollout(ti.Namespace, ti.Spec.TemplateRef.Name)
 		}
 	}
 	if _, err := instanceInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -122,10 +157,11 @@ func (c *Controller) watch(factory informers.SharedInformerFactory) ([]cache.Inf
 		return nil, err
 	}
 	if _, err := templateInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: c.templateChanged, UpdateFunc: c.templateUpdated, DeleteFunc: c.templateChanged}); err != nil {
+		AddFunc: t.templateChanged, UpdateFunc: t.templateUpdated, DeleteFunc: t.templateChanged}); err != nil {
 		return nil, err
 	}
-	return []cache.InformerSynced{instanceInformer.Informer().HasSynced, templateInformer.HasSynced}, nil
+	t.synced = []cache.InformerSynced{instanceInformer.Informer().HasSynced, templateInformer.HasSynced}
+	return t, nil
 }
 
 const byTemplate = "byTemplate"
@@ -140,94 +176,87 @@ func indexByTemplate(obj interface{}) ([]string, error) {
 }
 
 // templateChanged queues every instance of a Template that was added, changed or deleted.
-func (c *Controller) templateChanged(obj interface{}) {
+func (t *term) templateChanged(obj interface{}) {
 	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tomb.Obj
 	}
-	if t, ok := obj.(*templatesv1.Template); ok {
-		c.enqueueInstancesOf(t.Namespace, t.Name)
-		c.enqueueRollout(t.Namespace, t.Name)
+	if tpl, ok := obj.(*templatesv1.Template); ok {
+		t.enqueueInstancesOf(tpl.Namespace, tpl.Name)
+		t.enqueueRollout(tpl.Namespace, tpl.Name)
 	}
 }
 
 // templateUpdated queues the Template's rollout, and its instances when the change may move
 // some of them (movesInstances).
-func (c *Controller) templateUpdated(oldObj, obj interface{}) {
-	t, ok := obj.(*templatesv1.Template)
+func (t *term) templateUpdated(oldObj, obj interface{}) {
+	tpl, ok := obj.(*templatesv1.Template)
 	if !ok {
 		return
 	}
 	old, _ := oldObj.(*templatesv1.Template)
-	if movesInstances(old, t) {
-		c.enqueueInstancesOf(t.Namespace, t.Name)
+	if movesInstances(old, tpl) {
+		t.enqueueInstancesOf(tpl.Namespace, tpl.Name)
 	}
-	c.enqueueRollout(t.Namespace, t.Name)
+	t.enqueueRollout(tpl.Namespace, tpl.Name)
 }
 
 // enqueueInstancesOf queues every instance of a Template: a change to it is an upgrade.
-func (c *Controller) enqueueInstancesOf(namespace, name string) {
-	caches := c.caches.Load()
-	if caches == nil {
-		return
-	}
-	objs, err := caches.byTemplate.ByIndex(byTemplate, namespace+"/"+name)
+func (t *term) enqueueInstancesOf(namespace, name string) {
+	objs, err := t.byTemplate.ByIndex(byTemplate, namespace+"/"+name)
 	if err != nil {
 		return
 	}
 	for _, obj := range objs {
 		if key, err := cache.MetaNamespaceKeyFunc(obj); err == nil {
-			c.queue.Add(key)
+			t.queue.Add(key)
 		}
 	}
 }
 
-func (c *Controller) work(ctx context.Context) {
-	for c.next(ctx) {
+func (c *Controller) work(ctx context.Context, t *term) {
+	for c.next(ctx, t) {
 	}
 }
 
-// next reconciles one instance. An error is retried with the queue's exponential backoff;
-// a result asking for a later look is queued after its delay.
-func (c *Controller) next(ctx context.Context) bool {
-	key, quit := c.queue.Get()
+// next reconciles one instance of term t. An error is retried with the queue's exponential
+// backoff; a result asking for a later look is queued after its delay. A key taken once the
+// term has ended is left: the term's queue ends with it, and the next term queues every key.
+func (c *Controller) next(ctx context.Context, t *term) bool {
+	key, quit := t.queue.Get()
 	if quit {
 		return false
 	}
-	defer c.queue.Done(key)
+	defer t.queue.Done(key)
 	if ctx.Err() != nil {
 		return false
 	}
-	requeueAfter, err := c.sync(ctx, key)
+	requeueAfter, err := c.sync(ctx, t, key)
 	switch {
 	case apierrors.IsConflict(err):
 		// The informer's copy was older than the stored instance: look again once it caught
 		// up, without growing the backoff that failures get.
-		c.queue.AddAfter(key, conflictRetry)
+		t.queue.AddAfter(key, conflictRetry)
 	case err != nil:
 		if err != errRetry {
 			klog.Infof("templateinstance %s: %v (retrying with backoff)", key, err)
 		}
-		c.queue.AddRateLimited(key)
+		t.queue.AddRateLimited(key)
 	case requeueAfter > 0:
-		c.queue.Forget(key)
-		c.queue.AddAfter(key, requeueAfter)
+		t.queue.Forget(key)
+		t.queue.AddAfter(key, requeueAfter)
 	default:
-		c.queue.Forget(key)
+		t.queue.Forget(key)
 	}
 	return true
 }
 
-// sync reads the instance from the cache and reconciles it.
-func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error) {
+// sync reads the instance from the term's cache and reconciles it.
+func (c *Controller) sync(ctx context.Context, t *term, key string) (time.Duration, error) {
 	namespace, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
 		return 0, nil
 	}
-	caches := c.caches.Load()
-	if caches == nil {
-		return 0, nil
-	}
-	cached, err := caches.instances.TemplateInstances(namespace).Get(name)
+	cached, err := t.instances.TemplateInstances(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
 		return 0, nil
 	}

@@ -5084,7 +5084,7 @@ func schema_pkg_apis_templates_v1alpha1_RolloutStatus(ref common.ReferenceCallba
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "moved names the instances the rollout moved to revision, until it is complete.",
+							Description: "moved names the first 20 instances the wave under way moved (all of them are counted in waveSize); each instance a rollout moved says so itself, in its annotation templates.stencil.dev/rollout-moved.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -5096,9 +5096,16 @@ func schema_pkg_apis_templates_v1alpha1_RolloutStatus(ref common.ReferenceCallba
 							},
 						},
 					},
+					"movedCount": {
+						SchemaProps: spec.SchemaProps{
+							Description: "movedCount counts the instances the rollout moved, over every wave.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
 					"waveSize": {
 						SchemaProps: spec.SchemaProps{
-							Description: "waveSize is how many of the last names of moved the wave under way moved: the wave's instances, which the gate sees.",
+							Description: "waveSize is how many instances the wave under way moved: the wave's instances, which the gate sees.",
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -5124,7 +5131,7 @@ func schema_pkg_apis_templates_v1alpha1_RolloutStatus(ref common.ReferenceCallba
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "failed are the instances that paused the rollout, and why.",
+							Description: "failed are the first 20 instances that paused the rollout, and why.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -5133,6 +5140,13 @@ func schema_pkg_apis_templates_v1alpha1_RolloutStatus(ref common.ReferenceCallba
 									},
 								},
 							},
+						},
+					},
+					"failedCount": {
+						SchemaProps: spec.SchemaProps{
+							Description: "failedCount counts the instances that paused the rollout.",
+							Type:        []string{"integer"},
+							Format:      "int32",
 						},
 					},
 					"pauses": {
@@ -5145,6 +5159,13 @@ func schema_pkg_apis_templates_v1alpha1_RolloutStatus(ref common.ReferenceCallba
 					"planHash": {
 						SchemaProps: spec.SchemaProps{
 							Description: "planHash is the preview's plan hash the rollout checked, when the Template carries one in the templates.stencil.dev/rollout-plan-hash annotation.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"stalePlanHash": {
+						SchemaProps: spec.SchemaProps{
+							Description: "stalePlanHash is the plan hash the Template carries when an earlier rollout (or an undo) already used it: this rollout does not check it. Set the annotation to a new preview's plan to check this one.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -5431,6 +5452,12 @@ func schema_pkg_apis_templates_v1alpha1_Template(ref common.ReferenceCallback) c
 						SchemaProps: spec.SchemaProps{
 							Description: "rollout says how the Template's Automatic instances move to a new revision, wave by wave; when not set they all move at once. It is not content: changing it makes no revision.",
 							Ref:         ref(v1alpha1.Rollout{}.OpenAPIModelName()),
+						},
+					},
+					"rolloutAuthor": {
+						SchemaProps: spec.SchemaProps{
+							Description: "rolloutAuthor is the user who last changed how the Template's instances move: its rollout, or its annotations templates.stencil.dev/rollout-plan-hash, rollout-resume and rollout-undo (stencil rollout pause, resume and undo write them). The server sets it; a client's value is overwritten. An Automatic instance applies what its Template renders only when this user may create it too: whoever chooses when instances move never borrows the rights of the users who instantiate them, nor of the content's author.",
+							Ref:         ref(v1alpha1.TemplateAuthor{}.OpenAPIModelName()),
 						},
 					},
 					"status": {

@@ -60,6 +60,8 @@ type stencilFields struct {
 	Revision *v1alpha1.RevisionStamp `json:"revision,omitempty"`
 	// Rollout is how the Template's instances move to a new revision.
 	Rollout *v1alpha1.Rollout `json:"rollout,omitempty"`
+	// RolloutAuthor is the rollout's last writer, which the server records in either form.
+	RolloutAuthor *v1alpha1.TemplateAuthor `json:"rolloutAuthor,omitempty"`
 	// Status is the controller's: the progress of the last rollout (read only: a write
 	// through either group keeps the stored one).
 	Status *v1alpha1.TemplateStatus `json:"status,omitempty"`
@@ -123,13 +125,19 @@ func FromInternal(in *templates.Template, out *Template) error {
 			return err
 		}
 	}
+	if in.RolloutAuthor != nil {
+		fields.RolloutAuthor = &v1alpha1.TemplateAuthor{}
+		if err := v1alpha1.Convert_templates_TemplateAuthor_To_v1alpha1_TemplateAuthor(in.RolloutAuthor, fields.RolloutAuthor, nil); err != nil {
+			return err
+		}
+	}
 	if in.Status != nil {
 		fields.Status = &v1alpha1.TemplateStatus{}
 		if err := v1alpha1.Convert_templates_TemplateStatus_To_v1alpha1_TemplateStatus(in.Status, fields.Status, nil); err != nil {
 			return err
 		}
 	}
-	if in.OpenShift && !extraParameters && fields.Author == nil && fields.Revision == nil && fields.Rollout == nil && fields.Status == nil && len(fields.Rules)+len(fields.Generators)+len(fields.Transformers)+len(fields.TransformersFrom)+len(fields.TransformerOverrides)+len(fields.TransformerOrder) == 0 {
+	if in.OpenShift && !extraParameters && fields.Author == nil && fields.Revision == nil && fields.Rollout == nil && fields.RolloutAuthor == nil && fields.Status == nil && len(fields.Rules)+len(fields.Generators)+len(fields.Transformers)+len(fields.TransformersFrom)+len(fields.TransformerOverrides)+len(fields.TransformerOrder) == 0 {
 		return nil
 	}
 	value, err := json.Marshal(fields)
@@ -233,6 +241,12 @@ func restoreStencilFields(value string, out *templates.Template) error {
 	if fields.Rollout != nil {
 		out.Rollout = &templates.Rollout{}
 		if err := v1alpha1.Convert_v1alpha1_Rollout_To_templates_Rollout(fields.Rollout, out.Rollout, nil); err != nil {
+			return err
+		}
+	}
+	if fields.RolloutAuthor != nil {
+		out.RolloutAuthor = &templates.TemplateAuthor{}
+		if err := v1alpha1.Convert_v1alpha1_TemplateAuthor_To_templates_TemplateAuthor(fields.RolloutAuthor, out.RolloutAuthor, nil); err != nil {
 			return err
 		}
 	}

@@ -214,6 +214,13 @@ const (
 	// once the new values are stored. Setting it counts as a spec change: the requester becomes
 	// whoever set it.
 	AnnotationRotateGeneratedParameters = "templates.stencil.dev/rotate-generated-parameters"
+	// AnnotationApplyCreatedWithoutCluster set to "true" consents to applying an instance
+	// created while its server had no cluster (local mode without --target-kubeconfig, when
+	// it was told nothing would be created): a server started later with a cluster applies
+	// such an instance only with this consent, or with
+	// --apply-instances-created-without-cluster. Setting it counts as a spec change: the
+	// requester becomes whoever set it.
+	AnnotationApplyCreatedWithoutCluster = "templates.stencil.dev/apply-created-without-cluster"
 	// AnnotationDeletionPolicy set to DeletionPolicyOrphan keeps the objects when the instance
 	// is deleted; any other value, or none, deletes them.
 	AnnotationDeletionPolicy = "templates.stencil.dev/deletion-policy"
@@ -228,4 +235,12 @@ const (
 	TemplateInstanceProgressing = "Progressing"
 	// TemplateInstanceFailed is True when the last attempt failed; it is retried with backoff.
 	TemplateInstanceFailed = "Failed"
+
+	// ReasonNoCluster is the reason of the conditions of an instance created on a server
+	// without a cluster: nothing was created, and nothing is until someone consents
+	// (AnnotationApplyCreatedWithoutCluster).
+	ReasonNoCluster = "NoCluster"
+	// ReasonCreatedWithoutCluster is the reason of the conditions of such an instance on a
+	// server that has a cluster now, waiting for that consent.
+	ReasonCreatedWithoutCluster = "CreatedWithoutCluster"
 )

@@ -97,12 +97,17 @@ type RolloutStatus struct {
 	// waveStartTime is when the wave under way started or was resumed.
 	// +optional
 	WaveStartTime *metav1.Time `json:"waveStartTime,omitempty"`
-	// moved names the instances the rollout moved to revision, until it is complete.
+	// moved names the first 20 instances the wave under way moved (all of them are counted in
+	// waveSize); each instance a rollout moved says so itself, in its annotation
+	// templates.stencil.dev/rollout-moved.
 	// +optional
 	// +listType=atomic
 	Moved []string `json:"moved,omitempty"`
-	// waveSize is how many of the last names of moved the wave under way moved: the wave's
-	// instances, which the gate sees.
+	// movedCount counts the instances the rollout moved, over every wave.
+	// +optional
+	MovedCount int32 `json:"movedCount,omitempty"`
+	// waveSize is how many instances the wave under way moved: the wave's instances, which the
+	// gate sees.
 	// +optional
 	WaveSize int32 `json:"waveSize,omitempty"`
 	// updated counts the Automatic instances that run revision and are Ready.
@@ -111,10 +116,13 @@ type RolloutStatus struct {
 	// total counts the Template's Automatic instances.
 	// +optional
 	Total int32 `json:"total,omitempty"`
-	// failed are the instances that paused the rollout, and why.
+	// failed are the first 20 instances that paused the rollout, and why.
 	// +optional
 	// +listType=atomic
 	Failed []RolloutFailure `json:"failed,omitempty"`
+	// failedCount counts the instances that paused the rollout.
+	// +optional
+	FailedCount int32 `json:"failedCount,omitempty"`
 	// pauses counts the rollout's automatic pauses: `stencil rollout resume` names the one it
 	// resumes in the templates.stencil.dev/rollout-resume annotation.
 	// +optional
@@ -123,6 +131,11 @@ type RolloutStatus struct {
 	// in the templates.stencil.dev/rollout-plan-hash annotation.
 	// +optional
 	PlanHash string `json:"planHash,omitempty"`
+	// stalePlanHash is the plan hash the Template carries when an earlier rollout (or an undo)
+	// already used it: this rollout does not check it. Set the annotation to a new preview's
+	// plan to check this one.
+	// +optional
+	StalePlanHash string `json:"stalePlanHash,omitempty"`
 }
 
 // RolloutFailure is an instance that paused a rollout.
@@ -148,4 +161,8 @@ const (
 	// AnnotationRolloutUndo marks content written back by `stencil rollout undo`: the rollout
 	// of a revision whose hash it holds moves every instance in one wave.
 	AnnotationRolloutUndo = "templates.stencil.dev/rollout-undo"
+	// AnnotationRolloutMoved on a TemplateInstance is "<revision>/<wave>/<template uid>": the
+	// wave of its Template's rollout of that revision moved it. The server writes it; the
+	// rollout's status only counts the instances it moved.
+	AnnotationRolloutMoved = "templates.stencil.dev/rollout-moved"
 )

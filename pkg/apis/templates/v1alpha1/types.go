@@ -103,6 +103,14 @@ type Template struct {
 	// revision.
 	// +optional
 	Rollout *Rollout `json:"rollout,omitempty"`
+	// rolloutAuthor is the user who last changed how the Template's instances move: its
+	// rollout, or its annotations templates.stencil.dev/rollout-plan-hash, rollout-resume and
+	// rollout-undo (stencil rollout pause, resume and undo write them). The server sets it; a
+	// client's value is overwritten. An Automatic instance applies what its Template renders
+	// only when this user may create it too: whoever chooses when instances move never
+	// borrows the rights of the users who instantiate them, nor of the content's author.
+	// +optional
+	RolloutAuthor *TemplateAuthor `json:"rolloutAuthor,omitempty"`
 	// status is the controller's, written through templates/status: the progress of the last
 	// rollout. A client's value is ignored.
 	// +optional

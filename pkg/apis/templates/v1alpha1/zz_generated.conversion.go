@@ -1062,6 +1062,7 @@ func autoConvert_v1alpha1_Template_To_templates_Template(in *Template, out *temp
 	out.Author = (*templates.TemplateAuthor)(unsafe.Pointer(in.Author))
 	out.Revision = (*templates.RevisionStamp)(unsafe.Pointer(in.Revision))
 	out.Rollout = (*templates.Rollout)(unsafe.Pointer(in.Rollout))
+	out.RolloutAuthor = (*templates.TemplateAuthor)(unsafe.Pointer(in.RolloutAuthor))
 	out.Status = (*templates.TemplateStatus)(unsafe.Pointer(in.Status))
 	return nil
 }
@@ -1092,6 +1093,7 @@ func autoConvert_templates_Template_To_v1alpha1_Template(in *templates.Template,
 	out.Author = (*TemplateAuthor)(unsafe.Pointer(in.Author))
 	out.Revision = (*RevisionStamp)(unsafe.Pointer(in.Revision))
 	out.Rollout = (*Rollout)(unsafe.Pointer(in.Rollout))
+	out.RolloutAuthor = (*TemplateAuthor)(unsafe.Pointer(in.RolloutAuthor))
 	out.Status = (*TemplateStatus)(unsafe.Pointer(in.Status))
 	return nil
 }

@@ -874,6 +874,11 @@ func (in *Template) DeepCopyInto(out *Template) {
 		*out = new(Rollout)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.RolloutAuthor != nil {
+		in, out := &in.RolloutAuthor, &out.RolloutAuthor
+		*out = new(TemplateAuthor)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.Status != nil {
 		in, out := &in.Status, &out.Status
 		*out = new(TemplateStatus)

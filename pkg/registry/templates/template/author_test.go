@@ -20,6 +20,7 @@ import (
 	"context"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apiserver/pkg/authentication/user"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 
@@ -85,4 +86,54 @@ func TestAuthorIsTheLastWriterOfTheContent(t *testing.T) {
 			t.Fatalf("author %+v", updated.Author)
 		}
 	})
+}
+
+// TestRolloutAuthorIsTheLastWriterOfTheRollout: the server records who last changed how a
+// Template's instances move (its rollout, or a rollout annotation: a plan, a resume, an undo),
+// never what the client says; a change of the content or of other metadata keeps it.
+func TestRolloutAuthorIsTheLastWriterOfTheRollout(t *testing.T) {
+	s := newTestStrategy()
+	forged := &templates.TemplateAuthor{Username: "system:admin", Groups: []string{"system:masters"}}
+	created := newTemplate()
+	created.RolloutAuthor = forged
+	s.PrepareForCreate(as("alice"), created)
+	if created.RolloutAuthor != nil {
+		t.Fatalf("a Template created without a rollout: rollout author %+v", created.RolloutAuthor)
+	}
+	withRollout := newTemplate()
+	withRollout.Rollout = &templates.Rollout{Paused: true}
+	s.PrepareForCreate(as("alice"), withRollout)
+	if a := withRollout.RolloutAuthor; a == nil || a.Username != "alice" {
+		t.Fatalf("a Template created with a rollout: rollout author %+v", a)
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(*templates.Template)
+		want   string
+	}{
+		{"a resume", func(t *templates.Template) { t.Rollout.Paused = false }, "mallory"},
+		{"the waves", func(t *templates.Template) { t.Rollout.Waves = []intstr.IntOrString{intstr.FromInt32(1)} }, "mallory"},
+		{"the rollout removed", func(t *templates.Template) { t.Rollout = nil }, "mallory"},
+		{"a resume annotation", func(t *templates.Template) {
+			t.Annotations = map[string]string{"templates.stencil.dev/rollout-resume": "2/1"}
+		}, "mallory"},
+		{"an undo annotation", func(t *templates.Template) {
+			t.Annotations = map[string]string{"templates.stencil.dev/rollout-undo": "sha256:x"}
+		}, "mallory"},
+		{"a plan", func(t *templates.Template) {
+			t.Annotations = map[string]string{"templates.stencil.dev/rollout-plan-hash": "sha256:x"}
+		}, "mallory"},
+		{"another annotation keeps it", func(t *templates.Template) { t.Annotations = map[string]string{"description": "d"} }, "alice"},
+		{"the content keeps it", func(t *templates.Template) { t.Message = "other" }, "alice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			updated := withRollout.DeepCopy()
+			tc.change(updated)
+			updated.RolloutAuthor = forged
+			s.PrepareForUpdate(as("mallory"), updated, withRollout)
+			if updated.RolloutAuthor == nil || updated.RolloutAuthor.Username != tc.want {
+				t.Fatalf("rollout author %+v, want %s", updated.RolloutAuthor, tc.want)
+			}
+		})
+	}
 }

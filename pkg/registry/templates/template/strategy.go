@@ -35,6 +35,7 @@ import (
 	"k8s.io/apiserver/pkg/warning"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
 	"stencil.dev/stencil/pkg/registry"
 	"stencil.dev/stencil/pkg/registry/templates/templatecheck"
@@ -97,6 +98,10 @@ func (templateStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object
 	t := obj.(*templates.Template)
 	t.Author = authorFrom(ctx)
 	t.Revision = stamp(t, 1)
+	t.RolloutAuthor = nil
+	if t.Rollout != nil || rolloutChanged(t, &templates.Template{}) {
+		t.RolloutAuthor = authorFrom(ctx)
+	}
 	// The status is the controller's, written through templates/status only.
 	t.Status = nil
 }
@@ -111,12 +116,19 @@ func (templateStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object
 // metadata keeps the revision, and a Template stored before revisions were recorded gets
 // revision 1 on any update. Validation runs after this: a change it refuses is not stored,
 // and its number is never used.
+//
+// The rollout's author is recorded the same way: whoever changes the rollout or a rollout
+// annotation (pause, resume, undo, a plan) chooses when Automatic instances move, and they move
+// only if that user may create what they apply.
 func (templateStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
 	t, oldT := obj.(*templates.Template), old.(*templates.Template)
 	changed := !apiequality.Semantic.DeepEqual(content(t), content(oldT))
-	t.Author, t.Revision, t.Status = oldT.Author, oldT.Revision, oldT.Status
+	t.Author, t.Revision, t.Status, t.RolloutAuthor = oldT.Author, oldT.Revision, oldT.Status, oldT.RolloutAuthor
 	if oldT.Author == nil || changed {
 		t.Author = authorFrom(ctx)
+	}
+	if rolloutChanged(t, oldT) {
+		t.RolloutAuthor = authorFrom(ctx)
 	}
 	switch {
 	case oldT.Revision == nil:
@@ -124,6 +136,23 @@ func (templateStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.O
 	case changed:
 		t.Revision = stamp(t, oldT.Revision.Number+1)
 	}
+}
+
+// rolloutAnnotations steer a Template's rollout: writing one is a change of the rollout.
+var rolloutAnnotations = []string{v1alpha1.AnnotationRolloutPlanHash, v1alpha1.AnnotationRolloutResume, v1alpha1.AnnotationRolloutUndo}
+
+// rolloutChanged says t changes how its instances move, from old: its rollout or a rollout
+// annotation. Whoever writes that is the rollout's author (PrepareForUpdate).
+func rolloutChanged(t, old *templates.Template) bool {
+	if !apiequality.Semantic.DeepEqual(t.Rollout, old.Rollout) {
+		return true
+	}
+	for _, a := range rolloutAnnotations {
+		if t.Annotations[a] != old.Annotations[a] {
+			return true
+		}
+	}
+	return false
 }
 
 // stamp is revision number of t's content. A content that cannot be written as JSON gets no
@@ -137,7 +166,7 @@ func stamp(t *templates.Template, number int64) *templates.RevisionStamp {
 // revision, rollout and status. Pausing a rollout or changing its waves is no new content.
 func content(t *templates.Template) templates.Template {
 	c := *t
-	c.TypeMeta, c.ObjectMeta, c.Author, c.Revision, c.Rollout, c.Status = metav1.TypeMeta{}, metav1.ObjectMeta{}, nil, nil, nil, nil
+	c.TypeMeta, c.ObjectMeta, c.Author, c.Revision, c.Rollout, c.RolloutAuthor, c.Status = metav1.TypeMeta{}, metav1.ObjectMeta{}, nil, nil, nil, nil, nil
 	return c
 }
 

@@ -94,7 +94,7 @@ func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 
 // NoClusterReason is the reason of the conditions of an instance on a server without a
 // cluster.
-const NoClusterReason = "NoCluster"
+const NoClusterReason = v1alpha1.ReasonNoCluster
 
 // PrepareForCreate sets the requester from the authenticated user, drops a client's status
 // and starts the generation.
@@ -114,10 +114,10 @@ func (s strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 }
 
 // PrepareForUpdate keeps the status, counts spec changes in the generation, and makes the
-// updating user the requester on every spec change and rotation request: the controller
-// always acts as the last person who asked for a change, so edit rights on an instance never
-// borrow the rights of whoever created it. Other updates (labels, finalizers) keep the
-// requester.
+// updating user the requester on every spec change, rotation request and consent to apply an
+// instance created without a cluster: the controller always acts as the last person who asked
+// for a change, so edit rights on an instance never borrow the rights of whoever created it.
+// Other updates (labels, finalizers) keep the requester.
 func (strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
 	ti, oldTI := obj.(*templates.TemplateInstance), old.(*templates.TemplateInstance)
 	ti.Status = oldTI.Status
@@ -126,8 +126,11 @@ func (strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
 	if specChanged {
 		ti.Generation++
 	}
-	rotation := ti.Annotations[v1alpha1.AnnotationRotateGeneratedParameters]
-	if specChanged || (rotation != "" && rotation != oldTI.Annotations[v1alpha1.AnnotationRotateGeneratedParameters]) {
+	asked := func(annotation string) bool {
+		v := ti.Annotations[annotation]
+		return v != "" && v != oldTI.Annotations[annotation]
+	}
+	if specChanged || asked(v1alpha1.AnnotationRotateGeneratedParameters) || asked(v1alpha1.AnnotationApplyCreatedWithoutCluster) {
 		ti.Spec.Requester = requesterFrom(ctx)
 	} else {
 		ti.Spec.Requester = oldTI.Spec.Requester

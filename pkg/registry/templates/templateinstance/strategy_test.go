@@ -89,6 +89,10 @@ func TestPrepareForUpdate(t *testing.T) {
 		{"rotation request", func(ti *templates.TemplateInstance) {
 			ti.Annotations = map[string]string{v1alpha1.AnnotationRotateGeneratedParameters: "PASSWORD"}
 		}, "bob", 1},
+		// Whoever consents to apply an instance created without a cluster is who it acts as.
+		{"consent to apply", func(ti *templates.TemplateInstance) {
+			ti.Annotations = map[string]string{v1alpha1.AnnotationApplyCreatedWithoutCluster: "true"}
+		}, "bob", 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

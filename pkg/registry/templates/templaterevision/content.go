@@ -36,7 +36,7 @@ import (
 const HashPrefix = "sha256:"
 
 // Canonical is the content of t as a revision holds it, and its hash: the JSON of t in
-// v1alpha1's spelling without metadata, author, revision, rollout and status, the members of every object
+// v1alpha1's spelling without metadata, author, revision, rollout, its author and status, the members of every object
 // (the template's objects included) sorted and no space between tokens, so that one content
 // has one text whatever the order and spacing its writer used. Two Templates render alike when
 // their canonical contents are equal.
@@ -44,7 +44,7 @@ func Canonical(t *templates.Template) ([]byte, string, error) {
 	var v v1alpha1.Template
 	c := *t
 	// How the content rolls out, and the rollout's progress, are not content.
-	c.ObjectMeta, c.Author, c.Revision, c.Rollout, c.Status = metav1.ObjectMeta{}, nil, nil, nil, nil
+	c.ObjectMeta, c.Author, c.Revision, c.Rollout, c.RolloutAuthor, c.Status = metav1.ObjectMeta{}, nil, nil, nil, nil, nil
 	if err := v1alpha1.Convert_templates_Template_To_v1alpha1_Template(&c, &v, nil); err != nil {
 		return nil, "", err
 	}

@@ -47,23 +47,33 @@ type RolloutStatusApplyConfiguration struct {
 	Waves *int32 `json:"waves,omitempty"`
 	// waveStartTime is when the wave under way started or was resumed.
 	WaveStartTime *v1.Time `json:"waveStartTime,omitempty"`
-	// moved names the instances the rollout moved to revision, until it is complete.
+	// moved names the first 20 instances the wave under way moved (all of them are counted in
+	// waveSize); each instance a rollout moved says so itself, in its annotation
+	// templates.stencil.dev/rollout-moved.
 	Moved []string `json:"moved,omitempty"`
-	// waveSize is how many of the last names of moved the wave under way moved: the wave's
-	// instances, which the gate sees.
+	// movedCount counts the instances the rollout moved, over every wave.
+	MovedCount *int32 `json:"movedCount,omitempty"`
+	// waveSize is how many instances the wave under way moved: the wave's instances, which the
+	// gate sees.
 	WaveSize *int32 `json:"waveSize,omitempty"`
 	// updated counts the Automatic instances that run revision and are Ready.
 	Updated *int32 `json:"updated,omitempty"`
 	// total counts the Template's Automatic instances.
 	Total *int32 `json:"total,omitempty"`
-	// failed are the instances that paused the rollout, and why.
+	// failed are the first 20 instances that paused the rollout, and why.
 	Failed []RolloutFailureApplyConfiguration `json:"failed,omitempty"`
+	// failedCount counts the instances that paused the rollout.
+	FailedCount *int32 `json:"failedCount,omitempty"`
 	// pauses counts the rollout's automatic pauses: `stencil rollout resume` names the one it
 	// resumes in the templates.stencil.dev/rollout-resume annotation.
 	Pauses *int32 `json:"pauses,omitempty"`
 	// planHash is the preview's plan hash the rollout checked, when the Template carries one
 	// in the templates.stencil.dev/rollout-plan-hash annotation.
 	PlanHash *string `json:"planHash,omitempty"`
+	// stalePlanHash is the plan hash the Template carries when an earlier rollout (or an undo)
+	// already used it: this rollout does not check it. Set the annotation to a new preview's
+	// plan to check this one.
+	StalePlanHash *string `json:"stalePlanHash,omitempty"`
 }
 
 // RolloutStatusApplyConfiguration constructs a declarative configuration of the RolloutStatus type for use with
@@ -154,6 +164,14 @@ func (b *RolloutStatusApplyConfiguration) WithMoved(values ...string) *RolloutSt
 	return b
 }
 
+// WithMovedCount sets the MovedCount field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the MovedCount field is set to the value of the last call.
+func (b *RolloutStatusApplyConfiguration) WithMovedCount(value int32) *RolloutStatusApplyConfiguration {
+	b.MovedCount = &value
+	return b
+}
+
 // WithWaveSize sets the WaveSize field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the WaveSize field is set to the value of the last call.
@@ -191,6 +209,14 @@ func (b *RolloutStatusApplyConfiguration) WithFailed(values ...*RolloutFailureAp
 	return b
 }
 
+// WithFailedCount sets the FailedCount field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the FailedCount field is set to the value of the last call.
+func (b *RolloutStatusApplyConfiguration) WithFailedCount(value int32) *RolloutStatusApplyConfiguration {
+	b.FailedCount = &value
+	return b
+}
+
 // WithPauses sets the Pauses field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Pauses field is set to the value of the last call.
@@ -204,5 +230,13 @@ func (b *RolloutStatusApplyConfiguration) WithPauses(value int32) *RolloutStatus
 // If called multiple times, the PlanHash field is set to the value of the last call.
 func (b *RolloutStatusApplyConfiguration) WithPlanHash(value string) *RolloutStatusApplyConfiguration {
 	b.PlanHash = &value
+	return b
+}
+
+// WithStalePlanHash sets the StalePlanHash field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the StalePlanHash field is set to the value of the last call.
+func (b *RolloutStatusApplyConfiguration) WithStalePlanHash(value string) *RolloutStatusApplyConfiguration {
+	b.StalePlanHash = &value
 	return b
 }

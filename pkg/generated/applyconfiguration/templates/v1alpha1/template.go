@@ -82,6 +82,13 @@ type TemplateApplyConfiguration struct {
 	// wave; when not set they all move at once. It is not content: changing it makes no
 	// revision.
 	Rollout *RolloutApplyConfiguration `json:"rollout,omitempty"`
+	// rolloutAuthor is the user who last changed how the Template's instances move: its
+	// rollout, or its annotations templates.stencil.dev/rollout-plan-hash, rollout-resume and
+	// rollout-undo (stencil rollout pause, resume and undo write them). The server sets it; a
+	// client's value is overwritten. An Automatic instance applies what its Template renders
+	// only when this user may create it too: whoever chooses when instances move never
+	// borrows the rights of the users who instantiate them, nor of the content's author.
+	RolloutAuthor *TemplateAuthorApplyConfiguration `json:"rolloutAuthor,omitempty"`
 	// status is the controller's, written through templates/status: the progress of the last
 	// rollout. A client's value is ignored.
 	Status *TemplateStatusApplyConfiguration `json:"status,omitempty"`
@@ -454,6 +461,14 @@ func (b *TemplateApplyConfiguration) WithRevision(value *RevisionStampApplyConfi
 // If called multiple times, the Rollout field is set to the value of the last call.
 func (b *TemplateApplyConfiguration) WithRollout(value *RolloutApplyConfiguration) *TemplateApplyConfiguration {
 	b.Rollout = value
+	return b
+}
+
+// WithRolloutAuthor sets the RolloutAuthor field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the RolloutAuthor field is set to the value of the last call.
+func (b *TemplateApplyConfiguration) WithRolloutAuthor(value *TemplateAuthorApplyConfiguration) *TemplateApplyConfiguration {
+	b.RolloutAuthor = value
 	return b
 }
 
