@@ -113,12 +113,13 @@ soak:
 
 e2e-binaries:
 	hack/build-e2e-binaries.sh
+	hack/build-helm-tools.sh
 
 ## flux-binaries: Flux's kustomize-controller v1.9.6 (cached in _output/bin) and the CRDs it needs (_output/flux-crds)
 flux-binaries:
 	hack/build-flux-binaries.sh
 
-## e2e: etcd, kube-apiserver and kubectl v1.37.1 and Flux's kustomize-controller built from pinned modules (cached in _output/bin)
+## e2e: etcd, kube-apiserver, kube-controller-manager and kubectl v1.37.1, the Helm v4 library's driver and Flux's kustomize-controller, built from pinned modules (cached in _output/bin)
 e2e: e2e-binaries flux-binaries
 	hack/install-chromium.sh
 	$(GO) test $(GOFLAGS_TAGS) -count=1 -v -timeout $(SUITE_TIMEOUT) ./test/e2e/... 2>&1 | grep -E -v '^\s*$$' | grep -E '^(=== RUN|--- |\s+\S+_test.go|ok|FAIL|PASS|e2e:|panic)' ; exit $${PIPESTATUS[0]}
