@@ -73,10 +73,11 @@ verify:
 unit:
 	$(GO) test $(GOFLAGS_TAGS) -race -skip '^(TestOpenShiftCorpus|TestRenderFileCorpus|TestReaderCorpus|TestTreeCorpus)$$' ./pkg/... ./cmd/...
 
-## corpus: 394 real OpenShift templates give OpenShift's own output, and every JSON and YAML file of the corpus and the repository reads as sigs.k8s.io/yaml reads it (../shared/testdata/openshift-corpus)
+## corpus: 394 real OpenShift templates give OpenShift's own output (through the CLI's engine, the server's handler and a cached plan; test/corpusbench also runs OpenShift's library-go on each), and every JSON and YAML file of the corpus and the repository reads as sigs.k8s.io/yaml reads it (../shared/testdata/openshift-corpus)
 corpus:
 	$(GO) test $(GOFLAGS_TAGS) -count=1 -run '^(TestOpenShiftCorpus|TestRenderFileCorpus)$$' ./pkg/cmd/cli
 	set -o pipefail; $(GO) test $(GOFLAGS_TAGS) -count=1 -run '^(TestReaderCorpus|TestTreeCorpus)$$' -v ./pkg/positions | grep -E '^(---|ok|FAIL)|differences|agree'
+	cd test/corpusbench && $(GO) test $(GOFLAGS_TAGS) -count=1 -run '^TestPathsGiveOpenShiftsItems$$' .
 
 integration:
 	$(GO) test $(GOFLAGS_TAGS) -timeout $(SUITE_TIMEOUT) ./test/integration/...
@@ -112,12 +113,13 @@ soak:
 
 e2e-binaries:
 	hack/build-e2e-binaries.sh
+	hack/build-helm-tools.sh
 
 ## flux-binaries: Flux's kustomize-controller v1.9.6 (cached in _output/bin) and the CRDs it needs (_output/flux-crds)
 flux-binaries:
 	hack/build-flux-binaries.sh
 
-## e2e: etcd, kube-apiserver and kubectl v1.37.1 and Flux's kustomize-controller built from pinned modules (cached in _output/bin)
+## e2e: etcd, kube-apiserver, kube-controller-manager and kubectl v1.37.1, the Helm v4 library's driver and Flux's kustomize-controller, built from pinned modules (cached in _output/bin)
 e2e: e2e-binaries flux-binaries
 	hack/install-chromium.sh
 	$(GO) test $(GOFLAGS_TAGS) -count=1 -v -timeout $(SUITE_TIMEOUT) ./test/e2e/... 2>&1 | grep -E -v '^\s*$$' | grep -E '^(=== RUN|--- |\s+\S+_test.go|ok|FAIL|PASS|e2e:|panic)' ; exit $${PIPESTATUS[0]}

@@ -3,6 +3,7 @@
 #
 #   cmd -> pkg/cmd -> pkg/apiserver, pkg/ui -> pkg/controller -> pkg/registry, pkg/lint (stencil lint: the store's checks)
 #       -> pkg/render (glue), pkg/export (stencil export), pkg/typecheck (objects against their kinds' schemas),
+#          pkg/adopt (taking over what Helm or kubectl manages: records, plans, field ownership),
 #          pkg/gitops (render files, as GitOps tools render them)
 #       -> the transformers, from the top (docs/architecture.md draws them):
 #            pkg/transform/plugin (the namespace's plugin policy)
@@ -49,7 +50,7 @@ awk -v module="${MODULE}/" '
     if (under(p, "pkg/transform/builtin") || under(p, "pkg/transform/generator") || under(p, "pkg/transform/kustomize") || under(p, "pkg/transform/expand")) return 5
     if (under(p, "pkg/transform/filters")) return 4
     if (under(p, "pkg/transform")) return 3
-    if (under(p, "pkg/render") || under(p, "pkg/export") || under(p, "pkg/typecheck") || under(p, "pkg/gitops")) return 8
+    if (under(p, "pkg/render") || under(p, "pkg/export") || under(p, "pkg/typecheck") || under(p, "pkg/adopt") || under(p, "pkg/gitops")) return 8
     # The options of processing are shared by the server and the CLI: above pkg/render, below
     # everything of the server, so the CLI links none of it through them.
     if (under(p, "pkg/cmd/options")) return 8.5
@@ -62,7 +63,7 @@ awk -v module="${MODULE}/" '
   }
   function name(r) { return r == 8.5 ? "pkg/cmd/options" : names[r + 1] }
   BEGIN {
-    split("pkg/apis,leaf utilities,engine and removal paths,transformer core,transformer filters,transformer steps,plugin runtimes,plugin policy,pkg/render pkg/export pkg/typecheck and pkg/gitops,pkg/registry and pkg/lint,pkg/controller,pkg/apiserver and pkg/ui,pkg/cmd,cmd,,test support", names, ",")
+    split("pkg/apis,leaf utilities,engine and removal paths,transformer core,transformer filters,transformer steps,plugin runtimes,plugin policy,pkg/render pkg/export pkg/typecheck pkg/adopt and pkg/gitops,pkg/registry and pkg/lint,pkg/controller,pkg/apiserver and pkg/ui,pkg/cmd,cmd,,test support", names, ",")
     bad = 0
   }
   {

@@ -32,6 +32,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/install"
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/instance"
 	"stencil.dev/stencil/pkg/controller/templateinstance"
 	"stencil.dev/stencil/pkg/registry/templates/customtransform"
 	"stencil.dev/stencil/pkg/registry/templates/openshiftinstance"
@@ -55,7 +56,7 @@ var (
 	// Served is what the server's groups decode requests and encode answers with: Codecs, with
 	// one pass for Templates and Lists, YAML streams of one object and type errors worded
 	// about the template (wordedDecodeErrors).
-	Served runtime.NegotiatedSerializer = wordedDecodeErrors{NegotiatedSerializer: Codecs, scheme: Scheme}
+	Served runtime.NegotiatedSerializer = newWordedDecodeErrors(Codecs, Scheme)
 )
 
 func init() {
@@ -244,6 +245,10 @@ func (c completedConfig) New() (*StencilServer, error) {
 	if err != nil {
 		return nil, err
 	}
+	adoptionREST, err := c.adoptionREST(instance.StorageTemplates{Getter: templateREST, Revisions: revisions}, instanceREST, renderer, noCluster)
+	if err != nil {
+		return nil, err
+	}
 	codecs := Served
 	processingScope := processingScope{serializer: codecs, admission: c.GenericConfig.AdmissionControl, maxBodyBytes: c.GenericConfig.MaxRequestBodyBytes}
 	processedTemplates := processedtemplate.NewREST(renderer)
@@ -264,6 +269,7 @@ func (c completedConfig) New() (*StencilServer, error) {
 		"customtransforms":         customTransformREST,
 		"templateinstances":        instanceREST,
 		"templateinstances/status": instanceStatusREST,
+		"adoptions":                adoptionREST,
 	}
 	groups := []*genericapiserver.APIGroupInfo{&apiGroupInfo}
 	if c.ExtraConfig.OpenShiftTemplates {

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/google/cel-go/common/types"
@@ -92,6 +93,14 @@ func (c *compiler) objectExpressions(raw []byte, at objectPath) (out []byte, exp
 		case templates.IncludeWhenAnnotation:
 		case templates.ForEachAnnotation:
 			want = celparams.List
+		case templates.LifecycleAnnotation:
+			// It stays on the object: the controller reads it there, and so does a user.
+			if err := checkLifecycle(m.value, annPath(key)); err != nil {
+				c.errs = append(c.errs, err)
+				ok = false
+			}
+			kept = append(kept, m)
+			continue
 		default:
 			kept = append(kept, m)
 			continue
@@ -112,7 +121,7 @@ func (c *compiler) objectExpressions(raw []byte, at objectPath) (out []byte, exp
 		}
 	}
 	if !found {
-		return raw, nil, true
+		return raw, nil, ok
 	}
 	// The annotations never reach the output; neither does the map they leave empty.
 	var annotations []byte
@@ -352,4 +361,17 @@ func nativeValue(v ref.Val) (any, error) {
 		return v.Value(), nil
 	}
 	return nil, fmt.Errorf("a value of type %v cannot be JSON", v.Type())
+}
+
+// checkLifecycle checks the value of an object's lifecycle annotation: retain or delete, or a
+// parameter reference, which the controller checks once it is substituted.
+func checkLifecycle(value []byte, at *field.Path) *field.Error {
+	if value[0] == '"' {
+		v := string(jsonbytes.StringContent(value))
+		if v == templates.LifecycleRetain || v == templates.LifecycleDelete || strings.Contains(v, "${") || strings.Contains(v, "$(") {
+			return nil
+		}
+		return field.NotSupported(at, v, []string{templates.LifecycleDelete, templates.LifecycleRetain})
+	}
+	return field.Invalid(at, string(value), "must be a string: "+templates.LifecycleDelete+" or "+templates.LifecycleRetain)
 }

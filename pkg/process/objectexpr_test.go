@@ -62,6 +62,9 @@ func TestConditionalAndRepeatedObjects(t *testing.T) {
 			Request{}, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"eu-1","labels":{"app":"web"}}}` + "\n" + `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"eu-2","labels":{"app":"web"}}}`},
 		{"for-each of an empty list", `[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${ITEM}","annotations":{"templates.stencil.dev/for-each":"params.ZONES"}}}]`,
 			given("ZONES", "[]"), ``},
+		{"the lifecycle annotation stays on the object", `[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"keep","annotations":{"templates.stencil.dev/lifecycle":"retain"}}},{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","annotations":{"templates.stencil.dev/lifecycle":"${APP}","templates.stencil.dev/include-when":"true"}}}]`,
+			Request{}, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"keep","annotations":{"templates.stencil.dev/lifecycle":"retain"},"labels":{"app":"web"}}}` + "\n" +
+				`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","annotations":{"templates.stencil.dev/lifecycle":"web"},"labels":{"app":"web"}}}`},
 		{"a string element that looks like a number stays a string", `[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c${INDEX}","annotations":{"templates.stencil.dev/for-each":"['1']"}},"data":{"v":"${{ITEM}}"}}]`,
 			Request{}, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c0","labels":{"app":"web"}},"data":{"v":"1"}}`},
 	}
@@ -102,6 +105,9 @@ func TestObjectExpressionsRefused(t *testing.T) {
 		{"not evaluable when processing", `[{"apiVersion":"v1","kind":"A","metadata":{"name":"${ITEM}","annotations":{"templates.stencil.dev/for-each":"[params.PORTS[0].name]"}}}]`,
 			Request{Parameters: map[string]string{"PORTS": `[{"port":1}]`}},
 			[]string{"objects[0].metadata.annotations[templates.stencil.dev/for-each]: Invalid value", "could not be evaluated: no such key: name"}},
+		{"a lifecycle that is neither retain nor delete", `[{"kind":"A","metadata":{"name":"a","annotations":{"templates.stencil.dev/lifecycle":"keep"}}},{"kind":"B","metadata":{"name":"b","annotations":{"templates.stencil.dev/lifecycle":1}}}]`, Request{},
+			[]string{`objects[0].metadata.annotations[templates.stencil.dev/lifecycle]: Unsupported value: "keep": supported values: "delete", "retain"`,
+				`objects[1].metadata.annotations[templates.stencil.dev/lifecycle]: Invalid value: "1": must be a string: delete or retain`}},
 		{"every problem at once", `[{"kind":"A","metadata":{"name":"x","annotations":{"templates.stencil.dev/for-each":"params.ZONES"}}},{"kind":"B","metadata":{"name":"b","annotations":{"templates.stencil.dev/include-when":"1"}}}]`,
 			Request{}, []string{"objects[0].metadata.name", "objects[1].metadata.annotations[templates.stencil.dev/include-when]"}},
 	}

@@ -41,7 +41,9 @@ import (
 
 // binaries are the programs the suite runs.
 type binaries struct {
-	kubeAPIServer, kubectl, etcd, stencilAPIServer, kubectlStencil string
+	kubeAPIServer, kubeControllerManager, kubectl, etcd, stencilAPIServer, kubectlStencil string
+	// helmDriver drives the Helm v4 library (hack/helm-tools).
+	helmDriver string
 }
 
 // cluster is an etcd, a kube-apiserver with the aggregation layer configured, and Stencil
@@ -52,8 +54,11 @@ type cluster struct {
 	logDir string // every process's output
 
 	etcd, kubeAPIServer *process
-	replicas            []*process
-	replicaPorts        []int
+	// controllerManager runs the controllers of controllerManagerControllers while a test
+	// that needs them runs (useControllerManager).
+	controllerManager *process
+	replicas          []*process
+	replicaPorts      []int
 	// deploymentArgs are the flags of the installed Deployment, as the kubelet would pass them.
 	deploymentArgs []string
 	proxy          *serviceProxy
@@ -96,8 +101,14 @@ var tokenUsers = map[string]string{
 	"roller":  "roller-token",
 	"rollerb": "rollerb-token",
 	"watcher": "watcher-token",
-	"eve":     "eve-token",
-	"ivan":    "ivan-token",
+	// adopter runs a Helm release and an ApplySet in TestAdopt's namespace and adopts them;
+	// adopter-limited may create instances there but patch no Deployment; intruder has edit
+	// in another namespace only.
+	"adopter":         "adopter-token",
+	"adopter-limited": "adopter-limited-token",
+	"intruder":        "intruder-token",
+	"eve":             "eve-token",
+	"ivan":            "ivan-token",
 	// pauser may write Templates, nothing else, in TestRolloutChangesAreAuthored.
 	"pauser": "pauser-token",
 	// ui-viewer may read a Template whose rollout ui-roller may pause, resume and undo, in
@@ -106,7 +117,8 @@ var tokenUsers = map[string]string{
 	"ui-roller": "ui-roller-token",
 }
 
-// auditPolicy records who wrote the ConfigMaps of the TemplateInstance tests, and nothing else:
+// auditPolicy records who wrote the ConfigMaps of the TemplateInstance tests, and every write
+// in the adoption tests' namespaces (a second adoption writes nothing), and nothing else:
 // the proof that the controller wrote them as the requester; and every write of the
 // namespaces, ClusterRoles and ClusterRoleBindings of TestTemplateInstanceConfusedDeputy: the
 // proof that its attacks wrote nothing.
@@ -124,6 +136,10 @@ rules:
   verbs: [create, patch, update, delete, deletecollection]
 - level: Metadata
   resources: [{group: rbac.authorization.k8s.io, resources: [clusterroles, clusterrolebindings]}]
+  verbs: [create, patch, update, delete, deletecollection]
+- level: Metadata
+  namespaces: [e2e-adopt, e2e-adopt-set]
+  resources: [{group: ""}, {group: apps}]
   verbs: [create, patch, update, delete, deletecollection]
 - level: None
 `
@@ -148,6 +164,9 @@ func (c *cluster) makePKI() error {
 	}{
 		{"kube-apiserver", c.kubeCA, certs.Request{CommonName: "kube-apiserver", DNSNames: []string{"localhost", "kubernetes.default.svc"}, IPs: loopback}},
 		{"admin", c.kubeCA, certs.Request{CommonName: "e2e-admin", Organizations: []string{"system:masters"}}},
+		// kube-controller-manager has an identity of its own, so that audit events tell its
+		// writes from the tests'.
+		{"kube-controller-manager", c.kubeCA, certs.Request{CommonName: "system:kube-controller-manager", Organizations: []string{"system:masters"}}},
 		{"front-proxy-client", frontProxyCA, certs.Request{CommonName: "front-proxy-client"}},
 	}
 	for _, p := range pairs {
@@ -248,9 +267,11 @@ func (c *cluster) startKubeAPIServer() error {
 		return err
 	}
 	c.kubeconfigs = map[string]string{}
-	if err := c.writeKubeconfig("admin", &clientcmdapi.AuthInfo{
-		ClientCertificate: c.path("admin.crt"), ClientKey: c.path("admin.key")}); err != nil {
-		return err
+	for _, user := range []string{"admin", "kube-controller-manager"} {
+		if err := c.writeKubeconfig(user, &clientcmdapi.AuthInfo{
+			ClientCertificate: c.path(user + ".crt"), ClientKey: c.path(user + ".key")}); err != nil {
+			return err
+		}
 	}
 	for user, token := range tokenUsers {
 		if err := c.writeKubeconfig(user, &clientcmdapi.AuthInfo{Token: token}); err != nil {
@@ -316,6 +337,9 @@ func (c *cluster) stop() {
 	}
 	for _, r := range c.replicas {
 		r.stop()
+	}
+	if c.controllerManager != nil {
+		c.controllerManager.stop()
 	}
 	if c.kubeAPIServer != nil {
 		c.kubeAPIServer.stop()

@@ -76,18 +76,22 @@ func run(m *testing.M) int {
 }
 
 func setUp(c *cluster) error {
-	build := exec.Command(filepath.Join(repoRoot, "hack", "build-e2e-binaries.sh"))
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("building the e2e binaries: %w", err)
+	for _, script := range []string{"build-e2e-binaries.sh", "build-helm-tools.sh"} {
+		build := exec.Command(filepath.Join(repoRoot, "hack", script))
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("building the e2e binaries (hack/%s): %w", script, err)
+		}
 	}
 	bin := filepath.Join(repoRoot, "_output", "bin")
 	c.bin = binaries{
-		kubeAPIServer:    filepath.Join(bin, "kube-apiserver"),
-		kubectl:          filepath.Join(bin, "kubectl"),
-		etcd:             filepath.Join(bin, "etcd"),
-		stencilAPIServer: filepath.Join(c.dir, "bin", "stencil-apiserver"),
-		kubectlStencil:   filepath.Join(c.dir, "bin", "kubectl-stencil"),
+		kubeAPIServer:         filepath.Join(bin, "kube-apiserver"),
+		kubeControllerManager: filepath.Join(bin, "kube-controller-manager"),
+		kubectl:               filepath.Join(bin, "kubectl"),
+		etcd:                  filepath.Join(bin, "etcd"),
+		stencilAPIServer:      filepath.Join(c.dir, "bin", "stencil-apiserver"),
+		kubectlStencil:        filepath.Join(c.dir, "bin", "kubectl-stencil"),
+		helmDriver:            filepath.Join(bin, "helm-driver"),
 	}
 	for pkg, out := range map[string]string{"./cmd/stencil-apiserver": c.bin.stencilAPIServer, "./cmd/stencil": c.bin.kubectlStencil} {
 		cmd := exec.Command("go", "build", "-tags", "kustomize_disable_go_plugin_support", "-o", out, pkg)
@@ -114,6 +118,7 @@ func setUp(c *cluster) error {
 func printVersions(bin binaries) error {
 	for _, v := range [][]string{
 		{bin.kubeAPIServer, "--version"},
+		{bin.kubeControllerManager, "--version"},
 		{bin.etcd, "--version"},
 		{bin.kubectl, "version", "--client"},
 	} {

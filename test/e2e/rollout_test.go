@@ -228,6 +228,22 @@ func TestTemplateRollout(t *testing.T) {
 	if got, want := first.Annotations[templatesv1.AnnotationRolloutMoved], "4/1/"+string(tpl.UID); got != want {
 		t.Errorf("a-first's mark of the wave that moved it: %q, want %q", got, want)
 	}
+	// The mark is the server's: a user's write of it (even a cluster admin's) keeps the stored one.
+	marks := map[string]string{}
+	for _, name := range []string{"a-first", "c-third"} {
+		marks[name] = waitInstance(t, ns, name, time.Second, "on revision 4", onRevision(4)).Annotations[templatesv1.AnnotationRolloutMoved]
+	}
+	mustKubectl(t, "admin", "", "annotate", "--overwrite", "templateinstance", "a-first", "-n", ns, templatesv1.AnnotationRolloutMoved+"=5/1/forged")
+	mustKubectl(t, "admin", "", "annotate", "templateinstance", "c-third", "-n", ns, templatesv1.AnnotationRolloutMoved+"-")
+	for name, want := range marks {
+		ti, err := stencilAdmin(t).TemplatesV1alpha1().TemplateInstances(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ti.Annotations[templatesv1.AnnotationRolloutMoved]; got != want || want == "" {
+			t.Errorf("%s's mark after a user's write: %q, want %q", name, got, want)
+		}
+	}
 	waitRollout(t, ns, "revision 4 complete", func(st *templatesv1.RolloutStatus) error {
 		if st.Phase != templatesv1.RolloutComplete || st.Revision != 4 || st.MovedCount != 3 {
 			return fmt.Errorf("%+v", st)

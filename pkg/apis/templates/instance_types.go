@@ -54,6 +54,8 @@ type TemplateInstanceSpec struct {
 	UpdatePolicy UpdatePolicy
 	// Requester is the user who last changed the spec; the server sets it.
 	Requester *TemplateInstanceRequester
+	// Adoption makes the instance take over live objects another tool manages.
+	Adoption *TemplateInstanceAdoption
 	// Delivery says how the objects reach the cluster; nil applies them.
 	Delivery *Delivery
 }
@@ -109,6 +111,8 @@ type TemplateInstanceStatus struct {
 	Objects []TemplateInstanceObject
 	// GeneratedParametersSecret names the Secret holding the generated parameter values.
 	GeneratedParametersSecret string
+	// Adoption is the plan of the takeover Spec.Adoption asks for, and how far it went.
+	Adoption *AdoptionStatus
 	// Artifact is what a published instance published last.
 	Artifact *PublishedArtifact
 }
@@ -124,6 +128,8 @@ type TemplateInstanceObject struct {
 	ResourceVersion string
 	// Ready says the object reached its kind's ready state.
 	Ready bool
+	// Lifecycle is retain when the object is left in place on uninstall or prune.
+	Lifecycle string
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object

@@ -56,6 +56,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&TemplateRevision{},
 		&TemplateRevisionList{},
 		&TemplatePreview{},
+		&Adoption{},
 	)
 	return nil
 }

@@ -26,6 +26,16 @@ const (
 	ForEachAnnotation = "templates.stencil.dev/for-each"
 )
 
+// LifecycleAnnotation says what becomes of an object when its instance is deleted or a new
+// revision no longer renders it: LifecycleDelete (the default) deletes it, LifecycleRetain
+// leaves it in place, no longer the instance's. Unlike the annotations above it stays on the
+// object.
+const (
+	LifecycleAnnotation = "templates.stencil.dev/lifecycle"
+	LifecycleDelete     = "delete"
+	LifecycleRetain     = "retain"
+)
+
 // ParameterRule is a CEL expression over the parameters that must hold for a template to be
 // processed; it sees them as params, typed (an int is an int, a json value a list or map).
 type ParameterRule struct {

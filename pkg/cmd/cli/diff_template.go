@@ -145,7 +145,7 @@ func objectCounts(objects []templatesv1.ObjectChange) string {
 		counts[strings.ToLower(o.Change)]++
 	}
 	var parts []string
-	for _, c := range []string{"added", "changed", "removed"} {
+	for _, c := range []string{"added", "changed", "removed", "released"} {
 		if counts[c] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[c], c))
 		}

@@ -72,6 +72,7 @@ func NewStencilCommand(streams IOStreams) *cobra.Command {
 		NewExportCommand(config, streams),
 		NewParametersCommand(config, streams),
 		NewInstantiateCommand(config, streams),
+		NewAdoptCommand(config, streams),
 		NewDiffCommand(config, streams),
 		NewRolloutCommand(config, streams),
 		NewTransformersCommand(config, streams),

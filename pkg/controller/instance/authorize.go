@@ -97,7 +97,12 @@ func (p *Planner) PruneTargets(old []templatesv1.TemplateInstanceObject, keep ma
 		if err != nil {
 			continue
 		}
-		out = append(out, Target{Resource: mapping.Resource, Ref: o, Verbs: []string{"delete"}})
+		verbs := []string{"delete"}
+		if o.Lifecycle == templatesv1.LifecycleRetain {
+			// Left in place: only its labels and managed fields are written.
+			verbs = []string{"patch"}
+		}
+		out = append(out, Target{Resource: mapping.Resource, Ref: o, Verbs: verbs})
 	}
 	return out
 }

@@ -79,6 +79,14 @@ func (p *Planner) Plan(ti *templatesv1.TemplateInstance, r *Rendered) ([]*Planne
 		inventory.Label(obj, id)
 		pl := &Planned{Obj: obj, Resource: mapping.Resource, Generated: len(r.Generated) > 0 && i == 0,
 			Ref: templatesv1.TemplateInstanceObject{APIVersion: obj.GetAPIVersion(), Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}}
+		if !pl.Generated {
+			lifecycle, err := ObjectLifecycle(ti, obj, r.Revision)
+			if err != nil {
+				refused = append(refused, pl.String()+": "+err.Error())
+				continue
+			}
+			pl.Ref.Lifecycle = lifecycle
+		}
 		if key := inventory.ObjectKey(pl.Ref); seen[key] {
 			refused = append(refused, pl.String()+": rendered twice")
 			continue

@@ -92,6 +92,13 @@ func AsRequester(ctx context.Context, ti *templatesv1.TemplateInstance) context.
 // asked before any value is checked or used. It returns what it knows of the secrets also
 // with an error.
 func (p *Planner) Render(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier) (*Rendered, error) {
+	return p.RenderAdopting(ctx, ti, a, nil)
+}
+
+// RenderAdopting renders as Render does, with adopted as the values of the generated
+// parameters that keep none yet: the values an adoption found in the live objects it takes
+// over (a password the old tool generated stays the instance's).
+func (p *Planner) RenderAdopting(ctx context.Context, ti *templatesv1.TemplateInstance, a Applier, adopted map[string]string) (*Rendered, error) {
 	r := NewRendered()
 	ctx = AsRequester(ctx, ti)
 	t, stored, err := p.template(ctx, ti)
@@ -116,6 +123,11 @@ func (p *Planner) Render(ctx context.Context, ti *templatesv1.TemplateInstance, 
 				return r, err
 			}
 			r.UnreadGenerated = err
+		}
+	}
+	for n := range generatedNames {
+		if v, ok := adopted[n]; ok && inputs.Values[n] == "" {
+			inputs.Values[n] = v
 		}
 	}
 	r.AddSecrets(t.Parameters, inputs, nil)

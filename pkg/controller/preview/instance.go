@@ -204,6 +204,13 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 	for _, removed := range removedObjects(ti.Status.Objects, out.Objects, keep) {
 		out.Objects = append(out.Objects, removed)
 	}
+	retained := append([]templatesv1.TemplateInstanceObject(nil), ti.Status.Objects...)
+	if base != nil {
+		for _, p := range base.plan {
+			retained = append(retained, p.Ref)
+		}
+	}
+	out.Objects = releaseRetained(out.Objects, retained)
 	c := templates.PreviewUnchanged
 	for _, o := range out.Objects {
 		switch {

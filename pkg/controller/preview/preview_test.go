@@ -256,6 +256,26 @@ func TestPreviewPrunes(t *testing.T) {
 	}
 }
 
+// TestPreviewReleasesRetained: a candidate that drops an object the instance retains would
+// release it, not prune it.
+func TestPreviewReleasesRetained(t *testing.T) {
+	stored := valueTemplate(t, "one", func(t *templatesv1.Template) {
+		t.Objects[2].Raw = []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"leak","annotations":{"templates.stencil.dev/lifecycle":"retain"}},"data":{"url":"db://u:${PASSWORD}@db"}}`)
+	})
+	candidate := valueTemplate(t, "one", func(t *templatesv1.Template) { t.Objects = t.Objects[:2] })
+	f := (&fixture{t: t, objects: []runtime.Object{stored, newInstance("shop", onRevision(1))},
+		live: []runtime.Object{generatedValues("shop", "hunter2hunter2")}}).build()
+	status, err := f.previewer().Preview(context.Background(), Request{Template: internalTemplate(t, stored),
+		Candidate: candidateOf(t, candidate), Caller: &user.DefaultInfo{Name: "bob"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := status.Instances[0]
+	if one.Classification != templates.PreviewChanged || len(one.Objects) != 1 || one.Objects[0].Change != ObjectReleased || one.Objects[0].Name != "leak" {
+		t.Errorf("%s: %+v", one.Classification, one.Objects)
+	}
+}
+
 // internalTemplate converts a Template of the fakes to the internal form the API hands over.
 func internalTemplate(t *testing.T, v *templatesv1.Template) *templates.Template {
 	t.Helper()

@@ -98,7 +98,7 @@ func (c *Controller) prune(ctx context.Context, ti *templatesv1.TemplateInstance
 		if keep[inventory.ObjectKey(o)] {
 			continue
 		}
-		gone, err := c.deleteMember(ctx, ti, a, o)
+		gone, err := c.removeMember(ctx, ti, a, o)
 		if err != nil {
 			return nil, err
 		}
@@ -107,6 +107,23 @@ func (c *Controller) prune(ctx context.Context, ti *templatesv1.TemplateInstance
 		}
 	}
 	return left, nil
+}
+
+// removeMember deletes one object of the instance's set, or, when its lifecycle is retain,
+// leaves it in place no longer the instance's; it reports whether that is done.
+func (c *Controller) removeMember(ctx context.Context, ti *templatesv1.TemplateInstance, a instance.Applier, o templatesv1.TemplateInstanceObject) (bool, error) {
+	if o.Lifecycle != templatesv1.LifecycleRetain {
+		return c.deleteMember(ctx, ti, a, o)
+	}
+	gv, err := schema.ParseGroupVersion(o.APIVersion)
+	if err != nil {
+		return true, nil
+	}
+	mapping, err := inventory.Mapping(c.cfg.Mapper, gv.WithKind(o.Kind))
+	if err != nil {
+		return true, nil
+	}
+	return c.release(ctx, ti, a, &planned{Resource: mapping.Resource, Ref: o})
 }
 
 // deleteMember deletes one object of the instance's set; it reports whether the object is gone

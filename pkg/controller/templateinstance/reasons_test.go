@@ -118,7 +118,7 @@ func TestEveryReasonIsTested(t *testing.T) {
 		t.Fatalf("found only %d reasons in the source; is the search broken? %v", len(written), written)
 	}
 	tested := map[string]bool{}
-	for _, tc := range append(append(reasonCases(), uninstallReasonCases()...), publishedReasonCases()...) {
+	for _, tc := range append(append(append(reasonCases(), uninstallReasonCases()...), publishedReasonCases()...), adoptionReasonCases()...) {
 		for _, r := range tc.reasons {
 			tested[r] = true
 		}
@@ -176,7 +176,7 @@ func (tc reasonCase) run(t *testing.T) {
 	}
 	requeue, err := f.sync("shop")
 	if got := f.statusReasons(); joined(got) != joined(tc.reasons) {
-		t.Fatalf("statuses written with reasons\n%s\nwant\n%s\n(error %v)", joined(got), joined(tc.reasons), err)
+		t.Fatalf("statuses written with reasons\n%s\nwant\n%s\n(error %v; %s)", joined(got), joined(tc.reasons), err, lastCondition(f.instance("shop"), templatesv1.TemplateInstanceFailed).Message)
 	}
 	ti := f.instance("shop")
 	ready, failed := lastCondition(ti, templatesv1.TemplateInstanceReady), lastCondition(ti, templatesv1.TemplateInstanceFailed)

@@ -62,6 +62,9 @@ func (c *Controller) reconcile(ctx context.Context, ti *templatesv1.TemplateInst
 	if err != nil {
 		return 0, err
 	}
+	if adopting(ti) {
+		return c.reconcileAdoption(ctx, ti, a)
+	}
 	if ok, current := c.upToDate(ctx, ti); ok {
 		if ti.Spec.Published() {
 			return c.refreshPublished(ctx, ti, a, current)

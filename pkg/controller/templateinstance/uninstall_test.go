@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
 
 // deleted marks the instance deleted, with the objects in its inventory.
@@ -66,7 +67,22 @@ func uninstallReasonCases() []reasonCase {
 		},
 		reasons: []string{"DeleteFailed"}, message: `ConfigMap demo/config: configmaps "config" is forbidden: RBAC: no binding`,
 		check: keepsFinalizer,
+	}, {
+		name:    "uninstall may not release a retained object",
+		objects: []runtime.Object{newInstance("shop", deleted(retained(ref("ConfigMap", "config", "uid-1"))))},
+		live:    []runtime.Object{member("ConfigMap", "config", "uid-1")},
+		setup: func(f *fixture) {
+			failWith(f.target, "patch", "configmaps", false, apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "config", errors.New("RBAC: no binding")))
+		},
+		reasons: []string{"ReleaseFailed"}, message: `ConfigMap demo/config: configmaps "config" is forbidden: RBAC: no binding`,
+		check: keepsFinalizer,
 	}}
+}
+
+// retained gives an inventory entry the retain lifecycle.
+func retained(o templatesv1.TemplateInstanceObject) templatesv1.TemplateInstanceObject {
+	o.Lifecycle = templatesv1.LifecycleRetain
+	return o
 }
 
 // TestUninstallReasons drives uninstall into every reason it writes.
@@ -104,11 +120,23 @@ func TestUninstall(t *testing.T) {
 		released bool
 		reason   string
 		remains  []string
+		check    func(*testing.T, *fixture)
 	}{{
 		name:     "every object, in reverse order, then the generated values",
 		instance: newInstance("shop", twoObjects, withSecret),
 		live:     []runtime.Object{member("ConfigMap", "a", "uid-a"), member("ConfigMap", "b", "uid-b"), member("Secret", "shop-generated", "uid-s")},
 		actions:  deleteSteps("b", "a", "shop-generated"), released: true,
+	}, {
+		name:     "a retained object stays, no longer the instance's; the others go",
+		instance: newInstance("shop", deleted(retained(ref("ConfigMap", "a", "uid-a")), ref("ConfigMap", "b", "uid-b"))),
+		live:     []runtime.Object{member("ConfigMap", "a", "uid-a"), member("ConfigMap", "b", "uid-b")},
+		actions:  append(deleteSteps("b"), "get configmaps demo/a", "patch configmaps demo/a"), released: true, remains: []string{"a"},
+		check: func(t *testing.T, f *fixture) {
+			a := f.liveObject("configmaps", "demo", "a")
+			if _, member := a.GetLabels()[inventory.PartOfLabel]; member || f.liveObject("configmaps", "demo", "b") != nil {
+				t.Errorf("a still the instance's (%v), or b not deleted; %+v", a.GetLabels(), lastCondition(f.instance("shop"), templatesv1.TemplateInstanceFailed))
+			}
+		},
 	}, {
 		name: "the Orphan policy keeps the objects",
 		instance: newInstance("shop", twoObjects, func(ti *templatesv1.TemplateInstance) {
@@ -195,6 +223,9 @@ func TestUninstall(t *testing.T) {
 				if f.liveObject("configmaps", "demo", name) == nil {
 					t.Errorf("ConfigMap %s was deleted", name)
 				}
+			}
+			if tc.check != nil {
+				tc.check(t, f)
 			}
 			if tc.released && len(tc.remains) == 0 && len(tc.live) > 0 {
 				for _, u := range tc.live {

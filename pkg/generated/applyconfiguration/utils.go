@@ -32,6 +32,12 @@ import (
 func ForKind(kind schema.GroupVersionKind) interface{} {
 	switch kind {
 	// Group=templates.stencil.dev, Version=v1alpha1
+	case v1alpha1.SchemeGroupVersion.WithKind("AdoptedParameter"):
+		return &templatesv1alpha1.AdoptedParameterApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("AdoptionObject"):
+		return &templatesv1alpha1.AdoptionObjectApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("AdoptionStatus"):
+		return &templatesv1alpha1.AdoptionStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("AppliedRevision"):
 		return &templatesv1alpha1.AppliedRevisionApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ConfigMapReference"):
@@ -72,6 +78,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &templatesv1alpha1.TemplateAuthorApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("TemplateInstance"):
 		return &templatesv1alpha1.TemplateInstanceApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("TemplateInstanceAdoption"):
+		return &templatesv1alpha1.TemplateInstanceAdoptionApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("TemplateInstanceObject"):
 		return &templatesv1alpha1.TemplateInstanceObjectApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("TemplateInstanceRequester"):

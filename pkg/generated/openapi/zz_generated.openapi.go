@@ -103,6 +103,10 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		openshift.TemplateInstanceSpec{}.OpenAPIModelName():      schema_pkg_apis_templates_openshift_TemplateInstanceSpec(ref),
 		openshift.TemplateInstanceStatus{}.OpenAPIModelName():    schema_pkg_apis_templates_openshift_TemplateInstanceStatus(ref),
 		openshift.TemplateList{}.OpenAPIModelName():              schema_pkg_apis_templates_openshift_TemplateList(ref),
+		v1alpha1.AdoptedParameter{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_AdoptedParameter(ref),
+		v1alpha1.Adoption{}.OpenAPIModelName():                   schema_pkg_apis_templates_v1alpha1_Adoption(ref),
+		v1alpha1.AdoptionObject{}.OpenAPIModelName():             schema_pkg_apis_templates_v1alpha1_AdoptionObject(ref),
+		v1alpha1.AdoptionStatus{}.OpenAPIModelName():             schema_pkg_apis_templates_v1alpha1_AdoptionStatus(ref),
 		v1alpha1.AppliedRevision{}.OpenAPIModelName():            schema_pkg_apis_templates_v1alpha1_AppliedRevision(ref),
 		v1alpha1.Bound{}.OpenAPIModelName():                      schema_pkg_apis_templates_v1alpha1_Bound(ref),
 		v1alpha1.ConfigMapReference{}.OpenAPIModelName():         schema_pkg_apis_templates_v1alpha1_ConfigMapReference(ref),
@@ -138,6 +142,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.Template{}.OpenAPIModelName():                   schema_pkg_apis_templates_v1alpha1_Template(ref),
 		v1alpha1.TemplateAuthor{}.OpenAPIModelName():             schema_pkg_apis_templates_v1alpha1_TemplateAuthor(ref),
 		v1alpha1.TemplateInstance{}.OpenAPIModelName():           schema_pkg_apis_templates_v1alpha1_TemplateInstance(ref),
+		v1alpha1.TemplateInstanceAdoption{}.OpenAPIModelName():   schema_pkg_apis_templates_v1alpha1_TemplateInstanceAdoption(ref),
 		v1alpha1.TemplateInstanceList{}.OpenAPIModelName():       schema_pkg_apis_templates_v1alpha1_TemplateInstanceList(ref),
 		v1alpha1.TemplateInstanceObject{}.OpenAPIModelName():     schema_pkg_apis_templates_v1alpha1_TemplateInstanceObject(ref),
 		v1alpha1.TemplateInstanceRequester{}.OpenAPIModelName():  schema_pkg_apis_templates_v1alpha1_TemplateInstanceRequester(ref),
@@ -3476,6 +3481,361 @@ func schema_pkg_apis_templates_openshift_TemplateList(ref common.ReferenceCallba
 	}
 }
 
+func schema_pkg_apis_templates_v1alpha1_AdoptedParameter(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "AdoptedParameter says where a generated parameter's value comes from.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name of the parameter.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"from": {
+						SchemaProps: spec.SchemaProps{
+							Description: "from names the live object and field the value is kept from; empty when a new value is generated.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"reason": {
+						SchemaProps: spec.SchemaProps{
+							Description: "reason says why a new value is generated.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"name"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_Adoption(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "Adoption is the request and the answer of POST adoptions: a TemplateInstance to create whose spec.adoption names what it takes over, and the plan of that takeover. With dryRun only the plan is made; without, a refused plan is a 422 naming every problem and nothing is touched, else the instance is created and its controller takes the objects over. An Adoption is never stored; posting one again for an instance that exists with the same adoption changes nothing and answers how far it went.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard object metadata: name is the TemplateInstance's; labels and annotations are its own.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "spec is the TemplateInstance's spec; its adoption must be set.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.TemplateInstanceSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status is the plan, and how far the adoption went.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.AdoptionStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"spec"},
+			},
+		},
+		Dependencies: []string{
+			v1.ObjectMeta{}.OpenAPIModelName(), v1alpha1.AdoptionStatus{}.OpenAPIModelName(), v1alpha1.TemplateInstanceSpec{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_AdoptionObject(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "AdoptionObject is the plan of one object.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "apiVersion of the object.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "kind of the object.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"namespace": {
+						SchemaProps: spec.SchemaProps{
+							Description: "namespace of the object; empty for cluster-scoped objects.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name of the object.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"uid": {
+						SchemaProps: spec.SchemaProps{
+							Description: "uid of the live object; empty for one to create.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"action": {
+						SchemaProps: spec.SchemaProps{
+							Description: "action is Adopt, Create, Owned, LeaveInPlace or Refuse.\n\nPossible enum values:\n - `\"Adopt\"` takes a live object of the source over.\n - `\"Create\"` creates an object the template renders and the cluster lacks.\n - `\"LeaveInPlace\"` leaves an object of the source the template does not render.\n - `\"Owned\"` is an object that is already the instance's.\n - `\"Refuse\"` is an object the adoption cannot take; problems say why.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"Adopt", "Create", "LeaveInPlace", "Owned", "Refuse"},
+						},
+					},
+					"lifecycle": {
+						SchemaProps: spec.SchemaProps{
+							Description: "lifecycle is retain or delete: what becomes of the object when the instance is deleted or stops rendering it.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"changed": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "changed are the fields the template's render changes or adds, as paths (spec.replicas); never values.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"removed": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "removed are the fields the old tool set that the render does not: the takeover removes them.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"managers": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "managers are the field managers whose ownership moves to the instance.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"immutable": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "immutable are the immutable fields the render would change: each refuses the adoption, which never recreates an object.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"problems": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "problems refuse the adoption.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"apiVersion", "kind", "name", "action"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_templates_v1alpha1_AdoptionStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "AdoptionStatus is the plan of an adoption and how far it went.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"phase": {
+						SchemaProps: spec.SchemaProps{
+							Description: "phase is Planned, Refused, Adopting or Adopted.\n\nPossible enum values:\n - `\"Adopted\"` : every object is the instance's and the old tool's records are gone.\n - `\"Adopting\"` : the instance is taking the objects over.\n - `\"Planned\"` : the plan was made and nothing was touched (a dry run).\n - `\"Refused\"` : the plan is refused (objects: problems, immutable); nothing was touched.",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"Adopted", "Adopting", "Planned", "Refused"},
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "message says what happens next, or why not.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"source": {
+						SchemaProps: spec.SchemaProps{
+							Description: "source describes what is adopted: \"Helm release shop/web revision 2 (chart web-1.0.0)\".",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"generation": {
+						SchemaProps: spec.SchemaProps{
+							Description: "generation is the instance's generation and revision the Template revision the objects were taken over at: retainUntilUpgrade holds until the instance runs another.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"revision": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"integer"},
+							Format: "int64",
+						},
+					},
+					"objects": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "objects are the plan of every object: the template's, then the source's it lacks.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.AdoptionObject{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"generatedParameters": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "generatedParameters say, for each generated parameter of the template, where its value is kept from, or why a new one is generated. Values are never shown.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.AdoptedParameter{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"records": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "records are the old tool's records removed once every object is the instance's: a Helm release's Secrets, an ApplySet's parent.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.AdoptedParameter{}.OpenAPIModelName(), v1alpha1.AdoptionObject{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_templates_v1alpha1_AppliedRevision(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -3974,7 +4334,7 @@ func schema_pkg_apis_templates_v1alpha1_InstancePreview(ref common.ReferenceCall
 					},
 					"classification": {
 						SchemaProps: spec.SchemaProps{
-							Description: "classification is what the candidate does to the instance.\n\nPossible enum values:\n - `\"BreaksParameters\"` : the instance's values do not fit the candidate's parameters.\n - `\"Changed\"` : objects would be added or changed.\n - `\"Failed\"` : the candidate does not render for the instance (the 422's causes).\n - `\"Forbidden\"` : the authorization rule refuses it (the requester, or the candidate's author, may not create, patch or delete an object; or the requester may not process).\n - `\"Unchanged\"` : the instance's objects stay as they are.\n - `\"WouldPrune\"` : objects the instance has would be deleted.",
+							Description: "classification is what the candidate does to the instance.\n\nPossible enum values:\n - `\"BreaksParameters\"` : the instance's values do not fit the candidate's parameters.\n - `\"Changed\"` : objects would be added or changed.\n - `\"Failed\"` : the candidate does not render for the instance (the 422's causes).\n - `\"Forbidden\"` : the authorization rule refuses it (the requester, or the candidate's author, may not create, patch or delete an object; or the requester may not process).\n - `\"Unchanged\"` : the instance's objects stay as they are.\n - `\"WouldPrune\"` : objects the instance has would be deleted (a retained object the candidate drops is released, not pruned: it makes the instance Changed).",
 							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
@@ -4270,7 +4630,7 @@ func schema_pkg_apis_templates_v1alpha1_ObjectChange(ref common.ReferenceCallbac
 					},
 					"change": {
 						SchemaProps: spec.SchemaProps{
-							Description: "change is Added, Removed (pruned) or Changed.",
+							Description: "change is Added, Removed (pruned), Released (no longer rendered, and retained: left in place, no longer the instance's) or Changed.",
 							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
@@ -5593,6 +5953,74 @@ func schema_pkg_apis_templates_v1alpha1_TemplateInstance(ref common.ReferenceCal
 	}
 }
 
+func schema_pkg_apis_templates_v1alpha1_TemplateInstanceAdoption(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TemplateInstanceAdoption says which live objects, managed by another tool, a TemplateInstance takes over instead of refusing them: exactly one of helmRelease, applySet and selector. The instance plans first and touches nothing when the plan is refused; then it takes each object over with a forced server-side apply under its field manager (the old tool's field ownership moved to it first, so that no field stays the old tool's), keeps the values the old tool generated, and removes the old tool's records last. It is set on create and never changes.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"helmRelease": {
+						SchemaProps: spec.SchemaProps{
+							Description: "helmRelease names a Helm release of the instance's namespace (Helm 3 or 4, stored in Secrets): its deployed revision's objects are taken over, and every record of the release (the sh.helm.release.v1.<name>.v<revision> Secrets) is removed once every object is the instance's. Helm is never run: nothing is uninstalled.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"applySet": {
+						SchemaProps: spec.SchemaProps{
+							Description: "applySet names the parent of a kubectl ApplySet of the namespace (KEP-3659) as kubectl's --applyset flag does: NAME for a Secret, or configmaps/NAME, secrets/NAME. Its members are taken over and the parent removed last.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"selector": {
+						SchemaProps: spec.SchemaProps{
+							Description: "selector selects live objects of the instance's namespace, of the kinds the template renders: those are taken over.",
+							Ref:         ref(v1.LabelSelector{}.OpenAPIModelName()),
+						},
+					},
+					"managers": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "managers are field managers whose ownership moves to the instance besides the old tool's own: Helm's (helm...) for a release, kubectl's (kubectl...) for an ApplySet and a selector. Controllers' managers (kube-controller-manager) keep their fields.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"retainUntilUpgrade": {
+						SchemaProps: spec.SchemaProps{
+							Description: "retainUntilUpgrade gives every object taken over the retain lifecycle until the instance's first successful upgrade: deleting the instance before then leaves them in place.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"leaveUnrendered": {
+						SchemaProps: spec.SchemaProps{
+							Description: "leaveUnrendered leaves in place the objects of the source that the template does not render, without the old tool's ownership, instead of refusing the adoption.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1.LabelSelector{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_templates_v1alpha1_TemplateInstanceList(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -5700,6 +6128,13 @@ func schema_pkg_apis_templates_v1alpha1_TemplateInstanceObject(ref common.Refere
 							Description: "ready says the object reached its kind's ready state.",
 							Default:     false,
 							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"lifecycle": {
+						SchemaProps: spec.SchemaProps{
+							Description: "lifecycle is retain when the object is left in place, no longer the instance's, when the instance is deleted or stops rendering it (the template's templates.stencil.dev/lifecycle annotation, or an adoption's retainUntilUpgrade); empty when it is deleted.",
+							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
@@ -5874,6 +6309,12 @@ func schema_pkg_apis_templates_v1alpha1_TemplateInstanceSpec(ref common.Referenc
 							Ref:         ref(v1alpha1.TemplateInstanceRequester{}.OpenAPIModelName()),
 						},
 					},
+					"adoption": {
+						SchemaProps: spec.SchemaProps{
+							Description: "adoption makes the instance take over live objects another tool manages (a Helm release, a kubectl ApplySet, the objects of a label selector) instead of refusing them; set on create only.",
+							Ref:         ref(v1alpha1.TemplateInstanceAdoption{}.OpenAPIModelName()),
+						},
+					},
 					"delivery": {
 						SchemaProps: spec.SchemaProps{
 							Description: "delivery says how the objects reach the cluster: applied by the controller (the default), or published as a Flux ExternalArtifact that Flux applies.",
@@ -5884,7 +6325,7 @@ func schema_pkg_apis_templates_v1alpha1_TemplateInstanceSpec(ref common.Referenc
 			},
 		},
 		Dependencies: []string{
-			runtime.RawExtension{}.OpenAPIModelName(), v1alpha1.Delivery{}.OpenAPIModelName(), v1alpha1.ParametersSource{}.OpenAPIModelName(), v1alpha1.TemplateInstanceRequester{}.OpenAPIModelName(), v1alpha1.TemplateReference{}.OpenAPIModelName()},
+			runtime.RawExtension{}.OpenAPIModelName(), v1alpha1.Delivery{}.OpenAPIModelName(), v1alpha1.ParametersSource{}.OpenAPIModelName(), v1alpha1.TemplateInstanceAdoption{}.OpenAPIModelName(), v1alpha1.TemplateInstanceRequester{}.OpenAPIModelName(), v1alpha1.TemplateReference{}.OpenAPIModelName()},
 	}
 }
 
@@ -5961,6 +6402,12 @@ func schema_pkg_apis_templates_v1alpha1_TemplateInstanceStatus(ref common.Refere
 							Format:      "",
 						},
 					},
+					"adoption": {
+						SchemaProps: spec.SchemaProps{
+							Description: "adoption is the plan of the takeover spec.adoption asks for, and how far it went.",
+							Ref:         ref(v1alpha1.AdoptionStatus{}.OpenAPIModelName()),
+						},
+					},
 					"artifact": {
 						SchemaProps: spec.SchemaProps{
 							Description: "artifact is what a published instance published last: its ExternalArtifact's revision and digest.",
@@ -5971,7 +6418,7 @@ func schema_pkg_apis_templates_v1alpha1_TemplateInstanceStatus(ref common.Refere
 			},
 		},
 		Dependencies: []string{
-			v1.Condition{}.OpenAPIModelName(), v1alpha1.AppliedRevision{}.OpenAPIModelName(), v1alpha1.PublishedArtifact{}.OpenAPIModelName(), v1alpha1.TemplateInstanceObject{}.OpenAPIModelName()},
+			v1.Condition{}.OpenAPIModelName(), v1alpha1.AdoptionStatus{}.OpenAPIModelName(), v1alpha1.AppliedRevision{}.OpenAPIModelName(), v1alpha1.PublishedArtifact{}.OpenAPIModelName(), v1alpha1.TemplateInstanceObject{}.OpenAPIModelName()},
 	}
 }
 

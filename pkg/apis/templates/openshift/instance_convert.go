@@ -44,12 +44,13 @@ type instanceFields struct {
 	Parameters map[string]string `json:"parameters,omitempty"`
 	// ParametersFrom are the sources before the one spec.secret names; all of them when the
 	// last source names no Secret.
-	ParametersFrom []v1alpha1.ParametersSource `json:"parametersFrom,omitempty"`
-	Labels         map[string]string           `json:"labels,omitempty"`
-	Properties     map[string]string           `json:"properties,omitempty"`
-	UpdatePolicy   v1alpha1.UpdatePolicy       `json:"updatePolicy,omitempty"`
-	Delivery       *v1alpha1.Delivery          `json:"delivery,omitempty"`
-	Status         *instanceStatusFields       `json:"status,omitempty"`
+	ParametersFrom []v1alpha1.ParametersSource        `json:"parametersFrom,omitempty"`
+	Labels         map[string]string                  `json:"labels,omitempty"`
+	Properties     map[string]string                  `json:"properties,omitempty"`
+	UpdatePolicy   v1alpha1.UpdatePolicy              `json:"updatePolicy,omitempty"`
+	Delivery       *v1alpha1.Delivery                 `json:"delivery,omitempty"`
+	Adoption       *v1alpha1.TemplateInstanceAdoption `json:"adoption,omitempty"`
+	Status         *instanceStatusFields              `json:"status,omitempty"`
 }
 
 // instanceStatusFields is the part of instanceFields that describes the status.
@@ -63,6 +64,7 @@ type instanceStatusFields struct {
 	GeneratedParametersSecret string                            `json:"generatedParametersSecret,omitempty"`
 	TemplateRevision          *v1alpha1.AppliedRevision         `json:"templateRevision,omitempty"`
 	Artifact                  *v1alpha1.PublishedArtifact       `json:"artifact,omitempty"`
+	Adoption                  *v1alpha1.AdoptionStatus          `json:"adoption,omitempty"`
 }
 
 // InstanceFromInternal writes the internal TemplateInstance in OpenShift's form; what that form
@@ -93,6 +95,12 @@ func InstanceFromInternal(in *templates.TemplateInstance, out *TemplateInstance)
 			return err
 		}
 	}
+	if a := in.Spec.Adoption; a != nil {
+		fields.Adoption = &v1alpha1.TemplateInstanceAdoption{}
+		if err := v1alpha1.Convert_templates_TemplateInstanceAdoption_To_v1alpha1_TemplateInstanceAdoption(a, fields.Adoption, nil); err != nil {
+			return err
+		}
+	}
 	sources := in.Spec.ParametersFrom
 	if n := len(sources); n > 0 && sources[n-1].SecretRef != nil && sources[n-1].ConfigMapRef == nil {
 		out.Spec.Secret = &LocalObjectReference{Name: sources[n-1].SecretRef.Name}
@@ -120,7 +128,7 @@ func InstanceFromInternal(in *templates.TemplateInstance, out *TemplateInstance)
 	}
 	fields.Status = status
 	if fields.TemplateRef == nil && fields.Template == nil && fields.Parameters == nil && fields.ParametersFrom == nil &&
-		fields.Labels == nil && fields.Properties == nil && fields.UpdatePolicy == "" && fields.Delivery == nil && fields.Status == nil {
+		fields.Labels == nil && fields.Properties == nil && fields.UpdatePolicy == "" && fields.Delivery == nil && fields.Adoption == nil && fields.Status == nil {
 		return nil
 	}
 	value, err := json.Marshal(fields)
@@ -156,6 +164,12 @@ func statusFromInternal(in *templates.TemplateInstanceStatus, out *TemplateInsta
 			return nil, err
 		}
 	}
+	if a := in.Adoption; a != nil {
+		fields.Adoption = &v1alpha1.AdoptionStatus{}
+		if err := v1alpha1.Convert_templates_AdoptionStatus_To_v1alpha1_AdoptionStatus(a, fields.Adoption, nil); err != nil {
+			return nil, err
+		}
+	}
 	if len(in.Conditions) > 0 && !equalJSON(conditionsToInternal(out.Conditions), in.Conditions) {
 		fields.Conditions = in.Conditions
 	}
@@ -169,7 +183,7 @@ func statusFromInternal(in *templates.TemplateInstanceStatus, out *TemplateInsta
 		}
 	}
 	if fields.ObservedGeneration == 0 && fields.Conditions == nil && fields.TemplateResourceVersion == "" &&
-		fields.Objects == nil && fields.GeneratedParametersSecret == "" && fields.TemplateRevision == nil && fields.Artifact == nil {
+		fields.Objects == nil && fields.GeneratedParametersSecret == "" && fields.TemplateRevision == nil && fields.Artifact == nil && fields.Adoption == nil {
 		return nil, nil
 	}
 	return &fields, nil
@@ -289,6 +303,12 @@ func InstanceToInternal(in *TemplateInstance, out *templates.TemplateInstance) e
 			return err
 		}
 	}
+	if a := fields.Adoption; a != nil {
+		out.Spec.Adoption = &templates.TemplateInstanceAdoption{}
+		if err := v1alpha1.Convert_v1alpha1_TemplateInstanceAdoption_To_templates_TemplateInstanceAdoption(a, out.Spec.Adoption, nil); err != nil {
+			return err
+		}
+	}
 	for i := range fields.ParametersFrom {
 		var s templates.ParametersSource
 		if err := v1alpha1.Convert_v1alpha1_ParametersSource_To_templates_ParametersSource(&fields.ParametersFrom[i], &s, nil); err != nil {
@@ -349,6 +369,12 @@ func statusToInternal(in *TemplateInstanceStatus, fields *instanceStatusFields, 
 	if a := fields.Artifact; a != nil {
 		out.Artifact = &templates.PublishedArtifact{}
 		if err := v1alpha1.Convert_v1alpha1_PublishedArtifact_To_templates_PublishedArtifact(a, out.Artifact, nil); err != nil {
+			return err
+		}
+	}
+	if a := fields.Adoption; a != nil {
+		out.Adoption = &templates.AdoptionStatus{}
+		if err := v1alpha1.Convert_v1alpha1_AdoptionStatus_To_templates_AdoptionStatus(a, out.Adoption, nil); err != nil {
 			return err
 		}
 	}

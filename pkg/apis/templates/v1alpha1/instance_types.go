@@ -81,6 +81,11 @@ type TemplateInstanceSpec struct {
 	// every spec change; a client's value is overwritten. The controller acts as this user.
 	// +optional
 	Requester *TemplateInstanceRequester `json:"requester,omitempty"`
+	// adoption makes the instance take over live objects another tool manages (a Helm
+	// release, a kubectl ApplySet, the objects of a label selector) instead of refusing them;
+	// set on create only.
+	// +optional
+	Adoption *TemplateInstanceAdoption `json:"adoption,omitempty"`
 	// delivery says how the objects reach the cluster: applied by the controller (the
 	// default), or published as a Flux ExternalArtifact that Flux applies.
 	// +optional
@@ -165,6 +170,9 @@ type TemplateInstanceStatus struct {
 	// generated parameter values so that upgrades reuse them.
 	// +optional
 	GeneratedParametersSecret string `json:"generatedParametersSecret,omitempty"`
+	// adoption is the plan of the takeover spec.adoption asks for, and how far it went.
+	// +optional
+	Adoption *AdoptionStatus `json:"adoption,omitempty"`
 	// artifact is what a published instance published last: its ExternalArtifact's revision
 	// and digest.
 	// +optional
@@ -192,6 +200,12 @@ type TemplateInstanceObject struct {
 	ResourceVersion string `json:"resourceVersion,omitempty"`
 	// ready says the object reached its kind's ready state.
 	Ready bool `json:"ready"`
+	// lifecycle is retain when the object is left in place, no longer the instance's, when
+	// the instance is deleted or stops rendering it (the template's
+	// templates.stencil.dev/lifecycle annotation, or an adoption's retainUntilUpgrade); empty
+	// when it is deleted.
+	// +optional
+	Lifecycle string `json:"lifecycle,omitempty"`
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object

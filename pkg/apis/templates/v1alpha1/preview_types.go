@@ -70,7 +70,8 @@ const (
 	PreviewBreaksParameters PreviewClassification = "BreaksParameters"
 	// PreviewFailed: the candidate does not render for the instance (the 422's causes).
 	PreviewFailed PreviewClassification = "Failed"
-	// PreviewWouldPrune: objects the instance has would be deleted.
+	// PreviewWouldPrune: objects the instance has would be deleted (a retained object the
+	// candidate drops is released, not pruned: it makes the instance Changed).
 	PreviewWouldPrune PreviewClassification = "WouldPrune"
 	// PreviewChanged: objects would be added or changed.
 	PreviewChanged PreviewClassification = "Changed"
@@ -147,7 +148,8 @@ type ObjectChange struct {
 	Namespace string `json:"namespace,omitempty"`
 	// name of the object.
 	Name string `json:"name"`
-	// change is Added, Removed (pruned) or Changed.
+	// change is Added, Removed (pruned), Released (no longer rendered, and retained: left in
+	// place, no longer the instance's) or Changed.
 	Change string `json:"change"`
 	// fields are the fields added, removed or changed, for Changed.
 	// +optional

@@ -61,6 +61,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&TemplateRevision{},
 		&TemplateRevisionList{},
 		&TemplatePreview{},
+		&Adoption{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	// A Template's revisions are listed by its name: -l templates.stencil.dev/template=NAME,

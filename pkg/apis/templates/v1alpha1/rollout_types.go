@@ -162,7 +162,8 @@ const (
 	// of a revision whose hash it holds moves every instance in one wave.
 	AnnotationRolloutUndo = "templates.stencil.dev/rollout-undo"
 	// AnnotationRolloutMoved on a TemplateInstance is "<revision>/<wave>/<template uid>": the
-	// wave of its Template's rollout of that revision moved it. The server writes it; the
-	// rollout's status only counts the instances it moved.
+	// wave of its Template's rollout of that revision moved it. The server writes it (a
+	// client's write keeps the stored value); the rollout's status only counts the instances it
+	// moved.
 	AnnotationRolloutMoved = "templates.stencil.dev/rollout-moved"
 )

@@ -22,6 +22,26 @@ limitations under the License.
 package v1alpha1
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in AdoptedParameter) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.AdoptedParameter"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in Adoption) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.Adoption"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in AdoptionObject) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.AdoptionObject"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in AdoptionStatus) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.AdoptionStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in AppliedRevision) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.AppliedRevision"
 }
@@ -194,6 +214,11 @@ func (in TemplateAuthor) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in TemplateInstance) OpenAPIModelName() string {
 	return "dev.stencil.templates.v1alpha1.TemplateInstance"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TemplateInstanceAdoption) OpenAPIModelName() string {
+	return "dev.stencil.templates.v1alpha1.TemplateInstanceAdoption"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

@@ -54,6 +54,7 @@ func ValidateTemplateInstance(ti *templates.TemplateInstance) field.ErrorList {
 func ValidateTemplateInstanceUpdate(ti, old *templates.TemplateInstance) field.ErrorList {
 	allErrs := apimachineryvalidation.ValidateObjectMetaUpdate(&ti.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
 	allErrs = append(allErrs, validateDeliveryUpdate(&ti.Spec, &old.Spec, field.NewPath("spec", "delivery"))...)
+	allErrs = append(allErrs, validateAdoptionUpdate(&ti.Spec, &old.Spec, field.NewPath("spec"))...)
 	return append(allErrs, validateTemplateInstanceSpec(&ti.Spec, field.NewPath("spec"))...)
 }
 
@@ -70,6 +71,11 @@ func ValidateTemplateInstanceStatusUpdate(ti, old *templates.TemplateInstance) f
 	}
 	for i, o := range ti.Status.Objects {
 		p := path.Child("objects").Index(i)
+		switch o.Lifecycle {
+		case "", templates.LifecycleRetain:
+		default:
+			allErrs = append(allErrs, field.NotSupported(p.Child("lifecycle"), o.Lifecycle, []string{templates.LifecycleRetain}))
+		}
 		for _, f := range []struct{ name, value string }{{"apiVersion", o.APIVersion}, {"kind", o.Kind}, {"name", o.Name}} {
 			if f.value == "" {
 				allErrs = append(allErrs, field.Required(p.Child(f.name), ""))
@@ -145,6 +151,12 @@ func validateTemplateInstanceSpec(spec *templates.TemplateInstanceSpec, path *fi
 			allErrs = append(allErrs, validateLocalName(from.ConfigMapRef.Name, p.Child("configMapRef", "name"))...)
 		default:
 			allErrs = append(allErrs, field.Required(p.Child("secretRef"), "exactly one of secretRef and configMapRef"))
+		}
+	}
+	if a := spec.Adoption; a != nil {
+		allErrs = append(allErrs, validateAdoption(a, path.Child("adoption"))...)
+		if spec.Published() {
+			allErrs = append(allErrs, field.Forbidden(path.Child("adoption"), "an instance published for Flux applies nothing itself, so it takes nothing over: adopt with delivery Apply"))
 		}
 	}
 	for name := range spec.Parameters {

@@ -244,7 +244,7 @@ func (s *SameApplier) Users() []string {
 
 // NewTarget is a fake target cluster whose server-side apply creates what does not exist (the
 // plain tracker only patches), keeps the uid of what does, gives each write a new
-// resourceVersion, and stores nothing on a dry-run.
+// resourceVersion, and stores nothing on a dry-run (of any patch).
 func NewTarget(objects ...runtime.Object) *dynamicfake.FakeDynamicClient {
 	// The list kinds of the objects given, as NewSimpleDynamicClient registers them, and of
 	// Flux's Kustomizations, which published instances list.
@@ -260,7 +260,12 @@ func NewTarget(objects ...runtime.Object) *dynamicfake.FakeDynamicClient {
 	d.PrependReactor("patch", "*", func(action k8stesting.Action) (bool, runtime.Object, error) {
 		patch := action.(k8stesting.PatchActionImpl)
 		if patch.GetPatchType() != types.ApplyPatchType {
-			return false, nil, nil
+			if len(patch.PatchOptions.DryRun) == 0 {
+				return false, nil, nil
+			}
+			// The tracker would store any other patch: a dry run answers the object as it is.
+			live, err := d.Tracker().Get(patch.GetResource(), patch.GetNamespace(), patch.GetName())
+			return true, live, err
 		}
 		obj := &unstructured.Unstructured{}
 		if err := obj.UnmarshalJSON(patch.GetPatch()); err != nil {

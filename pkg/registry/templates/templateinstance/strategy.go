@@ -29,6 +29,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/authentication/user"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/storage"
@@ -103,6 +105,7 @@ func (s strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 	ti.Generation = 1
 	ti.Spec.Requester = requesterFrom(ctx)
 	ti.Status = templates.TemplateInstanceStatus{}
+	keepServerAnnotations(ctx, ti, nil)
 	if s.caps.NoCluster {
 		message := "this server runs without a cluster (local mode): the instance is stored but nothing is created"
 		for _, t := range []string{v1alpha1.TemplateInstanceReady, v1alpha1.TemplateInstanceProgressing} {
@@ -122,6 +125,7 @@ func (strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
 	ti, oldTI := obj.(*templates.TemplateInstance), old.(*templates.TemplateInstance)
 	ti.Status = oldTI.Status
 	ti.Generation = oldTI.Generation
+	keepServerAnnotations(ctx, ti, oldTI)
 	specChanged := !apiequality.Semantic.DeepEqual(withoutRequester(ti.Spec), withoutRequester(oldTI.Spec))
 	if specChanged {
 		ti.Generation++
@@ -134,6 +138,34 @@ func (strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
 		ti.Spec.Requester = requesterFrom(ctx)
 	} else {
 		ti.Spec.Requester = oldTI.Spec.Requester
+	}
+}
+
+// serverAnnotations are written by the server alone: the mark of the rollout's wave that
+// moved the instance. A client's create or update keeps the stored value (none on a create), as
+// it keeps the status: nobody moves an instance ahead of its wave by writing the mark, nor
+// drops a mark with a replace. The server's own writes come through its loopback, as
+// system:apiserver.
+var serverAnnotations = []string{v1alpha1.AnnotationRolloutMoved}
+
+func keepServerAnnotations(ctx context.Context, ti, old *templates.TemplateInstance) {
+	if u, ok := genericapirequest.UserFrom(ctx); ok && u.GetName() == user.APIServerUser {
+		return
+	}
+	for _, a := range serverAnnotations {
+		var stored string
+		var had bool
+		if old != nil {
+			stored, had = old.Annotations[a]
+		}
+		switch {
+		case had && ti.Annotations == nil:
+			ti.Annotations = map[string]string{a: stored}
+		case had:
+			ti.Annotations[a] = stored
+		default:
+			delete(ti.Annotations, a)
+		}
 	}
 }
 

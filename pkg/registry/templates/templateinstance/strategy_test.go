@@ -175,3 +175,37 @@ func TestPublishedNeedsAnArtifactServer(t *testing.T) {
 		t.Errorf("a server that publishes: %v", errs)
 	}
 }
+
+// TestRolloutMarkIsTheServers (hostile): the mark of the rollout's wave that moved an instance
+// is the server's, as its status is: a user's create or update keeps the stored mark (none on
+// a create), so nobody moves their instance ahead of its wave by writing one, nor drops one
+// with a replace; the server's loopback (system:apiserver) writes it.
+func TestRolloutMarkIsTheServers(t *testing.T) {
+	s := NewStrategy(runtime.NewScheme(), Capabilities{})
+	const mark = v1alpha1.AnnotationRolloutMoved
+	created := instance()
+	created.Annotations = map[string]string{mark: "2/1/uid", "a": "b"}
+	s.PrepareForCreate(as("alice"), created)
+	if _, ok := created.Annotations[mark]; ok || created.Annotations["a"] != "b" {
+		t.Fatalf("a user's create kept the mark: %v", created.Annotations)
+	}
+	server := genericapirequest.WithUser(context.Background(), &user.DefaultInfo{Name: user.APIServerUser, Groups: []string{user.SystemPrivilegedGroup}})
+	marked := created.DeepCopy()
+	marked.Annotations[mark] = "2/1/uid"
+	s.PrepareForUpdate(server, marked, created)
+	if marked.Annotations[mark] != "2/1/uid" {
+		t.Fatalf("the server's mark was dropped: %v", marked.Annotations)
+	}
+	for name, edit := range map[string]func(*templates.TemplateInstance){
+		"forged":   func(ti *templates.TemplateInstance) { ti.Annotations[mark] = "3/1/uid" },
+		"removed":  func(ti *templates.TemplateInstance) { delete(ti.Annotations, mark) },
+		"replaced": func(ti *templates.TemplateInstance) { ti.Annotations = nil },
+	} {
+		updated := marked.DeepCopy()
+		edit(updated)
+		s.PrepareForUpdate(as("alice"), updated, marked)
+		if updated.Annotations[mark] != "2/1/uid" {
+			t.Errorf("%s by a user: %v", name, updated.Annotations)
+		}
+	}
+}

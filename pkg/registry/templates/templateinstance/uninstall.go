@@ -75,7 +75,13 @@ func (g *UninstallGuard) check(ctx context.Context, obj runtime.Object, resource
 		if !ok {
 			continue // the cluster no longer serves the kind: its objects went with it
 		}
-		decision, reason, err := g.Authorizer.Authorize(ctx, authorizer.AttributesRecord{User: u, Verb: "delete", APIGroup: gvr.Group,
+		// An object whose lifecycle is retain is left in place: only its labels and managed
+		// fields are written.
+		verb := "delete"
+		if o.Lifecycle == v1alpha1.LifecycleRetain {
+			verb = "patch"
+		}
+		decision, reason, err := g.Authorizer.Authorize(ctx, authorizer.AttributesRecord{User: u, Verb: verb, APIGroup: gvr.Group,
 			APIVersion: gvr.Version, Resource: gvr.Resource, Namespace: o.Namespace, Name: o.Name, ResourceRequest: true})
 		if decision == authorizer.DecisionAllow {
 			continue
@@ -86,12 +92,12 @@ func (g *UninstallGuard) check(ctx context.Context, obj runtime.Object, resource
 		if reason == "" {
 			reason = "no rule allows it"
 		}
-		refused = append(refused, fmt.Sprintf("%s (%s)", describe(o), reason))
+		refused = append(refused, fmt.Sprintf("%s %s (%s)", verb, describe(o), reason))
 	}
 	if len(refused) == 0 {
 		return nil
 	}
-	return apierrors.NewForbidden(resource, ti.Name, fmt.Errorf("deleting it deletes the objects it manages, and %s may not delete %s; "+
+	return apierrors.NewForbidden(resource, ti.Name, fmt.Errorf("deleting it deletes the objects it manages (and releases those whose lifecycle is retain), and %s may not %s; "+
 		"delete the instance as someone who may, or set the annotation %s=%s first to keep its objects",
 		u.GetName(), strings.Join(refused, ", "), v1alpha1.AnnotationDeletionPolicy, v1alpha1.DeletionPolicyOrphan))
 }

@@ -105,6 +105,17 @@ func TestUninstallGuard(t *testing.T) {
 		t.Fatalf("a user who may delete every object is refused: %v", err)
 	}
 
+	// A retained object is left in place: its patch is asked, not its deletion.
+	retained := withoutClusterRole.DeepCopy()
+	retained.Status.Objects[1].Lifecycle = v1alpha1.LifecycleRetain
+	authz.asked = nil
+	if err := guard.check(as("admin"), retained, resource); err != nil || !strings.Contains(strings.Join(authz.asked, ","), "patch configmaps c/elsewhere") {
+		t.Fatalf("retained object: %v, asked %v", err, authz.asked)
+	}
+	if err := guard.check(as("editor"), retained, resource); err == nil || !strings.Contains(err.Error(), "editor may not patch ConfigMap c/elsewhere") {
+		t.Fatalf("retained object, editor: %v", err)
+	}
+
 	orphan := instance()
 	orphan.Annotations = map[string]string{v1alpha1.AnnotationDeletionPolicy: v1alpha1.DeletionPolicyOrphan}
 	if err := guard.check(as("editor"), orphan, resource); err != nil {

@@ -43,6 +43,11 @@ type TemplateInstanceObjectApplyConfiguration struct {
 	ResourceVersion *string `json:"resourceVersion,omitempty"`
 	// ready says the object reached its kind's ready state.
 	Ready *bool `json:"ready,omitempty"`
+	// lifecycle is retain when the object is left in place, no longer the instance's, when
+	// the instance is deleted or stops rendering it (the template's
+	// templates.stencil.dev/lifecycle annotation, or an adoption's retainUntilUpgrade); empty
+	// when it is deleted.
+	Lifecycle *string `json:"lifecycle,omitempty"`
 }
 
 // TemplateInstanceObjectApplyConfiguration constructs a declarative configuration of the TemplateInstanceObject type for use with
@@ -104,5 +109,13 @@ func (b *TemplateInstanceObjectApplyConfiguration) WithResourceVersion(value str
 // If called multiple times, the Ready field is set to the value of the last call.
 func (b *TemplateInstanceObjectApplyConfiguration) WithReady(value bool) *TemplateInstanceObjectApplyConfiguration {
 	b.Ready = &value
+	return b
+}
+
+// WithLifecycle sets the Lifecycle field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Lifecycle field is set to the value of the last call.
+func (b *TemplateInstanceObjectApplyConfiguration) WithLifecycle(value string) *TemplateInstanceObjectApplyConfiguration {
+	b.Lifecycle = &value
 	return b
 }

@@ -55,6 +55,10 @@ type TemplateInstanceSpecApplyConfiguration struct {
 	// requester is the user who last changed the spec, set by the server on create and on
 	// every spec change; a client's value is overwritten. The controller acts as this user.
 	Requester *TemplateInstanceRequesterApplyConfiguration `json:"requester,omitempty"`
+	// adoption makes the instance take over live objects another tool manages (a Helm
+	// release, a kubectl ApplySet, the objects of a label selector) instead of refusing them;
+	// set on create only.
+	Adoption *TemplateInstanceAdoptionApplyConfiguration `json:"adoption,omitempty"`
 	// delivery says how the objects reach the cluster: applied by the controller (the
 	// default), or published as a Flux ExternalArtifact that Flux applies.
 	Delivery *DeliveryApplyConfiguration `json:"delivery,omitempty"`
@@ -150,6 +154,14 @@ func (b *TemplateInstanceSpecApplyConfiguration) WithUpdatePolicy(value template
 // If called multiple times, the Requester field is set to the value of the last call.
 func (b *TemplateInstanceSpecApplyConfiguration) WithRequester(value *TemplateInstanceRequesterApplyConfiguration) *TemplateInstanceSpecApplyConfiguration {
 	b.Requester = value
+	return b
+}
+
+// WithAdoption sets the Adoption field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Adoption field is set to the value of the last call.
+func (b *TemplateInstanceSpecApplyConfiguration) WithAdoption(value *TemplateInstanceAdoptionApplyConfiguration) *TemplateInstanceSpecApplyConfiguration {
+	b.Adoption = value
 	return b
 }
 

@@ -42,6 +42,8 @@ type TemplateInstanceStatusApplyConfiguration struct {
 	// generatedParametersSecret names the Secret, owned by the instance, that keeps the
 	// generated parameter values so that upgrades reuse them.
 	GeneratedParametersSecret *string `json:"generatedParametersSecret,omitempty"`
+	// adoption is the plan of the takeover spec.adoption asks for, and how far it went.
+	Adoption *AdoptionStatusApplyConfiguration `json:"adoption,omitempty"`
 	// artifact is what a published instance published last: its ExternalArtifact's revision
 	// and digest.
 	Artifact *PublishedArtifactApplyConfiguration `json:"artifact,omitempty"`
@@ -108,6 +110,14 @@ func (b *TemplateInstanceStatusApplyConfiguration) WithObjects(values ...*Templa
 // If called multiple times, the GeneratedParametersSecret field is set to the value of the last call.
 func (b *TemplateInstanceStatusApplyConfiguration) WithGeneratedParametersSecret(value string) *TemplateInstanceStatusApplyConfiguration {
 	b.GeneratedParametersSecret = &value
+	return b
+}
+
+// WithAdoption sets the Adoption field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Adoption field is set to the value of the last call.
+func (b *TemplateInstanceStatusApplyConfiguration) WithAdoption(value *AdoptionStatusApplyConfiguration) *TemplateInstanceStatusApplyConfiguration {
+	b.Adoption = value
 	return b
 }
 
