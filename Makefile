@@ -73,10 +73,11 @@ verify:
 unit:
 	$(GO) test $(GOFLAGS_TAGS) -race -skip '^(TestOpenShiftCorpus|TestRenderFileCorpus|TestReaderCorpus|TestTreeCorpus)$$' ./pkg/... ./cmd/...
 
-## corpus: 394 real OpenShift templates give OpenShift's own output, and every JSON and YAML file of the corpus and the repository reads as sigs.k8s.io/yaml reads it (../shared/testdata/openshift-corpus)
+## corpus: 394 real OpenShift templates give OpenShift's own output (through the CLI's engine, the server's handler and a cached plan; test/corpusbench also runs OpenShift's library-go on each), and every JSON and YAML file of the corpus and the repository reads as sigs.k8s.io/yaml reads it (../shared/testdata/openshift-corpus)
 corpus:
 	$(GO) test $(GOFLAGS_TAGS) -count=1 -run '^(TestOpenShiftCorpus|TestRenderFileCorpus)$$' ./pkg/cmd/cli
 	set -o pipefail; $(GO) test $(GOFLAGS_TAGS) -count=1 -run '^(TestReaderCorpus|TestTreeCorpus)$$' -v ./pkg/positions | grep -E '^(---|ok|FAIL)|differences|agree'
+	cd test/corpusbench && $(GO) test $(GOFLAGS_TAGS) -count=1 -run '^TestPathsGiveOpenShiftsItems$$' .
 
 integration:
 	$(GO) test $(GOFLAGS_TAGS) -timeout $(SUITE_TIMEOUT) ./test/integration/...

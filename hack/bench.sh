@@ -30,6 +30,11 @@ raw="${OUT}/bench-$(date +%Y%m%d-%H%M%S).txt"
   go test ${TAGS} -run '^$' -bench 'BenchmarkPublishRender' -benchmem -benchtime 100x ./pkg/controller/publish/
   go test ${TAGS} -run '^$' -bench 'ProcessedVsGet' -benchmem -benchtime 2s ./test/integration/
   go test ${TAGS} -run '^$' -bench 'WholeProcess' -benchtime 3x ./test/clibench/
+  go test ${TAGS} -run '^$' -bench 'Startup' -benchtime 20x -count "${COUNT:-3}" ./test/clibench/
+  # The shared corpus (../shared/testdata/openshift-corpus), each template through OpenShift's
+  # own processor (library-go, decode+Process), the engine, the server's handler, a cached plan
+  # and an encoding/json round trip, in one loop; a module of its own (library-go).
+  (cd test/corpusbench && go test ${TAGS} -run '^$' -bench 'BenchmarkCorpus$' -benchtime 1x -count "${CORPUS_COUNT:-1}" .)
   go test ${TAGS} -run '^$' -bench 'BenchmarkRender$' -benchmem -benchtime "${BENCHTIME}" -count "${COUNT:-3}" ./pkg/gitops/
   hack/build-argocd-binaries.sh
   go test ${TAGS} -run '^$' -bench 'ArgoCD' -benchtime 40x ./test/argocd/

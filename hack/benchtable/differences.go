@@ -41,6 +41,50 @@ var differences = []difference{
 		regexp.MustCompile(`^BenchmarkArgoCDGenerateManifest/(?P<side>stencil|sh)` + p95Suffix + `$`), "stencil", "sh", 300 * ms},
 	{"Argo CD plugin's whole render of 200 objects (a new process), CPU (user+sys) within a budget",
 		regexp.MustCompile(`^BenchmarkArgoCD(?P<side>RenderCPU)` + cpuSuffix + `$`), "RenderCPU", "", 100 * ms},
+	{"start-up: stencil version, CPU (user+sys) of the whole process",
+		regexp.MustCompile(`^BenchmarkStartup/(?P<side>version)` + cpuSuffix + `$`), "version", "", 20 * ms},
+	{"start-up: stencil process --local, one object, CPU (user+sys)",
+		regexp.MustCompile(`^BenchmarkStartup/(?P<side>process-local)` + cpuSuffix + `$`), "process-local", "", 20 * ms},
+}
+
+// peakBudgets are budgets of the peak resident memory a benchmark reports (peak-rss-bytes).
+var peakBudgets = []struct {
+	what, name string
+	budget     float64
+}{
+	{"start-up: stencil version, peak resident memory", "BenchmarkStartup/version", 30 << 20},
+	{"start-up: stencil process --local, one object, peak resident memory", "BenchmarkStartup/process-local", 30 << 20},
+}
+
+// peakSuffix names, in the table's map, the peak-rss-bytes metric of a benchmark.
+const peakSuffix = "#peak"
+
+var peakMetric = regexp.MustCompile(`\s([\d.]+) peak-rss-bytes`)
+
+// collectPeak records the peak-rss-bytes metric of the result line text of benchmark name.
+func collectPeak(text, name string, runs map[string][]float64) {
+	if c := peakMetric.FindStringSubmatch(text); c != nil {
+		if v, err := strconv.ParseFloat(c[1], 64); err == nil {
+			runs[name+peakSuffix] = append(runs[name+peakSuffix], v)
+		}
+	}
+}
+
+// printPeaks prints a row per peak budget measured and returns how many missed.
+func printPeaks(values map[string]float64) int {
+	missed := 0
+	for _, p := range peakBudgets {
+		v, ok := values[p.name+peakSuffix]
+		if !ok {
+			continue
+		}
+		mark := ""
+		if v > p.budget {
+			mark, missed = "  MISSED", missed+1
+		}
+		fmt.Printf("%-44.44s %-22.22s %12s %12s %8.3f %8s%s\n", p.what, "peak RSS", byteSize(v), "budget", v/p.budget, "<= "+byteSize(p.budget), mark)
+	}
+	return missed
 }
 
 // p95Suffix names, in the table's map, the 95th percentile latency a benchmark reports as its

@@ -153,6 +153,8 @@ func main() {
 				}
 			}
 			collectLatency(scanner.Text(), m[1], runs)
+			collectCorpus(scanner.Text(), runs)
+			collectPeak(scanner.Text(), m[1], runs)
 			if c := bytesMetric.FindStringSubmatch(scanner.Text()); c != nil {
 				if v, err := strconv.ParseFloat(c[1], 64); err == nil {
 					runs[m[1]+bytesSuffix] = append(runs[m[1]+bytesSuffix], v)
@@ -189,6 +191,8 @@ func main() {
 		}
 	}
 	missed += printDifferences(nsPerOp)
+	missed += printGeomeans(nsPerOp)
+	missed += printPeaks(nsPerOp)
 	fmt.Printf("\n%d comparisons missed their target\n", missed)
 }
 

@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -39,8 +40,27 @@ import (
 type Reader interface {
 	// Get reads one object.
 	Get(ctx context.Context, resource schema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error)
-	// List lists the objects of a resource in a namespace that selector selects.
-	List(ctx context.Context, resource schema.GroupVersionResource, namespace, selector string) ([]unstructured.Unstructured, error)
+	// List visits the objects of a resource in a namespace that selector selects, a page at a
+	// time: what the visit keeps of an object is all that outlives its page.
+	List(ctx context.Context, resource schema.GroupVersionResource, namespace, selector string, visit func(*unstructured.Unstructured) error) error
+}
+
+// MaxSourceObjects bounds the objects one source claims (a selector's, an ApplySet's members,
+// a release's manifest) and the records of one release.
+const MaxSourceObjects = MaxManifestObjects
+
+// slim is what a source keeps of a live object: what names it, its uid and its ApplySet
+// membership, never its data (a selector may reach thousands of Secrets of a MiB each: the
+// plan reads the objects the render names itself, as the requester).
+func slim(u *unstructured.Unstructured) *unstructured.Unstructured {
+	meta := map[string]any{"name": u.GetName(), "uid": string(u.GetUID())}
+	if ns := u.GetNamespace(); ns != "" {
+		meta["namespace"] = ns
+	}
+	if set, ok := u.GetLabels()[ApplySetPartOfLabel]; ok {
+		meta["labels"] = map[string]any{ApplySetPartOfLabel: set}
+	}
+	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": u.GetAPIVersion(), "kind": u.GetKind(), "metadata": meta}}
 }
 
 // Record is an object of the old tool that says it manages the objects: removed last, once
@@ -109,19 +129,32 @@ func ReadSource(ctx context.Context, r Reader, mapper meta.RESTMapper, namespace
 }
 
 func readHelmRelease(ctx context.Context, r Reader, mapper meta.RESTMapper, namespace, release string) (*Source, error) {
-	items, err := r.List(ctx, secretsResource, namespace, HelmRecordSelector(release))
-	if err != nil {
-		return nil, err
-	}
-	records := make([]HelmRecord, 0, len(items))
+	// Every record is named (adoption removes them all), but only the newest one's release is
+	// kept to decode: a release may have thousands of records of a MiB each.
+	var records []HelmRecord
 	uids := map[string]types.UID{}
-	for _, item := range items {
+	newest, newestRevision := -1, 0
+	err := r.List(ctx, secretsResource, namespace, HelmRecordSelector(release), func(item *unstructured.Unstructured) error {
+		if len(records) >= MaxSourceObjects {
+			return fmt.Errorf("Helm release %s/%s has more than %d records", namespace, release, MaxSourceObjects)
+		}
 		var secret corev1.Secret
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(item.Object, &secret); err != nil {
-			return nil, fmt.Errorf("Helm release record Secret %s/%s: %v", namespace, item.GetName(), err)
+			return fmt.Errorf("Helm release record Secret %s/%s: %v", namespace, item.GetName(), err)
 		}
-		records = append(records, HelmRecord{Name: secret.Name, Type: string(secret.Type), Labels: secret.Labels, Release: secret.Data["release"]})
+		rec := HelmRecord{Name: secret.Name, Type: string(secret.Type), Labels: secret.Labels}
+		if revision, err := strconv.Atoi(secret.Labels[helmVersionLabel]); err == nil && revision > newestRevision {
+			if newest >= 0 {
+				records[newest].Release = nil
+			}
+			newest, newestRevision, rec.Release = len(records), revision, secret.Data["release"]
+		}
+		records = append(records, rec)
 		uids[secret.Name] = secret.UID
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	rel, names, err := LatestHelmRelease(namespace, release, records)
 	if err != nil {
@@ -167,7 +200,7 @@ func (s *Source) readObjects(ctx context.Context, r Reader, mapper meta.RESTMapp
 		if err != nil {
 			return err
 		}
-		s.Objects[ref.Key()] = live
+		s.Objects[ref.Key()] = slim(live)
 	}
 	return nil
 }
@@ -256,16 +289,15 @@ func readSelected(ctx context.Context, r Reader, mapper meta.RESTMapper, namespa
 }
 
 func (s *Source) list(ctx context.Context, r Reader, resource schema.GroupVersionResource, namespace, selector string) error {
-	items, err := r.List(ctx, resource, namespace, selector)
-	if err != nil {
-		return err
-	}
-	for i := range items {
-		ref, err := RefOf(items[i].Object)
+	return r.List(ctx, resource, namespace, selector, func(item *unstructured.Unstructured) error {
+		ref, err := RefOf(item.Object)
 		if err != nil {
 			return err
 		}
-		s.Objects[ref.Key()] = &items[i]
-	}
-	return nil
+		if _, seen := s.Objects[ref.Key()]; !seen && len(s.Objects) >= MaxSourceObjects {
+			return fmt.Errorf("more than %d objects to adopt (%s labelled %s and the others): adopt them in parts", MaxSourceObjects, resource.Resource, selector)
+		}
+		s.Objects[ref.Key()] = slim(item)
+		return nil
+	})
 }

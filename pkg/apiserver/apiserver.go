@@ -56,7 +56,7 @@ var (
 	// Served is what the server's groups decode requests and encode answers with: Codecs, with
 	// one pass for Templates and Lists, YAML streams of one object and type errors worded
 	// about the template (wordedDecodeErrors).
-	Served runtime.NegotiatedSerializer = wordedDecodeErrors{NegotiatedSerializer: Codecs, scheme: Scheme}
+	Served runtime.NegotiatedSerializer = newWordedDecodeErrors(Codecs, Scheme)
 )
 
 func init() {

@@ -269,6 +269,11 @@ func (b *bodyReader) refuse(w http.ResponseWriter, r *http.Request, err error) {
 // or warns of, and the JSON would not show). ok false leaves the body to the decoder; err is
 // an expansion positions refuses.
 func yamlBodyAsJSON(data []byte) (out []byte, ok bool, err error) {
+	// The stream read once: its documents found and the one that is not empty converted in
+	// the same pass (a body of several documents is the decoder's to refuse).
+	if converted, documents, repeats, read := positions.OnlyDocument(data); read {
+		return converted, documents <= 1 && !repeats, nil
+	}
 	doc, err := onlyDocument(data)
 	if err != nil {
 		var expansion *positions.ExpansionError

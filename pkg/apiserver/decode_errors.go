@@ -18,6 +18,7 @@ package apiserver
 
 import (
 	"reflect"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -35,6 +36,19 @@ import (
 type wordedDecodeErrors struct {
 	runtime.NegotiatedSerializer
 	scheme *runtime.Scheme
+	// wrapped holds the list SupportedMediaTypes makes, made once (newWordedDecodeErrors):
+	// every request asks for it, and the factory's own list never changes.
+	wrapped *wrappedInfos
+}
+
+type wrappedInfos struct {
+	once  sync.Once
+	infos []runtime.SerializerInfo
+}
+
+// newWordedDecodeErrors wraps codecs' serializers (see wordedDecodeErrors), once.
+func newWordedDecodeErrors(codecs runtime.NegotiatedSerializer, scheme *runtime.Scheme) wordedDecodeErrors {
+	return wordedDecodeErrors{NegotiatedSerializer: codecs, scheme: scheme, wrapped: &wrappedInfos{}}
 }
 
 // SupportedMediaTypes wraps the JSON and YAML decoders, strict and not; the YAML ones also
@@ -42,6 +56,15 @@ type wordedDecodeErrors struct {
 // Templates and write Lists in one pass (templateCodec), and the YAML ones read the JSON they
 // convert a body to through them.
 func (n wordedDecodeErrors) SupportedMediaTypes() []runtime.SerializerInfo {
+	if n.wrapped == nil {
+		return n.wrap()
+	}
+	n.wrapped.once.Do(func() { n.wrapped.infos = n.wrap() })
+	return n.wrapped.infos
+}
+
+// wrap makes the list SupportedMediaTypes returns.
+func (n wordedDecodeErrors) wrap() []runtime.SerializerInfo {
 	// A copy: the factory's own list is shared.
 	infos := append([]runtime.SerializerInfo(nil), n.NegotiatedSerializer.SupportedMediaTypes()...)
 	var asJSON runtime.SerializerInfo

@@ -18,7 +18,6 @@ package apiserver
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -66,7 +65,8 @@ func (c templateCodec) Decode(data []byte, defaults *schema.GroupVersionKind, in
 		return c.Serializer.Decode(data, defaults, into)
 	}
 	split, err := process.SplitTemplateJSON(data)
-	if err != nil || split.KindFolded() {
+	if err != nil || split.KindFolded() || split.Repeated() {
+		// The serializer also checks the values a repeated member replaces.
 		return c.Serializer.Decode(data, defaults, into)
 	}
 	gvk := schema.FromAPIVersionAndKind(split.APIVersion(), split.Kind())
@@ -81,15 +81,29 @@ func (c templateCodec) Decode(data []byte, defaults *schema.GroupVersionKind, in
 		return c.Serializer.Decode(data, defaults, into)
 	}
 	var versioned runtime.Object
+	// strictErrs is what a strict decoder says of the body besides decoding it (a member the
+	// type does not have: a misspelled parameter member), which the versioning codec passes
+	// on as the serializer's, for the handler to refuse or warn of.
+	var strictErrs []error
 	switch typed.(type) {
 	case *v1alpha1.Template:
-		t, ok := split.ReadStencil(c.strict)
+		var t *v1alpha1.Template
+		if c.strict {
+			t, strictErrs, ok = split.ReadStencilStrict()
+		} else {
+			t, ok = split.ReadStencil(false)
+		}
 		if !ok {
 			return c.Serializer.Decode(data, defaults, into)
 		}
 		versioned = t
 	case *openshift.Template:
-		t, ok := split.ReadOpenShift(c.strict)
+		var t *openshift.Template
+		if c.strict {
+			t, strictErrs, ok = split.ReadOpenShiftStrict()
+		} else {
+			t, ok = split.ReadOpenShift(false)
+		}
 		if !ok {
 			return c.Serializer.Decode(data, defaults, into)
 		}
@@ -101,6 +115,9 @@ func (c templateCodec) Decode(data []byte, defaults *schema.GroupVersionKind, in
 	c.scheme.Default(versioned)
 	if err := c.scheme.Convert(versioned, internal, nil); err != nil {
 		return nil, &gvk, err
+	}
+	if len(strictErrs) > 0 {
+		return internal, &gvk, runtime.NewStrictDecodingError(strictErrs)
 	}
 	return internal, &gvk, nil
 }
@@ -157,11 +174,11 @@ type listTail struct {
 // whatever a json.Marshaler returns); they are copied as they are instead, escaping only what
 // encoding/json escapes in them.
 func encodeList(list *v1alpha1.List, w io.Writer) error {
-	head, err := json.Marshal(listHead{TypeMeta: list.TypeMeta, ListMeta: list.ListMeta})
+	head, err := listHeadJSON(list)
 	if err != nil {
 		return err
 	}
-	tail, err := json.Marshal(listTail{Message: list.Message, Parameters: list.Parameters, Provenance: list.Provenance})
+	tail, err := listTailJSON(list)
 	if err != nil {
 		return err
 	}

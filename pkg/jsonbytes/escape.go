@@ -80,3 +80,40 @@ func AppendQuoted[T ~[]byte | ~string](dst []byte, s T) []byte {
 	dst = AppendEscaped(dst, s)
 	return append(dst, '"')
 }
+
+// AppendQuotedHTML appends s as encoding/json writes a string: quoted, with <, > and &
+// escaped for HTML, U+2028 and U+2029 escaped, invalid UTF-8 as U+FFFD.
+func AppendQuotedHTML[T ~[]byte | ~string](dst []byte, s T) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			dst = AppendEscapedASCII(dst, c)
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

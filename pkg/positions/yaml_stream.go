@@ -55,7 +55,13 @@ func OnlyDocument(data []byte) (out []byte, documents int, repeats bool, ok bool
 		// Each document is read on its own, as each is converted on its own.
 		p.nodes, p.kids, p.stack = p.nodes[:0], p.kids[:0], p.stack[:0]
 		p.anchors, p.hasPending, p.hasAliases, p.repeats, p.slots = nil, false, false, false, 0
+		start := p.pos
 		root := p.document()
+		// Each document's JSON is bounded by its own size, as YAMLToJSON of the document alone
+		// bounds it (MaxJSONBytes): a refusal leaves the stream to the caller's split, which
+		// finds the same refusal there.
+		p.sourceBytes = p.pos - start
+		p.limit = MaxJSONBytes(p.sourceBytes)
 		if root >= 0 {
 			if json := p.emitDocument(root); string(json) != "null" {
 				if documents++; documents == 1 {

@@ -187,6 +187,31 @@ func (top *templateBytes) openShift(strict bool) (*openshift.Template, bool) {
 	return in, true
 }
 
+// strictErrors are what a strict decoder of the whole template says of its rest (decoded
+// into rest) and of its parameters (decoded into params, a struct of one member, parameters,
+// so that the paths read as in the whole template). ok is false when the parts cannot say it
+// as the whole would: a member the scan takes out written twice, a part the decoder cannot
+// read, or something to say in both parts.
+func (top *templateBytes) strictErrors(rest, params any) (errs []error, ok bool) {
+	if top.repeated {
+		return nil, false
+	}
+	restErrs, err := kjson.UnmarshalStrict(top.rest, rest)
+	if err != nil {
+		return nil, false
+	}
+	if !top.hasParameters {
+		return restErrs, true
+	}
+	wrapped := make([]byte, 0, len(top.parametersJSON)+len(`{"parameters":}`))
+	wrapped = append(append(append(wrapped, `{"parameters":`...), top.parametersJSON...), '}')
+	paramErrs, err := kjson.UnmarshalStrict(wrapped, params)
+	if err != nil || len(restErrs) > 0 && len(paramErrs) > 0 {
+		return nil, false
+	}
+	return append(restErrs, paramErrs...), true
+}
+
 // openShiftParameters are OpenShift's parameters of the API's.
 func openShiftParameters(params []v1alpha1.Parameter) []openshift.Parameter {
 	if params == nil {

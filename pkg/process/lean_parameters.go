@@ -17,6 +17,7 @@ limitations under the License.
 package process
 
 import (
+	"bytes"
 	"encoding/json"
 
 	kjson "sigs.k8s.io/json"
@@ -50,6 +51,9 @@ func leanParameters(data []byte, strict bool) (params []v1alpha1.Parameter, ok b
 		r.end()
 		return []v1alpha1.Parameter{}, !r.failed
 	}
+	// Every parameter has a name: sized for them, the list (224 bytes a parameter) is not
+	// grown and copied as it is read. A nested "name" (of items or properties) only adds room.
+	params = make([]v1alpha1.Parameter, 0, bytes.Count(data, []byte(`"name"`)))
 	for !r.failed {
 		params = append(params, v1alpha1.Parameter{})
 		p := &params[len(params)-1]

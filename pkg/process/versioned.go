@@ -47,6 +47,10 @@ func SplitTemplateJSON(data []byte) (*TemplateJSON, error) {
 // names without regard to case), may read another kind than APIVersion and Kind say.
 func (t *TemplateJSON) KindFolded() bool { return t.top.foldedKind }
 
+// Repeated reports whether a member the scan takes out of the rest (objects, parameters) is
+// written twice: the scan keeps the last, as encoding/json does, without checking the others.
+func (t *TemplateJSON) Repeated() bool { return t.top.repeated }
+
 // APIVersion is the apiVersion the template is written with, "" when it has none.
 func (t *TemplateJSON) APIVersion() string { return t.top.apiVersion }
 
@@ -66,4 +70,49 @@ func (t *TemplateJSON) ReadStencil(strict bool) (*v1alpha1.Template, bool) {
 // legacy v1).
 func (t *TemplateJSON) ReadOpenShift(strict bool) (*openshift.Template, bool) {
 	return t.top.openShift(strict)
+}
+
+// ReadStencilStrict reads the template as a strict decoder does: the template, and what the
+// decoder would say of it (unknown and repeated members inside the parameters or inside the
+// rest, at their paths, in the decoder's words). A template with nothing to say is read by
+// the strict lean readers; one with something is read by the lean readers that skip what the
+// type lacks, and only its small parts (the rest and the parameters, never the objects) go
+// through the strict decoder for its words. ok is false when that cannot be done exactly
+// (a member the scan takes out, objects or parameters, written twice; something to say in
+// both parts, whose order in the decoder's list depends on where the parameters stand).
+func (t *TemplateJSON) ReadStencilStrict() (*v1alpha1.Template, []error, bool) {
+	if versioned, ok := t.top.stencil(true); ok {
+		return versioned, nil, true
+	}
+	versioned, ok := t.top.stencil(false)
+	if !ok {
+		return nil, nil, false
+	}
+	var params struct {
+		Parameters []v1alpha1.Parameter `json:"parameters"`
+	}
+	errs, ok := t.top.strictErrors(&v1alpha1.Template{}, &params)
+	if !ok {
+		return nil, nil, false
+	}
+	return versioned, errs, true
+}
+
+// ReadOpenShiftStrict is ReadStencilStrict for an OpenShift Template.
+func (t *TemplateJSON) ReadOpenShiftStrict() (*openshift.Template, []error, bool) {
+	if in, ok := t.top.openShift(true); ok {
+		return in, nil, true
+	}
+	in, ok := t.top.openShift(false)
+	if !ok {
+		return nil, nil, false
+	}
+	var params struct {
+		Parameters []openshift.Parameter `json:"parameters"`
+	}
+	errs, ok := t.top.strictErrors(&openshift.Template{}, &params)
+	if !ok {
+		return nil, nil, false
+	}
+	return in, errs, true
 }

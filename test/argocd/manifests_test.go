@@ -18,7 +18,9 @@ package argocd
 
 import (
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -122,6 +124,9 @@ func TestShippedManifests(t *testing.T) {
 			}
 		}
 	}
+	// Generated values derive from the seed the docs install as Secret stencil-generate-seed,
+	// key seed: the sidecar must read that very file, or every render that generates refuses.
+	checkSeedMount(t, sidecar, volumes)
 	var cfg struct {
 		Spec struct {
 			Discover struct {
@@ -142,5 +147,42 @@ func TestShippedManifests(t *testing.T) {
 	example, err := os.ReadFile(filepath.Join(repoRoot, "artifacts", "argocd", "install", "kustomization.yaml"))
 	if err != nil || !strings.Contains(string(example), "argo-cd/v3.6.2/manifests/install.yaml") {
 		t.Errorf("artifacts/argocd/install installs another Argo CD than v3.6.2: %v", err)
+	}
+}
+
+// checkSeedMount checks that the sidecar's STENCIL_GENERATE_SEED_FILE is the key of the Secret
+// docs/gitops.md creates, mounted into the sidecar, and that the docs create it so.
+func checkSeedMount(t *testing.T, sidecar *corev1.Container, volumes map[string]corev1.Volume) {
+	t.Helper()
+	const secret, key = "stencil-generate-seed", "seed"
+	var file string
+	for _, e := range sidecar.Env {
+		if e.Name == "STENCIL_GENERATE_SEED_FILE" {
+			file = e.Value
+		}
+	}
+	found := false
+	for _, m := range sidecar.VolumeMounts {
+		v := volumes[m.Name]
+		if v.Secret == nil || v.Secret.SecretName != secret {
+			continue
+		}
+		found = true
+		if file != path.Join(m.MountPath, key) {
+			t.Errorf("STENCIL_GENERATE_SEED_FILE is %q; the Secret %s is mounted at %s: want %s", file, secret, m.MountPath, path.Join(m.MountPath, key))
+		}
+		if !m.ReadOnly {
+			t.Errorf("the seed is mounted writable")
+		}
+	}
+	if !found {
+		t.Errorf("the sidecar mounts no Secret %s (STENCIL_GENERATE_SEED_FILE %q)", secret, file)
+	}
+	docs, err := os.ReadFile(filepath.Join(repoRoot, "docs", "gitops.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`create secret generic ` + secret + `[\\\s]+--from-literal=` + key + `=`).Match(docs) {
+		t.Errorf("docs/gitops.md does not create Secret %s with key %s", secret, key)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -89,4 +90,46 @@ func BenchmarkWholeProcess(b *testing.B) {
 	run("stencil-yaml", stencil, "process", "--local", "-f", filepath.Join(dir, "template.json"))
 	run("stencil-json", stencil, "process", "--local", "-f", filepath.Join(dir, "template.json"), "-o", "json")
 	run("kubectl-kustomize", kubectl, "kustomize", dir)
+}
+
+// BenchmarkStartup runs the CLI as a new process per iteration for what start-up costs a
+// render plugin (Argo CD starts one per render): `stencil version`, and `stencil process
+// --local` of a one-object template. Beside the wall time it reports cpu-ns/op (the child's
+// user+system CPU time) and peak-rss-bytes (the largest resident set of any run, from the
+// kernel's rusage), which hack/benchtable holds to their budgets (20 ms, 30 MiB).
+func BenchmarkStartup(b *testing.B) {
+	dir := b.TempDir()
+	template := filepath.Join(dir, "one.yaml")
+	one := "apiVersion: templates.stencil.dev/v1alpha1\nkind: Template\nmetadata:\n  name: one\n" +
+		"parameters:\n- name: NAME\n  value: app\nobjects:\n- apiVersion: v1\n  kind: ConfigMap\n" +
+		"  metadata:\n    name: ${NAME}\n  data:\n    key: value\n"
+	if err := os.WriteFile(template, []byte(one), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	stencil := binary(b, "stencil")
+	run := func(name string, args ...string) {
+		b.Run(name, func(b *testing.B) {
+			var cpu time.Duration
+			var peak int64
+			for b.Loop() {
+				cmd := exec.Command(stencil, args...)
+				var stdout, stderr strings.Builder
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				if err := cmd.Run(); err != nil {
+					b.Fatalf("stencil %v: %v\n%s", args, err, stderr.String())
+				}
+				if stdout.Len() == 0 {
+					b.Fatalf("stencil %v wrote nothing", args)
+				}
+				cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+				if usage, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+					peak = max(peak, usage.Maxrss*1024) // KiB on Linux
+				}
+			}
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(peak), "peak-rss-bytes")
+		})
+	}
+	run("version", "version")
+	run("process-local", "process", "--local", "-f", template)
 }

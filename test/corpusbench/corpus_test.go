@@ -246,7 +246,9 @@ func measureCorpus(b *testing.B, cases []prepared) {
 	ratio := func(num, den int) float64 {
 		logSum := 0.0
 		for i := range cases {
-			logSum += math.Log(float64(sums[i][num]) / float64(sums[i][den]))
+			// A nanosecond at least: a measurement the clock saw as nothing must not make the
+			// mean infinite (or NaN).
+			logSum += math.Log(float64(max(sums[i][num], 1)) / float64(max(sums[i][den], 1)))
 		}
 		return math.Exp(logSum / float64(len(cases)))
 	}

@@ -212,3 +212,59 @@ spec:
 		t.Errorf("the refused adoption created an instance: %v", err)
 	}
 }
+
+// TestAdoptSelector: objects applied by hand with kubectl (client-side) are adopted by a label
+// selector, read through the real API server's paged lists: the same objects, no field and no
+// annotation left to kubectl, members of the instance's set; a selected object the Template
+// does not render refuses the adoption until --leave-unrendered leaves it in place, unowned.
+func TestAdoptSelector(t *testing.T) {
+	ns := "e2e-adopt-selector"
+	mustKubectl(t, "admin", "", "create", "namespace", ns)
+	t.Cleanup(func() { _, _ = env.kubectl("admin", "", "delete", "namespace", ns, "--wait=false") })
+	grantEdit(t, ns, "adopter")
+	mustKubectl(t, "adopter", `apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, labels: {app: picked}}
+data: {mode: fast}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: notes, labels: {app: picked}}
+data: {text: hand-made}
+`, "apply", "-n", ns, "-f", "-")
+	mustKubectl(t, "adopter", `apiVersion: templates.stencil.dev/v1alpha1
+kind: Template
+metadata: {name: picked}
+objects:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: settings, labels: {app: picked}}
+  data: {mode: fast}
+`, "apply", "-n", ns, "-f", "-")
+	before := map[string]liveMeta{"settings": getLive(t, ns, "configmap", "settings"), "notes": getLive(t, ns, "configmap", "notes")}
+
+	adopt := []string{"stencil", "adopt", "selector", "-l", "app=picked", "--template", "picked", "--name", "picked", "-n", ns}
+	if out, err := env.kubectl("adopter", "", adopt...); err == nil || !strings.Contains(err.Error(), "ConfigMap "+ns+"/notes: the Template does not render it") {
+		t.Fatalf("a selected object the Template does not render: %v\n%s", err, out)
+	}
+	if got := getLive(t, ns, "configmap", "notes"); got.Metadata.ResourceVersion != before["notes"].Metadata.ResourceVersion {
+		t.Errorf("the refused adoption touched notes")
+	}
+	if out := mustKubectl(t, "adopter", "", append(adopt, "--leave-unrendered")...); !strings.Contains(out, "templateinstance.templates.stencil.dev/picked adopted") {
+		t.Fatalf("adopt:\n%s", out)
+	}
+	settings := getLive(t, ns, "configmap", "settings")
+	if settings.Metadata.UID != before["settings"].Metadata.UID || len(oldManagers(settings)) > 0 || settings.Metadata.Labels["applyset.kubernetes.io/part-of"] == "" {
+		t.Errorf("settings after adoption: %+v", settings.Metadata)
+	}
+	if _, ok := settings.Metadata.Annotations["kubectl.kubernetes.io/last-applied-configuration"]; ok {
+		t.Errorf("settings keeps kubectl's last applied configuration")
+	}
+	notes := getLive(t, ns, "configmap", "notes")
+	if notes.Metadata.UID != before["notes"].Metadata.UID || notes.Metadata.Labels["applyset.kubernetes.io/part-of"] != "" {
+		t.Errorf("notes, left in place: %+v", notes.Metadata)
+	}
+	if _, ok := notes.Metadata.Annotations["kubectl.kubernetes.io/last-applied-configuration"]; ok {
+		t.Errorf("notes, left in place, keeps kubectl's last applied configuration")
+	}
+}

@@ -57,8 +57,9 @@ type Applier interface {
 	// ownership and removes another tool's ownership metadata, a retained object is released;
 	// each patch conditional on the object's resourceVersion.
 	Patch(ctx context.Context, o Object, patchType types.PatchType, data []byte, dryRun bool) (*unstructured.Unstructured, error)
-	// List lists the objects of a resource in a namespace that selector selects.
-	List(ctx context.Context, resource schema.GroupVersionResource, namespace, selector string) ([]unstructured.Unstructured, error)
+	// List visits the objects of a resource in a namespace that selector selects, reading
+	// them a page at a time: an object the visit keeps is its own to keep small.
+	List(ctx context.Context, resource schema.GroupVersionResource, namespace, selector string, visit func(*unstructured.Unstructured) error) error
 	// Delete deletes the object if its uid is uid, letting its dependents go in the background.
 	Delete(ctx context.Context, o Object, uid types.UID) error
 	// SourceData reads the data of a Secret or ConfigMap (its data and binaryData).

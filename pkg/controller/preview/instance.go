@@ -28,6 +28,7 @@ import (
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/authz"
 	"stencil.dev/stencil/pkg/controller/instance"
+	"stencil.dev/stencil/pkg/controller/publish"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 	"stencil.dev/stencil/pkg/redact"
 )
@@ -176,6 +177,13 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 	}
 	if err := s.planner.Authorize(ctx, ti, a, cand.plan, authors, s.planner.PruneTargets(dedupe(old), keep)); err != nil {
 		return classify(templates.PreviewForbidden, err)
+	}
+	// A published instance's render goes into an artifact: one its controller would refuse to
+	// publish (a Secret it may not apply, a secret value in another object) fails here alike.
+	if ti.Spec.Published() {
+		if _, _, err := publish.Split(cand.plan, ti.Spec.PublishesSecrets(), m.set.Holds); err != nil {
+			return classify(templates.PreviewFailed, err)
+		}
 	}
 
 	if s.live {

@@ -341,3 +341,47 @@ func TestPreviewLive(t *testing.T) {
 		})
 	}
 }
+
+// TestPreviewPublished: an instance delivered through Flux is previewed as its controller would
+// publish it: a candidate holding a Secret it may not apply, or a secret value in an object the
+// artifact would carry, fails it (SecretsNotPublished), the value masked; one without either
+// is classified as an applied instance is.
+func TestPreviewPublished(t *testing.T) {
+	stored := valueTemplate(t, "one", nil)
+	leaky := valueTemplate(t, "two", nil)
+	clean := valueTemplate(t, "two", func(t *templatesv1.Template) { t.Objects = t.Objects[:2] })
+	published := func(secrets templatesv1.SecretsDelivery) func(*templatesv1.TemplateInstance) {
+		return func(ti *templatesv1.TemplateInstance) {
+			ti.Spec.Delivery = &templatesv1.Delivery{Type: templatesv1.DeliveryExternalArtifact,
+				ExternalArtifact: &templatesv1.ExternalArtifactDelivery{Secrets: secrets}}
+		}
+	}
+	for _, tc := range []struct {
+		name      string
+		secrets   templatesv1.SecretsDelivery
+		candidate *templatesv1.Template
+		want      templates.PreviewClassification
+		message   string
+	}{
+		{"a Secret the instance may not apply", "", clean, templates.PreviewFailed, "SecretsNotPublished: nothing was published: the render holds Secret demo/auth"},
+		{"a secret value in a published object", templatesv1.SecretsApply, leaky, templates.PreviewFailed, "ConfigMap demo/leak at data.url holds the value"},
+		{"Secrets applied, nothing secret published", templatesv1.SecretsApply, clean, templates.PreviewWouldPrune, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := (&fixture{t: t, objects: []runtime.Object{stored, newInstance("shop", onRevision(1), published(tc.secrets))},
+				live: []runtime.Object{generatedValues("shop", "hunter2hunter2")}}).build()
+			status, err := f.previewer().Preview(context.Background(), Request{Template: internalTemplate(t, stored),
+				Candidate: candidateOf(t, tc.candidate), Caller: &user.DefaultInfo{Name: "bob"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if answer := fmt.Sprintf("%+v", status); strings.Contains(answer, "hunter2hunter2") {
+				t.Errorf("the generated password shows:\n%s", answer)
+			}
+			one := status.Instances[0]
+			if one.Classification != tc.want || !strings.Contains(one.Message, tc.message) {
+				t.Errorf("classified %s (%q), want %s (%q)", one.Classification, one.Message, tc.want, tc.message)
+			}
+		})
+	}
+}

@@ -109,7 +109,7 @@ func (f *fakeClient) List(_ context.Context, r schema.GroupVersionResource, ns s
 	return list, nil
 }
 
-func instance() *templatesv1.TemplateInstance {
+func webInstance() *templatesv1.TemplateInstance {
 	return &templatesv1.TemplateInstance{
 		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "demo", UID: "uid-1", Generation: 2},
 		Spec:       templatesv1.TemplateInstanceSpec{Delivery: &templatesv1.Delivery{Type: templatesv1.DeliveryExternalArtifact}},
@@ -132,7 +132,7 @@ func renderConfigMaps(t *testing.T, values ...string) (*artifact.Artifact, []tem
 
 func TestPublish(t *testing.T) {
 	c := newFakeClient()
-	ti := instance()
+	ti := webInstance()
 	served := map[string]*server.Stored{}
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	p := &Publisher{URL: "http://stencil-artifacts.stencil-system.svc.cluster.local.", Now: func() time.Time { return now },
@@ -225,19 +225,19 @@ func TestPublishWithoutFlux(t *testing.T) {
 	c := newFakeClient()
 	c.noFlux = true
 	a, refs := renderConfigMaps(t, "1")
-	_, err := (&Publisher{URL: "http://a"}).Publish(context.Background(), c, instance(), nil, a, "g1", refs)
+	_, err := (&Publisher{URL: "http://a"}).Publish(context.Background(), c, webInstance(), nil, a, "g1", refs)
 	var missing *MissingKindError
 	if !errors.As(err, &missing) || !strings.Contains(err.Error(), "install Flux's source CRDs") {
 		t.Fatalf("Publish without Flux's CRDs: %v", err)
 	}
-	if _, err := AppliedBy(context.Background(), c, instance(), a.Digest); !errors.As(err, &missing) {
+	if _, err := AppliedBy(context.Background(), c, webInstance(), a.Digest); !errors.As(err, &missing) {
 		t.Errorf("AppliedBy without Flux's CRDs: %v", err)
 	}
 }
 
 func TestMarkFailedKeepsTheArtifact(t *testing.T) {
 	c := newFakeClient()
-	ti := instance()
+	ti := webInstance()
 	a, refs := renderConfigMaps(t, "1")
 	if _, err := (&Publisher{URL: "http://a"}).Publish(context.Background(), c, ti, nil, a, "g1", refs); err != nil {
 		t.Fatal(err)
@@ -292,7 +292,7 @@ func TestAppliedBy(t *testing.T) {
 			for _, k := range tc.ks {
 				c.objects[key(Kustomizations, "demo", k.GetName())] = k
 			}
-			got, err := AppliedBy(context.Background(), c, instance(), digest)
+			got, err := AppliedBy(context.Background(), c, webInstance(), digest)
 			if err != nil || got.Done != tc.done || got.Reason != tc.reason || got.Message == "" {
 				t.Fatalf("AppliedBy: %+v, %v", got, err)
 			}

@@ -64,8 +64,8 @@ func (r applierReader) Get(ctx context.Context, resource schema.GroupVersionReso
 	return r.a.Get(ctx, instance.Object{Resource: resource, Namespace: namespace, Name: name})
 }
 
-func (r applierReader) List(ctx context.Context, resource schema.GroupVersionResource, namespace, selector string) ([]unstructured.Unstructured, error) {
-	return r.a.List(ctx, resource, namespace, selector)
+func (r applierReader) List(ctx context.Context, resource schema.GroupVersionResource, namespace, selector string, visit func(*unstructured.Unstructured) error) error {
+	return r.a.List(ctx, resource, namespace, selector, visit)
 }
 
 // planAdoption plans ti's adoption as its requester, writing nothing: it renders (with the
@@ -230,11 +230,9 @@ func (ad *adoption) readLive(ctx context.Context, a instance.Applier) error {
 	return nil
 }
 
-// liveObject is the live object of a ref, of the plan's names or the source's, nil when none.
+// liveObject is the live object of a ref of the plan's names, nil when none: the source
+// keeps only what names its objects (adopt.Source.Objects), never their data.
 func (ad *adoption) liveObject(ref adopt.Ref) map[string]any {
-	if u := ad.source.Objects[ref.Key()]; u != nil {
-		return u.Object
-	}
 	for _, p := range ad.plan {
 		if p.Ref.Kind == ref.Kind && p.Ref.Name == ref.Name && (ref.Namespace == "" || p.Ref.Namespace == ref.Namespace) {
 			if u := ad.live[inventory.ObjectKey(p.Ref)]; u != nil {

@@ -82,41 +82,17 @@ func (c *Controller) reconcilePublished(ctx context.Context, ti *templatesv1.Tem
 	if err != nil {
 		return 0, err
 	}
-	var managed, published []*planned
-	var secrets []string
 	for _, p := range plan {
 		for _, own := range publishedMembers(ti) {
 			if inventory.ObjectKey(own) == inventory.ObjectKey(p.Ref) {
-				return 0, c.failed(ctx, ti, instance.Fail("InvalidObjects", "%s: the instance publishes through an object of that name: rename it", p))
+				return 0, c.failed(ctx, ti, r.Scrub(instance.Fail("InvalidObjects", "%s: the instance publishes through an object of that name: rename it", p)))
 			}
 		}
-		switch {
-		case p.Generated:
-			managed = append(managed, p)
-		case publish.IsSecret(p.Obj):
-			managed = append(managed, p)
-			secrets = append(secrets, p.String())
-		default:
-			published = append(published, p)
-		}
 	}
-	if len(secrets) > 0 && !ti.Spec.PublishesSecrets() {
-		return 0, c.failed(ctx, ti, instance.Fail("SecretsNotPublished", "nothing was published: the render holds %s, and whoever may read the "+
-			"ExternalArtifact could fetch an artifact's content; set spec.delivery.externalArtifact.secrets to Apply to have the "+
-			"controller apply the Secrets as the requester and publish the rest", strings.Join(secrets, ", ")))
-	}
-	// A secret value (a Secret's, a generated one, a secret parameter's) in any other object
-	// would be published with it, whatever the policy of Secrets.
-	var leaks []string
-	for _, p := range published {
-		for _, path := range publish.SecretFields(p.Obj, r.Secrets.Holds) {
-			leaks = append(leaks, p.String()+" at "+path)
-		}
-	}
-	if len(leaks) > 0 {
-		return 0, c.failed(ctx, ti, instance.Fail("SecretsNotPublished", "nothing was published: %s holds the value of a secret parameter, a "+
-			"generated one or one read from a Secret, and whoever may read the ExternalArtifact could fetch it; keep such values in "+
-			"the template's Secrets (spec.delivery.externalArtifact.secrets: Apply applies them)", strings.Join(leaks, ", ")))
+	// Secrets are applied by the controller or refused; no secret value goes into the artifact.
+	managed, published, err := publish.Split(plan, ti.Spec.PublishesSecrets(), r.Secrets.Holds)
+	if err != nil {
+		return 0, c.failed(ctx, ti, r.Scrub(err))
 	}
 	objects := make([]*unstructured.Unstructured, len(published))
 	for i, p := range published {

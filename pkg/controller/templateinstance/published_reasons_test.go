@@ -156,6 +156,21 @@ func publishedReasonCases() []reasonCase {
 		reasons: []string{"SecretsNotPublished"}, message: "ConfigMap demo/config at data.url holds the value of a secret parameter",
 		check: nothingPublished,
 	}, {
+		name: "a value read from a Secret, in an object that would be published",
+		objects: []runtime.Object{func() *templatesv1.Template {
+			t := app(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"config"},"data":{"token-${TOKEN}":"set"}}`)
+			t.Parameters = []templatesv1.Parameter{{Name: "TOKEN"}}
+			return t
+		}(), newInstance("shop", published(templatesv1.SecretsApply), fromSecret("api"))}, publishing: &limits,
+		live:    []runtime.Object{valuesSecret("api", map[string]string{"TOKEN": "tok-8d1e5b2c7a"})},
+		reasons: []string{"SecretsNotPublished"}, message: "ConfigMap demo/config at data.token-",
+		check: func(t *testing.T, f *fixture) {
+			nothingPublished(t, f)
+			if msg := lastCondition(f.instance("shop"), templatesv1.TemplateInstanceFailed).Message; strings.Contains(msg, "tok-8d1e5b2c7a") {
+				t.Errorf("the message quotes the secret value: %s", msg)
+			}
+		},
+	}, {
 		name:       "a render larger than an artifact holds",
 		objects:    []runtime.Object{app(configMap, strings.Replace(configMap, `"config"`, `"other"`, 1)), newInstance("shop", published(""))},
 		publishing: &artifact.Limits{MaxObjects: 1},
@@ -186,6 +201,17 @@ func publishedReasonCases() []reasonCase {
 		deny:    refuse("alice", "patch", "externalartifacts/status"),
 		reasons: []string{"Forbidden"}, message: "nothing was published; refused: alice may not patch externalartifacts/status",
 		check: nothingPublished,
+	}, {
+		name:    "the requester may not create what Flux would apply",
+		objects: []runtime.Object{app(configMap), newInstance("shop", published(""))}, publishing: &limits,
+		deny:    refuse("alice", "create", "configmaps"),
+		reasons: []string{"Forbidden"}, message: "alice may not create",
+		check: func(t *testing.T, f *fixture) {
+			nothingPublished(t, f)
+			if f.liveObject("configmaps", "demo", "shop-artifact") != nil {
+				t.Error("the artifact was stored")
+			}
+		},
 	}, {
 		name:       "an author may not create what Flux would apply",
 		objects:    []runtime.Object{func() *templatesv1.Template { t := app(configMap); t.Author.Username = "bob"; return t }(), newInstance("shop", published(""))},

@@ -17,14 +17,21 @@ limitations under the License.
 package templateinstance
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
 	"errors"
+	"io"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/artifact"
@@ -98,5 +105,88 @@ func TestPublishedStorageTamperedIsStoredAgain(t *testing.T) {
 	}
 	if ready := lastCondition(f.instance("shop"), templatesv1.TemplateInstanceReady); ready.Reason != "Ready" {
 		t.Errorf("Ready %+v", ready)
+	}
+}
+
+// publishedValue is the value of ConfigMap config in the artifact the instance's storage holds,
+// "" when nothing is stored or the artifact holds no such ConfigMap.
+func publishedValue(f *fixture) string {
+	f.t.Helper()
+	stored, err := publish.ReadStorage(context.Background(), publish.NewClient(f.target), "demo", "shop")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if stored == nil {
+		return ""
+	}
+	if !stored.Intact {
+		f.t.Fatalf("the stored artifact's digest is not %s", stored.Digest)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(stored.Archive))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	for {
+		if _, err := tr.Next(); err == io.EOF {
+			return ""
+		} else if err != nil {
+			f.t.Fatal(err)
+		}
+		body, err := io.ReadAll(tr)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		var obj struct {
+			Kind     string                `json:"kind"`
+			Metadata struct{ Name string } `json:"metadata"`
+			Data     map[string]string     `json:"data"`
+		}
+		if err := yaml.Unmarshal(body, &obj); err != nil {
+			f.t.Fatal(err)
+		}
+		if obj.Kind == "ConfigMap" && obj.Metadata.Name == "config" {
+			return obj.Data["k"]
+		}
+	}
+}
+
+// A Template rewritten to drop an object that Flux would then prune is published only if its
+// author may delete that object: Flux prunes with its own identity, so the rule asks before.
+// Bob, who may create ConfigMaps but not delete them, drops one: nothing is published, and the
+// artifact Flux applies stays the one that holds it.
+func TestPublishedPruneNeedsDelete(t *testing.T) {
+	limits := artifact.DefaultLimits
+	other := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"other"}}`
+	f := (&fixture{t: t, objects: []k8sruntime.Object{newTemplate("app", configMap, other), newInstance("shop", published(""))},
+		publishing: &limits, deny: refuse("bob", "delete", "configmaps")}).build()
+	if _, err := f.sync("shop"); err != nil {
+		t.Fatal(err)
+	}
+	before, err := publish.ReadStorage(t.Context(), publish.NewClient(f.target), "demo", "shop")
+	if err != nil || before == nil || len(before.Objects) != 2 {
+		t.Fatalf("first publication: %+v %v", before, err)
+	}
+
+	dropped := newTemplate("app", configMap)
+	dropped.ResourceVersion = "8"
+	dropped.Author.Username = "bob"
+	if err := f.instances.Tracker().Update(templatesv1.SchemeGroupVersion.WithResource("templates"), dropped, "demo"); err != nil {
+		t.Fatal(err)
+	}
+	f.authz.Reset()
+	if _, err := f.sync("shop"); !errors.Is(err, errRetry) {
+		t.Fatalf("sync: %v", err)
+	}
+	if !slices.Contains(f.authz.Asked(), "bob delete configmaps demo/other") {
+		t.Errorf("bob was not asked about the delete Flux would do: %v", f.authz.Asked())
+	}
+	if failed := lastCondition(f.instance("shop"), templatesv1.TemplateInstanceFailed); failed.Reason != "AuthorForbidden" ||
+		!strings.Contains(failed.Message, "bob") || !strings.Contains(failed.Message, "delete") {
+		t.Errorf("Failed %+v", failed)
+	}
+	after, err := publish.ReadStorage(t.Context(), publish.NewClient(f.target), "demo", "shop")
+	if err != nil || after == nil || after.Digest != before.Digest {
+		t.Errorf("the stored artifact changed: %+v %v", after, err)
 	}
 }

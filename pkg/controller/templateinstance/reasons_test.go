@@ -41,8 +41,8 @@ import (
 // the controller's fail and setConditions, and the pass library's Fail (instance.Fail here).
 var reasonArgs = map[string]int{"fail": 0, "setConditions": 2, "Fail": 0}
 
-// writtenReasons reads the source of the package and of the pass library (whose failures the
-// controller writes) for every reason it can write to an instance's conditions: the literal
+// writtenReasons reads the source of the package, of the pass library and of the publisher
+// (whose failures the controller writes) for every reason it can write to an instance's conditions: the literal
 // reason of each call to fail, Fail and setConditions. A reason that is not a literal is
 // reported, so that none escapes the table test.
 func writtenReasons(t *testing.T) map[string]bool {
@@ -56,6 +56,12 @@ func writtenReasons(t *testing.T) map[string]bool {
 		t.Fatal(err)
 	}
 	files = append(files, library...)
+	// The publisher decides some refusals of a published instance (publish.Split).
+	publishing, err := filepath.Glob("../publish/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, publishing...)
 	reasons := map[string]bool{}
 	fset := token.NewFileSet()
 	for _, name := range files {

@@ -30,6 +30,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/artifact"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 	"stencil.dev/stencil/pkg/registry/templates/templaterevision"
 )
@@ -180,31 +181,54 @@ func TestRevisions(t *testing.T) {
 		deny:     refuse("mallory", "create", "configmaps"),
 		applied:  "", revision: 0, condition: "False AuthorForbidden",
 	}}
+	// Each case runs for an applied instance and for a published one (delivered through Flux):
+	// the same revision rules, what is applied read from the live object or from the artifact.
+	limits := artifact.DefaultLimits
+	deliveries := []struct {
+		name       string
+		instance   func(*templatesv1.TemplateInstance)
+		publishing *artifact.Limits
+		value      func(*fixture) string
+	}{
+		{"applied", func(*templatesv1.TemplateInstance) {}, nil, appliedValue},
+		{"published", published(""), &limits, publishedValue},
+	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			f := (&fixture{t: t, objects: append(tc.objects(t), tc.instance), deny: tc.deny}).build()
-			if _, err := f.sync("shop"); err != nil && tc.revision != 0 && !strings.HasPrefix(tc.condition, "False") {
-				t.Fatalf("sync: %v", err)
-			}
-			if got := appliedValue(f); got != tc.applied {
-				t.Errorf("applied %q, want %q", got, tc.applied)
-			}
-			ti := f.instance("shop")
-			var got int64
-			if r := ti.Status.TemplateRevision; r != nil {
-				got = r.Number
-				if tc.applied != "" && (!strings.HasPrefix(r.AppliedHash, inventory.HashPrefix) || r.AppliedHash == "sha256:old" || r.Generation != ti.Generation) {
-					t.Errorf("recorded %+v after applying generation %d", r, ti.Generation)
-				}
-			}
-			if got != tc.revision {
-				t.Errorf("status.templateRevision %+v, want number %d", ti.Status.TemplateRevision, tc.revision)
-			}
-			c := lastCondition(ti, templatesv1.TemplateInstanceRevisionReconciled)
-			if line := string(c.Status) + " " + c.Reason + " " + c.Message; !strings.HasPrefix(line, tc.condition) {
-				t.Errorf("RevisionReconciled %q, want %q", line, tc.condition)
-			}
-		})
+		for _, d := range deliveries {
+			t.Run(tc.name+"/"+d.name, func(t *testing.T) {
+				ti := tc.instance.DeepCopy()
+				d.instance(ti)
+				f := (&fixture{t: t, objects: append(tc.objects(t), ti), deny: tc.deny, publishing: d.publishing}).build()
+				checkRevisionCase(t, f, tc.applied, tc.revision, tc.condition, d.value)
+			})
+		}
+	}
+}
+
+// checkRevisionCase syncs instance shop once and checks the value it applied or published
+// (value reads it, "" for none), the revision it records and its RevisionReconciled condition.
+func checkRevisionCase(t *testing.T, f *fixture, applied string, revision int64, condition string, value func(*fixture) string) {
+	t.Helper()
+	if _, err := f.sync("shop"); err != nil && revision != 0 && !strings.HasPrefix(condition, "False") {
+		t.Fatalf("sync: %v", err)
+	}
+	if got := value(f); got != applied {
+		t.Errorf("applied %q, want %q", got, applied)
+	}
+	ti := f.instance("shop")
+	var got int64
+	if r := ti.Status.TemplateRevision; r != nil {
+		got = r.Number
+		if applied != "" && (!strings.HasPrefix(r.AppliedHash, inventory.HashPrefix) || r.AppliedHash == "sha256:old" || r.Generation != ti.Generation) {
+			t.Errorf("recorded %+v after applying generation %d", r, ti.Generation)
+		}
+	}
+	if got != revision {
+		t.Errorf("status.templateRevision %+v, want number %d", ti.Status.TemplateRevision, revision)
+	}
+	c := lastCondition(ti, templatesv1.TemplateInstanceRevisionReconciled)
+	if line := string(c.Status) + " " + c.Reason + " " + c.Message; !strings.HasPrefix(line, condition) {
+		t.Errorf("RevisionReconciled %q, want %q", line, condition)
 	}
 }
 

@@ -29,13 +29,21 @@ import (
 )
 
 // Rules turns the stored CustomTransforms into removal rules for processing. It lists them from
-// the watch cache and parses their paths again only when the list changed.
+// the watch cache and parses their paths again only when the list changed. Where the store
+// can be watched (the server's), a watch from the list's resource version says when it
+// changed, so that a request does not pay a list of the watch cache (a tenth of the server's
+// work on a small template): the rules are listed again after any event, or when the watch
+// ends, and are as fresh as a list of the watch cache would be.
 type Rules struct {
 	store rest.Lister
 
 	mu              sync.Mutex
 	resourceVersion string
 	rules           []remove.Rule
+	// fresh says no event came since rules were listed, while watching is true; changes counts
+	// the events (a list is fresh only when none came while it was made).
+	fresh, watching bool
+	changes         uint64
 }
 
 // NewRules reads CustomTransforms from store.
@@ -43,6 +51,14 @@ func NewRules(store rest.Lister) *Rules { return &Rules{store: store} }
 
 // Current returns the rules in force.
 func (r *Rules) Current(ctx context.Context) ([]remove.Rule, error) {
+	r.mu.Lock()
+	if r.fresh {
+		rules := r.rules
+		r.mu.Unlock()
+		return rules, nil
+	}
+	changes := r.changes
+	r.mu.Unlock()
 	// CustomTransforms are cluster-scoped; the request's namespace must not narrow the list.
 	ctx = genericapirequest.WithNamespace(ctx, "")
 	// ResourceVersion "0" is served by the watch cache, not by etcd.
@@ -53,6 +69,10 @@ func (r *Rules) Current(ctx context.Context) ([]remove.Rule, error) {
 	list := obj.(*templates.CustomTransformList)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if !r.watching && list.ResourceVersion != "" {
+		r.watching = r.watch(list.ResourceVersion)
+	}
+	r.fresh = r.watching && r.changes == changes
 	if list.ResourceVersion != "" && list.ResourceVersion == r.resourceVersion {
 		return r.rules, nil
 	}
@@ -64,4 +84,33 @@ func (r *Rules) Current(ctx context.Context) ([]remove.Rule, error) {
 	}
 	r.resourceVersion, r.rules = list.ResourceVersion, rules
 	return rules, nil
+}
+
+// watch starts watching the store from resourceVersion, when it can be watched: every event
+// makes the rules stale, and so does the end of the watch, which the next list starts again.
+// It runs for the life of the server (the rules are the server's). r.mu is held.
+func (r *Rules) watch(resourceVersion string) bool {
+	watcher, ok := r.store.(rest.Watcher)
+	if !ok {
+		return false
+	}
+	ctx := genericapirequest.WithNamespace(context.Background(), "")
+	w, err := watcher.Watch(ctx, &metainternalversion.ListOptions{ResourceVersion: resourceVersion, Watch: true})
+	if err != nil {
+		return false
+	}
+	go func() {
+		defer w.Stop()
+		for range w.ResultChan() {
+			r.mu.Lock()
+			r.changes++
+			r.fresh = false
+			r.mu.Unlock()
+		}
+		r.mu.Lock()
+		r.changes++
+		r.fresh, r.watching = false, false
+		r.mu.Unlock()
+	}()
+	return true
 }
