@@ -5816,7 +5816,7 @@ func schema_pkg_apis_templates_v1alpha1_Template(ref common.ReferenceCallback) c
 					},
 					"rolloutAuthor": {
 						SchemaProps: spec.SchemaProps{
-							Description: "rolloutAuthor is the user who last changed how the Template's instances move: its rollout, or its annotations templates.stencil.dev/rollout-plan-hash, rollout-resume and rollout-undo (stencil rollout pause, resume and undo write them). The server sets it; a client's value is overwritten. An Automatic instance applies what its Template renders only when this user may create it too: whoever chooses when instances move never borrows the rights of the users who instantiate them, nor of the content's author.",
+							Description: "rolloutAuthor is the user who last changed how the Template's instances move: its rollout, or its annotations templates.stencil.dev/rollout-plan-hash, rollout-resume and rollout-undo (stencil rollout pause, resume and undo write them). The server sets it; a client's value is overwritten. An Automatic instance applies what its Template renders only when this user may create it and read the instance's inputs too: whoever chooses when instances move never borrows the rights of the users who instantiate them, nor of the content's author.",
 							Ref:         ref(v1alpha1.TemplateAuthor{}.OpenAPIModelName()),
 						},
 					},

@@ -107,8 +107,9 @@ type Template struct {
 	// rollout, or its annotations templates.stencil.dev/rollout-plan-hash, rollout-resume and
 	// rollout-undo (stencil rollout pause, resume and undo write them). The server sets it; a
 	// client's value is overwritten. An Automatic instance applies what its Template renders
-	// only when this user may create it too: whoever chooses when instances move never
-	// borrows the rights of the users who instantiate them, nor of the content's author.
+	// only when this user may create it and read the instance's inputs too: whoever chooses
+	// when instances move never borrows the rights of the users who instantiate them, nor of
+	// the content's author.
 	// +optional
 	RolloutAuthor *TemplateAuthor `json:"rolloutAuthor,omitempty"`
 	// status is the controller's, written through templates/status: the progress of the last
