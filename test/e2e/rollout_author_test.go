@@ -159,7 +159,9 @@ func TestRolloutChangesAreAuthored(t *testing.T) {
 // ConfigMaps but not read Secrets, undoes to revision 1: the undo makes pauser the author of
 // the content written back, so the instance reads its Secret only if pauser may read it too:
 // it stops (InputForbidden, naming pauser and the Secret) and the ConfigMap pauser may read
-// never gets the value back. An undo is a write of content like any other.
+// never gets the value back. An undo is a write of content like any other. Nor does pauser's
+// resume of admin's paused rollout of that content: the rollout's author must read the inputs
+// too (before, only that it may create the objects was asked).
 func TestUndoByAnotherReadsNoInputs(t *testing.T) {
 	ctx := context.Background()
 	ns := "e2e-undo-inputs"
@@ -174,11 +176,11 @@ func TestUndoByAnotherReadsNoInputs(t *testing.T) {
 		t.Fatalf("pauser may get Secrets: %v %q", err, out)
 	}
 	mustKubectl(t, "admin", "", "create", "secret", "generic", "db", "-n", ns, "--from-literal=DB_PASSWORD="+password)
-	template := func(value string) string {
+	template := func(value string, rollout ...string) string {
 		return `apiVersion: templates.stencil.dev/v1alpha1
 kind: Template
 metadata: {name: app}
-parameters: [{name: NAME}, {name: DB_PASSWORD, secret: true}]
+` + strings.Join(rollout, "") + `parameters: [{name: NAME}, {name: DB_PASSWORD, secret: true}]
 objects:
 - {apiVersion: v1, kind: ConfigMap, metadata: {name: "${NAME}-config"}, data: {pw: "` + value + `"}}
 `
@@ -206,9 +208,22 @@ objects:
 		t.Fatalf("after pauser's undo: %v revision %+v author %+v", err, tpl.Revision, tpl.Author)
 	}
 	waitInstance(t, ns, "shop", time.Minute, "InputForbidden: pauser wrote the undo",
-		failedWith("InputForbidden", "pauser, the author of Template "+ns+"/app, may not get Secret "+ns+"/db"))
+		failedWith("InputForbidden", "pauser, the author of Templates "+ns+"/app, "+ns+"/app's rollout, may not get Secret "+ns+"/db"))
 	if got := config(); got != "taken out" {
 		t.Errorf("after pauser's undo, the ConfigMap pauser reads holds %q", got)
+	}
+
+	// admin writes the leak again, paused for review: the instance stays on revision 2. pauser
+	// resumes it: pauser is the rollout's author, who chose that it moves now, and may not read
+	// what it reads: the instance stops, the value stays out of the ConfigMap.
+	mustKubectl(t, "admin", template("leak:${DB_PASSWORD}", "rollout: {waves: [1], timeout: 30s, paused: true}\n"), "apply", "-n", ns, "-f", "-")
+	waitInstance(t, ns, "shop", time.Minute, "Ready on revision 2 while revision 4 is paused", onRevision(2))
+	mustKubectl(t, "pauser", "", "stencil", "rollout", "resume", "app", "-n", ns)
+	waitInstance(t, ns, "shop", time.Minute, "InputForbidden: pauser resumed the rollout",
+		failedWith("InputForbidden", "pauser, the author of Template "+ns+"/app's rollout, may not get Secret "+ns+"/db"))
+	time.Sleep(2 * time.Second)
+	if got := config(); got != "taken out" {
+		t.Errorf("after pauser's resume, the ConfigMap pauser reads holds %q", got)
 	}
 	out := mustKubectl(t, "pauser", "", "get", "templateinstance", "shop", "-n", ns, "-o", "yaml")
 	if strings.Contains(out, password) {

@@ -72,7 +72,8 @@ type Template struct {
 	// RolloutAuthor is the user who last changed how the Template's instances move: its
 	// Rollout or its rollout annotations (plan hash, resume, undo). The server sets it, never
 	// from the client; an Automatic instance applies what its Template renders only when this
-	// user may create it too, since that user chose when it moves.
+	// user may create it and read the instance's inputs too, since that user chose when it
+	// moves.
 	RolloutAuthor *TemplateAuthor
 	// Status is the controller's: the progress of the last rollout.
 	Status *TemplateStatus

@@ -137,6 +137,11 @@ func (p *Planner) RenderAdopting(ctx context.Context, ti *templatesv1.TemplateIn
 	var authors []Author
 	if stored {
 		authors = append(authors, AuthorOf(t))
+		// Whoever chose when this instance moves shaped what it applies too: the rollout's
+		// author must be allowed to read its inputs and create its objects, as every author.
+		if a, ok := RolloutAuthorOf(ti, current); ok {
+			authors = append(authors, a)
+		}
 	}
 	out, err := p.RenderTemplate(ctx, ti, t, stored, inputs, authors, nil)
 	if err != nil {
@@ -159,9 +164,6 @@ func (p *Planner) RenderAdopting(ctx context.Context, ti *templatesv1.TemplateIn
 		}
 	}
 	r.Authors = append(authors, AuthorsOf(out.Imported)...)
-	if a, ok := RolloutAuthorOf(ti, current); stored && ok {
-		r.Authors = append(r.Authors, a)
-	}
 	if len(generatedNames) > 0 {
 		r.Generated = map[string]string{}
 		for _, p := range out.Parameters {

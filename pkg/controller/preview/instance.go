@@ -134,7 +134,12 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 	if base != nil {
 		kept = base.generated
 	}
-	cand, err := s.render(ctx, ti, candIn, kept, m, []instance.Author{s.author})
+	// The candidate's author, and the rollout's when the instance follows it, as in a pass.
+	candAuthors := []instance.Author{s.author}
+	if a, ok := instance.RolloutAuthorOf(ti, s.template); ok {
+		candAuthors = append(candAuthors, a)
+	}
+	cand, err := s.render(ctx, ti, candIn, kept, m, candAuthors)
 	if err != nil {
 		if breaks(err) {
 			return classify(templates.PreviewBreaksParameters, err)
@@ -175,10 +180,7 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 			}
 		}
 	}
-	authors := append([]instance.Author{s.author}, instance.AuthorsOf(cand.out.Imported)...)
-	if a, ok := instance.RolloutAuthorOf(ti, s.template); ok {
-		authors = append(authors, a)
-	}
+	authors := append(candAuthors, instance.AuthorsOf(cand.out.Imported)...)
 	if err := s.planner.Authorize(ctx, ti, a, cand.plan, authors, s.planner.PruneTargets(dedupe(old), keep)); err != nil {
 		return classify(templates.PreviewForbidden, err)
 	}

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -228,5 +229,24 @@ func checkRevisionCase(t *testing.T, f *fixture, applied string, revision int64,
 	c := lastCondition(ti, templatesv1.TemplateInstanceRevisionReconciled)
 	if line := string(c.Status) + " " + c.Reason + " " + c.Message; !strings.HasPrefix(line, condition) {
 		t.Errorf("RevisionReconciled %q, want %q", line, condition)
+	}
+}
+
+// TestRolloutAuthorReadsInputs (hostile): whoever chose when an Automatic instance moves (the
+// Template's rollout author: a resume, a pause, an undo) must be allowed to read what it reads,
+// as every author must: before, a user who may not read the instance's Secret could resume a
+// rollout its author had paused and have the Secret's value written where that user reads it.
+func TestRolloutAuthorReadsInputs(t *testing.T) {
+	objects := withRollout(revisions(t, []string{"one", "two", "three"}), &templatesv1.RolloutStatus{Revision: 3, Phase: templatesv1.RolloutComplete})
+	objects[len(objects)-1].(*templatesv1.Template).RolloutAuthor = &templatesv1.TemplateAuthor{Username: "mallory"}
+	f := (&fixture{t: t, objects: append(objects, newInstance("shop", onRevision(1), fromSecret("db"))),
+		live: []runtime.Object{valuesSecret("db", map[string]string{"VALUE": "s3cret"})}, deny: refuse("mallory", "get", "secrets")}).build()
+	_, _ = f.sync("shop")
+	c := meta.FindStatusCondition(f.instance("shop").Status.Conditions, templatesv1.TemplateInstanceFailed)
+	if c == nil || c.Reason != "InputForbidden" || !strings.Contains(c.Message, "mallory, the author of Template demo/app's rollout, may not get Secret demo/db") {
+		t.Fatalf("Failed %+v", c)
+	}
+	if got := appliedValue(f); got != "" {
+		t.Errorf("applied %q", got)
 	}
 }
