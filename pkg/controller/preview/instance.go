@@ -160,7 +160,19 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 	for _, p := range cand.plan {
 		keep[inventory.ObjectKey(p.Ref)] = true
 	}
-	old := append([]templatesv1.TemplateInstanceObject(nil), ti.Status.Objects...)
+	var a instance.Applier
+	if s.p.cfg.Appliers != nil {
+		if a, err = s.p.cfg.Appliers.For(ti.Spec.Requester); err != nil {
+			return out, err
+		}
+	}
+	// What the instance has: the objects it applied, and, published, those of its artifact,
+	// which Flux prunes when the candidate drops one.
+	inventoried, err := s.inventoried(ctx, ti, a)
+	if err != nil {
+		return out, err
+	}
+	old := append([]templatesv1.TemplateInstanceObject(nil), inventoried...)
 	if base != nil {
 		for _, p := range base.plan {
 			if !p.Generated {
@@ -169,12 +181,6 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 		}
 	}
 	authors := append(candAuthors, instance.AuthorsOf(cand.out.Imported)...)
-	var a instance.Applier
-	if s.p.cfg.Appliers != nil {
-		if a, err = s.p.cfg.Appliers.For(ti.Spec.Requester); err != nil {
-			return out, err
-		}
-	}
 	if err := s.planner.Authorize(ctx, ti, a, cand.plan, authors, s.planner.PruneTargets(dedupe(old), keep)); err != nil {
 		return classify(templates.PreviewForbidden, err)
 	}
@@ -203,7 +209,7 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 		}
 		out.Objects = changes(before, cand.plan, m)
 	}
-	for _, removed := range removedObjects(ti.Status.Objects, out.Objects, keep) {
+	for _, removed := range removedObjects(inventoried, out.Objects, keep) {
 		out.Objects = append(out.Objects, removed)
 	}
 	retained := append([]templatesv1.TemplateInstanceObject(nil), ti.Status.Objects...)
@@ -295,4 +301,21 @@ func removedObjects(inventoried []templatesv1.TemplateInstanceObject, named []te
 		out = append(out, templates.ObjectChange{APIVersion: o.APIVersion, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, Change: "Removed"})
 	}
 	return out
+}
+
+// inventoried are the objects an instance has: those it applied and, for a published instance,
+// those of the artifact its storage holds (read as the requester; none when it has none yet or
+// may not read it, which its controller's pass refuses anyway).
+func (s *previewState) inventoried(ctx context.Context, ti *templatesv1.TemplateInstance, a instance.Applier) ([]templatesv1.TemplateInstanceObject, error) {
+	if !ti.Spec.Published() || a == nil {
+		return ti.Status.Objects, nil
+	}
+	data, err := a.SourceData(ctx, ti.Namespace, inventory.Source{Kind: inventory.ConfigMapKind, Name: publish.StorageName(ti.Name)})
+	switch {
+	case apierrors.IsNotFound(err) || apierrors.IsForbidden(err):
+		return ti.Status.Objects, nil
+	case err != nil:
+		return nil, err
+	}
+	return dedupe(append(append([]templatesv1.TemplateInstanceObject(nil), ti.Status.Objects...), publish.StoredObjects(data)...)), nil
 }

@@ -32,6 +32,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/controller/instance/instancetest"
+	"stencil.dev/stencil/pkg/controller/publish"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 	"stencil.dev/stencil/pkg/redact"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
@@ -381,6 +382,61 @@ func TestPreviewPublished(t *testing.T) {
 			one := status.Instances[0]
 			if one.Classification != tc.want || !strings.Contains(one.Message, tc.message) {
 				t.Errorf("classified %s (%q), want %s (%q)", one.Classification, one.Message, tc.want, tc.message)
+			}
+		})
+	}
+}
+
+// TestPreviewPublishedPrunes: a published instance has the objects of its artifact, which Flux
+// prunes when the candidate drops one: the preview shows them removed (live or not), and asks
+// whether the candidate's author may delete them, as the controller's pass does.
+func TestPreviewPublishedPrunes(t *testing.T) {
+	stored := valueTemplate(t, "one", nil)
+	candidate := valueTemplate(t, "one", func(t *templatesv1.Template) { t.Objects = t.Objects[:2] })
+	// The artifact Flux applies holds config, leak and extra (from an older revision).
+	storage := &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]interface{}{"namespace": "demo", "name": publish.StorageName("shop")},
+		"data":     map[string]interface{}{publish.ObjectsKey: "v1 ConfigMap demo config\nv1 ConfigMap demo extra\nv1 ConfigMap demo leak"}}}
+	published := func(ti *templatesv1.TemplateInstance) {
+		ti.Spec.Delivery = &templatesv1.Delivery{Type: templatesv1.DeliveryExternalArtifact,
+			ExternalArtifact: &templatesv1.ExternalArtifactDelivery{Secrets: templatesv1.SecretsApply}}
+	}
+	for _, tc := range []struct {
+		name string
+		live bool
+		deny func(authorizer.Attributes) bool
+		want templates.PreviewClassification
+	}{
+		{"against the stored revision", false, nil, templates.PreviewWouldPrune},
+		{"live", true, nil, templates.PreviewWouldPrune},
+		{"the author may not delete what Flux would prune", false, refuse("bob", "delete", "configmaps"), templates.PreviewForbidden},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := (&fixture{t: t, objects: []runtime.Object{stored, newInstance("shop", onRevision(1), published)},
+				live: []runtime.Object{generatedValues("shop", "hunter2hunter2"), storage}, deny: tc.deny}).build()
+			status, err := f.previewer().Preview(context.Background(), Request{Template: internalTemplate(t, stored),
+				Candidate: candidateOf(t, candidate), Caller: &user.DefaultInfo{Name: "bob"}, Live: tc.live})
+			if err != nil {
+				t.Fatal(err)
+			}
+			one := status.Instances[0]
+			if one.Classification != tc.want {
+				t.Fatalf("classified %s (%s): %+v", one.Classification, one.Message, one.Objects)
+			}
+			if tc.want == templates.PreviewForbidden {
+				if !strings.Contains(one.Message, "bob") || !strings.Contains(one.Message, "delete") {
+					t.Errorf("message %q", one.Message)
+				}
+				return
+			}
+			removed := map[string]bool{}
+			for _, o := range one.Objects {
+				if o.Change == "Removed" {
+					removed[o.Name] = true
+				}
+			}
+			if !removed["leak"] || !removed["extra"] || len(removed) != 2 {
+				t.Errorf("removed %v, want leak and extra: %+v", removed, one.Objects)
 			}
 		})
 	}

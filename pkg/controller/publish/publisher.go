@@ -73,12 +73,25 @@ func ReadStorage(ctx context.Context, c Client, namespace, instance string) (*St
 	archive, _ := base64.StdEncoding.DecodeString(encoded)
 	s := &Storage{Digest: data[DigestKey], Revision: data[RevisionKey], Token: data[TokenKey], Archive: archive}
 	s.Intact = s.Digest != "" && artifact.Digest(archive) == s.Digest
-	for _, line := range strings.Split(data[ObjectsKey], "\n") {
+	s.Objects = storedObjects(data[ObjectsKey])
+	return s, nil
+}
+
+// StoredObjects are the objects the artifact of an instance's storage holds, read from the
+// storage ConfigMap's data: what Flux applied, or will, and prunes when a render drops one.
+func StoredObjects(data map[string][]byte) []templatesv1.TemplateInstanceObject {
+	return storedObjects(string(data[ObjectsKey]))
+}
+
+// storedObjects parses the storage's list of objects, one "apiVersion kind namespace name" a line.
+func storedObjects(list string) []templatesv1.TemplateInstanceObject {
+	var out []templatesv1.TemplateInstanceObject
+	for _, line := range strings.Split(list, "\n") {
 		if f := strings.Split(line, " "); len(f) == 4 {
-			s.Objects = append(s.Objects, templatesv1.TemplateInstanceObject{APIVersion: f[0], Kind: f[1], Namespace: f[2], Name: f[3]})
+			out = append(out, templatesv1.TemplateInstanceObject{APIVersion: f[0], Kind: f[1], Namespace: f[2], Name: f[3]})
 		}
 	}
-	return s, nil
+	return out
 }
 
 // Publisher writes an instance's artifact and its ExternalArtifact.
