@@ -240,3 +240,49 @@ func TestFluxPublishedInstance(t *testing.T) {
 		}
 	}
 }
+
+// fluxRetainTemplate renders ConfigMaps base, plain and kept (lifecycle retain); without
+// dropped, only base.
+func fluxRetainTemplate(dropped bool) string {
+	objects := `- {apiVersion: v1, kind: ConfigMap, metadata: {name: base}, data: {k: v}}
+`
+	if !dropped {
+		objects += `- {apiVersion: v1, kind: ConfigMap, metadata: {name: plain}, data: {k: v}}
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: kept, annotations: {templates.stencil.dev/lifecycle: retain}}, data: {k: v}}
+`
+	}
+	return "apiVersion: templates.stencil.dev/v1alpha1\nkind: Template\nmetadata: {name: keep}\nobjects:\n" + objects
+}
+
+// TestFluxPublishedRetained: an object the template retains (lifecycle retain) stays when a
+// new revision drops it, though Flux applies the instance: the artifact tells Flux not to prune
+// it, while the object dropped without that annotation is pruned by Flux.
+func TestFluxPublishedRetained(t *testing.T) {
+	needFlux(t)
+	const ns = "e2e-flux-retain"
+	fluxTenant(t, ns)
+	user := fluxPublisher(t, ns, "publisher")
+	mustKubectl(t, user, fluxRetainTemplate(false), "apply", "-n", ns, "-f", "-")
+	mustKubectl(t, user, kustomizationYAML(ns, "keep", "keep"), "apply", "-f", "-")
+	mustKubectl(t, user, publishedInstanceYAML("keep", "keep", "", ""), "apply", "-n", ns, "-f", "-")
+	ti := waitInstance(t, ns, "keep", 2*time.Minute, "Ready on revision 1", publishedReady)
+	waitKustomization(t, ns, "keep", time.Minute, "revision 1 applied", appliedRevision(ti.Status.Artifact.Revision))
+	for _, name := range []string{"base", "plain", "kept"} {
+		mustKubectl(t, "admin", "", "get", "configmap", name, "-n", ns)
+	}
+
+	mustKubectl(t, user, fluxRetainTemplate(true), "apply", "-n", ns, "-f", "-")
+	ti = waitInstance(t, ns, "keep", 2*time.Minute, "Ready on revision 2", func(ti *templatesv1.TemplateInstance) error {
+		if err := publishedReady(ti); err != nil {
+			return err
+		}
+		return onRevision(2)(ti)
+	})
+	waitKustomization(t, ns, "keep", time.Minute, "revision 2 applied", appliedRevision(ti.Status.Artifact.Revision))
+	if out, err := env.kubectl("admin", "", "get", "configmap", "plain", "-n", ns, "--ignore-not-found", "-o", "name"); err != nil || out != "" {
+		t.Errorf("plain, dropped, was not pruned by Flux: %q %v", out, err)
+	}
+	if _, err := env.kubectl("admin", "", "get", "configmap", "kept", "-n", ns); err != nil {
+		t.Errorf("kept, retained by the template, was pruned: %v", err)
+	}
+}

@@ -33,6 +33,26 @@ func IsSecret(obj *unstructured.Unstructured) bool {
 	return gvk.Group == "" && gvk.Kind == "Secret"
 }
 
+// FluxPruneAnnotation set to FluxPruneDisabled on an object keeps kustomize-controller from
+// pruning it when a later artifact drops it, or when its Kustomization is deleted.
+const (
+	FluxPruneAnnotation = "kustomize.toolkit.fluxcd.io/prune"
+	FluxPruneDisabled   = "disabled"
+)
+
+// Retained is obj as an artifact carries an object the template retains (lifecycle retain):
+// Flux, which prunes what a published render drops, leaves it in place too. obj is not changed.
+func Retained(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	out := obj.DeepCopy()
+	annotations := out.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[FluxPruneAnnotation] = FluxPruneDisabled
+	out.SetAnnotations(annotations)
+	return out
+}
+
 // Pack packs the objects of a render (placed in their namespaces, without Secrets) into an
 // artifact, and says which objects it holds.
 func Pack(objects []*unstructured.Unstructured, limits artifact.Limits) (*artifact.Artifact, []templatesv1.TemplateInstanceObject, error) {

@@ -97,6 +97,9 @@ func (c *Controller) reconcilePublished(ctx context.Context, ti *templatesv1.Tem
 	objects := make([]*unstructured.Unstructured, len(published))
 	for i, p := range published {
 		objects[i] = p.Obj
+		if p.Ref.Lifecycle == templatesv1.LifecycleRetain {
+			objects[i] = publish.Retained(p.Obj)
+		}
 	}
 	packed, refs, err := publish.Pack(objects, pub.limits())
 	if err != nil {
