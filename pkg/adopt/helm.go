@@ -132,11 +132,11 @@ func DecodeHelmRecord(namespace string, r HelmRecord) (*HelmRelease, error) {
 		if err != nil {
 			return nil, bad("data.release is not valid gzip: %v", err)
 		}
-		inflated, err := io.ReadAll(io.LimitReader(zr, MaxHelmReleaseBytes+1))
+		inflated, more, err := readAtMost(zr, MaxHelmReleaseBytes)
 		if err != nil {
 			return nil, bad("data.release is not valid gzip: %v", err)
 		}
-		if len(inflated) > MaxHelmReleaseBytes {
+		if more {
 			return nil, bad("data.release inflates to more than %d MiB, more than any release adoption reads", MaxHelmReleaseBytes>>20)
 		}
 		raw = inflated
@@ -208,4 +208,34 @@ func LatestHelmRelease(namespace, release string, records []HelmRecord) (*HelmRe
 			namespace, release, rel.Revision, rel.Status, HelmDeployed)
 	}
 	return rel, names, nil
+}
+
+// readAtMost reads r to its end or to max bytes, whichever is first, into a buffer that
+// doubles but never past max (what it allocates stays under twice max whatever the stream
+// claims; io.ReadAll's growth has no such bound), and says whether r had more.
+func readAtMost(r io.Reader, max int) (data []byte, more bool, err error) {
+	buf := make([]byte, 0, min(64<<10, max))
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) >= max {
+				var one [1]byte
+				n, err := io.ReadFull(r, one[:])
+				if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+					return nil, false, err
+				}
+				return buf, n > 0, nil
+			}
+			grown := make([]byte, len(buf), min(2*cap(buf), max))
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
 }
