@@ -113,18 +113,30 @@ func NewWorkers() (*Workers, error) {
 }
 
 // Build runs one build in an idle worker, or a new one, and kills the worker when ctx ends
-// first.
+// first. An idle worker that turns out dead when given the build (killed from outside between
+// builds: the pool had not seen it exit yet) is replaced once by a new one.
 func (p *Workers) Build(ctx context.Context, kustomization, objects []byte, sortOptions bool) ([]transform.Object, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		w, reused, err := p.get()
+		if err != nil {
+			return nil, err
+		}
+		got, err, broken := p.buildIn(ctx, w, buildJob{kustomization: kustomization, objects: objects, sortOptions: sortOptions})
+		if broken && reused && ctx.Err() == nil {
+			continue
+		}
+		return got, err
 	}
-	w, err := p.get()
-	if err != nil {
-		return nil, err
-	}
+}
+
+// buildIn runs job in w; broken says w failed (and was killed), not the build.
+func (p *Workers) buildIn(ctx context.Context, w *worker, job buildJob) ([]transform.Object, error, bool) {
 	type result struct {
 		objects []transform.Object
 		err     error
@@ -133,7 +145,7 @@ func (p *Workers) Build(ctx context.Context, kustomization, objects []byte, sort
 	}
 	done := make(chan result, 1)
 	go func() {
-		objects, buildErr, err := w.build(buildJob{kustomization: kustomization, objects: objects, sortOptions: sortOptions})
+		objects, buildErr, err := w.build(job)
 		if err != nil {
 			done <- result{err: w.exitError(err), broken: true}
 			return
@@ -147,11 +159,11 @@ func (p *Workers) Build(ctx context.Context, kustomization, objects []byte, sort
 		} else {
 			p.put(w)
 		}
-		return r.objects, r.err
+		return r.objects, r.err, r.broken
 	case <-ctx.Done():
 		w.kill()
 		<-done
-		return nil, ctx.Err()
+		return nil, ctx.Err(), true
 	}
 }
 
@@ -166,7 +178,8 @@ func (p *Workers) Close() {
 	}
 }
 
-func (p *Workers) get() (*worker, error) {
+// get returns an idle worker (reused) or a new one.
+func (p *Workers) get() (w *worker, reused bool, err error) {
 	p.mu.Lock()
 	for n := len(p.idle); n > 0; n = len(p.idle) {
 		w := p.idle[n-1]
@@ -178,10 +191,11 @@ func (p *Workers) get() (*worker, error) {
 		default:
 		}
 		p.mu.Unlock()
-		return w, nil
+		return w, true, nil
 	}
 	p.mu.Unlock()
-	return startWorker(p.executable)
+	w, err = startWorker(p.executable)
+	return w, false, err
 }
 
 func (p *Workers) put(w *worker) {
