@@ -24,11 +24,9 @@ import (
 )
 
 // TestNobodyCannotRun names what keeps nobody from a plugin: a directory it may not enter, a
-// plugin it may not execute, a script it may not read; and nothing when all allow it.
+// plugin it may not execute, a script it may not read; and nothing when all allow it. A caller
+// that is not root runs plugins as itself: nothing is said then.
 func TestNobodyCannotRun(t *testing.T) {
-	if !RunsAsNobody() {
-		t.Skip("plugins run as nobody only when the caller is root")
-	}
 	root, err := os.MkdirTemp("", "stencil-access-")
 	if err != nil {
 		t.Fatal(err)
@@ -66,6 +64,9 @@ func TestNobodyCannotRun(t *testing.T) {
 		{write(filepath.Join(root, "open", "fine"), 0o755, "#!/bin/sh\n"), ""},
 		{write(filepath.Join(root, "open", "binary-no-read"), 0o711, "\x7fELF"), ""},
 	} {
+		if !RunsAsNobody() {
+			tc.want = ""
+		}
 		got := NobodyCannotRun(tc.path)
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.path, got, tc.want)

@@ -240,10 +240,12 @@ func TestSeccompFilter(t *testing.T) {
 		{"process", 64, "ok"},
 		{"unix socket", 64, "permission denied"},
 	} {
+		if tc.processes > 1 && !f.Namespaces {
+			// Runs of several processes need user namespaces; without them they are refused,
+			// which TestSeveralProcessesNeedNamespaces checks.
+			continue
+		}
 		t.Run(fmt.Sprintf("%s, %d processes", tc.mode, tc.processes), func(t *testing.T) {
-			if tc.processes > 1 && !f.Namespaces {
-				t.Skip("runs of several processes need user namespaces: TestSeveralProcessesNeedNamespaces")
-			}
 			if got := runConfined(t, Spec{Processes: tc.processes}, f, tc.mode); !strings.Contains(got, tc.want) {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
