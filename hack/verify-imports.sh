@@ -20,7 +20,7 @@
 # subpackage belongs to its parent's layer unless it has one of its own. Packages in no layer
 # (generated code, the client, hack tools) are checked only through the layered packages that
 # use them: the check reads every package's transitive dependencies (go list -deps), not only
-# its direct imports. The test-support packages (transformtest, exectest, instancetest) are above every layer:
+# its direct imports. The test-support packages (transformtest, exectest, instancetest, heaptest) are above every layer:
 # only tests may import them.
 #
 # Besides, only the plugin runtimes (pkg/transform/plugin/exec and /starlark) and the binaries
@@ -41,7 +41,7 @@ awk -v module="${MODULE}/" '
   function under(p, prefix) { return p == prefix || index(p, prefix "/") == 1 }
   # layer maps a package path of the module to its rank; -1 is no layer.
   function layer(p) {
-    if (under(p, "pkg/transform/transformtest") || under(p, "pkg/transform/plugin/exec/exectest") || under(p, "pkg/controller/instance/instancetest")) return 15
+    if (under(p, "pkg/transform/transformtest") || under(p, "pkg/transform/plugin/exec/exectest") || under(p, "pkg/controller/instance/instancetest") || under(p, "pkg/heaptest")) return 15
     if (under(p, "pkg/apis")) return 0
     if (under(p, "pkg/jsonbytes") || under(p, "pkg/positions") || under(p, "pkg/provenance") || under(p, "pkg/netutil") || under(p, "pkg/certs") || under(p, "pkg/sandbox") || under(p, "pkg/artifact") || under(p, "pkg/redact") || under(p, "pkg/authz")) return 1
     if (under(p, "pkg/process") || under(p, "pkg/transform/remove")) return 2

@@ -21,52 +21,21 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
+	"stencil.dev/stencil/pkg/heaptest"
 	"stencil.dev/stencil/pkg/jsonbytes"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 	"stencil.dev/stencil/pkg/registry/templates/templatecheck"
 	"stencil.dev/stencil/pkg/transform/plugin"
 )
-
-// peakHeap runs f and returns the most heap it held beyond what was live before, sampled
-// while it ran, with the collector running often so that garbage counts little.
-func peakHeap(f func()) uint64 {
-	defer debug.SetGCPercent(debug.SetGCPercent(10))
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
-	var peak atomic.Uint64
-	stop, stopped := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(stopped)
-		var m runtime.MemStats
-		for {
-			runtime.ReadMemStats(&m)
-			if m.HeapAlloc > peak.Load() {
-				peak.Store(m.HeapAlloc)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(100 * time.Microsecond):
-			}
-		}
-	}()
-	f()
-	close(stop)
-	<-stopped
-	return max(peak.Load(), before.HeapAlloc) - before.HeapAlloc
-}
 
 // costlyBodies are Template bodies of about size bytes in the shapes that cost most to
 // decode and check per byte, within the API's bounds (templates.MaxEntries), as JSON.
@@ -174,7 +143,7 @@ func TestBodyCostCoversDecoding(t *testing.T) {
 			}
 			var peak uint64
 			for range runs {
-				peak = max(peak, peakHeap(func() {
+				peak = max(peak, heaptest.Peak(func() {
 					r.Header.Set("Content-Type", b.contentType)
 					decodable, err := reader.decodable(r, hold, data)
 					if err != nil {

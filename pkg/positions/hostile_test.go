@@ -20,13 +20,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"runtime/debug"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"stencil.dev/stencil/pkg/heaptest"
 )
 
 // billionLaughs is the YAML alias bomb: nine levels of nine aliases to the level below, 387
@@ -47,36 +46,6 @@ func billionLaughs(block bool) string {
 		prev = level
 	}
 	return b.String()
-}
-
-// peakHeap runs fn and returns the most heap it held beyond what was live before, sampled
-// while it ran, with the collector running often so that garbage counts little.
-func peakHeap(fn func()) uint64 {
-	defer debug.SetGCPercent(debug.SetGCPercent(10))
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
-	var peak atomic.Uint64
-	stop, stopped := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(stopped)
-		var m runtime.MemStats
-		for {
-			runtime.ReadMemStats(&m)
-			if m.HeapAlloc > peak.Load() {
-				peak.Store(m.HeapAlloc)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(100 * time.Microsecond):
-			}
-		}
-	}()
-	fn()
-	close(stop)
-	<-stopped
-	return max(peak.Load(), before.HeapAlloc) - before.HeapAlloc
 }
 
 // allocated returns the bytes fn allocates.
@@ -268,7 +237,7 @@ func TestAliasExpansionIsBoundedInBytes(t *testing.T) {
 				func() error { _, _, err := YAMLToJSONRepeats(c.doc); return err },
 				func() error { _, err := Read("bomb.yaml", c.doc); return err },
 			} {
-				peak = max(peak, peakHeap(func() { errs[i] = read() }))
+				peak = max(peak, heaptest.Peak(func() { errs[i] = read() }))
 			}
 			for _, err := range errs {
 				var refusal *ExpansionError

@@ -19,50 +19,17 @@ package render
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"runtime/debug"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/heaptest"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/transform"
 	"stencil.dev/stencil/pkg/transform/plugin"
 )
-
-// peakHeap runs f and returns the most heap it held beyond what was live before, sampled
-// while it ran, with the collector running often so that garbage counts little.
-func peakHeap(f func()) uint64 {
-	defer debug.SetGCPercent(debug.SetGCPercent(10))
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
-	var peak atomic.Uint64
-	stop, stopped := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(stopped)
-		var m runtime.MemStats
-		for {
-			runtime.ReadMemStats(&m)
-			if m.HeapAlloc > peak.Load() {
-				peak.Store(m.HeapAlloc)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(100 * time.Microsecond):
-			}
-		}
-	}()
-	f()
-	close(stop)
-	<-stopped
-	return max(peak.Load(), before.HeapAlloc) - before.HeapAlloc
-}
 
 // TestMemoryModelBoundsProcessing measures what processing holds at its peak on the shapes that
 // cost most per byte of output, each near an output limit of 4 MiB, and checks that the
@@ -125,7 +92,7 @@ func TestMemoryModelBoundsProcessing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			in := Input{Template: tc.template, Request: process.Request{Parameters: map[string]string{"V": tc.value}}}
 			var out *Output
-			peak := peakHeap(func() {
+			peak := heaptest.Peak(func() {
 				var errs any
 				var err error
 				if out, errs, err = r.Render(context.Background(), in); err != nil || out == nil || len(out.Objects) == 0 {

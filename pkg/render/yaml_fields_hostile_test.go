@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/heaptest"
 )
 
 // aliasBombPatch is a strategic-merge patch of 1 MB whose one scalar is aliased 500 times:
@@ -61,7 +62,7 @@ func TestYAMLInTemplateFieldsIsBounded(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tpl := &templates.Template{ObjectMeta: metav1.ObjectMeta{Name: "bomb"}, Objects: raw(object), Transformers: raw(tc.transformer)}
 			var errText string
-			peak := peakHeap(func() {
+			peak := heaptest.Peak(func() {
 				out, errs, err := r.Render(context.Background(), Input{Template: tpl})
 				if err != nil || out != nil || len(errs) == 0 {
 					t.Fatalf("want the template's problem, got %v, %v, %v", out, errs, err)
