@@ -17,14 +17,11 @@ limitations under the License.
 package process
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
 
 	"stencil.dev/stencil/pkg/apis/templates"
-	"stencil.dev/stencil/pkg/jsonbytes"
 	"stencil.dev/stencil/pkg/positions"
 	"stencil.dev/stencil/pkg/provenance"
 )
@@ -63,7 +60,7 @@ func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Resul
 		max = provenance.DefaultMaxFields
 	}
 	tr := &tracer{plan: p, max: max, names: make([]string, len(p.usage)), values: make([]string, len(p.usage)),
-		templates: map[int]any{}}
+		templates: map[int]*positions.JSONTree{}, alloc: &provenance.Alloc{}, single: map[int][]string{}}
 	for i := range p.params {
 		tr.names[i] = p.params[i].Name
 		if i < len(res.Parameters) {
@@ -81,7 +78,7 @@ func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Resul
 	seeds := make([]provenance.ObjectSeed, len(objects))
 	for i, obj := range objects {
 		at := res.origins[i]
-		raw, err := tr.templateObject(t, at.object)
+		root, err := tr.templateObject(t, at.object, at.element >= 0)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -90,7 +87,7 @@ func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Resul
 		apiVersion, _ := obj["apiVersion"].(string)
 		kind, _ := obj["kind"].(string)
 		targets := labelTargetsFor(p.dialect, []byte(apiVersion), []byte(kind))
-		seeds[i] = provenance.ObjectSeed{Root: tr.walk(raw, true, obj, targets, nil), Source: tr.source()}
+		seeds[i] = provenance.ObjectSeed{Root: tr.walk(root, true, obj, targets, nil), Source: tr.source()}
 		if at.element >= 0 {
 			e := int32(at.element)
 			seeds[i].Element = &e
@@ -110,14 +107,24 @@ type tracer struct {
 	names, values []string
 	// labels are the sources of the labels the engine merges into label maps, by key.
 	labels map[string]labelSource
-	// templates are the template's objects decoded, by index.
-	templates map[int]any
+	// tmpl is the structure of the template object walk is in (its bytes, not decoded);
+	// templates are those of the for-each objects, by index, each of which writes an object
+	// per element. Others write one object each: their structure is read into once, into
+	// scratch, so that a trace of any size holds one.
+	tmpl      *positions.JSONTree
+	templates map[int]*positions.JSONTree
+	scratch   positions.JSONTree
 	fields    int
 	max       int
 	// path is the template path of the value walk is at.
 	path positions.Path
 	// segs is the scratch of references.
 	segs []segment
+	// alloc makes the Nodes and source paths; sorted is the scratch stack of sorted member
+	// names; single holds, by parameter, the list of that one name, which most fields share.
+	alloc  *provenance.Alloc
+	sorted []string
+	single map[int][]string
 }
 
 type labelSource struct {
@@ -153,32 +160,35 @@ func (tr *tracer) labelSources(t *templates.Template, caller map[string]string) 
 	}
 }
 
-// templateObject returns the template's object i decoded.
-func (tr *tracer) templateObject(t *templates.Template, i int) (any, error) {
-	if v, ok := tr.templates[i]; ok {
-		return v, nil
+// templateObject makes tr.tmpl the structure of the template's object i and returns its
+// root, kept for the next element of a for-each object (repeated). The plan was compiled from
+// these bytes, so they are JSON; a repeated member name is found as encoding/json reads it
+// (the last), which the OpenShift dialect tolerates.
+func (tr *tracer) templateObject(t *templates.Template, i int, repeated bool) (positions.JSONValue, error) {
+	if x, ok := tr.templates[i]; ok {
+		tr.tmpl = x
+		return x.Root(), nil
 	}
 	if i < 0 || i >= len(t.Objects) {
-		return nil, fmt.Errorf("objects[%d] is not in the template", i)
+		return positions.NoValue, fmt.Errorf("objects[%d] is not in the template", i)
 	}
+	x := &tr.scratch
+	if repeated {
+		x = &positions.JSONTree{}
+	}
+	tr.tmpl = x
 	raw := t.Objects[i].Raw
-	var v any
-	if raw != nil {
-		obj, err := jsonbytes.DecodeObject(raw)
-		if err != nil {
-			// Member names repeated (the OpenShift dialect tolerates them): the last value is
-			// the one used, as encoding/json reads it.
-			dec := json.NewDecoder(bytes.NewReader(raw))
-			dec.UseNumber()
-			if err := dec.Decode(&v); err != nil {
-				return nil, fmt.Errorf("objects[%d]: %w", i, err)
-			}
-		} else {
-			v = obj
-		}
+	if raw == nil {
+		x.Read(nil)
+		return positions.NoValue, nil
 	}
-	tr.templates[i] = v
-	return v, nil
+	if !x.Read(raw) {
+		return positions.NoValue, fmt.Errorf("objects[%d] is not JSON", i)
+	}
+	if repeated {
+		tr.templates[i] = x
+	}
+	return x.Root(), nil
 }
 
 // repeated makes ITEM and INDEX references of a for-each object's element, or none.

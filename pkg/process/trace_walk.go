@@ -17,6 +17,8 @@ limitations under the License.
 package process
 
 import (
+	"bytes"
+	"sort"
 	"strings"
 
 	"stencil.dev/stencil/pkg/positions"
@@ -33,14 +35,15 @@ import (
 //
 // The template path is tr.path, a stack walk pushes onto and pops, so that a path is written
 // out only for a leaf.
-func (tr *tracer) walk(tv any, inTemplate bool, out any, target *labelTarget, params []string) *provenance.Node {
+func (tr *tracer) walk(tv positions.JSONValue, inTemplate bool, out any, target *labelTarget, params []string) *provenance.Node {
 	if tr.fields > tr.max {
 		return nil
 	}
-	if s, ok := tv.(string); ok && inTemplate {
+	tmpl := tr.tmpl
+	if inTemplate && tmpl.Kind(tv) == '"' {
 		if _, isString := out.(string); !isString {
 			// A typed ${{P}} wrote this value: everything under it comes from that string.
-			refs := tr.references(s)
+			refs := tr.references(tmpl.Text(tv))
 			if len(refs) > 0 {
 				return tr.written(out, target, tr.source(), concat(params, refs))
 			}
@@ -49,52 +52,63 @@ func (tr *tracer) walk(tv any, inTemplate bool, out any, target *labelTarget, pa
 	switch o := out.(type) {
 	case map[string]any:
 		if len(o) > 0 {
-			tm, _ := tv.(map[string]any)
-			var keys map[string]templateKey
-			node := &provenance.Node{Members: make(map[string]*provenance.Node, len(o))}
-			for k, v := range o {
+			tm := positions.NoValue
+			if tmpl.Kind(tv) == '{' {
+				tm = tv
+			}
+			var byRendered map[string]templateKey
+			node := tr.alloc.Object(len(o))
+			sorted := tr.sortedKeys(o)
+			defer tr.popKeys(sorted)
+			for _, k := range sorted {
+				v := o[k]
 				var child *labelTarget
 				if target != nil {
 					_, child = target.child([]byte(k))
 				}
 				if target != nil && target.labels {
 					if l, ok := tr.labels[k]; ok {
-						node.Members[k] = tr.leaf(l.source, concat(params, l.params))
+						node.Members = append(node.Members, provenance.Member{Name: k, Node: tr.leaf(l.source, concat(params, l.params))})
 						continue
 					}
 				}
-				if inTemplate && tm != nil {
-					written, keyParams, ok := k, []string(nil), false
-					if tv, ok = tm[k]; !ok || strings.IndexByte(k, '$') >= 0 {
+				if inTemplate && tm != positions.NoValue {
+					written, keyParams := k, []string(nil)
+					tv := tmpl.Member(tm, k)
+					ok := tv != positions.NoValue
+					if !ok || strings.IndexByte(k, '$') >= 0 {
 						// The member's name may be substituted: look it up by the names
 						// written, once substituted.
-						if keys == nil {
-							keys = tr.keys(tm)
+						if byRendered == nil {
+							byRendered = tr.keys(tm)
 						}
 						var key templateKey
-						if key, ok = keys[k]; ok {
-							written, keyParams, tv = key.written, key.params, tm[key.written]
+						if key, ok = byRendered[k]; ok {
+							written, keyParams, tv = key.written, key.params, tmpl.Member(tm, key.written)
 						}
 					}
 					if ok {
 						tr.path = append(tr.path, positions.Step{Key: written})
-						node.Members[k] = tr.walk(tv, true, v, child, concat(params, keyParams))
+						node.Members = append(node.Members, provenance.Member{Name: k, Node: tr.walk(tv, true, v, child, concat(params, keyParams))})
 						tr.path = tr.path[:len(tr.path)-1]
 						continue
 					}
 				}
-				node.Members[k] = tr.written(v, child, provenance.Source{Kind: provenance.Engine}, params)
+				node.Members = append(node.Members, provenance.Member{Name: k, Node: tr.written(v, child, provenance.Source{Kind: provenance.Engine}, params)})
 			}
 			return node
 		}
 	case []any:
 		if len(o) > 0 {
-			ta, _ := tv.([]any)
-			node := &provenance.Node{Elements: make([]*provenance.Node, len(o))}
+			elements := 0
+			if tmpl.Kind(tv) == '[' {
+				elements = tmpl.Len(tv)
+			}
+			node := tr.alloc.Array(len(o))
 			for i, v := range o {
-				if inTemplate && i < len(ta) {
+				if inTemplate && i < elements {
 					tr.path = append(tr.path, positions.Step{Index: i, IsIndex: true})
-					node.Elements[i] = tr.walk(ta[i], true, v, nil, params)
+					node.Elements[i] = tr.walk(tmpl.Element(tv, i), true, v, nil, params)
 					tr.path = tr.path[:len(tr.path)-1]
 				} else {
 					node.Elements[i] = tr.written(v, nil, provenance.Source{Kind: provenance.Engine}, params)
@@ -106,21 +120,24 @@ func (tr *tracer) walk(tv any, inTemplate bool, out any, target *labelTarget, pa
 	if !inTemplate {
 		return tr.leaf(provenance.Source{Kind: provenance.Engine}, params)
 	}
-	if s, ok := tv.(string); ok {
-		params = concat(params, tr.references(s))
+	var text []byte
+	isString := tmpl.Kind(tv) == '"'
+	if isString {
+		text = tmpl.Text(tv)
+		params = concat(params, tr.references(text))
 	}
 	node := tr.leaf(tr.source(), params)
 	if tr.plan.dialect == OpenShift && len(params) == 0 {
-		node.Field.Note = openShiftRewrite(tr.path, tv, out)
+		node.Field.Note = openShiftRewrite(tr.path, text, isString, out)
 	}
 	return node
 }
 
 // openShiftRewrite says which rule of OpenShift's processor changed a literal value of the template,
 // at the only places it does: the apiVersion of a legacy kind, the namespace.
-func openShiftRewrite(tpath positions.Path, tv, out any) string {
-	if s, isString := tv.(string); isString {
-		if o, ok := out.(string); ok && o == s {
+func openShiftRewrite(tpath positions.Path, text []byte, isString bool, out any) string {
+	if isString {
+		if o, ok := out.(string); ok && o == string(text) {
 			return ""
 		}
 	}
@@ -142,25 +159,28 @@ func (tr *tracer) written(out any, target *labelTarget, source provenance.Source
 	switch o := out.(type) {
 	case map[string]any:
 		if len(o) > 0 {
-			node := &provenance.Node{Members: make(map[string]*provenance.Node, len(o))}
-			for k, v := range o {
+			node := tr.alloc.Object(len(o))
+			keys := tr.sortedKeys(o)
+			defer tr.popKeys(keys)
+			for _, k := range keys {
+				v := o[k]
 				var child *labelTarget
 				if target != nil {
 					_, child = target.child([]byte(k))
 					if target.labels {
 						if l, ok := tr.labels[k]; ok {
-							node.Members[k] = tr.leaf(l.source, concat(params, l.params))
+							node.Members = append(node.Members, provenance.Member{Name: k, Node: tr.leaf(l.source, concat(params, l.params))})
 							continue
 						}
 					}
 				}
-				node.Members[k] = tr.written(v, child, source, params)
+				node.Members = append(node.Members, provenance.Member{Name: k, Node: tr.written(v, child, source, params)})
 			}
 			return node
 		}
 	case []any:
 		if len(o) > 0 {
-			node := &provenance.Node{Elements: make([]*provenance.Node, len(o))}
+			node := tr.alloc.Array(len(o))
 			for i, v := range o {
 				node.Elements[i] = tr.written(v, nil, source, params)
 			}
@@ -172,12 +192,26 @@ func (tr *tracer) written(out any, target *labelTarget, source provenance.Source
 
 func (tr *tracer) leaf(source provenance.Source, params []string) *provenance.Node {
 	tr.fields++
-	return provenance.Leaf(source, params)
+	return tr.alloc.Leaf(source, params)
 }
 
 func (tr *tracer) source() provenance.Source {
-	return provenance.Source{Kind: provenance.Template, Path: tr.path.String()}
+	return provenance.Source{Kind: provenance.Template, Path: tr.alloc.Path(tr.path)}
 }
+
+// sortedKeys pushes the member names of m, sorted, onto the scratch stack tr.sorted: a Node
+// lists its members in order. popKeys pops them.
+func (tr *tracer) sortedKeys(m map[string]any) []string {
+	start := len(tr.sorted)
+	for k := range m {
+		tr.sorted = append(tr.sorted, k)
+	}
+	keys := tr.sorted[start:]
+	sort.Strings(keys)
+	return keys
+}
+
+func (tr *tracer) popKeys(keys []string) { tr.sorted = tr.sorted[:len(tr.sorted)-len(keys)] }
 
 // templateKey is a member name of a template object as written, and the parameters
 // substituted into it.
@@ -187,9 +221,12 @@ type templateKey struct {
 }
 
 // keys maps the member names of a template object, once substituted, to the names written.
-func (tr *tracer) keys(tm map[string]any) map[string]templateKey {
-	keys := make(map[string]templateKey, len(tm))
-	for k := range tm {
+func (tr *tracer) keys(tm positions.JSONValue) map[string]templateKey {
+	n := tr.tmpl.Len(tm)
+	keys := make(map[string]templateKey, n)
+	for i := range n {
+		name, _ := tr.tmpl.MemberAt(tm, i)
+		k := string(name)
 		rendered, params := tr.render(k)
 		keys[rendered] = templateKey{written: k, params: params}
 	}
@@ -218,18 +255,28 @@ func (tr *tracer) render(s string) (string, []string) {
 }
 
 // references names the parameters substituted into a string value, without writing it.
-func (tr *tracer) references(s string) []string {
-	if strings.IndexByte(s, '$') < 0 {
+func (tr *tracer) references(content []byte) []string {
+	if bytes.IndexByte(content, '$') < 0 {
 		return nil
 	}
-	content := []byte(s)
 	tr.segs, _ = tr.sx.split(content, tr.segs[:0])
 	var params []string
+	first := -1
 	for i := range tr.segs {
 		seg := &tr.segs[i]
 		if seg.ref && seg.param >= 0 && !(tr.plan.dialect == OpenShift && seg.typed && len(tr.segs) > 1) {
 			params = appendName(params, tr.names[seg.param])
+			if first < 0 {
+				first = seg.param
+			}
 		}
+	}
+	if len(params) == 1 {
+		// Fields share the list of one name (nothing appends to a field's list in place).
+		if one, ok := tr.single[first]; ok {
+			return one
+		}
+		tr.single[first] = params[:1:1]
 	}
 	return params
 }

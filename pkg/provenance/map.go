@@ -124,11 +124,7 @@ func (c *collector) collect(v any, node *Node, path []byte) {
 			keys := c.keys[start:]
 			sort.Strings(keys)
 			for _, k := range keys {
-				var child *Node
-				if node != nil {
-					child = node.Members[k]
-				}
-				c.collect(x[k], child, positions.AppendStep(path, positions.Step{Key: c.t.mask(k)}))
+				c.collect(x[k], node.Member(k), positions.AppendStep(path, positions.Step{Key: c.t.mask(k)}))
 			}
 			c.keys = c.keys[:start]
 			return
@@ -150,7 +146,7 @@ func (c *collector) collect(v any, node *Node, path []byte) {
 		f = *node.Field
 		f.Source = c.locate(f.Source)
 	}
-	f.Path = string(path)
+	f.Path = c.t.alloc.String(path)
 	c.fields = append(c.fields, f)
 	// The buffer is kept for the next object: its paths are written over it.
 	c.path = path[:0]
@@ -220,9 +216,9 @@ func copyNode(n *Node) *Node {
 		c.Field = &f
 	}
 	if n.Members != nil {
-		c.Members = make(map[string]*Node, len(n.Members))
-		for k, m := range n.Members {
-			c.Members[k] = copyNode(m)
+		c.Members = make([]Member, len(n.Members))
+		for i, m := range n.Members {
+			c.Members[i] = Member{Name: m.Name, Node: copyNode(m.Node)}
 		}
 	}
 	if n.Elements != nil {

@@ -18,6 +18,7 @@ package provenance
 
 import (
 	"reflect"
+	"sort"
 	"strconv"
 	"unsafe"
 
@@ -25,40 +26,6 @@ import (
 	"stencil.dev/stencil/pkg/positions"
 	"stencil.dev/stencil/pkg/redact"
 )
-
-// Node is the provenance of one JSON value of an object: a leaf's Field, or the Nodes of its
-// members or elements. The engine seeds one tree per object (pkg/process) and the Tracker
-// carries it through the steps, so that a field's path is written only once, at the end.
-type Node struct {
-	// Field is a leaf's provenance; nil for an object or array with members or elements.
-	Field *Field
-	// Members are an object's, by member name.
-	Members map[string]*Node
-	// Elements are an array's, in order.
-	Elements []*Node
-	// Removed are the members or elements of this object or array that steps removed.
-	Removed []Removal
-}
-
-// Removal is a member or element of an object or array that a step removed: its name, or its
-// index before the step.
-type Removal struct {
-	At   positions.Step
-	Step int32
-}
-
-// Leaf returns a Node of one leaf field.
-func Leaf(source Source, parameters []string) *Node {
-	// One allocation for the two: an output has as many leaves as fields.
-	l := &leaf{field: Field{Source: source, Parameters: parameters}}
-	l.node.Field = &l.field
-	return &l.node
-}
-
-type leaf struct {
-	node  Node
-	field Field
-}
 
 // ObjectSeed is an object as the engine wrote it and the provenance of its fields.
 type ObjectSeed struct {
@@ -84,6 +51,11 @@ type Tracker struct {
 	fields, max int
 	err         error
 	secrets     *redact.Set
+	// alloc makes the Nodes of the steps' changes; keys is the scratch of sorted member
+	// names and members of new Members, stacks that diff pushes onto and pops.
+	alloc   Alloc
+	keys    []string
+	members []Member
 }
 
 type tracked struct {
@@ -259,7 +231,8 @@ func (t *Tracker) diff(old, now any, present bool, node *Node, step int32) *Node
 		return node
 	}
 	t.fields++
-	leaf := &Node{Field: &Field{Source: Source{Kind: Step}, Steps: []int32{step}}}
+	leaf := t.alloc.Leaf(Source{Kind: Step}, nil)
+	leaf.Field.Steps = []int32{step}
 	if node != nil {
 		// An object or array the step emptied: what it had is removed.
 		leaf.Removed = append(node.Removed, emptied(old, step)...)
@@ -290,53 +263,59 @@ func indexStep(i int) positions.Step {
 
 func (t *Tracker) diffObject(old any, now map[string]any, node *Node, step int32) *Node {
 	before, _ := old.(map[string]any)
-	var members map[string]*Node
-	if node != nil {
+	var members []Member
+	if node != nil && node.Field == nil {
 		members = node.Members
 	}
-	// out is made at the first member whose Node changes: most steps change a few fields of
-	// an object, and its other maps keep their Nodes.
-	var out map[string]*Node
-	if node == nil || node.Field != nil || len(members) != len(now) {
-		out = make(map[string]*Node, len(now))
-	}
-	for k, v := range now {
+	keys := t.sortedKeys(now)
+	// The new members are written on the scratch stack and kept only when one changed: most
+	// steps change a few fields of an object, and its other objects keep their Nodes.
+	start := len(t.members)
+	same := node != nil && node.Field == nil && len(members) == len(keys)
+	for i, k := range keys {
 		ov, ok := before[k]
 		var child *Node
 		if ok {
-			child = members[k]
+			child = node.Member(k)
 		}
-		c := t.diff(ov, v, ok, child, step)
-		if out == nil && (c != child || child == nil) {
-			// Every member before this one kept its Node.
-			out = make(map[string]*Node, len(now))
-			for k2 := range now {
-				if m, found := members[k2]; found {
-					out[k2] = m
-				}
-			}
-		}
-		if out != nil {
-			out[k] = c
-		}
+		c := t.diff(ov, now[k], ok, child, step)
+		same = same && c == child && child != nil && members[i].Name == k
+		t.members = append(t.members, Member{Name: k, Node: c})
 	}
+	t.keys = t.keys[:len(t.keys)-len(keys)]
 	var removed []Removal
 	for k := range before {
 		if _, kept := now[k]; !kept {
 			removed = append(removed, Removal{At: positions.Step{Key: k}, Step: step})
 		}
 	}
-	if out == nil {
+	if same {
+		t.members = t.members[:start]
 		if len(removed) > 0 {
 			node.Removed = append(node.Removed, removed...)
 		}
 		return node
 	}
-	n := &Node{Members: out, Removed: removed}
+	n := t.alloc.Object(len(keys))
+	n.Members = append(n.Members, t.members[start:]...)
+	t.members = t.members[:start]
+	n.Removed = removed
 	if node != nil {
 		n.Removed = append(node.Removed, removed...)
 	}
 	return n
+}
+
+// sortedKeys pushes the member names of m, sorted, onto the scratch stack t.keys; the caller
+// pops them.
+func (t *Tracker) sortedKeys(m map[string]any) []string {
+	start := len(t.keys)
+	for k := range m {
+		t.keys = append(t.keys, k)
+	}
+	keys := t.keys[start:]
+	sort.Strings(keys)
+	return keys
 }
 
 func (t *Tracker) diffArray(old any, now []any, node *Node, step int32) *Node {

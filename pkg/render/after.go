@@ -131,8 +131,8 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage, de
 	}
 	result := outcome{warnings: ctx.Warnings()}
 	if len(a.destinations) == 0 {
-		expansion := tracker
-		if !asksExpansion(decoded) {
+		expansion, expands := tracker, asksExpansion(decoded)
+		if !expands {
 			// Nothing to expand: nothing to trace.
 			expansion = nil
 		}
@@ -148,6 +148,12 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage, de
 				return result, err
 			}
 			provenance.Compact(result.provenance)
+		}
+		if a.pipeline == nil && len(a.rules) == 0 && !expands && (a.tracing == nil || !a.tracing.opts.Annotate) {
+			// The objects were decoded for the trace (or a mention of expansion) and no step
+			// changed them: the engine's bytes are the answer, as without provenance.
+			result.objects = objects
+			return result, nil
 		}
 		result.objects, err = jsonbytes.EncodeObjects(decoded)
 		return result, err

@@ -1,0 +1,112 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package positions
+
+import "stencil.dev/stencil/pkg/jsonbytes"
+
+// JSONTree is the structure of one JSON document, read without decoding it: the offsets of its
+// values and member names (the tree an Index's lookups use). The trace of provenance reads
+// each template object beside the object it wrote: a tree costs a few slices, reused from one
+// object to the next, where a decoded object cost a map per object and a value per string.
+// Its member lookups find the last of a repeated name, as encoding/json keeps the last.
+type JSONTree struct {
+	t *tree
+	b treeBuilder
+}
+
+// JSONValue is a value of a JSONTree; NoValue is none.
+type JSONValue int32
+
+// NoValue is the JSONValue of no value.
+const NoValue JSONValue = -1
+
+// Read reads data into j, reusing j's memory: values of the previous document are no longer
+// valid. It reports false when data is not one JSON value.
+func (j *JSONTree) Read(data []byte) bool {
+	t := j.t
+	if t == nil {
+		t = &tree{}
+	}
+	*t = tree{data: data, nodes: t.nodes[:0], kids: t.kids[:0], byName: t.byName[:0]}
+	j.b = treeBuilder{t: t, open: j.b.open[:0], pending: j.b.pending[:0], names: j.b.names[:0]}
+	if len(data) >= 1<<31-1 || !j.b.run() {
+		j.t = nil
+		return false
+	}
+	j.t = t
+	return true
+}
+
+// Root is the document's value.
+func (j *JSONTree) Root() JSONValue {
+	if j.t == nil {
+		return NoValue
+	}
+	return 0
+}
+
+// Kind is the first byte of v: '{' an object, '[' an array, '"' a string, 't', 'f', 'n' or a
+// number's first byte; 0 for NoValue.
+func (j *JSONTree) Kind(v JSONValue) byte {
+	if v < 0 {
+		return 0
+	}
+	return j.t.kind(int32(v))
+}
+
+// Len is the number of members or elements of v.
+func (j *JSONTree) Len(v JSONValue) int {
+	if v < 0 {
+		return 0
+	}
+	return int(j.t.nodes[v].count)
+}
+
+// Member returns the value of the last member named name of the object v, or NoValue.
+func (j *JSONTree) Member(v JSONValue, name string) JSONValue {
+	if k := j.Kind(v); k != '{' {
+		return NoValue
+	}
+	if m, ok := j.t.member(int32(v), name); ok {
+		return JSONValue(m)
+	}
+	return NoValue
+}
+
+// MemberAt returns the name (decoded) and the value of the object v's member i, in document
+// order.
+func (j *JSONTree) MemberAt(v JSONValue, i int) ([]byte, JSONValue) {
+	k := j.t.children(int32(v))[i]
+	return j.t.name(k), JSONValue(k)
+}
+
+// Element returns the element i of the array v, or NoValue.
+func (j *JSONTree) Element(v JSONValue, i int) JSONValue {
+	if j.Kind(v) != '[' {
+		return NoValue
+	}
+	if e, ok := j.t.element(int32(v), i); ok {
+		return JSONValue(e)
+	}
+	return NoValue
+}
+
+// Text returns the content of the string v, decoded (not copied when it has no escape).
+func (j *JSONTree) Text(v JSONValue) []byte {
+	at := int(j.t.nodes[v].value)
+	return jsonbytes.StringContent(j.t.data[at:stringEnd(j.t.data, at)])
+}
