@@ -167,17 +167,22 @@ func (x *Index) NearestStart(p Path) (Pos, int) {
 	if n < 0 {
 		return Pos{}, -1
 	}
+	return x.startOf(t, nd), n
+}
+
+// startOf is where a diagnostic about the field of the node nd points.
+func (x *Index) startOf(t *tree, nd int32) Pos {
 	switch node := t.nodes[nd]; {
 	case x.identity && node.key >= 0:
-		return x.PosOf(int(node.key)), n
+		return x.PosOf(int(node.key))
 	case x.identity:
-		return x.PosOf(int(node.value)), n
+		return x.PosOf(int(node.value))
 	case x.entryPerNode && x.entries[nd].key >= 0:
-		return x.PosOf(int(x.entries[nd].key)), n
+		return x.PosOf(int(x.entries[nd].key))
 	case x.entryPerNode:
-		return x.PosOf(int(x.entries[nd].src)), n
+		return x.PosOf(int(x.entries[nd].src))
 	}
-	return x.spanOf(t, nd).Start(), n
+	return x.spanOf(t, nd).Start()
 }
 
 // Place returns where a diagnostic about the field at path (as ParsePath reads it) points:

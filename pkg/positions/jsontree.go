@@ -110,3 +110,55 @@ func (j *JSONTree) Text(v JSONValue) []byte {
 	at := int(j.t.nodes[v].value)
 	return jsonbytes.StringContent(j.t.data[at:stringEnd(j.t.data, at)])
 }
+
+// Place is a field of an Index's document reached step by step from its root (Index.Step): a
+// walk beside the document (the trace of provenance, beside the template) finds each field
+// from its parent's in one step, where NearestStart follows each field's whole path from the
+// root.
+type Place struct {
+	node int32
+	// found is how many steps of the walk the document has; steps how many were taken.
+	found, steps int
+}
+
+// Root is the Place of the document; false when x finds places only by whole paths.
+func (x *Index) Root() (Place, bool) {
+	if x == nil || x.byPath != nil {
+		return Place{}, false
+	}
+	if t := x.structure(); t == nil || len(t.nodes) == 0 {
+		return Place{}, false
+	}
+	return Place{}, true
+}
+
+// Step returns the Place of the member or element s of p. Past a step the document does not
+// have, the Place is no longer Exact.
+func (x *Index) Step(p Place, s Step) Place {
+	p.steps++
+	if p.found != p.steps-1 {
+		return p
+	}
+	t := x.tree
+	var n int32
+	ok := false
+	switch t.kind(p.node) {
+	case '{':
+		n, ok = t.member(p.node, s.Key)
+	case '[':
+		if s.IsIndex {
+			n, ok = t.element(p.node, s.Index)
+		}
+	}
+	if ok {
+		p.node, p.found = n, p.found+1
+	}
+	return p
+}
+
+// Exact says the document has every step taken to p.
+func (p Place) Exact() bool { return p.found == p.steps }
+
+// Start is where a diagnostic about the field at p points, as NearestStart of its path
+// finds it when p is Exact.
+func (x *Index) Start(p Place) Pos { return x.startOf(x.tree, p.node) }

@@ -47,12 +47,14 @@ func (x *executor) originOf(o *compiledObject) origin {
 // that wrote it, the parameters substituted into it (or into a member name on its path, or the
 // whole ${{P}} that wrote its value) and, for labels, the object label or the caller's label.
 // t is the template the plan was compiled from and labels the request's. It refuses, with
-// provenance.ErrTooManyFields, to describe more than max leaf fields.
+// provenance.ErrTooManyFields, to describe more than max leaf fields. When x is the Index of
+// the file t was read from, each template field is placed in it as the walk goes (one step
+// from its parent's place); otherwise the Map places them (provenance.Locate).
 //
 // It reads the template again rather than asking the plan, so that Execute itself keeps
 // nothing for it: only a request that asks pays, and what it pays is one walk of each
 // template object beside the output.
-func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Result, objects []map[string]any, max int) ([]provenance.ObjectSeed, int, error) {
+func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Result, objects []map[string]any, max int, x provenance.Locator) ([]provenance.ObjectSeed, int, error) {
 	if res.origins == nil || len(res.origins) != len(objects) {
 		return nil, 0, fmt.Errorf("the result was not executed with provenance")
 	}
@@ -74,6 +76,11 @@ func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Resul
 	if p.item >= 0 {
 		tr.names[p.item], tr.names[p.item+1] = itemName, indexName
 	}
+	if index, ok := x.(*positions.Index); ok {
+		if root, ok := index.Root(); ok {
+			tr.index, tr.places = index, []positions.Place{root}
+		}
+	}
 	tr.labelSources(t, labels)
 	seeds := make([]provenance.ObjectSeed, len(objects))
 	for i, obj := range objects {
@@ -83,7 +90,9 @@ func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Resul
 			return nil, 0, err
 		}
 		tr.repeated(at)
-		tr.path = append(tr.path[:0], positions.Step{Key: "objects"}, positions.Step{Index: at.object, IsIndex: true})
+		tr.path, tr.places = tr.path[:0], tr.places[:min(1, len(tr.places))]
+		tr.push(positions.Step{Key: "objects"})
+		tr.push(positions.Step{Index: at.object, IsIndex: true})
 		apiVersion, _ := obj["apiVersion"].(string)
 		kind, _ := obj["kind"].(string)
 		targets := labelTargetsFor(p.dialect, []byte(apiVersion), []byte(kind))
@@ -116,8 +125,11 @@ type tracer struct {
 	scratch   positions.JSONTree
 	fields    int
 	max       int
-	// path is the template path of the value walk is at.
-	path positions.Path
+	// path is the template path of the value walk is at; places, when the template was read
+	// from a file (index), are the places in it of path's prefixes, the file's root first.
+	path   positions.Path
+	index  *positions.Index
+	places []positions.Place
 	// segs is the scratch of references.
 	segs []segment
 	// alloc makes the Nodes and source paths; sorted is the scratch stack of sorted member

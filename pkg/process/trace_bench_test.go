@@ -78,7 +78,7 @@ func benchmarkProvenance(b *testing.B, name string, tmpl *templates.Template, di
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, fields, err = plan.Trace(tmpl, req.Labels, res, objects, 0); err != nil {
+			if _, fields, err = plan.Trace(tmpl, req.Labels, res, objects, 0, nil); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -18,7 +18,6 @@ package process
 
 import (
 	"bytes"
-	"sort"
 	"strings"
 
 	"stencil.dev/stencil/pkg/positions"
@@ -88,9 +87,9 @@ func (tr *tracer) walk(tv positions.JSONValue, inTemplate bool, out any, target 
 						}
 					}
 					if ok {
-						tr.path = append(tr.path, positions.Step{Key: written})
+						tr.push(positions.Step{Key: written})
 						node.Members = append(node.Members, provenance.Member{Name: k, Node: tr.walk(tv, true, v, child, concat(params, keyParams))})
-						tr.path = tr.path[:len(tr.path)-1]
+						tr.pop()
 						continue
 					}
 				}
@@ -107,9 +106,9 @@ func (tr *tracer) walk(tv positions.JSONValue, inTemplate bool, out any, target 
 			node := tr.alloc.Array(len(o))
 			for i, v := range o {
 				if inTemplate && i < elements {
-					tr.path = append(tr.path, positions.Step{Index: i, IsIndex: true})
+					tr.push(positions.Step{Index: i, IsIndex: true})
 					node.Elements[i] = tr.walk(tmpl.Element(tv, i), true, v, nil, params)
-					tr.path = tr.path[:len(tr.path)-1]
+					tr.pop()
 				} else {
 					node.Elements[i] = tr.written(v, nil, provenance.Source{Kind: provenance.Engine}, params)
 				}
@@ -196,7 +195,30 @@ func (tr *tracer) leaf(source provenance.Source, params []string) *provenance.No
 }
 
 func (tr *tracer) source() provenance.Source {
-	return provenance.Source{Kind: provenance.Template, Path: tr.alloc.Path(tr.path)}
+	s := provenance.Source{Kind: provenance.Template, Path: tr.alloc.Path(tr.path)}
+	if n := len(tr.places); n > 0 && tr.places[n-1].Exact() {
+		// Placed here, one step from its parent's place; others are placed by the map
+		// (provenance.Locate), by their whole path.
+		pos := tr.index.Start(tr.places[n-1])
+		s.File, s.Line, s.Column = tr.index.File(), int32(pos.Line), int32(pos.Column)
+	}
+	return s
+}
+
+// push adds a step to the template path (and its place in the file, when there is one);
+// pop removes the last.
+func (tr *tracer) push(s positions.Step) {
+	tr.path = append(tr.path, s)
+	if n := len(tr.places); n > 0 {
+		tr.places = append(tr.places, tr.index.Step(tr.places[n-1], s))
+	}
+}
+
+func (tr *tracer) pop() {
+	tr.path = tr.path[:len(tr.path)-1]
+	if n := len(tr.places); n > 1 {
+		tr.places = tr.places[:n-1]
+	}
 }
 
 // sortedKeys pushes the member names of m, sorted, onto the scratch stack tr.sorted: a Node
@@ -207,7 +229,7 @@ func (tr *tracer) sortedKeys(m map[string]any) []string {
 		tr.sorted = append(tr.sorted, k)
 	}
 	keys := tr.sorted[start:]
-	sort.Strings(keys)
+	provenance.SortNames(keys)
 	return keys
 }
 

@@ -73,7 +73,7 @@ func (t *Tracker) Map(objects []map[string]any, x Locator) (*Map, error) {
 	c := collector{t: t, locator: locator{x: x}, fields: make([]Field, 0, t.fields)}
 	for i, s := range t.steps {
 		if s.Source != nil {
-			located := c.locate(*s.Source)
+			located := c.place(*s.Source)
 			s.Source = &located
 		}
 		m.Steps[i] = s
@@ -82,7 +82,7 @@ func (t *Tracker) Map(objects []map[string]any, x Locator) (*Map, error) {
 		tr := &t.objects[i]
 		id := idOf(tr.obj)
 		o := Object{APIVersion: id.apiVersion, Kind: id.kind, Namespace: t.mask(id.namespace), Name: t.mask(id.name),
-			Source: c.locate(tr.source), Element: tr.element, Steps: tr.steps}
+			Source: c.place(tr.source), Element: tr.element, Steps: tr.steps}
 		start := len(c.fields)
 		c.removed = nil
 		c.collect(tr.obj, tr.root, c.path[:0])
@@ -94,6 +94,15 @@ func (t *Tracker) Map(objects []map[string]any, x Locator) (*Map, error) {
 		m.Objects[i] = o
 	}
 	return m, nil
+}
+
+// place is locate for a source of the map: one the trace placed as it walked (pkg/process,
+// Plan.Trace) in the same file has its Line already.
+func (c *collector) place(s Source) Source {
+	if s.Line > 0 {
+		return s
+	}
+	return c.locate(s)
 }
 
 // collector writes the fields of the objects of a map.
@@ -117,12 +126,20 @@ func (c *collector) collect(v any, node *Node, path []byte) {
 	switch x := v.(type) {
 	case map[string]any:
 		if len(x) > 0 {
+			if c.sameMembers(x, node) {
+				// The Node has the object's members, in order: the usual case, where no step
+				// added or removed one since the Node was made.
+				for _, m := range node.Members {
+					c.collect(x[m.Name], m.Node, positions.AppendStep(path, positions.Step{Key: c.t.mask(m.Name)}))
+				}
+				return
+			}
 			start := len(c.keys)
 			for k := range x {
 				c.keys = append(c.keys, k)
 			}
 			keys := c.keys[start:]
-			sort.Strings(keys)
+			SortNames(keys)
 			for _, k := range keys {
 				c.collect(x[k], node.Member(k), positions.AppendStep(path, positions.Step{Key: c.t.mask(k)}))
 			}
@@ -144,12 +161,25 @@ func (c *collector) collect(v any, node *Node, path []byte) {
 	f := Field{Source: Source{Kind: Engine}}
 	if node != nil && node.Field != nil {
 		f = *node.Field
-		f.Source = c.locate(f.Source)
+		f.Source = c.place(f.Source)
 	}
 	f.Path = c.t.alloc.String(path)
 	c.fields = append(c.fields, f)
 	// The buffer is kept for the next object: its paths are written over it.
 	c.path = path[:0]
+}
+
+// sameMembers says node has exactly the members of x.
+func (c *collector) sameMembers(x map[string]any, node *Node) bool {
+	if node == nil || len(node.Members) != len(x) {
+		return false
+	}
+	for _, m := range node.Members {
+		if _, ok := x[m.Name]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // removals adds the removed members and elements of node, the Node of v at path, that v does

@@ -17,6 +17,7 @@ limitations under the License.
 package provenance
 
 import (
+	"slices"
 	"sort"
 	"unsafe"
 
@@ -173,4 +174,18 @@ func (a *Alloc) String(b []byte) string {
 func (a *Alloc) Path(p positions.Path) string {
 	a.scratch = p.AppendString(a.scratch[:0])
 	return a.String(a.scratch)
+}
+
+// SortNames sorts the member names of one object: by insertion for the few members of most
+// objects, where sort.Strings's generic machinery costs more than the comparisons.
+func SortNames(names []string) {
+	if len(names) > 12 {
+		slices.Sort(names)
+		return
+	}
+	for i := 1; i < len(names); i++ {
+		for j := i; j > 0 && names[j] < names[j-1]; j-- {
+			names[j], names[j-1] = names[j-1], names[j]
+		}
+	}
 }

@@ -18,7 +18,6 @@ package provenance
 
 import (
 	"reflect"
-	"sort"
 	"strconv"
 	"unsafe"
 
@@ -314,7 +313,7 @@ func (t *Tracker) sortedKeys(m map[string]any) []string {
 		t.keys = append(t.keys, k)
 	}
 	keys := t.keys[start:]
-	sort.Strings(keys)
+	SortNames(keys)
 	return keys
 }
 

@@ -99,7 +99,7 @@ func fieldsBound(asked int) int {
 
 // start seeds the tracker from the engine's objects, decoded.
 func (tr *tracing) start(objects []map[string]any) error {
-	seeds, n, err := tr.plan.Trace(tr.template, tr.labels, tr.result, objects, tr.max())
+	seeds, n, err := tr.plan.Trace(tr.template, tr.labels, tr.result, objects, tr.max(), tr.opts.Positions)
 	if err != nil {
 		return err
 	}
