@@ -167,20 +167,20 @@ func (x *Index) NearestStart(p Path) (Pos, int) {
 	if n < 0 {
 		return Pos{}, -1
 	}
-	return x.startOf(t, nd), n
+	return x.startOf(t, nd, nil), n
 }
 
-// startOf is where a diagnostic about the field of the node nd points.
-func (x *Index) startOf(t *tree, nd int32) Pos {
+// startOf is where a diagnostic about the field of the node nd points; hint is posOf's.
+func (x *Index) startOf(t *tree, nd int32, hint *int) Pos {
 	switch node := t.nodes[nd]; {
 	case x.identity && node.key >= 0:
-		return x.PosOf(int(node.key))
+		return x.posOf(int(node.key), hint)
 	case x.identity:
-		return x.PosOf(int(node.value))
+		return x.posOf(int(node.value), hint)
 	case x.entryPerNode && x.entries[nd].key >= 0:
-		return x.PosOf(int(x.entries[nd].key))
+		return x.posOf(int(x.entries[nd].key), hint)
 	case x.entryPerNode:
-		return x.PosOf(int(x.entries[nd].src))
+		return x.posOf(int(x.entries[nd].src), hint)
 	}
 	return x.spanOf(t, nd).Start()
 }
@@ -266,12 +266,31 @@ func (x *Index) span(key, value int) Span {
 }
 
 // PosOf returns the line and column of the byte offset off of the file.
-func (x *Index) PosOf(off int) Pos {
+func (x *Index) PosOf(off int) Pos { return x.posOf(off, nil) }
+
+// posOf is PosOf; hint, when not nil, is the line (from 0) of the last offset placed, which
+// the next is usually on or just after (a walk through the document), and is set to off's.
+func (x *Index) posOf(off int, hint *int) Pos {
 	if x == nil || off < 0 || off > len(x.src) {
 		return Pos{}
 	}
 	x.linesOnce.Do(x.indexLines)
-	line := sort.Search(len(x.lines), func(i int) bool { return x.lines[i] > off }) - 1
+	line := -1
+	if hint != nil && *hint >= 0 && *hint < len(x.lines) && x.lines[*hint] <= off {
+		// A few lines on from the last place, found without a search of every line.
+		for i := *hint; i < len(x.lines) && i < *hint+8; i++ {
+			if i+1 == len(x.lines) || x.lines[i+1] > off {
+				line = i
+				break
+			}
+		}
+	}
+	if line < 0 {
+		line = sort.Search(len(x.lines), func(i int) bool { return x.lines[i] > off }) - 1
+	}
+	if hint != nil {
+		*hint = line
+	}
 	start := x.lines[line]
 	column := 0
 	if off-start <= runeBlock {

@@ -160,5 +160,6 @@ func (x *Index) Step(p Place, s Step) Place {
 func (p Place) Exact() bool { return p.found == p.steps }
 
 // Start is where a diagnostic about the field at p points, as NearestStart of its path
-// finds it when p is Exact.
-func (x *Index) Start(p Place) Pos { return x.startOf(x.tree, p.node) }
+// finds it when p is Exact. line is the caller's memory of the last line placed (-1 at
+// first), which Start keeps: a walk places each field from the line of the one before.
+func (x *Index) Start(p Place, line *int) Pos { return x.startOf(x.tree, p.node, line) }

@@ -90,7 +90,7 @@ func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Resul
 			return nil, 0, err
 		}
 		tr.repeated(at)
-		tr.path, tr.places = tr.path[:0], tr.places[:min(1, len(tr.places))]
+		tr.path, tr.places, tr.pathText, tr.ends = tr.path[:0], tr.places[:min(1, len(tr.places))], tr.pathText[:0], tr.ends[:0]
 		tr.push(positions.Step{Key: "objects"})
 		tr.push(positions.Step{Index: at.object, IsIndex: true})
 		apiVersion, _ := obj["apiVersion"].(string)
@@ -127,9 +127,14 @@ type tracer struct {
 	max       int
 	// path is the template path of the value walk is at; places, when the template was read
 	// from a file (index), are the places in it of path's prefixes, the file's root first.
-	path   positions.Path
-	index  *positions.Index
-	places []positions.Place
+	// pathText is path as Path.String writes it, ends where each of its prefixes ends in it;
+	// line is the line of the last place found, where the next is looked for first.
+	path     positions.Path
+	index    *positions.Index
+	places   []positions.Place
+	pathText []byte
+	ends     []int
+	line     int
 	// segs is the scratch of references.
 	segs []segment
 	// alloc makes the Nodes and source paths; sorted is the scratch stack of sorted member

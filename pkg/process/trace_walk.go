@@ -195,11 +195,11 @@ func (tr *tracer) leaf(source provenance.Source, params []string) *provenance.No
 }
 
 func (tr *tracer) source() provenance.Source {
-	s := provenance.Source{Kind: provenance.Template, Path: tr.alloc.Path(tr.path)}
+	s := provenance.Source{Kind: provenance.Template, Path: tr.alloc.String(tr.pathText)}
 	if n := len(tr.places); n > 0 && tr.places[n-1].Exact() {
 		// Placed here, one step from its parent's place; others are placed by the map
 		// (provenance.Locate), by their whole path.
-		pos := tr.index.Start(tr.places[n-1])
+		pos := tr.index.Start(tr.places[n-1], &tr.line)
 		s.File, s.Line, s.Column = tr.index.File(), int32(pos.Line), int32(pos.Column)
 	}
 	return s
@@ -209,6 +209,8 @@ func (tr *tracer) source() provenance.Source {
 // pop removes the last.
 func (tr *tracer) push(s positions.Step) {
 	tr.path = append(tr.path, s)
+	tr.ends = append(tr.ends, len(tr.pathText))
+	tr.pathText = positions.AppendStep(tr.pathText, s)
 	if n := len(tr.places); n > 0 {
 		tr.places = append(tr.places, tr.index.Step(tr.places[n-1], s))
 	}
@@ -216,6 +218,8 @@ func (tr *tracer) push(s positions.Step) {
 
 func (tr *tracer) pop() {
 	tr.path = tr.path[:len(tr.path)-1]
+	tr.pathText = tr.pathText[:tr.ends[len(tr.ends)-1]]
+	tr.ends = tr.ends[:len(tr.ends)-1]
 	if n := len(tr.places); n > 1 {
 		tr.places = tr.places[:n-1]
 	}

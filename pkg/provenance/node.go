@@ -136,7 +136,7 @@ func (a *Alloc) Members(n int) []Member {
 	}
 	start := len(a.members)
 	a.members = a.members[:start+n]
-	return a.members[start:start:start+n]
+	return a.members[start : start : start+n]
 }
 
 // Array returns the Node of an array of n elements.
