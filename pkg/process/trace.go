@@ -54,8 +54,8 @@ func (x *executor) originOf(o *compiledObject) origin {
 // It reads the template again rather than asking the plan, so that Execute itself keeps
 // nothing for it: only a request that asks pays, and what it pays is one walk of each
 // template object beside the output.
-func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Result, objects []map[string]any, max int, x provenance.Locator) ([]provenance.ObjectSeed, int, error) {
-	if res.origins == nil || len(res.origins) != len(objects) {
+func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Result, max int, x provenance.Locator) ([]provenance.ObjectSeed, int, error) {
+	if res.origins == nil || len(res.origins) != len(res.Objects) {
 		return nil, 0, fmt.Errorf("the result was not executed with provenance")
 	}
 	if max <= 0 {
@@ -82,9 +82,12 @@ func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Resul
 		}
 	}
 	tr.labelSources(t, labels)
-	seeds := make([]provenance.ObjectSeed, len(objects))
-	for i, obj := range objects {
+	seeds := make([]provenance.ObjectSeed, len(res.Objects))
+	for i, raw := range res.Objects {
 		at := res.origins[i]
+		if !tr.out.Read(raw) || tr.out.Kind(tr.out.Root()) != '{' {
+			return nil, 0, fmt.Errorf("object %d of the output is not a JSON object", i)
+		}
 		root, err := tr.templateObject(t, at.object, at.element >= 0)
 		if err != nil {
 			return nil, 0, err
@@ -93,10 +96,9 @@ func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Resul
 		tr.path, tr.places, tr.pathText, tr.ends = tr.path[:0], tr.places[:min(1, len(tr.places))], tr.pathText[:0], tr.ends[:0]
 		tr.push(positions.Step{Key: "objects"})
 		tr.push(positions.Step{Index: at.object, IsIndex: true})
-		apiVersion, _ := obj["apiVersion"].(string)
-		kind, _ := obj["kind"].(string)
-		targets := labelTargetsFor(p.dialect, []byte(apiVersion), []byte(kind))
-		seeds[i] = provenance.ObjectSeed{Root: tr.walk(root, true, obj, targets, nil), Source: tr.source()}
+		id := tr.identity()
+		targets := labelTargetsFor(p.dialect, []byte(id.APIVersion), []byte(id.Kind))
+		seeds[i] = provenance.ObjectSeed{Root: tr.walk(root, true, tr.out.Root(), targets, nil), Source: tr.source(), ID: id}
 		if at.element >= 0 {
 			e := int32(at.element)
 			seeds[i].Element = &e
@@ -137,11 +139,14 @@ type tracer struct {
 	line     int
 	// segs is the scratch of references.
 	segs []segment
-	// alloc makes the Nodes and source paths; sorted is the scratch stack of sorted member
-	// names; single holds, by parameter, the list of that one name, which most fields share.
-	alloc  *provenance.Alloc
-	sorted []string
-	single map[int][]string
+	// out is the structure of the output object walk is in, read from the engine's bytes.
+	out positions.JSONTree
+	// alloc makes the Nodes and source paths; members is the scratch stack of sorted
+	// members; single holds, by parameter, the list of that one name, which most fields
+	// share.
+	alloc   *provenance.Alloc
+	members []outMember
+	single  map[int][]string
 }
 
 type labelSource struct {
@@ -206,6 +211,20 @@ func (tr *tracer) templateObject(t *templates.Template, i int, repeated bool) (p
 		tr.templates[i] = x
 	}
 	return x.Root(), nil
+}
+
+// identity reads the apiVersion, kind, namespace and name of the output object tr.out.
+func (tr *tracer) identity() provenance.ObjectID {
+	out := &tr.out
+	text := func(v positions.JSONValue, name string) string {
+		if m := out.Member(v, name); out.Kind(m) == '"' {
+			return tr.alloc.String(out.Text(m))
+		}
+		return ""
+	}
+	root := out.Root()
+	meta := out.Member(root, "metadata")
+	return provenance.ObjectID{APIVersion: text(root, "apiVersion"), Kind: text(root, "kind"), Namespace: text(meta, "namespace"), Name: text(meta, "name")}
 }
 
 // repeated makes ITEM and INDEX references of a for-each object's element, or none.

@@ -18,6 +18,7 @@ package process
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 
 	"stencil.dev/stencil/pkg/positions"
@@ -34,87 +35,84 @@ import (
 //
 // The template path is tr.path, a stack walk pushes onto and pops, so that a path is written
 // out only for a leaf.
-func (tr *tracer) walk(tv positions.JSONValue, inTemplate bool, out any, target *labelTarget, params []string) *provenance.Node {
+func (tr *tracer) walk(tv positions.JSONValue, inTemplate bool, ov positions.JSONValue, target *labelTarget, params []string) *provenance.Node {
 	if tr.fields > tr.max {
 		return nil
 	}
-	tmpl := tr.tmpl
-	if inTemplate && tmpl.Kind(tv) == '"' {
-		if _, isString := out.(string); !isString {
-			// A typed ${{P}} wrote this value: everything under it comes from that string.
-			refs := tr.references(tmpl.Text(tv))
-			if len(refs) > 0 {
-				return tr.written(out, target, tr.source(), concat(params, refs))
-			}
+	tmpl, out := tr.tmpl, &tr.out
+	kind := out.Kind(ov)
+	if inTemplate && kind != '"' && tmpl.Kind(tv) == '"' {
+		// A typed ${{P}} wrote this value: everything under it comes from that string.
+		refs := tr.references(tmpl.Text(tv))
+		if len(refs) > 0 {
+			return tr.written(ov, target, tr.source(), concat(params, refs))
 		}
 	}
-	switch o := out.(type) {
-	case map[string]any:
-		if len(o) > 0 {
-			tm := positions.NoValue
-			if tmpl.Kind(tv) == '{' {
-				tm = tv
-			}
-			var byRendered map[string]templateKey
-			node := tr.alloc.Object(len(o))
-			sorted := tr.sortedKeys(o)
-			defer tr.popKeys(sorted)
-			for _, k := range sorted {
-				v := o[k]
-				var child *labelTarget
-				if target != nil {
-					_, child = target.child([]byte(k))
-				}
-				if target != nil && target.labels {
-					if l, ok := tr.labels[k]; ok {
-						node.Members = append(node.Members, provenance.Member{Name: k, Node: tr.leaf(l.source, concat(params, l.params))})
-						continue
-					}
-				}
-				if inTemplate && tm != positions.NoValue {
-					written, keyParams := k, []string(nil)
-					tv := tmpl.Member(tm, k)
-					ok := tv != positions.NoValue
-					if !ok || strings.IndexByte(k, '$') >= 0 {
-						// The member's name may be substituted: look it up by the names
-						// written, once substituted.
-						if byRendered == nil {
-							byRendered = tr.keys(tm)
-						}
-						var key templateKey
-						if key, ok = byRendered[k]; ok {
-							written, keyParams, tv = key.written, key.params, tmpl.Member(tm, key.written)
-						}
-					}
-					if ok {
-						tr.push(positions.Step{Key: written})
-						node.Members = append(node.Members, provenance.Member{Name: k, Node: tr.walk(tv, true, v, child, concat(params, keyParams))})
-						tr.pop()
-						continue
-					}
-				}
-				node.Members = append(node.Members, provenance.Member{Name: k, Node: tr.written(v, child, provenance.Source{Kind: provenance.Engine}, params)})
-			}
-			return node
+	switch {
+	case kind == '{' && out.Len(ov) > 0:
+		tm := positions.NoValue
+		if tmpl.Kind(tv) == '{' {
+			tm = tv
 		}
-	case []any:
-		if len(o) > 0 {
-			elements := 0
-			if tmpl.Kind(tv) == '[' {
-				elements = tmpl.Len(tv)
+		var byRendered map[string]templateKey
+		members := tr.sortedMembers(ov)
+		defer tr.popMembers(members)
+		node := tr.alloc.Object(len(members))
+		for _, m := range members {
+			k, v := m.name, m.value
+			var child *labelTarget
+			if target != nil {
+				_, child = target.child([]byte(k))
 			}
-			node := tr.alloc.Array(len(o))
-			for i, v := range o {
-				if inTemplate && i < elements {
-					tr.push(positions.Step{Index: i, IsIndex: true})
-					node.Elements[i] = tr.walk(tmpl.Element(tv, i), true, v, nil, params)
+			if target != nil && target.labels {
+				if l, ok := tr.labels[k]; ok {
+					node.Members = append(node.Members, provenance.Member{Name: k, Node: tr.leaf(l.source, concat(params, l.params))})
+					continue
+				}
+			}
+			if inTemplate && tm != positions.NoValue {
+				written, keyParams := k, []string(nil)
+				tv := tmpl.Member(tm, k)
+				ok := tv != positions.NoValue
+				if !ok || strings.IndexByte(k, '$') >= 0 {
+					// The member's name may be substituted: look it up by the names
+					// written, once substituted.
+					if byRendered == nil {
+						byRendered = tr.keys(tm)
+					}
+					var key templateKey
+					if key, ok = byRendered[k]; ok {
+						written, keyParams, tv = key.written, key.params, tmpl.Member(tm, key.written)
+					}
+				}
+				if ok {
+					tr.push(positions.Step{Key: written})
+					node.Members = append(node.Members, provenance.Member{Name: k, Node: tr.walk(tv, true, v, child, concat(params, keyParams))})
 					tr.pop()
-				} else {
-					node.Elements[i] = tr.written(v, nil, provenance.Source{Kind: provenance.Engine}, params)
+					continue
 				}
 			}
-			return node
+			node.Members = append(node.Members, provenance.Member{Name: k, Node: tr.written(v, child, provenance.Source{Kind: provenance.Engine}, params)})
 		}
+		return node
+	case kind == '[' && out.Len(ov) > 0:
+		elements := 0
+		if tmpl.Kind(tv) == '[' {
+			elements = tmpl.Len(tv)
+		}
+		n := out.Len(ov)
+		node := tr.alloc.Array(n)
+		for i := range n {
+			v := out.Element(ov, i)
+			if inTemplate && i < elements {
+				tr.push(positions.Step{Index: i, IsIndex: true})
+				node.Elements[i] = tr.walk(tmpl.Element(tv, i), true, v, nil, params)
+				tr.pop()
+			} else {
+				node.Elements[i] = tr.written(v, nil, provenance.Source{Kind: provenance.Engine}, params)
+			}
+		}
+		return node
 	}
 	if !inTemplate {
 		return tr.leaf(provenance.Source{Kind: provenance.Engine}, params)
@@ -127,18 +125,19 @@ func (tr *tracer) walk(tv positions.JSONValue, inTemplate bool, out any, target 
 	}
 	node := tr.leaf(tr.source(), params)
 	if tr.plan.dialect == OpenShift && len(params) == 0 {
-		node.Field.Note = openShiftRewrite(tr.path, text, isString, out)
+		// Only a literal the output does not repeat was rewritten.
+		unchanged := isString && kind == '"' && bytes.Equal(out.Text(ov), text)
+		node.Field.Note = openShiftRewrite(tr.path, unchanged)
 	}
 	return node
 }
 
 // openShiftRewrite says which rule of OpenShift's processor changed a literal value of the template,
-// at the only places it does: the apiVersion of a legacy kind, the namespace.
-func openShiftRewrite(tpath positions.Path, text []byte, isString bool, out any) string {
-	if isString {
-		if o, ok := out.(string); ok && o == string(text) {
-			return ""
-		}
+// at the only places it does: the apiVersion of a legacy kind, the namespace. unchanged says
+// the output holds the template's string as it is.
+func openShiftRewrite(tpath positions.Path, unchanged bool) string {
+	if unchanged {
+		return ""
 	}
 	switch p := tpath[min(2, len(tpath)):]; {
 	case len(p) == 1 && p[0].Key == "apiVersion":
@@ -151,40 +150,37 @@ func openShiftRewrite(tpath positions.Path, text []byte, isString bool, out any)
 
 // written returns the Node of a value no template field maps to member by member: every leaf
 // under it has source (labels excepted, which keep their own).
-func (tr *tracer) written(out any, target *labelTarget, source provenance.Source, params []string) *provenance.Node {
+func (tr *tracer) written(ov positions.JSONValue, target *labelTarget, source provenance.Source, params []string) *provenance.Node {
 	if tr.fields > tr.max {
 		return nil
 	}
-	switch o := out.(type) {
-	case map[string]any:
-		if len(o) > 0 {
-			node := tr.alloc.Object(len(o))
-			keys := tr.sortedKeys(o)
-			defer tr.popKeys(keys)
-			for _, k := range keys {
-				v := o[k]
-				var child *labelTarget
-				if target != nil {
-					_, child = target.child([]byte(k))
-					if target.labels {
-						if l, ok := tr.labels[k]; ok {
-							node.Members = append(node.Members, provenance.Member{Name: k, Node: tr.leaf(l.source, concat(params, l.params))})
-							continue
-						}
+	out := &tr.out
+	switch kind := out.Kind(ov); {
+	case kind == '{' && out.Len(ov) > 0:
+		members := tr.sortedMembers(ov)
+		defer tr.popMembers(members)
+		node := tr.alloc.Object(len(members))
+		for _, m := range members {
+			var child *labelTarget
+			if target != nil {
+				_, child = target.child([]byte(m.name))
+				if target.labels {
+					if l, ok := tr.labels[m.name]; ok {
+						node.Members = append(node.Members, provenance.Member{Name: m.name, Node: tr.leaf(l.source, concat(params, l.params))})
+						continue
 					}
 				}
-				node.Members = append(node.Members, provenance.Member{Name: k, Node: tr.written(v, child, source, params)})
 			}
-			return node
+			node.Members = append(node.Members, provenance.Member{Name: m.name, Node: tr.written(m.value, child, source, params)})
 		}
-	case []any:
-		if len(o) > 0 {
-			node := tr.alloc.Array(len(o))
-			for i, v := range o {
-				node.Elements[i] = tr.written(v, nil, source, params)
-			}
-			return node
+		return node
+	case kind == '[' && out.Len(ov) > 0:
+		n := out.Len(ov)
+		node := tr.alloc.Array(n)
+		for i := range n {
+			node.Elements[i] = tr.written(out.Element(ov, i), nil, source, params)
 		}
+		return node
 	}
 	return tr.leaf(source, params)
 }
@@ -225,19 +221,35 @@ func (tr *tracer) pop() {
 	}
 }
 
-// sortedKeys pushes the member names of m, sorted, onto the scratch stack tr.sorted: a Node
-// lists its members in order. popKeys pops them.
-func (tr *tracer) sortedKeys(m map[string]any) []string {
-	start := len(tr.sorted)
-	for k := range m {
-		tr.sorted = append(tr.sorted, k)
-	}
-	keys := tr.sorted[start:]
-	provenance.SortNames(keys)
-	return keys
+// outMember is a member of an output object: its name and value.
+type outMember struct {
+	name  string
+	value positions.JSONValue
 }
 
-func (tr *tracer) popKeys(keys []string) { tr.sorted = tr.sorted[:len(tr.sorted)-len(keys)] }
+// sortedMembers pushes the members of the output object ov, ordered by name (a Node lists
+// its members in order), onto the scratch stack tr.members; popMembers pops them. Their names
+// are kept in the trace's blocks: the Nodes hold them.
+func (tr *tracer) sortedMembers(ov positions.JSONValue) []outMember {
+	start := len(tr.members)
+	for i := range tr.out.Len(ov) {
+		name, v := tr.out.MemberAt(ov, i)
+		tr.members = append(tr.members, outMember{name: tr.alloc.String(name), value: v})
+	}
+	members := tr.members[start:]
+	if len(members) > 12 {
+		slices.SortFunc(members, func(a, b outMember) int { return strings.Compare(a.name, b.name) })
+	} else {
+		for i := 1; i < len(members); i++ {
+			for j := i; j > 0 && members[j].name < members[j-1].name; j-- {
+				members[j], members[j-1] = members[j-1], members[j]
+			}
+		}
+	}
+	return members
+}
+
+func (tr *tracer) popMembers(members []outMember) { tr.members = tr.members[:len(tr.members)-len(members)] }
 
 // templateKey is a member name of a template object as written, and the parameters
 // substituted into it.

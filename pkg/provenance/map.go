@@ -17,6 +17,7 @@ limitations under the License.
 package provenance
 
 import (
+	"errors"
 	"sort"
 
 	"stencil.dev/stencil/pkg/positions"
@@ -60,12 +61,18 @@ func (l *locator) locate(s Source) Source {
 }
 
 // Map returns the provenance of the objects as they are now, which must be the list the
-// last step returned, with the places of template fields read from x (nil for none).
+// last step returned (nil for a Tracker of undecoded objects), with the places of template
+// fields read from x (nil for none).
 func (t *Tracker) Map(objects []map[string]any, x Locator) (*Map, error) {
 	if t.err != nil {
 		return nil, t.err
 	}
-	t.align(objects)
+	if t.undecoded && objects != nil {
+		return nil, errUndecoded
+	}
+	if !t.undecoded {
+		t.align(objects)
+	}
 	m := &Map{Objects: make([]Object, len(t.objects)), Steps: make([]StepInfo, len(t.steps))}
 	// Each template field's place is looked up where it is used: a lookup takes a step per
 	// step of its path (positions' tree), cheaper than remembering the places by source.
@@ -80,12 +87,19 @@ func (t *Tracker) Map(objects []map[string]any, x Locator) (*Map, error) {
 	}
 	for i := range t.objects {
 		tr := &t.objects[i]
-		id := idOf(tr.obj)
-		o := Object{APIVersion: id.apiVersion, Kind: id.kind, Namespace: t.mask(id.namespace), Name: t.mask(id.name),
+		id := tr.id
+		if !t.undecoded {
+			id = idOf(tr.obj)
+		}
+		o := Object{APIVersion: id.APIVersion, Kind: id.Kind, Namespace: t.mask(id.Namespace), Name: t.mask(id.Name),
 			Source: c.place(tr.source), Element: tr.element, Steps: tr.steps}
 		start := len(c.fields)
 		c.removed = nil
-		c.collect(tr.obj, tr.root, c.path[:0])
+		if t.undecoded {
+			c.collectNode(tr.root, c.path[:0])
+		} else {
+			c.collect(tr.obj, tr.root, c.path[:0])
+		}
 		o.Fields = c.fields[start:len(c.fields):len(c.fields)]
 		if len(c.removed) > 0 {
 			sort.SliceStable(c.removed, func(a, b int) bool { return c.removed[a].Path < c.removed[b].Path })
@@ -95,6 +109,9 @@ func (t *Tracker) Map(objects []map[string]any, x Locator) (*Map, error) {
 	}
 	return m, nil
 }
+
+// errUndecoded is the error of a Map asked of objects a Tracker of undecoded objects never saw.
+var errUndecoded = errors.New("provenance: the tracker's objects were not decoded")
 
 // place is locate for a source of the map: one the trace placed as it walked (pkg/process,
 // Plan.Trace) in the same file has its Line already.
@@ -165,6 +182,32 @@ func (c *collector) collect(v any, node *Node, path []byte) {
 	}
 	f.Path = c.t.alloc.String(path)
 	c.fields = append(c.fields, f)
+	// The buffer is kept for the next object: its paths are written over it.
+	c.path = path[:0]
+}
+
+// collectNode appends the fields of the value whose Node is node, at the output path written
+// in path, for an object no step changed: the trace made its Nodes from the object itself, so
+// they have its structure (a leaf Field, an object's members in order, an array's elements).
+func (c *collector) collectNode(node *Node, path []byte) {
+	switch {
+	case node == nil:
+		// The trace stopped at the bound of fields (ErrTooManyFields): unreachable here.
+		c.fields = append(c.fields, Field{Path: c.t.alloc.String(path), Source: Source{Kind: Engine}})
+	case node.Field != nil:
+		f := *node.Field
+		f.Source = c.place(f.Source)
+		f.Path = c.t.alloc.String(path)
+		c.fields = append(c.fields, f)
+	case node.Elements != nil:
+		for i, e := range node.Elements {
+			c.collectNode(e, positions.AppendStep(path, positions.Step{Index: i, IsIndex: true}))
+		}
+	default:
+		for _, m := range node.Members {
+			c.collectNode(m.Node, positions.AppendStep(path, positions.Step{Key: c.t.mask(m.Name)}))
+		}
+	}
 	// The buffer is kept for the next object: its paths are written over it.
 	c.path = path[:0]
 }

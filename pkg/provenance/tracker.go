@@ -34,7 +34,13 @@ type ObjectSeed struct {
 	Source Source
 	// Element is the element of a for-each object, nil for others.
 	Element *int32
+	// ID is the object's apiVersion, kind, namespace and name, for a Tracker of objects
+	// that are not decoded (NewTracker).
+	ID ObjectID
 }
+
+// ObjectID identifies an object in the list.
+type ObjectID struct{ APIVersion, Kind, Namespace, Name string }
 
 // Tracker records, step by step, which leaf fields each step set or changed. It implements
 // the pipeline's StepTracer (pkg/transform): Before snapshots the objects, After diffs them
@@ -48,6 +54,8 @@ type Tracker struct {
 	beforeAt map[unsafe.Pointer]int
 	// fields counts the leaf Nodes made; max bounds them.
 	fields, max int
+	// undecoded says the objects are not decoded: no step runs over them (NewTracker).
+	undecoded bool
 	err         error
 	secrets     *redact.Set
 	// alloc makes the Nodes of the steps' changes; keys is the scratch of sorted member
@@ -59,6 +67,7 @@ type Tracker struct {
 
 type tracked struct {
 	obj     map[string]any
+	id      ObjectID
 	root    *Node
 	source  Source
 	element *int32
@@ -68,15 +77,25 @@ type tracked struct {
 // NewTracker returns a Tracker of the objects the engine wrote, whose trees are seeds (one
 // per object, in order) holding fields leaf fields; it refuses (Err) to describe more than
 // max leaf fields in all (DefaultMaxFields when max <= 0).
+//
+// objects nil is a Tracker of the seeds' objects as the engine wrote them, not decoded, over
+// which no step runs: its Map (with nil objects) is read from the seeds alone, which have
+// the objects' structure and identity. A request without steps after the engine pays no
+// decoding for its provenance.
 func NewTracker(objects []map[string]any, seeds []ObjectSeed, fields, max int) *Tracker {
 	if max <= 0 {
 		max = DefaultMaxFields
 	}
-	t := &Tracker{max: max, fields: fields, objects: make([]tracked, len(objects))}
-	for i, obj := range objects {
-		t.objects[i] = tracked{obj: obj}
+	t := &Tracker{max: max, fields: fields, objects: make([]tracked, len(objects)), undecoded: objects == nil}
+	if t.undecoded {
+		t.objects = make([]tracked, len(seeds))
+	}
+	for i := range t.objects {
+		if i < len(objects) {
+			t.objects[i] = tracked{obj: objects[i]}
+		}
 		if i < len(seeds) {
-			t.objects[i].root, t.objects[i].source, t.objects[i].element = seeds[i].Root, seeds[i].Source, seeds[i].Element
+			t.objects[i].root, t.objects[i].source, t.objects[i].element, t.objects[i].id = seeds[i].Root, seeds[i].Source, seeds[i].Element, seeds[i].ID
 		}
 	}
 	if fields > max {
@@ -94,6 +113,9 @@ func (t *Tracker) Err() error { return t.err }
 
 // Before snapshots the objects a step is about to run over.
 func (t *Tracker) Before(objects []map[string]any) {
+	if t.undecoded && t.err == nil {
+		t.err = errUndecoded
+	}
 	if t.err != nil {
 		return
 	}
@@ -174,7 +196,7 @@ func (t *Tracker) matchObjects(objects []map[string]any) []int {
 		}
 	}
 	type kindName struct{ kind, name string }
-	var byID map[objectID][]int
+	var byID map[ObjectID][]int
 	var byName map[kindName][]int
 	take := func(candidates []int) int {
 		for _, j := range candidates {
@@ -190,19 +212,19 @@ func (t *Tracker) matchObjects(objects []map[string]any) []int {
 			continue
 		}
 		if byID == nil {
-			byID, byName = map[objectID][]int{}, map[kindName][]int{}
+			byID, byName = map[ObjectID][]int{}, map[kindName][]int{}
 			for j, b := range t.before {
 				id := idOf(b)
 				byID[id] = append(byID[id], j)
-				byName[kindName{id.kind, id.name}] = append(byName[kindName{id.kind, id.name}], j)
+				byName[kindName{id.Kind, id.Name}] = append(byName[kindName{id.Kind, id.Name}], j)
 			}
 		}
 		id := idOf(obj)
 		if j := take(byID[id]); j >= 0 {
 			from[i] = j
-		} else if j := take(byName[kindName{id.kind, id.name}]); j >= 0 {
+		} else if j := take(byName[kindName{id.Kind, id.Name}]); j >= 0 {
 			from[i] = j
-		} else if i < len(t.before) && !used[i] && idOf(t.before[i]).kind == id.kind {
+		} else if i < len(t.before) && !used[i] && idOf(t.before[i]).Kind == id.Kind {
 			from[i], used[i] = i, true
 		}
 	}
@@ -432,13 +454,10 @@ func appendStep(steps []int32, step int32) []int32 {
 	return append(steps, step)
 }
 
-// objectID identifies an object in the list.
-type objectID struct{ apiVersion, kind, namespace, name string }
-
-func idOf(obj map[string]any) objectID {
+func idOf(obj map[string]any) ObjectID {
 	meta, _ := obj["metadata"].(map[string]any)
 	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
-	return objectID{str(obj, "apiVersion"), str(obj, "kind"), str(meta, "namespace"), str(meta, "name")}
+	return ObjectID{str(obj, "apiVersion"), str(obj, "kind"), str(meta, "namespace"), str(meta, "name")}
 }
 
 // key identifies an object by its map, which steps edit in place.

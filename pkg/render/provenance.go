@@ -97,9 +97,10 @@ func fieldsBound(asked int) int {
 	return provenance.DefaultMaxFields
 }
 
-// start seeds the tracker from the engine's objects, decoded.
+// start seeds the tracker from the engine's objects, decoded when steps will run over them,
+// else nil (provenance.NewTracker).
 func (tr *tracing) start(objects []map[string]any) error {
-	seeds, n, err := tr.plan.Trace(tr.template, tr.labels, tr.result, objects, tr.max(), tr.opts.Positions)
+	seeds, n, err := tr.plan.Trace(tr.template, tr.labels, tr.result, tr.max(), tr.opts.Positions)
 	if err != nil {
 		return err
 	}
