@@ -43,25 +43,23 @@ func (x *executor) originOf(o *compiledObject) origin {
 }
 
 // Trace returns the provenance of each object an Execute with Request.Provenance wrote (res),
-// decoded into objects, and how many leaf fields they have: for every leaf, the template field
+// and how many leaf fields they have: for every leaf, the template field
 // that wrote it, the parameters substituted into it (or into a member name on its path, or the
 // whole ${{P}} that wrote its value) and, for labels, the object label or the caller's label.
-// t is the template the plan was compiled from and labels the request's. It refuses, with
-// provenance.ErrTooManyFields, to describe more than max leaf fields. When x is the Index of
-// the file t was read from, each template field is placed in it as the walk goes (one step
-// from its parent's place); otherwise the Map places them (provenance.Locate).
+// t is the template the plan was compiled from and labels the request's.
 //
 // It reads the template again rather than asking the plan, so that Execute itself keeps
 // nothing for it: only a request that asks pays, and what it pays is one walk of each
-// template object beside the output.
-func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Result, max int, x provenance.Locator) ([]provenance.ObjectSeed, int, error) {
+// template object's bytes beside the output's bytes, decoding neither.
+func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Result, opts TraceOptions) ([]provenance.ObjectSeed, int, error) {
+	max, x := opts.Max, opts.Locator
 	if res.origins == nil || len(res.origins) != len(res.Objects) {
 		return nil, 0, fmt.Errorf("the result was not executed with provenance")
 	}
 	if max <= 0 {
 		max = provenance.DefaultMaxFields
 	}
-	tr := &tracer{plan: p, max: max, names: make([]string, len(p.usage)), values: make([]string, len(p.usage)),
+	tr := &tracer{plan: p, max: max, flat: opts.Flat, mask: opts.Mask, names: make([]string, len(p.usage)), values: make([]string, len(p.usage)),
 		templates: map[int]*positions.JSONTree{}, alloc: &provenance.Alloc{}, single: map[int][]string{}}
 	for i := range p.params {
 		tr.names[i] = p.params[i].Name
@@ -94,11 +92,16 @@ func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Resul
 		}
 		tr.repeated(at)
 		tr.path, tr.places, tr.pathText, tr.ends = tr.path[:0], tr.places[:min(1, len(tr.places))], tr.pathText[:0], tr.ends[:0]
+		tr.outPath, tr.outEnds = tr.outPath[:0], tr.outEnds[:0]
+		start := len(tr.flatFields)
 		tr.push(positions.Step{Key: "objects"})
 		tr.push(positions.Step{Index: at.object, IsIndex: true})
 		id := tr.identity()
 		targets := labelTargetsFor(p.dialect, []byte(id.APIVersion), []byte(id.Kind))
 		seeds[i] = provenance.ObjectSeed{Root: tr.walk(root, true, tr.out.Root(), targets, nil), Source: tr.source(), ID: id}
+		if tr.flat {
+			seeds[i].Fields = tr.flatFields[start:len(tr.flatFields):len(tr.flatFields)]
+		}
 		if at.element >= 0 {
 			e := int32(at.element)
 			seeds[i].Element = &e
@@ -110,9 +113,32 @@ func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Resul
 	return seeds, tr.fields, nil
 }
 
+// TraceOptions are what Plan.Trace is asked.
+type TraceOptions struct {
+	// Max bounds the leaf fields described: past it Trace refuses with
+	// provenance.ErrTooManyFields. 0 means provenance.DefaultMaxFields.
+	Max int
+	// Locator, when it is the Index of the file the template was read from, places each
+	// template field as the walk goes (one step from its parent's place); other fields are
+	// placed by the Map (provenance.Locate).
+	Locator provenance.Locator
+	// Flat writes each object's fields as the Map lists them (ObjectSeed.Fields), output
+	// paths and all, instead of Nodes, for objects no step will change: the map is then
+	// made in this one walk. Mask writes a member name of such a path (secrets masked).
+	Flat bool
+	Mask func(string) string
+}
+
 // tracer holds the state of one Trace.
 type tracer struct {
 	plan *Plan
+	// flat, mask and flatFields are TraceOptions.Flat's: the fields written so far, in
+	// order, each at the output path outPath (outEnds where its prefixes end).
+	flat       bool
+	mask       func(string) string
+	flatFields []provenance.Field
+	outPath    []byte
+	outEnds    []int
 	sx   *syntax
 	// names and values are the parameters', by index, ITEM and INDEX included.
 	names, values []string

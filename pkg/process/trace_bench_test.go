@@ -76,7 +76,7 @@ func benchmarkProvenance(b *testing.B, name string, tmpl *templates.Template, di
 				b.Fatal(errs)
 			}
 			var err error
-			if _, fields, err = plan.Trace(tmpl, req.Labels, res, 0, nil); err != nil {
+			if _, fields, err = plan.Trace(tmpl, req.Labels, res, TraceOptions{}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -57,18 +57,18 @@ func (tr *tracer) walk(tv positions.JSONValue, inTemplate bool, ov positions.JSO
 		var byRendered map[string]templateKey
 		members := tr.sortedMembers(ov)
 		defer tr.popMembers(members)
-		node := tr.alloc.Object(len(members))
+		node := tr.object(len(members))
 		for _, m := range members {
 			k, v := m.name, m.value
+			tr.pushOut(positions.Step{Key: k})
 			var child *labelTarget
 			if target != nil {
 				_, child = target.child([]byte(k))
 			}
-			if target != nil && target.labels {
-				if l, ok := tr.labels[k]; ok {
-					node.Members = append(node.Members, provenance.Member{Name: k, Node: tr.leaf(l.source, concat(params, l.params))})
-					continue
-				}
+			if l, ok := tr.labelOf(target, k); ok {
+				node.Add(k, tr.leaf(l.source, concat(params, l.params), ""))
+				tr.popOut()
+				continue
 			}
 			if inTemplate && tm != positions.NoValue {
 				written, keyParams := k, []string(nil)
@@ -87,12 +87,14 @@ func (tr *tracer) walk(tv positions.JSONValue, inTemplate bool, ov positions.JSO
 				}
 				if ok {
 					tr.push(positions.Step{Key: written})
-					node.Members = append(node.Members, provenance.Member{Name: k, Node: tr.walk(tv, true, v, child, concat(params, keyParams))})
+					node.Add(k, tr.walk(tv, true, v, child, concat(params, keyParams)))
 					tr.pop()
+					tr.popOut()
 					continue
 				}
 			}
-			node.Members = append(node.Members, provenance.Member{Name: k, Node: tr.written(v, child, provenance.Source{Kind: provenance.Engine}, params)})
+			node.Add(k, tr.written(v, child, provenance.Source{Kind: provenance.Engine}, params))
+			tr.popOut()
 		}
 		return node
 	case kind == '[' && out.Len(ov) > 0:
@@ -101,21 +103,23 @@ func (tr *tracer) walk(tv positions.JSONValue, inTemplate bool, ov positions.JSO
 			elements = tmpl.Len(tv)
 		}
 		n := out.Len(ov)
-		node := tr.alloc.Array(n)
+		node := tr.array(n)
 		for i := range n {
 			v := out.Element(ov, i)
+			tr.pushOut(positions.Step{Index: i, IsIndex: true})
 			if inTemplate && i < elements {
 				tr.push(positions.Step{Index: i, IsIndex: true})
-				node.Elements[i] = tr.walk(tmpl.Element(tv, i), true, v, nil, params)
+				node.Set(i, tr.walk(tmpl.Element(tv, i), true, v, nil, params))
 				tr.pop()
 			} else {
-				node.Elements[i] = tr.written(v, nil, provenance.Source{Kind: provenance.Engine}, params)
+				node.Set(i, tr.written(v, nil, provenance.Source{Kind: provenance.Engine}, params))
 			}
+			tr.popOut()
 		}
 		return node
 	}
 	if !inTemplate {
-		return tr.leaf(provenance.Source{Kind: provenance.Engine}, params)
+		return tr.leaf(provenance.Source{Kind: provenance.Engine}, params, "")
 	}
 	var text []byte
 	isString := tmpl.Kind(tv) == '"'
@@ -123,13 +127,13 @@ func (tr *tracer) walk(tv positions.JSONValue, inTemplate bool, ov positions.JSO
 		text = tmpl.Text(tv)
 		params = concat(params, tr.references(text))
 	}
-	node := tr.leaf(tr.source(), params)
+	note := ""
 	if tr.plan.dialect == OpenShift && len(params) == 0 {
 		// Only a literal the output does not repeat was rewritten.
 		unchanged := isString && kind == '"' && bytes.Equal(out.Text(ov), text)
-		node.Field.Note = openShiftRewrite(tr.path, unchanged)
+		note = openShiftRewrite(tr.path, unchanged)
 	}
-	return node
+	return tr.leaf(tr.source(), params, note)
 }
 
 // openShiftRewrite says which rule of OpenShift's processor changed a literal value of the template,
@@ -159,35 +163,91 @@ func (tr *tracer) written(ov positions.JSONValue, target *labelTarget, source pr
 	case kind == '{' && out.Len(ov) > 0:
 		members := tr.sortedMembers(ov)
 		defer tr.popMembers(members)
-		node := tr.alloc.Object(len(members))
+		node := tr.object(len(members))
 		for _, m := range members {
+			tr.pushOut(positions.Step{Key: m.name})
 			var child *labelTarget
 			if target != nil {
 				_, child = target.child([]byte(m.name))
-				if target.labels {
-					if l, ok := tr.labels[m.name]; ok {
-						node.Members = append(node.Members, provenance.Member{Name: m.name, Node: tr.leaf(l.source, concat(params, l.params))})
-						continue
-					}
-				}
 			}
-			node.Members = append(node.Members, provenance.Member{Name: m.name, Node: tr.written(m.value, child, source, params)})
+			if l, ok := tr.labelOf(target, m.name); ok {
+				node.Add(m.name, tr.leaf(l.source, concat(params, l.params), ""))
+			} else {
+				node.Add(m.name, tr.written(m.value, child, source, params))
+			}
+			tr.popOut()
 		}
 		return node
 	case kind == '[' && out.Len(ov) > 0:
 		n := out.Len(ov)
-		node := tr.alloc.Array(n)
+		node := tr.array(n)
 		for i := range n {
-			node.Elements[i] = tr.written(out.Element(ov, i), nil, source, params)
+			tr.pushOut(positions.Step{Index: i, IsIndex: true})
+			node.Set(i, tr.written(out.Element(ov, i), nil, source, params))
+			tr.popOut()
 		}
 		return node
 	}
-	return tr.leaf(source, params)
+	return tr.leaf(source, params, "")
 }
 
-func (tr *tracer) leaf(source provenance.Source, params []string) *provenance.Node {
+// leaf returns the Node of a leaf field, or in a flat trace writes its Field (and returns nil).
+func (tr *tracer) leaf(source provenance.Source, params []string, note string) *provenance.Node {
 	tr.fields++
-	return tr.alloc.Leaf(source, params)
+	if tr.flat {
+		tr.flatFields = append(tr.flatFields, provenance.Field{Path: tr.alloc.String(tr.outPath), Source: source, Parameters: params, Note: note})
+		return nil
+	}
+	n := tr.alloc.Leaf(source, params)
+	n.Field.Note = note
+	return n
+}
+
+// labelOf is the source of the label key, when target is a label map the engine merged
+// labels into.
+func (tr *tracer) labelOf(target *labelTarget, key string) (labelSource, bool) {
+	if target == nil || !target.labels {
+		return labelSource{}, false
+	}
+	l, ok := tr.labels[key]
+	return l, ok
+}
+
+// object and array return the Node of an object of n members or an array of n elements; nil
+// in a flat trace, which makes no Nodes (Node.Add and Node.Set do nothing on nil).
+func (tr *tracer) object(n int) *provenance.Node {
+	if tr.flat {
+		return nil
+	}
+	return tr.alloc.Object(n)
+}
+
+func (tr *tracer) array(n int) *provenance.Node {
+	if tr.flat {
+		return nil
+	}
+	return tr.alloc.Array(n)
+}
+
+// pushOut adds a step to the output path of a flat trace (a member name as the map writes
+// it, masked); popOut removes it.
+func (tr *tracer) pushOut(s positions.Step) {
+	if !tr.flat {
+		return
+	}
+	if !s.IsIndex && tr.mask != nil {
+		s.Key = tr.mask(s.Key)
+	}
+	tr.outEnds = append(tr.outEnds, len(tr.outPath))
+	tr.outPath = positions.AppendStep(tr.outPath, s)
+}
+
+func (tr *tracer) popOut() {
+	if !tr.flat {
+		return
+	}
+	tr.outPath = tr.outPath[:tr.outEnds[len(tr.outEnds)-1]]
+	tr.outEnds = tr.outEnds[:len(tr.outEnds)-1]
 }
 
 func (tr *tracer) source() provenance.Source {

@@ -95,9 +95,18 @@ func (t *Tracker) Map(objects []map[string]any, x Locator) (*Map, error) {
 			Source: c.place(tr.source), Element: tr.element, Steps: tr.steps}
 		start := len(c.fields)
 		c.removed = nil
-		if t.undecoded {
+		switch {
+		case t.undecoded && tr.root == nil:
+			// A flat trace wrote the fields: they are placed here, where a trace did not.
+			for j := range tr.fields {
+				tr.fields[j].Source = c.place(tr.fields[j].Source)
+			}
+			o.Fields = tr.fields
+			m.Objects[i] = o
+			continue
+		case t.undecoded:
 			c.collectNode(tr.root, c.path[:0])
-		} else {
+		default:
 			c.collect(tr.obj, tr.root, c.path[:0])
 		}
 		o.Fields = c.fields[start:len(c.fields):len(c.fields)]

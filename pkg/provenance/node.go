@@ -66,6 +66,21 @@ func (n *Node) Member(name string) *Node {
 	return nil
 }
 
+// Add appends the member name of Node m to an object's Node (made by Alloc.Object with room
+// for it); nothing on nil, a flat trace's (pkg/process).
+func (n *Node) Add(name string, m *Node) {
+	if n != nil {
+		n.Members = append(n.Members, Member{Name: name, Node: m})
+	}
+}
+
+// Set sets the element i of an array's Node; nothing on nil.
+func (n *Node) Set(i int, e *Node) {
+	if n != nil {
+		n.Elements[i] = e
+	}
+}
+
 // Removal is a member or element of an object or array that a step removed: its name, or its
 // index before the step.
 type Removal struct {

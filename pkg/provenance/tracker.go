@@ -37,6 +37,9 @@ type ObjectSeed struct {
 	// ID is the object's apiVersion, kind, namespace and name, for a Tracker of objects
 	// that are not decoded (NewTracker).
 	ID ObjectID
+	// Fields, for an object no step changes, are its fields as the Map lists them (a flat
+	// trace), in place of Root.
+	Fields []Field
 }
 
 // ObjectID identifies an object in the list.
@@ -68,6 +71,7 @@ type Tracker struct {
 type tracked struct {
 	obj     map[string]any
 	id      ObjectID
+	fields  []Field
 	root    *Node
 	source  Source
 	element *int32
@@ -96,6 +100,7 @@ func NewTracker(objects []map[string]any, seeds []ObjectSeed, fields, max int) *
 		}
 		if i < len(seeds) {
 			t.objects[i].root, t.objects[i].source, t.objects[i].element, t.objects[i].id = seeds[i].Root, seeds[i].Source, seeds[i].Element, seeds[i].ID
+			t.objects[i].fields = seeds[i].Fields
 		}
 	}
 	if fields > max {
