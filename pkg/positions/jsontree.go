@@ -26,6 +26,8 @@ import "stencil.dev/stencil/pkg/jsonbytes"
 type JSONTree struct {
 	t *tree
 	b treeBuilder
+	// shared says t is an Index's (Document), which Read must not write over.
+	shared bool
 }
 
 // JSONValue is a value of a JSONTree; NoValue is none.
@@ -38,7 +40,8 @@ const NoValue JSONValue = -1
 // valid. It reports false when data is not one JSON value.
 func (j *JSONTree) Read(data []byte) bool {
 	t := j.t
-	if t == nil {
+	if t == nil || j.shared {
+		j.shared = false
 		t = &tree{}
 	}
 	*t = tree{data: data, nodes: t.nodes[:0], kids: t.kids[:0], byName: t.byName[:0]}
@@ -105,6 +108,16 @@ func (j *JSONTree) Element(v JSONValue, i int) JSONValue {
 	return NoValue
 }
 
+// Bytes returns the JSON of v as the document writes it.
+func (j *JSONTree) Bytes(v JSONValue) []byte {
+	at := int(j.t.nodes[v].value)
+	end := valueEnd(j.t.data, at)
+	if end < 0 {
+		return nil
+	}
+	return j.t.data[at:end]
+}
+
 // Text returns the content of the string v, decoded (not copied when it has no escape).
 func (j *JSONTree) Text(v JSONValue) []byte {
 	at := int(j.t.nodes[v].value)
@@ -154,6 +167,21 @@ func (x *Index) Step(p Place, s Step) Place {
 		p.node, p.found = n, p.found+1
 	}
 	return p
+}
+
+// Document is the structure of x's JSON as a JSONTree, shared with x: a walk through the
+// template x indexes reads its values and their places in one tree (PlaceAt). Nil when x
+// finds places only by whole paths.
+func (x *Index) Document() *JSONTree {
+	if _, ok := x.Root(); !ok {
+		return nil
+	}
+	return &JSONTree{t: x.tree, shared: true}
+}
+
+// PlaceAt is the Place of the value v of x's Document, reached from the root in steps steps.
+func (x *Index) PlaceAt(v JSONValue, steps int) Place {
+	return Place{node: int32(v), found: steps, steps: steps}
 }
 
 // Exact says the document has every step taken to p.

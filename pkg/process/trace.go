@@ -17,6 +17,7 @@ limitations under the License.
 package process
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strconv"
@@ -76,7 +77,7 @@ func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Resul
 	}
 	if index, ok := x.(*positions.Index); ok {
 		if root, ok := index.Root(); ok {
-			tr.index, tr.places = index, []positions.Place{root}
+			tr.index, tr.places, tr.document = index, []positions.Place{root}, index.Document()
 		}
 	}
 	tr.labelSources(t, labels)
@@ -93,14 +94,19 @@ func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Resul
 		tr.repeated(at)
 		tr.path, tr.places, tr.pathText, tr.ends = tr.path[:0], tr.places[:min(1, len(tr.places))], tr.pathText[:0], tr.ends[:0]
 		tr.outPath, tr.outEnds = tr.outPath[:0], tr.outEnds[:0]
-		start := len(tr.flatFields)
-		tr.push(positions.Step{Key: "objects"})
-		tr.push(positions.Step{Index: at.object, IsIndex: true})
+		objectsAt, objectAt := positions.NoValue, positions.NoValue
+		if tr.tmpl == tr.document {
+			objectsAt = tr.document.Member(tr.document.Root(), "objects")
+			objectAt = root
+		}
+		tr.push(positions.Step{Key: "objects"}, objectsAt)
+		tr.push(positions.Step{Index: at.object, IsIndex: true}, objectAt)
 		id := tr.identity()
 		targets := labelTargetsFor(p.dialect, []byte(id.APIVersion), []byte(id.Kind))
 		seeds[i] = provenance.ObjectSeed{Root: tr.walk(root, true, tr.out.Root(), targets, nil), Source: tr.source(), ID: id}
 		if tr.flat {
-			seeds[i].Fields = tr.flatFields[start:len(tr.flatFields):len(tr.flatFields)]
+			seeds[i].Fields = tr.alloc.Fields(tr.flatFields)
+			tr.flatFields = tr.flatFields[:0]
 		}
 		if at.element >= 0 {
 			e := int32(at.element)
@@ -132,8 +138,8 @@ type TraceOptions struct {
 // tracer holds the state of one Trace.
 type tracer struct {
 	plan *Plan
-	// flat, mask and flatFields are TraceOptions.Flat's: the fields written so far, in
-	// order, each at the output path outPath (outEnds where its prefixes end).
+	// flat, mask and flatFields are TraceOptions.Flat's: the fields of the object walked so
+	// far, in order, each at the output path outPath (outEnds where its prefixes end).
 	flat       bool
 	mask       func(string) string
 	flatFields []provenance.Field
@@ -151,6 +157,10 @@ type tracer struct {
 	tmpl      *positions.JSONTree
 	templates map[int]*positions.JSONTree
 	scratch   positions.JSONTree
+	// document is the tree of the file the template was read from (its Index's), in which
+	// a template object that is the file's own bytes is walked: its values are their own
+	// places there.
+	document *positions.JSONTree
 	fields    int
 	max       int
 	// path is the template path of the value walk is at; places, when the template was read
@@ -219,6 +229,13 @@ func (tr *tracer) templateObject(t *templates.Template, i int, repeated bool) (p
 	}
 	if i < 0 || i >= len(t.Objects) {
 		return positions.NoValue, fmt.Errorf("objects[%d] is not in the template", i)
+	}
+	if tr.document != nil && t.Objects[i].Raw != nil {
+		objects := tr.document.Member(tr.document.Root(), "objects")
+		if v := tr.document.Element(objects, i); v != positions.NoValue && bytes.Equal(tr.document.Bytes(v), t.Objects[i].Raw) {
+			tr.tmpl = tr.document
+			return v, nil
+		}
 	}
 	x := &tr.scratch
 	if repeated {

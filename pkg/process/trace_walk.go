@@ -86,7 +86,7 @@ func (tr *tracer) walk(tv positions.JSONValue, inTemplate bool, ov positions.JSO
 					}
 				}
 				if ok {
-					tr.push(positions.Step{Key: written})
+					tr.push(positions.Step{Key: written}, tv)
 					node.Add(k, tr.walk(tv, true, v, child, concat(params, keyParams)))
 					tr.pop()
 					tr.popOut()
@@ -108,8 +108,9 @@ func (tr *tracer) walk(tv positions.JSONValue, inTemplate bool, ov positions.JSO
 			v := out.Element(ov, i)
 			tr.pushOut(positions.Step{Index: i, IsIndex: true})
 			if inTemplate && i < elements {
-				tr.push(positions.Step{Index: i, IsIndex: true})
-				node.Set(i, tr.walk(tmpl.Element(tv, i), true, v, nil, params))
+				te := tmpl.Element(tv, i)
+				tr.push(positions.Step{Index: i, IsIndex: true}, te)
+				node.Set(i, tr.walk(te, true, v, nil, params))
 				tr.pop()
 			} else {
 				node.Set(i, tr.written(v, nil, provenance.Source{Kind: provenance.Engine}, params))
@@ -261,14 +262,20 @@ func (tr *tracer) source() provenance.Source {
 	return s
 }
 
-// push adds a step to the template path (and its place in the file, when there is one);
-// pop removes the last.
-func (tr *tracer) push(s positions.Step) {
+// push adds a step to the template path (and its place in the file, when there is one),
+// whose value is at (NoValue for unknown); pop removes the last. A template walked in the
+// file's own tree (tr.document) is at its place already; else the place is a step from the
+// parent's.
+func (tr *tracer) push(s positions.Step, at positions.JSONValue) {
 	tr.path = append(tr.path, s)
 	tr.ends = append(tr.ends, len(tr.pathText))
 	tr.pathText = positions.AppendStep(tr.pathText, s)
 	if n := len(tr.places); n > 0 {
-		tr.places = append(tr.places, tr.index.Step(tr.places[n-1], s))
+		if tr.tmpl == tr.document && at != positions.NoValue && tr.places[n-1].Exact() {
+			tr.places = append(tr.places, tr.index.PlaceAt(at, len(tr.path)))
+		} else {
+			tr.places = append(tr.places, tr.index.Step(tr.places[n-1], s))
+		}
 	}
 }
 

@@ -107,6 +107,7 @@ type leaf struct {
 // of its Nodes or strings, and a request's blocks never outgrow its leaves by more than one
 // block of each kind; an Alloc is used by one goroutine.
 type Alloc struct {
+	fields  []Field
 	leaves  []leaf
 	nodes   []Node
 	members []Member
@@ -117,6 +118,7 @@ type Alloc struct {
 // Sizes of the blocks: large enough that their allocations vanish beside the values they
 // hold, small enough that a small template does not pay for them.
 const (
+	fieldBlock  = 512
 	leafBlock   = 256
 	nodeBlock   = 256
 	memberBlock = 1024
@@ -132,6 +134,20 @@ func (a *Alloc) Leaf(source Source, parameters []string) *Node {
 	l := &a.leaves[len(a.leaves)-1]
 	l.node.Field = &l.field
 	return &l.node
+}
+
+// Fields returns a copy of fs in a block: the fields of one object of a flat trace, written
+// in a scratch slice that grew as the walk went, kept at their size.
+func (a *Alloc) Fields(fs []Field) []Field {
+	if len(fs) > fieldBlock/4 {
+		return append([]Field(nil), fs...)
+	}
+	if cap(a.fields)-len(a.fields) < len(fs) {
+		a.fields = make([]Field, 0, fieldBlock)
+	}
+	start := len(a.fields)
+	a.fields = append(a.fields, fs...)
+	return a.fields[start:len(a.fields):len(a.fields)]
 }
 
 // Object returns the Node of an object of n members, with room for them in Members.
