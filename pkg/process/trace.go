@@ -145,7 +145,7 @@ type tracer struct {
 	flatFields []provenance.Field
 	outPath    []byte
 	outEnds    []int
-	sx   *syntax
+	sx         *syntax
 	// names and values are the parameters', by index, ITEM and INDEX included.
 	names, values []string
 	// labels are the sources of the labels the engine merges into label maps, by key.
@@ -161,8 +161,8 @@ type tracer struct {
 	// a template object that is the file's own bytes is walked: its values are their own
 	// places there.
 	document *positions.JSONTree
-	fields    int
-	max       int
+	fields   int
+	max      int
 	// path is the template path of the value walk is at; places, when the template was read
 	// from a file (index), are the places in it of path's prefixes, the file's root first.
 	// pathText is path as Path.String writes it, ends where each of its prefixes ends in it;
