@@ -24,6 +24,7 @@ import (
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/artifact"
+	"stencil.dev/stencil/pkg/controller/instance"
 )
 
 // IsSecret tells a core v1 Secret: what a published render never carries to the artifact
@@ -39,6 +40,20 @@ const (
 	FluxPruneAnnotation = "kustomize.toolkit.fluxcd.io/prune"
 	FluxPruneDisabled   = "disabled"
 )
+
+// Artifact packs the published part of a plan (Split's) as the artifact carries it, objects
+// the template retains marked so: the controller publishes what it returns, and the preview of
+// a published instance fails where it fails (a limit passed is an *artifact.LimitError).
+func Artifact(published []*instance.Planned, limits artifact.Limits) (*artifact.Artifact, []templatesv1.TemplateInstanceObject, error) {
+	objects := make([]*unstructured.Unstructured, len(published))
+	for i, p := range published {
+		objects[i] = p.Obj
+		if p.Ref.Lifecycle == templatesv1.LifecycleRetain {
+			objects[i] = Retained(p.Obj)
+		}
+	}
+	return Pack(objects, limits)
+}
 
 // Retained is obj as an artifact carries an object the template retains (lifecycle retain):
 // Flux, which prunes what a published render drops, leaves it in place too. obj is not changed.
