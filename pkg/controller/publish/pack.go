@@ -52,7 +52,11 @@ func Artifact(published []*instance.Planned, limits artifact.Limits) (*artifact.
 			objects[i] = Retained(p.Obj)
 		}
 	}
-	return Pack(objects, limits)
+	a, refs, err := Pack(objects, limits)
+	for i := range refs {
+		refs[i].Lifecycle = published[i].Ref.Lifecycle
+	}
+	return a, refs, err
 }
 
 // Retained is obj as an artifact carries an object the template retains (lifecycle retain):
@@ -101,7 +105,8 @@ func RevisionName(templateRevision, generation int64) string {
 
 // Removed are the objects of the previous artifact the new one lacks: Flux prunes them (with a
 // Kustomization's prune), so the requester and every author must be allowed to delete them, as
-// for an applied instance's prune.
+// for an applied instance's prune. One the template retained keeps its Lifecycle: Flux leaves
+// it in place, and the prune rule asks for what releasing it takes, not for delete.
 func Removed(prev *Storage, objects []templatesv1.TemplateInstanceObject) []templatesv1.TemplateInstanceObject {
 	if prev == nil {
 		return nil
