@@ -77,7 +77,12 @@ func (t *Tracker) Map(objects []map[string]any, x Locator) (*Map, error) {
 	// Each template field's place is looked up where it is used: a lookup takes a step per
 	// step of its path (positions' tree), cheaper than remembering the places by source.
 	// The fields of all objects share one array, made for the leaves the tracker counted.
-	c := collector{t: t, locator: locator{x: x}, fields: make([]Field, 0, t.fields)}
+	capacity := t.fields
+	if t.undecoded {
+		// A flat trace wrote the fields already (ObjectSeed.Fields).
+		capacity = 0
+	}
+	c := collector{t: t, locator: locator{x: x}, fields: make([]Field, 0, capacity)}
 	for i, s := range t.steps {
 		if s.Source != nil {
 			located := c.place(*s.Source)
