@@ -19,6 +19,7 @@ package process
 import (
 	"slices"
 	"strings"
+	"unsafe"
 
 	"stencil.dev/stencil/pkg/positions"
 	"stencil.dev/stencil/pkg/provenance"
@@ -98,7 +99,15 @@ func (tr *tracer) sortedMembers(ov positions.JSONValue) []outMember {
 	start := len(tr.members)
 	for i := range tr.out.Len(ov) {
 		name, v := tr.out.MemberAt(ov, i)
-		tr.members = append(tr.members, outMember{name: tr.alloc.String(name), value: v})
+		var s string
+		if tr.flat {
+			// A flat trace keeps no name (its paths are copied out of outPath): a view of
+			// the output's bytes, valid while the walk is in this object, does.
+			s = unsafe.String(unsafe.SliceData(name), len(name))
+		} else {
+			s = tr.alloc.String(name)
+		}
+		tr.members = append(tr.members, outMember{name: s, value: v})
 	}
 	members := tr.members[start:]
 	if len(members) > 12 {
