@@ -16,7 +16,12 @@ limitations under the License.
 
 package positions
 
-import "stencil.dev/stencil/pkg/jsonbytes"
+import (
+	"bytes"
+	"unsafe"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
+)
 
 // JSONTree is the structure of one JSON document, read without decoding it: the offsets of its
 // values and member names (the tree an Index's lookups use). The trace of provenance reads
@@ -116,6 +121,19 @@ func (j *JSONTree) Bytes(v JSONValue) []byte {
 		return nil
 	}
 	return j.t.data[at:end]
+}
+
+// Holds reports whether raw, which must be JSON (a compiled template's object), is the value v
+// as the document writes it: a slice of the document's own bytes at v (as a template decoded
+// from them holds its objects), found without reading the value, or else bytes equal to it.
+func (j *JSONTree) Holds(v JSONValue, raw []byte) bool {
+	at := int(j.t.nodes[v].value)
+	if len(raw) > 0 && (raw[0] == '{' || raw[0] == '[') && len(raw) <= len(j.t.data)-at && unsafe.SliceData(raw) == &j.t.data[at] {
+		// The same bytes from the same offset: one object or array starts there, and ends
+		// at its closing bracket (a number could end early).
+		return true
+	}
+	return bytes.Equal(j.Bytes(v), raw)
 }
 
 // Text returns the content of the string v, decoded (not copied when it has no escape).

@@ -54,6 +54,13 @@ func TestJSONTreeWalk(t *testing.T) {
 		if doc == nil || !ok {
 			t.Fatalf("%s: no document", name)
 		}
+		if objects := doc.Member(doc.Root(), "objects"); objects != NoValue {
+			first := doc.Element(objects, 0)
+			own := doc.Bytes(first)
+			if !doc.Holds(first, own) || !doc.Holds(first, append([]byte(nil), own...)) || doc.Holds(first, []byte(`{"other":1}`)) {
+				t.Errorf("%s: Holds does not tell the object's bytes", name)
+			}
+		}
 		line := -1
 		n := walkPlaces(t, name, x, doc, doc.Root(), root, nil, &line)
 		if n < 3 {

@@ -17,7 +17,6 @@ limitations under the License.
 package process
 
 import (
-	"bytes"
 	"fmt"
 	"sort"
 	"strconv"
@@ -232,7 +231,7 @@ func (tr *tracer) templateObject(t *templates.Template, i int, repeated bool) (p
 	}
 	if tr.document != nil && t.Objects[i].Raw != nil {
 		objects := tr.document.Member(tr.document.Root(), "objects")
-		if v := tr.document.Element(objects, i); v != positions.NoValue && bytes.Equal(tr.document.Bytes(v), t.Objects[i].Raw) {
+		if v := tr.document.Element(objects, i); v != positions.NoValue && tr.document.Holds(v, t.Objects[i].Raw) {
 			tr.tmpl = tr.document
 			return v, nil
 		}
