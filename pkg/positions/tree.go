@@ -251,15 +251,15 @@ func (t *tree) name(n int32) []byte {
 }
 
 // named reports whether the member name of the node n is name, decoding it only when its
-// bytes hold an escape and are longer than name (an escape is longer than what it writes).
+// bytes hold an escape (what a name decodes to is never longer than its bytes).
 func (t *tree) named(n int32, name string) bool {
 	nd := &t.nodes[n]
 	raw := t.data[nd.key+1 : nd.keyEnd-1]
-	switch {
-	case len(raw) == len(name):
-		return string(raw) == name && bytes.IndexByte(raw, '\\') < 0
-	case len(raw) < len(name) || bytes.IndexByte(raw, '\\') < 0:
+	if len(raw) < len(name) {
 		return false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw) == name
 	}
 	return string(t.name(n)) == name
 }
