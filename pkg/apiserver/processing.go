@@ -108,8 +108,12 @@ func (p *processingRoutes) add(gv schema.GroupVersion, resource string, storage 
 	if table, ok := storage.(rest.TableConvertor); ok {
 		scope.TableConvertor = table
 	}
+	fast, err := newProcessingHandler(storage, scope, s.admission, handlers.CreateResource(storage, scope, s.admission))
+	if err != nil {
+		return err
+	}
 	handler := metrics.InstrumentHandlerFunc(request.MethodPost, gv.Group, gv.Version, resource, "", "namespace",
-		metrics.APIServerComponent, false, "", handlers.CreateResource(storage, scope, s.admission))
+		metrics.APIServerComponent, false, "", fast.ServeHTTP)
 	if p.routes == nil {
 		p.routes = map[schema.GroupVersionResource]http.Handler{}
 	}
