@@ -38,8 +38,10 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/handlers/negotiation"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
 	"k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/features"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/util/dryrun"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/apiserver/pkg/warning"
 
 	"stencil.dev/stencil/pkg/apis/templates"
@@ -95,6 +97,9 @@ type processingHandler struct {
 	// version, lenient and strict (what the create handler builds for each request).
 	json     runtime.SerializerInfo
 	decoders [2]runtime.Decoder
+	// encoders are the answer's encoders by media type, built once (the create handler builds
+	// one for each answer).
+	encoders map[string]runtime.Encoder
 }
 
 // requestTimeoutUpperBound is the create handler's bound of a request's time.
@@ -111,6 +116,12 @@ func newProcessingHandler(storage processingStorage, scope *handlers.RequestScop
 	h.json = info
 	h.decoders[0] = scope.Serializer.DecoderToVersion(info.Serializer, scope.HubGroupVersion)
 	h.decoders[1] = scope.Serializer.DecoderToVersion(info.StrictSerializer, scope.HubGroupVersion)
+	h.encoders = map[string]runtime.Encoder{}
+	for _, info := range scope.Serializer.SupportedMediaTypes() {
+		if info.Serializer != nil {
+			h.encoders[info.MediaType] = scope.Serializer.EncoderForVersion(info.Serializer, scope.Kind.GroupVersion())
+		}
+	}
 	return h, nil
 }
 
@@ -134,7 +145,7 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 		return false
 	}
 	namespace := info.Namespace
-	outputMediaType, _, err := negotiation.NegotiateOutputMediaType(req, h.scope.Serializer, h.scope)
+	outputMediaType, output, err := negotiation.NegotiateOutputMediaType(req, h.scope.Serializer, h.scope)
 	if err != nil || outputMediaType.Convert != nil {
 		return false
 	}
@@ -203,8 +214,27 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 		}
 	}
 	request.TrackTransformResponseObjectLatency(ctx, func() {})
-	responsewriters.WriteObjectNegotiated(h.scope.Serializer, h.scope, h.scope.Kind.GroupVersion(), w, req, http.StatusCreated, result, false)
+	h.answer(w, req, outputMediaType, output, result)
 	return true
+}
+
+// answer writes result as responsewriters.WriteObjectNegotiated writes it, with the encoder
+// of the media type negotiated before processing, built once. An answer that may be pretty
+// (asked in the query or the Accept header, or by a browser's or curl's User-Agent), or whose
+// media type has no encoder of its own, is WriteObjectNegotiated's.
+func (h *processingHandler) answer(w http.ResponseWriter, req *http.Request, mediaType negotiation.MediaTypeOptions, output runtime.SerializerInfo, result runtime.Object) {
+	gv := h.scope.Kind.GroupVersion()
+	encoder, ok := h.encoders[output.MediaType]
+	agent := req.UserAgent()
+	if !ok || mediaType.Pretty || strings.Contains(req.URL.RawQuery, "pretty") || strings.HasPrefix(agent, "curl") ||
+		strings.HasPrefix(agent, "Wget") || strings.HasPrefix(agent, "Mozilla/5.0") || utilfeature.DefaultFeatureGate.Enabled(features.CBORServingAndStorage) {
+		responsewriters.WriteObjectNegotiated(h.scope.Serializer, h.scope, gv, w, req, http.StatusCreated, result, false)
+		return
+	}
+	audit.LogResponseObject(req.Context(), result, gv, h.scope.Serializer)
+	request.TrackSerializeResponseObjectLatency(req.Context(), func() {
+		responsewriters.SerializeObject(output.MediaType, encoder, w, req, http.StatusCreated, result)
+	})
 }
 
 // create admits t and gives it to the storage, as the create handler does.
