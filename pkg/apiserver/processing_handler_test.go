@@ -121,7 +121,7 @@ func newProcessingPair(t *testing.T, gv schema.GroupVersion, storage processingS
 // processingCase is one request.
 type processingCase struct {
 	name, query, contentType, accept, userAgent, body string
-	namespace                                           string
+	namespace                                         string
 	// handedOn says the server's handler should hand the request to the create handler.
 	handedOn bool
 }
@@ -258,8 +258,6 @@ func TestProcessingHandlerAnswersAsTheCreateHandler(t *testing.T) {
 		}
 	}
 }
-
-
 
 // countingStorage counts the requests that reached processing.
 type countingStorage struct {
