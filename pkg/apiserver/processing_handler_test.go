@@ -80,13 +80,13 @@ func (a *recordingAdmission) Validate(_ context.Context, attrs admission.Attribu
 type processingPair struct {
 	fast, generic http.Handler
 	// handedOn counts the requests the server's handler handed to the create handler.
-	handedOn          int
-	fastAdmit, genAdm *recordingAdmission
+	handedOn                int
+	fastAdmit, genericAdmit *recordingAdmission
 }
 
 func newProcessingPair(t *testing.T, gv schema.GroupVersion, storage processingStorage) *processingPair {
 	t.Helper()
-	pair := &processingPair{fastAdmit: &recordingAdmission{}, genAdm: &recordingAdmission{}}
+	pair := &processingPair{fastAdmit: &recordingAdmission{}, genericAdmit: &recordingAdmission{}}
 	build := func(admit *recordingAdmission, fast bool) http.Handler {
 		s := processingScope{serializer: Served, admission: admit, maxBodyBytes: 1 << 20}
 		scope, err := processingRequestScope(gv, "processedtemplates", storage, s)
@@ -114,7 +114,7 @@ func newProcessingPair(t *testing.T, gv schema.GroupVersion, storage processingS
 		return filters.WithWarningRecorder(filters.WithRequestInfo(withUser,
 			&request.RequestInfoFactory{APIPrefixes: sets.NewString("apis"), GrouplessAPIPrefixes: sets.NewString("api")}))
 	}
-	pair.fast, pair.generic = build(pair.fastAdmit, true), build(pair.genAdm, false)
+	pair.fast, pair.generic = build(pair.fastAdmit, true), build(pair.genericAdmit, false)
 	return pair
 }
 
@@ -242,15 +242,15 @@ func TestProcessingHandlerAnswersAsTheCreateHandler(t *testing.T) {
 				}
 			})
 		}
-		if strings.Join(pair.fastAdmit.mutated, "\n") != strings.Join(pair.genAdm.mutated, "\n") ||
-			strings.Join(pair.fastAdmit.validated, "\n") != strings.Join(pair.genAdm.validated, "\n") ||
-			len(pair.fastAdmit.dryRun) != len(pair.genAdm.dryRun) {
+		if strings.Join(pair.fastAdmit.mutated, "\n") != strings.Join(pair.genericAdmit.mutated, "\n") ||
+			strings.Join(pair.fastAdmit.validated, "\n") != strings.Join(pair.genericAdmit.validated, "\n") ||
+			len(pair.fastAdmit.dryRun) != len(pair.genericAdmit.dryRun) {
 			t.Errorf("%s: admission was asked\n%q %q\nby the processing handler, and\n%q %q\nby the create handler", group.gv,
-				pair.fastAdmit.mutated, pair.fastAdmit.validated, pair.genAdm.mutated, pair.genAdm.validated)
+				pair.fastAdmit.mutated, pair.fastAdmit.validated, pair.genericAdmit.mutated, pair.genericAdmit.validated)
 		}
 		for i := range pair.fastAdmit.dryRun {
-			if pair.fastAdmit.dryRun[i] != pair.genAdm.dryRun[i] {
-				t.Errorf("%s: admission %d was told dry run %v, by the create handler %v", group.gv, i, pair.fastAdmit.dryRun[i], pair.genAdm.dryRun[i])
+			if pair.fastAdmit.dryRun[i] != pair.genericAdmit.dryRun[i] {
+				t.Errorf("%s: admission %d was told dry run %v, by the create handler %v", group.gv, i, pair.fastAdmit.dryRun[i], pair.genericAdmit.dryRun[i])
 			}
 		}
 		if len(pair.fastAdmit.mutated) == 0 || len(pair.fastAdmit.validated) == 0 {
