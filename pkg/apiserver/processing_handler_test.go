@@ -186,6 +186,7 @@ func processingCases() []processingCase {
 		{name: "table", accept: "application/json;as=Table;v=v1;g=meta.k8s.io", body: stencilTemplate, handedOn: true},
 		{name: "not acceptable", accept: "text/html", body: stencilTemplate, handedOn: true},
 		{name: "protobuf answer", accept: "application/vnd.kubernetes.protobuf", body: stencilTemplate},
+		{name: "protobuf or json", accept: "application/vnd.kubernetes.protobuf, application/json", body: stencilTemplate},
 		{name: "pretty", query: "pretty=true", body: stencilTemplate},
 		{name: "curl", userAgent: "curl/8.5", body: stencilTemplate},
 		{name: "owner references", body: strings.Replace(stencilTemplate, `"namespace":"demo"`,
