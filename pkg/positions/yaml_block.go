@@ -82,7 +82,12 @@ func (p *parser) inlineValue(indent int) int32 {
 		if p.blankAt(1) {
 			bail() // a sequence entry where libyaml allows none
 		}
-	case '!', '?', ':', '%', '@', '`', ',', ']', '}', '#':
+	case '?', ':':
+		if p.blankAt(1) || p.at(1) == '\t' {
+			bail() // a complex key or an empty key, left to libyaml
+		}
+		// Followed by a character, it starts a plain scalar in the block context (- :8080).
+	case '!', '%', '@', '`', ',', ']', '}', '#':
 		bail()
 	}
 	return p.plain(indent, false)

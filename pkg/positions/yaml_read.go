@@ -141,6 +141,13 @@ type parser struct {
 	// default. sourceBytes is the size of the source read, from where the document starts;
 	// written is what the emitter wrote, what it took back included.
 	limit, sourceBytes, written int
+	// strict refuses a key a mapping repeats, as YAMLToJSONStrict does (yaml_strict.go).
+	strict bool
+	// base is where the document read starts: the strict decoder's line numbers count from it.
+	base int
+	// hasTabs says the source holds a tab; tabs counts those read as text (checkTabs).
+	hasTabs bool
+	tabs    int
 }
 
 type anchor struct {
@@ -167,8 +174,10 @@ const (
 type node struct {
 	kind, style uint8
 	inArena     bool
-	pos         int32
-	a, b        int32
+	// anchored: the decoder places the node at its anchor, which pos does not say.
+	anchored bool
+	pos      int32
+	a, b     int32
 }
 
 // read parses and emits the first document. errBail means the input is left to YAMLToJSON;
@@ -183,10 +192,13 @@ func (p *parser) read() (out []byte, err error) {
 			out, err = nil, errBail // errBail, or any other surprise: the exact path decides
 		}
 	}()
-	if len(p.src) > 1<<31-1 || !printable(p.src[p.pos:]) {
+	ok, tabs := printable(p.src[p.pos:])
+	if len(p.src) > 1<<31-1 || !ok {
 		return nil, errBail
 	}
+	p.hasTabs = tabs
 	p.sourceBytes = len(p.src) - p.pos
+	p.base = p.pos
 	if p.limit == 0 {
 		p.limit = MaxJSONBytes(p.sourceBytes)
 	}
@@ -199,45 +211,69 @@ func (p *parser) read() (out []byte, err error) {
 	p.nodes = make([]node, 0, len(p.src)/12+8)
 	p.kids = make([]int32, 0, len(p.src)/12+8)
 	root := p.document()
+	p.checkTabs(p.base)
 	if p.positions {
 		p.entries = make([]entry, 0, p.slots+1)
 	}
-	return p.emitDocument(root), nil
+	out = p.emitDocument(root)
+	if p.strict && root >= 0 {
+		if err := p.strictErrors(root); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func bail() { panic(errBail) }
 
 // printable reports whether src holds only what the fast reader reads as libyaml does: no
-// tabs, control characters, lone carriage returns, line breaks other than LF and CRLF (NEL,
-// LS, PS), byte order marks past the start, or invalid UTF-8.
-func printable(src []byte) bool {
+// control characters but tabs, lone carriage returns, line breaks other than LF and CRLF (NEL,
+// LS, PS), byte order marks past the start, or invalid UTF-8. tabs says whether it holds a
+// tab, which the reader takes only where libyaml takes it as text (checkTabs).
+func printable(src []byte) (ok, tabs bool) {
 	for i := 0; i < len(src); {
 		c := src[i]
 		if c >= 0x20 && c < 0x7f || c == '\n' {
 			i++
 			continue
 		}
-		if c == '\r' {
+		switch {
+		case c == '\t':
+			tabs = true
+			i++
+			continue
+		case c == '\r':
 			if i+1 < len(src) && src[i+1] == '\n' {
 				i += 2
 				continue
 			}
-			return false
-		}
-		if c < 0x80 {
-			return false
+			return false, tabs
+		case c < 0x80:
+			return false, tabs
 		}
 		r, size := utf8.DecodeRune(src[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
-			return false
+			return false, tabs
 		case r == 0xFEFF && i == 0:
 		case r < 0xA0, r == 0x2028, r == 0x2029, r == 0xFEFF, r > 0xFFFD && r < 0x10000:
-			return false
+			return false, tabs
 		}
 		i += size
 	}
-	return true
+	return true, tabs
+}
+
+// checkTabs leaves the document read from start to YAMLToJSON unless each of its tabs was
+// taken where libyaml takes a tab as text or as a space: inside a quoted scalar, a block
+// scalar's line or a comment, between the words of a plain scalar (p.tabs counts those). A
+// tab anywhere else (indentation, before a value) has rules of its own in libyaml, often an
+// error, which the fast reader does not follow: counting is simpler and safer than checking
+// every place a tab could reach.
+func (p *parser) checkTabs(start int) {
+	if p.hasTabs && bytes.Count(p.src[start:p.pos], []byte{'\t'}) != p.tabs {
+		bail()
+	}
 }
 
 // document reads the first document of the stream; -1 is an empty one (null).
@@ -313,17 +349,25 @@ func (p *parser) skipToToken() {
 		case ' ':
 			p.pos++
 		case '#':
-			if p.pos > p.lineStart && p.src[p.pos-1] != ' ' {
+			if p.pos > p.lineStart && p.src[p.pos-1] != ' ' && p.src[p.pos-1] != '\t' {
 				bail() // libyaml reads it as a comment, the YAML spec not
 			}
-			for p.pos < len(p.src) && !p.breakAt(0) {
-				p.pos++
-			}
+			p.comment()
 		case '\n', '\r':
 			p.newline()
 		default:
 			return
 		}
+	}
+}
+
+// comment skips a comment to the end of its line.
+func (p *parser) comment() {
+	for p.pos < len(p.src) && !p.breakAt(0) {
+		if p.src[p.pos] == '\t' {
+			p.tabs++
+		}
+		p.pos++
 	}
 }
 
@@ -344,6 +388,7 @@ func (p *parser) newNode(kind, style uint8, pos int) int32 {
 	if p.hasPending {
 		p.anchors = append(p.anchors, anchor{name: p.pending, node: n})
 		p.hasPending = false
+		p.nodes[n].anchored = true
 	}
 	return n
 }

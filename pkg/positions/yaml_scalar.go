@@ -27,6 +27,9 @@ import "bytes"
 // libyaml (a key where none may be), left to it; in a flow collection ": ", ',', '?', '[',
 // ']', '{' and '}' end it.
 func (p *parser) plain(indent int, flow bool) int32 {
+	if p.at(0) == '\t' {
+		bail() // libyaml skips it before the scalar, or refuses it
+	}
 	start := p.pos
 	n := p.newNode(kindScalar, stylePlain, start)
 	end := start
@@ -38,9 +41,9 @@ func (p *parser) plain(indent int, flow bool) int32 {
 		}
 		run := p.pos
 	scan:
-		for !p.blankAt(0) {
+		for !p.blankAt(0) && p.src[p.pos] != '\t' {
 			switch c := p.src[p.pos]; {
-			case c == ':' && p.blankAt(1):
+			case c == ':' && (p.blankAt(1) || p.at(1) == '\t'):
 				if !flow {
 					bail()
 				}
@@ -67,11 +70,20 @@ func (p *parser) plain(indent int, flow bool) int32 {
 			}
 			end, spaceFrom = p.pos, -1
 		}
-		if p.eof() || p.src[p.pos] != ' ' && !p.breakAt(0) {
+		if p.eof() || !isWhite(p.src[p.pos]) && !p.breakAt(0) {
 			break
 		}
-		for !p.eof() && (p.src[p.pos] == ' ' || p.breakAt(0)) {
-			if p.src[p.pos] == ' ' {
+		// Spaces and tabs between words are kept, those around line breaks dropped; a tab
+		// that starts a line of the scalar is libyaml's error where the line is not indented
+		// past the scalar's collection (inside a flow collection, left to it alike).
+		for !p.eof() && (isWhite(p.src[p.pos]) || p.breakAt(0)) {
+			if c := p.src[p.pos]; isWhite(c) {
+				if c == '\t' {
+					if leadingBlanks && (flow || p.column() < indent+1) {
+						bail()
+					}
+					p.tabs++
+				}
 				if !leadingBlanks && spaceFrom < 0 {
 					spaceFrom = p.pos
 				}
@@ -90,6 +102,9 @@ func (p *parser) plain(indent int, flow bool) int32 {
 	p.skipToToken()
 	return n
 }
+
+// isWhite reports a space or a tab, libyaml's blanks within a line.
+func isWhite(c byte) bool { return c == ' ' || c == '\t' }
 
 // appendFold joins two lines of a scalar separated by breaks line breaks: one is a space,
 // more are one newline fewer.
@@ -121,6 +136,10 @@ func (p *parser) quoted() int32 {
 			special = '\''
 		}
 		if bytes.IndexByte(p.src[start+1:end-1], special) < 0 {
+			// On one line, spaces and tabs are the scalar's own.
+			if p.hasTabs {
+				p.tabs += bytes.Count(p.src[start+1:end-1], []byte{'\t'})
+			}
 			p.nodes[n].a, p.nodes[n].b = int32(start+1), int32(end-1)
 			p.pos = end
 			return n
@@ -135,7 +154,7 @@ func (p *parser) quoted() int32 {
 		}
 		leadingBlanks := false
 	content:
-		for !p.blankAt(0) {
+		for !p.blankAt(0) && p.src[p.pos] != '\t' {
 			c := p.src[p.pos]
 			switch {
 			case single && c == '\'' && p.at(1) == '\'':
@@ -158,9 +177,13 @@ func (p *parser) quoted() int32 {
 		if c := p.at(0); single && c == '\'' || !single && c == '"' {
 			break
 		}
+		// Spaces and tabs within a line are kept, those around a line break dropped.
 		spaceFrom, leadingBreak, trailing := -1, false, 0
-		for !p.eof() && (p.src[p.pos] == ' ' || p.breakAt(0)) {
-			if p.src[p.pos] == ' ' {
+		for !p.eof() && (isWhite(p.src[p.pos]) || p.breakAt(0)) {
+			if isWhite(p.src[p.pos]) {
+				if p.src[p.pos] == '\t' {
+					p.tabs++
+				}
 				if !leadingBlanks && spaceFrom < 0 {
 					spaceFrom = p.pos
 				}
@@ -202,6 +225,9 @@ func (p *parser) escape() {
 		p.arena = append(p.arena, 8)
 	case 't':
 		p.arena = append(p.arena, 9)
+	case '\t':
+		p.arena = append(p.arena, 9)
+		p.tabs++
 	case 'n':
 		p.arena = append(p.arena, 10)
 	case 'v':
@@ -301,9 +327,7 @@ func (p *parser) blockScalar(indent int) int32 {
 	}
 	p.skipSpaces()
 	if p.at(0) == '#' {
-		for !p.eof() && !p.breakAt(0) {
-			p.pos++
-		}
+		p.comment()
 	}
 	if !p.eof() && !p.breakAt(0) {
 		bail()
@@ -322,7 +346,7 @@ func (p *parser) blockScalar(indent int) int32 {
 	trailing := p.blockBreaks(&blockIndent, indent)
 	leadingBreak, leadingBlank := false, false
 	for p.column() == blockIndent && !p.eof() {
-		trailingBlank := p.src[p.pos] == ' '
+		trailingBlank := isWhite(p.src[p.pos])
 		if !literal && leadingBreak && !leadingBlank && !trailingBlank {
 			if trailing == 0 {
 				p.arena = append(p.arena, ' ')
@@ -336,6 +360,9 @@ func (p *parser) blockScalar(indent int) int32 {
 		leadingBlank = trailingBlank
 		run := p.pos
 		for !p.eof() && !p.breakAt(0) {
+			if p.src[p.pos] == '\t' {
+				p.tabs++ // text of the line, past its indentation
+			}
 			p.pos++
 		}
 		p.arena = append(p.arena, p.src[run:p.pos]...)
@@ -368,6 +395,9 @@ func (p *parser) blockBreaks(blockIndent *int, indent int) int {
 			p.pos++
 		}
 		maxIndent = max(maxIndent, p.column())
+		if (*blockIndent == 0 || p.column() < *blockIndent) && p.at(0) == '\t' {
+			bail() // libyaml: found a tab character where an indentation space is expected
+		}
 		if !p.breakAt(0) {
 			break
 		}

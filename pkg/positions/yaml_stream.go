@@ -32,7 +32,8 @@ import "bytes"
 // ("--- a", "---#"), or anything YAMLToJSON would read of a document instead: the caller then
 // splits and converts the stream as before.
 func OnlyDocument(data []byte) (out []byte, documents int, repeats bool, ok bool) {
-	if len(data) > 1<<31-1 || !printable(data) || !plainMarkers(data) {
+	printed, tabs := printable(data)
+	if len(data) > 1<<31-1 || !printed || !plainMarkers(data) {
 		return nil, 0, false, false
 	}
 	if len(data) > 0 && data[len(data)-1] != '\n' && bytes.Contains(data, []byte("---")) {
@@ -45,7 +46,7 @@ func OnlyDocument(data []byte) (out []byte, documents int, repeats bool, ok bool
 			out, documents, repeats, ok = nil, 0, false, false
 		}
 	}()
-	p := parser{src: data}
+	p := parser{src: data, hasTabs: tabs}
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		p.pos, p.lineStart = 3, 3
 	}
@@ -54,9 +55,10 @@ func OnlyDocument(data []byte) (out []byte, documents int, repeats bool, ok bool
 	for {
 		// Each document is read on its own, as each is converted on its own.
 		p.nodes, p.kids, p.stack = p.nodes[:0], p.kids[:0], p.stack[:0]
-		p.anchors, p.hasPending, p.hasAliases, p.repeats, p.slots = nil, false, false, false, 0
+		p.anchors, p.hasPending, p.hasAliases, p.repeats, p.slots, p.tabs = nil, false, false, false, 0, 0
 		start := p.pos
 		root := p.document()
+		p.checkTabs(start)
 		// Each document's JSON is bounded by its own size, as YAMLToJSON of the document alone
 		// bounds it (MaxJSONBytes): a refusal leaves the stream to the caller's split, which
 		// finds the same refusal there.

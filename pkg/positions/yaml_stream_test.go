@@ -38,6 +38,7 @@ var streamSeeds = []string{
 	"--- a\n", "---#c\nb: 1\n", "a: 1\n...\n---\nb: 2\n", "a: 1\n---\n: bad: [\n",
 	"\xef\xbb\xbf---\r\nkind: Template\r\n---\r\n",
 	"a: 'x\n---\ny'\n", "a: \"x\n--- y\"\n", "a: [1,\n---\n2]\n",
+	"a: |\n  x\ty\n---\nb: ':80'\n", "---\n- :8080\n---\n", "a: 1\n---\n\tb: 2\n", "a: 1\t# c\n---\nb: '\t'\n",
 }
 
 // oneDocumentAsBefore is what the server did with a YAML body before OnlyDocument: split by

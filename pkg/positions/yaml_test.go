@@ -19,6 +19,7 @@ package positions
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -70,6 +71,7 @@ func sameAsSigs(t testing.TB, data []byte) (fastPath bool) {
 	if _, err := YAMLToJSON(data); expanded(t, data, err) {
 		return false
 	}
+	sameStrictAsSigs(t, data)
 	out, fastPath := fast(data)
 	if !fastPath {
 		return false
@@ -94,6 +96,24 @@ func sameAsSigs(t testing.TB, data []byte) (fastPath bool) {
 		}
 	}
 	return true
+}
+
+// sameStrictAsSigs checks that the strict fast reader, where it answers, gives what
+// sigs.k8s.io/yaml's YAMLToJSONStrict gives: the same bytes, or an error in the same words
+// (the keys a mapping repeats, at the lines of their values, in the decoder's order).
+func sameStrictAsSigs(t testing.TB, data []byte) {
+	p := parser{src: data, strict: true}
+	got, err := p.read()
+	if err == errBail {
+		return
+	}
+	want, wantErr := yaml.YAMLToJSONStrict(data)
+	if !bytes.Equal(got, want) || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+		t.Fatalf("%q: the strict fast reader gives %s (error %v),\nsigs.k8s.io/yaml %s (error %v)", data, got, err, want, wantErr)
+	}
+	if got, err := YAMLToJSONStrict(data); !bytes.Equal(got, want) || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+		t.Fatalf("%q: YAMLToJSONStrict gives %s (error %v)", data, got, err)
+	}
 }
 
 // The fast reader fails only by leaving the input to sigs.k8s.io/yaml: every error is its.
@@ -128,6 +148,37 @@ func FuzzYAMLToJSON(f *testing.F) {
 		g := yamlGen{choices: data}
 		sameAsSigs(t, []byte(g.doc()))
 	})
+}
+
+// TestYAMLToJSONStrictCases: the strict fast reader words the refusal of repeated keys itself
+// (cases of sameStrictAsSigs), and leaves to sigs.k8s.io/yaml only the values whose line it
+// does not keep (anchored, or empty).
+func TestYAMLToJSONStrictCases(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		fast bool
+	}{
+		{"a: 1\nb: 2\n", true},
+		{"a: 1\na: 2\n", true},
+		{"a: 1\nb:\n  c: x\n  c: y\n  c: z\na:\n  - 1\n", true},
+		{"x: &m {k: 1}\ny:\n  <<: *m\n  k: 2\n", true},
+		{"x: &m {k: 1}\ny:\n  k: 2\n  <<: [*m, {k: 3}]\n", true},
+		{"1: a\n0x1: b\ntrue: c\nyes: d\n1.5: e\n1.50: f\n", true},
+		{"a: {b: 1, b: \"two\", b: [3]}\n", true},
+		{"x: &a {k: 1, k: 2}\ny: *a\nz: *a\n", true},
+		{"\"a\tb\": 1\n'a\tb': |\n  text\n", true},
+		{"a: 1\na:\n", false},
+		{"a: 1\na: &x 2\n", false},
+	} {
+		p := parser{src: []byte(c.in), strict: true}
+		if _, err := p.read(); (err != errBail) != c.fast {
+			t.Errorf("%q: fast %v (%v), want %v", c.in, err != errBail, err, c.fast)
+		}
+		sameStrictAsSigs(t, []byte(c.in))
+		if got, want := fmt.Sprint(YAMLToJSONStrict([]byte(c.in))), fmt.Sprint(yaml.YAMLToJSONStrict([]byte(c.in))); got != want {
+			t.Errorf("%q: YAMLToJSONStrict gives %s, sigs.k8s.io/yaml %s", c.in, got, want)
+		}
+	}
 }
 
 func TestYAMLToJSONRepeats(t *testing.T) {

@@ -29,10 +29,8 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/apimachinery/pkg/util/version"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	apiservercel "k8s.io/apiserver/pkg/cel"
-	"k8s.io/apiserver/pkg/cel/environment"
 	"k8s.io/apiserver/pkg/cel/library"
 
 	"stencil.dev/stencil/pkg/apis/templates"
@@ -62,19 +60,15 @@ type Env struct {
 // NewEnv declares params for the parameters. Parameters with names CEL cannot select or types
 // it does not know are left out (the template's other errors report them).
 //
-// The base environment, the Kubernetes library at the default compatibility version, is made
-// once per process (environment.MustBaseEnvSet caches it); NewEnv extends only its
-// NewExpressions environment, the one expressions compile in: EnvSet.Extend would extend the
-// StoredExpressions environment too, which a template's expressions never use, at twice the
-// cost.
+// The base environment, the Kubernetes library at the compatibility version (base.go), is made
+// once per process; NewEnv extends it with params, as k8s.io/apiserver extends the
+// NewExpressions environment of a CustomResourceDefinition's rules with self.
 func NewEnv(params []templates.Parameter) (*Env, error) {
 	root := paramsType(params)
 	base := baseEnv()
 	provider := apiservercel.NewDeclTypeProvider(root)
-	// As EnvSet.Extend does.
-	if compatibility.AtLeast(version.MajorMinor(1, 31)) {
-		provider.SetRecognizeKeywordAsFieldName(true)
-	}
+	// As k8s.io/apiserver's EnvSet.Extend does from 1.31 on.
+	provider.SetRecognizeKeywordAsFieldName(true)
 	opts, err := provider.EnvOptions(base.CELTypeProvider())
 	if err != nil {
 		return nil, err
@@ -87,13 +81,14 @@ func NewEnv(params []templates.Parameter) (*Env, error) {
 		params: params}, nil
 }
 
-// compatibility is the Kubernetes version whose CEL library expressions may use.
-var compatibility = environment.DefaultCompatibilityVersion()
-
 // baseEnv is the environment expressions compile in before params is declared, made on first
 // use: most commands compile no expressions.
 var baseEnv = sync.OnceValue(func() *cel.Env {
-	return environment.MustBaseEnvSet(compatibility).NewExpressionsEnv()
+	env, err := newBaseEnv()
+	if err != nil {
+		panic("celparams: the base CEL environment is misdeclared: " + err.Error())
+	}
+	return env
 })
 
 // Result is what an expression must yield.

@@ -1,0 +1,149 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package positions
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+
+	yamlv2 "go.yaml.in/yaml/v2"
+	"sigs.k8s.io/yaml"
+)
+
+// The strict conversion: sigs.k8s.io/yaml's YAMLToJSONStrict decodes with go.yaml.in/yaml/v2's
+// UnmarshalStrict, which keeps the first of the values a mapping gives one key (its own or a
+// merged one) and lists each later one as "line N: key K already set in map", N the line of
+// that value. The fast reader lists the same, in the decoder's order, so that a strict decoder
+// (the server's, for fieldValidation Strict or Warn) need not convert a document again with
+// sigs.k8s.io/yaml to word its refusal.
+
+// YAMLToJSONStrict converts the first document of YAML to JSON exactly as sigs.k8s.io/yaml's
+// YAMLToJSONStrict does: the JSON YAMLToJSON gives when no mapping repeats a key, else its
+// error, a *yaml.TypeError (go.yaml.in/yaml/v2) in the same words.
+func YAMLToJSONStrict(data []byte) ([]byte, error) {
+	p := parser{src: data, strict: true}
+	if out, err := p.read(); err != errBail {
+		return out, err
+	}
+	if err := checkFallbackExpansion(data); err != nil {
+		return nil, err
+	}
+	return yaml.YAMLToJSONStrict(data)
+}
+
+// strictErrors walks the document in the decoder's order and returns its refusal of the keys
+// mappings repeat, or nil.
+func (p *parser) strictErrors(root int32) error {
+	if !p.repeats {
+		return nil // no mapping, merged members included, gave a key twice
+	}
+	s := strictWalk{p: p}
+	s.visit(root)
+	if len(s.errors) == 0 {
+		return nil
+	}
+	return &yamlv2.TypeError{Errors: s.errors}
+}
+
+type strictWalk struct {
+	p      *parser
+	errors []string
+}
+
+// visit decodes node n as the decoder does: an alias's anchored node again at each alias.
+// The emitter has already walked the same (and refused what expands too far).
+func (s *strictWalk) visit(n int32) {
+	nd := s.p.nodes[n]
+	switch nd.kind {
+	case kindAlias:
+		s.visit(nd.a)
+	case kindSequence:
+		for i := nd.a; i < nd.b; i++ {
+			s.visit(s.p.kids[i])
+		}
+	case kindMapping:
+		s.mappingInto(n, map[typedKey]bool{}, map[string]bool{})
+	}
+}
+
+// mappingInto decodes mapping n into a map holding the keys set (strings apart, by text),
+// as a merge decodes the mappings it names into the map of the mapping that holds it.
+func (s *strictWalk) mappingInto(n int32, set map[typedKey]bool, texts map[string]bool) {
+	nd := s.p.nodes[n]
+	for i := nd.a; i < nd.b; i += 2 {
+		k, v := s.p.kids[i], s.p.kids[i+1]
+		if s.p.isMerge(k) {
+			s.merge(v, set, texts)
+			continue
+		}
+		text, typed := s.p.keyText(k)
+		s.visit(v)
+		var already bool
+		if typed.kind == resolvedString {
+			already, texts[string(text)] = texts[string(text)], true
+		} else {
+			already, set[typed] = set[typed], true
+		}
+		if already {
+			s.errors = append(s.errors, fmt.Sprintf("line %d: key %#v already set in map", s.line(v), keyValue(text, typed)))
+		}
+	}
+}
+
+// merge applies a merge key's value: a mapping, an alias of one, or a sequence of those, the
+// last first (the emitter has refused any other).
+func (s *strictWalk) merge(v int32, set map[typedKey]bool, texts map[string]bool) {
+	switch nd := s.p.nodes[v]; nd.kind {
+	case kindMapping:
+		s.mappingInto(v, set, texts)
+	case kindAlias:
+		s.mappingInto(s.p.mergeTarget(v), set, texts)
+	case kindSequence:
+		for i := nd.b - 1; i >= nd.a; i-- {
+			child := s.p.kids[i]
+			if s.p.nodes[child].kind == kindAlias {
+				child = s.p.mergeTarget(child)
+			}
+			s.mappingInto(child, set, texts)
+		}
+	}
+}
+
+// line is the decoder's line of node v: where its content starts. An anchored node starts at
+// its anchor, an empty one (null) at the token after it: places the fast reader does not
+// keep, left to sigs.k8s.io/yaml.
+func (s *strictWalk) line(v int32) int {
+	nd := s.p.nodes[v]
+	if nd.anchored || nd.kind == kindScalar && nd.style == stylePlain && !nd.inArena && nd.a == nd.b {
+		bail()
+	}
+	return bytes.Count(s.p.src[s.p.base:nd.pos], []byte("\n")) + 1
+}
+
+// keyValue is the Go value the decoder holds a key as, which its message prints with %#v.
+func keyValue(text []byte, typed typedKey) any {
+	switch typed.kind {
+	case resolvedBool:
+		return typed.num == 1
+	case resolvedInt:
+		return int(int64(typed.num))
+	case resolvedFloat:
+		return math.Float64frombits(typed.num)
+	}
+	return string(text)
+}
