@@ -62,9 +62,10 @@ func (p *parser) emitDocument(root int32) []byte {
 	if p.hasAliases {
 		p.checkAliases(root)
 	}
-	e := emitter{p: p, out: make([]byte, 0, len(p.src)+len(p.src)/4+64)}
+	e := emitter{p: p, out: make([]byte, 0, len(p.src)+len(p.src)/4+64), assigns: p.assigns[:0]}
 	e.record(-1, p.nodes[root].pos)
 	e.value(root)
+	p.assigns = e.assigns
 	p.written = len(e.out) + e.discarded
 	return e.out
 }

@@ -124,6 +124,10 @@ type parser struct {
 	kids  []int32 // children of collections, pairs for mappings
 	stack []int32 // children of the collections being read
 	arena []byte  // scalar values that are not a run of src
+	// assigns is the emitter's (yaml_emit.go); scratch, where the slices above come from
+	// (yaml_scratch.go).
+	assigns []assign
+	scratch *scratch
 	// anchors are the anchors defined so far, the latest last; pending is the anchor read
 	// before the node it names.
 	anchors    []anchor
@@ -206,10 +210,8 @@ func (p *parser) read() (out []byte, err error) {
 		p.pos += 3
 		p.lineStart = p.pos
 	}
-	// A template's YAML has about a node per 12 bytes; sizing for it saves the copies of
-	// growing.
-	p.nodes = make([]node, 0, len(p.src)/12+8)
-	p.kids = make([]int32, 0, len(p.src)/12+8)
+	p.takeScratch(p.sourceBytes)
+	defer p.releaseScratch()
 	root := p.document()
 	p.checkTabs(p.base)
 	if p.positions {

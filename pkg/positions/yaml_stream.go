@@ -50,8 +50,8 @@ func OnlyDocument(data []byte) (out []byte, documents int, repeats bool, ok bool
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		p.pos, p.lineStart = 3, 3
 	}
-	p.nodes = make([]node, 0, len(data)/12+8)
-	p.kids = make([]int32, 0, len(data)/12+8)
+	p.takeScratch(len(data))
+	defer p.releaseScratch()
 	for {
 		// Each document is read on its own, as each is converted on its own.
 		p.nodes, p.kids, p.stack = p.nodes[:0], p.kids[:0], p.stack[:0]
