@@ -18,6 +18,7 @@ package positions
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -234,6 +235,17 @@ func bail() { panic(errBail) }
 // tab, which the reader takes only where libyaml takes it as text (checkTabs).
 func printable(src []byte) (ok, tabs bool) {
 	for i := 0; i < len(src); {
+		// Eight bytes at a time while none is below 0x20 (a line break, a tab, a control),
+		// 0x7f or above (DEL, UTF-8): most of a template's bytes, read here before the
+		// parser reads them again.
+		if i+8 <= len(src) {
+			x := binary.LittleEndian.Uint64(src[i:])
+			del := x ^ (ones * 0x7f)
+			if (x-ones*0x20)&^x&highs|x&highs|(del-ones)&^del&highs == 0 {
+				i += 8
+				continue
+			}
+		}
 		c := src[i]
 		if c >= 0x20 && c < 0x7f || c == '\n' {
 			i++
@@ -265,6 +277,13 @@ func printable(src []byte) (ok, tabs bool) {
 	}
 	return true, tabs
 }
+
+// ones and highs are a byte's lowest and highest bit in each byte of a word: (x-ones*n)&^x&highs
+// is not zero exactly when a byte of x is below n (n <= 0x80), x&highs when one is 0x80 or above.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
 
 // checkTabs leaves the document read from start to YAMLToJSON unless each of its tabs was
 // taken where libyaml takes a tab as text or as a space: inside a quoted scalar, a block
