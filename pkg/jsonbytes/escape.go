@@ -97,33 +97,52 @@ func AppendQuotedHTML[T ~[]byte | ~string](dst []byte, s T) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		c := s[i]
-		if htmlSafe[c] {
-			i++
+		// Eight bytes at a time while all are safe (the run of a long string: a description,
+		// a script); a word that is not is read byte by byte.
+		if i+8 <= len(s) && htmlSafeWord(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
+			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56) {
+			i += 8
 			continue
 		}
-		if c < utf8.RuneSelf {
-			dst = append(dst, s[start:i]...)
-			dst = AppendEscapedASCII(dst, c)
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
+		for word := min(i+8, len(s)); i < word; {
+			c := s[i]
+			if htmlSafe[c] {
+				i++
+				continue
+			}
+			if c < utf8.RuneSelf {
+				dst = append(dst, s[start:i]...)
+				dst = AppendEscapedASCII(dst, c)
+				i++
+				start = i
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+			switch {
+			case r == utf8.RuneError && size == 1:
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, `\ufffd`...)
+			case r == '\u2028' || r == '\u2029':
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			default:
+				i += size
+				continue
+			}
 			i += size
-			continue
+			start = i
 		}
-		i += size
-		start = i
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// htmlSafeWord reports whether each byte of x is htmlSafe: none below 0x20 or above 0x7f,
+// none of ", \, <, > and &. (x-ones*n)&^x&highs is not zero exactly when a byte of x is below n
+// (n <= 0x80), so with n = 1 when a byte is zero.
+func htmlSafeWord(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q, b, lt, gt, amp := x^ones*'"', x^ones*'\\', x^ones*'<', x^ones*'>', x^ones*'&'
+	return (x-ones*0x20)&^x&highs|x&highs|
+		(q-ones)&^q&highs|(b-ones)&^b&highs|(lt-ones)&^lt&highs|(gt-ones)&^gt&highs|(amp-ones)&^amp&highs == 0
 }

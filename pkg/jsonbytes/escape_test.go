@@ -28,6 +28,12 @@ func TestAppendQuotedHTML(t *testing.T) {
 	inputs := []string{"", "plain text", "<a href=\"x\">&amp;</a>", "caf\u00e9 \u2028\u2029 \U0001F600", "\xff\xfe", "a\xe2\x80", "tab\tnew\nline\\"}
 	for c := 0; c < 256; c++ {
 		inputs = append(inputs, string([]byte{byte(c)}), "ab"+string([]byte{byte(c)})+"cd")
+		// at each place of the words read eight bytes at a time
+		for at := 0; at < 20; at++ {
+			in := []byte("0123456789abcdefghij")
+			in[at] = byte(c)
+			inputs = append(inputs, string(in))
+		}
 	}
 	for _, in := range inputs {
 		want, err := json.Marshal(in)

@@ -237,7 +237,7 @@ func printable(src []byte) (ok, tabs bool) {
 	for i := 0; i < len(src); {
 		// Eight bytes at a time while none is below 0x20 (a line break, a tab, a control),
 		// 0x7f or above (DEL, UTF-8): most of a template's bytes, read here before the
-		// parser reads them again.
+		// parser reads them again. A word that holds one is read byte by byte.
 		if i+8 <= len(src) {
 			x := binary.LittleEndian.Uint64(src[i:])
 			del := x ^ (ones * 0x7f)
@@ -246,34 +246,36 @@ func printable(src []byte) (ok, tabs bool) {
 				continue
 			}
 		}
-		c := src[i]
-		if c >= 0x20 && c < 0x7f || c == '\n' {
-			i++
-			continue
-		}
-		switch {
-		case c == '\t':
-			tabs = true
-			i++
-			continue
-		case c == '\r':
-			if i+1 < len(src) && src[i+1] == '\n' {
-				i += 2
+		for word := min(i+8, len(src)); i < word; {
+			c := src[i]
+			if c >= 0x20 && c < 0x7f || c == '\n' {
+				i++
 				continue
 			}
-			return false, tabs
-		case c < 0x80:
-			return false, tabs
+			switch {
+			case c == '\t':
+				tabs = true
+				i++
+				continue
+			case c == '\r':
+				if i+1 < len(src) && src[i+1] == '\n' {
+					i += 2
+					continue
+				}
+				return false, tabs
+			case c < 0x80:
+				return false, tabs
+			}
+			r, size := utf8.DecodeRune(src[i:])
+			switch {
+			case r == utf8.RuneError && size == 1:
+				return false, tabs
+			case r == 0xFEFF && i == 0:
+			case r < 0xA0, r == 0x2028, r == 0x2029, r == 0xFEFF, r > 0xFFFD && r < 0x10000:
+				return false, tabs
+			}
+			i += size
 		}
-		r, size := utf8.DecodeRune(src[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			return false, tabs
-		case r == 0xFEFF && i == 0:
-		case r < 0xA0, r == 0x2028, r == 0x2029, r == 0xFEFF, r > 0xFFFD && r < 0x10000:
-			return false, tabs
-		}
-		i += size
 	}
 	return true, tabs
 }
