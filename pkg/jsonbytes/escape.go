@@ -137,12 +137,16 @@ func AppendQuotedHTML[T ~[]byte | ~string](dst []byte, s T) []byte {
 	return append(dst, '"')
 }
 
-// htmlSafeWord reports whether each byte of x is htmlSafe: none below 0x20 or above 0x7f,
-// none of ", \, <, > and &. (x-ones*n)&^x&highs is not zero exactly when a byte of x is below n
-// (n <= 0x80), so with n = 1 when a byte is zero.
+// htmlSafeWord reports that each byte of x is htmlSafe (a DEL, safe, is left to the byte
+// loop). (x|(x+ones)|(x-ones*0x20))&highs
+// is zero exactly when each byte is from 0x20 to 0x7e (a carry or a borrow crosses into the next
+// byte only from a byte already caught), (y-ones)&^y&highs when no byte of y is zero: y is x
+// with the bytes " and & (which differ in one bit, 0x04) made zero, then < and > (0x02), then \.
 func htmlSafeWord(x uint64) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	q, b, lt, gt, amp := x^ones*'"', x^ones*'\\', x^ones*'<', x^ones*'>', x^ones*'&'
-	return (x-ones*0x20)&^x&highs|x&highs|
-		(q-ones)&^q&highs|(b-ones)&^b&highs|(lt-ones)&^lt&highs|(gt-ones)&^gt&highs|(amp-ones)&^amp&highs == 0
+	quoteAmp := (x ^ ones*'"') &^ (ones * 0x04)
+	angles := (x ^ ones*'<') &^ (ones * 0x02)
+	backslash := x ^ ones*'\\'
+	return (x|(x+ones)|(x-ones*0x20))&highs|
+		(quoteAmp-ones)&^quoteAmp&highs|(angles-ones)&^angles&highs|(backslash-ones)&^backslash&highs == 0
 }

@@ -239,9 +239,7 @@ func printable(src []byte) (ok, tabs bool) {
 		// 0x7f or above (DEL, UTF-8): most of a template's bytes, read here before the
 		// parser reads them again. A word that holds one is read byte by byte.
 		if i+8 <= len(src) {
-			x := binary.LittleEndian.Uint64(src[i:])
-			del := x ^ (ones * 0x7f)
-			if (x-ones*0x20)&^x&highs|x&highs|(del-ones)&^del&highs == 0 {
+			if x := binary.LittleEndian.Uint64(src[i:]); (x|(x+ones)|(x-ones*0x20))&highs == 0 {
 				i += 8
 				continue
 			}
@@ -280,8 +278,10 @@ func printable(src []byte) (ok, tabs bool) {
 	return true, tabs
 }
 
-// ones and highs are a byte's lowest and highest bit in each byte of a word: (x-ones*n)&^x&highs
-// is not zero exactly when a byte of x is below n (n <= 0x80), x&highs when one is 0x80 or above.
+// ones and highs are the lowest and the highest bit of each byte of a word. For x, eight bytes,
+// (x|(x+ones)|(x-ones*0x20))&highs is zero exactly when each byte is from 0x20 to 0x7e: x holds
+// the high bit of a byte 0x80 or above, x+ones that of 0x7f, x-ones*0x20 that of a byte below
+// 0x20 (a carry or a borrow crosses into the next byte only from a byte already caught).
 const (
 	ones  = 0x0101010101010101
 	highs = 0x8080808080808080
