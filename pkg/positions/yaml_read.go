@@ -150,6 +150,8 @@ type parser struct {
 	strict bool
 	// base is where the document read starts: the strict decoder's line numbers count from it.
 	base int
+	// keyAt and colonAt: keyAhead found at keyAt a plain key that ends at the ':' at colonAt.
+	keyAt, colonAt int
 	// hasTabs says the source holds a tab; tabs counts those read as text (checkTabs).
 	hasTabs bool
 	tabs    int
