@@ -165,4 +165,9 @@ var yamlCases = []struct {
 	{"a:\t1\n", false},
 	{"- x\n\t- y\n", false},
 	{"a: [x\ty]\n", true},
+	{"-\t", false},
+	{"- -\tx\n", false},
+	{"---\ta: 1\n", false},
+	{"a: 1\n---\t\nb: 2\n", false},
+	{"a: '\n---\tx'\n", false},
 }

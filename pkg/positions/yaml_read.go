@@ -349,7 +349,13 @@ func (p *parser) breakAt(k int) bool { c := p.at(k); return c == '\n' || c == '\
 
 // atMarker reports a document marker (--- or ...) at the start of a line.
 func (p *parser) atMarker(c byte) bool {
-	return p.column() == 0 && p.at(0) == c && p.at(1) == c && p.at(2) == c && p.blankAt(3)
+	if p.column() != 0 || p.at(0) != c || p.at(1) != c || p.at(2) != c {
+		return false
+	}
+	if p.at(3) == '\t' {
+		bail() // a marker to libyaml, a tab being a blank
+	}
+	return p.blankAt(3)
 }
 
 // newline consumes the line break at p.pos.

@@ -27,8 +27,11 @@ import "bytes"
 // libyaml (a key where none may be), left to it; in a flow collection ": ", ',', '?', '[',
 // ']', '{' and '}' end it.
 func (p *parser) plain(indent int, flow bool) int32 {
-	if p.at(0) == '\t' {
+	switch c := p.at(0); {
+	case c == '\t':
 		bail() // libyaml skips it before the scalar, or refuses it
+	case (c == '-' || c == '?' || c == ':') && p.at(1) == '\t':
+		bail() // an indicator to libyaml, a tab being a blank
 	}
 	start := p.pos
 	n := p.newNode(kindScalar, stylePlain, start)
