@@ -274,6 +274,7 @@ func (p *parser) key() int32 {
 			end--
 		}
 		p.nodes[k].a, p.nodes[k].b = int32(start), int32(end)
+		p.runBytes += end - start
 	}
 	if p.pos-start > 1000 {
 		bail() // libyaml's simple keys end at 1024 characters

@@ -150,6 +150,9 @@ type parser struct {
 	strict bool
 	// base is where the document read starts: the strict decoder's line numbers count from it.
 	base int
+	// runBytes adds up the scalars that are runs of src (the others are the arena): with the
+	// number of nodes, a close bound on the JSON's size, to allocate it once.
+	runBytes int
 	// keyAt and colonAt: keyAhead found at keyAt a plain key that ends at the ':' at colonAt.
 	keyAt, colonAt int
 	// hasTabs says the source holds a tab; tabs counts those read as text (checkTabs).

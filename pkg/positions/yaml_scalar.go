@@ -127,6 +127,7 @@ func (p *parser) setValue(n int32, inArena bool, from, start, end int) {
 		return
 	}
 	p.nodes[n].a, p.nodes[n].b = int32(start), int32(end)
+	p.runBytes += end - start
 }
 
 // quoted reads a single- or double-quoted scalar, leaving p.pos after its closing quote.
@@ -144,6 +145,7 @@ func (p *parser) quoted() int32 {
 				p.tabs += bytes.Count(p.src[start+1:end-1], []byte{'\t'})
 			}
 			p.nodes[n].a, p.nodes[n].b = int32(start+1), int32(end-1)
+			p.runBytes += end - 2 - start
 			p.pos = end
 			return n
 		}

@@ -54,7 +54,7 @@ func OnlyDocument(data []byte) (out []byte, documents int, repeats bool, ok bool
 	defer p.releaseScratch()
 	for {
 		// Each document is read on its own, as each is converted on its own.
-		p.nodes, p.kids, p.stack = p.nodes[:0], p.kids[:0], p.stack[:0]
+		p.nodes, p.kids, p.stack, p.arena, p.runBytes = p.nodes[:0], p.kids[:0], p.stack[:0], p.arena[:0], 0
 		p.anchors, p.hasPending, p.hasAliases, p.repeats, p.slots, p.tabs = nil, false, false, false, 0, 0
 		start := p.pos
 		root := p.document()
