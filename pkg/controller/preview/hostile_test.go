@@ -37,6 +37,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/artifact"
 )
 
 // previewSecret is the value of the instance's Secret in the hostile previews: it needs JSON
@@ -182,5 +183,43 @@ func TestPreviewAuthorizerOutage(t *testing.T) {
 	answer, err := p.Preview(context.Background(), req)
 	if err != nil || answer.Instances[0].Classification != templates.PreviewChanged {
 		t.Fatalf("after the outage: %v %+v", err, answer)
+	}
+}
+
+// TestPreviewPublishedTooLarge: a candidate whose artifact the controller would refuse as too
+// large (a template repeating an object, an object holding megabytes) previews as Failed with
+// the controller's reason, ArtifactTooLarge, not as a change that rolls out and then fails.
+func TestPreviewPublishedTooLarge(t *testing.T) {
+	stored := valueTemplate(t, "one", nil)
+	candidate := valueTemplate(t, "two", func(t *templatesv1.Template) { t.Objects = t.Objects[:2] })
+	published := func(ti *templatesv1.TemplateInstance) {
+		ti.Spec.Delivery = &templatesv1.Delivery{Type: templatesv1.DeliveryExternalArtifact,
+			ExternalArtifact: &templatesv1.ExternalArtifactDelivery{Secrets: templatesv1.SecretsApply}}
+	}
+	for _, tc := range []struct {
+		name    string
+		limits  artifact.Limits
+		want    templates.PreviewClassification
+		message string
+	}{
+		{"within the default limits", artifact.Limits{}, templates.PreviewWouldPrune, ""},
+		{"more YAML than an artifact holds", artifact.Limits{MaxObjects: 10, MaxContentBytes: 64, MaxArchiveBytes: 1 << 20},
+			templates.PreviewFailed, "ArtifactTooLarge: nothing was published"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := (&fixture{t: t, objects: []runtime.Object{stored, newInstance("shop", onRevision(1), published)},
+				live: []runtime.Object{generatedValues("shop", "hunter2hunter2")}}).build()
+			p := f.previewer()
+			p.cfg.ArtifactLimits = tc.limits
+			status, err := p.Preview(context.Background(), Request{Template: internalTemplate(t, stored),
+				Candidate: candidateOf(t, candidate), Caller: &user.DefaultInfo{Name: "bob"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			one := status.Instances[0]
+			if one.Classification != tc.want || !strings.Contains(one.Message, tc.message) {
+				t.Errorf("classified %s (%q), want %s (%q)", one.Classification, one.Message, tc.want, tc.message)
+			}
+		})
 	}
 }

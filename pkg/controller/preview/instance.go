@@ -26,6 +26,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/artifact"
 	"stencil.dev/stencil/pkg/authz"
 	"stencil.dev/stencil/pkg/controller/instance"
 	"stencil.dev/stencil/pkg/controller/publish"
@@ -186,9 +187,17 @@ func (s *previewState) instance(ctx context.Context, ti *templatesv1.TemplateIns
 	}
 	// A published instance's render goes into an artifact: one its controller would refuse to
 	// publish (a Secret it may not apply, a secret value in another object) fails here alike.
+	// So does one whose artifact would pass the artifact's limits.
 	if ti.Spec.Published() {
-		if _, _, err := publish.Split(cand.plan, ti.Spec.PublishesSecrets(), m.set.Holds); err != nil {
+		_, published, err := publish.Split(cand.plan, ti.Spec.PublishesSecrets(), m.set.Holds)
+		if err != nil {
 			return classify(templates.PreviewFailed, err)
+		}
+		if _, _, err := publish.Artifact(published, s.artifactLimits()); err != nil {
+			if artifact.IsLimitError(err) {
+				return classify(templates.PreviewFailed, instance.Fail("ArtifactTooLarge", "nothing was published: %v", err))
+			}
+			return classify(templates.PreviewFailed, instance.Fail("ProcessingFailed", "%v", err))
 		}
 	}
 

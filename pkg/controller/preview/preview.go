@@ -38,6 +38,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/artifact"
 	"stencil.dev/stencil/pkg/authz"
 	"stencil.dev/stencil/pkg/controller/instance"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
@@ -79,6 +80,9 @@ type Config struct {
 	Memory *renderrest.Budget
 	// HashKey keys the rendered hashes (instance.Config.HashKey).
 	HashKey []byte
+	// ArtifactLimits bound the artifact of a published instance, as the controller's
+	// (zero: artifact.DefaultLimits).
+	ArtifactLimits artifact.Limits
 }
 
 // Previewer previews candidate contents of Templates across their instances.

@@ -29,6 +29,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/artifact"
 	"stencil.dev/stencil/pkg/controller/instance"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
@@ -216,4 +217,12 @@ func (g *guessingMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*
 	}
 	g.mapper.Add(gvk, scope)
 	return g.mapper.RESTMapping(gk, versions[0])
+}
+
+// artifactLimits are the limits of a published instance's artifact.
+func (s *previewState) artifactLimits() artifact.Limits {
+	if s.p.cfg.ArtifactLimits == (artifact.Limits{}) {
+		return artifact.DefaultLimits
+	}
+	return s.p.cfg.ArtifactLimits
 }

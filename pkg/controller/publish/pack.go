@@ -24,6 +24,7 @@ import (
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/artifact"
+	"stencil.dev/stencil/pkg/controller/instance"
 )
 
 // IsSecret tells a core v1 Secret: what a published render never carries to the artifact
@@ -39,6 +40,24 @@ const (
 	FluxPruneAnnotation = "kustomize.toolkit.fluxcd.io/prune"
 	FluxPruneDisabled   = "disabled"
 )
+
+// Artifact packs the published part of a plan (Split's) as the artifact carries it, objects
+// the template retains marked so: the controller publishes what it returns, and the preview of
+// a published instance fails where it fails (a limit passed is an *artifact.LimitError).
+func Artifact(published []*instance.Planned, limits artifact.Limits) (*artifact.Artifact, []templatesv1.TemplateInstanceObject, error) {
+	objects := make([]*unstructured.Unstructured, len(published))
+	for i, p := range published {
+		objects[i] = p.Obj
+		if p.Ref.Lifecycle == templatesv1.LifecycleRetain {
+			objects[i] = Retained(p.Obj)
+		}
+	}
+	a, refs, err := Pack(objects, limits)
+	for i := range refs {
+		refs[i].Lifecycle = published[i].Ref.Lifecycle
+	}
+	return a, refs, err
+}
 
 // Retained is obj as an artifact carries an object the template retains (lifecycle retain):
 // Flux, which prunes what a published render drops, leaves it in place too. obj is not changed.
@@ -86,7 +105,8 @@ func RevisionName(templateRevision, generation int64) string {
 
 // Removed are the objects of the previous artifact the new one lacks: Flux prunes them (with a
 // Kustomization's prune), so the requester and every author must be allowed to delete them, as
-// for an applied instance's prune.
+// for an applied instance's prune. One the template retained keeps its Lifecycle: Flux leaves
+// it in place, and the prune rule asks for what releasing it takes, not for delete.
 func Removed(prev *Storage, objects []templatesv1.TemplateInstanceObject) []templatesv1.TemplateInstanceObject {
 	if prev == nil {
 		return nil

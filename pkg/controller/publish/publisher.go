@@ -83,15 +83,31 @@ func StoredObjects(data map[string][]byte) []templatesv1.TemplateInstanceObject 
 	return storedObjects(string(data[ObjectsKey]))
 }
 
-// storedObjects parses the storage's list of objects, one "apiVersion kind namespace name" a line.
+// storedObjects parses the storage's list of objects, one "apiVersion kind namespace name" a
+// line, and " retain" after an object the template retains (storageLine).
 func storedObjects(list string) []templatesv1.TemplateInstanceObject {
 	var out []templatesv1.TemplateInstanceObject
 	for _, line := range strings.Split(list, "\n") {
-		if f := strings.Split(line, " "); len(f) == 4 {
-			out = append(out, templatesv1.TemplateInstanceObject{APIVersion: f[0], Kind: f[1], Namespace: f[2], Name: f[3]})
+		f := strings.Split(line, " ")
+		if len(f) != 4 && (len(f) != 5 || f[4] != string(templatesv1.LifecycleRetain)) {
+			continue
 		}
+		o := templatesv1.TemplateInstanceObject{APIVersion: f[0], Kind: f[1], Namespace: f[2], Name: f[3]}
+		if len(f) == 5 {
+			o.Lifecycle = templatesv1.LifecycleRetain
+		}
+		out = append(out, o)
 	}
 	return out
+}
+
+// storageLine is o as the storage's list of objects holds it.
+func storageLine(o templatesv1.TemplateInstanceObject) string {
+	fields := []string{o.APIVersion, o.Kind, o.Namespace, o.Name}
+	if o.Lifecycle == templatesv1.LifecycleRetain {
+		fields = append(fields, string(templatesv1.LifecycleRetain))
+	}
+	return strings.Join(fields, " ")
 }
 
 // Publisher writes an instance's artifact and its ExternalArtifact.
@@ -211,7 +227,7 @@ func owner(ti *templatesv1.TemplateInstance) []metav1.OwnerReference {
 func storage(ti *templatesv1.TemplateInstance, a *artifact.Artifact, revision, token string, objects []templatesv1.TemplateInstanceObject) *unstructured.Unstructured {
 	lines := make([]string, len(objects))
 	for i, o := range objects {
-		lines[i] = strings.Join([]string{o.APIVersion, o.Kind, o.Namespace, o.Name}, " ")
+		lines[i] = storageLine(o)
 	}
 	cm := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",

@@ -316,3 +316,28 @@ func TestSecretFields(t *testing.T) {
 		t.Errorf("none held: %v", f)
 	}
 }
+
+// TestStoredLifecycle: the storage remembers which published objects the template retained,
+// so that when a later render drops one, Removed gives it with its Lifecycle (Flux leaves it
+// in place; the prune rule does not ask for delete); storage written before holds none.
+func TestStoredLifecycle(t *testing.T) {
+	objects := []templatesv1.TemplateInstanceObject{
+		{APIVersion: "v1", Kind: "ConfigMap", Namespace: "demo", Name: "kept", Lifecycle: templatesv1.LifecycleRetain},
+		{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "demo", Name: "web"},
+	}
+	lines := make([]string, len(objects))
+	for i, o := range objects {
+		lines[i] = storageLine(o)
+	}
+	if lines[0] != "v1 ConfigMap demo kept retain" || lines[1] != "apps/v1 Deployment demo web" {
+		t.Fatalf("lines %q", lines)
+	}
+	stored := StoredObjects(map[string][]byte{ObjectsKey: []byte(strings.Join(lines, "\n") + "\nv1 ConfigMap demo odd delete\nv1 ConfigMap demo")})
+	if len(stored) != 2 || stored[0] != objects[0] || stored[1] != objects[1] {
+		t.Fatalf("read back %+v", stored)
+	}
+	removed := Removed(&Storage{Objects: stored}, objects[1:])
+	if len(removed) != 1 || removed[0].Name != "kept" || removed[0].Lifecycle != templatesv1.LifecycleRetain {
+		t.Errorf("removed %+v", removed)
+	}
+}

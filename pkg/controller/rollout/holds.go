@@ -41,12 +41,12 @@ import (
 // moving to its Template t's current one: while t has a rollout and the rollout of its
 // current revision has not moved it (or has not started yet: the status is written after the
 // revision, and no instance may run ahead of it). An instance that never applied takes the
-// current revision, as does every instance of a Template without a rollout or whose rollout is
+// current revision (one created without a cluster too, once someone consents to apply it), as does every instance of a Template without a rollout or whose rollout is
 // complete. It reads the instance's own mark, never a list: one question costs the same
 // whatever the number of instances.
 func Holds(t *templates.Template, ti *templatesv1.TemplateInstance) bool {
 	runs := running(ti)
-	if t.Rollout == nil || t.Revision == nil || runs == 0 || runs == t.Revision.Number {
+	if t.Rollout == nil || t.Revision == nil || runs == 0 || runs == t.Revision.Number || templatesv1.CreatedWithoutCluster(ti) {
 		return false
 	}
 	var st *templates.RolloutStatus

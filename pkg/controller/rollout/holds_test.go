@@ -46,6 +46,11 @@ func TestHolds(t *testing.T) {
 		}
 		return ti
 	}
+	heldInstance := func(running int64) *templatesv1.TemplateInstance {
+		ti := instance(running, "")
+		ti.Status.Conditions = []metav1.Condition{{Type: templatesv1.TemplateInstanceReady, Status: metav1.ConditionFalse, Reason: templatesv1.ReasonCreatedWithoutCluster}}
+		return ti
+	}
 	progressing := &templates.RolloutStatus{Revision: 2, Phase: templates.RolloutPaused}
 	for _, tc := range []struct {
 		name string
@@ -63,11 +68,37 @@ func TestHolds(t *testing.T) {
 		{"moved by another Template of the same name", at(true, progressing), instance(1, "2/1/old-uid"), true},
 		{"a mark that is no wave", at(true, progressing), instance(1, "2/x/app-uid"), true},
 		{"never applied: takes the current", at(true, progressing), instance(0, ""), false},
+		{"created without a cluster, consented to: takes the current", at(true, progressing), heldInstance(1), false},
 		{"already there", at(true, progressing), instance(2, ""), false},
 		{"complete", at(true, &templates.RolloutStatus{Revision: 2, Phase: templates.RolloutComplete}), instance(1, ""), false},
 	} {
 		if got := Holds(tc.t, tc.ti); got != tc.want {
 			t.Errorf("%s: Holds = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestHeldInstancesAreNotInWaves: an instance created without a cluster, held until someone
+// consents, is not counted in a rollout's waves (its wave would wait out the timeout for an
+// instance that runs nothing); a Ready or failing instance is.
+func TestHeldInstancesAreNotInWaves(t *testing.T) {
+	ref := &templatesv1.TemplateReference{Name: "app"}
+	with := func(reason string, status metav1.ConditionStatus) *templatesv1.TemplateInstance {
+		ti := &templatesv1.TemplateInstance{Spec: templatesv1.TemplateInstanceSpec{TemplateRef: ref}}
+		ti.Status.Conditions = []metav1.Condition{{Type: templatesv1.TemplateInstanceReady, Status: status, Reason: reason}}
+		return ti
+	}
+	for _, tc := range []struct {
+		ti   *templatesv1.TemplateInstance
+		want bool
+	}{
+		{with(templatesv1.ReasonCreatedWithoutCluster, metav1.ConditionFalse), false},
+		{with(templatesv1.ReasonNoCluster, metav1.ConditionFalse), false},
+		{with("Ready", metav1.ConditionTrue), true},
+		{with("ApplyFailed", metav1.ConditionFalse), true},
+	} {
+		if got := Eligible(tc.ti, "app"); got != tc.want {
+			t.Errorf("Ready %s: Eligible = %v, want %v", tc.ti.Status.Conditions[0].Reason, got, tc.want)
 		}
 	}
 }

@@ -29,12 +29,13 @@ import (
 )
 
 // Eligible says whether a rollout moves the instance: it references the Template, pins no
-// revision, is not Manual and is not being deleted. Pinned and Manual instances are never
-// moved by a rollout, nor counted in its waves.
+// revision, is not Manual, is not being deleted and was not created without a cluster (held
+// until someone consents, it runs nothing: a wave would wait its whole timeout for it). Pinned,
+// Manual and held instances are never moved by a rollout, nor counted in its waves.
 func Eligible(ti *templatesv1.TemplateInstance, template string) bool {
 	ref := ti.Spec.TemplateRef
 	return ref != nil && ref.Name == template && ref.Revision == 0 && ti.DeletionTimestamp == nil &&
-		ti.Spec.UpdatePolicy != templatesv1.UpdatePolicyManual
+		ti.Spec.UpdatePolicy != templatesv1.UpdatePolicyManual && !templatesv1.CreatedWithoutCluster(ti)
 }
 
 // running is the revision the instance last applied; 0 when it applied none.

@@ -39,20 +39,11 @@ const heldMessage = "created while this server had no cluster, when nothing was 
 	"Annotate it " + templatesv1.AnnotationApplyCreatedWithoutCluster + "=true to apply it, or start the server with " +
 	"--apply-instances-created-without-cluster to apply every such instance"
 
-// createdWithoutCluster says the instance was created on a server without a cluster and never
-// applied since: its Ready condition is still the one the server stored it with, or the one a
-// hold wrote.
-func createdWithoutCluster(ti *templatesv1.TemplateInstance) bool {
-	c := meta.FindStatusCondition(ti.Status.Conditions, templatesv1.TemplateInstanceReady)
-	return c != nil && c.Status == metav1.ConditionFalse &&
-		(c.Reason == templatesv1.ReasonNoCluster || c.Reason == templatesv1.ReasonCreatedWithoutCluster)
-}
-
 // holdWithoutConsent says whether the pass stops here: for an instance created without a
 // cluster that nobody consented to apply. It writes why in the instance's conditions (once:
 // a held instance that has said so is left alone until it changes).
 func (c *Controller) holdWithoutConsent(ctx context.Context, ti *templatesv1.TemplateInstance) (bool, error) {
-	if !createdWithoutCluster(ti) {
+	if !templatesv1.CreatedWithoutCluster(ti) {
 		return false, nil
 	}
 	switch {

@@ -25,7 +25,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
@@ -94,14 +93,7 @@ func (c *Controller) reconcilePublished(ctx context.Context, ti *templatesv1.Tem
 	if err != nil {
 		return 0, c.failed(ctx, ti, r.Scrub(err))
 	}
-	objects := make([]*unstructured.Unstructured, len(published))
-	for i, p := range published {
-		objects[i] = p.Obj
-		if p.Ref.Lifecycle == templatesv1.LifecycleRetain {
-			objects[i] = publish.Retained(p.Obj)
-		}
-	}
-	packed, refs, err := publish.Pack(objects, pub.limits())
+	packed, refs, err := publish.Artifact(published, pub.limits())
 	if err != nil {
 		if artifact.IsLimitError(err) {
 			_ = publish.MarkFailed(ctx, client, ti, err.Error())

@@ -145,13 +145,7 @@ func (tableConvertor) ConvertToTable(_ context.Context, obj runtime.Object, tabl
 				ready = c.Reason
 			}
 		}
-		readyObjects := 0
-		for _, o := range ti.Status.Objects {
-			if o.Ready {
-				readyObjects++
-			}
-		}
-		return []interface{}{template, ready, fmt.Sprintf("%d/%d", readyObjects, len(ti.Status.Objects))}, nil
+		return []interface{}{template, ready, objectsCell(&ti.Status)}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -175,6 +169,27 @@ func (tableConvertor) ConvertToTable(_ context.Context, obj runtime.Object, tabl
 		table.Rows[i].Cells = append(table.Rows[i].Cells, revision, policy)
 	}
 	return table, nil
+}
+
+// objectsCell is the Objects column: objects ready / objects the controller applied, and for a
+// published instance the objects of its artifact, which Flux applies and Stencil does not see
+// become ready (the Applied condition says whether Flux applied them).
+func objectsCell(status *templates.TemplateInstanceStatus) string {
+	readyObjects := 0
+	for _, o := range status.Objects {
+		if o.Ready {
+			readyObjects++
+		}
+	}
+	applied := fmt.Sprintf("%d/%d", readyObjects, len(status.Objects))
+	if status.Artifact == nil {
+		return applied
+	}
+	published := fmt.Sprintf("%d published", status.Artifact.Objects)
+	if len(status.Objects) == 0 {
+		return published
+	}
+	return applied + " + " + published
 }
 
 // EffectivePolicy is the instance's update policy: the one written, else Manual for a pinned
