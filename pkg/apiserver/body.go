@@ -174,7 +174,7 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		b.refuse(w, r, err)
 		return
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.Body = &filteredBody{Reader: bytes.NewReader(body), data: body}
 	r.ContentLength = int64(len(body))
 	r.Header.Set("Content-Length", strconv.Itoa(len(body)))
 	b.handler.ServeHTTP(w, r)
@@ -253,6 +253,25 @@ func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, body []by
 		r.Header.Set("Content-Type", runtime.ContentTypeJSON)
 	}
 	return converted, hold.Charge(r.Context(), bodyCost(converted, converted))
+}
+
+// filteredBody is a body the bodyReader read, as the handler reads it: the processing handler
+// takes its bytes as they are (bodyBytes), any other handler reads it.
+type filteredBody struct {
+	*bytes.Reader
+	data []byte
+}
+
+func (*filteredBody) Close() error { return nil }
+
+// bodyBytes returns the bytes of r's body when the bodyReader read it and nothing has read
+// from it since.
+func bodyBytes(r *http.Request) ([]byte, bool) {
+	b, ok := r.Body.(*filteredBody)
+	if !ok || b.Len() != len(b.data) {
+		return nil, false
+	}
+	return b.data, true
 }
 
 // refuse answers err as the API does.

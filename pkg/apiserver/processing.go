@@ -31,21 +31,20 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 )
 
-// processingRoutes serves the POST of processedtemplates (of each group served) with the API
-// server's own create handler (handlers.CreateResource, what the API installer routes the
-// POST to) and a request scope built as the installer builds it, but for one thing:
-// processing stores nothing, so it tracks no managed fields. The installer's scope gives every
-// create a field manager, which converts the whole request object, every object of the
-// template included, into structured-merge-diff's typed values to record who set which field
-// of an object that is never stored: for a template in the request, more work than
-// processing it. Here the field manager finds no live object to record on (a virtual
-// resource has none) and leaves the request as it came.
+// processingRoutes serves the POST of processedtemplates (of each group served) with a
+// handler of its own (processingHandler: the body's bytes to the answer's in one pass), which
+// hands every request it would not answer exactly as the API server's create handler
+// (handlers.CreateResource, what the API installer routes the POST to) to that handler. Both
+// have a request scope built as the installer builds it, but for one thing: processing stores
+// nothing, so it tracks no managed fields. The installer's scope gives every create a field
+// manager, which converts the whole request object, every object of the template included,
+// into structured-merge-diff's typed values to record who set which field of an object that
+// is never stored: for a template in the request, more work than processing it. Here the
+// field manager finds no live object to record on (a virtual resource has none) and leaves
+// the request as it came.
 //
-// Everything else is the installer's: decoding through the group's serializer (templateCodec
-// reads a Template in one scan), admission, audit, warnings, the request's metrics, the
-// answer's encoding (templateCodec writes the List's items as they are). The installer's
-// routes stay for discovery, OpenAPI and every other verb; this handler stands in front of
-// them, inside the server's filters, for the one request it serves.
+// The installer's routes stay for discovery, OpenAPI and every other verb; these handlers
+// stand in front of them, inside the server's filters, for the one request they serve.
 type processingRoutes struct {
 	next   http.Handler
 	routes map[schema.GroupVersionResource]http.Handler
@@ -78,15 +77,42 @@ type processingScope struct {
 	maxBodyBytes int64
 }
 
-// add routes the POST of resource in gv to storage, as the installer routes it.
+// add routes the POST of resource in gv to storage: to its processingHandler, which hands
+// what it does not answer itself to the installer's create handler, built here as the
+// installer builds it.
 func (p *processingRoutes) add(gv schema.GroupVersion, resource string, storage processingStorage, s processingScope) error {
+	scope, err := processingRequestScope(gv, resource, storage, s)
+	if err != nil {
+		return err
+	}
+	fast, err := newProcessingHandler(storage, scope, s.admission, handlers.CreateResource(storage, scope, s.admission))
+	if err != nil {
+		return err
+	}
+	if p.routes == nil {
+		p.routes = map[schema.GroupVersionResource]http.Handler{}
+	}
+	p.routes[gv.WithResource(resource)] = instrumentProcessing(gv, resource, fast.ServeHTTP)
+	return nil
+}
+
+// instrumentProcessing records the request metrics of a processing POST, as the installer
+// records those of every route.
+func instrumentProcessing(gv schema.GroupVersion, resource string, handler http.HandlerFunc) http.Handler {
+	return metrics.InstrumentHandlerFunc(request.MethodPost, gv.Group, gv.Version, resource, "", "namespace",
+		metrics.APIServerComponent, false, "", handler)
+}
+
+// processingRequestScope is the request scope the installer builds for a create of resource,
+// but for its field manager (see processingRoutes).
+func processingRequestScope(gv schema.GroupVersion, resource string, storage processingStorage, s processingScope) (*handlers.RequestScope, error) {
 	kind := storage.GroupVersionKind(gv)
 	hub := schema.GroupVersion{Group: gv.Group, Version: runtime.APIVersionInternal}
 	creater := noLiveObject{ObjectCreater: Scheme, kind: kind}
 	fieldManager, err := managedfields.NewDefaultFieldManager(managedfields.NewDeducedTypeConverter(),
 		runtime.UnsafeObjectConvertor(Scheme), Scheme, creater, kind, hub, "", nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	scope := &handlers.RequestScope{
 		Namer:                       handlers.ContextBasedNaming{Namer: runtime.Namer(meta.NewAccessor()), ClusterScoped: false},
@@ -108,13 +134,7 @@ func (p *processingRoutes) add(gv schema.GroupVersion, resource string, storage 
 	if table, ok := storage.(rest.TableConvertor); ok {
 		scope.TableConvertor = table
 	}
-	handler := metrics.InstrumentHandlerFunc(request.MethodPost, gv.Group, gv.Version, resource, "", "namespace",
-		metrics.APIServerComponent, false, "", handlers.CreateResource(storage, scope, s.admission))
-	if p.routes == nil {
-		p.routes = map[schema.GroupVersionResource]http.Handler{}
-	}
-	p.routes[gv.WithResource(resource)] = handler
-	return nil
+	return scope, nil
 }
 
 // noLiveObject is the scheme, but for the kind of a processing request, of which it makes an

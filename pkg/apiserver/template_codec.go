@@ -19,6 +19,7 @@ package apiserver
 import (
 	"bytes"
 	"io"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -186,7 +187,8 @@ func encodeList(list *v1alpha1.List, w io.Writer) error {
 	for _, item := range list.Items {
 		size += len(item.Raw) + 1
 	}
-	out := make([]byte, 0, size)
+	out := listBuffer(size)
+	defer func() { putListBuffer(out) }()
 	out = append(out, head[:len(head)-1]...)
 	if len(head) > 2 {
 		out = append(out, ',')
@@ -211,6 +213,32 @@ func encodeList(list *v1alpha1.List, w io.Writer) error {
 	out = append(out, '}', '\n')
 	_, err = w.Write(out)
 	return err
+}
+
+// listBuffers keep the buffers encodeList writes answers into: a Writer does not keep what it
+// is given (io.Writer's contract; the response writers copy or compress it), so each is used
+// again by the next answer instead of being garbage, up to maxPooledList.
+var listBuffers sync.Pool
+
+// maxPooledList is the largest buffer kept: an answer larger than that is rare, and keeping
+// its buffer would hold its memory outside the processing budget.
+const maxPooledList = 256 << 10
+
+// listBuffer returns an empty buffer of at least size bytes.
+func listBuffer(size int) []byte {
+	if size <= maxPooledList {
+		if b, ok := listBuffers.Get().(*[]byte); ok && cap(*b) >= size {
+			return (*b)[:0]
+		}
+	}
+	return make([]byte, 0, size)
+}
+
+// putListBuffer keeps b for another answer.
+func putListBuffer(b []byte) {
+	if cap(b) <= maxPooledList {
+		listBuffers.Put(&b)
+	}
 }
 
 // appendHTMLEscaped appends compact JSON src to dst, with <, >, & and the line and paragraph

@@ -42,6 +42,7 @@ var yamlCases = []struct {
 	{".nan: a\n", false},
 	{"18446744073709551615: a\n", false},
 	{"a: 0777\nb: 0o17\nc: 0x1F\nd: 1_000\ne: +12\nf: -0\ng: 0b101\nh: -0b11\n", true},
+	{"a: 1Gi\nb: 8080/TCP\nc: 0B11\nd: 0O17\ne: 1_0\nf: 0x_1F\ng: 1e3x\nh: +0x1p-2\n", true},
 	{"a: 1e3\nb: 1.5e-7\nc: 1e21\nd: 1e20\ne: -0.0\nf: .5\ng: 1.\nh: 1e400\n", true},
 	{"a: 18446744073709551615\nb: 18446744073709551616\nc: 12345678901234567890123\n", true},
 	{"a: .inf\n", false},
@@ -164,4 +165,9 @@ var yamlCases = []struct {
 	{"a:\t1\n", false},
 	{"- x\n\t- y\n", false},
 	{"a: [x\ty]\n", true},
+	{"-\t", false},
+	{"- -\tx\n", false},
+	{"---\ta: 1\n", false},
+	{"a: 1\n---\t\nb: 2\n", false},
+	{"a: '\n---\tx'\n", false},
 }

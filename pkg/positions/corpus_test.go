@@ -19,6 +19,7 @@ package positions
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -68,7 +69,8 @@ func readerFiles(t *testing.T) []string {
 // gives. YAML: the same bytes (YAMLToJSON, and Read with its Index), by the fast reader, not
 // left to sigs.k8s.io/yaml. JSON: Read keeps the bytes as they are, which must hold the same
 // JSON value as sigs.k8s.io/yaml's rewriting of them (same members, same numbers as written),
-// and YAMLToJSON gives sigs.k8s.io/yaml's very bytes. Every field read has a place.
+// and YAMLToJSON gives sigs.k8s.io/yaml's very bytes. YAMLToJSONStrict gives what
+// YAMLToJSONStrict gives, refusals word for word. Every field read has a place.
 // It runs in make corpus (beside the corpus test of pkg/cmd/cli), not under make unit's race
 // detector.
 func TestReaderCorpus(t *testing.T) {
@@ -88,6 +90,13 @@ func TestReaderCorpus(t *testing.T) {
 			differences++
 			t.Errorf("%s: YAMLToJSON gives %.200s (%v), sigs.k8s.io/yaml %.200s (%v)", f, got, err, want, wantErr)
 			continue
+		}
+		// The strict conversion: the same bytes, or the same refusal of the keys a mapping
+		// repeats (5 templates of the corpus), word for word.
+		wantStrict, wantStrictErr := yaml.YAMLToJSONStrict(data)
+		if got, err := YAMLToJSONStrict(data); !bytes.Equal(got, wantStrict) || fmt.Sprint(err) != fmt.Sprint(wantStrictErr) {
+			differences++
+			t.Errorf("%s: YAMLToJSONStrict gives %.200s (%v), sigs.k8s.io/yaml %.200s (%v)", f, got, err, wantStrict, wantStrictErr)
 		}
 		if wantErr != nil {
 			continue // a file that is not YAML (a test's broken input): the same error

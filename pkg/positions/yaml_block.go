@@ -216,6 +216,7 @@ func (p *parser) keyAhead() bool {
 		switch src[i] {
 		case ':':
 			if i+1 == len(src) || isBlank(src[i+1]) {
+				p.keyAt, p.colonAt = p.pos, i // for key, which reads this key next
 				return true
 			}
 		case '#':
@@ -261,14 +262,19 @@ func (p *parser) key() int32 {
 		p.skipSpaces()
 	} else {
 		k = p.newNode(kindScalar, stylePlain, start)
-		end := p.pos
-		for p.src[p.pos] != ':' || !p.blankAt(1) {
-			if p.src[p.pos] != ' ' {
-				end = p.pos + 1
+		if p.keyAt == start {
+			p.pos = p.colonAt // keyAhead found the ':' that ends the key
+		} else {
+			for p.src[p.pos] != ':' || !p.blankAt(1) {
+				p.pos++
 			}
-			p.pos++
+		}
+		end := p.pos
+		for end > start && p.src[end-1] == ' ' {
+			end--
 		}
 		p.nodes[k].a, p.nodes[k].b = int32(start), int32(end)
+		p.runBytes += end - start
 	}
 	if p.pos-start > 1000 {
 		bail() // libyaml's simple keys end at 1024 characters

@@ -18,6 +18,7 @@ package positions
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -124,6 +125,10 @@ type parser struct {
 	kids  []int32 // children of collections, pairs for mappings
 	stack []int32 // children of the collections being read
 	arena []byte  // scalar values that are not a run of src
+	// assigns is the emitter's (yaml_emit.go); scratch, where the slices above come from
+	// (yaml_scratch.go).
+	assigns []assign
+	scratch *scratch
 	// anchors are the anchors defined so far, the latest last; pending is the anchor read
 	// before the node it names.
 	anchors    []anchor
@@ -145,6 +150,11 @@ type parser struct {
 	strict bool
 	// base is where the document read starts: the strict decoder's line numbers count from it.
 	base int
+	// runBytes adds up the scalars that are runs of src (the others are the arena): with the
+	// number of nodes, a close bound on the JSON's size, to allocate it once.
+	runBytes int
+	// keyAt and colonAt: keyAhead found at keyAt a plain key that ends at the ':' at colonAt.
+	keyAt, colonAt int
 	// hasTabs says the source holds a tab; tabs counts those read as text (checkTabs).
 	hasTabs bool
 	tabs    int
@@ -206,10 +216,8 @@ func (p *parser) read() (out []byte, err error) {
 		p.pos += 3
 		p.lineStart = p.pos
 	}
-	// A template's YAML has about a node per 12 bytes; sizing for it saves the copies of
-	// growing.
-	p.nodes = make([]node, 0, len(p.src)/12+8)
-	p.kids = make([]int32, 0, len(p.src)/12+8)
+	p.takeScratch(p.sourceBytes)
+	defer p.releaseScratch()
 	root := p.document()
 	p.checkTabs(p.base)
 	if p.positions {
@@ -232,37 +240,57 @@ func bail() { panic(errBail) }
 // tab, which the reader takes only where libyaml takes it as text (checkTabs).
 func printable(src []byte) (ok, tabs bool) {
 	for i := 0; i < len(src); {
-		c := src[i]
-		if c >= 0x20 && c < 0x7f || c == '\n' {
-			i++
-			continue
-		}
-		switch {
-		case c == '\t':
-			tabs = true
-			i++
-			continue
-		case c == '\r':
-			if i+1 < len(src) && src[i+1] == '\n' {
-				i += 2
+		// Eight bytes at a time while none is below 0x20 (a line break, a tab, a control),
+		// 0x7f or above (DEL, UTF-8): most of a template's bytes, read here before the
+		// parser reads them again. A word that holds one is read byte by byte.
+		if i+8 <= len(src) {
+			if x := binary.LittleEndian.Uint64(src[i:]); (x|(x+ones)|(x-ones*0x20))&highs == 0 {
+				i += 8
 				continue
 			}
-			return false, tabs
-		case c < 0x80:
-			return false, tabs
 		}
-		r, size := utf8.DecodeRune(src[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			return false, tabs
-		case r == 0xFEFF && i == 0:
-		case r < 0xA0, r == 0x2028, r == 0x2029, r == 0xFEFF, r > 0xFFFD && r < 0x10000:
-			return false, tabs
+		for word := min(i+8, len(src)); i < word; {
+			c := src[i]
+			if c >= 0x20 && c < 0x7f || c == '\n' {
+				i++
+				continue
+			}
+			switch {
+			case c == '\t':
+				tabs = true
+				i++
+				continue
+			case c == '\r':
+				if i+1 < len(src) && src[i+1] == '\n' {
+					i += 2
+					continue
+				}
+				return false, tabs
+			case c < 0x80:
+				return false, tabs
+			}
+			r, size := utf8.DecodeRune(src[i:])
+			switch {
+			case r == utf8.RuneError && size == 1:
+				return false, tabs
+			case r == 0xFEFF && i == 0:
+			case r < 0xA0, r == 0x2028, r == 0x2029, r == 0xFEFF, r > 0xFFFD && r < 0x10000:
+				return false, tabs
+			}
+			i += size
 		}
-		i += size
 	}
 	return true, tabs
 }
+
+// ones and highs are the lowest and the highest bit of each byte of a word. For x, eight bytes,
+// (x|(x+ones)|(x-ones*0x20))&highs is zero exactly when each byte is from 0x20 to 0x7e: x holds
+// the high bit of a byte 0x80 or above, x+ones that of 0x7f, x-ones*0x20 that of a byte below
+// 0x20 (a carry or a borrow crosses into the next byte only from a byte already caught).
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
 
 // checkTabs leaves the document read from start to YAMLToJSON unless each of its tabs was
 // taken where libyaml takes a tab as text or as a space: inside a quoted scalar, a block
@@ -324,7 +352,13 @@ func (p *parser) breakAt(k int) bool { c := p.at(k); return c == '\n' || c == '\
 
 // atMarker reports a document marker (--- or ...) at the start of a line.
 func (p *parser) atMarker(c byte) bool {
-	return p.column() == 0 && p.at(0) == c && p.at(1) == c && p.at(2) == c && p.blankAt(3)
+	if p.column() != 0 || p.at(0) != c || p.at(1) != c || p.at(2) != c {
+		return false
+	}
+	if p.at(3) == '\t' {
+		bail() // a marker to libyaml, a tab being a blank
+	}
+	return p.blankAt(3)
 }
 
 // newline consumes the line break at p.pos.

@@ -73,6 +73,9 @@ func resolve(s []byte) (uint8, uint64) {
 
 // resolveWord looks s up in the decoder's table of words.
 func resolveWord(s []byte) (uint8, uint64, bool) {
+	if len(s) > 5 {
+		return 0, 0, false // longer than any word of the table (a key such as metadata)
+	}
 	switch string(s) {
 	case "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON":
 		return resolvedBool, 1, true
@@ -94,6 +97,13 @@ func resolveWord(s []byte) (uint8, uint64, bool) {
 // (underscores dropped, any Go base prefix), an unsigned int, a YAML-style float, a binary
 // int; else a string. A timestamp, tried first there, stays a string either way.
 func resolveNumber(in string) (uint8, uint64) {
+	for i := 0; i < len(in); i++ {
+		if !numberByte(in[i]) {
+			// No parse below takes it (1Gi, 8080/TCP, 10m): a string, without their errors'
+			// allocations and the regexp.
+			return resolvedString, 0
+		}
+	}
 	plain := strings.ReplaceAll(in, "_", "")
 	if i, err := strconv.ParseInt(plain, 0, 64); err == nil {
 		return resolvedInt, uint64(i)
@@ -119,6 +129,13 @@ func resolveNumber(in string) (uint8, uint64) {
 		}
 	}
 	return resolvedString, 0
+}
+
+// numberByte reports a byte that may be in a scalar resolveNumber reads as a number: a
+// digit, a hex digit, a sign, '_', '.', or a base prefix's letter (x, o; b and e are hex digits).
+func numberByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' ||
+		c == '+' || c == '-' || c == '_' || c == '.' || c == 'x' || c == 'X' || c == 'o' || c == 'O'
 }
 
 // appendResolved writes a plain scalar as the JSON of what it resolves to.

@@ -27,8 +27,11 @@ import "bytes"
 // libyaml (a key where none may be), left to it; in a flow collection ": ", ',', '?', '[',
 // ']', '{' and '}' end it.
 func (p *parser) plain(indent int, flow bool) int32 {
-	if p.at(0) == '\t' {
+	switch c := p.at(0); {
+	case c == '\t':
 		bail() // libyaml skips it before the scalar, or refuses it
+	case (c == '-' || c == '?' || c == ':') && p.at(1) == '\t':
+		bail() // an indicator to libyaml, a tab being a blank
 	}
 	start := p.pos
 	n := p.newNode(kindScalar, stylePlain, start)
@@ -124,6 +127,7 @@ func (p *parser) setValue(n int32, inArena bool, from, start, end int) {
 		return
 	}
 	p.nodes[n].a, p.nodes[n].b = int32(start), int32(end)
+	p.runBytes += end - start
 }
 
 // quoted reads a single- or double-quoted scalar, leaving p.pos after its closing quote.
@@ -141,6 +145,7 @@ func (p *parser) quoted() int32 {
 				p.tabs += bytes.Count(p.src[start+1:end-1], []byte{'\t'})
 			}
 			p.nodes[n].a, p.nodes[n].b = int32(start+1), int32(end-1)
+			p.runBytes += end - 2 - start
 			p.pos = end
 			return n
 		}

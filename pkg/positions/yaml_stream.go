@@ -50,11 +50,11 @@ func OnlyDocument(data []byte) (out []byte, documents int, repeats bool, ok bool
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		p.pos, p.lineStart = 3, 3
 	}
-	p.nodes = make([]node, 0, len(data)/12+8)
-	p.kids = make([]int32, 0, len(data)/12+8)
+	p.takeScratch(len(data))
+	defer p.releaseScratch()
 	for {
 		// Each document is read on its own, as each is converted on its own.
-		p.nodes, p.kids, p.stack = p.nodes[:0], p.kids[:0], p.stack[:0]
+		p.nodes, p.kids, p.stack, p.arena, p.runBytes = p.nodes[:0], p.kids[:0], p.stack[:0], p.arena[:0], 0
 		p.anchors, p.hasPending, p.hasAliases, p.repeats, p.slots, p.tabs = nil, false, false, false, 0, 0
 		start := p.pos
 		root := p.document()

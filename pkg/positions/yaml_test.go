@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"unicode/utf8"
 
 	"sigs.k8s.io/yaml"
 )
@@ -192,6 +193,55 @@ func TestYAMLToJSONRepeats(t *testing.T) {
 		_, repeats, err := YAMLToJSONRepeats([]byte(in))
 		if err != nil || repeats != want {
 			t.Errorf("%q: repeats %v (%v), want %v", in, repeats, err, want)
+		}
+	}
+}
+
+// printableByByte is printable without its eight-byte steps: what they must agree with.
+func printableByByte(src []byte) (ok, tabs bool) {
+	for i := 0; i < len(src); {
+		c := src[i]
+		switch {
+		case c >= 0x20 && c < 0x7f || c == '\n':
+			i++
+			continue
+		case c == '\t':
+			tabs = true
+			i++
+			continue
+		case c == '\r' && i+1 < len(src) && src[i+1] == '\n':
+			i += 2
+			continue
+		case c < 0x80:
+			return false, tabs
+		}
+		r, size := utf8.DecodeRune(src[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			return false, tabs
+		case r == 0xFEFF && i == 0:
+		case r < 0xA0, r == 0x2028, r == 0x2029, r == 0xFEFF, r > 0xFFFD && r < 0x10000:
+			return false, tabs
+		}
+		i += size
+	}
+	return true, tabs
+}
+
+// TestPrintableByWords puts every byte at every place of a word and its neighbours, in text
+// of each kind printable meets, and compares with the byte-by-byte reading.
+func TestPrintableByWords(t *testing.T) {
+	for _, base := range []string{"abcdefghijklmnopqrstuvwx", "key: value\n  k: 'v'\n", "caf\u00e9 na\u00efve \u2028 text"} {
+		for at := 0; at < len(base); at++ {
+			for c := 0; c < 256; c++ {
+				in := []byte(base)
+				in[at] = byte(c)
+				gotOK, gotTabs := printable(in)
+				wantOK, wantTabs := printableByByte(in)
+				if gotOK != wantOK || gotTabs != wantTabs {
+					t.Fatalf("%q: printable says %v, %v; byte by byte %v, %v", in, gotOK, gotTabs, wantOK, wantTabs)
+				}
+			}
 		}
 	}
 }

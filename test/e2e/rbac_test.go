@@ -84,6 +84,20 @@ func TestRBAC(t *testing.T) {
 	if _, err := env.kubectl("processor", "", "create", "--raw", "/apis/templates.stencil.dev/v1alpha1/namespaces/"+ns+"/processedtemplates", "-f", mysql); err != nil {
 		t.Errorf("processor on processedtemplates: %v", err)
 	}
+	// processedtemplates is served by a handler of its own: a user without create on it is
+	// refused by the authorization filter before it, and nothing is processed (the replicas'
+	// count of processing requests does not move).
+	processedBefore := processingRequests(t)
+	for _, user := range []string{"viewer", "nobody"} {
+		for _, group := range []string{"templates.stencil.dev/v1alpha1", "template.openshift.io/v1"} {
+			if _, err := env.kubectl(user, "", "create", "--raw", "/apis/"+group+"/namespaces/"+ns+"/processedtemplates", "-f", mysql); err == nil || !strings.Contains(err.Error(), "Forbidden") {
+				t.Errorf("%s on %s processedtemplates: want 403, got %v", user, group, err)
+			}
+		}
+	}
+	if after := processingRequests(t); after != processedBefore {
+		t.Errorf("refused users' processedtemplates requests were processed: %v requests before, %v after", processedBefore, after)
+	}
 
 	// A template given to processedtemplates may import only what its caller may get: the
 	// processor cannot read another template's transformers that way, the admin can.
@@ -115,4 +129,22 @@ transformers:
 	if _, err := env.kubectl("admin", "", "get", "templates", "-n", ns, "--as=nobody"); err == nil || !strings.Contains(err.Error(), "Forbidden") {
 		t.Errorf("admin --as=nobody: want 403, got %v", err)
 	}
+}
+
+// processingRequests adds up the processing requests every running replica has served
+// through processedtemplates.
+func processingRequests(t *testing.T) float64 {
+	t.Helper()
+	var n float64
+	for i := range env.replicas {
+		if env.replicas[i].cmd == nil {
+			continue
+		}
+		config, err := env.replicaConfig(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += promSum(promText(t, config), "stencil_processing_requests_total", map[string]string{"endpoint": "processedtemplates"})
+	}
+	return n
 }

@@ -1,0 +1,345 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package apiserver
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/endpoints/filters"
+	"k8s.io/apiserver/pkg/endpoints/handlers"
+	"k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/openshift"
+	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/registry/templates/processedtemplate"
+	"stencil.dev/stencil/pkg/registry/templates/renderrest"
+)
+
+// recordingAdmission is a mutating and validating admission that records what it is asked,
+// labels the Template it admits and refuses a Template named "refused".
+type recordingAdmission struct {
+	mutated, validated []string
+	dryRun             []bool
+}
+
+func (a *recordingAdmission) Handles(admission.Operation) bool { return true }
+
+func (a *recordingAdmission) Admit(_ context.Context, attrs admission.Attributes, _ admission.ObjectInterfaces) error {
+	a.mutated = append(a.mutated, attrs.GetNamespace()+"/"+attrs.GetName()+" "+attrs.GetResource().String()+" "+string(attrs.GetOperation()))
+	a.dryRun = append(a.dryRun, attrs.IsDryRun())
+	t := attrs.GetObject().(*templates.Template)
+	if t.Labels == nil {
+		t.Labels = map[string]string{}
+	}
+	t.Labels["admitted"] = "yes"
+	return nil
+}
+
+func (a *recordingAdmission) Validate(_ context.Context, attrs admission.Attributes, _ admission.ObjectInterfaces) error {
+	t := attrs.GetObject().(*templates.Template)
+	a.validated = append(a.validated, t.Name+" labelled "+t.Labels["admitted"])
+	if t.Name == "refused" {
+		return apierrors.NewForbidden(attrs.GetResource().GroupResource(), t.Name, admission.NewForbidden(attrs, nil))
+	}
+	return nil
+}
+
+// processingPair is the processing route of one resource twice: the server's (the handler of
+// its own, handing on to the create handler) and the create handler alone, each behind the
+// filters processing requests meet (warnings, request info, user, memory, the body filter,
+// ?provenance).
+type processingPair struct {
+	fast, generic http.Handler
+	// handedOn counts the requests the server's handler handed to the create handler.
+	handedOn                int
+	fastAdmit, genericAdmit *recordingAdmission
+}
+
+func newProcessingPair(t *testing.T, gv schema.GroupVersion, storage processingStorage) *processingPair {
+	t.Helper()
+	pair := &processingPair{fastAdmit: &recordingAdmission{}, genericAdmit: &recordingAdmission{}}
+	build := func(admit *recordingAdmission, fast bool) http.Handler {
+		s := processingScope{serializer: Served, admission: admit, maxBodyBytes: 1 << 20}
+		scope, err := processingRequestScope(gv, "processedtemplates", storage, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		generic := handlers.CreateResource(storage, scope, s.admission)
+		route := http.Handler(instrumentProcessing(gv, "processedtemplates", generic))
+		if fast {
+			h, err := newProcessingHandler(storage, scope, s.admission, func(w http.ResponseWriter, r *http.Request) {
+				pair.handedOn++
+				generic(w, r)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			route = instrumentProcessing(gv, "processedtemplates", h.ServeHTTP)
+		}
+		p := &processingRoutes{next: http.NotFoundHandler(), routes: map[schema.GroupVersionResource]http.Handler{gv.WithResource("processedtemplates"): route}}
+		budget := renderrest.NewProcessingBudget(64<<20, nil)
+		inner := budget.HoldUntilWritten(withBodies(renderrest.ReadProvenanceParameter(p), 1<<20, Codecs))
+		withUser := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			inner.ServeHTTP(w, r.WithContext(request.WithUser(r.Context(), &user.DefaultInfo{Name: "alice"})))
+		})
+		return filters.WithWarningRecorder(filters.WithRequestInfo(withUser,
+			&request.RequestInfoFactory{APIPrefixes: sets.NewString("apis"), GrouplessAPIPrefixes: sets.NewString("api")}))
+	}
+	pair.fast, pair.generic = build(pair.fastAdmit, true), build(pair.genericAdmit, false)
+	return pair
+}
+
+// processingCase is one request.
+type processingCase struct {
+	name, query, contentType, accept, userAgent, body string
+	namespace                                         string
+	// handedOn says the server's handler should hand the request to the create handler.
+	handedOn bool
+}
+
+func (c processingCase) request(gv schema.GroupVersion) *http.Request {
+	namespace := c.namespace
+	if namespace == "" {
+		namespace = "demo"
+	}
+	path := "/apis/" + gv.Group + "/" + gv.Version + "/namespaces/" + namespace + "/processedtemplates"
+	if c.query != "" {
+		path += "?" + c.query
+	}
+	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(c.body))
+	req.Header.Set("Content-Type", c.contentType)
+	if c.accept != "" {
+		req.Header.Set("Accept", c.accept)
+	}
+	if c.userAgent != "" {
+		req.Header.Set("User-Agent", c.userAgent)
+	}
+	return req
+}
+
+const (
+	stencilTemplate = `{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","metadata":{"name":"t","namespace":"demo"},` +
+		`"parameters":[{"name":"A","value":"1"}],"objects":[{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c-${A}"},"data":{"a":"<b>&"}}]}`
+	stencilYAML = "apiVersion: templates.stencil.dev/v1alpha1\nkind: Template\nmetadata:\n  name: t\nparameters:\n- name: A\n  value: \"1\"\n" +
+		"objects:\n- kind: ConfigMap\n  apiVersion: v1\n  metadata:\n    name: c-${A}\n"
+	openShiftTemplate = `{"apiVersion":"template.openshift.io/v1","kind":"Template","metadata":{"name":"t"},` +
+		`"parameters":[{"name":"A","value":"1","requred":true}],"objects":[{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c-${A}"}}]}`
+)
+
+func processingCases() []processingCase {
+	misspelled := strings.Replace(stencilTemplate, `"value":"1"`, `"value":"1","requred":true`, 1)
+	unknownTop := strings.Replace(stencilTemplate, `"kind":"Template",`, `"kind":"Template","unknown":1,`, 1)
+	return []processingCase{
+		{name: "json", body: stencilTemplate},
+		{name: "yaml body", contentType: "application/yaml", body: stencilYAML},
+		{name: "yaml answer", accept: "application/yaml", body: stencilTemplate},
+		{name: "no accept", accept: "-", body: stencilTemplate},
+		{name: "accept anything", accept: "*/*", body: stencilTemplate},
+		{name: "openshift body", body: openShiftTemplate},
+		{name: "no objects", body: strings.Replace(stencilTemplate, `"objects":[{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c-${A}"},"data":{"a":"<b>&"}}]`, `"objects":[]`, 1)},
+		{name: "dry run", query: "dryRun=All", body: stencilTemplate},
+		{name: "field manager", query: "fieldManager=me&provenance=false", body: stencilTemplate},
+		{name: "misspelled parameter member warns", body: misspelled},
+		{name: "unknown member warns", body: unknownTop},
+		{name: "unknown member ignored", query: "fieldValidation=Ignore", body: unknownTop},
+		{name: "unknown member strict", query: "fieldValidation=Strict", body: unknownTop, handedOn: true},
+		{name: "misspelled member strict", query: "fieldValidation=Strict", body: misspelled, handedOn: true},
+		{name: "unknown field validation", query: "fieldValidation=Loud", body: stencilTemplate, handedOn: true},
+		{name: "bad dry run", query: "dryRun=Some", body: stencilTemplate, handedOn: true},
+		{name: "invalid template", body: strings.Replace(stencilTemplate, `"name":"A","value":"1"`, `"name":"a b","required":true`, 1)},
+		{name: "missing parameter", body: strings.Replace(stencilTemplate, `"value":"1"`, `"required":true`, 1)},
+		{name: "refused by admission", body: strings.Replace(stencilTemplate, `"name":"t"`, `"name":"refused"`, 1)},
+		{name: "another namespace", namespace: "other", body: stencilTemplate, handedOn: true},
+		{name: "not json", body: `{"apiVersion":`, handedOn: true},
+		{name: "a type error", body: strings.Replace(stencilTemplate, `"value":"1"`, `"value":1`, 1), handedOn: true},
+		{name: "not a template", body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}}`, handedOn: true},
+		{name: "yaml stream", contentType: "application/yaml", body: stencilYAML + "---\n" + stencilYAML, handedOn: true},
+		{name: "yaml with a key twice", contentType: "application/yaml", body: strings.Replace(stencilYAML, "  name: t\n", "  name: t\n  name: t\n", 1), handedOn: true},
+		{name: "table", accept: "application/json;as=Table;v=v1;g=meta.k8s.io", body: stencilTemplate, handedOn: true},
+		{name: "not acceptable", accept: "text/html", body: stencilTemplate, handedOn: true},
+		{name: "protobuf answer", accept: "application/vnd.kubernetes.protobuf", body: stencilTemplate},
+		{name: "protobuf or json", accept: "application/vnd.kubernetes.protobuf, application/json", body: stencilTemplate},
+		{name: "pretty", query: "pretty=true", body: stencilTemplate},
+		{name: "curl", userAgent: "curl/8.5", body: stencilTemplate},
+		{name: "owner references", body: strings.Replace(stencilTemplate, `"namespace":"demo"`,
+			`"namespace":"demo","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"o","uid":"u"},{"apiVersion":"v1","kind":"ConfigMap","name":"o","uid":"u"}]`, 1), handedOn: true},
+		{name: "content type with charset", contentType: "application/json; charset=utf-8", body: stencilTemplate, handedOn: true},
+		{name: "provenance", query: "provenance=true", body: stencilTemplate},
+		{name: "bad provenance", query: "provenance=maybe", body: stencilTemplate},
+	}
+}
+
+// TestProcessingHandlerAnswersAsTheCreateHandler sends each request to the server's
+// processing handler and to the API server's create handler alone, and checks the answers are
+// the same, byte for byte: status, body (metav1.Status and its causes included), content
+// type, warnings, and what admission was asked; and that the server's handler answered
+// itself every request it should.
+func TestProcessingHandlerAnswersAsTheCreateHandler(t *testing.T) {
+	for _, group := range []struct {
+		gv      schema.GroupVersion
+		storage processingStorage
+	}{
+		{v1alpha1.SchemeGroupVersion, processedtemplate.NewREST(renderrest.NewAdapter(renderrest.Sources{}))},
+		{openshift.SchemeGroupVersion, processedtemplate.NewOpenShiftREST(renderrest.NewAdapter(renderrest.Sources{}))},
+	} {
+		pair := newProcessingPair(t, group.gv, group.storage)
+		for _, c := range processingCases() {
+			if group.gv == openshift.SchemeGroupVersion && strings.Contains(c.body, "templates.stencil.dev") {
+				// OpenShift's group takes only its own Templates: handed on as the
+				// create handler's 400.
+				c.handedOn = true
+			}
+			if c.contentType == "" {
+				c.contentType = "application/json"
+			}
+			if c.accept == "" {
+				c.accept = "application/json"
+			} else if c.accept == "-" {
+				c.accept = ""
+			}
+			t.Run(group.gv.Group+"/"+c.name, func(t *testing.T) {
+				handedOn := pair.handedOn
+				fast, generic := httptest.NewRecorder(), httptest.NewRecorder()
+				pair.fast.ServeHTTP(fast, c.request(group.gv))
+				pair.generic.ServeHTTP(generic, c.request(group.gv))
+				if fast.Code != generic.Code || fast.Body.String() != generic.Body.String() {
+					t.Errorf("the processing handler answered %d:\n%s\nthe create handler %d:\n%s", fast.Code, fast.Body, generic.Code, generic.Body)
+				}
+				for _, header := range []string{"Content-Type", "Warning", "Content-Encoding", "X-Content-Type-Options"} {
+					if got, want := fast.Header().Values(header), generic.Header().Values(header); strings.Join(got, "|") != strings.Join(want, "|") {
+						t.Errorf("%s: %q, the create handler's %q", header, got, want)
+					}
+				}
+				if got := pair.handedOn > handedOn; got != c.handedOn {
+					t.Errorf("handed on to the create handler: %v, want %v (status %d: %s)", got, c.handedOn, fast.Code, fast.Body)
+				}
+			})
+		}
+		if strings.Join(pair.fastAdmit.mutated, "\n") != strings.Join(pair.genericAdmit.mutated, "\n") ||
+			strings.Join(pair.fastAdmit.validated, "\n") != strings.Join(pair.genericAdmit.validated, "\n") ||
+			len(pair.fastAdmit.dryRun) != len(pair.genericAdmit.dryRun) {
+			t.Errorf("%s: admission was asked\n%q %q\nby the processing handler, and\n%q %q\nby the create handler", group.gv,
+				pair.fastAdmit.mutated, pair.fastAdmit.validated, pair.genericAdmit.mutated, pair.genericAdmit.validated)
+		}
+		for i := range pair.fastAdmit.dryRun {
+			if pair.fastAdmit.dryRun[i] != pair.genericAdmit.dryRun[i] {
+				t.Errorf("%s: admission %d was told dry run %v, by the create handler %v", group.gv, i, pair.fastAdmit.dryRun[i], pair.genericAdmit.dryRun[i])
+			}
+		}
+		if len(pair.fastAdmit.mutated) == 0 || len(pair.fastAdmit.validated) == 0 {
+			t.Errorf("%s: admission was never asked", group.gv)
+		}
+	}
+}
+
+// countingStorage counts the requests that reached processing.
+type countingStorage struct {
+	processingStorage
+	calls atomic.Int32
+}
+
+func (s *countingStorage) Create(ctx context.Context, obj runtime.Object, validate rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
+	s.calls.Add(1)
+	return s.processingStorage.Create(ctx, obj, validate, options)
+}
+
+// TestProcessingHandlerHostile attacks the processing handler with what a client could send
+// to tie up the server: a body past the limit and a body nested as deep as the decoders go
+// are answered as the create handler answers them (413 and 400 or 422), the first without
+// processing; a client that sends its body a byte at a time is cut at its request's deadline,
+// before any processing, and holds no memory after it.
+func TestProcessingHandlerHostile(t *testing.T) {
+	storage := &countingStorage{processingStorage: processedtemplate.NewREST(renderrest.NewAdapter(renderrest.Sources{}))}
+	pair := newProcessingPair(t, v1alpha1.SchemeGroupVersion, storage)
+	oversized := strings.Replace(stencilTemplate, `"data":{"a":"<b>&"}`, `"data":{"a":"`+strings.Repeat("x", 2<<20)+`"}`, 1)
+	nested := strings.Replace(stencilTemplate, `"data":{"a":"<b>&"}`, `"data":{"a":"b"},"spec":`+strings.Repeat(`[`, 20000)+strings.Repeat(`]`, 20000), 1)
+	deep := strings.Replace(stencilTemplate, `"data":{"a":"<b>&"}`, `"data":{"a":"b"},"spec":`+strings.Repeat(`{"a":`, 500)+"1"+strings.Repeat(`}`, 500), 1)
+	nestedYAML := stencilYAML + "  spec: " + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "\n"
+	for _, c := range []struct {
+		name, contentType, body string
+		status                  int
+		processed               bool
+	}{
+		{"oversized", "application/json", oversized, http.StatusRequestEntityTooLarge, false},
+		{"nested", "application/json", nested, 0, false},
+		{"nested yaml", "application/yaml", nestedYAML, 0, false},
+		{"deep but within bounds", "application/json", deep, http.StatusCreated, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			calls := storage.calls.Load()
+			fast, generic := httptest.NewRecorder(), httptest.NewRecorder()
+			req := processingCase{contentType: c.contentType, accept: "application/json", body: c.body}
+			pair.fast.ServeHTTP(fast, req.request(v1alpha1.SchemeGroupVersion))
+			pair.generic.ServeHTTP(generic, req.request(v1alpha1.SchemeGroupVersion))
+			if fast.Code != generic.Code || fast.Body.String() != generic.Body.String() {
+				t.Errorf("the processing handler answered %d:\n%.300s\nthe create handler %d:\n%.300s", fast.Code, fast.Body, generic.Code, generic.Body)
+			}
+			if c.status != 0 && fast.Code != c.status {
+				t.Errorf("status %d, want %d: %.300s", fast.Code, c.status, fast.Body)
+			}
+			if fast.Code < 400 && !c.processed {
+				t.Errorf("status %d: a hostile body was taken", fast.Code)
+			}
+			if processed := storage.calls.Load() > calls; processed != c.processed {
+				t.Errorf("processed: %v, want %v", processed, c.processed)
+			}
+		})
+	}
+
+	// A slow client, over a real connection, with the request's deadline the server's filters
+	// set: its body is cut at the deadline and nothing is processed.
+	server := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 300*time.Millisecond)
+		defer cancel()
+		pair.fast.ServeHTTP(w, r.WithContext(ctx))
+	}))
+	server.EnableHTTP2 = true
+	server.StartTLS()
+	defer server.Close()
+	calls := storage.calls.Load()
+	body := &slowBody{interval: 50 * time.Millisecond}
+	defer body.Close()
+	req, _ := http.NewRequest(http.MethodPost, server.URL+"/apis/templates.stencil.dev/v1alpha1/namespaces/demo/processedtemplates", body)
+	req.ContentLength = 1 << 10
+	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
+	resp, err := server.Client().Do(req)
+	if err == nil {
+		resp.Body.Close()
+	}
+	if took := time.Since(start); took > writeGrace+3*time.Second {
+		t.Errorf("a slow client was served for %v, past its 300 ms deadline and the write grace", took)
+	}
+	if storage.calls.Load() != calls {
+		t.Error("a slow client's body was processed")
+	}
+}

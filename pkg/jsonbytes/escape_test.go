@@ -1,0 +1,50 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package jsonbytes
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// TestAppendQuotedHTML compares with encoding/json's writing of a string: every byte alone and
+// inside text, multi-byte and invalid UTF-8, the line and paragraph separators.
+func TestAppendQuotedHTML(t *testing.T) {
+	inputs := []string{"", "plain text", "<a href=\"x\">&amp;</a>", "caf\u00e9 \u2028\u2029 \U0001F600", "\xff\xfe", "a\xe2\x80", "tab\tnew\nline\\"}
+	for c := 0; c < 256; c++ {
+		inputs = append(inputs, string([]byte{byte(c)}), "ab"+string([]byte{byte(c)})+"cd")
+		// at each place of the words read eight bytes at a time
+		for at := 0; at < 20; at++ {
+			in := []byte("0123456789abcdefghij")
+			in[at] = byte(c)
+			inputs = append(inputs, string(in))
+		}
+	}
+	for _, in := range inputs {
+		want, err := json.Marshal(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendQuotedHTML([]byte("x"), in); !bytes.Equal(got, append([]byte("x"), want...)) {
+			t.Errorf("%q: %s, encoding/json %s", in, got[1:], want)
+		}
+		if got := AppendQuotedHTML(nil, []byte(in)); !bytes.Equal(got, want) {
+			t.Errorf("%q as bytes: %s, encoding/json %s", in, got, want)
+		}
+	}
+}

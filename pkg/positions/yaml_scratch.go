@@ -1,0 +1,75 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package positions
+
+import "sync"
+
+// scratch is the working memory of one read: the tree, the children of its collections, the
+// arena of scalars that are not a run of the source, and the emitter's members. None of it
+// outlives the read (the JSON and the Index's entries are allocated apart), and it is most of
+// what a read allocates (about 3 bytes of it per byte of YAML read): reads reuse it through a
+// pool, so that a process reading template after template (the engine, the server) does not
+// allocate, zero and collect it each time.
+type scratch struct {
+	nodes   []node
+	kids    []int32
+	stack   []int32
+	arena   []byte
+	assigns []assign
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// maxPooledScratch is the most memory a pooled scratch keeps: the working memory of a read of
+// a few MB of YAML. What a larger document grew is left to the collector.
+const maxPooledScratch = 16 << 20
+
+// takeScratch gives the parser pooled working memory, with room for a document of size bytes
+// (a template's YAML has about a node per 12 bytes; sizing for it saves the copies of growing).
+func (p *parser) takeScratch(size int) {
+	s := scratchPool.Get().(*scratch)
+	p.scratch = s
+	p.nodes = grown(s.nodes[:0], size/12+8)
+	p.kids = grown(s.kids[:0], size/12+8)
+	p.stack, p.arena, p.assigns = s.stack[:0], s.arena[:0], s.assigns[:0]
+}
+
+// releaseScratch returns the parser's working memory to the pool; the parser must not read
+// its tree afterwards.
+func (p *parser) releaseScratch() {
+	s := p.scratch
+	if s == nil {
+		return
+	}
+	p.scratch = nil
+	// The members hold keys: slices of the source, which the pool must not keep alive.
+	clear(p.assigns[:cap(p.assigns)])
+	s.nodes, s.kids, s.stack, s.arena, s.assigns = p.nodes[:0], p.kids[:0], p.stack[:0], p.arena[:0], p.assigns[:0]
+	p.nodes, p.kids, p.stack, p.arena, p.assigns = nil, nil, nil, nil, nil
+	size := cap(s.nodes)*16 + cap(s.kids)*4 + cap(s.stack)*4 + cap(s.arena) + cap(s.assigns)*48
+	if size <= maxPooledScratch {
+		scratchPool.Put(s)
+	}
+}
+
+// grown returns s (empty) with room for n elements.
+func grown[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s
+	}
+	return make([]T, 0, n)
+}
