@@ -17,6 +17,7 @@ limitations under the License.
 package positions
 
 import (
+	"bytes"
 	"sort"
 	"unicode/utf8"
 )
@@ -123,11 +124,16 @@ func PosIn(src []byte, off int) Pos {
 }
 
 func (x *Index) indexLines() {
-	x.lines = append(x.lines, 0)
-	for i, c := range x.src {
-		if c == '\n' {
-			x.lines = append(x.lines, i+1)
+	// Counted first (a vector scan) so that the starts are written once into their array,
+	// not copied as it grows: a file of 10,000 objects has 60,000 lines or more.
+	x.lines = make([]int, 1, bytes.Count(x.src, []byte{'\n'})+1)
+	for i := 0; ; {
+		j := bytes.IndexByte(x.src[i:], '\n')
+		if j < 0 {
+			return
 		}
+		i += j + 1
+		x.lines = append(x.lines, i)
 	}
 }
 
