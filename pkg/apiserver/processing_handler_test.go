@@ -183,6 +183,7 @@ func processingCases() []processingCase {
 		{name: "a type error", body: strings.Replace(stencilTemplate, `"value":"1"`, `"value":1`, 1), handedOn: true},
 		{name: "not a template", body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}}`, handedOn: true},
 		{name: "yaml stream", contentType: "application/yaml", body: stencilYAML + "---\n" + stencilYAML, handedOn: true},
+		{name: "yaml with a key twice", contentType: "application/yaml", body: strings.Replace(stencilYAML, "  name: t\n", "  name: t\n  name: t\n", 1), handedOn: true},
 		{name: "table", accept: "application/json;as=Table;v=v1;g=meta.k8s.io", body: stencilTemplate, handedOn: true},
 		{name: "not acceptable", accept: "text/html", body: stencilTemplate, handedOn: true},
 		{name: "protobuf answer", accept: "application/vnd.kubernetes.protobuf", body: stencilTemplate},

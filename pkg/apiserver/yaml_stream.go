@@ -26,7 +26,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
 
 	"stencil.dev/stencil/pkg/positions"
 )
@@ -81,7 +80,7 @@ func (d oneYAMLDocument) Decode(data []byte, defaults *schema.GroupVersionKind, 
 	if !d.strict || !repeats {
 		return obj, gvk, err
 	}
-	if _, yamlErr := yaml.YAMLToJSONStrict(doc); yamlErr != nil {
+	if _, yamlErr := positions.YAMLToJSONStrict(doc); yamlErr != nil {
 		switch strictErr, ok := runtime.AsStrictDecodingError(err); {
 		case err == nil:
 			err = runtime.NewStrictDecodingError([]error{yamlErr})

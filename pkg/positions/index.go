@@ -21,7 +21,6 @@ import (
 	"sort"
 	"strconv"
 	"sync"
-	"unicode/utf8"
 )
 
 // Pos is a place in a file: a 1-based line and column (the column counts characters, as
@@ -167,17 +166,22 @@ func (x *Index) NearestStart(p Path) (Pos, int) {
 	if n < 0 {
 		return Pos{}, -1
 	}
+	return x.startOf(t, nd, nil), n
+}
+
+// startOf is where a diagnostic about the field of the node nd points; hint is posOf's.
+func (x *Index) startOf(t *tree, nd int32, hint *int) Pos {
 	switch node := t.nodes[nd]; {
 	case x.identity && node.key >= 0:
-		return x.PosOf(int(node.key)), n
+		return x.posOf(int(node.key), hint)
 	case x.identity:
-		return x.PosOf(int(node.value)), n
+		return x.posOf(int(node.value), hint)
 	case x.entryPerNode && x.entries[nd].key >= 0:
-		return x.PosOf(int(x.entries[nd].key)), n
+		return x.posOf(int(x.entries[nd].key), hint)
 	case x.entryPerNode:
-		return x.PosOf(int(x.entries[nd].src)), n
+		return x.posOf(int(x.entries[nd].src), hint)
 	}
-	return x.spanOf(t, nd).Start(), n
+	return x.spanOf(t, nd).Start()
 }
 
 // Place returns where a diagnostic about the field at path (as ParsePath reads it) points:
@@ -258,109 +262,6 @@ func (x *Index) span(key, value int) Span {
 	}
 	e := x.entries[i]
 	return Span{Key: x.PosOf(int(e.key)), Value: x.PosOf(int(e.src))}
-}
-
-// PosOf returns the line and column of the byte offset off of the file.
-func (x *Index) PosOf(off int) Pos {
-	if x == nil || off < 0 || off > len(x.src) {
-		return Pos{}
-	}
-	x.linesOnce.Do(x.indexLines)
-	line := sort.Search(len(x.lines), func(i int) bool { return x.lines[i] > off }) - 1
-	start := x.lines[line]
-	column := 0
-	if off-start <= runeBlock {
-		column = utf8.RuneCount(x.src[start:off])
-	} else {
-		// A long line (JSON written on one line): counting from its start at every lookup
-		// would make placing every field quadratic in the file.
-		x.runesOnce.Do(x.indexRunes)
-		column = x.runesBefore(off) - x.runesBefore(start)
-	}
-	return Pos{Line: line + 1, Column: column + 1, Offset: off}
-}
-
-// runeBlock is the stride of the counts of characters kept for long lines.
-const runeBlock = 4096
-
-func (x *Index) indexRunes() {
-	x.runes = make([]int, 0, len(x.src)/runeBlock+1)
-	n := 0
-	for i := 0; i < len(x.src); i += runeBlock {
-		x.runes = append(x.runes, n)
-		n += runeStarts(x.src[i:min(i+runeBlock, len(x.src))])
-	}
-}
-
-// runesBefore counts the characters of src before off.
-func (x *Index) runesBefore(off int) int {
-	block := off / runeBlock
-	if block >= len(x.runes) {
-		block = len(x.runes) - 1
-	}
-	return x.runes[block] + runeStarts(x.src[block*runeBlock:off])
-}
-
-// runeStarts counts the bytes of b that start a UTF-8 character: utf8.RuneCount for text that
-// is UTF-8 (a file the reader read), and additive across any split of it.
-func runeStarts(b []byte) int {
-	n := 0
-	for _, c := range b {
-		if c&0xC0 != 0x80 {
-			n++
-		}
-	}
-	return n
-}
-
-// PosOfJSON returns where the byte at offset off of the JSON the file was read into came from
-// in the file: for JSON input that byte itself; for YAML the member name, element or document
-// written closest before it, which a decoder's error at that offset is about. The zero Pos
-// when it is unknown.
-func (x *Index) PosOfJSON(off int) Pos {
-	if x == nil || off < 0 || off > len(x.json) {
-		return Pos{}
-	}
-	if x.identity {
-		return x.PosOf(off)
-	}
-	i := sort.Search(len(x.entries), func(i int) bool { return int(x.entries[i].json) > off }) - 1
-	if x.byPath != nil || i < 0 {
-		return Pos{}
-	}
-	if e := x.entries[i]; e.key >= 0 {
-		return x.PosOf(int(e.key))
-	}
-	return x.PosOf(int(x.entries[i].src))
-}
-
-// PosIn returns the line and column of the byte offset off of src: the place of a syntax
-// error in a file that could not be read into an Index.
-func PosIn(src []byte, off int) Pos {
-	return (&Index{src: src}).PosOf(off)
-}
-
-func (x *Index) indexLines() {
-	x.lines = append(x.lines, 0)
-	for i, c := range x.src {
-		if c == '\n' {
-			x.lines = append(x.lines, i+1)
-		}
-	}
-}
-
-// offsetOf returns the byte offset of line and column (as Pos counts them), or -1.
-func (x *Index) offsetOf(line, column int) int {
-	x.linesOnce.Do(x.indexLines)
-	if line < 1 || line > len(x.lines) || column < 1 {
-		return -1
-	}
-	off := x.lines[line-1]
-	for n := 1; n < column && off < len(x.src) && x.src[off] != '\n'; n++ {
-		_, size := utf8.DecodeRune(x.src[off:])
-		off += size
-	}
-	return off
 }
 
 // Walk calls fn for every field under prefix (the whole document for an empty prefix) in the

@@ -250,6 +250,20 @@ func (t *tree) name(n int32) []byte {
 	return jsonbytes.StringContent(t.data[nd.key:nd.keyEnd])
 }
 
+// named reports whether the member name of the node n is name, decoding it only when its
+// bytes hold an escape (what a name decodes to is never longer than its bytes).
+func (t *tree) named(n int32, name string) bool {
+	nd := &t.nodes[n]
+	raw := t.data[nd.key+1 : nd.keyEnd-1]
+	if len(raw) < len(name) {
+		return false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw) == name
+	}
+	return string(t.name(n)) == name
+}
+
 // kind is the first byte of the value of n: '{' for an object, '[' for an array.
 func (t *tree) kind(n int32) byte { return t.data[t.nodes[n].value] }
 
@@ -260,7 +274,7 @@ func (t *tree) member(n int32, name string) (int32, bool) {
 	switch order := t.nodes[n].order; {
 	case order == unordered:
 		for j := len(kids) - 1; j >= 0; j-- {
-			if string(t.name(kids[j])) == name {
+			if t.named(kids[j], name) {
 				return kids[j], true
 			}
 		}

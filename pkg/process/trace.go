@@ -17,14 +17,11 @@ limitations under the License.
 package process
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
 
 	"stencil.dev/stencil/pkg/apis/templates"
-	"stencil.dev/stencil/pkg/jsonbytes"
 	"stencil.dev/stencil/pkg/positions"
 	"stencil.dev/stencil/pkg/provenance"
 )
@@ -46,24 +43,24 @@ func (x *executor) originOf(o *compiledObject) origin {
 }
 
 // Trace returns the provenance of each object an Execute with Request.Provenance wrote (res),
-// decoded into objects, and how many leaf fields they have: for every leaf, the template field
+// and how many leaf fields they have: for every leaf, the template field
 // that wrote it, the parameters substituted into it (or into a member name on its path, or the
 // whole ${{P}} that wrote its value) and, for labels, the object label or the caller's label.
-// t is the template the plan was compiled from and labels the request's. It refuses, with
-// provenance.ErrTooManyFields, to describe more than max leaf fields.
+// t is the template the plan was compiled from and labels the request's.
 //
 // It reads the template again rather than asking the plan, so that Execute itself keeps
 // nothing for it: only a request that asks pays, and what it pays is one walk of each
-// template object beside the output.
-func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Result, objects []map[string]any, max int) ([]provenance.ObjectSeed, int, error) {
-	if res.origins == nil || len(res.origins) != len(objects) {
+// template object's bytes beside the output's bytes, decoding neither.
+func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Result, opts TraceOptions) ([]provenance.ObjectSeed, int, error) {
+	max, x := opts.Max, opts.Locator
+	if res.origins == nil || len(res.origins) != len(res.Objects) {
 		return nil, 0, fmt.Errorf("the result was not executed with provenance")
 	}
 	if max <= 0 {
 		max = provenance.DefaultMaxFields
 	}
-	tr := &tracer{plan: p, max: max, names: make([]string, len(p.usage)), values: make([]string, len(p.usage)),
-		templates: map[int]any{}}
+	tr := &tracer{plan: p, max: max, flat: opts.Flat, mask: opts.Mask, names: make([]string, len(p.usage)), values: make([]string, len(p.usage)),
+		templates: map[int]*positions.JSONTree{}, alloc: &provenance.Alloc{}, single: map[int][]string{}}
 	for i := range p.params {
 		tr.names[i] = p.params[i].Name
 		if i < len(res.Parameters) {
@@ -77,20 +74,39 @@ func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Resul
 	if p.item >= 0 {
 		tr.names[p.item], tr.names[p.item+1] = itemName, indexName
 	}
+	if index, ok := x.(*positions.Index); ok {
+		if root, ok := index.Root(); ok {
+			tr.index, tr.places, tr.document = index, []positions.Place{root}, index.Document()
+		}
+	}
 	tr.labelSources(t, labels)
-	seeds := make([]provenance.ObjectSeed, len(objects))
-	for i, obj := range objects {
+	seeds := make([]provenance.ObjectSeed, len(res.Objects))
+	for i, raw := range res.Objects {
 		at := res.origins[i]
-		raw, err := tr.templateObject(t, at.object)
+		if !tr.out.Read(raw) || tr.out.Kind(tr.out.Root()) != '{' {
+			return nil, 0, fmt.Errorf("object %d of the output is not a JSON object", i)
+		}
+		root, err := tr.templateObject(t, at.object, at.element >= 0)
 		if err != nil {
 			return nil, 0, err
 		}
 		tr.repeated(at)
-		tr.path = append(tr.path[:0], positions.Step{Key: "objects"}, positions.Step{Index: at.object, IsIndex: true})
-		apiVersion, _ := obj["apiVersion"].(string)
-		kind, _ := obj["kind"].(string)
-		targets := labelTargetsFor(p.dialect, []byte(apiVersion), []byte(kind))
-		seeds[i] = provenance.ObjectSeed{Root: tr.walk(raw, true, obj, targets, nil), Source: tr.source()}
+		tr.path, tr.places, tr.pathText, tr.ends = tr.path[:0], tr.places[:min(1, len(tr.places))], tr.pathText[:0], tr.ends[:0]
+		tr.outPath, tr.outEnds = tr.outPath[:0], tr.outEnds[:0]
+		objectsAt, objectAt := positions.NoValue, positions.NoValue
+		if tr.tmpl == tr.document {
+			objectsAt = tr.document.Member(tr.document.Root(), "objects")
+			objectAt = root
+		}
+		tr.push(positions.Step{Key: "objects"}, objectsAt)
+		tr.push(positions.Step{Index: at.object, IsIndex: true}, objectAt)
+		id := tr.identity()
+		targets := labelTargetsFor(p.dialect, []byte(id.APIVersion), []byte(id.Kind))
+		seeds[i] = provenance.ObjectSeed{Root: tr.walk(root, true, tr.out.Root(), targets, nil), Source: tr.source(), ID: id}
+		if tr.flat {
+			seeds[i].Fields = tr.alloc.Fields(tr.flatFields)
+			tr.flatFields = tr.flatFields[:0]
+		}
 		if at.element >= 0 {
 			e := int32(at.element)
 			seeds[i].Element = &e
@@ -102,22 +118,70 @@ func (p *Plan) Trace(t *templates.Template, labels map[string]string, res *Resul
 	return seeds, tr.fields, nil
 }
 
+// TraceOptions are what Plan.Trace is asked.
+type TraceOptions struct {
+	// Max bounds the leaf fields described: past it Trace refuses with
+	// provenance.ErrTooManyFields. 0 means provenance.DefaultMaxFields.
+	Max int
+	// Locator, when it is the Index of the file the template was read from, places each
+	// template field as the walk goes (one step from its parent's place); other fields are
+	// placed by the Map (provenance.Locate).
+	Locator provenance.Locator
+	// Flat writes each object's fields as the Map lists them (ObjectSeed.Fields), output
+	// paths and all, instead of Nodes, for objects no step will change: the map is then
+	// made in this one walk. Mask writes a member name of such a path (secrets masked).
+	Flat bool
+	Mask func(string) string
+}
+
 // tracer holds the state of one Trace.
 type tracer struct {
 	plan *Plan
-	sx   *syntax
+	// flat, mask and flatFields are TraceOptions.Flat's: the fields of the object walked so
+	// far, in order, each at the output path outPath (outEnds where its prefixes end).
+	flat       bool
+	mask       func(string) string
+	flatFields []provenance.Field
+	outPath    []byte
+	outEnds    []int
+	sx         *syntax
 	// names and values are the parameters', by index, ITEM and INDEX included.
 	names, values []string
 	// labels are the sources of the labels the engine merges into label maps, by key.
 	labels map[string]labelSource
-	// templates are the template's objects decoded, by index.
-	templates map[int]any
-	fields    int
-	max       int
-	// path is the template path of the value walk is at.
-	path positions.Path
+	// tmpl is the structure of the template object walk is in (its bytes, not decoded);
+	// templates are those of the for-each objects, by index, each of which writes an object
+	// per element. Others write one object each: their structure is read into once, into
+	// scratch, so that a trace of any size holds one.
+	tmpl      *positions.JSONTree
+	templates map[int]*positions.JSONTree
+	scratch   positions.JSONTree
+	// document is the tree of the file the template was read from (its Index's), in which
+	// a template object that is the file's own bytes is walked: its values are their own
+	// places there.
+	document *positions.JSONTree
+	fields   int
+	max      int
+	// path is the template path of the value walk is at; places, when the template was read
+	// from a file (index), are the places in it of path's prefixes, the file's root first.
+	// pathText is path as Path.String writes it, ends where each of its prefixes ends in it;
+	// line is the line of the last place found, where the next is looked for first.
+	path     positions.Path
+	index    *positions.Index
+	places   []positions.Place
+	pathText []byte
+	ends     []int
+	line     int
 	// segs is the scratch of references.
 	segs []segment
+	// out is the structure of the output object walk is in, read from the engine's bytes.
+	out positions.JSONTree
+	// alloc makes the Nodes and source paths; members is the scratch stack of sorted
+	// members; single holds, by parameter, the list of that one name, which most fields
+	// share.
+	alloc   *provenance.Alloc
+	members []outMember
+	single  map[int][]string
 }
 
 type labelSource struct {
@@ -153,32 +217,56 @@ func (tr *tracer) labelSources(t *templates.Template, caller map[string]string) 
 	}
 }
 
-// templateObject returns the template's object i decoded.
-func (tr *tracer) templateObject(t *templates.Template, i int) (any, error) {
-	if v, ok := tr.templates[i]; ok {
-		return v, nil
+// templateObject makes tr.tmpl the structure of the template's object i and returns its
+// root, kept for the next element of a for-each object (repeated). The plan was compiled from
+// these bytes, so they are JSON; a repeated member name is found as encoding/json reads it
+// (the last), which the OpenShift dialect tolerates.
+func (tr *tracer) templateObject(t *templates.Template, i int, repeated bool) (positions.JSONValue, error) {
+	if x, ok := tr.templates[i]; ok {
+		tr.tmpl = x
+		return x.Root(), nil
 	}
 	if i < 0 || i >= len(t.Objects) {
-		return nil, fmt.Errorf("objects[%d] is not in the template", i)
+		return positions.NoValue, fmt.Errorf("objects[%d] is not in the template", i)
 	}
-	raw := t.Objects[i].Raw
-	var v any
-	if raw != nil {
-		obj, err := jsonbytes.DecodeObject(raw)
-		if err != nil {
-			// Member names repeated (the OpenShift dialect tolerates them): the last value is
-			// the one used, as encoding/json reads it.
-			dec := json.NewDecoder(bytes.NewReader(raw))
-			dec.UseNumber()
-			if err := dec.Decode(&v); err != nil {
-				return nil, fmt.Errorf("objects[%d]: %w", i, err)
-			}
-		} else {
-			v = obj
+	if tr.document != nil && t.Objects[i].Raw != nil {
+		objects := tr.document.Member(tr.document.Root(), "objects")
+		if v := tr.document.Element(objects, i); v != positions.NoValue && tr.document.Holds(v, t.Objects[i].Raw) {
+			tr.tmpl = tr.document
+			return v, nil
 		}
 	}
-	tr.templates[i] = v
-	return v, nil
+	x := &tr.scratch
+	if repeated {
+		x = &positions.JSONTree{}
+	}
+	tr.tmpl = x
+	raw := t.Objects[i].Raw
+	if raw == nil {
+		x.Read(nil)
+		return positions.NoValue, nil
+	}
+	if !x.Read(raw) {
+		return positions.NoValue, fmt.Errorf("objects[%d] is not JSON", i)
+	}
+	if repeated {
+		tr.templates[i] = x
+	}
+	return x.Root(), nil
+}
+
+// identity reads the apiVersion, kind, namespace and name of the output object tr.out.
+func (tr *tracer) identity() provenance.ObjectID {
+	out := &tr.out
+	text := func(v positions.JSONValue, name string) string {
+		if m := out.Member(v, name); out.Kind(m) == '"' {
+			return tr.alloc.String(out.Text(m))
+		}
+		return ""
+	}
+	root := out.Root()
+	meta := out.Member(root, "metadata")
+	return provenance.ObjectID{APIVersion: text(root, "apiVersion"), Kind: text(root, "kind"), Namespace: text(meta, "namespace"), Name: text(meta, "name")}
 }
 
 // repeated makes ITEM and INDEX references of a for-each object's element, or none.

@@ -29,7 +29,8 @@ import (
 //     the same, so asking nothing costs nothing);
 //   - decoded: Execute and decoding its objects into trees, which a request with provenance
 //     does before tracing (and one with transformers does anyway);
-//   - on: Execute with Request.Provenance, decoding and Plan.Trace.
+//   - on: Execute with Request.Provenance and Plan.Trace, which reads the engine's bytes
+//     without decoding them (a request with steps after the engine decodes them anyway).
 //
 // on/decoded is what tracing itself adds; on/off what a request with provenance pays in the
 // engine.
@@ -74,11 +75,8 @@ func benchmarkProvenance(b *testing.B, name string, tmpl *templates.Template, di
 			if len(errs) > 0 {
 				b.Fatal(errs)
 			}
-			objects, err := jsonbytes.DecodeObjects(res.Objects)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, fields, err = plan.Trace(tmpl, req.Labels, res, objects, 0); err != nil {
+			var err error
+			if _, fields, err = plan.Trace(tmpl, req.Labels, res, TraceOptions{}); err != nil {
 				b.Fatal(err)
 			}
 		}

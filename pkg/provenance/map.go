@@ -17,6 +17,7 @@ limitations under the License.
 package provenance
 
 import (
+	"errors"
 	"sort"
 
 	"stencil.dev/stencil/pkg/positions"
@@ -60,32 +61,59 @@ func (l *locator) locate(s Source) Source {
 }
 
 // Map returns the provenance of the objects as they are now, which must be the list the
-// last step returned, with the places of template fields read from x (nil for none).
+// last step returned (nil for a Tracker of undecoded objects), with the places of template
+// fields read from x (nil for none).
 func (t *Tracker) Map(objects []map[string]any, x Locator) (*Map, error) {
 	if t.err != nil {
 		return nil, t.err
 	}
-	t.align(objects)
+	if t.undecoded && objects != nil {
+		return nil, errUndecoded
+	}
+	if !t.undecoded {
+		t.align(objects)
+	}
 	m := &Map{Objects: make([]Object, len(t.objects)), Steps: make([]StepInfo, len(t.steps))}
 	// Each template field's place is looked up where it is used: a lookup takes a step per
 	// step of its path (positions' tree), cheaper than remembering the places by source.
 	// The fields of all objects share one array, made for the leaves the tracker counted.
-	c := collector{t: t, locator: locator{x: x}, fields: make([]Field, 0, t.fields)}
+	capacity := t.fields
+	if t.undecoded {
+		// A flat trace wrote the fields already (ObjectSeed.Fields).
+		capacity = 0
+	}
+	c := collector{t: t, locator: locator{x: x}, fields: make([]Field, 0, capacity)}
 	for i, s := range t.steps {
 		if s.Source != nil {
-			located := c.locate(*s.Source)
+			located := c.place(*s.Source)
 			s.Source = &located
 		}
 		m.Steps[i] = s
 	}
 	for i := range t.objects {
 		tr := &t.objects[i]
-		id := idOf(tr.obj)
-		o := Object{APIVersion: id.apiVersion, Kind: id.kind, Namespace: t.mask(id.namespace), Name: t.mask(id.name),
-			Source: c.locate(tr.source), Element: tr.element, Steps: tr.steps}
+		id := tr.id
+		if !t.undecoded {
+			id = idOf(tr.obj)
+		}
+		o := Object{APIVersion: id.APIVersion, Kind: id.Kind, Namespace: t.mask(id.Namespace), Name: t.mask(id.Name),
+			Source: c.place(tr.source), Element: tr.element, Steps: tr.steps}
 		start := len(c.fields)
 		c.removed = nil
-		c.collect(tr.obj, tr.root, c.path[:0])
+		switch {
+		case t.undecoded && tr.root == nil:
+			// A flat trace wrote the fields: they are placed here, where a trace did not.
+			for j := range tr.fields {
+				tr.fields[j].Source = c.place(tr.fields[j].Source)
+			}
+			o.Fields = tr.fields
+			m.Objects[i] = o
+			continue
+		case t.undecoded:
+			c.collectNode(tr.root, c.path[:0])
+		default:
+			c.collect(tr.obj, tr.root, c.path[:0])
+		}
 		o.Fields = c.fields[start:len(c.fields):len(c.fields)]
 		if len(c.removed) > 0 {
 			sort.SliceStable(c.removed, func(a, b int) bool { return c.removed[a].Path < c.removed[b].Path })
@@ -94,6 +122,18 @@ func (t *Tracker) Map(objects []map[string]any, x Locator) (*Map, error) {
 		m.Objects[i] = o
 	}
 	return m, nil
+}
+
+// errUndecoded is the error of a Map asked of objects a Tracker of undecoded objects never saw.
+var errUndecoded = errors.New("provenance: the tracker's objects were not decoded")
+
+// place is locate for a source of the map: one the trace placed as it walked (pkg/process,
+// Plan.Trace) in the same file has its Line already.
+func (c *collector) place(s Source) Source {
+	if s.Line > 0 {
+		return s
+	}
+	return c.locate(s)
 }
 
 // collector writes the fields of the objects of a map.
@@ -117,18 +157,22 @@ func (c *collector) collect(v any, node *Node, path []byte) {
 	switch x := v.(type) {
 	case map[string]any:
 		if len(x) > 0 {
+			if c.sameMembers(x, node) {
+				// The Node has the object's members, in order: the usual case, where no step
+				// added or removed one since the Node was made.
+				for _, m := range node.Members {
+					c.collect(x[m.Name], m.Node, positions.AppendStep(path, positions.Step{Key: c.t.mask(m.Name)}))
+				}
+				return
+			}
 			start := len(c.keys)
 			for k := range x {
 				c.keys = append(c.keys, k)
 			}
 			keys := c.keys[start:]
-			sort.Strings(keys)
+			SortNames(keys)
 			for _, k := range keys {
-				var child *Node
-				if node != nil {
-					child = node.Members[k]
-				}
-				c.collect(x[k], child, positions.AppendStep(path, positions.Step{Key: c.t.mask(k)}))
+				c.collect(x[k], node.Member(k), positions.AppendStep(path, positions.Step{Key: c.t.mask(k)}))
 			}
 			c.keys = c.keys[:start]
 			return
@@ -148,12 +192,51 @@ func (c *collector) collect(v any, node *Node, path []byte) {
 	f := Field{Source: Source{Kind: Engine}}
 	if node != nil && node.Field != nil {
 		f = *node.Field
-		f.Source = c.locate(f.Source)
+		f.Source = c.place(f.Source)
 	}
-	f.Path = string(path)
+	f.Path = c.t.alloc.String(path)
 	c.fields = append(c.fields, f)
 	// The buffer is kept for the next object: its paths are written over it.
 	c.path = path[:0]
+}
+
+// collectNode appends the fields of the value whose Node is node, at the output path written
+// in path, for an object no step changed: the trace made its Nodes from the object itself, so
+// they have its structure (a leaf Field, an object's members in order, an array's elements).
+func (c *collector) collectNode(node *Node, path []byte) {
+	switch {
+	case node == nil:
+		// The trace stopped at the bound of fields (ErrTooManyFields): unreachable here.
+		c.fields = append(c.fields, Field{Path: c.t.alloc.String(path), Source: Source{Kind: Engine}})
+	case node.Field != nil:
+		f := *node.Field
+		f.Source = c.place(f.Source)
+		f.Path = c.t.alloc.String(path)
+		c.fields = append(c.fields, f)
+	case node.Elements != nil:
+		for i, e := range node.Elements {
+			c.collectNode(e, positions.AppendStep(path, positions.Step{Index: i, IsIndex: true}))
+		}
+	default:
+		for _, m := range node.Members {
+			c.collectNode(m.Node, positions.AppendStep(path, positions.Step{Key: c.t.mask(m.Name)}))
+		}
+	}
+	// The buffer is kept for the next object: its paths are written over it.
+	c.path = path[:0]
+}
+
+// sameMembers says node has exactly the members of x.
+func (c *collector) sameMembers(x map[string]any, node *Node) bool {
+	if node == nil || len(node.Members) != len(x) {
+		return false
+	}
+	for _, m := range node.Members {
+		if _, ok := x[m.Name]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // removals adds the removed members and elements of node, the Node of v at path, that v does
@@ -220,9 +303,9 @@ func copyNode(n *Node) *Node {
 		c.Field = &f
 	}
 	if n.Members != nil {
-		c.Members = make(map[string]*Node, len(n.Members))
-		for k, m := range n.Members {
-			c.Members[k] = copyNode(m)
+		c.Members = make([]Member, len(n.Members))
+		for i, m := range n.Members {
+			c.Members[i] = Member{Name: m.Name, Node: copyNode(m.Node)}
 		}
 	}
 	if n.Elements != nil {
@@ -268,55 +351,3 @@ func Append(m, fork *Map, base int) {
 
 // StepCount is how many steps ran so far, the base of a Fork made now.
 func (t *Tracker) StepCount() int { return len(t.steps) }
-
-// Compact drops the steps of processing that no config wrote and that changed nothing (a name
-// hash with nothing to hash, an expansion of nothing), and numbers the others again. A
-// transformer that changed nothing is kept: that is worth knowing too.
-func Compact(m *Map) {
-	used := make([]bool, len(m.Steps))
-	for _, o := range m.Objects {
-		for _, s := range o.Steps {
-			used[s] = true
-		}
-		for _, f := range o.Fields {
-			for _, s := range f.Steps {
-				used[s] = true
-			}
-		}
-		for _, r := range o.Removed {
-			used[r.Step] = true
-		}
-	}
-	to := make([]int32, len(m.Steps))
-	kept := m.Steps[:0]
-	for i, s := range m.Steps {
-		to[i] = -1
-		if used[i] || s.Source != nil {
-			to[i] = int32(len(kept))
-			kept = append(kept, s)
-		}
-	}
-	m.Steps = kept
-	renumber := func(steps []int32) []int32 {
-		out := make([]int32, 0, len(steps))
-		for _, s := range steps {
-			if to[s] >= 0 {
-				out = append(out, to[s])
-			}
-		}
-		if len(out) == 0 {
-			return nil
-		}
-		return out
-	}
-	for i := range m.Objects {
-		o := &m.Objects[i]
-		o.Steps = renumber(o.Steps)
-		for j := range o.Fields {
-			o.Fields[j].Steps = renumber(o.Fields[j].Steps)
-		}
-		for j := range o.Removed {
-			o.Removed[j].Step = to[o.Removed[j].Step]
-		}
-	}
-}

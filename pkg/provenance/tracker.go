@@ -17,7 +17,6 @@ limitations under the License.
 package provenance
 
 import (
-	"reflect"
 	"strconv"
 	"unsafe"
 
@@ -25,40 +24,6 @@ import (
 	"stencil.dev/stencil/pkg/positions"
 	"stencil.dev/stencil/pkg/redact"
 )
-
-// Node is the provenance of one JSON value of an object: a leaf's Field, or the Nodes of its
-// members or elements. The engine seeds one tree per object (pkg/process) and the Tracker
-// carries it through the steps, so that a field's path is written only once, at the end.
-type Node struct {
-	// Field is a leaf's provenance; nil for an object or array with members or elements.
-	Field *Field
-	// Members are an object's, by member name.
-	Members map[string]*Node
-	// Elements are an array's, in order.
-	Elements []*Node
-	// Removed are the members or elements of this object or array that steps removed.
-	Removed []Removal
-}
-
-// Removal is a member or element of an object or array that a step removed: its name, or its
-// index before the step.
-type Removal struct {
-	At   positions.Step
-	Step int32
-}
-
-// Leaf returns a Node of one leaf field.
-func Leaf(source Source, parameters []string) *Node {
-	// One allocation for the two: an output has as many leaves as fields.
-	l := &leaf{field: Field{Source: source, Parameters: parameters}}
-	l.node.Field = &l.field
-	return &l.node
-}
-
-type leaf struct {
-	node  Node
-	field Field
-}
 
 // ObjectSeed is an object as the engine wrote it and the provenance of its fields.
 type ObjectSeed struct {
@@ -68,7 +33,16 @@ type ObjectSeed struct {
 	Source Source
 	// Element is the element of a for-each object, nil for others.
 	Element *int32
+	// ID is the object's apiVersion, kind, namespace and name, for a Tracker of objects
+	// that are not decoded (NewTracker).
+	ID ObjectID
+	// Fields, for an object no step changes, are its fields as the Map lists them (a flat
+	// trace), in place of Root.
+	Fields []Field
 }
+
+// ObjectID identifies an object in the list.
+type ObjectID struct{ APIVersion, Kind, Namespace, Name string }
 
 // Tracker records, step by step, which leaf fields each step set or changed. It implements
 // the pipeline's StepTracer (pkg/transform): Before snapshots the objects, After diffs them
@@ -82,12 +56,21 @@ type Tracker struct {
 	beforeAt map[unsafe.Pointer]int
 	// fields counts the leaf Nodes made; max bounds them.
 	fields, max int
-	err         error
-	secrets     *redact.Set
+	// undecoded says the objects are not decoded: no step runs over them (NewTracker).
+	undecoded bool
+	err       error
+	secrets   *redact.Set
+	// alloc makes the Nodes of the steps' changes; keys is the scratch of sorted member
+	// names and members of new Members, stacks that diff pushes onto and pops.
+	alloc   Alloc
+	keys    []string
+	members []Member
 }
 
 type tracked struct {
 	obj     map[string]any
+	id      ObjectID
+	fields  []Field
 	root    *Node
 	source  Source
 	element *int32
@@ -97,15 +80,26 @@ type tracked struct {
 // NewTracker returns a Tracker of the objects the engine wrote, whose trees are seeds (one
 // per object, in order) holding fields leaf fields; it refuses (Err) to describe more than
 // max leaf fields in all (DefaultMaxFields when max <= 0).
+//
+// objects nil is a Tracker of the seeds' objects as the engine wrote them, not decoded, over
+// which no step runs: its Map (with nil objects) is read from the seeds alone, which have
+// the objects' structure and identity. A request without steps after the engine pays no
+// decoding for its provenance.
 func NewTracker(objects []map[string]any, seeds []ObjectSeed, fields, max int) *Tracker {
 	if max <= 0 {
 		max = DefaultMaxFields
 	}
-	t := &Tracker{max: max, fields: fields, objects: make([]tracked, len(objects))}
-	for i, obj := range objects {
-		t.objects[i] = tracked{obj: obj}
+	t := &Tracker{max: max, fields: fields, objects: make([]tracked, len(objects)), undecoded: objects == nil}
+	if t.undecoded {
+		t.objects = make([]tracked, len(seeds))
+	}
+	for i := range t.objects {
+		if i < len(objects) {
+			t.objects[i] = tracked{obj: objects[i]}
+		}
 		if i < len(seeds) {
-			t.objects[i].root, t.objects[i].source, t.objects[i].element = seeds[i].Root, seeds[i].Source, seeds[i].Element
+			t.objects[i].root, t.objects[i].source, t.objects[i].element, t.objects[i].id = seeds[i].Root, seeds[i].Source, seeds[i].Element, seeds[i].ID
+			t.objects[i].fields = seeds[i].Fields
 		}
 	}
 	if fields > max {
@@ -123,6 +117,9 @@ func (t *Tracker) Err() error { return t.err }
 
 // Before snapshots the objects a step is about to run over.
 func (t *Tracker) Before(objects []map[string]any) {
+	if t.undecoded && t.err == nil {
+		t.err = errUndecoded
+	}
 	if t.err != nil {
 		return
 	}
@@ -189,55 +186,6 @@ func (t *Tracker) After(step StepInfo, objects []map[string]any) error {
 	return t.err
 }
 
-// matchObjects finds, for each object after the step, the object before it that it is: the
-// same map; else one of the same apiVersion, kind, namespace and name; else of the same kind
-// and name (a step moved it); else the one at its place, of its kind (a step rebuilt and
-// renamed it). -1 is an object the step made.
-func (t *Tracker) matchObjects(objects []map[string]any) []int {
-	from := make([]int, len(objects))
-	used := make([]bool, len(t.before))
-	for i, obj := range objects {
-		from[i] = -1
-		if j, ok := t.beforeAt[key(obj)]; ok && !used[j] {
-			from[i], used[j] = j, true
-		}
-	}
-	type kindName struct{ kind, name string }
-	var byID map[objectID][]int
-	var byName map[kindName][]int
-	take := func(candidates []int) int {
-		for _, j := range candidates {
-			if !used[j] {
-				used[j] = true
-				return j
-			}
-		}
-		return -1
-	}
-	for i, obj := range objects {
-		if from[i] >= 0 {
-			continue
-		}
-		if byID == nil {
-			byID, byName = map[objectID][]int{}, map[kindName][]int{}
-			for j, b := range t.before {
-				id := idOf(b)
-				byID[id] = append(byID[id], j)
-				byName[kindName{id.kind, id.name}] = append(byName[kindName{id.kind, id.name}], j)
-			}
-		}
-		id := idOf(obj)
-		if j := take(byID[id]); j >= 0 {
-			from[i] = j
-		} else if j := take(byName[kindName{id.kind, id.name}]); j >= 0 {
-			from[i] = j
-		} else if i < len(t.before) && !used[i] && idOf(t.before[i]).kind == id.kind {
-			from[i], used[i] = i, true
-		}
-	}
-	return from
-}
-
 // diff returns the Node of value now, given the value before the step (old, present says
 // there was one) and its Node: unchanged subtrees keep their Nodes, changed leaves get the
 // step, new leaves are the step's.
@@ -259,7 +207,8 @@ func (t *Tracker) diff(old, now any, present bool, node *Node, step int32) *Node
 		return node
 	}
 	t.fields++
-	leaf := &Node{Field: &Field{Source: Source{Kind: Step}, Steps: []int32{step}}}
+	leaf := t.alloc.Leaf(Source{Kind: Step}, nil)
+	leaf.Field.Steps = []int32{step}
 	if node != nil {
 		// An object or array the step emptied: what it had is removed.
 		leaf.Removed = append(node.Removed, emptied(old, step)...)
@@ -290,53 +239,59 @@ func indexStep(i int) positions.Step {
 
 func (t *Tracker) diffObject(old any, now map[string]any, node *Node, step int32) *Node {
 	before, _ := old.(map[string]any)
-	var members map[string]*Node
-	if node != nil {
+	var members []Member
+	if node != nil && node.Field == nil {
 		members = node.Members
 	}
-	// out is made at the first member whose Node changes: most steps change a few fields of
-	// an object, and its other maps keep their Nodes.
-	var out map[string]*Node
-	if node == nil || node.Field != nil || len(members) != len(now) {
-		out = make(map[string]*Node, len(now))
-	}
-	for k, v := range now {
+	keys := t.sortedKeys(now)
+	// The new members are written on the scratch stack and kept only when one changed: most
+	// steps change a few fields of an object, and its other objects keep their Nodes.
+	start := len(t.members)
+	same := node != nil && node.Field == nil && len(members) == len(keys)
+	for i, k := range keys {
 		ov, ok := before[k]
 		var child *Node
 		if ok {
-			child = members[k]
+			child = node.Member(k)
 		}
-		c := t.diff(ov, v, ok, child, step)
-		if out == nil && (c != child || child == nil) {
-			// Every member before this one kept its Node.
-			out = make(map[string]*Node, len(now))
-			for k2 := range now {
-				if m, found := members[k2]; found {
-					out[k2] = m
-				}
-			}
-		}
-		if out != nil {
-			out[k] = c
-		}
+		c := t.diff(ov, now[k], ok, child, step)
+		same = same && c == child && child != nil && members[i].Name == k
+		t.members = append(t.members, Member{Name: k, Node: c})
 	}
+	t.keys = t.keys[:len(t.keys)-len(keys)]
 	var removed []Removal
 	for k := range before {
 		if _, kept := now[k]; !kept {
 			removed = append(removed, Removal{At: positions.Step{Key: k}, Step: step})
 		}
 	}
-	if out == nil {
+	if same {
+		t.members = t.members[:start]
 		if len(removed) > 0 {
 			node.Removed = append(node.Removed, removed...)
 		}
 		return node
 	}
-	n := &Node{Members: out, Removed: removed}
+	n := t.alloc.Object(len(keys))
+	n.Members = append(n.Members, t.members[start:]...)
+	t.members = t.members[:start]
+	n.Removed = removed
 	if node != nil {
 		n.Removed = append(node.Removed, removed...)
 	}
 	return n
+}
+
+// sortedKeys pushes the member names of m, sorted, onto the scratch stack t.keys; the caller
+// pops them.
+func (t *Tracker) sortedKeys(m map[string]any) []string {
+	start := len(t.keys)
+	for k := range m {
+		t.keys = append(t.keys, k)
+	}
+	keys := t.keys[start:]
+	SortNames(keys)
+	return keys
 }
 
 func (t *Tracker) diffArray(old any, now []any, node *Node, step int32) *Node {
@@ -384,52 +339,6 @@ func (t *Tracker) diffArray(old any, now []any, node *Node, step int32) *Node {
 	return n
 }
 
-// matchElements finds, for each element of an array after a step, the element it was: by
-// name when every element of both is an object with a string name (containers, env, ports,
-// volumes, which patches insert into and reorder), else by place.
-func matchElements(before, now []any) []int {
-	from := make([]int, len(now))
-	if names, ok := elementNames(before); ok {
-		if nowNames, ok := elementNames(now); ok {
-			at := make(map[string][]int, len(names))
-			for j, n := range names {
-				at[n] = append(at[n], j)
-			}
-			for i, n := range nowNames {
-				from[i] = -1
-				if js := at[n]; len(js) > 0 {
-					from[i], at[n] = js[0], js[1:]
-				}
-			}
-			return from
-		}
-	}
-	for i := range now {
-		from[i] = -1
-		if i < len(before) {
-			from[i] = i
-		}
-	}
-	return from
-}
-
-func elementNames(elements []any) ([]string, bool) {
-	if len(elements) == 0 {
-		return nil, false
-	}
-	names := make([]string, len(elements))
-	for i, e := range elements {
-		m, ok := e.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if names[i], ok = m["name"].(string); !ok {
-			return nil, false
-		}
-	}
-	return names, true
-}
-
 // sameLeaf compares two leaf values: scalars by value, empty objects and arrays by kind.
 func sameLeaf(a, b any) bool {
 	switch x := a.(type) {
@@ -453,15 +362,3 @@ func appendStep(steps []int32, step int32) []int32 {
 	}
 	return append(steps, step)
 }
-
-// objectID identifies an object in the list.
-type objectID struct{ apiVersion, kind, namespace, name string }
-
-func idOf(obj map[string]any) objectID {
-	meta, _ := obj["metadata"].(map[string]any)
-	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
-	return objectID{str(obj, "apiVersion"), str(obj, "kind"), str(meta, "namespace"), str(meta, "name")}
-}
-
-// key identifies an object by its map, which steps edit in place.
-func key(obj map[string]any) unsafe.Pointer { return reflect.ValueOf(obj).UnsafePointer() }

@@ -19,6 +19,7 @@ package provenance
 import (
 	"encoding/json"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -41,9 +42,14 @@ func seed(v any, path string) *Node {
 	switch x := v.(type) {
 	case map[string]any:
 		if len(x) > 0 {
-			n := &Node{Members: map[string]*Node{}}
-			for k, e := range x {
-				n.Members[k] = seed(e, path+"."+k)
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			n := &Node{}
+			for _, k := range keys {
+				n.Members = append(n.Members, Member{Name: k, Node: seed(x[k], path+"."+k)})
 			}
 			return n
 		}
@@ -148,7 +154,7 @@ func TestTrackerBound(t *testing.T) {
 func TestMaskSecrets(t *testing.T) {
 	obj := decode(t, `{"kind":"ConfigMap","metadata":{"name":"cm-hunter2"},"data":{"hunter2":"x"}}`)
 	root := seed(obj, "objects[0]")
-	root.Members["data"].Members["hunter2"].Field.Source.Path = "objects[0].data[${PASSWORD}]"
+	root.Member("data").Member("hunter2").Field.Source.Path = "objects[0].data[${PASSWORD}]"
 	tr := NewTracker([]map[string]any{obj}, []ObjectSeed{{Root: root}}, 4, 0)
 	secrets := &redact.Set{}
 	secrets.Add("hunter2", "")

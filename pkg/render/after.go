@@ -68,9 +68,11 @@ type outcome struct {
 	provenance *provenance.Map
 }
 
-// decodes reports whether run decodes the objects into trees.
+// decodes reports whether run decodes the objects into trees: when a step runs over them.
+// Provenance alone does not: the trace reads the engine's bytes.
 func (a *afterEngine) decodes(objects []json.RawMessage) bool {
-	return a.pipeline != nil || len(a.rules) > 0 || len(a.destinations) > 0 || a.tracing != nil || mentionsExpansion(objects)
+	return a.pipeline != nil || len(a.rules) > 0 || len(a.destinations) > 0 || mentionsExpansion(objects) ||
+		(a.tracing != nil && a.tracing.opts.Annotate)
 }
 
 // run decodes the objects only when a step needs them (decode, what decodes said of them), and
@@ -78,7 +80,22 @@ func (a *afterEngine) decodes(objects []json.RawMessage) bool {
 // outcome.invalid.
 func (a *afterEngine) run(request context.Context, objects []json.RawMessage, decode bool) (outcome, error) {
 	if !decode {
-		return outcome{objects: objects}, nil
+		out := outcome{objects: objects}
+		if a.tracing == nil {
+			return out, nil
+		}
+		// No step runs: the provenance is the trace's alone, of the engine's bytes.
+		if err := a.tracing.start(nil); err != nil {
+			out.invalid, err = a.tracing.refusal(err)
+			return out, err
+		}
+		var err error
+		if out.provenance, err = a.tracing.finish(a.tracing.tracker, nil); err != nil {
+			out.invalid, err = a.tracing.refusal(err)
+			return out, err
+		}
+		provenance.Compact(out.provenance)
+		return out, nil
 	}
 	decoded, err := jsonbytes.DecodeObjects(objects)
 	if err != nil {

@@ -97,13 +97,9 @@ func fieldsBound(asked int) int {
 	return provenance.DefaultMaxFields
 }
 
-// start seeds the tracker from the engine's objects, decoded.
+// start seeds the tracker from the engine's objects, decoded when steps will run over them,
+// else nil: the trace then writes the map's fields itself (process.TraceOptions.Flat).
 func (tr *tracing) start(objects []map[string]any) error {
-	seeds, n, err := tr.plan.Trace(tr.template, tr.labels, tr.result, objects, tr.max())
-	if err != nil {
-		return err
-	}
-	tr.tracker = provenance.NewTracker(objects, seeds, n, tr.max())
 	declared := make(map[string]*templates.Parameter, len(tr.template.Parameters))
 	for i := range tr.template.Parameters {
 		declared[tr.template.Parameters[i].Name] = &tr.template.Parameters[i]
@@ -114,6 +110,18 @@ func (tr *tracing) start(objects []map[string]any) error {
 			secrets.Add(p.Value)
 		}
 	}
+	mask := func(name string) string {
+		if secrets.Holds(name) {
+			return redact.Masked
+		}
+		return name
+	}
+	seeds, n, err := tr.plan.Trace(tr.template, tr.labels, tr.result, process.TraceOptions{Max: tr.max(), Locator: tr.opts.Positions,
+		Flat: objects == nil, Mask: mask})
+	if err != nil {
+		return err
+	}
+	tr.tracker = provenance.NewTracker(objects, seeds, n, tr.max())
 	tr.tracker.SetSecrets(secrets)
 	return tr.tracker.Err()
 }
