@@ -111,6 +111,8 @@ var yamlCases = []struct {
 	{"a: &x 1\na2: &x 2\nb: *x\n", true},
 	{"- &a\n  x: 1\n- *a\n", true},
 	{"- &a x: 1\n", false},
+	{"0: &x\n:: &x\n *x", false},
+	{"a: &x 1\nb: &y\n  *x\n", false},
 	{"a: !!str 1\n", false},
 	{"a: ! 12\n", false},
 	{"? a\n: b\n", false},

@@ -293,6 +293,9 @@ func (p *parser) readAnchor() {
 
 // readAlias reads *name.
 func (p *parser) readAlias() int32 {
+	if p.hasPending {
+		bail() // an anchor on an alias (its line above): libyaml's error
+	}
 	at := p.pos
 	name := p.name()
 	for i := len(p.anchors) - 1; i >= 0; i-- {
