@@ -34,14 +34,13 @@ import (
 // (see Result.Warnings) instead of errors.
 func Compile(t *templates.Template, d Dialect) (*Plan, field.ErrorList) {
 	c := newCompiler(t, d)
-	// Size the program once: literals take about the objects' bytes, and each reference
-	// costs a few ops.
-	size, dollars := 0, 0
+	// Size the program once: each reference costs a few ops, and literals take about the
+	// objects' compacted bytes (the arena is sized at the first object: reserveArena).
+	dollars := 0
 	for _, o := range t.Objects {
-		size += len(o.Raw)
+		c.objectBytes += len(o.Raw)
 		dollars += bytes.Count(o.Raw, []byte{'$'})
 	}
-	c.plan.arena = make([]byte, 0, size+size/8)
 	c.plan.ops = make([]op, 0, 4*dollars+8*len(t.Objects)+16)
 	if d == OpenShift {
 		c.redeclarationWarnings()
@@ -72,6 +71,9 @@ type compiler struct {
 	warnings warningSet
 	// forceSlow sends every object through the slow path; tests compare both paths with it.
 	forceSlow bool
+	// objectBytes is the size of the template's objects as given, for reserveArena;
+	// compacted is the size of the last object compileObject compacted.
+	objectBytes, compacted int
 	// scratch is reused by every object compiled, and by the next Compile.
 	*scratch
 }
@@ -224,10 +226,23 @@ func (c *compiler) compileObjects(raws []runtime.RawExtension, list string, temp
 		if len(errs) == 0 {
 			obj.expr = expr
 			out = append(out, obj)
-			c.plan.outputSize += len(raw)
+			// The output is the compacted objects with the values and labels written in.
+			c.plan.outputSize += c.compacted
 		}
 	}
 	return out
+}
+
+// reserveArena sizes the plan's arena when the first object is compacted: the literals take
+// about the objects' bytes without their layout, and how much of a file is layout (a third of
+// an indented JSON file, none of a compact request body) is told by the first object's
+// compaction. An estimate short of it only costs the arena's growth: ops hold offsets.
+func (c *compiler) reserveArena(raw, compacted int) {
+	if cap(c.plan.arena) > 0 || raw == 0 {
+		return
+	}
+	size := int(int64(c.objectBytes) * int64(compacted) / int64(raw))
+	c.plan.arena = make([]byte, 0, size+size/8+64)
 }
 
 // warningSet collects warnings, one per distinct message, with the first place and a count.

@@ -51,9 +51,11 @@ func leanParameters(data []byte, strict bool) (params []v1alpha1.Parameter, ok b
 		r.end()
 		return []v1alpha1.Parameter{}, !r.failed
 	}
-	// Every parameter has a name: sized for them, the list (224 bytes a parameter) is not
-	// grown and copied as it is read. A nested "name" (of items or properties) only adds room.
-	params = make([]v1alpha1.Parameter, 0, bytes.Count(data, []byte(`"name"`)))
+	// Every parameter is an object: sized for them, the list (224 bytes a parameter) is not
+	// grown and copied as it is read. A nested object or a brace in a string only adds room,
+	// but the references in descriptions and values (${NAME}) are not counted. Bytes are
+	// counted several times faster than a word such as "name", whose quote is in every string.
+	params = make([]v1alpha1.Parameter, 0, bytes.Count(data, []byte{'{'})-bytes.Count(data, []byte("${")))
 	for !r.failed {
 		params = append(params, v1alpha1.Parameter{})
 		p := &params[len(params)-1]

@@ -138,8 +138,12 @@ var containerByte = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': t
 func (s *scanner) skipContainer(depth int) error {
 	b, i, open := s.b, s.i, 0
 	for i < len(b) {
-		if !containerByte[b[i]] { // spaces, names' colons, commas, numbers and literals
-			i++
+		if c := b[i]; !containerByte[c] { // spaces, names' colons, commas, numbers and literals
+			if c == ' ' || c == '\n' {
+				i = skipSpace(b, i) // a file's indentation, eight bytes a step
+			} else {
+				i++
+			}
 			continue
 		}
 		switch b[i] {

@@ -16,7 +16,11 @@ limitations under the License.
 
 package process
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+)
 
 // The lexical checks of the one-pass compaction (structure.go): escapes, scalars, space.
 
@@ -71,10 +75,43 @@ func hex4(src []byte, at int) (rune, bool) {
 }
 
 func skipSpace(src []byte, i int) int {
+	// A file's indentation comes in runs of spaces after a line break: eight bytes are
+	// compared at a time, and the first that is not a space is found from the word.
+	for i+8 <= len(src) {
+		x := binary.LittleEndian.Uint64(src[i:]) ^ spaces8
+		if x == 0 {
+			i += 8
+			continue
+		}
+		i += bits.TrailingZeros64(x) / 8
+		if c := src[i]; c != '\n' && c != '\r' && c != '\t' {
+			return i
+		}
+		i++
+	}
 	for i < len(src) && (src[i] == ' ' || src[i] == '\n' || src[i] == '\r' || src[i] == '\t') {
 		i++
 	}
 	return i
+}
+
+const (
+	// spaces8 is eight spaces, ones and highs the lowest and the highest bit of each byte of
+	// a word.
+	spaces8     = 0x2020202020202020
+	ones, highs = 0x0101010101010101, 0x8080808080808080
+)
+
+// plainWord reports that none of the eight bytes of x needs a look in a string scan
+// (stringSpecial): each is from 0x20 to 0x7e and none is a quote, a backslash or a dollar.
+// (x|(x+ones)|(x-ones*0x20))&highs is zero exactly when each byte is from 0x20 to 0x7e (a
+// carry or a borrow crosses into the next byte only from a byte already caught);
+// (y-ones)&^y&highs is zero exactly when no byte of y is zero, y being x with the byte
+// looked for made zero.
+func plainWord(x uint64) bool {
+	quote, backslash, dollar := x^ones*'"', x^ones*'\\', x^ones*'$'
+	return (x|(x+ones)|(x-ones*0x20))&highs|(quote-ones)&^quote&highs|
+		(backslash-ones)&^backslash&highs|(dollar-ones)&^dollar&highs == 0
 }
 
 // scalarEnd returns the end of the number or literal at src[i].

@@ -51,6 +51,8 @@ func (c *compiler) compileObject(raw []byte, at objectPath, templateObject bool)
 	if !c.structure.numbersFit {
 		return compiledObject{}, templates.NumberErrors(src, path())
 	}
+	c.compacted = len(src)
+	c.reserveArena(len(raw), len(src))
 	p := c.plan
 	start := c.newWalker(src, at, false).mark()
 	for slow := c.forceSlow; ; slow = true {
