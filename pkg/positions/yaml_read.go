@@ -240,11 +240,11 @@ func bail() { panic(errBail) }
 // tab, which the reader takes only where libyaml takes it as text (checkTabs).
 func printable(src []byte) (ok, tabs bool) {
 	for i := 0; i < len(src); {
-		// Eight bytes at a time while none is below 0x20 (a line break, a tab, a control),
+		// Eight bytes at a time while none is below 0x20 but a line feed (a tab, a control),
 		// 0x7f or above (DEL, UTF-8): most of a template's bytes, read here before the
 		// parser reads them again. A word that holds one is read byte by byte.
 		if i+8 <= len(src) {
-			if x := binary.LittleEndian.Uint64(src[i:]); (x|(x+ones)|(x-ones*0x20))&highs == 0 {
+			if x := binary.LittleEndian.Uint64(src[i:]); printableWord(x | lineFeeds(x)>>2) {
 				i += 8
 				continue
 			}
@@ -281,6 +281,20 @@ func printable(src []byte) (ok, tabs bool) {
 		}
 	}
 	return true, tabs
+}
+
+// printableWord reports that each byte of x is from 0x20 to 0x7e (see ones and highs).
+func printableWord(x uint64) bool { return (x|(x+ones)|(x-ones*0x20))&highs == 0 }
+
+// lineFeeds has the high bit of each byte of x that is a line feed, and no other bit: with
+// z = x^(ones*'\n'), z&sevens+sevens carries into a byte's high bit exactly when the byte's
+// low seven bits are not all zero, never into the next byte, and z's own high bit catches the
+// rest. Shifted right by 2, it makes each line feed of x a '*', so that text read a line at a
+// time is eight bytes a step too.
+func lineFeeds(x uint64) uint64 {
+	const sevens = 0x7f7f7f7f7f7f7f7f
+	z := x ^ ones*'\n'
+	return ^(z&sevens + sevens | z) & highs
 }
 
 // ones and highs are the lowest and the highest bit of each byte of a word. For x, eight bytes,

@@ -18,6 +18,7 @@ package positions
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -228,10 +229,35 @@ func printableByByte(src []byte) (ok, tabs bool) {
 	return true, tabs
 }
 
+// TestLineFeeds checks lineFeeds on every byte at every place of a word among line feeds and
+// other bytes.
+func TestLineFeeds(t *testing.T) {
+	for _, fill := range []byte{'\n', 0, 0x0b, 0x8a, 0x7f, ' ', 0xff} {
+		for at := 0; at < 8; at++ {
+			for c := 0; c < 256; c++ {
+				var word [8]byte
+				for i := range word {
+					word[i] = fill
+				}
+				word[at] = byte(c)
+				var want uint64
+				for i, b := range word {
+					if b == '\n' {
+						want |= 0x80 << (8 * i)
+					}
+				}
+				if got := lineFeeds(binary.LittleEndian.Uint64(word[:])); got != want {
+					t.Fatalf("lineFeeds(%q) = %#x, want %#x", word, got, want)
+				}
+			}
+		}
+	}
+}
+
 // TestPrintableByWords puts every byte at every place of a word and its neighbours, in text
 // of each kind printable meets, and compares with the byte-by-byte reading.
 func TestPrintableByWords(t *testing.T) {
-	for _, base := range []string{"abcdefghijklmnopqrstuvwx", "key: value\n  k: 'v'\n", "caf\u00e9 na\u00efve \u2028 text"} {
+	for _, base := range []string{"abcdefghijklmnopqrstuvwx", "key: value\n  k: 'v'\n", "caf\u00e9 na\u00efve \u2028 text", "a\n\nb\n\n\n\nc:\n d\n\n\n\n\n\n\n\ne\n"} {
 		for at := 0; at < len(base); at++ {
 			for c := 0; c < 256; c++ {
 				in := []byte(base)
