@@ -34,13 +34,8 @@ func (s *scanner) errorf(format string, args ...any) error {
 }
 
 func (s *scanner) space() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
+	if s.i < len(s.b) && s.b[s.i] <= ' ' {
+		s.i = skipSpace(s.b, s.i)
 	}
 }
 
