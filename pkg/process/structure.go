@@ -18,7 +18,6 @@ package process
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"unicode/utf8"
 
@@ -263,10 +262,6 @@ var stringSpecial = func() (t [256]bool) {
 // output. It returns the offset after the string and whether the string has escapes.
 func (s *structure) str(src []byte, i, base int) (end int, escaped bool, err error) {
 	for j := i + 1; ; {
-		// Eight bytes at a time through the plain text of longer strings.
-		for j+8 <= len(src) && plainWord(binary.LittleEndian.Uint64(src[j:])) {
-			j += 8
-		}
 		for j < len(src) && !stringSpecial[src[j]] {
 			j++
 		}

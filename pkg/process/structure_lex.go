@@ -75,22 +75,25 @@ func hex4(src []byte, at int) (rune, bool) {
 }
 
 func skipSpace(src []byte, i int) int {
-	// A file's indentation comes in runs of spaces after a line break: eight bytes are
-	// compared at a time, and the first that is not a space is found from the word.
-	for i+8 <= len(src) {
-		x := binary.LittleEndian.Uint64(src[i:]) ^ spaces8
-		if x == 0 {
-			i += 8
-			continue
-		}
-		i += bits.TrailingZeros64(x) / 8
-		if c := src[i]; c != '\n' && c != '\r' && c != '\t' {
+	for i < len(src) {
+		switch src[i] {
+		case '\n':
+			// A line's indentation (half the bytes of the corpus's JSON files): eight bytes
+			// are compared with spaces at a time. The single spaces after colons are read a
+			// byte at a time, cheaper than a word there.
+			i++
+			for i+8 <= len(src) {
+				if x := binary.LittleEndian.Uint64(src[i:i+8]) ^ spaces8; x != 0 {
+					i += bits.TrailingZeros64(x) / 8 // the spaces before the first other byte
+					break
+				}
+				i += 8
+			}
+		case ' ', '\r', '\t':
+			i++
+		default:
 			return i
 		}
-		i++
-	}
-	for i < len(src) && (src[i] == ' ' || src[i] == '\n' || src[i] == '\r' || src[i] == '\t') {
-		i++
 	}
 	return i
 }
