@@ -69,11 +69,11 @@ func (sx *syntax) match(s []byte, i int) (seg segment, ok bool) {
 	switch s[i+1] {
 	case '{':
 		if i+2 < len(s) && s[i+2] == '{' {
-			if nameEnd, end := enclosedName(s, i+3, "}}", isBraceNameChar, isBraceNameChar); end > 0 {
+			if nameEnd, end := enclosedName(s, i+3, "}}", braceNameChars, braceNameChars); end > 0 {
 				return sx.reference(s, i, end, i+3, nameEnd, true, false), true
 			}
 		}
-		if nameEnd, end := enclosedName(s, i+2, "}", isBraceNameChar, isBraceNameChar); end > 0 {
+		if nameEnd, end := enclosedName(s, i+2, "}", braceNameChars, braceNameChars); end > 0 {
 			return sx.reference(s, i, end, i+2, nameEnd, false, false), true
 		}
 	case '(':
@@ -81,11 +81,11 @@ func (sx *syntax) match(s []byte, i int) (seg segment, ok bool) {
 			return seg, false
 		}
 		if i+2 < len(s) && s[i+2] == '(' {
-			if nameEnd, end := enclosedName(s, i+3, "))", isParenNameStart, isParenNameChar); end > 0 {
+			if nameEnd, end := enclosedName(s, i+3, "))", parenNameStarts, parenNameChars); end > 0 {
 				return sx.reference(s, i, end, i+3, nameEnd, true, true), true
 			}
 		}
-		if nameEnd, end := enclosedName(s, i+2, ")", isParenNameStart, isParenNameChar); end > 0 {
+		if nameEnd, end := enclosedName(s, i+2, ")", parenNameStarts, parenNameChars); end > 0 {
 			if seg := sx.reference(s, i, end, i+2, nameEnd, false, true); seg.param >= 0 {
 				return seg, true
 			}
@@ -94,12 +94,27 @@ func (sx *syntax) match(s []byte, i int) (seg segment, ok bool) {
 	return seg, false
 }
 
+// braceNameChars, parenNameStarts and parenNameChars are the name checks as tables: a name is
+// read a byte at a time, and a lookup costs less than a call through a func value.
+var braceNameChars, parenNameStarts, parenNameChars = byteTable(isBraceNameChar), byteTable(isParenNameStart), byteTable(isParenNameChar)
+
+func byteTable(in func(byte) bool) *[256]bool {
+	t := new([256]bool)
+	for c := range 256 {
+		t[c] = in(byte(c))
+	}
+	return t
+}
+
 // enclosedName reads a name at s[at:] followed by closer and returns the name's end and the
 // offset after closer, or end 0 when there is no such name.
-func enclosedName(s []byte, at int, closer string, first, rest func(byte) bool) (nameEnd, end int) {
+func enclosedName(s []byte, at int, closer string, first, rest *[256]bool) (nameEnd, end int) {
 	j := at
-	for j < len(s) && (j == at && first(s[j]) || j > at && rest(s[j])) {
+	if j < len(s) && first[s[j]] {
 		j++
+		for j < len(s) && rest[s[j]] {
+			j++
+		}
 	}
 	if j == at || j+len(closer) > len(s) || string(s[j:j+len(closer)]) != closer {
 		return 0, 0

@@ -22,7 +22,7 @@ import (
 	"testing"
 )
 
-// TestSpaceAndPlainWords checks the word-at-a-time steps of the scans against a byte at a
+// TestSpaceAndPlainWords checks the word-at-a-time steps of the scans (skipSpace, stringEnd, plainWord) against a byte at a
 // time, on words built from the bytes they must tell apart.
 func TestSpaceAndPlainWords(t *testing.T) {
 	alphabet := []byte(" \n\r\t\"\\$ax0~\x7f\x80\xff\x00\x1f{}[]:,")
@@ -43,6 +43,21 @@ func TestSpaceAndPlainWords(t *testing.T) {
 		}
 		if got := skipSpace(src, at); got != want {
 			t.Fatalf("skipSpace(%q, %d) = %d, want %d", src, at, got, want)
+		}
+		if size > 0 {
+			str := append([]byte{'"'}, src[1:]...)
+			wantEnd, wantOK := len(str), false
+			for j := 1; j < len(str); j++ {
+				if str[j] == '\\' {
+					j++
+				} else if str[j] == '"' {
+					wantEnd, wantOK = j+1, true
+					break
+				}
+			}
+			if end, ok := stringEnd(str, 0); end != wantEnd || ok != wantOK {
+				t.Fatalf("stringEnd(%q) = %d, %v, want %d, %v", str, end, ok, wantEnd, wantOK)
+			}
 		}
 		word := buf[:8]
 		plain := true
