@@ -24,7 +24,6 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
-	"k8s.io/client-go/kubernetes/scheme"
 
 	"stencil.dev/stencil/pkg/jsonbytes"
 	"stencil.dev/stencil/pkg/transform"
@@ -227,7 +226,7 @@ func lookupSchema(id transform.GVK) strategicpatch.LookupPatchMeta {
 		return s.(strategicpatch.LookupPatchMeta)
 	}
 	var s strategicpatch.LookupPatchMeta = transform.MergeSchema{}
-	if typed, err := scheme.Scheme.New(key); err == nil {
+	if typed, err := kubernetesKinds().New(key); err == nil {
 		if meta, err := strategicpatch.NewPatchMetaFromStruct(typed); err == nil {
 			s = meta
 		}
