@@ -26,7 +26,6 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
-	"stencil.dev/stencil/pkg/controller/rollout"
 	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
 )
 
@@ -133,13 +132,13 @@ func resume(t *templatesv1.Template) (string, error) {
 	cleared := t.Rollout.Paused
 	t.Rollout.Paused = false
 	st := RolloutStatus(t)
-	if st == nil || st.Phase != templatesv1.RolloutPaused || st.Reason == rollout.ReasonPausedByUser {
+	if st == nil || st.Phase != templatesv1.RolloutPaused || st.Reason == templatesv1.RolloutReasonPausedByUser {
 		if !cleared {
 			return "", nil
 		}
 		return "template " + t.Name + ": rollout resumed", nil
 	}
-	if st.Reason == rollout.ReasonPlanMismatch {
+	if st.Reason == templatesv1.RolloutReasonPlanMismatch {
 		why := fmt.Sprintf("the rollout of revision %d is paused because what it would apply differs from the plan previewed (%s): "+
 			"a resume would check the plan again and pause again. Preview it again (stencil diff --template %s --revision %d) and set "+
 			"the new plan in the %s annotation, or remove the annotation to roll out without a plan",
@@ -152,15 +151,15 @@ func resume(t *templatesv1.Template) (string, error) {
 	if t.Annotations == nil {
 		t.Annotations = map[string]string{}
 	}
-	if t.Annotations[templatesv1.AnnotationRolloutResume] == rollout.ResumeToken(st) && !cleared {
+	if t.Annotations[templatesv1.AnnotationRolloutResume] == templatesv1.RolloutResumeToken(st) && !cleared {
 		return "", nil
 	}
-	t.Annotations[templatesv1.AnnotationRolloutResume] = rollout.ResumeToken(st)
+	t.Annotations[templatesv1.AnnotationRolloutResume] = templatesv1.RolloutResumeToken(st)
 	said := "template " + t.Name + ": rollout resumed"
 	switch st.Reason {
-	case rollout.ReasonGateFailed, rollout.ReasonGateError:
+	case templatesv1.RolloutReasonGateFailed, templatesv1.RolloutReasonGateError:
 		said += fmt.Sprintf(" past the gate of wave %d: its gate is not evaluated again", st.Wave)
-	case rollout.ReasonWaveTimeout:
+	case templatesv1.RolloutReasonWaveTimeout:
 		said += fmt.Sprintf(": wave %d gets its timeout again", st.Wave)
 	}
 	return said, nil
