@@ -26,7 +26,6 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
-	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
 )
 
 // The writes of a Template's rollout that stencil rollout and the catalog UI make: pause,
@@ -35,21 +34,21 @@ import (
 // it did, in the words the CLI prints; the server's controller does the rest.
 
 // PauseRollout stops the rollout of the Template name where it is (rollout.paused: true).
-func PauseRollout(ctx context.Context, cs clientset.Interface, namespace, name string) (string, error) {
+func PauseRollout(ctx context.Context, cs Interface, namespace, name string) (string, error) {
 	return updateTemplate(ctx, cs, namespace, name, pause)
 }
 
 // ResumeRollout goes on with a paused rollout: a pause by rollout.paused, or one a wave made.
-func ResumeRollout(ctx context.Context, cs clientset.Interface, namespace, name string) (string, error) {
+func ResumeRollout(ctx context.Context, cs Interface, namespace, name string) (string, error) {
 	return updateTemplate(ctx, cs, namespace, name, resume)
 }
 
 // UndoRollout writes the content of revision to (0: the one the rollout started from) of the
 // Template name back, as kubectl rollout undo writes a Deployment's old template back.
-func UndoRollout(ctx context.Context, cs clientset.Interface, namespace, name string, to int64) (string, error) {
+func UndoRollout(ctx context.Context, cs Interface, namespace, name string, to int64) (string, error) {
 	var said string
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		t, err := cs.TemplatesV1alpha1().Templates(namespace).Get(ctx, name, metav1.GetOptions{})
+		t, err := cs.Templates(namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -70,7 +69,7 @@ func UndoRollout(ctx context.Context, cs clientset.Interface, namespace, name st
 			return fmt.Errorf("template %s: its rollout is paused (rollout.paused), so an undo would move no instance; "+
 				"resume it first (stencil rollout resume %s), then undo", name, name)
 		}
-		rev, err := cs.TemplatesV1alpha1().TemplateRevisions(namespace).Get(ctx, templatesv1.RevisionName(name, target), metav1.GetOptions{})
+		rev, err := cs.TemplateRevisions(namespace).Get(ctx, templatesv1.RevisionName(name, target), metav1.GetOptions{})
 		// A revision of that name that the Template does not own is an earlier Template's.
 		if apierrors.IsNotFound(err) || (err == nil && (rev.Template != name || !templatesv1.RevisionOwnedBy(rev, t.UID))) {
 			return fmt.Errorf("revision %d of template %s is not kept any more (see kubectl get templaterevisions --field-selector template=%s)", target, name, name)
@@ -95,7 +94,7 @@ func UndoRollout(ctx context.Context, cs clientset.Interface, namespace, name st
 		// this content's.
 		delete(back.Annotations, templatesv1.AnnotationRolloutPlanHash)
 		delete(back.Annotations, templatesv1.AnnotationRolloutResume)
-		stored, err := cs.TemplatesV1alpha1().Templates(namespace).Update(ctx, &back, metav1.UpdateOptions{})
+		stored, err := cs.Templates(namespace).Update(ctx, &back, metav1.UpdateOptions{})
 		if err != nil {
 			return err
 		}
@@ -167,17 +166,17 @@ func resume(t *templatesv1.Template) (string, error) {
 
 // updateTemplate reads the Template, lets change edit it, and writes it, retrying on
 // conflicts. change returns what to say, "" when nothing needs writing.
-func updateTemplate(ctx context.Context, cs clientset.Interface, namespace, name string, change func(*templatesv1.Template) (string, error)) (string, error) {
+func updateTemplate(ctx context.Context, cs Interface, namespace, name string, change func(*templatesv1.Template) (string, error)) (string, error) {
 	var said string
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		t, err := cs.TemplatesV1alpha1().Templates(namespace).Get(ctx, name, metav1.GetOptions{})
+		t, err := cs.Templates(namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
 		if said, err = change(t); err != nil || said == "" {
 			return err
 		}
-		_, err = cs.TemplatesV1alpha1().Templates(namespace).Update(ctx, t, metav1.UpdateOptions{})
+		_, err = cs.Templates(namespace).Update(ctx, t, metav1.UpdateOptions{})
 		return err
 	})
 	if err == nil && said == "" {
