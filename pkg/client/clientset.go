@@ -18,14 +18,14 @@ package client
 
 import (
 	"context"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/gentype"
 	"k8s.io/client-go/rest"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
-	"stencil.dev/stencil/pkg/generated/clientset/versioned/scheme"
 )
 
 // Interface is the part of Stencil's API the CLI and the catalog use. It is not the
@@ -67,8 +67,9 @@ type TemplateRevisionInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*templatesv1.TemplateRevisionList, error)
 }
 
-// Clientset is Interface over the REST API, with client-go's typed client of a kind
-// (gentype) and Stencil's own scheme (the generated scheme package links Stencil's types only).
+// Clientset is Interface over the REST API, with Stencil's kinds' scheme (scheme.go: built on
+// the first client). Its typed clients are not client-go's gentype, which
+// links client-go's fakes (client-go/testing) and through them the managed-fields machinery.
 type Clientset struct {
 	rest rest.Interface
 }
@@ -81,7 +82,7 @@ func NewForConfig(c *rest.Config) (*Clientset, error) {
 	gv := templatesv1.SchemeGroupVersion
 	config.GroupVersion = &gv
 	config.APIPath = "/apis"
-	config.NegotiatedSerializer = rest.CodecFactoryForGeneratedClient(scheme.Scheme, scheme.Codecs).WithoutConversion()
+	config.NegotiatedSerializer = rest.CodecFactoryForGeneratedClient(schemeOnce().scheme, schemeOnce().codecs).WithoutConversion()
 	if config.UserAgent == "" {
 		config.UserAgent = rest.DefaultKubernetesUserAgent()
 	}
@@ -99,42 +100,100 @@ func (c *Clientset) RESTClient() rest.Interface {
 
 // Templates is the Templates of namespace.
 func (c *Clientset) Templates(namespace string) TemplateInterface {
-	return templates{gentype.NewClientWithList("templates", c.rest, scheme.ParameterCodec, namespace,
+	return templates{newTyped(c.rest, "templates", namespace,
 		func() *templatesv1.Template { return &templatesv1.Template{} },
 		func() *templatesv1.TemplateList { return &templatesv1.TemplateList{} })}
 }
 
 // TemplateInstances is the TemplateInstances of namespace.
 func (c *Clientset) TemplateInstances(namespace string) TemplateInstanceInterface {
-	return gentype.NewClientWithList("templateinstances", c.rest, scheme.ParameterCodec, namespace,
+	return newTyped(c.rest, "templateinstances", namespace,
 		func() *templatesv1.TemplateInstance { return &templatesv1.TemplateInstance{} },
 		func() *templatesv1.TemplateInstanceList { return &templatesv1.TemplateInstanceList{} })
 }
 
 // TemplateRevisions is the TemplateRevisions of namespace.
 func (c *Clientset) TemplateRevisions(namespace string) TemplateRevisionInterface {
-	return gentype.NewClientWithList("templaterevisions", c.rest, scheme.ParameterCodec, namespace,
+	return newTyped(c.rest, "templaterevisions", namespace,
 		func() *templatesv1.TemplateRevision { return &templatesv1.TemplateRevision{} },
 		func() *templatesv1.TemplateRevisionList { return &templatesv1.TemplateRevisionList{} })
 }
 
+// object is a kind's Go type.
+type object interface {
+	runtime.Object
+	GetName() string
+}
+
+// typed is the client of one resource of a namespace: the requests client-gen's typed
+// clients make, with objects of type T and lists of type L.
+type typed[T object, L runtime.Object] struct {
+	rest      rest.Interface
+	resource  string
+	namespace string
+	newObject func() T
+	newList   func() L
+}
+
+func newTyped[T object, L runtime.Object](c rest.Interface, resource, namespace string, newObject func() T, newList func() L) typed[T, L] {
+	return typed[T, L]{rest: c, resource: resource, namespace: namespace, newObject: newObject, newList: newList}
+}
+
+func (c typed[T, L]) Get(ctx context.Context, name string, opts metav1.GetOptions) (T, error) {
+	result := c.newObject()
+	err := c.rest.Get().Namespace(c.namespace).Resource(c.resource).Name(name).
+		VersionedParams(&opts, parameterCodec()).Do(ctx).Into(result)
+	return result, err
+}
+
+func (c typed[T, L]) List(ctx context.Context, opts metav1.ListOptions) (L, error) {
+	result := c.newList()
+	req := c.rest.Get().Namespace(c.namespace).Resource(c.resource).VersionedParams(&opts, parameterCodec())
+	if opts.TimeoutSeconds != nil {
+		req = req.Timeout(time.Duration(*opts.TimeoutSeconds) * time.Second)
+	}
+	err := req.Do(ctx).Into(result)
+	return result, err
+}
+
+func (c typed[T, L]) Create(ctx context.Context, obj T, opts metav1.CreateOptions) (T, error) {
+	result := c.newObject()
+	err := c.rest.Post().Namespace(c.namespace).Resource(c.resource).
+		VersionedParams(&opts, parameterCodec()).Body(obj).Do(ctx).Into(result)
+	return result, err
+}
+
+func (c typed[T, L]) Update(ctx context.Context, obj T, opts metav1.UpdateOptions) (T, error) {
+	result := c.newObject()
+	err := c.rest.Put().Namespace(c.namespace).Resource(c.resource).Name(obj.GetName()).
+		VersionedParams(&opts, parameterCodec()).Body(obj).Do(ctx).Into(result)
+	return result, err
+}
+
+func (c typed[T, L]) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (T, error) {
+	result := c.newObject()
+	err := c.rest.Patch(pt).Namespace(c.namespace).Resource(c.resource).Name(name).SubResource(subresources...).
+		VersionedParams(&opts, parameterCodec()).Body(data).Do(ctx).Into(result)
+	return result, err
+}
+
 // templates adds the processed and preview subresources to the typed client of Templates.
 type templates struct {
-	*gentype.ClientWithList[*templatesv1.Template, *templatesv1.TemplateList]
+	typed[*templatesv1.Template, *templatesv1.TemplateList]
 }
 
 // Process posts params to the Template's processed subresource and returns the objects.
 func (c templates) Process(ctx context.Context, name string, params *templatesv1.TemplateParameters, opts metav1.CreateOptions) (*templatesv1.List, error) {
 	result := &templatesv1.List{}
-	err := c.GetClient().Post().Namespace(c.GetNamespace()).Resource("templates").Name(name).SubResource("processed").
-		VersionedParams(&opts, scheme.ParameterCodec).Body(params).Do(ctx).Into(result)
+	err := c.rest.Post().Namespace(c.namespace).Resource("templates").Name(name).SubResource("processed").
+		VersionedParams(&opts, parameterCodec()).Body(params).Do(ctx).Into(result)
 	return result, err
 }
 
 // Preview posts preview to the Template's preview subresource and returns the answer.
 func (c templates) Preview(ctx context.Context, name string, preview *templatesv1.TemplatePreview, opts metav1.CreateOptions) (*templatesv1.TemplatePreview, error) {
 	result := &templatesv1.TemplatePreview{}
-	err := c.GetClient().Post().Namespace(c.GetNamespace()).Resource("templates").Name(name).SubResource("preview").
-		VersionedParams(&opts, scheme.ParameterCodec).Body(preview).Do(ctx).Into(result)
+	err := c.rest.Post().Namespace(c.namespace).Resource("templates").Name(name).SubResource("preview").
+		VersionedParams(&opts, parameterCodec()).Body(preview).Do(ctx).Into(result)
 	return result, err
 }

@@ -28,8 +28,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
-
-	"stencil.dev/stencil/pkg/generated/clientset/versioned/scheme"
 )
 
 // Discovery reads which groups, versions and resources a server serves (GET /api, /apis and
@@ -87,7 +85,7 @@ func unversionedClient(c *rest.Config) (rest.Interface, error) {
 	config := rest.CopyConfig(c)
 	config.APIPath = ""
 	config.GroupVersion = nil
-	config.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	config.NegotiatedSerializer = schemeOnce().codecs.WithoutConversion()
 	if config.UserAgent == "" {
 		config.UserAgent = rest.DefaultKubernetesUserAgent()
 	}

@@ -28,7 +28,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
-	"stencil.dev/stencil/pkg/generated/clientset/versioned/scheme"
 )
 
 // ProcessTemplate posts template, the JSON of one of our Templates or of an OpenShift
@@ -41,7 +40,7 @@ func ProcessTemplate(ctx context.Context, c rest.Interface, namespace string, te
 	err := c.Post().
 		Namespace(namespace).
 		Resource("processedtemplates").
-		VersionedParams(&opts, scheme.ParameterCodec).
+		VersionedParams(&opts, parameterCodec()).
 		SetHeader("Content-Type", "application/json").
 		Body(template).
 		Do(ctx).
