@@ -51,5 +51,6 @@ func (a *AccessReviews) Create(ctx context.Context, review *authorizationv1.Self
 	path := "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
 	out := &authorizationv1.SelfSubjectAccessReview{}
 	req := a.client.Post().AbsPath(path).SetHeader("Content-Type", "application/json").Body(body)
-	return out, readJSON(ctx, req, path, out)
+	_, err = readJSON(ctx, req, path, out)
+	return out, err
 }

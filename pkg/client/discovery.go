@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -54,6 +55,9 @@ const (
 	// server cannot make the CLI or the catalog hold more than this for an answer (kube-apiserver's largest, /api/v1 or /apis,
 	// is tens of KiB; a cluster with hundreds of CRDs stays well under a MiB).
 	maxDiscoveryBytes = 16 << 20
+	// maxDiscoveryTotalBytes bounds what one read of every group version's list may hold in
+	// all: a server listing thousands of group versions is refused, not read to the end.
+	maxDiscoveryTotalBytes = 64 << 20
 	// discoveryTimeout and discoveryBurst are client-go discovery's defaults: a server that
 	// does not answer does not hold a command for ever, and the requests of one read (one per
 	// group version) do not wait for the rate limiter.
@@ -146,6 +150,7 @@ func (d *Discovery) read(ctx context.Context) (*served, error) {
 	groups = append(groups, list.Groups...)
 
 	s := &served{groups: groups, resources: map[string]*metav1.APIResourceList{}, failed: map[string]error{}}
+	var total atomic.Int64
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, discoveryConcurrency)
@@ -161,7 +166,11 @@ func (d *Discovery) read(ctx context.Context) (*served, error) {
 					path = "/api/" + gv
 				}
 				resources := &metav1.APIResourceList{}
-				err := d.get(ctx, path, resources)
+				if total.Load() > maxDiscoveryTotalBytes {
+					return
+				}
+				n, err := readJSON(ctx, d.client.Get().AbsPath(path), path, resources)
+				total.Add(int64(n))
 				if err == nil && resources.GroupVersion == "" {
 					resources.GroupVersion = gv // an old server's list may not say
 				}
@@ -176,34 +185,38 @@ func (d *Discovery) read(ctx context.Context) (*served, error) {
 		}
 	}
 	wg.Wait()
+	if total.Load() > maxDiscoveryTotalBytes {
+		return nil, fmt.Errorf("the server's discovery is over %d MiB in all (%d group versions)", maxDiscoveryTotalBytes>>20, len(s.resources)+len(s.failed))
+	}
 	d.served = s
 	return s, nil
 }
 
 // get reads the JSON document at path into into.
 func (d *Discovery) get(ctx context.Context, path string, into any) error {
-	return readJSON(ctx, d.client.Get().AbsPath(path), path, into)
+	_, err := readJSON(ctx, d.client.Get().AbsPath(path), path, into)
+	return err
 }
 
 // readJSON makes the request and reads its JSON answer into into, at most maxDiscoveryBytes
-// of it: what a server answers is read whole, so it is bounded.
-func readJSON(ctx context.Context, req *rest.Request, what string, into any) error {
+// of it: what a server answers is read whole, so it is bounded. It returns the bytes read.
+func readJSON(ctx context.Context, req *rest.Request, what string, into any) (int, error) {
 	body, err := req.SetHeader("Accept", "application/json").Stream(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer body.Close()
 	data, err := io.ReadAll(io.LimitReader(body, maxDiscoveryBytes+1))
 	if err != nil {
-		return err
+		return len(data), err
 	}
 	if len(data) > maxDiscoveryBytes {
-		return fmt.Errorf("the server's answer to %s is over %d MiB", what, maxDiscoveryBytes>>20)
+		return len(data), fmt.Errorf("the server's answer to %s is over %d MiB", what, maxDiscoveryBytes>>20)
 	}
 	if err := json.Unmarshal(data, into); err != nil {
-		return fmt.Errorf("the server's answer to %s: %w", what, err)
+		return len(data), fmt.Errorf("the server's answer to %s: %w", what, err)
 	}
-	return nil
+	return len(data), nil
 }
 
 // groupVersion parses a discovery group version, "" group for the core one.

@@ -18,6 +18,7 @@ package client_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -115,6 +116,34 @@ func TestDiscoveryBounds(t *testing.T) {
 	}
 	if _, err := client.NewMapper(d).KindFor(schema.GroupVersionResource{Resource: "pods"}); err == nil || !strings.Contains(err.Error(), "over 16 MiB") {
 		t.Errorf("an answer over the bound: %v", err)
+	}
+
+	// Many group versions of a few MiB each: every one under the bound of one document, all
+	// of them over the bound of a read.
+	padding := strings.Repeat("x", 3<<20)
+	many := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.URL.Path == "/api":
+			_, _ = w.Write([]byte(`{"versions":[]}`))
+		case r.URL.Path == "/apis":
+			var groups []string
+			for i := range 40 {
+				gv := fmt.Sprintf(`{"groupVersion":"g%d.example.com/v1","version":"v1"}`, i)
+				groups = append(groups, fmt.Sprintf(`{"name":"g%d.example.com","versions":[%s],"preferredVersion":%s}`, i, gv, gv))
+			}
+			_, _ = w.Write([]byte(`{"groups":[` + strings.Join(groups, ",") + `]}`))
+		default:
+			_, _ = w.Write([]byte(`{"groupVersion":"` + strings.TrimPrefix(r.URL.Path, "/apis/") + `","resources":[{"name":"` + padding + `"}]}`))
+		}
+	}))
+	defer many.Close()
+	d, err = client.NewDiscoveryForConfig(&rest.Config{Host: many.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.NewMapper(d).KindFor(schema.GroupVersionResource{Resource: "pods"}); err == nil || !strings.Contains(err.Error(), "over 64 MiB in all") {
+		t.Errorf("a discovery over the bound in all: %v", err)
 	}
 
 	local := clienttest.NewDiscoveryServer(t, served[1:2])
