@@ -125,3 +125,16 @@ func (p *parser) flowSpace() {
 		bail()
 	}
 }
+
+// plainStops are the bytes a plain scalar's word ends at, or may (a colon), in the block
+// context; flowPlainStops those in a flow collection, where ',', '?', '[', ']', '{' and '}'
+// end it too.
+var plainStops, flowPlainStops = func() (block, flow [256]bool) {
+	for _, c := range []byte(" \n\r\t:") {
+		block[c], flow[c] = true, true
+	}
+	for _, c := range []byte(",?[]{}") {
+		flow[c] = true
+	}
+	return block, flow
+}()

@@ -33,6 +33,10 @@ func (p *parser) plain(indent int, flow bool) int32 {
 	case (c == '-' || c == '?' || c == ':') && p.at(1) == '\t':
 		bail() // an indicator to libyaml, a tab being a blank
 	}
+	stops := &plainStops
+	if flow {
+		stops = &flowPlainStops
+	}
 	start := p.pos
 	n := p.newNode(kindScalar, stylePlain, start)
 	end := start
@@ -44,17 +48,26 @@ func (p *parser) plain(indent int, flow bool) int32 {
 		}
 		run := p.pos
 	scan:
-		for !p.blankAt(0) && p.src[p.pos] != '\t' {
+		for {
+			// A word's bytes are passed through a table: only blanks, a colon and, in a flow
+			// collection, its indicators need a look.
+			for p.pos < len(p.src) && !stops[p.src[p.pos]] {
+				p.pos++
+			}
+			if p.pos >= len(p.src) {
+				break
+			}
 			switch c := p.src[p.pos]; {
 			case c == ':' && (p.blankAt(1) || p.at(1) == '\t'):
 				if !flow {
 					bail()
 				}
 				break scan
-			case flow && (c == ',' || c == '?' || c == '[' || c == ']' || c == '{' || c == '}'):
+			case c == ':':
+				p.pos++ // inside a word
+			default: // a blank, a tab, or a flow indicator in a flow collection
 				break scan
 			}
-			p.pos++
 		}
 		if p.pos > run {
 			switch {
@@ -216,94 +229,6 @@ func (p *parser) quoted() int32 {
 	p.pos++
 	p.setValue(n, true, from, 0, 0)
 	return n
-}
-
-// escape writes the character of the escape sequence at p.pos, as libyaml reads it.
-func (p *parser) escape() {
-	var size int
-	switch c := p.at(1); c {
-	case '0':
-		p.arena = append(p.arena, 0)
-	case 'a':
-		p.arena = append(p.arena, 7)
-	case 'b':
-		p.arena = append(p.arena, 8)
-	case 't':
-		p.arena = append(p.arena, 9)
-	case '\t':
-		p.arena = append(p.arena, 9)
-		p.tabs++
-	case 'n':
-		p.arena = append(p.arena, 10)
-	case 'v':
-		p.arena = append(p.arena, 11)
-	case 'f':
-		p.arena = append(p.arena, 12)
-	case 'r':
-		p.arena = append(p.arena, 13)
-	case 'e':
-		p.arena = append(p.arena, 27)
-	case ' ', '"', '\'', '\\':
-		p.arena = append(p.arena, c)
-	case 'N':
-		p.arena = append(p.arena, "\u0085"...)
-	case '_':
-		p.arena = append(p.arena, "\u00a0"...)
-	case 'L':
-		p.arena = append(p.arena, "\u2028"...)
-	case 'P':
-		p.arena = append(p.arena, "\u2029"...)
-	case 'x':
-		size = 2
-	case 'u':
-		size = 4
-	case 'U':
-		size = 8
-	default:
-		bail() // libyaml: unknown escape character
-	}
-	p.pos += 2
-	if size == 0 {
-		return
-	}
-	value := 0
-	for k := 0; k < size; k++ {
-		d := hexValue(p.at(k))
-		if d < 0 {
-			bail()
-		}
-		value = value<<4 | d
-	}
-	if value >= 0xD800 && value <= 0xDFFF || value > 0x10FFFF {
-		bail()
-	}
-	p.arena = appendRune(p.arena, value)
-	p.pos += size
-}
-
-// appendRune writes the code point v as UTF-8, as libyaml writes an escape.
-func appendRune(dst []byte, v int) []byte {
-	switch {
-	case v <= 0x7F:
-		return append(dst, byte(v))
-	case v <= 0x7FF:
-		return append(dst, byte(0xC0+v>>6), byte(0x80+v&0x3F))
-	case v <= 0xFFFF:
-		return append(dst, byte(0xE0+v>>12), byte(0x80+(v>>6)&0x3F), byte(0x80+v&0x3F))
-	}
-	return append(dst, byte(0xF0+v>>18), byte(0x80+(v>>12)&0x3F), byte(0x80+(v>>6)&0x3F), byte(0x80+v&0x3F))
-}
-
-func hexValue(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
 }
 
 // blockScalar reads a literal (|) or folded (>) scalar whose parent collection is at indent.
