@@ -17,6 +17,7 @@ limitations under the License.
 package process
 
 import (
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -118,5 +119,46 @@ func TestListFollowsObjects(t *testing.T) {
 	r.Objects = r.Objects[1:]
 	if got, want := string(ListBytes(r.Objects)), `{"apiVersion":"v1","kind":"List","items":[`+cm(`"b":"2"`)+`]}`; got != want {
 		t.Errorf("got %s\nwant %s", got, want)
+	}
+}
+
+// TestListOfWrittenObjects checks that ListOf gives ListBytes' bytes, without a copy while the
+// objects are the ones Execute wrote, and a copy of the objects as they are once any was
+// dropped, replaced, added or changed in place.
+func TestListOfWrittenObjects(t *testing.T) {
+	objects := `[` + cm(`"a":"1"`) + `,` + cm(`"b":"${P}"`) + `,` + cm(`"c":"3"`) + `]`
+	run := func() *Result {
+		r, errs := processCase(t, stencilTemplate(`[{"name":"P","value":"2"}]`, objects), Request{})
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		return r
+	}
+	r := run()
+	list := r.ListOf(r.Objects)
+	if want := ListBytes(r.Objects); string(list) != string(want) {
+		t.Fatalf("got %s\nwant %s", list, want)
+	}
+	if &list[len(listPrefix)] != &r.Objects[0][0] {
+		t.Error("the List of the written objects is a copy")
+	}
+	r.Objects[2][len(r.Objects[2])-3] = 'x' // in place: the List shares it
+	if list, want := r.ListOf(r.Objects), ListBytes(r.Objects); string(list) != string(want) {
+		t.Errorf("changed in place: got %s\nwant %s", list, want)
+	}
+	for name, change := range map[string]func(o []json.RawMessage) []json.RawMessage{
+		"dropped":      func(o []json.RawMessage) []json.RawMessage { return o[1:] },
+		"last dropped": func(o []json.RawMessage) []json.RawMessage { return o[:2] },
+		"replaced":     func(o []json.RawMessage) []json.RawMessage { o[1] = json.RawMessage(cm(`"d":"4"`)); return o },
+		"shortened":    func(o []json.RawMessage) []json.RawMessage { o[1] = o[1][:len(o[1])-1]; return o },
+		"added":        func(o []json.RawMessage) []json.RawMessage { return append(o, json.RawMessage(`{}`)) },
+		"swapped":      func(o []json.RawMessage) []json.RawMessage { o[0], o[2] = o[2], o[0]; return o },
+		"none":         func(o []json.RawMessage) []json.RawMessage { return nil },
+	} {
+		r := run()
+		objects := change(r.Objects)
+		if got, want := r.ListOf(objects), ListBytes(objects); string(got) != string(want) {
+			t.Errorf("%s: got %s\nwant %s", name, got, want)
+		}
 	}
 }

@@ -94,7 +94,7 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 		result.Parameters[i].Value = values[i]
 	}
 	result.Objects = x.writeList(p.objects)
-	result.origins = x.origins
+	result.origins, result.list, result.bounds = x.origins, x.list, x.bounds
 	result.Generators = x.writeConfigs(p.generators, "generators")
 	result.Transformers = x.writeConfigs(p.transformers, "transformers")
 	result.TransformerOverrides = x.writeConfigs(p.transformerOverrides, "transformerOverrides")
@@ -252,6 +252,9 @@ type executor struct {
 	values []paramValue
 	buf    []byte
 	errs   field.ErrorList
+	// list and bounds are the List writeList wrote and its objects' offsets (Result.ListOf).
+	list   []byte
+	bounds []int
 
 	// labels are the object labels as `"key":"value"` members, sorted by key; labelIndex finds
 	// them by key; labelObject is all of them as a JSON object.
@@ -326,6 +329,7 @@ func (x *executor) writeList(objects []compiledObject) []json.RawMessage {
 		}
 	}
 	x.buf = append(x.buf, listSuffix...)
+	x.list, x.bounds = x.buf, bounds
 	out := make([]json.RawMessage, len(bounds)/2)
 	for i := range out {
 		start, end := bounds[2*i], bounds[2*i+1]

@@ -87,6 +87,35 @@ type Result struct {
 
 	// origins say which template object wrote each object, when Request.Provenance asked.
 	origins []origin
+	// list is the buffer Execute wrote the objects in, a v1 List around them, and bounds the
+	// offsets of each object in it, for ListOf.
+	list   []byte
+	bounds []int
+}
+
+// ListOf returns the bytes of a v1 List of objects, as ListBytes does. When objects are the
+// objects r's Execute wrote (none replaced, dropped or added since; a change made in place is
+// in the List too, which shares their memory), the List is the buffer they were written in,
+// not a copy: a copy of every object's bytes was most of what writing a List allocated.
+func (r *Result) ListOf(objects []json.RawMessage) []byte {
+	if r.list == nil || len(objects) != len(r.bounds)/2 {
+		return ListBytes(objects)
+	}
+	at := len(listPrefix)
+	for i, o := range objects {
+		if i > 0 {
+			at++ // the comma
+		}
+		start, end := r.bounds[2*i], r.bounds[2*i+1]
+		if start != at || len(o) != end-start || len(o) == 0 || &o[0] != &r.list[start] {
+			return ListBytes(objects)
+		}
+		at = end
+	}
+	if at+len(listSuffix) != len(r.list) {
+		return ListBytes(objects)
+	}
+	return r.list
 }
 
 // listPrefix and listSuffix wrap the objects of a processed template into a v1 List.

@@ -35,7 +35,6 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/validation"
 	"stencil.dev/stencil/pkg/process"
-	"stencil.dev/stencil/pkg/provenance"
 	"stencil.dev/stencil/pkg/transform"
 	"stencil.dev/stencil/pkg/transform/plugin"
 	"stencil.dev/stencil/pkg/transform/remove"
@@ -114,30 +113,6 @@ type Input struct {
 	// values it feeds them.
 	Admit func(imported []*templates.Template) error
 }
-
-// Output is the result of processing.
-type Output struct {
-	// Objects are the processed objects, each one JSON object, in template (and destination)
-	// order.
-	Objects []json.RawMessage
-	// Message is the template's message with parameters substituted.
-	Message string
-	// Parameters are the template's parameters with the values used, generated ones included.
-	Parameters []templates.Parameter
-	// Warnings are problems that did not stop processing.
-	Warnings []string
-	// Labels are the template's own labels, substituted, when Input.TemplateLabels asks.
-	Labels map[string]string
-	// Imported are the Templates that transformersFrom read, imports of imports included, in
-	// the order read: whoever acts on the objects must know whose content shaped them.
-	Imported []*templates.Template
-	// Provenance is where every leaf field of every object came from, when Input.Provenance
-	// asked.
-	Provenance *provenance.Map
-}
-
-// List returns the objects as the bytes of a v1 List.
-func (o *Output) List() []byte { return process.ListBytes(o.Objects) }
 
 // Process processes one template. Problems of the template or the request come back as a
 // field.ErrorList, all at once where they are found in one step; an error is a failure of
@@ -253,7 +228,7 @@ func (p *Renderer) attempt(ctx context.Context, in Input, a *attemptOf) attemptR
 		return attemptResult{output: &Output{Warnings: warnings}, errs: sortErrors(out.invalid)}
 	}
 	output := &Output{Objects: out.objects, Message: result.Message, Parameters: result.Parameters, Warnings: warnings, Imported: a.imported,
-		Provenance: out.provenance}
+		Provenance: out.provenance, written: result}
 	if in.TemplateLabels {
 		output.Labels = a.plan.TemplateLabels(result.Parameters)
 	}
