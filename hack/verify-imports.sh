@@ -103,4 +103,20 @@ awk -v module="${MODULE}/" '
   }
   END { exit bad }
 ' <<<"${IMPORTS}" || exit 1
+
+# The CLI starts once per render when a GitOps tool runs it as a plugin, so what it links is
+# paid for at every start: client-go's kubernetes/scheme registers every Kubernetes API type
+# when the program starts (about 10M instructions and 5 MiB of peak memory of `stencil
+# version`, docs/performance.md), and the generated clientset, client-go's discovery and
+# typed clients, and cli-runtime's flags and resource builder all link it. The CLI reaches
+# the API through pkg/client and its own ConfigFlags instead; the engine builds the kinds it
+# patches on first use (pkg/transform/builtin/kinds.go).
+CLI_DEPS="$("${GO}" list -tags "${TAGS}" -deps ./cmd/stencil)"
+for forbidden in k8s.io/client-go/kubernetes/scheme k8s.io/client-go/discovery "${MODULE}/pkg/generated/clientset/versioned" k8s.io/cli-runtime/pkg/genericclioptions; do
+  if grep -qx "${forbidden}" <<<"${CLI_DEPS}"; then
+    echo "./cmd/stencil links ${forbidden}: the CLI must not (its start-up pays for it; see hack/verify-imports.sh)" >&2
+    echo "find the importer: go list -deps -f '{{.ImportPath}} {{.Imports}}' ./cmd/stencil | grep ${forbidden}" >&2
+    exit 1
+  fi
+done
 echo "imports point down the layers"

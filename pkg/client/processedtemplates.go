@@ -14,8 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package client adds to the generated clientset what client-gen cannot express: processing a
-// Template given in the request through processedtemplates.
+// Package client is the client of Stencil's API that the CLI and the catalog use: the typed
+// client of the kinds they read and write (Interface: without the generated clientset, which
+// links client-go's scheme), discovery and a REST mapper of their own (for the same reason),
+// and what client-gen cannot express: processing a Template given in the request through
+// processedtemplates, a template's schema, the rollout verbs.
 package client
 
 import (
@@ -25,20 +28,19 @@ import (
 	"k8s.io/client-go/rest"
 
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
-	"stencil.dev/stencil/pkg/generated/clientset/versioned/scheme"
 )
 
 // ProcessTemplate posts template, the JSON of one of our Templates or of an OpenShift
 // template.openshift.io/v1 Template, to processedtemplates in namespace and returns the
 // processed objects. Warnings go to the client's warning handler, as in kubectl.
 // c is the templates client's RESTClient(), for example
-// clientset.TemplatesV1alpha1().RESTClient().
+// Interface.RESTClient().
 func ProcessTemplate(ctx context.Context, c rest.Interface, namespace string, template []byte, opts metav1.CreateOptions) (*v1alpha1.List, error) {
 	result := &v1alpha1.List{}
 	err := c.Post().
 		Namespace(namespace).
 		Resource("processedtemplates").
-		VersionedParams(&opts, scheme.ParameterCodec).
+		VersionedParams(&opts, parameterCodec()).
 		SetHeader("Content-Type", "application/json").
 		Body(template).
 		Do(ctx).

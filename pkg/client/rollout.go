@@ -26,8 +26,6 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
-	"stencil.dev/stencil/pkg/controller/rollout"
-	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
 )
 
 // The writes of a Template's rollout that stencil rollout and the catalog UI make: pause,
@@ -36,21 +34,21 @@ import (
 // it did, in the words the CLI prints; the server's controller does the rest.
 
 // PauseRollout stops the rollout of the Template name where it is (rollout.paused: true).
-func PauseRollout(ctx context.Context, cs clientset.Interface, namespace, name string) (string, error) {
+func PauseRollout(ctx context.Context, cs Interface, namespace, name string) (string, error) {
 	return updateTemplate(ctx, cs, namespace, name, pause)
 }
 
 // ResumeRollout goes on with a paused rollout: a pause by rollout.paused, or one a wave made.
-func ResumeRollout(ctx context.Context, cs clientset.Interface, namespace, name string) (string, error) {
+func ResumeRollout(ctx context.Context, cs Interface, namespace, name string) (string, error) {
 	return updateTemplate(ctx, cs, namespace, name, resume)
 }
 
 // UndoRollout writes the content of revision to (0: the one the rollout started from) of the
 // Template name back, as kubectl rollout undo writes a Deployment's old template back.
-func UndoRollout(ctx context.Context, cs clientset.Interface, namespace, name string, to int64) (string, error) {
+func UndoRollout(ctx context.Context, cs Interface, namespace, name string, to int64) (string, error) {
 	var said string
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		t, err := cs.TemplatesV1alpha1().Templates(namespace).Get(ctx, name, metav1.GetOptions{})
+		t, err := cs.Templates(namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -71,7 +69,7 @@ func UndoRollout(ctx context.Context, cs clientset.Interface, namespace, name st
 			return fmt.Errorf("template %s: its rollout is paused (rollout.paused), so an undo would move no instance; "+
 				"resume it first (stencil rollout resume %s), then undo", name, name)
 		}
-		rev, err := cs.TemplatesV1alpha1().TemplateRevisions(namespace).Get(ctx, templatesv1.RevisionName(name, target), metav1.GetOptions{})
+		rev, err := cs.TemplateRevisions(namespace).Get(ctx, templatesv1.RevisionName(name, target), metav1.GetOptions{})
 		// A revision of that name that the Template does not own is an earlier Template's.
 		if apierrors.IsNotFound(err) || (err == nil && (rev.Template != name || !templatesv1.RevisionOwnedBy(rev, t.UID))) {
 			return fmt.Errorf("revision %d of template %s is not kept any more (see kubectl get templaterevisions --field-selector template=%s)", target, name, name)
@@ -96,7 +94,7 @@ func UndoRollout(ctx context.Context, cs clientset.Interface, namespace, name st
 		// this content's.
 		delete(back.Annotations, templatesv1.AnnotationRolloutPlanHash)
 		delete(back.Annotations, templatesv1.AnnotationRolloutResume)
-		stored, err := cs.TemplatesV1alpha1().Templates(namespace).Update(ctx, &back, metav1.UpdateOptions{})
+		stored, err := cs.Templates(namespace).Update(ctx, &back, metav1.UpdateOptions{})
 		if err != nil {
 			return err
 		}
@@ -133,13 +131,13 @@ func resume(t *templatesv1.Template) (string, error) {
 	cleared := t.Rollout.Paused
 	t.Rollout.Paused = false
 	st := RolloutStatus(t)
-	if st == nil || st.Phase != templatesv1.RolloutPaused || st.Reason == rollout.ReasonPausedByUser {
+	if st == nil || st.Phase != templatesv1.RolloutPaused || st.Reason == templatesv1.RolloutReasonPausedByUser {
 		if !cleared {
 			return "", nil
 		}
 		return "template " + t.Name + ": rollout resumed", nil
 	}
-	if st.Reason == rollout.ReasonPlanMismatch {
+	if st.Reason == templatesv1.RolloutReasonPlanMismatch {
 		why := fmt.Sprintf("the rollout of revision %d is paused because what it would apply differs from the plan previewed (%s): "+
 			"a resume would check the plan again and pause again. Preview it again (stencil diff --template %s --revision %d) and set "+
 			"the new plan in the %s annotation, or remove the annotation to roll out without a plan",
@@ -152,15 +150,15 @@ func resume(t *templatesv1.Template) (string, error) {
 	if t.Annotations == nil {
 		t.Annotations = map[string]string{}
 	}
-	if t.Annotations[templatesv1.AnnotationRolloutResume] == rollout.ResumeToken(st) && !cleared {
+	if t.Annotations[templatesv1.AnnotationRolloutResume] == templatesv1.RolloutResumeToken(st) && !cleared {
 		return "", nil
 	}
-	t.Annotations[templatesv1.AnnotationRolloutResume] = rollout.ResumeToken(st)
+	t.Annotations[templatesv1.AnnotationRolloutResume] = templatesv1.RolloutResumeToken(st)
 	said := "template " + t.Name + ": rollout resumed"
 	switch st.Reason {
-	case rollout.ReasonGateFailed, rollout.ReasonGateError:
+	case templatesv1.RolloutReasonGateFailed, templatesv1.RolloutReasonGateError:
 		said += fmt.Sprintf(" past the gate of wave %d: its gate is not evaluated again", st.Wave)
-	case rollout.ReasonWaveTimeout:
+	case templatesv1.RolloutReasonWaveTimeout:
 		said += fmt.Sprintf(": wave %d gets its timeout again", st.Wave)
 	}
 	return said, nil
@@ -168,17 +166,17 @@ func resume(t *templatesv1.Template) (string, error) {
 
 // updateTemplate reads the Template, lets change edit it, and writes it, retrying on
 // conflicts. change returns what to say, "" when nothing needs writing.
-func updateTemplate(ctx context.Context, cs clientset.Interface, namespace, name string, change func(*templatesv1.Template) (string, error)) (string, error) {
+func updateTemplate(ctx context.Context, cs Interface, namespace, name string, change func(*templatesv1.Template) (string, error)) (string, error) {
 	var said string
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		t, err := cs.TemplatesV1alpha1().Templates(namespace).Get(ctx, name, metav1.GetOptions{})
+		t, err := cs.Templates(namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
 		if said, err = change(t); err != nil || said == "" {
 			return err
 		}
-		_, err = cs.TemplatesV1alpha1().Templates(namespace).Update(ctx, t, metav1.UpdateOptions{})
+		_, err = cs.Templates(namespace).Update(ctx, t, metav1.UpdateOptions{})
 		return err
 	})
 	if err == nil && said == "" {

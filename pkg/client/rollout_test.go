@@ -29,17 +29,17 @@ import (
 	"stencil.dev/stencil/pkg/generated/clientset/versioned/fake"
 )
 
-func rolloutFixture(st *templatesv1.RolloutStatus) *fake.Clientset {
+func rolloutFixture(st *templatesv1.RolloutStatus) fakeClient {
 	t := &templatesv1.Template{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "ns", UID: "app-uid"}, Message: "two",
 		Revision: &templatesv1.RevisionStamp{Number: 2, Hash: "sha256:two"}, Rollout: &templatesv1.Rollout{},
 		Status: &templatesv1.TemplateStatus{Rollout: st}}
 	owner := []metav1.OwnerReference{{APIVersion: "templates.stencil.dev/v1alpha1", Kind: "Template", Name: "app", UID: "app-uid", Controller: ptr.To(true)}}
 	one := &templatesv1.TemplateRevision{ObjectMeta: metav1.ObjectMeta{Name: "app-1", Namespace: "ns", OwnerReferences: owner}, Template: "app", Revision: 1,
 		Hash: "sha256:one", Content: runtime.RawExtension{Raw: []byte(`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","message":"one"}`)}}
-	return fake.NewSimpleClientset(t, one)
+	return fakeClient{fake.NewSimpleClientset(t, one)}
 }
 
-func stored(t *testing.T, cs *fake.Clientset) *templatesv1.Template {
+func stored(t *testing.T, cs fakeClient) *templatesv1.Template {
 	t.Helper()
 	got, err := cs.TemplatesV1alpha1().Templates("ns").Get(context.Background(), "app", metav1.GetOptions{})
 	if err != nil {

@@ -28,12 +28,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 
+	"stencil.dev/stencil/pkg/client"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
 )
 
@@ -51,9 +49,10 @@ const actionTimeout = time.Minute
 // rather than through the proxy so that the pages never need write access to arbitrary paths.
 type actions struct {
 	dynamic dynamic.Interface
-	mapper  *restmapper.DeferredDiscoveryRESTMapper
-	// discovery is the mapper's cached discovery, also asked what the cluster serves at all.
-	discovery discovery.CachedDiscoveryInterface
+	mapper  *client.Mapper
+	// discovery is the mapper's discovery (read once, again when the mapper is reset), also
+	// asked what the cluster serves at all.
+	discovery *client.Discovery
 	// answers are the processing answers the pages may apply.
 	answers *answers
 }
@@ -65,16 +64,15 @@ func newActions(config *rest.Config, answers *answers) (*actions, error) {
 	if discoveryConfig.Timeout == 0 {
 		discoveryConfig.Timeout = actionTimeout
 	}
-	dc, err := discovery.NewDiscoveryClientForConfig(discoveryConfig)
+	dc, err := client.NewDiscoveryForConfig(discoveryConfig)
 	if err != nil {
 		return nil, err
 	}
-	client, err := dynamic.NewForConfig(config)
+	dyn, err := dynamic.NewForConfig(config)
 	if err != nil {
 		return nil, err
 	}
-	cached := memory.NewMemCacheClient(dc)
-	return &actions{dynamic: client, mapper: restmapper.NewDeferredDiscoveryRESTMapper(cached), discovery: cached, answers: answers}, nil
+	return &actions{dynamic: dyn, mapper: client.NewMapper(dc), discovery: dc, answers: answers}, nil
 }
 
 // applyRequest is the body of POST /ui/api/apply: the id of a processing answer this

@@ -18,14 +18,12 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"sort"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery/cached/memory"
 )
 
 var namespacesResource = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
@@ -33,13 +31,15 @@ var namespacesResource = schema.GroupVersionResource{Version: "v1", Resource: "n
 // servesCore says whether the cluster serves resource in the core API (v1), from discovery,
 // asked once per run. A local-mode Stencil server serves Stencil's groups only: the pages do
 // not ask it for what it cannot answer (namespaces), and say that it creates nothing.
-func (a *actions) servesCore(resource string) (bool, error) {
-	list, err := a.discovery.ServerResourcesForGroupVersion("v1")
+func (a *actions) servesCore(ctx context.Context, resource string) (bool, error) {
+	list, err := a.discovery.ServedResources(ctx, "v1")
 	switch {
-	case errors.Is(err, memory.ErrCacheNotFound) || apierrors.IsNotFound(err):
+	case apierrors.IsNotFound(err):
 		return false, nil
 	case err != nil:
 		return false, err
+	case list == nil:
+		return false, nil
 	}
 	for _, r := range list.APIResources {
 		if r.Name == resource {
@@ -66,7 +66,7 @@ func (a *actions) serveNamespaces(w http.ResponseWriter, r *http.Request) {
 
 func (a *actions) namespaces(ctx context.Context) namespaceList {
 	out := namespaceList{Names: []string{}}
-	served, err := a.servesCore("namespaces")
+	served, err := a.servesCore(ctx, "namespaces")
 	if err != nil {
 		out.Reason = "the cluster's discovery did not answer: " + err.Error()
 		return out

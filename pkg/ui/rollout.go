@@ -25,12 +25,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
-	authorizationclient "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"k8s.io/client-go/rest"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/client"
-	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
 )
 
 // rollouts are the rollout panel's question (may this user pause, resume or undo the rollout
@@ -39,16 +37,16 @@ import (
 // buttons can do these three things and nothing else. The cluster decides: a button shown to
 // someone who may not is refused by it, and so is a request forged without the button.
 type rollouts struct {
-	templates clientset.Interface
-	reviews   authorizationclient.SelfSubjectAccessReviewsGetter
+	templates client.Interface
+	reviews   *client.AccessReviews
 }
 
 func newRollouts(config *rest.Config) (*rollouts, error) {
-	templates, err := clientset.NewForConfig(config)
+	templates, err := client.NewForConfig(config)
 	if err != nil {
 		return nil, err
 	}
-	reviews, err := authorizationclient.NewForConfig(config)
+	reviews, err := client.NewAccessReviewsForConfig(config)
 	if err != nil {
 		return nil, err
 	}
@@ -83,21 +81,21 @@ func (r *rollouts) serveAccess(w http.ResponseWriter, req *http.Request) {
 // server that serves no authorization.k8s.io (Stencil's local mode) is asked by a dry run of
 // the update, with nothing changed.
 func (r *rollouts) mayUpdate(ctx context.Context, namespace, name string) (bool, string, error) {
-	review, err := r.reviews.SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+	review, err := r.reviews.Create(ctx, &authorizationv1.SelfSubjectAccessReview{
 		Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
 			Namespace: namespace, Verb: "update", Group: templatesv1.SchemeGroupVersion.Group, Resource: "templates", Name: name}},
-	}, metav1.CreateOptions{})
+	})
 	switch {
 	case err == nil:
 		return review.Status.Allowed, review.Status.Reason, nil
 	case !apierrors.IsNotFound(err):
 		return false, "", err
 	}
-	t, err := r.templates.TemplatesV1alpha1().Templates(namespace).Get(ctx, name, metav1.GetOptions{})
+	t, err := r.templates.Templates(namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return false, "", err
 	}
-	_, err = r.templates.TemplatesV1alpha1().Templates(namespace).Update(ctx, t, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+	_, err = r.templates.Templates(namespace).Update(ctx, t, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
 	switch {
 	case err == nil:
 		return true, "", nil

@@ -192,8 +192,8 @@ type config struct {
 	CoreAPI bool `json:"coreAPI"`
 }
 
-func (s *Server) serveConfig(w http.ResponseWriter, _ *http.Request) {
-	core, err := s.actions.servesCore("namespaces")
+func (s *Server) serveConfig(w http.ResponseWriter, r *http.Request) {
+	core, err := s.actions.servesCore(r.Context(), "namespaces")
 	writeJSON(w, http.StatusOK, config{
 		Namespace:         s.options.Namespace,
 		CatalogNamespaces: s.options.CatalogNamespaces,

@@ -31,11 +31,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"sigs.k8s.io/yaml"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
-	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
+	stencilclient "stencil.dev/stencil/pkg/client"
 )
 
 // adoptOptions are the flags of stencil adopt.
@@ -55,7 +54,7 @@ type adoptOptions struct {
 
 // NewAdoptCommand returns stencil adopt, which moves what a Helm release, a kubectl ApplySet
 // or a label selector manages under a new TemplateInstance, recreating nothing.
-func NewAdoptCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
+func NewAdoptCommand(config *ConfigFlags, streams IOStreams) *cobra.Command {
 	o := &adoptOptions{process: ProcessOptions{config: config, streams: streams}}
 	cmd := &cobra.Command{
 		Use:   "adopt (helm RELEASE | applyset PARENT | selector -l SELECTOR) (--template NAME | -f FILE) [--name NAME] [-p KEY=VALUE]... [--dry-run]",
@@ -168,7 +167,7 @@ func orDefault(s, def string) string {
 	return def
 }
 
-func (o *adoptOptions) run(ctx context.Context, config *genericclioptions.ConfigFlags, streams IOStreams, in *templatesv1.Adoption) error {
+func (o *adoptOptions) run(ctx context.Context, config *ConfigFlags, streams IOStreams, in *templatesv1.Adoption) error {
 	cs, namespace, err := newClient(config, streams)
 	if err != nil {
 		return err
@@ -177,7 +176,7 @@ func (o *adoptOptions) run(ctx context.Context, config *genericclioptions.Config
 	if err != nil {
 		return err
 	}
-	req := cs.TemplatesV1alpha1().RESTClient().Post().Namespace(namespace).Resource("adoptions").Body(body)
+	req := cs.RESTClient().Post().Namespace(namespace).Resource("adoptions").Body(body)
 	if o.dryRun {
 		req = req.Param("dryRun", "All")
 	}
@@ -298,10 +297,10 @@ func printAdoption(w io.Writer, a *templatesv1.Adoption, output string) error {
 }
 
 // waitAdopted polls the instance until its Adopted condition is True, or Failed is True.
-func waitAdopted(ctx context.Context, cs clientset.Interface, namespace, name string, timeout time.Duration, streams IOStreams) error {
+func waitAdopted(ctx context.Context, cs stencilclient.Interface, namespace, name string, timeout time.Duration, streams IOStreams) error {
 	var last string
 	err := wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, func(ctx context.Context) (bool, error) {
-		ti, err := cs.TemplatesV1alpha1().TemplateInstances(namespace).Get(ctx, name, metav1.GetOptions{})
+		ti, err := cs.TemplateInstances(namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}

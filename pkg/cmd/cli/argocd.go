@@ -24,7 +24,6 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"stencil.dev/stencil/pkg/gitops"
 	"stencil.dev/stencil/pkg/gitops/argocd"
@@ -32,7 +31,7 @@ import (
 
 // NewArgoCDCommand returns stencil argocd: the commands of the Argo CD Config Management Plugin
 // (artifacts/argocd/plugin.yaml), which argocd-cmp-server runs in the application's directory.
-func NewArgoCDCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
+func NewArgoCDCommand(config *ConfigFlags, streams IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "argocd",
 		Short: "The commands of Stencil's Argo CD Config Management Plugin",
@@ -45,7 +44,7 @@ func NewArgoCDCommand(config *genericclioptions.ConfigFlags, streams IOStreams) 
 }
 
 // newArgoCDGenerateCommand returns stencil argocd generate: plugin.yaml's generate command.
-func newArgoCDGenerateCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
+func newArgoCDGenerateCommand(config *ConfigFlags, streams IOStreams) *cobra.Command {
 	o := newRenderOptions(config, streams, "json")
 	cmd := &cobra.Command{
 		Use:   "generate",
@@ -88,7 +87,7 @@ func argoCDParameters(p *gitops.Prepared) (map[string]string, string, error) {
 
 // newArgoCDParametersCommand returns stencil argocd parameters: plugin.yaml's
 // parameters.dynamic command.
-func newArgoCDParametersCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
+func newArgoCDParametersCommand(config *ConfigFlags, streams IOStreams) *cobra.Command {
 	o := newRenderOptions(config, streams, "json")
 	cmd := &cobra.Command{
 		Use:   "parameters",

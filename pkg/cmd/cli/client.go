@@ -17,15 +17,14 @@ limitations under the License.
 package cli
 
 import (
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/rest"
 
-	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
+	stencilclient "stencil.dev/stencil/pkg/client"
 )
 
 // newClient builds a client as kubectl does from its flags and kubeconfig, with the server's
 // warnings printed to the error stream.
-func newClient(config *genericclioptions.ConfigFlags, streams IOStreams) (clientset.Interface, string, error) {
+func newClient(config *ConfigFlags, streams IOStreams) (stencilclient.Interface, string, error) {
 	restConfig, err := config.ToRESTConfig()
 	if err != nil {
 		return nil, "", err
@@ -36,6 +35,6 @@ func newClient(config *genericclioptions.ConfigFlags, streams IOStreams) (client
 	if err != nil {
 		return nil, "", err
 	}
-	cs, err := clientset.NewForConfig(restConfig)
+	cs, err := stencilclient.NewForConfig(restConfig)
 	return cs, namespace, err
 }

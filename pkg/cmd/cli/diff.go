@@ -22,35 +22,34 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	stencilclient "stencil.dev/stencil/pkg/client"
 	"stencil.dev/stencil/pkg/controller/templateinstance/inventory"
-	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
 	"stencil.dev/stencil/pkg/process"
 )
 
 // differ previews what the controller would do to the cluster for an instance.
 type differ struct {
-	config    *genericclioptions.ConfigFlags
+	config    *ConfigFlags
 	streams   IOStreams
-	stencil   clientset.Interface
-	kube      kubernetes.Interface
+	stencil   stencilclient.Interface
 	dynamic   dynamic.Interface
 	namespace string
 }
 
 // NewDiffCommand returns stencil diff, which previews an instance's apply with server-side
 // dry-run.
-func NewDiffCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
+func NewDiffCommand(config *ConfigFlags, streams IOStreams) *cobra.Command {
 	var file, template string
 	var preview templatePreview
 	cmd := &cobra.Command{
@@ -84,7 +83,7 @@ func NewDiffCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *c
 			case file != "" && len(args) == 0:
 				return d.instanceFile(ctx, file)
 			case file == "" && len(args) == 1:
-				live, err := d.stencil.TemplatesV1alpha1().TemplateInstances(d.namespace).Get(ctx, args[0], metav1.GetOptions{})
+				live, err := d.stencil.TemplateInstances(d.namespace).Get(ctx, args[0], metav1.GetOptions{})
 				if err != nil {
 					return err
 				}
@@ -102,7 +101,7 @@ func NewDiffCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *c
 	return cmd
 }
 
-func newDiffer(config *genericclioptions.ConfigFlags, streams IOStreams) (*differ, error) {
+func newDiffer(config *ConfigFlags, streams IOStreams) (*differ, error) {
 	cs, namespace, err := newClient(config, streams)
 	if err != nil {
 		return nil, err
@@ -111,15 +110,11 @@ func newDiffer(config *genericclioptions.ConfigFlags, streams IOStreams) (*diffe
 	if err != nil {
 		return nil, err
 	}
-	kube, err := kubernetes.NewForConfig(restConfig)
-	if err != nil {
-		return nil, err
-	}
 	dyn, err := dynamic.NewForConfig(restConfig)
 	if err != nil {
 		return nil, err
 	}
-	return &differ{config: config, streams: streams, stencil: cs, kube: kube, dynamic: dyn, namespace: namespace}, nil
+	return &differ{config: config, streams: streams, stencil: cs, dynamic: dyn, namespace: namespace}, nil
 }
 
 func (d *differ) readFile(name string) ([]byte, error) {
@@ -140,7 +135,7 @@ func (d *differ) instanceFile(ctx context.Context, file string) error {
 	if ti.Namespace == "" {
 		ti.Namespace = d.namespace
 	}
-	live, err := d.stencil.TemplatesV1alpha1().TemplateInstances(ti.Namespace).Get(ctx, ti.Name, metav1.GetOptions{})
+	live, err := d.stencil.TemplateInstances(ti.Namespace).Get(ctx, ti.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		live, err = nil, nil
 	}
@@ -178,14 +173,14 @@ func (d *differ) render(ctx context.Context, ti, live *templatesv1.TemplateInsta
 	}
 	var list *templatesv1.List
 	if body == nil {
-		list, err = d.stencil.TemplatesV1alpha1().Templates(ti.Namespace).Process(ctx, ti.Spec.TemplateRef.Name, &templatesv1.TemplateParameters{
+		list, err = d.stencil.Templates(ti.Namespace).Process(ctx, ti.Spec.TemplateRef.Name, &templatesv1.TemplateParameters{
 			Parameters: values, Labels: ti.Spec.Labels, Properties: ti.Spec.Properties}, metav1.CreateOptions{})
 	} else {
 		filled, ferr := (&ProcessOptions{streams: d.streams}).fillTemplate(t, process.Request{Parameters: values, Labels: ti.Spec.Labels})
 		if ferr != nil {
 			return nil, ferr
 		}
-		list, err = stencilclient.ProcessTemplate(ctx, d.stencil.TemplatesV1alpha1().RESTClient(), ti.Namespace, filled, metav1.CreateOptions{})
+		list, err = stencilclient.ProcessTemplate(ctx, d.stencil.RESTClient(), ti.Namespace, filled, metav1.CreateOptions{})
 	}
 	if err != nil {
 		return nil, err
@@ -206,13 +201,13 @@ func (d *differ) render(ctx context.Context, ti, live *templatesv1.TemplateInsta
 func (d *differ) values(ctx context.Context, ti, live *templatesv1.TemplateInstance, t *templates.Template) (map[string]string, error) {
 	inputs, err := inventory.ReadInputs(ti, t, func(src inventory.Source) (map[string][]byte, error) {
 		if src.Kind == inventory.ConfigMapKind {
-			cm, err := d.kube.CoreV1().ConfigMaps(ti.Namespace).Get(ctx, src.Name, metav1.GetOptions{})
+			cm, err := d.configMap(ctx, ti.Namespace, src.Name)
 			if err != nil {
 				return nil, fmt.Errorf("parametersFrom: %w", err)
 			}
 			return inventory.ConfigMapData(cm.Data, cm.BinaryData), nil
 		}
-		s, err := d.kube.CoreV1().Secrets(ti.Namespace).Get(ctx, src.Name, metav1.GetOptions{})
+		s, err := d.secret(ctx, ti.Namespace, src.Name)
 		if err != nil {
 			return nil, fmt.Errorf("parametersFrom: %w", err)
 		}
@@ -225,7 +220,7 @@ func (d *differ) values(ctx context.Context, ti, live *templatesv1.TemplateInsta
 	if live == nil || live.Status.GeneratedParametersSecret == "" {
 		return values, nil
 	}
-	s, err := d.kube.CoreV1().Secrets(ti.Namespace).Get(ctx, live.Status.GeneratedParametersSecret, metav1.GetOptions{})
+	s, err := d.secret(ctx, ti.Namespace, live.Status.GeneratedParametersSecret)
 	if err != nil {
 		fmt.Fprintf(d.streams.ErrOut, "Warning: the generated values of %s cannot be read (%v): generated parameters show new values\n", live.Name, err)
 		return values, nil
@@ -236,6 +231,27 @@ func (d *differ) values(ctx context.Context, ti, live *templatesv1.TemplateInsta
 		}
 	}
 	return values, nil
+}
+
+// configMap reads a ConfigMap through the dynamic client: client-go's typed core client
+// would link its scheme, every Kubernetes type registered at start-up (docs/performance.md).
+func (d *differ) configMap(ctx context.Context, namespace, name string) (*corev1.ConfigMap, error) {
+	cm := &corev1.ConfigMap{}
+	return cm, d.get(ctx, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, namespace, name, cm)
+}
+
+// secret reads a Secret as configMap reads a ConfigMap.
+func (d *differ) secret(ctx context.Context, namespace, name string) (*corev1.Secret, error) {
+	s := &corev1.Secret{}
+	return s, d.get(ctx, schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, namespace, name, s)
+}
+
+func (d *differ) get(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, into any) error {
+	u, err := d.dynamic.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	return runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into)
 }
 
 // applySetID is the label value the controller puts on the instance's objects.

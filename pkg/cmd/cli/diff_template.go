@@ -64,7 +64,7 @@ func (d *differ) templateChange(ctx context.Context, name, file string, opts tem
 		}
 		req.Spec.Template = &runtime.RawExtension{Raw: raw}
 	}
-	got, err := d.stencil.TemplatesV1alpha1().Templates(d.namespace).Preview(ctx, name, req, metav1.CreateOptions{})
+	got, err := d.stencil.Templates(d.namespace).Preview(ctx, name, req, metav1.CreateOptions{})
 	if err != nil {
 		return err
 	}

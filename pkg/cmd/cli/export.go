@@ -25,7 +25,6 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
@@ -45,12 +44,12 @@ type ExportOptions struct {
 	Create              bool
 	ToNamespace         string
 
-	config  *genericclioptions.ConfigFlags
+	config  *ConfigFlags
 	streams IOStreams
 }
 
 // NewExportCommand returns stencil export.
-func NewExportCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
+func NewExportCommand(config *ConfigFlags, streams IOStreams) *cobra.Command {
 	o := &ExportOptions{config: config, streams: streams}
 	cmd := &cobra.Command{
 		Use:   "export [TYPE[,TYPE...] | TYPE/NAME...] --name NAME",
@@ -218,7 +217,7 @@ func (o *ExportOptions) create(ctx context.Context, t *templates.Template, names
 	if err != nil {
 		return err
 	}
-	created, err := cs.TemplatesV1alpha1().Templates(namespace).Create(ctx, versioned, metav1.CreateOptions{})
+	created, err := cs.Templates(namespace).Create(ctx, versioned, metav1.CreateOptions{})
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
@@ -61,7 +60,7 @@ type objectReader struct {
 	streams IOStreams
 }
 
-func newObjectReader(config *genericclioptions.ConfigFlags, streams IOStreams) (*objectReader, error) {
+func newObjectReader(config *ConfigFlags, streams IOStreams) (*objectReader, error) {
 	restConfig, err := config.ToRESTConfig()
 	if err != nil {
 		return nil, err

@@ -28,11 +28,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery/cached/memory"
-	fakediscovery "k8s.io/client-go/discovery/fake"
 	fakedynamic "k8s.io/client-go/dynamic/fake"
-	"k8s.io/client-go/restmapper"
 	clienttesting "k8s.io/client-go/testing"
+
+	stencilclient "stencil.dev/stencil/pkg/client"
+	"stencil.dev/stencil/pkg/client/clienttest"
 )
 
 // clusterResources is the discovery of a small cluster: what kubectl's short names and
@@ -56,12 +56,14 @@ var localModeResources = []*metav1.APIResourceList{
 }
 
 // testReader is an objectReader of namespace prod on a server with these resources and
-// objects. Its mapper is made as cli-runtime's ConfigFlags makes kubectl's: a deferred
-// discovery mapper behind the short-name expander.
-func testReader(resources []*metav1.APIResourceList, objects ...runtime.Object) (*objectReader, *bytes.Buffer) {
-	fake := &fakediscovery.FakeDiscovery{Fake: &clienttesting.Fake{Resources: resources}}
-	cached := memory.NewMemCacheClient(fake)
-	mapper := restmapper.NewShortcutExpander(restmapper.NewDeferredDiscoveryRESTMapper(cached), cached, nil)
+// objects. Its mapper is the CLI's own (ConfigFlags.ToRESTMapper's), over a server that
+// serves the resources' discovery.
+func testReader(t *testing.T, resources []*metav1.APIResourceList, objects ...runtime.Object) (*objectReader, *bytes.Buffer) {
+	d, err := stencilclient.NewDiscoveryForConfig(clienttest.NewDiscoveryServer(t, resources).Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapper := stencilclient.NewMapper(d)
 	listKinds := map[schema.GroupVersionResource]string{
 		{Version: "v1", Resource: "services"}:                                        "ServiceList",
 		{Version: "v1", Resource: "configmaps"}:                                      "ConfigMapList",
@@ -87,7 +89,7 @@ func object(apiVersion, kind, namespace, name string) *unstructured.Unstructured
 // TestExportTypesResolveAsKubectl: TYPE arguments are resolved as kubectl resolves them:
 // discovery's short names, singular names and kinds, with or without the group.
 func TestExportTypesResolveAsKubectl(t *testing.T) {
-	r, _ := testReader(clusterResources)
+	r, _ := testReader(t, clusterResources)
 	targets, err := r.targets([]string{"deploy,svc,cm,Deployment,service,deployments.apps,cm/settings"})
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +141,7 @@ func TestExportOfNothingSaysWhy(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r, _ := testReader(tc.resources, tc.objects...)
+			r, _ := testReader(t, tc.resources, tc.objects...)
 			if tc.forbidden {
 				r.dynamic.(*fakedynamic.FakeDynamicClient).PrependReactor("list", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
 					return true, nil, apierrors.NewForbidden(a.GetResource().GroupResource(), "", errors.New("no"))

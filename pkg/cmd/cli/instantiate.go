@@ -25,15 +25,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
-	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
+	stencilclient "stencil.dev/stencil/pkg/client"
 )
 
 // NewInstantiateCommand returns stencil instantiate, which creates a TemplateInstance of a
 // stored template.
-func NewInstantiateCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
+func NewInstantiateCommand(config *ConfigFlags, streams IOStreams) *cobra.Command {
 	o := &ProcessOptions{config: config, streams: streams}
 	var name string
 	var waitReady bool
@@ -70,7 +69,7 @@ func NewInstantiateCommand(config *genericclioptions.ConfigFlags, streams IOStre
 			if len(ti.Spec.Labels) == 0 {
 				ti.Spec.Labels = nil
 			}
-			created, err := cs.TemplatesV1alpha1().TemplateInstances(namespace).Create(cmd.Context(), ti, metav1.CreateOptions{})
+			created, err := cs.TemplateInstances(namespace).Create(cmd.Context(), ti, metav1.CreateOptions{})
 			if err != nil {
 				return err
 			}
@@ -93,10 +92,10 @@ func NewInstantiateCommand(config *genericclioptions.ConfigFlags, streams IOStre
 
 // waitForInstance polls the instance until its current generation is Ready (nil) or Failed
 // (an error with the condition's message).
-func waitForInstance(ctx context.Context, cs clientset.Interface, namespace, name string, timeout time.Duration, streams IOStreams) error {
+func waitForInstance(ctx context.Context, cs stencilclient.Interface, namespace, name string, timeout time.Duration, streams IOStreams) error {
 	var last string
 	err := wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, func(ctx context.Context) (bool, error) {
-		ti, err := cs.TemplatesV1alpha1().TemplateInstances(namespace).Get(ctx, name, metav1.GetOptions{})
+		ti, err := cs.TemplateInstances(namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}

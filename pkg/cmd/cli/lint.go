@@ -25,10 +25,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 
+	stencilclient "stencil.dev/stencil/pkg/client"
 	"stencil.dev/stencil/pkg/lint"
 	"stencil.dev/stencil/pkg/transform/plugin"
 	"stencil.dev/stencil/pkg/typecheck"
@@ -52,7 +51,7 @@ type LintOptions struct {
 	// SchemaTimeout bounds the whole of what the cluster is asked.
 	SchemaTimeout time.Duration
 
-	config  *genericclioptions.ConfigFlags
+	config  *ConfigFlags
 	streams IOStreams
 }
 
@@ -64,7 +63,7 @@ func (e errLintFound) Error() string {
 }
 
 // NewLintCommand returns stencil lint.
-func NewLintCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
+func NewLintCommand(config *ConfigFlags, streams IOStreams) *cobra.Command {
 	o := &LintOptions{config: config, streams: streams, Output: "text", SchemaTimeout: 30 * time.Second}
 	cmd := &cobra.Command{
 		Use:   "lint FILE...",
@@ -186,7 +185,7 @@ func (o *LintOptions) checker(ctx context.Context) (*typecheck.Checker, error) {
 
 // ClusterSchemas is the cluster of config's /openapi/v3 as a type check's resolver.
 func ClusterSchemas(config *rest.Config) (*typecheck.Cluster, error) {
-	client, err := discovery.NewDiscoveryClientForConfig(config)
+	client, err := stencilclient.NewDiscoveryForConfig(config)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"stencil.dev/stencil/pkg/client"
 	"stencil.dev/stencil/pkg/jsonbytes"
@@ -36,7 +35,7 @@ const (
 )
 
 // NewParametersCommand returns stencil parameters, which lists a template's parameters.
-func NewParametersCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
+func NewParametersCommand(config *ConfigFlags, streams IOStreams) *cobra.Command {
 	o := &ProcessOptions{config: config, streams: streams, ShowParameters: true, Output: "yaml"}
 	output := parametersTable
 	cmd := &cobra.Command{
@@ -81,7 +80,7 @@ func (o *ProcessOptions) printSchema() error {
 		if err != nil {
 			return err
 		}
-		if doc, err = client.TemplateSchema(context.Background(), cs.TemplatesV1alpha1().RESTClient(), namespace, o.Name); err != nil {
+		if doc, err = client.TemplateSchema(context.Background(), cs.RESTClient(), namespace, o.Name); err != nil {
 			return err
 		}
 	} else {

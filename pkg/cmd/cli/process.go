@@ -25,7 +25,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/process"
@@ -62,12 +61,12 @@ type ProcessOptions struct {
 	// origins say where the values of the request's parameters came from (why.go), by name.
 	origins map[string]string
 
-	config  *genericclioptions.ConfigFlags
+	config  *ConfigFlags
 	streams IOStreams
 }
 
 // NewProcessCommand returns stencil process.
-func NewProcessCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
+func NewProcessCommand(config *ConfigFlags, streams IOStreams) *cobra.Command {
 	o := &ProcessOptions{config: config, streams: streams}
 	cmd := &cobra.Command{
 		Use:   "process (NAME | -f FILENAME) [-p KEY=VALUE]...",

@@ -29,7 +29,6 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	stencilclient "stencil.dev/stencil/pkg/client"
-	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/provenance"
 )
@@ -56,10 +55,10 @@ func (o *ProcessOptions) processStored(req process.Request) ([]byte, error) {
 	var list *v1alpha1.List
 	if o.Provenance != "" {
 		list = &v1alpha1.List{}
-		err = cs.TemplatesV1alpha1().RESTClient().Post().Namespace(namespace).Resource("templates").Name(o.Name).SubResource("processed").
+		err = cs.RESTClient().Post().Namespace(namespace).Resource("templates").Name(o.Name).SubResource("processed").
 			Param(provenanceParameter, "true").Body(params).Do(context.Background()).Into(list)
 	} else {
-		list, err = cs.TemplatesV1alpha1().Templates(namespace).Process(context.Background(), o.Name, params, metav1.CreateOptions{})
+		list, err = cs.Templates(namespace).Process(context.Background(), o.Name, params, metav1.CreateOptions{})
 	}
 	if err != nil {
 		return nil, err
@@ -119,10 +118,10 @@ func (o *ProcessOptions) processFile(req process.Request) ([]byte, error) {
 	var list *v1alpha1.List
 	if o.Provenance != "" {
 		list = &v1alpha1.List{}
-		err = cs.TemplatesV1alpha1().RESTClient().Post().Namespace(namespace).Resource("processedtemplates").
+		err = cs.RESTClient().Post().Namespace(namespace).Resource("processedtemplates").
 			Param(provenanceParameter, "true").SetHeader("Content-Type", "application/json").Body(body).Do(context.Background()).Into(list)
 	} else {
-		list, err = stencilclient.ProcessTemplate(context.Background(), cs.TemplatesV1alpha1().RESTClient(), namespace, body, metav1.CreateOptions{})
+		list, err = stencilclient.ProcessTemplate(context.Background(), cs.RESTClient(), namespace, body, metav1.CreateOptions{})
 	}
 	if err != nil {
 		return nil, placedRefusal(f, err)
@@ -210,8 +209,8 @@ func (o *ProcessOptions) getStored(name string) (*templates.Template, error) {
 	return getTemplate(cs, namespace, name)
 }
 
-func getTemplate(cs clientset.Interface, namespace, name string) (*templates.Template, error) {
-	versioned, err := cs.TemplatesV1alpha1().Templates(namespace).Get(context.Background(), name, metav1.GetOptions{})
+func getTemplate(cs stencilclient.Interface, namespace, name string) (*templates.Template, error) {
+	versioned, err := cs.Templates(namespace).Get(context.Background(), name, metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}

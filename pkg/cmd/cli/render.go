@@ -26,7 +26,6 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/cmd/options"
@@ -56,12 +55,12 @@ type RenderOptions struct {
 	// repository writes the template.
 	EnableStarlark bool
 
-	config  *genericclioptions.ConfigFlags
+	config  *ConfigFlags
 	streams IOStreams
 }
 
 // NewRenderCommand returns stencil render.
-func NewRenderCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
+func NewRenderCommand(config *ConfigFlags, streams IOStreams) *cobra.Command {
 	o := newRenderOptions(config, streams, "yaml")
 	o.EnableStarlark = true
 	cmd := &cobra.Command{
@@ -90,7 +89,7 @@ func NewRenderCommand(config *genericclioptions.ConfigFlags, streams IOStreams) 
 	return cmd
 }
 
-func newRenderOptions(config *genericclioptions.ConfigFlags, streams IOStreams, output string) *RenderOptions {
+func newRenderOptions(config *ConfigFlags, streams IOStreams, output string) *RenderOptions {
 	return &RenderOptions{Filename: gitops.FileName, Output: output, config: config, streams: streams}
 }
 
@@ -238,7 +237,7 @@ func problemsText(p *gitops.Problems, dir string) string {
 // clusterRevisions reads stored TemplateRevisions for a render file's templateRef, as the
 // user of the kubeconfig (in a sidecar, its service account): only when one is named.
 type clusterRevisions struct {
-	config  *genericclioptions.ConfigFlags
+	config  *ConfigFlags
 	streams IOStreams
 }
 
@@ -256,7 +255,7 @@ func (c *clusterRevisions) RevisionContent(ctx context.Context, namespace, name,
 	// The revisions of every Template of the namespace whose content's hash starts so (the
 	// hash label: a Template's name may be too long for a label), then the one asked for.
 	short := strings.TrimPrefix(hash, "sha256:")[:12]
-	list, err := cs.TemplatesV1alpha1().TemplateRevisions(namespace).List(ctx, metav1.ListOptions{LabelSelector: v1alpha1.LabelRevisionHash + "=" + short})
+	list, err := cs.TemplateRevisions(namespace).List(ctx, metav1.ListOptions{LabelSelector: v1alpha1.LabelRevisionHash + "=" + short})
 	if err != nil {
 		return nil, fmt.Errorf("reading the revisions of Template %s/%s: %v", namespace, name, err)
 	}

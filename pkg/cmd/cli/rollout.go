@@ -22,7 +22,6 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/client"
@@ -31,7 +30,7 @@ import (
 // NewRolloutCommand returns `stencil rollout`: the status of a Template's rollout, and pause,
 // resume and undo, each a write of the Template (get and update on it, as kubectl rollout
 // needs on a Deployment). The server's controller does the rest.
-func NewRolloutCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
+func NewRolloutCommand(config *ConfigFlags, streams IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rollout (status | pause | resume | undo) TEMPLATE",
 		Short: "Follow, pause, resume or undo the rollout of a Template's new revision to its instances",
@@ -46,7 +45,7 @@ func NewRolloutCommand(config *genericclioptions.ConfigFlags, streams IOStreams)
 	return cmd
 }
 
-func rolloutStatusCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
+func rolloutStatusCommand(config *ConfigFlags, streams IOStreams) *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
 		Use:   "status TEMPLATE",
@@ -57,7 +56,7 @@ func rolloutStatusCommand(config *genericclioptions.ConfigFlags, streams IOStrea
 			if err != nil {
 				return err
 			}
-			t, err := cs.TemplatesV1alpha1().Templates(namespace).Get(cmd.Context(), args[0], metav1.GetOptions{})
+			t, err := cs.Templates(namespace).Get(cmd.Context(), args[0], metav1.GetOptions{})
 			if err != nil {
 				return err
 			}
@@ -77,7 +76,7 @@ func rolloutStatusCommand(config *genericclioptions.ConfigFlags, streams IOStrea
 				return fmt.Errorf("-o %q: want yaml or json", output)
 			}
 			// The instances are shown when the caller may list them.
-			list, _ := cs.TemplatesV1alpha1().TemplateInstances(namespace).List(cmd.Context(), metav1.ListOptions{})
+			list, _ := cs.TemplateInstances(namespace).List(cmd.Context(), metav1.ListOptions{})
 			var instances []templatesv1.TemplateInstance
 			if list != nil {
 				instances = list.Items
@@ -90,7 +89,7 @@ func rolloutStatusCommand(config *genericclioptions.ConfigFlags, streams IOStrea
 	return cmd
 }
 
-func rolloutPauseCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
+func rolloutPauseCommand(config *ConfigFlags, streams IOStreams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "pause TEMPLATE",
 		Short: "Stop a Template's rollout where it is (rollout.paused: true)",
@@ -105,7 +104,7 @@ func rolloutPauseCommand(config *genericclioptions.ConfigFlags, streams IOStream
 	}
 }
 
-func rolloutResumeCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
+func rolloutResumeCommand(config *ConfigFlags, streams IOStreams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "resume TEMPLATE",
 		Short: "Go on with a paused rollout: a pause by rollout.paused, or one a wave made",
@@ -120,7 +119,7 @@ func rolloutResumeCommand(config *genericclioptions.ConfigFlags, streams IOStrea
 	}
 }
 
-func rolloutUndoCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
+func rolloutUndoCommand(config *ConfigFlags, streams IOStreams) *cobra.Command {
 	var to int64
 	cmd := &cobra.Command{
 		Use:   "undo TEMPLATE",

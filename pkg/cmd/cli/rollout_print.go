@@ -27,7 +27,6 @@ import (
 
 	templatesv1 "stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/client"
-	"stencil.dev/stencil/pkg/controller/rollout"
 )
 
 // printRollout writes where t's rollout is, then each instance of t: its policy, the revision
@@ -71,7 +70,7 @@ func printRollout(w io.Writer, t *templatesv1.Template, instances []templatesv1.
 		case st.Phase != templatesv1.RolloutPaused:
 		case t.Rollout != nil && t.Rollout.Paused:
 			fmt.Fprintf(w, "  stencil rollout resume %s goes on (an undo waits for the resume)\n", t.Name)
-		case st.Reason == rollout.ReasonPlanMismatch:
+		case st.Reason == templatesv1.RolloutReasonPlanMismatch:
 			fmt.Fprintf(w, "  preview again and set the new plan, or remove %s, to go on; stencil rollout undo %s goes back to revision %d\n",
 				templatesv1.AnnotationRolloutPlanHash, t.Name, st.FromRevision)
 		default:

@@ -27,7 +27,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
 
 // IOStreams are where a command reads its input and writes its output and errors, so that
@@ -63,7 +62,7 @@ func NewStencilCommand(streams IOStreams) *cobra.Command {
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	// The flags of kubectl that say which server, user and namespace to use.
-	config := genericclioptions.NewConfigFlags(true)
+	config := NewConfigFlags()
 	config.AddFlags(root.PersistentFlags())
 	root.AddCommand(
 		NewProcessCommand(config, streams),

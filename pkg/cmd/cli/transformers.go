@@ -21,7 +21,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/process"
@@ -35,13 +34,13 @@ type TransformersOptions struct {
 	Local    bool
 	Output   string
 
-	config  *genericclioptions.ConfigFlags
+	config  *ConfigFlags
 	streams IOStreams
 }
 
 // NewTransformersCommand returns stencil transformers, which prints a template's consolidated,
 // ordered transformer list without running it: the Composition KEP's debugging view.
-func NewTransformersCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
+func NewTransformersCommand(config *ConfigFlags, streams IOStreams) *cobra.Command {
 	o := &TransformersOptions{config: config, streams: streams}
 	cmd := &cobra.Command{
 		Use:   "transformers (NAME | --local -f FILENAME)",

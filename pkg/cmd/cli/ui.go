@@ -27,7 +27,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/rest"
 
 	"stencil.dev/stencil/pkg/ui"
@@ -35,7 +34,7 @@ import (
 
 // UIOptions are the flags of `stencil ui`.
 type UIOptions struct {
-	config  *genericclioptions.ConfigFlags
+	config  *ConfigFlags
 	streams IOStreams
 
 	// Port is the loopback port to serve on; 0 picks a free one.
@@ -48,7 +47,7 @@ type UIOptions struct {
 
 // NewUICommand returns `stencil ui`: the web catalog on 127.0.0.1, reaching the cluster as the
 // user through a proxy limited to the API paths the pages need.
-func NewUICommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
+func NewUICommand(config *ConfigFlags, streams IOStreams) *cobra.Command {
 	o := &UIOptions{config: config, streams: streams}
 	cmd := &cobra.Command{
 		Use:   "ui [--port PORT] [--open] [--catalog-namespace NS]...",

@@ -23,7 +23,6 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"stencil.dev/stencil/pkg/process"
 	"stencil.dev/stencil/pkg/provenance"
@@ -42,7 +41,7 @@ func writeProvenance(file string, m *provenance.Map) error {
 }
 
 // NewWhyCommand returns stencil why: where one field of a processed template came from.
-func NewWhyCommand(config *genericclioptions.ConfigFlags, streams IOStreams) *cobra.Command {
+func NewWhyCommand(config *ConfigFlags, streams IOStreams) *cobra.Command {
 	o := &ProcessOptions{config: config, streams: streams, Local: true, Output: "yaml"}
 	cmd := &cobra.Command{
 		Use:   "why -f FILENAME KIND/NAME [FIELD] [-p KEY=VALUE]...",

@@ -35,21 +35,20 @@ import (
 	clientset "stencil.dev/stencil/pkg/generated/clientset/versioned"
 )
 
-// The reasons of a rollout's status.
+// The reasons of a rollout's status: the API's (templatesv1.RolloutReason*), named here as
+// the controller has always named them.
 const (
-	ReasonStarted      = "Started"
-	ReasonWaveStarted  = "WaveStarted"
-	ReasonComplete     = "Complete"
-	ReasonNoRollout    = "NoRollout"
-	ReasonPausedByUser = "PausedByUser"
-	ReasonResumed      = "Resumed"
-	// ReasonResumedPastGate: a resume of a pause its gate made; the wave's gate is not
-	// evaluated again.
-	ReasonResumedPastGate = "ResumedPastGate"
-	ReasonWaveTimeout     = "WaveTimeout"
-	ReasonGateFailed      = "GateFailed"
-	ReasonGateError       = "GateError"
-	ReasonPlanMismatch    = "PlanMismatch"
+	ReasonStarted         = templatesv1.RolloutReasonStarted
+	ReasonWaveStarted     = templatesv1.RolloutReasonWaveStarted
+	ReasonComplete        = templatesv1.RolloutReasonComplete
+	ReasonNoRollout       = templatesv1.RolloutReasonNoRollout
+	ReasonPausedByUser    = templatesv1.RolloutReasonPausedByUser
+	ReasonResumed         = templatesv1.RolloutReasonResumed
+	ReasonResumedPastGate = templatesv1.RolloutReasonResumedPastGate
+	ReasonWaveTimeout     = templatesv1.RolloutReasonWaveTimeout
+	ReasonGateFailed      = templatesv1.RolloutReasonGateFailed
+	ReasonGateError       = templatesv1.RolloutReasonGateError
+	ReasonPlanMismatch    = templatesv1.RolloutReasonPlanMismatch
 )
 
 // PlanHashFunc is the planHash a preview of revision of t answers now: what the rollout would
@@ -182,11 +181,10 @@ func countsOnly(a, b *templatesv1.RolloutStatus) bool {
 	return apiequality.Semantic.DeepEqual(a, &c)
 }
 
-// ResumeToken is the value of templates.stencil.dev/rollout-resume that resumes the
-// automatic pause st is in: "<revision>/<pauses>", so that a resume written for one pause never
-// resumes a later one.
+// ResumeToken is templatesv1.RolloutResumeToken: the annotation value that resumes the
+// automatic pause st is in.
 func ResumeToken(st *templatesv1.RolloutStatus) string {
-	return fmt.Sprintf("%d/%d", st.Revision, st.Pauses)
+	return templatesv1.RolloutResumeToken(st)
 }
 
 // step is the rollout's state machine: st (a copy, nil before the first rollout) becomes

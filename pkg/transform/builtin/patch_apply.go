@@ -19,12 +19,9 @@ package builtin
 import (
 	"fmt"
 	"maps"
-	"sync"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
-	"k8s.io/client-go/kubernetes/scheme"
 
 	"stencil.dev/stencil/pkg/jsonbytes"
 	"stencil.dev/stencil/pkg/transform"
@@ -215,23 +212,12 @@ func replaceContents(obj, from transform.Object) {
 	maps.Copy(obj, from)
 }
 
-// schemas caches the strategic-merge metadata of built-in kinds by group/version/kind.
-var schemas sync.Map
-
-// lookupSchema returns the patch metadata of a Kubernetes kind, from its Go type, or the
-// schema-less metadata that makes a strategic-merge patch a JSON merge patch that still
-// honours $patch directives, for every other kind.
+// lookupSchema returns the patch metadata of a Kubernetes kind, from its Go type's tags
+// (patchmeta.go), or the schema-less metadata that makes a strategic-merge patch a JSON merge
+// patch that still honours $patch directives, for every other kind.
 func lookupSchema(id transform.GVK) strategicpatch.LookupPatchMeta {
-	key := schema.GroupVersionKind{Group: id.Group, Version: id.Version, Kind: id.Kind}
-	if s, ok := schemas.Load(key); ok {
-		return s.(strategicpatch.LookupPatchMeta)
+	if s, ok := kindPatchMeta(id); ok {
+		return s
 	}
-	var s strategicpatch.LookupPatchMeta = transform.MergeSchema{}
-	if typed, err := scheme.Scheme.New(key); err == nil {
-		if meta, err := strategicpatch.NewPatchMetaFromStruct(typed); err == nil {
-			s = meta
-		}
-	}
-	schemas.Store(key, s)
-	return s
+	return transform.MergeSchema{}
 }
