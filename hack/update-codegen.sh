@@ -54,3 +54,7 @@ kube::codegen::gen_client \
 go run "${THIS_PKG}/hack/parameter-reader" \
     --boilerplate "${SCRIPT_ROOT}/hack/boilerplate.go.txt" \
     -o "${SCRIPT_ROOT}/pkg/process/zz_generated.parameter_reader.go"
+
+go run "${THIS_PKG}/hack/patch-meta" \
+    --boilerplate "${SCRIPT_ROOT}/hack/boilerplate.go.txt" \
+    -o "${SCRIPT_ROOT}/pkg/transform/builtin/zz_generated.patchmeta.go"

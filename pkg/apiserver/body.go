@@ -79,9 +79,10 @@ const (
 	// jsonByteFactor and jsonTokenFactor cover decoding a JSON body into the API's types,
 	// checking it and answering it, per byte and per structural byte ({, [, comma, colon: a
 	// bound on its values and members): a RawExtension per object, a map entry per member,
-	// the Template's checks, the stored and answered copies. Measured: 11 per byte for one
-	// long string; 15 per byte (20 per token) for objects of short members.
-	jsonByteFactor  = 12
+	// the Template's checks, the stored and answered copies. Measured: 11 to 14 per byte for
+	// long strings (the most when a YAML body's aliases repeat one, its samples spread by when
+	// the collector runs); 15 per byte (20 per token) for objects of short members.
+	jsonByteFactor  = 15
 	jsonTokenFactor = 32
 	// jsonLevelBytes covers what decoding and checking hold per level of nesting (about 200
 	// bytes: 1 MB for 5,000 levels in 10 KB), up to the 10,000 levels the decoders read; a

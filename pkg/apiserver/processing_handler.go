@@ -81,13 +81,14 @@ import (
 //
 // What it does not answer itself, it hands to the create handler, unchanged, before it has
 // done anything a client or a record could see: any request it cannot answer exactly as that
-// handler would. That is a body the body filter did not read, a body that is not JSON (the
-// filter converts YAML bodies it can: a stream of documents or repeated keys is left to the
-// decoder), a transformed answer (as=Table, PartialObjectMetadata), create options that do not
+// handler would. That is a body the body filter did not read, a body that is neither JSON nor
+// YAML (the filter converts YAML bodies it can; the YAML decoder reads the ones it leaves, a
+// document that repeats a key, and its words become warnings as the create handler splits
+// them), a transformed answer (as=Table, PartialObjectMetadata), create options that do not
 // decode or validate, a body that does not decode (the decoder's errors are worded by the
 // create handler), a group version it does not accept, a namespace that does not match, a
-// Template with owner references or managed fields, a strict error in YAML's wording, and a
-// request being traced (the create handler's spans are what a trace shows). The two paths
+// Template with owner references or managed fields, and a request being traced (the create
+// handler's spans are what a trace shows). The two paths
 // answer the same (TestProcessingHandlerAnswersAsTheCreateHandler).
 type processingHandler struct {
 	// generic is the create handler of the same scope.
@@ -95,10 +96,10 @@ type processingHandler struct {
 	storage processingStorage
 	scope   *handlers.RequestScope
 	admit   admission.Interface
-	// json is the negotiated serializer's JSON entry, and decoders its decoders to the internal
-	// version, lenient and strict (what the create handler builds for each request).
-	json     runtime.SerializerInfo
-	decoders [2]runtime.Decoder
+	// decoders are the decoders to the internal version of the JSON serializer and of the
+	// YAML one (which decodes a body the body filter left as YAML: one that repeats a key),
+	// lenient and strict: what the create handler builds for each request.
+	decoders, yamlDecoders [2]runtime.Decoder
 	// encoders are the answer's encoders by media type, built once (the create handler builds
 	// one for each answer).
 	encoders map[string]runtime.Encoder
@@ -111,13 +112,14 @@ const requestTimeoutUpperBound = 34 * time.Second
 // answer to generic.
 func newProcessingHandler(storage processingStorage, scope *handlers.RequestScope, admit admission.Interface, generic http.HandlerFunc) (*processingHandler, error) {
 	h := &processingHandler{generic: generic, storage: storage, scope: scope, admit: admit}
-	info, ok := runtime.SerializerInfoForMediaType(scope.Serializer.SupportedMediaTypes(), runtime.ContentTypeJSON)
-	if !ok || info.Serializer == nil || info.StrictSerializer == nil {
-		return nil, fmt.Errorf("the serializer of %s has no JSON decoders", scope.Resource)
+	for mediaType, decoders := range map[string]*[2]runtime.Decoder{runtime.ContentTypeJSON: &h.decoders, runtime.ContentTypeYAML: &h.yamlDecoders} {
+		info, ok := runtime.SerializerInfoForMediaType(scope.Serializer.SupportedMediaTypes(), mediaType)
+		if !ok || info.Serializer == nil || info.StrictSerializer == nil {
+			return nil, fmt.Errorf("the serializer of %s has no %s decoders", scope.Resource, mediaType)
+		}
+		decoders[0] = scope.Serializer.DecoderToVersion(info.Serializer, scope.HubGroupVersion)
+		decoders[1] = scope.Serializer.DecoderToVersion(info.StrictSerializer, scope.HubGroupVersion)
 	}
-	h.json = info
-	h.decoders[0] = scope.Serializer.DecoderToVersion(info.Serializer, scope.HubGroupVersion)
-	h.decoders[1] = scope.Serializer.DecoderToVersion(info.StrictSerializer, scope.HubGroupVersion)
 	h.encoders = map[string]runtime.Encoder{}
 	for _, info := range scope.Serializer.SupportedMediaTypes() {
 		if info.Serializer != nil {
@@ -138,7 +140,15 @@ func (h *processingHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) 
 func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool {
 	ctx := req.Context()
 	body, read := bodyBytes(req)
-	if !read || req.Header.Get("Content-Type") != runtime.ContentTypeJSON || trace.SpanContextFromContext(ctx).IsValid() ||
+	decoders := &h.decoders
+	switch req.Header.Get("Content-Type") {
+	case runtime.ContentTypeJSON:
+	case runtime.ContentTypeYAML:
+		decoders = &h.yamlDecoders
+	default:
+		return false
+	}
+	if !read || trace.SpanContextFromContext(ctx).IsValid() ||
 		(h.scope.MaxRequestBodyBytes > 0 && int64(len(body)) > h.scope.MaxRequestBodyBytes) {
 		return false
 	}
@@ -159,9 +169,9 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 	if directive == "" {
 		directive = metav1.FieldValidationWarn
 	}
-	decoder := h.decoders[0]
+	decoder := decoders[0]
 	if directive == metav1.FieldValidationWarn || directive == metav1.FieldValidationStrict {
-		decoder = h.decoders[1]
+		decoder = decoders[1]
 	}
 	kind := h.scope.Kind
 	obj, gvk, err := decoder.Decode(body, &kind, h.storage.New())
@@ -172,11 +182,7 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 			return false
 		}
 		for _, e := range strict.Errors() {
-			message := e.Error()
-			if strings.HasPrefix(message, "yaml: unmarshal errors:\n") || strings.HasPrefix(message, "error converting YAML to JSON: yaml: unmarshal errors:\n") {
-				return false
-			}
-			warnings = append(warnings, message)
+			warnings = append(warnings, strictWarnings(e.Error())...)
 		}
 	}
 	if gvk == nil || !h.scope.AcceptsGroupVersion(gvk.GroupVersion()) {
@@ -223,6 +229,22 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 	request.TrackTransformResponseObjectLatency(ctx, func() {})
 	h.answer(w, req, outputMediaType, output, result)
 	return true
+}
+
+// strictWarnings are the warnings of one strict decoding error, as the create handler adds
+// them: a YAML conversion's list of errors (one per line after its heading) one each.
+func strictWarnings(message string) []string {
+	list, ok := strings.CutPrefix(message, "yaml: unmarshal errors:\n")
+	if !ok {
+		if list, ok = strings.CutPrefix(message, "error converting YAML to JSON: yaml: unmarshal errors:\n"); !ok {
+			return []string{message}
+		}
+	}
+	warnings := strings.Split(list, "\n")
+	for i := range warnings {
+		warnings[i] = strings.TrimSpace(warnings[i])
+	}
+	return warnings
 }
 
 // answer writes result as responsewriters.WriteObjectNegotiated writes it, with the encoder

@@ -158,9 +158,17 @@ const (
 func processingCases() []processingCase {
 	misspelled := strings.Replace(stencilTemplate, `"value":"1"`, `"value":"1","requred":true`, 1)
 	unknownTop := strings.Replace(stencilTemplate, `"kind":"Template",`, `"kind":"Template","unknown":1,`, 1)
+	keyTwice := strings.Replace(stencilYAML, "  name: t\n", "  name: t\n  name: t\n", 1)
 	return []processingCase{
 		{name: "json", body: stencilTemplate},
 		{name: "yaml body", contentType: "application/yaml", body: stencilYAML},
+		// The body filter leaves a YAML body that repeats a key as YAML: the YAML decoder
+		// reads it, and its words are warnings, one a line, before the JSON decoder's.
+		{name: "yaml with a key twice", contentType: "application/yaml", body: keyTwice},
+		{name: "yaml with keys twice and a misspelled member", contentType: "application/yaml",
+			body: strings.Replace(strings.Replace(keyTwice, "kind: Template\n", "kind: Template\nkind: Template\n", 1), "  value: \"1\"\n", "  value: \"1\"\n  requred: true\n", 1)},
+		{name: "yaml with a key twice after an empty document", contentType: "application/yaml", body: "---\n# nothing\n---\n" + keyTwice},
+		{name: "yaml with a key twice, ignored", contentType: "application/yaml", query: "fieldValidation=Ignore", body: keyTwice},
 		{name: "yaml answer", accept: "application/yaml", body: stencilTemplate},
 		{name: "no accept", accept: "-", body: stencilTemplate},
 		{name: "accept anything", accept: "*/*", body: stencilTemplate},
@@ -183,7 +191,7 @@ func processingCases() []processingCase {
 		{name: "a type error", body: strings.Replace(stencilTemplate, `"value":"1"`, `"value":1`, 1), handedOn: true},
 		{name: "not a template", body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}}`, handedOn: true},
 		{name: "yaml stream", contentType: "application/yaml", body: stencilYAML + "---\n" + stencilYAML, handedOn: true},
-		{name: "yaml with a key twice", contentType: "application/yaml", body: strings.Replace(stencilYAML, "  name: t\n", "  name: t\n  name: t\n", 1), handedOn: true},
+		{name: "yaml with a key twice, strict", contentType: "application/yaml", query: "fieldValidation=Strict", body: keyTwice, handedOn: true},
 		{name: "table", accept: "application/json;as=Table;v=v1;g=meta.k8s.io", body: stencilTemplate, handedOn: true},
 		{name: "not acceptable", accept: "text/html", body: stencilTemplate, handedOn: true},
 		{name: "protobuf answer", accept: "application/vnd.kubernetes.protobuf", body: stencilTemplate},

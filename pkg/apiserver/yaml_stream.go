@@ -58,11 +58,17 @@ func (d oneYAMLDocument) Decode(data []byte, defaults *schema.GroupVersionKind, 
 		// The stream read once: its documents found and the one that is not empty converted in
 		// the same pass. A document that may repeat a key, which a strict decoder must hear of,
 		// is read below as before.
-		if converted, documents, repeats, ok := positions.OnlyDocument(data); ok && !(repeats && d.strict) {
-			if documents > 1 {
-				return nil, nil, tooManyDocuments(documents)
-			}
+		converted, documents, repeats, ok := positions.OnlyDocument(data)
+		switch {
+		case ok && documents > 1:
+			return nil, nil, tooManyDocuments(documents)
+		case ok && !(repeats && d.strict):
 			return d.json.Decode(converted, defaults, into)
+		case ok && !bytes.Contains(data, []byte("---")):
+			// One document that may repeat a key: its JSON is read, and only the strict
+			// conversion runs again, for its words.
+			obj, gvk, err := d.json.Decode(converted, defaults, into)
+			return obj, gvk, withRepeatedKeys(data, err)
 		}
 	}
 	doc, err := onlyDocument(data)
@@ -80,6 +86,12 @@ func (d oneYAMLDocument) Decode(data []byte, defaults *schema.GroupVersionKind, 
 	if !d.strict || !repeats {
 		return obj, gvk, err
 	}
+	return obj, gvk, withRepeatedKeys(doc, err)
+}
+
+// withRepeatedKeys adds to err, what the JSON decoder said of a YAML document, the strict
+// conversion's words on the keys doc repeats, first, as the YAML serializer lists them.
+func withRepeatedKeys(doc []byte, err error) error {
 	if _, yamlErr := positions.YAMLToJSONStrict(doc); yamlErr != nil {
 		switch strictErr, ok := runtime.AsStrictDecodingError(err); {
 		case err == nil:
@@ -88,7 +100,7 @@ func (d oneYAMLDocument) Decode(data []byte, defaults *schema.GroupVersionKind, 
 			err = runtime.NewStrictDecodingError(append([]error{yamlErr}, strictErr.Errors()...))
 		}
 	}
-	return obj, gvk, err
+	return err
 }
 
 // onlyDocument returns the one document of data that is not empty, or data itself when it is

@@ -91,7 +91,7 @@ func DecodeTemplate(data []byte) (t *templates.Template, d Dialect, err error) {
 }
 
 func decodeStencil(top *templateBytes) (*templates.Template, error) {
-	versioned, ok := top.stencil(false)
+	versioned, _, ok := top.stencil(false)
 	if !ok {
 		params, err := top.decodeParameters()
 		if err != nil {
@@ -117,7 +117,7 @@ func decodeStencil(top *templateBytes) (*templates.Template, error) {
 }
 
 func decodeOpenShift(top *templateBytes) (*templates.Template, error) {
-	in, ok := top.openShift(false)
+	in, _, ok := top.openShift(false)
 	if !ok {
 		params, err := top.decodeParameters()
 		if err != nil {
@@ -142,49 +142,50 @@ func decodeOpenShift(top *templateBytes) (*templates.Template, error) {
 // stencil reads the template into our versioned type with the lean readers (strict ones when
 // strict), leaving the objects as they are and defaults unset; ok is false when the lean
 // readers cannot read it exactly, or, when strict, when a strict decoder would find
-// something to say (a member repeated or unknown outside the objects).
-func (top *templateBytes) stencil(strict bool) (*v1alpha1.Template, bool) {
+// something to say (a member repeated or unknown outside the objects) that is not one of
+// warnings: the parameters' unknown members, in the strict decoder's words.
+func (top *templateBytes) stencil(strict bool) (_ *v1alpha1.Template, warnings []error, ok bool) {
 	if strict && top.repeated {
-		return nil, false
+		return nil, nil, false
 	}
-	params, ok := top.leanParameters(strict)
+	params, warnings, ok := top.leanParameters(strict)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	versioned := &v1alpha1.Template{}
 	if strict {
 		if strictErrs, err := kjson.UnmarshalStrict(top.rest, versioned); err != nil || len(strictErrs) > 0 {
-			return nil, false
+			return nil, nil, false
 		}
 	} else if kjson.UnmarshalCaseSensitivePreserveInts(top.rest, versioned) != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	versioned.Objects, versioned.Parameters = top.objects, params
-	return versioned, true
+	return versioned, warnings, true
 }
 
 // openShift is stencil for an OpenShift template.
-func (top *templateBytes) openShift(strict bool) (*openshift.Template, bool) {
+func (top *templateBytes) openShift(strict bool) (_ *openshift.Template, warnings []error, ok bool) {
 	if strict && top.repeated {
-		return nil, false
+		return nil, nil, false
 	}
-	params, ok := top.leanParameters(strict)
+	params, warnings, ok := top.leanParameters(strict)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	in := &openshift.Template{}
 	if !leanOpenShift(top.rest, in, strict) {
 		*in = openshift.Template{}
 		if strict {
 			if strictErrs, err := kjson.UnmarshalStrict(top.rest, in); err != nil || len(strictErrs) > 0 {
-				return nil, false
+				return nil, nil, false
 			}
 		} else if kjson.UnmarshalCaseSensitivePreserveInts(top.rest, in) != nil {
-			return nil, false
+			return nil, nil, false
 		}
 	}
 	in.Objects, in.Parameters = top.objects, openShiftParameters(params)
-	return in, true
+	return in, warnings, true
 }
 
 // strictErrors are what a strict decoder of the whole template says of its rest (decoded
@@ -225,12 +226,17 @@ func openShiftParameters(params []v1alpha1.Parameter) []openshift.Parameter {
 	return out
 }
 
-// leanParameters reads the parameters with the lean reader.
-func (top *templateBytes) leanParameters(strict bool) ([]v1alpha1.Parameter, bool) {
-	if !top.hasParameters {
-		return nil, true
+// leanParameters reads the parameters with the lean reader; a strict one reads on past
+// unknown members and returns the strict decoder's words on them (leanParametersWarned).
+func (top *templateBytes) leanParameters(strict bool) ([]v1alpha1.Parameter, []error, bool) {
+	switch {
+	case !top.hasParameters:
+		return nil, nil, true
+	case strict:
+		return leanParametersWarned(top.parametersJSON)
 	}
-	return leanParameters(top.parametersJSON, strict)
+	params, ok := leanParameters(top.parametersJSON, false)
+	return params, nil, ok
 }
 
 // decodeParameters reads the parameters with the API's own typed decoder, which also words

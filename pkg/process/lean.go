@@ -46,6 +46,12 @@ type leanReader struct {
 	strict bool
 	// text is b as a string, made when the first string is read.
 	text string
+	// unknown, when set, lets a strict reader read on past a member the type does not have:
+	// skip calls it with the member's name (member) instead of failing; element is the index
+	// of the array element being read, for its path.
+	unknown func(name []byte)
+	member  []byte
+	element int
 }
 
 func (r *leanReader) space() {
@@ -210,6 +216,9 @@ func (r *leanReader) object(member func(name []byte)) bool {
 		if r.strict && !r.failed && seen.repeated(name) {
 			r.fail()
 			return true
+		}
+		if r.unknown != nil {
+			r.member = name
 		}
 		member(name)
 		if r.failed || r.next('}') {

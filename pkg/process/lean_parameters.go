@@ -19,6 +19,7 @@ package process
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 
 	kjson "sigs.k8s.io/json"
 
@@ -39,7 +40,41 @@ import (
 // leanParameters reads a parameters array into the API's type; ok is false for anything it
 // does not read exactly as the API's decoder does (see leanReader, which strict makes strict).
 func leanParameters(data []byte, strict bool) (params []v1alpha1.Parameter, ok bool) {
-	r := &leanReader{b: data, strict: strict}
+	return readParameters(&leanReader{b: data, strict: strict})
+}
+
+// leanParametersWarned is the strict leanParameters that reads on past a member a parameter
+// does not have (a misspelled "requred" is the usual one) and returns what the API's strict
+// decoder says of each, in its words and order, instead of leaving the array to that decoder:
+// a large template with one misspelled member would otherwise be decoded by reflection.
+// Anything else a strict decoder has to say (a member written twice, a word inside items or
+// properties) still makes ok false.
+func leanParametersWarned(data []byte) (params []v1alpha1.Parameter, warnings []error, ok bool) {
+	r := &leanReader{b: data, strict: true}
+	r.unknown = func(name []byte) {
+		// sigs.k8s.io/json keeps the first 100 of a decode's words.
+		if len(warnings) < maxStrictErrors {
+			warnings = append(warnings, unknownMember("parameters["+strconv.Itoa(r.element)+"]."+string(name)))
+		}
+	}
+	if params, ok = readParameters(r); !ok {
+		return nil, nil, false
+	}
+	return params, warnings, true
+}
+
+// maxStrictErrors is how many words a strict decode of sigs.k8s.io/json keeps.
+const maxStrictErrors = 100
+
+// unknownMember is what sigs.k8s.io/json's strict decoder says of a member the type does not
+// have (its strictError of type "unknown field"), at the member's path.
+type unknownMember string
+
+func (m unknownMember) Error() string { return "unknown field " + strconv.Quote(string(m)) }
+
+// readParameters reads a parameters array with r.
+func readParameters(r *leanReader) (params []v1alpha1.Parameter, ok bool) {
+	data := r.b
 	if r.null() {
 		r.end()
 		return nil, !r.failed
@@ -58,7 +93,8 @@ func leanParameters(data []byte, strict bool) (params []v1alpha1.Parameter, ok b
 	params = make([]v1alpha1.Parameter, 0, bytes.Count(data, []byte{'{'})-bytes.Count(data, []byte("${")))
 	for !r.failed {
 		params = append(params, v1alpha1.Parameter{})
-		p := &params[len(params)-1]
+		r.element = len(params) - 1
+		p := &params[r.element]
 		// null is an empty parameter, as encoding/json reads it.
 		r.object(func(name []byte) { r.parameterMember(p, name) })
 		if r.failed || r.next(']') {
@@ -170,8 +206,11 @@ func (r *leanReader) typed(target any) {
 // decoder does; a strict reader fails there.
 func (r *leanReader) skip() {
 	if r.strict {
-		r.fail()
-		return
+		if r.unknown == nil {
+			r.fail()
+			return
+		}
+		r.unknown(r.member)
 	}
 	if raw := r.value(); !r.failed && !json.Valid(raw) {
 		r.fail()

@@ -17,6 +17,7 @@ limitations under the License.
 package process
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -125,5 +126,52 @@ func TestLeanParametersHostile(t *testing.T) {
 	}
 	if _, ok := leanParameters([]byte(`[{"x":`+nested(9999)+`}]`), false); ok {
 		t.Errorf("the lean reader takes a value beyond the depth limit")
+	}
+}
+
+// TestLeanParametersWarned checks that the strict lean reader reads parameters with members
+// they do not have itself (not leaving them to the strict decoder), and words them as that
+// decoder does, in its order, the first 100 of them.
+func TestLeanParametersWarned(t *testing.T) {
+	var many strings.Builder
+	many.WriteString(`[`)
+	for i := range 60 {
+		if i > 0 {
+			many.WriteByte(',')
+		}
+		fmt.Fprintf(&many, `{"name":"P%d","requred":true,"Example":{"a":[1]}}`, i)
+	}
+	many.WriteString(`]`)
+	for _, in := range []string{
+		`[{"name":"A","requred":true},{"name":"B"},{"name":"C","example":"x","displayname":"c"}]`,
+		`[null,{"typ\u006f":1,"name":"A"}]`,
+		many.String(),
+	} {
+		params, warnings, ok := leanParametersWarned([]byte(in))
+		if !ok {
+			t.Fatalf("%.80s: left to the strict decoder", in)
+		}
+		var want struct {
+			Parameters []v1alpha1.Parameter `json:"parameters"`
+		}
+		strictErrs, err := kjson.UnmarshalStrict([]byte(`{"parameters":`+in+`}`), &want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(params, want.Parameters) {
+			t.Fatalf("%.80s: read %+v, the decoder %+v", in, params, want.Parameters)
+		}
+		if len(warnings) != len(strictErrs) || len(warnings) == 0 {
+			t.Fatalf("%.80s: %d words, the decoder %d", in, len(warnings), len(strictErrs))
+		}
+		for i := range warnings {
+			if warnings[i].Error() != strictErrs[i].Error() {
+				t.Fatalf("%.80s: word %d is %q, the decoder's %q", in, i, warnings[i], strictErrs[i])
+			}
+		}
+	}
+	// A member written twice is still the decoder's to word.
+	if _, _, ok := leanParametersWarned([]byte(`[{"name":"A","x":1,"x":2}]`)); ok {
+		t.Fatal("a repeated member was read by the lean reader")
 	}
 }

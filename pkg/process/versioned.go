@@ -63,28 +63,31 @@ func (t *TemplateJSON) Kind() string { return t.top.kind }
 // or, when strict, when a strict decoder would have something to say (a member repeated or
 // unknown outside the objects): the API's own decoder then reads the bytes and says it.
 func (t *TemplateJSON) ReadStencil(strict bool) (*v1alpha1.Template, bool) {
-	return t.top.stencil(strict)
+	versioned, warnings, ok := t.top.stencil(strict)
+	return versioned, ok && len(warnings) == 0
 }
 
 // ReadOpenShift is ReadStencil for an OpenShift Template (template.openshift.io/v1 or the
 // legacy v1).
 func (t *TemplateJSON) ReadOpenShift(strict bool) (*openshift.Template, bool) {
-	return t.top.openShift(strict)
+	in, warnings, ok := t.top.openShift(strict)
+	return in, ok && len(warnings) == 0
 }
 
 // ReadStencilStrict reads the template as a strict decoder does: the template, and what the
 // decoder would say of it (unknown and repeated members inside the parameters or inside the
-// rest, at their paths, in the decoder's words). A template with nothing to say is read by
-// the strict lean readers; one with something is read by the lean readers that skip what the
+// rest, at their paths, in the decoder's words). A template with nothing to say, or only
+// members its parameters do not have (a misspelled "requred"), is read by the strict lean
+// readers, which word those; one with more is read by the lean readers that skip what the
 // type lacks, and only its small parts (the rest and the parameters, never the objects) go
 // through the strict decoder for its words. ok is false when that cannot be done exactly
 // (a member the scan takes out, objects or parameters, written twice; something to say in
 // both parts, whose order in the decoder's list depends on where the parameters stand).
 func (t *TemplateJSON) ReadStencilStrict() (*v1alpha1.Template, []error, bool) {
-	if versioned, ok := t.top.stencil(true); ok {
-		return versioned, nil, true
+	if versioned, warnings, ok := t.top.stencil(true); ok {
+		return versioned, warnings, true
 	}
-	versioned, ok := t.top.stencil(false)
+	versioned, _, ok := t.top.stencil(false)
 	if !ok {
 		return nil, nil, false
 	}
@@ -100,10 +103,10 @@ func (t *TemplateJSON) ReadStencilStrict() (*v1alpha1.Template, []error, bool) {
 
 // ReadOpenShiftStrict is ReadStencilStrict for an OpenShift Template.
 func (t *TemplateJSON) ReadOpenShiftStrict() (*openshift.Template, []error, bool) {
-	if in, ok := t.top.openShift(true); ok {
-		return in, nil, true
+	if in, warnings, ok := t.top.openShift(true); ok {
+		return in, warnings, true
 	}
-	in, ok := t.top.openShift(false)
+	in, _, ok := t.top.openShift(false)
 	if !ok {
 		return nil, nil, false
 	}

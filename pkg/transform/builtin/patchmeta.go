@@ -33,8 +33,9 @@ import (
 // means linking every API group of k8s.io/api, whose initialisation was the largest part of
 // what the CLI paid at every start (5 MiB of its peak memory; docs/performance.md). The
 // patch needs only what PatchMetaFromStruct reads of the types, so that is what patchTypes
-// holds (patchmeta_table.go, generated from the types by TestPatchMetaTable -update, which
-// also proves that every lookup on every kind answers as PatchMetaFromStruct does).
+// holds (zz_generated.patchmeta.go, written from the types by hack/patch-meta in
+// hack/update-codegen.sh; TestPatchMetaTable proves that every lookup on every kind answers as
+// PatchMetaFromStruct does).
 
 // patchType is what the patch reads of one Go type: its kind and name (for the patch's
 // errors), its element (of a pointer, slice or array) and, for a struct, its JSON fields.
