@@ -148,6 +148,7 @@ func (c *compiler) compileText() {
 		}
 		c.plan.labels = append(c.plan.labels, l)
 	}
+	c.plan.fixLabels()
 }
 
 // textTemplate compiles a plain-text string. Typed references substitute as text there; in

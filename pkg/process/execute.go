@@ -68,11 +68,17 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 	for i, v := range values {
 		x.values[i] = prepareValue(v, p.params[i].Type, p.usage[i])
 	}
-	labels, labelWarnings, errs := p.objectLabels(values, req.Labels)
-	if len(errs) > 0 {
-		return nil, errs
+	var labelWarnings []string
+	if p.fixedLabels != nil && len(req.Labels) == 0 {
+		x.useLabels(p.fixedLabels)
+	} else {
+		labels, warnings, errs := p.objectLabels(values, req.Labels)
+		if len(errs) > 0 {
+			return nil, errs
+		}
+		labelWarnings = warnings
+		x.useLabels(newLabelSet(labels))
 	}
-	x.setLabels(labels)
 
 	message, ok := renderText(p.message, values, x.limit)
 	if !ok && x.raise(textSize(p.message, values)) {
@@ -209,6 +215,9 @@ func tooLong(path *field.Path, limit int) *field.Error {
 // after checking they are valid labels. The template's labels that are not, in the OpenShift
 // dialect, are warnings.
 func (p *Plan) objectLabels(values []string, callerLabels map[string]string) (labels map[string]string, warnings []string, errs field.ErrorList) {
+	if len(p.labels) == 0 && len(callerLabels) == 0 {
+		return nil, nil, nil
+	}
 	labels = make(map[string]string, len(p.labels)+len(callerLabels))
 	var substituted map[string]string
 	for _, l := range p.labels {
@@ -243,7 +252,10 @@ func (p *Plan) objectLabels(values []string, callerLabels map[string]string) (la
 	for k, v := range callerLabels {
 		labels[k] = v
 	}
-	return labels, warnings, append(errs, validateLabels(callerLabels, field.NewPath("labels"))...)
+	if len(callerLabels) > 0 {
+		errs = append(errs, validateLabels(callerLabels, field.NewPath("labels"))...)
+	}
+	return labels, warnings, errs
 }
 
 // executor writes one request's output.
@@ -278,36 +290,6 @@ type executor struct {
 	// the for-each element being written, -1 outside one.
 	origins []origin
 	element int
-}
-
-type labelMember struct {
-	key    string
-	member []byte
-}
-
-func (x *executor) setLabels(labels map[string]string) {
-	if len(labels) == 0 {
-		return
-	}
-	x.labelIndex = make(map[string]int, len(labels))
-	for k := range labels {
-		x.labels = append(x.labels, labelMember{key: k})
-	}
-	sort.Slice(x.labels, func(i, j int) bool { return x.labels[i].key < x.labels[j].key })
-	x.labelObject = append(x.labelObject, '{')
-	for i := range x.labels {
-		l := &x.labels[i]
-		l.member = jsonbytes.AppendQuoted(nil, l.key)
-		l.member = append(l.member, ':')
-		l.member = jsonbytes.AppendQuoted(l.member, labels[l.key])
-		x.labelIndex[l.key] = i
-		if i > 0 {
-			x.labelObject = append(x.labelObject, ',')
-		}
-		x.labelObject = append(x.labelObject, l.member...)
-	}
-	x.labelObject = append(x.labelObject, '}')
-	x.used = make([]bool, len(x.labels))
 }
 
 // writeList writes the objects inside a v1 List and returns each object's bytes: none for a

@@ -18,11 +18,14 @@ package process
 
 import (
 	"bytes"
+	"sort"
 	"strings"
 	"sync"
 
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
 // validateLabels is metav1validation.ValidateLabels, whose regular expressions cost a small
@@ -211,3 +214,74 @@ var legacyOpenShiftKinds = sync.OnceValue(func() map[string]string {
 	}
 	return kinds
 })
+
+// labelSet is one request's object labels in the forms the executor writes them: members
+// (`"key":"value"`, sorted by key), index (a member by key) and object (all of them as one
+// JSON object). It is not changed once built, so requests may share one (Plan.fixedLabels).
+type labelSet struct {
+	members []labelMember
+	index   map[string]int
+	object  []byte
+}
+
+type labelMember struct {
+	key    string
+	member []byte
+}
+
+// newLabelSet returns the labelSet of labels, nil for none.
+func newLabelSet(labels map[string]string) *labelSet {
+	if len(labels) == 0 {
+		return nil
+	}
+	set := &labelSet{members: make([]labelMember, 0, len(labels)), index: make(map[string]int, len(labels))}
+	for k := range labels {
+		set.members = append(set.members, labelMember{key: k})
+	}
+	sort.Slice(set.members, func(i, j int) bool { return set.members[i].key < set.members[j].key })
+	set.object = append(set.object, '{')
+	for i := range set.members {
+		l := &set.members[i]
+		l.member = jsonbytes.AppendQuoted(nil, l.key)
+		l.member = append(l.member, ':')
+		l.member = jsonbytes.AppendQuoted(l.member, labels[l.key])
+		set.index[l.key] = i
+		if i > 0 {
+			set.object = append(set.object, ',')
+		}
+		set.object = append(set.object, l.member...)
+		// Full slices: whatever reads a member on (a tree of a reshaped object) cannot append
+		// into another request's bytes.
+		l.member = l.member[:len(l.member):len(l.member)]
+	}
+	set.object = append(set.object, '}')
+	set.object = set.object[:len(set.object):len(set.object)]
+	return set
+}
+
+// useLabels makes set the labels x writes.
+func (x *executor) useLabels(set *labelSet) {
+	if set == nil {
+		return
+	}
+	x.labels, x.labelIndex, x.labelObject = set.members, set.index, set.object
+	x.used = make([]bool, len(set.members))
+}
+
+// fixLabels builds, at compile time, the labels of every request that adds none, when no
+// label of the template takes a value: the same for each such request, they are built once.
+func (p *Plan) fixLabels() {
+	labels := make(map[string]string, len(p.labels))
+	for _, l := range p.labels {
+		if l.substituted {
+			return
+		}
+		k, kOK := renderText(l.key, nil, maxLabelBytes)
+		v, vOK := renderText(l.value, nil, maxLabelBytes)
+		if !kOK || !vOK {
+			return // objectLabels words it for each request
+		}
+		labels[k] = v
+	}
+	p.fixedLabels = newLabelSet(labels)
+}

@@ -18,6 +18,7 @@ package process
 
 import (
 	"strings"
+	"sync"
 	"testing"
 
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -186,4 +187,54 @@ func TestPlainLabelsAreWhatValidateLabelsAccepts(t *testing.T) {
 	if plain == 0 {
 		t.Fatal("no plain label among the cases")
 	}
+}
+
+// TestFixedLabelsSharedByRequests runs one plan whose labels take no values (its requests
+// share one set of labels, Plan.fixedLabels) from many goroutines at once, with and without
+// labels of the request, on objects that take the fast path and the slow one: each answer is
+// what a plan of its own gives (-race in make unit checks nothing writes what they share).
+func TestFixedLabelsSharedByRequests(t *testing.T) {
+	template := `{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","metadata":{"name":"t"},` +
+		`"parameters":[{"name":"KIND","value":"Deployment"}],"objectLabels":{"app":"web","tier":"front"},"objects":[` +
+		`{"apiVersion":"v1","kind":"ConfigMap"},` +
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"labels":{"x":"1","app":"old"}}},` +
+		`{"apiVersion":"apps/v1","kind":"${KIND}","spec":{"selector":{"matchLabels":{}},"template":{}}}]}`
+	requests := []Request{{}, {Labels: map[string]string{"app": "mine", "team": "a"}}, {Parameters: map[string]string{"KIND": "StatefulSet"}}}
+	want := make([]string, len(requests))
+	for i, req := range requests {
+		r, errs := processCase(t, template, req)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		want[i] = objectsOf(r)
+	}
+	tmpl, dialect, err := DecodeTemplate([]byte(template))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, errs := Compile(tmpl, dialect)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if plan.fixedLabels == nil {
+		t.Fatal("a plan whose labels take no values builds them for each request")
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for n := range 50 {
+				i := (g + n) % len(requests)
+				r, errs := plan.Execute(requests[i])
+				if len(errs) > 0 {
+					t.Error(errs)
+					return
+				}
+				if got := objectsOf(r); got != want[i] {
+					t.Errorf("request %d: got %s\nwant %s", i, got, want[i])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -39,6 +39,9 @@ type Plan struct {
 	labels  []labelTemplate
 	// labelsPath is where the template's labels live: objectLabels, or labels for OpenShift.
 	labelsPath *field.Path
+	// fixedLabels are the labels of a request that adds none, when none of the template's
+	// takes a value (fixLabels); nil otherwise.
+	fixedLabels *labelSet
 
 	ops   []op
 	arena []byte

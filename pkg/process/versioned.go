@@ -17,6 +17,8 @@ limitations under the License.
 package process
 
 import (
+	kjson "sigs.k8s.io/json"
+
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 )
@@ -118,4 +120,104 @@ func (t *TemplateJSON) ReadOpenShiftStrict() (*openshift.Template, []error, bool
 		return nil, nil, false
 	}
 	return in, errs, true
+}
+
+// stencil reads the template into our versioned type with the lean readers (strict ones when
+// strict), leaving the objects as they are and defaults unset; ok is false when the lean
+// readers cannot read it exactly, or, when strict, when a strict decoder would find
+// something to say (a member repeated or unknown outside the objects) that is not one of
+// warnings: the parameters' unknown members, in the strict decoder's words.
+func (top *templateBytes) stencil(strict bool) (_ *v1alpha1.Template, warnings []error, ok bool) {
+	if strict && top.repeated {
+		return nil, nil, false
+	}
+	params, warnings, ok := top.leanParameters(strict)
+	if !ok {
+		return nil, nil, false
+	}
+	versioned := &v1alpha1.Template{}
+	if strict {
+		if strictErrs, err := kjson.UnmarshalStrict(top.rest, versioned); err != nil || len(strictErrs) > 0 {
+			return nil, nil, false
+		}
+	} else if kjson.UnmarshalCaseSensitivePreserveInts(top.rest, versioned) != nil {
+		return nil, nil, false
+	}
+	versioned.Objects, versioned.Parameters = top.objects, params
+	return versioned, warnings, true
+}
+
+// openShift is stencil for an OpenShift template.
+func (top *templateBytes) openShift(strict bool) (_ *openshift.Template, warnings []error, ok bool) {
+	if strict && top.repeated {
+		return nil, nil, false
+	}
+	params, warnings, ok := top.leanParameters(strict)
+	if !ok {
+		return nil, nil, false
+	}
+	in := &openshift.Template{}
+	if !leanOpenShift(top.rest, in, strict) {
+		*in = openshift.Template{}
+		if strict {
+			if strictErrs, err := kjson.UnmarshalStrict(top.rest, in); err != nil || len(strictErrs) > 0 {
+				return nil, nil, false
+			}
+		} else if kjson.UnmarshalCaseSensitivePreserveInts(top.rest, in) != nil {
+			return nil, nil, false
+		}
+	}
+	in.Objects, in.Parameters = top.objects, openShiftParameters(params)
+	return in, warnings, true
+}
+
+// strictErrors are what a strict decoder of the whole template says of its rest (decoded
+// into rest) and of its parameters (decoded into params, a struct of one member, parameters,
+// so that the paths read as in the whole template). ok is false when the parts cannot say it
+// as the whole would: a member the scan takes out written twice, a part the decoder cannot
+// read, or something to say in both parts.
+func (top *templateBytes) strictErrors(rest, params any) (errs []error, ok bool) {
+	if top.repeated {
+		return nil, false
+	}
+	restErrs, err := kjson.UnmarshalStrict(top.rest, rest)
+	if err != nil {
+		return nil, false
+	}
+	if !top.hasParameters {
+		return restErrs, true
+	}
+	wrapped := make([]byte, 0, len(top.parametersJSON)+len(`{"parameters":}`))
+	wrapped = append(append(append(wrapped, `{"parameters":`...), top.parametersJSON...), '}')
+	paramErrs, err := kjson.UnmarshalStrict(wrapped, params)
+	if err != nil || len(restErrs) > 0 && len(paramErrs) > 0 {
+		return nil, false
+	}
+	return append(restErrs, paramErrs...), true
+}
+
+// openShiftParameters are OpenShift's parameters of the API's.
+func openShiftParameters(params []v1alpha1.Parameter) []openshift.Parameter {
+	if params == nil {
+		return nil
+	}
+	out := make([]openshift.Parameter, len(params))
+	for i, p := range params {
+		out[i] = openshift.Parameter{Name: p.Name, DisplayName: p.DisplayName, Description: p.Description,
+			Value: p.Value, Generate: p.Generate, From: p.From, Required: p.Required}
+	}
+	return out
+}
+
+// leanParameters reads the parameters with the lean reader; a strict one reads on past
+// unknown members and returns the strict decoder's words on them (leanParametersWarned).
+func (top *templateBytes) leanParameters(strict bool) ([]v1alpha1.Parameter, []error, bool) {
+	switch {
+	case !top.hasParameters:
+		return nil, nil, true
+	case strict:
+		return leanParametersWarned(top.parametersJSON)
+	}
+	params, ok := leanParameters(top.parametersJSON, false)
+	return params, nil, ok
 }

@@ -162,7 +162,8 @@ func (c cost) largestWithin(capacity int64, budget int) int {
 // The first charge is made before the template is compiled, which it counts.
 func (p *Renderer) renderWithin(ctx context.Context, in Input, a attemptOf, budget int) (*Output, field.ErrorList, error) {
 	t := a.template
-	trees := len(in.RemovalRules) > 0 || len(in.Destinations) > 0 || p.objectsExpand(t, in.Stored, importsKey(a.imported))
+	look := p.lookupPlan(t, in.Stored, importsKey(a.imported))
+	trees := len(in.RemovalRules) > 0 || len(in.Destinations) > 0 || look.objectsExpand(t)
 	c := p.costOf(in.Plugins.Steps(t), templateBytes(t), trees, in.Plugins)
 	capacity := in.Memory.Capacity(c.plugins)
 	if in.Provenance != nil {
@@ -202,7 +203,7 @@ func (p *Renderer) renderWithin(ctx context.Context, in Input, a attemptOf, budg
 	if err := in.Memory.Hold(ctx, charge(), c.plugins); err != nil {
 		return nil, nil, err
 	}
-	plan, errs := p.compile(t, in, importsKey(a.imported))
+	plan, errs := p.compile(t, in, look)
 	if len(errs) > 0 {
 		return nil, errs, nil
 	}

@@ -26,7 +26,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -135,7 +134,7 @@ func (p *Renderer) Render(ctx context.Context, in Input) (*Output, field.ErrorLi
 	if in.Memory != nil {
 		return p.renderWithin(ctx, in, attemptOf{template: t, configs: configs, imported: imported}, budget)
 	}
-	plan, errs := p.compile(t, in, importsKey(imported))
+	plan, errs := p.compile(t, in, p.lookupPlan(t, in.Stored, importsKey(imported)))
 	if len(errs) > 0 {
 		return nil, errs, nil
 	}
@@ -145,8 +144,8 @@ func (p *Renderer) Render(ctx context.Context, in Input) (*Output, field.ErrorLi
 
 // compile returns the plan of the consolidated template t, whose imports are named by key,
 // or every problem found without one.
-func (p *Renderer) compile(t *templates.Template, in Input, key string) (*process.Plan, field.ErrorList) {
-	plan, errs := p.plan(t, in.Stored, key)
+func (p *Renderer) compile(t *templates.Template, in Input, look planLookup) (*process.Plan, field.ErrorList) {
+	plan, errs := p.plan(t, look)
 	if len(errs) > 0 {
 		// The request's values and the transformer configs can be checked without a plan:
 		// report their problems now too, rather than one kind of problem per try.
@@ -304,29 +303,52 @@ func consolidate(t *templates.Template, get transform.TemplateGetter, limits tra
 
 // importsKey names the imported templates' versions, part of the plan's cache key.
 func importsKey(imported []*templates.Template) string {
+	if len(imported) == 0 {
+		return ""
+	}
 	var key strings.Builder
 	for _, t := range imported {
-		fmt.Fprintf(&key, "/%s/%s", t.UID, t.ResourceVersion)
+		key.WriteString("/" + string(t.UID) + "/" + t.ResourceVersion)
 	}
 	return key.String()
 }
 
-func (p *Renderer) plan(t *templates.Template, stored bool, importsKey string) (*process.Plan, field.ErrorList) {
-	dialect := dialectOf(t)
+// planLookup is the cache key of a stored template's plan and the plan cached under it: a
+// request looks it up once, for both what it charges (the cached plan knows whether the
+// objects mention expansion) and the plan.
+type planLookup struct {
+	stored bool
+	key    string
+	cached *cachedPlan
+}
+
+// lookupPlan looks up the plan of t, when t is stored; importsKey names what it imports.
+func (p *Renderer) lookupPlan(t *templates.Template, stored bool, importsKey string) planLookup {
 	if !stored {
-		return process.Compile(t, dialect)
+		return planLookup{}
 	}
 	// A resourceVersion names one content of one object, so a plan cached under it (and under
 	// the versions of what it imports) never goes stale; an update gets a new key and the old
 	// plan ages out.
-	key := planKey(t, importsKey)
-	if cached, ok := p.plans.get(key); ok {
+	look := planLookup{stored: true, key: string(t.UID) + "/" + t.ResourceVersion + importsKey}
+	if cached, ok := p.plans.get(look.key); ok {
+		look.cached = cached.(*cachedPlan)
+	}
+	return look
+}
+
+func (p *Renderer) plan(t *templates.Template, look planLookup) (*process.Plan, field.ErrorList) {
+	dialect := dialectOf(t)
+	if !look.stored {
+		return process.Compile(t, dialect)
+	}
+	if look.cached != nil {
 		p.cacheLookup(PlanCache, true)
-		return cached.(*cachedPlan).plan, nil
+		return look.cached.plan, nil
 	}
 	p.cacheLookup(PlanCache, false)
 	plan, errs := process.Compile(t, dialect)
-	if len(errs) == 0 && p.plans.add(key, &cachedPlan{plan: plan, expands: mentionsExpansionIn(t.Objects)}, plan.Size()) {
+	if len(errs) == 0 && p.plans.add(look.key, &cachedPlan{plan: plan, expands: mentionsExpansionIn(t.Objects)}, plan.Size()) {
 		p.cacheEntries(PlanCache, p.plans)
 	}
 	return plan, errs
@@ -339,19 +361,12 @@ type cachedPlan struct {
 	expands bool
 }
 
-// planKey names the plan of a stored template.
-func planKey(t *templates.Template, importsKey string) string {
-	return string(t.UID) + "/" + t.ResourceVersion + importsKey
-}
-
 // objectsExpand reports whether the objects of t mention template expansion: from its cached
-// plan, which holds the answer, for a stored template already compiled, so that a request
-// does not scan the objects the plan holds again; from the objects otherwise.
-func (p *Renderer) objectsExpand(t *templates.Template, stored bool, importsKey string) bool {
-	if stored {
-		if cached, ok := p.plans.get(planKey(t, importsKey)); ok {
-			return cached.(*cachedPlan).expands
-		}
+// plan, which holds the answer, so that a request does not scan the objects the plan holds
+// again; from the objects otherwise.
+func (look planLookup) objectsExpand(t *templates.Template) bool {
+	if look.cached != nil {
+		return look.cached.expands
 	}
 	return mentionsExpansionIn(t.Objects)
 }
