@@ -99,10 +99,15 @@ func AppendQuotedHTML[T ~[]byte | ~string](dst []byte, s T) []byte {
 	for i := 0; i < len(s); {
 		// Eight bytes at a time while all are safe (the run of a long string: a description,
 		// a script); a word that is not is read byte by byte.
-		if i+8 <= len(s) && htmlSafeWord(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
-			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56) {
-			i += 8
-			continue
+		if i+8 <= len(s) {
+			// A word of eight: its length known, the compiler reads it in one load, with no
+			// check of each byte's index.
+			w := s[i : i+8]
+			if htmlSafeWord(uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56) {
+				i += 8
+				continue
+			}
 		}
 		for word := min(i+8, len(s)); i < word; {
 			c := s[i]
