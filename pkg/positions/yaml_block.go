@@ -212,8 +212,15 @@ func (p *parser) keyAhead() bool {
 	case '&', '*', '!', '|', '>', '%', '@', '`', ',', '[', ']', '{', '}', '#':
 		return false
 	}
-	for ; i < len(src) && src[i] != '\n' && src[i] != '\r'; i++ {
-		switch src[i] {
+	for ; i < len(src); i++ {
+		c := src[i]
+		if !keyLineStops[c] {
+			continue // one lookup passes the text of the line
+		}
+		if c == '\n' || c == '\r' {
+			break
+		}
+		switch c {
 		case ':':
 			if i+1 == len(src) || isBlank(src[i+1]) {
 				p.keyAt, p.colonAt = p.pos, i // for key, which reads this key next
@@ -227,6 +234,9 @@ func (p *parser) keyAhead() bool {
 	}
 	return false
 }
+
+// keyLineStops are the bytes keyAhead looks at on a line: its end, a colon, a comment's '#'.
+var keyLineStops = [256]bool{'\n': true, '\r': true, ':': true, '#': true}
 
 func isBlank(c byte) bool { return c == ' ' || c == '\n' || c == '\r' }
 

@@ -49,11 +49,13 @@ func (p *parser) plain(indent int, flow bool) int32 {
 		run := p.pos
 	scan:
 		for {
-			// A word's bytes are passed through a table: only blanks, a colon and, in a flow
-			// collection, its indicators need a look.
-			for p.pos < len(p.src) && !stops[p.src[p.pos]] {
-				p.pos++
+			// A word's bytes are passed through a table, on locals: only blanks, a colon and,
+			// in a flow collection, its indicators need a look.
+			src, i := p.src, p.pos
+			for i < len(src) && !stops[src[i]] {
+				i++
 			}
+			p.pos = i
 			if p.pos >= len(p.src) {
 				break
 			}
