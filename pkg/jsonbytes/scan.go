@@ -18,6 +18,7 @@ package jsonbytes
 
 import (
 	"bytes"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -131,8 +132,45 @@ func MayContainDollar(raw []byte) bool {
 // when raw holds no escape.
 func StringContent(raw []byte) []byte {
 	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') < 0 {
+	k := bytes.IndexByte(inner, '\\')
+	if k < 0 {
 		return inner
+	}
+	// The escapes of a block of text (a script's \n, a quote's \") are undone here, the text
+	// between them copied a run at a time: several times faster on long strings than the
+	// general unquote, which is left the \u escapes and what is not valid UTF-8.
+	if utf8.Valid(inner) {
+		out := make([]byte, 0, len(inner))
+		for {
+			out = append(out, inner[:k]...)
+			if k+1 >= len(inner) {
+				break
+			}
+			c := inner[k+1]
+			switch c {
+			case '"', '\\', '/':
+			case 'n':
+				c = '\n'
+			case 't':
+				c = '\t'
+			case 'r':
+				c = '\r'
+			case 'b':
+				c = '\b'
+			case 'f':
+				c = '\f'
+			default:
+				k = -1
+			}
+			if k < 0 {
+				break
+			}
+			out = append(out, c)
+			inner = inner[k+2:]
+			if k = bytes.IndexByte(inner, '\\'); k < 0 {
+				return append(out, inner...)
+			}
+		}
 	}
 	out, err := jsontext.AppendUnquote(nil, raw)
 	if err != nil {

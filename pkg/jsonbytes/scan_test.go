@@ -16,7 +16,12 @@ limitations under the License.
 
 package jsonbytes
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
 
 func TestSkipValue(t *testing.T) {
 	for _, tc := range []struct {
@@ -32,6 +37,27 @@ func TestSkipValue(t *testing.T) {
 	} {
 		if got := SkipValue([]byte(tc.in), 0); got != tc.want {
 			t.Errorf("SkipValue(%s) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestStringContentAsUnquote compares StringContent with jsontext's unquote on strings of
+// every escape, text between them and invalid UTF-8.
+func TestStringContentAsUnquote(t *testing.T) {
+	pieces := []string{`\n`, `\"`, `\\`, `\/`, `\t`, `\r`, `\b`, `\f`, `\u0024`, `\u00e9`, `\ud83d\ude00`, "a", "text ", "é", "\xff", "$"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for n := 0; n < 20000; n++ {
+		raw := `"`
+		for k := rng.IntN(8); k > 0; k-- {
+			raw += pieces[rng.IntN(len(pieces))]
+		}
+		raw += `"`
+		want, err := jsontext.AppendUnquote(nil, []byte(raw))
+		if err != nil {
+			want = []byte(raw[1 : len(raw)-1])
+		}
+		if got := StringContent([]byte(raw)); string(got) != string(want) {
+			t.Fatalf("StringContent(%s) = %q, want %q", raw, got, want)
 		}
 	}
 }
