@@ -235,9 +235,9 @@ func (c *compiler) compileObjects(raws []runtime.RawExtension, list string, temp
 }
 
 // reserveArena sizes the plan's arena when the first object is compacted: the literals take
-// about the objects' bytes without their layout, and how much of a file is layout (a third of
-// an indented JSON file, none of a compact request body) is told by the first object's
-// compaction. An estimate short of it only costs the arena's growth: ops hold offsets.
+// about the objects' bytes without their layout, and how much of a file is layout (half of
+// the corpus's indented JSON files, none of a compact request body) is told by the first
+// object's compaction, never more than the objects' bytes as given. An estimate short of it only costs the arena's growth: ops hold offsets.
 func (c *compiler) reserveArena(raw, compacted int) {
 	if cap(c.plan.arena) > 0 || raw == 0 {
 		return
