@@ -86,25 +86,44 @@ func OnlyDocument(data []byte) (out []byte, documents int, repeats bool, ok bool
 // at most a comment after a space), and no line starts with "...", which the YAML reader does
 // not split at.
 func plainMarkers(data []byte) bool {
-	for at := 0; at < len(data); {
-		line := data[at:]
-		next := len(data)
-		if i := bytes.IndexByte(line, '\n'); i >= 0 {
-			line, next = line[:i], at+i+1
+	if !plainMarkerLine(data) {
+		return false
+	}
+	// Only a line that starts with "---" or "..." has something to check: they are found a
+	// pattern at a time, not a line at a time (a template has thousands of lines and a marker
+	// or two).
+	for _, start := range [][]byte{[]byte("\n---"), []byte("\n...")} {
+		for at := 0; ; {
+			i := bytes.Index(data[at:], start)
+			if i < 0 {
+				break
+			}
+			at += i + 1
+			if !plainMarkerLine(data[at:]) {
+				return false
+			}
 		}
-		if bytes.HasPrefix(line, []byte("...")) {
+	}
+	return true
+}
+
+// plainMarkerLine checks the line that data starts with for plainMarkers.
+func plainMarkerLine(data []byte) bool {
+	line := data
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	if bytes.HasPrefix(line, []byte("...")) {
+		return false
+	}
+	if rest, marker := bytes.CutPrefix(line, []byte("---")); marker {
+		rest = bytes.TrimSuffix(rest, []byte("\r"))
+		if len(rest) > 0 && rest[0] != ' ' {
 			return false
 		}
-		if rest, marker := bytes.CutPrefix(line, []byte("---")); marker {
-			rest = bytes.TrimSuffix(rest, []byte("\r"))
-			if len(rest) > 0 && rest[0] != ' ' {
-				return false
-			}
-			if trimmed := bytes.TrimLeft(rest, " "); len(trimmed) > 0 && trimmed[0] != '#' {
-				return false
-			}
+		if trimmed := bytes.TrimLeft(rest, " "); len(trimmed) > 0 && trimmed[0] != '#' {
+			return false
 		}
-		at = next
 	}
 	return true
 }

@@ -141,3 +141,27 @@ func FuzzOnlyDocument(f *testing.F) {
 		checkOnlyDocument(t, []byte(doc+"\n---\n"+doc))
 	})
 }
+
+// TestPlainMarkers checks the markers plainMarkers finds by pattern on the lines where they
+// matter: the first line, a line after another, the last line without a line break, and
+// "---" or "..." inside a line, which is no marker.
+func TestPlainMarkers(t *testing.T) {
+	for in, want := range map[string]bool{
+		"a: 1\n":                       true,
+		"---\na: 1\n":                  true,
+		"--- # c\na: 1\n---  \r\nb: 2": true,
+		"a: 1\n---\nb: 2\n---":         true,
+		"a: '---x'\nb: ...\n":          true,
+		"---x\na: 1\n":                 false,
+		"a: 1\n---x\n":                 false,
+		"a: 1\n--- b\n":                false,
+		"a: 1\n---#c\n":                false,
+		"...\na: 1\n":                  false,
+		"a: 1\n...":                    false,
+		"a: 1\n---\n...\n":             false,
+	} {
+		if got := plainMarkers([]byte(in)); got != want {
+			t.Errorf("plainMarkers(%q) = %v, want %v", in, got, want)
+		}
+	}
+}

@@ -45,10 +45,10 @@ type afterEngine struct {
 	properties   map[string]string
 	destinations []templates.Destination
 	// maxBytes is the request's output budget, which the transformers' output is held to as
-	// the engine's was; grow, when set, raises it up to largest, charging the request's
+	// the engine's was; tiers, when set, raises it up to largest, charging the request's
 	// memory, as it raised the engine's.
 	maxBytes, largest int
-	grow              func(size int) (int, error)
+	tiers             *tiers
 	// limits are the server's processing limits, for the transformers and expansion, every
 	// field set (the Renderer's Config after WithDefaults).
 	limits transform.Limits
@@ -102,8 +102,8 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage, de
 		return outcome{}, err
 	}
 	ctx := transform.NewContext(request, a.maxBytes).SetLimits(a.limits).SetBuildSlots(a.buildSlots)
-	if a.grow != nil {
-		ctx.SetGrow(a.largest, a.grow)
+	if a.tiers != nil {
+		ctx.SetGrow(a.largest, a.tiers.grow)
 	}
 	if size, known := jsonbytes.DecodedSize(objects); known {
 		ctx.SetEncodedSize(size)

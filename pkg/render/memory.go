@@ -178,29 +178,9 @@ func (p *Renderer) renderWithin(ctx context.Context, in Input, a attemptOf, budg
 	// than the plugins' share) is charged the capacity: it then runs alone.
 	first := min(firstAttemptBytes, budget)
 	a.largest = max(c.largestWithin(capacity, budget), first)
-	charge := func() int64 { return min(c.at(a.limit), capacity) }
-	a.grow = func(size int) (int, error) {
-		if size > a.largest {
-			return a.limit, nil
-		}
-		next := min(max(a.limit*tierGrowth, size), a.largest)
-		if err := in.Memory.Grow(ctx, min(c.at(next), capacity), c.plugins); err != nil {
-			return a.limit, err
-		}
-		a.limit = next
-		return next, nil
-	}
-	a.decoding = func() error {
-		if c.trees {
-			return nil
-		}
-		// Parameter values made the engine's output ask for expansion: the trees were not
-		// counted.
-		c.trees, c.perByte = true, c.perByte-plainFactor+treeFactor
-		return in.Memory.Grow(ctx, charge(), c.plugins)
-	}
 	a.limit = first
-	if err := in.Memory.Hold(ctx, charge(), c.plugins); err != nil {
+	a.tiers = &tiers{ctx: ctx, memory: in.Memory, cost: c, capacity: capacity, a: &a}
+	if err := in.Memory.Hold(ctx, a.tiers.charge(), c.plugins); err != nil {
 		return nil, nil, err
 	}
 	plan, errs := p.compile(t, in, look)
@@ -210,6 +190,55 @@ func (p *Renderer) renderWithin(ctx context.Context, in Input, a attemptOf, budg
 	a.plan = plan
 	r := p.attempt(ctx, in, &a)
 	return r.output, r.errs, r.err
+}
+
+// tiers raises a request's output limit and its charge as renderWithin describes. It is one
+// object per request, so that charging costs no closures.
+type tiers struct {
+	ctx      context.Context
+	memory   Memory
+	cost     cost
+	capacity int64
+	a        *attemptOf
+	// refused is the memory's answer to a raise the engine asked for (growEngine), which
+	// can only answer a limit.
+	refused error
+}
+
+// charge is what the attempt's limit costs.
+func (t *tiers) charge() int64 { return min(t.cost.at(t.a.limit), t.capacity) }
+
+// grow raises the limit for an output of size bytes, up to the largest, charging for it.
+func (t *tiers) grow(size int) (int, error) {
+	a := t.a
+	if size > a.largest {
+		return a.limit, nil
+	}
+	next := min(max(a.limit*tierGrowth, size), a.largest)
+	if err := t.memory.Grow(t.ctx, min(t.cost.at(next), t.capacity), t.cost.plugins); err != nil {
+		return a.limit, err
+	}
+	a.limit = next
+	return next, nil
+}
+
+// growEngine is grow for the engine (process.Request.Grow), keeping the first refusal.
+func (t *tiers) growEngine(size int) int {
+	limit, err := t.grow(size)
+	if err != nil && t.refused == nil {
+		t.refused = err
+	}
+	return limit
+}
+
+// decoding charges for the objects' trees before they are decoded, when the charge did not
+// count them: parameter values made the engine's output ask for expansion.
+func (t *tiers) decoding() error {
+	if t.cost.trees {
+		return nil
+	}
+	t.cost.trees, t.cost.perByte = true, t.cost.perByte-plainFactor+treeFactor
+	return t.memory.Grow(t.ctx, t.charge(), t.cost.plugins)
 }
 
 // templateBytes is the size of what compiling t reads.

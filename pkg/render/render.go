@@ -162,13 +162,11 @@ type attemptOf struct {
 	configs  []transform.Config
 	// imported are the Templates consolidation read, for the Output.
 	imported []*templates.Template
-	// limit is the output limit of the attempt; grow, when set, raises it up to largest as
-	// the output grows (renderWithin), charging the request's memory.
+	// limit is the output limit of the attempt; tiers, when set (renderWithin), raises it up
+	// to largest as the output grows, charging the request's memory, and charges for the
+	// objects' trees before they are decoded, which the charge may not have counted.
 	limit, largest int
-	grow           func(size int) (int, error)
-	// decoding, when set, is called before the objects are decoded into trees, which the
-	// attempt's memory may not have counted.
-	decoding func() error
+	tiers          *tiers
 }
 
 // attemptResult is the outcome of processing.
@@ -178,30 +176,23 @@ type attemptResult struct {
 	err    error
 }
 
-// attempt processes the request with the output limit of a, raised by a.grow when set.
+// attempt processes the request with the output limit of a, raised by a.tiers when set.
 func (p *Renderer) attempt(ctx context.Context, in Input, a *attemptOf) attemptResult {
 	in.Request.MaxOutputBytes = a.limit
 	in.Request.Provenance = in.Provenance != nil
-	var refused error
-	if a.grow != nil {
-		in.Request.Grow = func(size int) int {
-			limit, err := a.grow(size)
-			if err != nil && refused == nil {
-				refused = err
-			}
-			return limit
-		}
+	if a.tiers != nil {
+		in.Request.Grow = a.tiers.growEngine
 	}
 	result, errs := a.plan.Execute(in.Request)
-	if refused != nil {
+	if a.tiers != nil && a.tiers.refused != nil {
 		// The memory's answer: a 429, or a timeout while the request waited.
-		return attemptResult{err: refused}
+		return attemptResult{err: a.tiers.refused}
 	}
 	if len(errs) > 0 {
 		return attemptResult{errs: sortErrors(append(errs, p.configProblems(in)...))}
 	}
 	after := &afterEngine{kindResource: p.kindToResource, rules: in.RemovalRules, properties: in.Properties, destinations: in.Destinations,
-		maxBytes: a.limit, largest: a.largest, grow: a.grow, limits: p.config.Limits, buildSlots: p.buildSlots}
+		maxBytes: a.limit, largest: a.largest, tiers: a.tiers, limits: p.config.Limits, buildSlots: p.buildSlots}
 	if after.pipeline, errs = p.pipeline(in.Plugins, a.configs, result.Generators, result.Transformers); len(errs) > 0 {
 		return attemptResult{errs: sortErrors(errs)}
 	}
@@ -213,8 +204,8 @@ func (p *Renderer) attempt(ctx context.Context, in Input, a *attemptOf) attemptR
 			fromSecret: in.Request.FromSecret}
 	}
 	decode := after.decodes(result.Objects)
-	if decode && a.decoding != nil {
-		if err := a.decoding(); err != nil {
+	if decode && a.tiers != nil {
+		if err := a.tiers.decoding(); err != nil {
 			return attemptResult{err: err}
 		}
 	}
