@@ -48,29 +48,26 @@ func listHeadJSON(list *v1alpha1.List) ([]byte, error) {
 	return append(out, `"metadata":{}}`...), nil
 }
 
-// listTailJSON is the List's message, parameters and provenance as json.Marshal(listTail)
-// writes them.
-func listTailJSON(list *v1alpha1.List) ([]byte, error) {
+// appendListTail appends the List's message, parameters and provenance as json.Marshal(listTail)
+// writes them, each member after a comma, without the braces: straight into the answer, with
+// no copy of its own.
+func appendListTail(out []byte, list *v1alpha1.List) ([]byte, error) {
 	plain := list.Provenance == nil
-	size := len(list.Message) + 32
 	for i := range list.Parameters {
-		p := &list.Parameters[i]
-		plain = plain && plainParameter(p)
-		size += len(p.Name) + len(p.DisplayName) + len(p.Description) + len(p.Value) + len(p.From) + 96
+		plain = plain && plainParameter(&list.Parameters[i])
 	}
 	if !plain {
-		return json.Marshal(listTail{Message: list.Message, Parameters: list.Parameters, Provenance: list.Provenance})
+		tail, err := json.Marshal(listTail{Message: list.Message, Parameters: list.Parameters, Provenance: list.Provenance})
+		if err != nil || len(tail) <= 2 {
+			return out, err
+		}
+		return append(append(out, ','), tail[1:len(tail)-1]...), nil
 	}
-	out := make([]byte, 0, size)
-	out = append(out, '{')
 	if list.Message != "" {
-		out = jsonbytes.AppendQuotedHTML(append(out, `"message":`...), list.Message)
+		out = jsonbytes.AppendQuotedHTML(append(out, `,"message":`...), list.Message)
 	}
 	if len(list.Parameters) > 0 {
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		out = append(out, `"parameters":[`...)
+		out = append(out, `,"parameters":[`...)
 		for i := range list.Parameters {
 			if i > 0 {
 				out = append(out, ',')
@@ -79,7 +76,17 @@ func listTailJSON(list *v1alpha1.List) ([]byte, error) {
 		}
 		out = append(out, ']')
 	}
-	return append(out, '}'), nil
+	return out, nil
+}
+
+// listTailSize is about what appendListTail appends, to size the answer's buffer once.
+func listTailSize(list *v1alpha1.List) int {
+	size := len(list.Message) + 32
+	for i := range list.Parameters {
+		p := &list.Parameters[i]
+		size += len(p.Name) + len(p.DisplayName) + len(p.Description) + len(p.Value) + len(p.From) + 96
+	}
+	return size
 }
 
 // plainParameter reports whether p has none of the constraints, whose encoding is left to

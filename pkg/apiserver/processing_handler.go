@@ -39,10 +39,8 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/handlers/negotiation"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
 	"k8s.io/apiserver/pkg/endpoints/request"
-	"k8s.io/apiserver/pkg/features"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/util/dryrun"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/apiserver/pkg/warning"
 
 	"stencil.dev/stencil/pkg/apis/templates"
@@ -245,25 +243,6 @@ func strictWarnings(message string) []string {
 		warnings[i] = strings.TrimSpace(warnings[i])
 	}
 	return warnings
-}
-
-// answer writes result as responsewriters.WriteObjectNegotiated writes it, with the encoder
-// of the media type negotiated before processing, built once. An answer that may be pretty
-// (asked in the query or the Accept header, or by a browser's or curl's User-Agent), or whose
-// media type has no encoder of its own, is WriteObjectNegotiated's.
-func (h *processingHandler) answer(w http.ResponseWriter, req *http.Request, mediaType negotiation.MediaTypeOptions, output runtime.SerializerInfo, result runtime.Object) {
-	gv := h.scope.Kind.GroupVersion()
-	encoder, ok := h.encoders[output.MediaType]
-	agent := req.UserAgent()
-	if !ok || mediaType.Pretty || strings.Contains(req.URL.RawQuery, "pretty") || strings.HasPrefix(agent, "curl") ||
-		strings.HasPrefix(agent, "Wget") || strings.HasPrefix(agent, "Mozilla/5.0") || utilfeature.DefaultFeatureGate.Enabled(features.CBORServingAndStorage) {
-		responsewriters.WriteObjectNegotiated(h.scope.Serializer, h.scope, gv, w, req, http.StatusCreated, result, false)
-		return
-	}
-	audit.LogResponseObject(req.Context(), result, gv, h.scope.Serializer)
-	request.TrackSerializeResponseObjectLatency(req.Context(), func() {
-		responsewriters.SerializeObject(output.MediaType, encoder, w, req, http.StatusCreated, result)
-	})
 }
 
 // create admits t and gives it to the storage, as the create handler does.

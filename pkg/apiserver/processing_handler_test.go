@@ -121,7 +121,7 @@ func newProcessingPair(t *testing.T, gv schema.GroupVersion, storage processingS
 // processingCase is one request.
 type processingCase struct {
 	name, query, contentType, accept, userAgent, body string
-	namespace                                         string
+	namespace, acceptEncoding                         string
 	// handedOn says the server's handler should hand the request to the create handler.
 	handedOn bool
 }
@@ -143,6 +143,9 @@ func (c processingCase) request(gv schema.GroupVersion) *http.Request {
 	if c.userAgent != "" {
 		req.Header.Set("User-Agent", c.userAgent)
 	}
+	if c.acceptEncoding != "" {
+		req.Header.Set("Accept-Encoding", c.acceptEncoding)
+	}
 	return req
 }
 
@@ -158,6 +161,7 @@ const (
 func processingCases() []processingCase {
 	misspelled := strings.Replace(stencilTemplate, `"value":"1"`, `"value":"1","requred":true`, 1)
 	unknownTop := strings.Replace(stencilTemplate, `"kind":"Template",`, `"kind":"Template","unknown":1,`, 1)
+	large := strings.Replace(stencilTemplate, `"a":"<b>&"`, `"a":"<b>&","big":"`+strings.Repeat("x", 200<<10)+`"`, 1)
 	keyTwice := strings.Replace(stencilYAML, "  name: t\n", "  name: t\n  name: t\n", 1)
 	return []processingCase{
 		{name: "json", body: stencilTemplate},
@@ -171,6 +175,11 @@ func processingCases() []processingCase {
 		{name: "yaml with a key twice, ignored", contentType: "application/yaml", query: "fieldValidation=Ignore", body: keyTwice},
 		{name: "yaml answer", accept: "application/yaml", body: stencilTemplate},
 		{name: "no accept", accept: "-", body: stencilTemplate},
+		// The answer's own writer: gzip past 128 KiB to a client that takes it, not below.
+		{name: "gzip, small", acceptEncoding: "gzip", body: stencilTemplate},
+		{name: "gzip, large", acceptEncoding: "gzip", body: large},
+		{name: "large, no gzip", body: large},
+		{name: "large, another encoding", acceptEncoding: "br", body: large},
 		{name: "accept anything", accept: "*/*", body: stencilTemplate},
 		{name: "openshift body", body: openShiftTemplate},
 		{name: "no objects", body: strings.Replace(stencilTemplate, `"objects":[{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c-${A}"},"data":{"a":"<b>&"}}]`, `"objects":[]`, 1)},
@@ -242,7 +251,10 @@ func TestProcessingHandlerAnswersAsTheCreateHandler(t *testing.T) {
 				if fast.Code != generic.Code || fast.Body.String() != generic.Body.String() {
 					t.Errorf("the processing handler answered %d:\n%s\nthe create handler %d:\n%s", fast.Code, fast.Body, generic.Code, generic.Body)
 				}
-				for _, header := range []string{"Content-Type", "Warning", "Content-Encoding", "X-Content-Type-Options"} {
+				if c.name == "gzip, large" && generic.Code == http.StatusCreated && fast.Header().Get("Content-Encoding") != "gzip" {
+					t.Errorf("a large answer to a client that takes gzip was not compressed")
+				}
+				for _, header := range []string{"Content-Type", "Warning", "Content-Encoding", "Vary", "X-Content-Type-Options"} {
 					if got, want := fast.Header().Values(header), generic.Header().Values(header); strings.Join(got, "|") != strings.Join(want, "|") {
 						t.Errorf("%s: %q, the create handler's %q", header, got, want)
 					}

@@ -179,11 +179,7 @@ func encodeList(list *v1alpha1.List, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tail, err := listTailJSON(list)
-	if err != nil {
-		return err
-	}
-	size := len(head) + len(tail) + 16
+	size := len(head) + listTailSize(list) + 16
 	for _, item := range list.Items {
 		size += len(item.Raw) + 1
 	}
@@ -206,9 +202,8 @@ func encodeList(list *v1alpha1.List, w io.Writer) error {
 		}
 		out = append(out, ']')
 	}
-	if len(tail) > 2 {
-		out = append(out, ',')
-		out = append(out, tail[1:len(tail)-1]...)
+	if out, err = appendListTail(out, list); err != nil {
+		return err
 	}
 	out = append(out, '}', '\n')
 	_, err = w.Write(out)
