@@ -51,7 +51,8 @@ func newWordedDecodeErrors(codecs runtime.NegotiatedSerializer, scheme *runtime.
 	return wordedDecodeErrors{NegotiatedSerializer: codecs, scheme: scheme, wrapped: &wrappedInfos{}}
 }
 
-// SupportedMediaTypes wraps the JSON and YAML decoders, strict and not; the YAML ones also
+// SupportedMediaTypes wraps the JSON and YAML decoders, strict and not, and offers no protobuf;
+// the YAML ones also
 // decode the one object of a stream of documents (oneYAMLDocument). The JSON serializers read
 // Templates and write Lists in one pass (templateCodec), and the YAML ones read the JSON they
 // convert a body to through them.
@@ -80,8 +81,15 @@ func (n wordedDecodeErrors) wrap() []runtime.SerializerInfo {
 		}
 		infos[i], asJSON = info, info
 	}
-	out := make([]runtime.SerializerInfo, len(infos))
-	for i, info := range infos {
+	out := make([]runtime.SerializerInfo, 0, len(infos))
+	for _, info := range infos {
+		if info.MediaType == runtime.ContentTypeProtobuf {
+			// No type of ours has a protobuf encoding: offered, it made every answer a client
+			// asked in protobuf first a 500. Left out, as the API server leaves it out for
+			// custom resources, such a client gets the JSON it also accepts, or a 406; a
+			// protobuf body, a 415.
+			continue
+		}
 		if yamlBody := info.MediaType == runtime.ContentTypeYAML; yamlBody || info.MediaType == runtime.ContentTypeJSON {
 			if info.Serializer != nil {
 				info.Serializer = wordedDecoder{Serializer: oneDocument(info.Serializer, asJSON.Serializer, false, yamlBody), scheme: n.scheme, yaml: yamlBody}
@@ -90,7 +98,7 @@ func (n wordedDecodeErrors) wrap() []runtime.SerializerInfo {
 				info.StrictSerializer = wordedDecoder{Serializer: oneDocument(info.StrictSerializer, asJSON.StrictSerializer, true, yamlBody), scheme: n.scheme, yaml: yamlBody}
 			}
 		}
-		out[i] = info
+		out = append(out, info)
 	}
 	return out
 }

@@ -47,7 +47,7 @@ func formatCases(T, FX, CTS string) []hostileCase {
 		c("unknown field, strict", "POST", T+"?fieldValidation=Strict", ctJSON, tpl("unk", `,"bogus":1`), 400),
 		c("content type XML", "POST", T, "application/xml", tpl("xml", ""), 415),
 		c("content type CBOR", "POST", T, "application/cbor", tpl("cbor", ""), 415),
-		c("JSON sent as protobuf", "POST", T, "application/vnd.kubernetes.protobuf", tpl("pb", ""), 400),
+		c("JSON sent as protobuf", "POST", T, "application/vnd.kubernetes.protobuf", tpl("pb", ""), 415),
 		// Metadata beyond its limits.
 		c("namespace not the URL's", "POST", T, ctJSON, withMeta("ns", `"namespace":"other"`), 400),
 		c("name of 254 characters", "POST", T, ctJSON, tpl(strings.Repeat("a", 254), ""), 422),
