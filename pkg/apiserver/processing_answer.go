@@ -19,6 +19,7 @@ package apiserver
 import (
 	"compress/gzip"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -100,10 +101,8 @@ type listAnswer struct {
 	mediaType string
 	gzip      bool
 	wrote     bool
-	w         interface {
-		Write([]byte) (int, error)
-	}
-	gw *gzip.Writer
+	w         io.Writer
+	gw        *gzip.Writer
 }
 
 func (a *listAnswer) Write(p []byte) (int, error) {
