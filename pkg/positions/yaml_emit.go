@@ -272,13 +272,14 @@ func (p *parser) isMerge(k int32) bool {
 		p.src[nd.a] == '<' && p.src[nd.a+1] == '<'
 }
 
-// text returns a scalar's value.
+// text returns a scalar's value. Its capacity runs on into the memory it lies in, for
+// appendJSONString to read a short one in words: nothing may append to it.
 func (p *parser) text(n int32) []byte {
 	nd := &p.nodes[n]
 	if nd.inArena {
-		return p.arena[nd.a:nd.b:nd.b]
+		return p.arena[nd.a:nd.b]
 	}
-	return p.src[nd.a:nd.b:nd.b]
+	return p.src[nd.a:nd.b]
 }
 
 // keyText returns a key as sigs.k8s.io/yaml writes it and as the decoder types it.
