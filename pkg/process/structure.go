@@ -191,10 +191,15 @@ func (r *run) out(k int) int { return len(r.dst) + k - r.from }
 
 // space moves past the space at src[i:], copying the run it ends.
 func (r *run) space(src []byte, i int) int {
-	// Compacted input has no space: one comparison tells most bytes apart.
+	// Compacted input has no space: one comparison, inlined, tells most bytes apart.
 	if i >= len(src) || src[i] > ' ' {
 		return i
 	}
+	return r.spaceRun(src, i)
+}
+
+// spaceRun is space where src[i] is a space.
+func (r *run) spaceRun(src []byte, i int) int {
 	j := skipSpace(src, i)
 	if j != i {
 		r.dst = append(r.dst, src[r.from:i]...)
