@@ -115,9 +115,8 @@ func (r *leanReader) rawString() (raw []byte, plain bool) {
 	}
 	plain = true
 	for j := start + 1; j < len(b); {
-		// Eight bytes at a time through the plain text of a description (plainWord also
-		// stops at a dollar, which the byte loop passes).
-		for j+8 <= len(b) && plainWord(binary.LittleEndian.Uint64(b[j:])) {
+		// Eight bytes at a time through the plain text of a description.
+		for j+8 <= len(b) && textWord(binary.LittleEndian.Uint64(b[j:])) {
 			j += 8
 		}
 		for j < len(b) && !leanStop[b[j]] {
