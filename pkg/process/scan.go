@@ -177,6 +177,9 @@ func (s *scanner) skipContainer(depth int) error {
 				return s.errorf("unterminated string")
 			}
 			i = end
+			if i+1 < len(b) && b[i] == ':' && b[i+1] == ' ' {
+				i += 2 // a name's colon and the space an indented file writes after it
+			}
 			continue
 		case '{', '[':
 			open++
