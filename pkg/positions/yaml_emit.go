@@ -120,6 +120,9 @@ func (e *emitter) value(n int32) {
 		e.out = appendResolved(e.out, text)
 	case kindSequence:
 		elements := e.top != nil && e.depth == 1 // the value of a top-level member
+		if elements {
+			e.top.Elements = slices.Grow(e.top.Elements, int(nd.b-nd.a))
+		}
 		e.enter()
 		e.out = append(e.out, '[')
 		for i := nd.a; i < nd.b; i++ {
@@ -148,6 +151,9 @@ func (e *emitter) mapping(n int32) {
 	members := e.assigns[mark:]
 	slices.SortStableFunc(members, func(a, b assign) int { return bytes.Compare(a.key, b.key) })
 	top := e.top != nil && e.depth == 0
+	if top {
+		e.top.Members = make([]Member, 0, len(members))
+	}
 	e.enter()
 	e.out = append(e.out, '{')
 	first, end := true, len(e.assigns)
