@@ -103,7 +103,7 @@ func AppendQuotedHTML[T ~[]byte | ~string](dst []byte, s T) []byte {
 			// A word of eight: its length known, the compiler reads it in one load, with no
 			// check of each byte's index.
 			w := s[i : i+8]
-			if htmlSafeWord(uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			if HTMLSafeWord(uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
 				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56) {
 				i += 8
 				continue
@@ -142,12 +142,13 @@ func AppendQuotedHTML[T ~[]byte | ~string](dst []byte, s T) []byte {
 	return append(dst, '"')
 }
 
-// htmlSafeWord reports that each byte of x is htmlSafe (a DEL, safe, is left to the byte
+// HTMLSafeWord reports that each of the eight bytes of x is one AppendQuotedHTML writes as
+// it is (a DEL, safe, is left to the byte
 // loop). (x|(x+ones)|(x-ones*0x20))&highs
 // is zero exactly when each byte is from 0x20 to 0x7e (a carry or a borrow crosses into the next
 // byte only from a byte already caught), (y-ones)&^y&highs when no byte of y is zero: y is x
 // with the bytes " and & (which differ in one bit, 0x04) made zero, then < and > (0x02), then \.
-func htmlSafeWord(x uint64) bool {
+func HTMLSafeWord(x uint64) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quoteAmp := (x ^ ones*'"') &^ (ones * 0x04)
 	angles := (x ^ ones*'<') &^ (ones * 0x02)

@@ -44,7 +44,8 @@ func TestSkipValue(t *testing.T) {
 // TestStringContentAsUnquote compares StringContent with jsontext's unquote on strings of
 // every escape, text between them and invalid UTF-8.
 func TestStringContentAsUnquote(t *testing.T) {
-	pieces := []string{`\n`, `\"`, `\\`, `\/`, `\t`, `\r`, `\b`, `\f`, `\u0024`, `\u00e9`, `\ud83d\ude00`, "a", "text ", "é", "\xff", "$"}
+	pieces := []string{`\n`, `\"`, `\\`, `\/`, `\t`, `\r`, `\b`, `\f`, `\u0024`, `\u00e9`, `\ud83d\ude00`, "a", "text ", "é", "\xff", "$",
+		`\u003c`, `\u0026`, `\u2028`, `\uFFFD`, `\u0000`, `\ud800`, `\udc00x`, `\u00zz`, `\u12`, `\u`, `\uABCD`, `\\u0026`}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for n := 0; n < 20000; n++ {
 		raw := `"`

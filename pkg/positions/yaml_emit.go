@@ -35,6 +35,10 @@ type emitter struct {
 	assigns []assign
 	// discarded counts what was written and taken back (discard): work the bound counts too.
 	discarded int
+	// depth is how many collections enclose what is written, deepest their most; top, when
+	// set, records the top-level members and the elements of their sequences (yaml_top.go).
+	depth, deepest int
+	top            *Top
 }
 
 // assign is one member of a mapping as the decoder sets it: its key as text and as typed,
@@ -67,10 +71,13 @@ func (p *parser) emitDocument(root int32) []byte {
 	// do): about 0.8 of the YAML's size on the corpus, which the source's size overestimates.
 	text := len(p.arena) + p.runBytes
 	size := min(text+text/8+4*len(p.nodes)+64, len(p.src)+len(p.src)/4+64)
-	e := emitter{p: p, out: make([]byte, 0, size), assigns: p.assigns[:0]}
+	e := emitter{p: p, out: make([]byte, 0, size), assigns: p.assigns[:0], top: p.top}
 	e.record(-1, p.nodes[root].pos)
 	e.value(root)
 	p.assigns = e.assigns
+	if p.top != nil {
+		p.top.Mapping, p.top.Depth = p.nodes[root].kind == kindMapping, e.deepest
+	}
 	p.written = len(e.out) + e.discarded
 	return e.out
 }
@@ -112,6 +119,11 @@ func (e *emitter) value(n int32) {
 		}
 		e.out = appendResolved(e.out, text)
 	case kindSequence:
+		elements := e.top != nil && e.depth == 1 // the value of a top-level member
+		if elements {
+			e.top.Elements = slices.Grow(e.top.Elements, int(nd.b-nd.a))
+		}
+		e.enter()
 		e.out = append(e.out, '[')
 		for i := nd.a; i < nd.b; i++ {
 			if i > nd.a {
@@ -119,9 +131,14 @@ func (e *emitter) value(n int32) {
 			}
 			child := e.p.kids[i]
 			e.record(-1, e.p.nodes[child].pos)
+			at := len(e.out)
 			e.value(child)
+			if elements {
+				e.top.Elements = append(e.top.Elements, Extent{at, len(e.out)})
+			}
 		}
 		e.out = append(e.out, ']')
+		e.depth--
 	case kindMapping:
 		e.mapping(n)
 	}
@@ -133,6 +150,11 @@ func (e *emitter) mapping(n int32) {
 	e.gather(n)
 	members := e.assigns[mark:]
 	slices.SortStableFunc(members, func(a, b assign) int { return bytes.Compare(a.key, b.key) })
+	top := e.top != nil && e.depth == 0
+	if top {
+		e.top.Members = make([]Member, 0, len(members))
+	}
+	e.enter()
 	e.out = append(e.out, '{')
 	first, end := true, len(e.assigns)
 	for i := mark; i < end; {
@@ -157,23 +179,47 @@ func (e *emitter) mapping(n int32) {
 		}
 		first = false
 		e.record(e.p.nodes[last.knode].pos, e.p.nodes[last.val].pos)
+		keyAt, elements := len(e.out), 0
+		if top {
+			elements = len(e.top.Elements)
+		}
 		e.out = appendJSONString(e.out, last.key)
+		keyEnd := len(e.out)
 		e.out = append(e.out, ':')
 		e.value(last.val)
+		if top {
+			e.top.Members = append(e.top.Members, Member{Key: Extent{keyAt, keyEnd}, Value: Extent{keyEnd + 1, len(e.out)},
+				Elements: Extent{elements, len(e.top.Elements)}})
+		}
 		i = j
 	}
 	e.out = append(e.out, '}')
+	e.depth--
 	e.assigns = e.assigns[:mark]
+}
+
+// enter counts a collection opened.
+func (e *emitter) enter() {
+	if e.depth++; e.depth > e.deepest {
+		e.deepest = e.depth
+	}
 }
 
 // discard writes node n as value does, then takes back what it wrote and recorded: n is decoded
 // only for the errors it raises.
 func (e *emitter) discard(n int32) {
 	out, entries := len(e.out), len(e.p.entries)
+	elements := 0
+	if e.top != nil {
+		elements = len(e.top.Elements)
+	}
 	e.value(n)
 	e.discarded += len(e.out) - out
 	e.out = e.out[:out]
 	e.p.entries = e.p.entries[:entries]
+	if e.top != nil {
+		e.top.Elements = e.top.Elements[:elements]
+	}
 }
 
 // gather appends the assignments of mapping n, its merge keys' included, in the decoder's
@@ -232,13 +278,14 @@ func (p *parser) isMerge(k int32) bool {
 		p.src[nd.a] == '<' && p.src[nd.a+1] == '<'
 }
 
-// text returns a scalar's value.
+// text returns a scalar's value. Its capacity runs on into the memory it lies in, for
+// appendJSONString to read a short one in words: nothing may append to it.
 func (p *parser) text(n int32) []byte {
 	nd := &p.nodes[n]
 	if nd.inArena {
-		return p.arena[nd.a:nd.b:nd.b]
+		return p.arena[nd.a:nd.b]
 	}
-	return p.src[nd.a:nd.b:nd.b]
+	return p.src[nd.a:nd.b]
 }
 
 // keyText returns a key as sigs.k8s.io/yaml writes it and as the decoder types it.

@@ -30,6 +30,15 @@ func printable(src []byte) (ok, tabs bool) {
 		// Eight bytes at a time while none is below 0x20 but a line feed (a tab, a control),
 		// 0x7f or above (DEL, UTF-8): most of a template's bytes, read here before the
 		// parser reads them again. A word that holds one is read byte by byte.
+		for i+16 <= len(src) {
+			// Sixteen at a time, the two words' checks in one: a text's long runs.
+			w := src[i : i+16]
+			x, y := binary.LittleEndian.Uint64(w), binary.LittleEndian.Uint64(w[8:])
+			if outside(x|lineFeeds(x)>>2)|outside(y|lineFeeds(y)>>2) != 0 {
+				break
+			}
+			i += 16
+		}
 		if i+8 <= len(src) {
 			if x := binary.LittleEndian.Uint64(src[i:]); printableWord(x | lineFeeds(x)>>2) {
 				i += 8
@@ -71,7 +80,11 @@ func printable(src []byte) (ok, tabs bool) {
 }
 
 // printableWord reports that each byte of x is from 0x20 to 0x7e (see ones and highs).
-func printableWord(x uint64) bool { return (x|(x+ones)|(x-ones*0x20))&highs == 0 }
+func printableWord(x uint64) bool { return outside(x) == 0 }
+
+// outside has the high bit of each byte of x that is not from 0x20 to 0x7e, and perhaps of
+// bytes above one (a carry or a borrow); zero exactly when there is none.
+func outside(x uint64) uint64 { return (x | (x + ones) | (x - ones*0x20)) & highs }
 
 // lineFeeds has the high bit of each byte of x that is a line feed, and no other bit: with
 // z = x^(ones*'\n'), z&sevens+sevens carries into a byte's high bit exactly when the byte's

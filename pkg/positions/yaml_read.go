@@ -156,6 +156,8 @@ type parser struct {
 	// hasTabs says the source holds a tab; tabs counts those read as text (checkTabs).
 	hasTabs bool
 	tabs    int
+	// top, when set, receives where the top-level members lie in the JSON (yaml_top.go).
+	top *Top
 }
 
 type anchor struct {

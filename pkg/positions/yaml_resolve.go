@@ -17,6 +17,7 @@ limitations under the License.
 package positions
 
 import (
+	"encoding/binary"
 	"math"
 	"regexp"
 	"strconv"
@@ -215,4 +216,34 @@ func resolveKey(s []byte) ([]byte, typedKey) {
 
 // appendJSONString writes s as encoding/json writes a string: <, > and & escaped for HTML,
 // U+2028 and U+2029 escaped, invalid UTF-8 as U+FFFD.
-func appendJSONString(dst, s []byte) []byte { return jsonbytes.AppendQuotedHTML(dst, s) }
+//
+// A short string (most keys and values: names, kinds, ports) is checked in one or two words
+// read from the memory it lies in, the bytes past its end taken as safe, rather than a byte
+// at a time: the escaping of strings was a tenth of the engine's work on YAML.
+func appendJSONString(dst, s []byte) []byte {
+	if n := len(s); n <= 16 && cap(s) >= 16 && cap(dst)-len(dst) >= 18 {
+		w := s[:16]
+		x, y := binary.LittleEndian.Uint64(w), binary.LittleEndian.Uint64(w[8:])
+		if jsonbytes.HTMLSafeWord(withSafeTail(x, n)) && (n <= 8 || jsonbytes.HTMLSafeWord(withSafeTail(y, n-8))) {
+			// The words go to dst as read, their bytes past the string's end overwritten by
+			// the closing quote and then by what follows.
+			at := len(dst)
+			d := dst[at : at+18]
+			d[0] = '"'
+			binary.LittleEndian.PutUint64(d[1:9], x)
+			binary.LittleEndian.PutUint64(d[9:17], y)
+			d[n+1] = '"'
+			return dst[:at+n+2]
+		}
+	}
+	return jsonbytes.AppendQuotedHTML(dst, s)
+}
+
+// safeWord is eight bytes written as they are in a JSON string.
+const safeWord = 0x6161616161616161
+
+// withSafeTail keeps the first n bytes of x (all from 8 on) and makes the others safe.
+func withSafeTail(x uint64, n int) uint64 {
+	keep := uint64(1)<<(8*n) - 1 // a shift past 63 gives 0: all ones
+	return x&keep | safeWord&^keep
+}

@@ -35,13 +35,15 @@ import (
 func Compile(t *templates.Template, d Dialect) (*Plan, field.ErrorList) {
 	c := newCompiler(t, d)
 	// Size the program once: each reference costs a few ops, and literals take about the
-	// objects' compacted bytes (the arena is sized at the first object: reserveArena).
+	// objects' compacted bytes (the arena is sized at the first object: reserveArena). The
+	// corpus's 394 plans hold 43k ops for 14k dollars and 1.7k objects: 3 ops a dollar and 6
+	// an object outgrow that in 6 of them, and reserve a fifth less than 4 and 8 did.
 	dollars := 0
 	for _, o := range t.Objects {
 		c.objectBytes += len(o.Raw)
 		dollars += bytes.Count(o.Raw, []byte{'$'})
 	}
-	c.plan.ops = make([]op, 0, 4*dollars+8*len(t.Objects)+16)
+	c.plan.ops = make([]op, 0, 3*dollars+6*len(t.Objects)+16)
 	if d == OpenShift {
 		c.redeclarationWarnings()
 	}

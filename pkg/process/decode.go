@@ -56,15 +56,20 @@ func DecodeTemplate(data []byte) (t *templates.Template, d Dialect, err error) {
 	if len(trimmed) == 0 {
 		return nil, Stencil, fmt.Errorf("the input is empty")
 	}
+	var top *templateBytes
 	if trimmed[0] != '{' {
-		// JSON input keeps its exact bytes (and big numbers); YAML is converted as kubectl does.
-		if trimmed, err = positions.YAMLToJSON(data); err != nil {
+		// JSON input keeps its exact bytes (and big numbers); YAML is converted as kubectl does,
+		// and the converter says where the top-level members lie.
+		var members *positions.Top
+		if trimmed, members, err = positions.YAMLToJSONTop(data); err != nil {
 			return nil, Stencil, fmt.Errorf("cannot read the template as YAML: %v", err)
 		}
+		top = splitTop(trimmed, members)
 	}
-	top, err := splitTemplate(trimmed)
-	if err != nil {
-		return nil, Stencil, fmt.Errorf("cannot read the template: %w", err)
+	if top == nil {
+		if top, err = splitTemplate(trimmed); err != nil {
+			return nil, Stencil, fmt.Errorf("cannot read the template: %w", err)
+		}
 	}
 	if top.kind != "Template" {
 		return nil, Stencil, fmt.Errorf("not a Template: the input is kind %q, apiVersion %q", top.kind, top.apiVersion)
@@ -185,6 +190,8 @@ type templateBytes struct {
 	// leanParameters); hasParameters says the template has the member.
 	parametersJSON []byte
 	hasParameters  bool
+	// hasObjects says the template has the objects member.
+	hasObjects bool
 	// repeated says a member the scan takes out of the rest (objects, parameters) is written
 	// twice: the last is read, as by encoding/json, and a strict decoder has a word to say.
 	repeated bool
@@ -209,7 +216,6 @@ func splitTemplate(data []byte) (*templateBytes, error) {
 	if !s.consume('{') {
 		return nil, s.errorf("a template must be a JSON object")
 	}
-	seenObjects := false
 	for first := true; ; first = false {
 		s.space()
 		if s.consume('}') {
@@ -240,51 +246,20 @@ func splitTemplate(data []byte) (*templateBytes, error) {
 		}
 		s.space()
 		valueAt := s.i
-		switch string(name) {
-		case `"objects"`:
+		if string(name) == `"objects"` {
 			objects, err := s.objects()
 			if err != nil {
 				return nil, err
 			}
-			out.repeated = out.repeated || seenObjects
-			out.objects, seenObjects = objects, true
+			out.setObjects(objects)
 			continue
-		case `"parameters"`:
-			if err := s.skipValue(0); err != nil {
-				return nil, err
-			}
-			out.repeated = out.repeated || out.hasParameters
-			out.parametersJSON, out.hasParameters = s.b[valueAt:s.i], true
-			continue
-		case `"apiVersion"`, `"kind"`:
-			if err := s.skipValue(0); err != nil {
-				return nil, err
-			}
-			var v string
-			if err := json.Unmarshal(s.b[valueAt:s.i], &v); err != nil {
-				return nil, fmt.Errorf("%s must be a string", jsonbytes.StringContent(name))
-			}
-			if string(name) == `"kind"` {
-				out.kind = v
-			} else {
-				out.apiVersion = v
-			}
-		default:
-			if err := s.skipValue(0); err != nil {
-				return nil, err
-			}
-			if content := name[1 : len(name)-1]; bytes.EqualFold(content, []byte("kind")) || bytes.EqualFold(content, []byte("apiVersion")) {
-				// encoding/json, which the API machinery finds a body's kind with, matches
-				// member names without regard to case.
-				out.foldedKind = true
-			}
 		}
-		if len(out.rest) > 1 {
-			out.rest = append(out.rest, ',')
+		if err := s.skipValue(0); err != nil {
+			return nil, err
 		}
-		out.rest = append(out.rest, key...)
-		out.rest = append(out.rest, ':')
-		out.rest = append(out.rest, s.b[valueAt:s.i]...)
+		if err := out.member(key, name, s.b[valueAt:s.i]); err != nil {
+			return nil, err
+		}
 	}
 	s.space()
 	if s.i != len(s.b) {
@@ -292,6 +267,46 @@ func splitTemplate(data []byte) (*templateBytes, error) {
 	}
 	out.rest = append(out.rest, '}')
 	return out, nil
+}
+
+// setObjects takes the elements of the objects member.
+func (out *templateBytes) setObjects(objects []runtime.RawExtension) {
+	out.repeated = out.repeated || out.hasObjects
+	out.objects, out.hasObjects = objects, true
+}
+
+// member takes a top-level member other than objects: key is its name as written, name the
+// same unescaped and quoted again, value its bytes.
+func (out *templateBytes) member(key, name, value []byte) error {
+	switch string(name) {
+	case `"parameters"`:
+		out.repeated = out.repeated || out.hasParameters
+		out.parametersJSON, out.hasParameters = value, true
+		return nil
+	case `"apiVersion"`, `"kind"`:
+		var v string
+		if err := json.Unmarshal(value, &v); err != nil {
+			return fmt.Errorf("%s must be a string", jsonbytes.StringContent(name))
+		}
+		if string(name) == `"kind"` {
+			out.kind = v
+		} else {
+			out.apiVersion = v
+		}
+	default:
+		if content := name[1 : len(name)-1]; bytes.EqualFold(content, []byte("kind")) || bytes.EqualFold(content, []byte("apiVersion")) {
+			// encoding/json, which the API machinery finds a body's kind with, matches
+			// member names without regard to case.
+			out.foldedKind = true
+		}
+	}
+	if len(out.rest) > 1 {
+		out.rest = append(out.rest, ',')
+	}
+	out.rest = append(out.rest, key...)
+	out.rest = append(out.rest, ':')
+	out.rest = append(out.rest, value...)
+	return nil
 }
 
 // objects reads the array of objects at the scanner, each element as its bytes.

@@ -96,7 +96,7 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 		result.Warnings = append(result.Warnings, p.droppedValueWarnings(&req)...)
 	}
 	for i := range p.params {
-		result.Parameters[i] = p.params[i].Parameter
+		result.Parameters[i] = *p.params[i].Parameter
 		result.Parameters[i].Value = values[i]
 	}
 	result.Objects = x.writeList(p.objects)

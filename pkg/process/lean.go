@@ -55,11 +55,17 @@ type leanReader struct {
 }
 
 func (r *leanReader) space() {
-	// Compact input has no space: one comparison tells most bytes apart.
+	// Compact input has no space: one comparison, inlined, tells most bytes apart.
 	if r.i < len(r.b) && r.b[r.i] <= ' ' {
-		r.i = skipSpace(r.b, r.i)
+		r.spaceRun()
 	}
 }
+
+// spaceRun is space past a space, a call of its own: with skipSpace inlined in it, space
+// would be too large to be inlined where it is called, after every token, mostly at none.
+//
+//go:noinline
+func (r *leanReader) spaceRun() { r.i = skipSpace(r.b, r.i) }
 
 // next reports whether c comes next, and consumes it then.
 func (r *leanReader) next(c byte) bool {
@@ -109,9 +115,8 @@ func (r *leanReader) rawString() (raw []byte, plain bool) {
 	}
 	plain = true
 	for j := start + 1; j < len(b); {
-		// Eight bytes at a time through the plain text of a description (plainWord also
-		// stops at a dollar, which the byte loop passes).
-		for j+8 <= len(b) && plainWord(binary.LittleEndian.Uint64(b[j:])) {
+		// Eight bytes at a time through the plain text of a description.
+		for j+8 <= len(b) && textWord(binary.LittleEndian.Uint64(b[j:])) {
 			j += 8
 		}
 		for j < len(b) && !leanStop[b[j]] {

@@ -20,6 +20,8 @@ import (
 	"unsafe"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"stencil.dev/stencil/pkg/apis/templates"
 )
 
 // Plan is a Template compiled for processing. Each object is a short program of ops over one
@@ -161,8 +163,9 @@ func (p *Plan) Size() int64 {
 	size := int64(cap(p.arena)) + int64(cap(p.ops))*int64(unsafe.Sizeof(op{}))
 	size += int64(len(p.objects)+len(p.generators)+len(p.transformers)+len(p.transformerOverrides)) * int64(unsafe.Sizeof(compiledObject{}))
 	for i := range p.params {
-		param := &p.params[i].Parameter
-		size += int64(unsafe.Sizeof(compiledParameter{}) + uintptr(len(param.Name)+len(param.DisplayName)+len(param.Description)+len(param.Value)+len(param.From)))
+		// The declaration is the template's, which the plan keeps: counted as before.
+		param := p.params[i].Parameter
+		size += int64(unsafe.Sizeof(compiledParameter{}) + unsafe.Sizeof(templates.Parameter{}) + uintptr(len(param.Name)+len(param.DisplayName)+len(param.Description)+len(param.Value)+len(param.From)))
 	}
 	for _, k := range p.keyPaths {
 		size += int64(len(k))

@@ -177,7 +177,7 @@ func (p *Plan) checkRules(params *celparams.Params, values []string, valuesBad b
 				message = "failed rule: " + r.rule
 			}
 			if r.param >= 0 {
-				param := &p.params[r.param].Parameter
+				param := p.params[r.param].Parameter
 				errs = append(errs, field.Invalid(field.NewPath("parameters").Index(r.param), shownValue(redact.Parameter(param, fromSecret[param.Name]), values[r.param]), message))
 			} else {
 				errs = append(errs, field.Invalid(field.NewPath("rules").Index(i), r.rule, message))

@@ -37,9 +37,14 @@ func (s *scanner) errorf(format string, args ...any) error {
 
 func (s *scanner) space() {
 	if s.i < len(s.b) && s.b[s.i] <= ' ' {
-		s.i = skipSpace(s.b, s.i)
+		s.spaceRun()
 	}
 }
+
+// spaceRun is space past a space, a call of its own (see leanReader.spaceRun).
+//
+//go:noinline
+func (s *scanner) spaceRun() { s.i = skipSpace(s.b, s.i) }
 
 func (s *scanner) consume(c byte) bool {
 	if s.i < len(s.b) && s.b[s.i] == c {
@@ -172,6 +177,9 @@ func (s *scanner) skipContainer(depth int) error {
 				return s.errorf("unterminated string")
 			}
 			i = end
+			if i+1 < len(b) && b[i] == ':' && b[i+1] == ' ' {
+				i += 2 // a name's colon and the space an indented file writes after it
+			}
 			continue
 		case '{', '[':
 			open++

@@ -18,6 +18,7 @@ package process
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"unicode/utf8"
 
@@ -191,15 +192,31 @@ func (r *run) out(k int) int { return len(r.dst) + k - r.from }
 
 // space moves past the space at src[i:], copying the run it ends.
 func (r *run) space(src []byte, i int) int {
-	// Compacted input has no space: one comparison tells most bytes apart.
+	// Compacted input has no space: one comparison, inlined, tells most bytes apart.
 	if i >= len(src) || src[i] > ' ' {
 		return i
 	}
+	return r.spaceRun(src, i)
+}
+
+// spaceRun is space where src[i] is a space.
+func (r *run) spaceRun(src []byte, i int) int {
 	j := skipSpace(src, i)
-	if j != i {
-		r.dst = append(r.dst, src[r.from:i]...)
-		r.from = j
+	if j == i {
+		return j
 	}
+	// Most runs an indented file's space ends are short (a name and its colon, a value and
+	// its comma): two words copied, what lies past the run overwritten by what follows,
+	// cost less than a call of memmove.
+	if n, at := i-r.from, len(r.dst); n <= 16 && cap(r.dst)-at >= 16 && r.from+16 <= len(src) {
+		d, from := r.dst[at:at+16], src[r.from:r.from+16]
+		binary.LittleEndian.PutUint64(d[:8], binary.LittleEndian.Uint64(from[:8]))
+		binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(from[8:]))
+		r.dst = r.dst[:at+n]
+	} else {
+		r.dst = append(r.dst, src[r.from:i]...)
+	}
+	r.from = j
 	return j
 }
 

@@ -144,7 +144,7 @@ func (w *walker) value(at, end int, cx walkContext) bool {
 // array compiles the array at src[at:end].
 func (w *walker) array(at, end int, cx walkContext) bool {
 	m := w.mark()
-	w.emitLit([]byte{'['})
+	w.emitByte('[')
 	changed := false
 	runStart := -1
 	state := noMemberYet
@@ -186,6 +186,6 @@ func (w *walker) array(at, end int, cx walkContext) bool {
 		w.rewind(m)
 		return false
 	}
-	w.emitLit([]byte{']'})
+	w.emitByte(']')
 	return true
 }

@@ -42,7 +42,7 @@ func (w *walker) object(at, end int, cx walkContext) bool {
 	m := w.mark()
 	// The "{" ends a literal that nothing may extend, so that it can be split off into an
 	// opOpen once we know whether the object needs bookkeeping at run time.
-	w.emitLit([]byte{'{'})
+	w.emitByte('{')
 	w.barrier = len(w.c.plan.ops)
 	o := &objectEmitter{w: w, cx: cx, runStart: -1, open: len(w.c.plan.ops) - 1}
 	if cx.targets != nil && cx.targets.labels {
@@ -80,7 +80,7 @@ func (w *walker) object(at, end int, cx walkContext) bool {
 		return true
 	}
 	w.joinOpen(o.open)
-	w.emitLit([]byte{'}'})
+	w.emitByte('}')
 	return true
 }
 
@@ -210,7 +210,7 @@ func (o *objectEmitter) member(keyAt, keyEnd, valueEnd int) {
 	} else {
 		w.emitString(key)
 	}
-	w.emitLit([]byte{':'})
+	w.emitByte(':')
 	changed := key.kind != unchanged || labelMap || child.createInstead != nil
 	switch {
 	case replaceAPIVersion:

@@ -227,7 +227,7 @@ func (w *walker) emitString(s compiledString) {
 		w.emit(op{code: opJSON, param: int32(s.param)})
 		return
 	}
-	w.emitLit([]byte{'"'})
+	w.emitByte('"')
 	for i := range s.segs {
 		if seg := &s.segs[i]; seg.ref {
 			w.emit(op{code: opText, param: int32(seg.param)})
@@ -235,7 +235,7 @@ func (w *walker) emitString(s compiledString) {
 			w.emitEscaped(seg.text(s.content))
 		}
 	}
-	w.emitLit([]byte{'"'})
+	w.emitByte('"')
 }
 
 // undeclared reports a reference to an undeclared parameter: an error in our dialect, kept as

@@ -67,5 +67,12 @@ func TestSpaceAndPlainWords(t *testing.T) {
 		if got := plainWord(binary.LittleEndian.Uint64(word)); got != plain {
 			t.Fatalf("plainWord(%q) = %v, want %v", word, got, plain)
 		}
+		text := true
+		for _, c := range word {
+			text = text && !leanStop[c] && c != 0x7f
+		}
+		if got := textWord(binary.LittleEndian.Uint64(word)); got != text {
+			t.Fatalf("textWord(%q) = %v, want %v", word, got, text)
+		}
 	}
 }
