@@ -64,6 +64,11 @@ func NumberErrors(raw []byte, fldPath *field.Path) field.ErrorList {
 	if !mayHoldUnfitNumber(raw) {
 		return nil
 	}
+	return numberErrors(raw, fldPath)
+}
+
+// numberErrors is NumberErrors' walk of raw, without its pre-check.
+func numberErrors(raw []byte, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	var stack []numberFrame
 	for i := 0; i < len(raw) && len(errs) < maxNumberErrors; {
@@ -137,8 +142,9 @@ func RawNumberErrors(lists ...RawList) field.ErrorList {
 // mayHoldUnfitNumber reports whether raw may hold a number NumberFits refuses, which has an
 // exponent or more than 308 digits. It looks at bytes, not tokens: a string such as "sha:1e5"
 // answers true as well, and NumberErrors' walk decides. Most values have neither, and this
-// costs a few percent of that walk: an exponent is an "e" or "E" after a digit, found by
-// bytes.IndexByte, and a run of over 308 digits covers one of every 300 bytes.
+// costs a few percent of that walk: an exponent is an "e" or "E" found by bytes.IndexByte
+// where a number's could be (mayBeExponent), and a run of over 308 digits covers one of every
+// 300 bytes.
 func mayHoldUnfitNumber(raw []byte) bool {
 	for _, e := range [...]byte{'e', 'E'} {
 		for i := 0; ; i++ {
@@ -146,7 +152,7 @@ func mayHoldUnfitNumber(raw []byte) bool {
 			if j < 0 {
 				break
 			}
-			if i += j; i > 0 && isDigitOrPoint(raw[i-1]) {
+			if i += j; mayBeExponent(raw, i) {
 				return true
 			}
 		}
@@ -169,6 +175,27 @@ func mayHoldUnfitNumber(raw []byte) bool {
 	}
 	return false
 }
+
+// mayBeExponent reports whether the "e" at raw[i] may be a JSON number's exponent, which
+// follows a digit and comes before a digit or a sign, in a number that follows a delimiter, a
+// space or its minus: never a letter, which only a string puts there. Most of the e's of a
+// template are in words ("platform.events") and in what encoding/json writes of < and >
+// ("\u003e"), and would otherwise send the whole value to NumberErrors' walk.
+func mayBeExponent(raw []byte, i int) bool {
+	if i == 0 || raw[i-1] < '0' || raw[i-1] > '9' {
+		return false
+	}
+	if next := i + 1; next < len(raw) && raw[next] != '+' && raw[next] != '-' && (raw[next] < '0' || raw[next] > '9') {
+		return false
+	}
+	k := i - 1
+	for k >= 0 && isDigitOrPoint(raw[k]) {
+		k--
+	}
+	return k < 0 || !isASCIILetter(raw[k])
+}
+
+func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
 func isDigitOrPoint(c byte) bool { return c >= '0' && c <= '9' || c == '.' }
 

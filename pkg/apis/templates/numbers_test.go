@@ -17,6 +17,8 @@ limitations under the License.
 package templates
 
 import (
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -112,9 +114,48 @@ func TestMayHoldUnfitNumber(t *testing.T) {
 	for pad := 0; pad < 620; pad += 7 {
 		for _, n := range []string{strings.Repeat("9", 309), strings.Repeat("9", 308), "1" + strings.Repeat("0", 310) + ".5", "2e400", "7"} {
 			raw := []byte(`{"` + strings.Repeat("a", pad) + `":[` + n + `,` + strings.Repeat("1", pad%300) + `]}`)
-			if len(NumberErrors(raw, nil)) > 0 && !mayHoldUnfitNumber(raw) {
+			if len(numberErrors(raw, nil)) > 0 && !mayHoldUnfitNumber(raw) {
 				t.Errorf("pad %d, %.20s...: the pre-check passes a value NumberErrors refuses", pad, n)
 			}
 		}
 	}
+}
+
+// TestMayBeExponent checks where the pre-check looks for an exponent: every number of valid
+// JSON with one, in every place a number can be, and none of the e's of words and escapes.
+func TestMayBeExponent(t *testing.T) {
+	numbers := []string{"1e400", "-1e400", "1.5E+309", "0.1e-999999", "-0.0e5", "12e0"}
+	places := []string{`%s`, `[%s]`, `{"a":%s}`, `{"a": %s }`, "[1,\n\t%s]", `{"a":[true,%s]}`, `{"a":"x","b":%s}`}
+	for _, n := range numbers {
+		for _, place := range places {
+			raw := []byte(fmt.Sprintf(place, n))
+			if !json.Valid(raw) {
+				t.Fatalf("%s is not valid JSON", raw)
+			}
+			if !mayHoldUnfitNumber(raw) {
+				t.Errorf("the pre-check passes %s", raw)
+			}
+		}
+	}
+	for _, raw := range []string{
+		`{"topic":"platform.events"}`, `{"script":"a \u003e b \u003e\u00262"}`, `{"image":"v2e5"}`,
+		`{"a":"1.e5"}`, `{"sha":"abc2eff"}`, `{"n":[1,2,3],"text":"e"}`,
+	} {
+		if mayHoldUnfitNumber([]byte(raw)) {
+			t.Errorf("the pre-check sends %s to the walk", raw)
+		}
+	}
+}
+
+// FuzzMayHoldUnfitNumber checks that the pre-check never passes a valid JSON value in which
+// NumberErrors' walk finds a number Kubernetes cannot read.
+func FuzzMayHoldUnfitNumber(f *testing.F) {
+	for _, seed := range []string{`{"a":1e400}`, `[-2E+309,"x1e5"]`, `{"a":"\u003e5","b":[0.5e999]}`, `1e400`, `{"n":` + strings.Repeat("9", 400) + `}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if json.Valid(raw) && len(numberErrors(raw, nil)) > 0 && !mayHoldUnfitNumber(raw) {
+			t.Fatalf("the pre-check passes %q", raw)
+		}
+	})
 }
