@@ -103,8 +103,10 @@ func yamlCost(body []byte) int64 {
 
 // bodyCost is what a body held as read (its bytes) holds once its JSON is decoded.
 func bodyCost(read, asJSON []byte) int64 {
-	return readFactor*int64(len(read)) + jsonByteFactor*int64(len(asJSON)) + jsonTokenFactor*count(asJSON, "{[,:") +
-		jsonLevelBytes*min(count(asJSON, "{["), maxLevels) + objectBytes*min(count(asJSON, "{"), templates.MaxObjects)
+	// Each byte is counted once: the counts are passes over the whole body.
+	braces, brackets, separators := count(asJSON, "{"), count(asJSON, "["), count(asJSON, ",:")
+	return readFactor*int64(len(read)) + jsonByteFactor*int64(len(asJSON)) + jsonTokenFactor*(braces+brackets+separators) +
+		jsonLevelBytes*min(braces+brackets, maxLevels) + objectBytes*min(braces, templates.MaxObjects)
 }
 
 // count counts the bytes of data that are any of set.

@@ -147,18 +147,19 @@ func (*Recorder) MemoryCapacity(all, plugins int64) {
 }
 
 // MemoryHeld records the processing memory held now, by all requests and by those that may
-// run plugins.
+// run plugins. Requests call it several times each, so its series are looked up once.
 func (*Recorder) MemoryHeld(all, plugins int64) {
-	memoryHeld.WithLabelValues("all").Set(float64(all))
-	memoryHeld.WithLabelValues("plugins").Set(float64(plugins))
+	held := heldSeries()
+	held.all.Set(float64(all))
+	held.plugins.Set(float64(plugins))
 }
 
 // Processed records one processing request: how long it took, how big its template was and,
 // when it succeeded, what it produced; err is the error the endpoint answers, nil for 201.
 func (*Recorder) Processed(endpoint string, took time.Duration, templateBytes, objects, objectBytes int, err error) {
-	code := 201
+	series := seriesOf(endpoint)
 	if err != nil {
-		code = 500
+		code := 500
 		reason := "InternalError"
 		var status apierrors.APIStatus
 		if errors.As(err, &status) {
@@ -168,13 +169,15 @@ func (*Recorder) Processed(endpoint string, took time.Duration, templateBytes, o
 			}
 		}
 		errorsByReason.WithLabelValues(endpoint, reason).Inc()
+		requests.WithLabelValues(endpoint, strconv.Itoa(code)).Inc()
+	} else {
+		series.created.Inc()
 	}
-	requests.WithLabelValues(endpoint, strconv.Itoa(code)).Inc()
-	duration.WithLabelValues(endpoint).Observe(took.Seconds())
-	inputBytes.WithLabelValues(endpoint).Observe(float64(templateBytes))
+	series.duration.Observe(took.Seconds())
+	series.input.Observe(float64(templateBytes))
 	if err == nil {
-		outputObjects.WithLabelValues(endpoint).Observe(float64(objects))
-		outputBytes.WithLabelValues(endpoint).Observe(float64(objectBytes))
+		series.objects.Observe(float64(objects))
+		series.bytes.Observe(float64(objectBytes))
 	}
 }
 

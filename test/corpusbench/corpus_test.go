@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -283,12 +284,15 @@ func cpuTime() time.Duration {
 
 // BenchmarkPaths runs each path alone over the JSON or YAML files of the corpus, one
 // iteration a pass over all of them, for profiles and instruction counts of one path
-// (BenchmarkCorpus is the comparison).
+// (BenchmarkCorpus is the comparison). CORPUSBENCH_MAX_BYTES keeps only the files of at most
+// that many bytes: on the smallest, what the server adds to the engine is most of the
+// difference between them.
 func BenchmarkPaths(b *testing.B) {
+	maxBytes, _ := strconv.Atoi(os.Getenv("CORPUSBENCH_MAX_BYTES"))
 	for _, format := range []string{"json", "yaml"} {
 		var cases []prepared
 		for _, c := range corpus {
-			if c.YAML == (format == "yaml") {
+			if c.YAML == (format == "yaml") && (maxBytes <= 0 || len(c.File) <= maxBytes) {
 				cases = append(cases, c)
 			}
 		}
@@ -311,7 +315,10 @@ func BenchmarkPaths(b *testing.B) {
 	}
 }
 
-// runPath runs one path on one case.
+// runPath runs one path on one case. It is never inlined, so that callgrind counts the
+// instructions of one path alone: --toggle-collect='*corpusbench.runPath' on BenchmarkPaths.
+//
+//go:noinline
 func runPath(path int, c *prepared, w *ResponseBuffer) error {
 	var err error
 	switch path {

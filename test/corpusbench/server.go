@@ -24,6 +24,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apiserver/pkg/authentication/user"
@@ -171,6 +172,13 @@ func (w *ResponseBuffer) Write(p []byte) (int, error) {
 	}
 	return w.Body.Write(p)
 }
+
+// SetReadDeadline and SetWriteDeadline accept the deadlines the server sets on every
+// request's connection (through http.ResponseController), as a served connection does: a
+// writer without them answers each call with a new error, a cost no served request pays.
+func (w *ResponseBuffer) SetReadDeadline(time.Time) error { return nil }
+
+func (w *ResponseBuffer) SetWriteDeadline(time.Time) error { return nil }
 
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
