@@ -101,7 +101,7 @@ func compileParameters(params []templates.Parameter, d Dialect) ([]compiledParam
 				errs = append(errs, field.Required(path().Child("from"), "the expression generator needs an expression"))
 				break
 			}
-			gen, err := parseExpression(p.From)
+			gen, err := parseExpressionOnce(p.From)
 			if err != nil {
 				errs = append(errs, field.Invalid(path().Child("from"), p.From, err.Error()))
 				break

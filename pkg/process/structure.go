@@ -43,6 +43,9 @@ type structure struct {
 	// numbersFit is false when a number is one Kubernetes cannot read (see
 	// templates.NumberFits); the pass checks them as it goes.
 	numbersFit bool
+	// escapedNames says a member name has an escape: else a name's content is its bytes
+	// between the quotes, which the walker then takes without looking for a backslash.
+	escapedNames bool
 }
 
 // openContainer is an open object or array while compacting.
@@ -74,7 +77,7 @@ func (s *structure) compact(buf *[]byte, src []byte) ([]byte, error) {
 	}
 	s.ends = s.ends[:cap(s.ends)]
 	s.dollars, s.nextDollar, s.frames, s.names = s.dollars[:0], 0, s.frames[:0], s.names[:0]
-	s.numbersFit = true
+	s.numbersFit, s.escapedNames = true, false
 	defer clear(s.names[:cap(s.names)]) // they point into src
 	// The output is dst followed by src[from:i]: src[k] lands at out(k) = len(dst)+k-from.
 	r := run{dst: (*buf)[:0]}
@@ -112,6 +115,7 @@ func (s *structure) compact(buf *[]byte, src []byte) ([]byte, error) {
 					return nil, err
 				}
 				s.ends[r.out(at)] = int32(r.out(i))
+				s.escapedNames = s.escapedNames || escaped
 				if err := s.addName(src[at:i], escaped, top); err != nil {
 					return nil, err
 				}

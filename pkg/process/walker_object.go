@@ -141,7 +141,10 @@ func (o *objectEmitter) member(keyAt, keyEnd, valueEnd int) {
 	w, cx := o.w, o.cx
 	valueAt := keyEnd + 1
 	keyRaw := w.src[keyAt:keyEnd]
-	name := jsonbytes.StringContent(keyRaw)
+	name := keyRaw[1 : len(keyRaw)-1]
+	if w.st.escapedNames {
+		name = jsonbytes.StringContent(keyRaw)
+	}
 	child, drop := w.memberContext(cx, name, valueAt)
 	if child.targets != nil && !drop {
 		o.present |= 1 << child.targetIndex
