@@ -172,12 +172,12 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	body, err = b.decodable(r, hold, body)
+	body, top, err := b.decodable(r, hold, body)
 	if err != nil {
 		b.refuse(w, r, err)
 		return
 	}
-	r.Body = &filteredBody{Reader: bytes.NewReader(body), data: body}
+	r.Body = &filteredBody{Reader: bytes.NewReader(body), data: body, top: top}
 	r.ContentLength = int64(len(body))
 	r.Header.Set("Content-Length", strconv.Itoa(len(body)))
 	b.handler.ServeHTTP(w, r)
@@ -231,31 +231,36 @@ func (b *bodyReader) read(r *http.Request, hold *renderrest.Hold) ([]byte, error
 
 // decodable returns the body the handler decodes, having charged hold with what decoding it
 // holds: a YAML body as JSON when it converts to one without loss, anything else as it is.
-func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, body []byte) ([]byte, error) {
+//
+// A YAML body converted comes with where the converter wrote its top-level members (top), for
+// the processing handler's decoding not to scan the JSON again (nil otherwise).
+func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, body []byte) (_ []byte, top *positions.Top, _ error) {
 	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch mediaType {
 	case runtime.ContentTypeYAML, "application/apply-patch+yaml":
 	default:
-		return body, hold.Charge(r.Context(), bodyCost(body, body))
+		return body, nil, hold.Charge(r.Context(), bodyCost(body, body))
 	}
 	if err := hold.Charge(r.Context(), readFactor*int64(len(body))+yamlCost(body)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	converted, ok, err := yamlBodyAsJSON(body)
+	converted, top, ok, err := yamlBodyAsJSON(body)
 	if err != nil {
-		return nil, apierrors.NewRequestEntityTooLargeError(err.Error())
+		return nil, nil, apierrors.NewRequestEntityTooLargeError(err.Error())
 	}
 	if !ok {
 		// Left to the decoder, which converts it again (bounded as here): what it holds then
 		// is that of the JSON it makes, besides the YAML.
-		return body, hold.Charge(r.Context(), readFactor*int64(len(body))+yamlCost(body)+bodyCost(body, converted))
+		return body, nil, hold.Charge(r.Context(), readFactor*int64(len(body))+yamlCost(body)+bodyCost(body, converted))
 	}
 	if mediaType == runtime.ContentTypeYAML {
 		// JSON for the JSON decoder; an apply patch stays one (JSON is YAML), which server-side
 		// apply reads with sigs.k8s.io/yaml, now without aliases.
 		r.Header.Set("Content-Type", runtime.ContentTypeJSON)
+	} else {
+		top = nil
 	}
-	return converted, hold.Charge(r.Context(), bodyCost(converted, converted))
+	return converted, top, hold.Charge(r.Context(), bodyCost(converted, converted))
 }
 
 // filteredBody is a body the bodyReader read, as the handler reads it: the processing handler
@@ -263,6 +268,8 @@ func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, body []by
 type filteredBody struct {
 	*bytes.Reader
 	data []byte
+	// top is where the members of data lie when it is a YAML body converted (decodable).
+	top *positions.Top
 }
 
 func (*filteredBody) Close() error { return nil }
@@ -275,6 +282,15 @@ func bodyBytes(r *http.Request) ([]byte, bool) {
 		return nil, false
 	}
 	return b.data, true
+}
+
+// bodyTop returns where the members of the bytes bodyBytes returns lie, when they are a YAML
+// body converted to JSON (nil otherwise).
+func bodyTop(r *http.Request) *positions.Top {
+	if b, ok := r.Body.(*filteredBody); ok {
+		return b.top
+	}
+	return nil
 }
 
 // refuse answers err as the API does.
@@ -290,27 +306,27 @@ func (b *bodyReader) refuse(w http.ResponseWriter, r *http.Request, err error) {
 // is lost: one document that is not empty, no key repeated (which a strict decoder refuses
 // or warns of, and the JSON would not show). ok false leaves the body to the decoder; err is
 // an expansion positions refuses.
-func yamlBodyAsJSON(data []byte) (out []byte, ok bool, err error) {
+func yamlBodyAsJSON(data []byte) (out []byte, top *positions.Top, ok bool, err error) {
 	// The stream read once: its documents found and the one that is not empty converted in
 	// the same pass (a body of several documents is the decoder's to refuse).
-	if converted, documents, repeats, read := positions.OnlyDocument(data); read {
-		return converted, documents <= 1 && !repeats, nil
+	if converted, members, documents, repeats, read := positions.OnlyDocumentTop(data); read {
+		return converted, members, documents <= 1 && !repeats, nil
 	}
 	doc, err := onlyDocument(data)
 	if err != nil {
 		var expansion *positions.ExpansionError
 		if errors.As(err, &expansion) {
-			return nil, false, err
+			return nil, nil, false, err
 		}
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	out, repeats, err := positions.YAMLToJSONRepeats(doc)
 	var expansion *positions.ExpansionError
 	switch {
 	case errors.As(err, &expansion):
-		return nil, false, err
+		return nil, nil, false, err
 	case err != nil || repeats:
-		return out, false, nil
+		return out, nil, false, nil
 	}
-	return out, true, nil
+	return out, nil, true, nil
 }

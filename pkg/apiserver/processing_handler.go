@@ -101,6 +101,9 @@ type processingHandler struct {
 	// encoders are the answer's encoders by media type, built once (the create handler builds
 	// one for each answer).
 	encoders map[string]runtime.Encoder
+	// splitters decode a YAML body the body filter converted, lenient and strict, from where
+	// the converter wrote its members (decodeConverted); nil when the scope's scheme is not one.
+	splitters *[2]templateCodec
 }
 
 // requestTimeoutUpperBound is the create handler's bound of a request's time.
@@ -117,6 +120,9 @@ func newProcessingHandler(storage processingStorage, scope *handlers.RequestScop
 		}
 		decoders[0] = scope.Serializer.DecoderToVersion(info.Serializer, scope.HubGroupVersion)
 		decoders[1] = scope.Serializer.DecoderToVersion(info.StrictSerializer, scope.HubGroupVersion)
+	}
+	if scheme, ok := scope.Convertor.(*runtime.Scheme); ok {
+		h.splitters = &[2]templateCodec{{scheme: scheme}, {scheme: scheme, strict: true}}
 	}
 	h.encoders = map[string]runtime.Encoder{}
 	for _, info := range scope.Serializer.SupportedMediaTypes() {
@@ -167,12 +173,16 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 	if directive == "" {
 		directive = metav1.FieldValidationWarn
 	}
+	strict := directive == metav1.FieldValidationWarn || directive == metav1.FieldValidationStrict
 	decoder := decoders[0]
-	if directive == metav1.FieldValidationWarn || directive == metav1.FieldValidationStrict {
+	if strict {
 		decoder = decoders[1]
 	}
 	kind := h.scope.Kind
-	obj, gvk, err := decoder.Decode(body, &kind, h.storage.New())
+	obj, gvk, err, decoded := h.decodeConverted(req, body, strict, &kind)
+	if !decoded {
+		obj, gvk, err = decoder.Decode(body, &kind, h.storage.New())
+	}
 	var warnings []string
 	if err != nil {
 		strict, isStrict := runtime.AsStrictDecodingError(err)

@@ -154,6 +154,8 @@ const (
 		`"parameters":[{"name":"A","value":"1"}],"objects":[{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c-${A}"},"data":{"a":"<b>&"}}]}`
 	stencilYAML = "apiVersion: templates.stencil.dev/v1alpha1\nkind: Template\nmetadata:\n  name: t\nparameters:\n- name: A\n  value: \"1\"\n" +
 		"objects:\n- kind: ConfigMap\n  apiVersion: v1\n  metadata:\n    name: c-${A}\n"
+	openShiftYAML = "apiVersion: template.openshift.io/v1\nkind: Template\nmetadata:\n  name: t\nparameters:\n- name: A\n  value: \"1\"\n  requred: true\n" +
+		"objects:\n- kind: ConfigMap\n  apiVersion: v1\n  metadata:\n    name: c-${A}\n"
 	openShiftTemplate = `{"apiVersion":"template.openshift.io/v1","kind":"Template","metadata":{"name":"t"},` +
 		`"parameters":[{"name":"A","value":"1","requred":true}],"objects":[{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c-${A}"}}]}`
 )
@@ -173,6 +175,16 @@ func processingCases() []processingCase {
 			body: strings.Replace(strings.Replace(keyTwice, "kind: Template\n", "kind: Template\nkind: Template\n", 1), "  value: \"1\"\n", "  value: \"1\"\n  requred: true\n", 1)},
 		{name: "yaml with a key twice after an empty document", contentType: "application/yaml", body: "---\n# nothing\n---\n" + keyTwice},
 		{name: "yaml with a key twice, ignored", contentType: "application/yaml", query: "fieldValidation=Ignore", body: keyTwice},
+		// A YAML body the body filter converts is decoded from where the converter wrote its
+		// members (decodeConverted); anything that does not decode is the decoder's.
+		{name: "yaml openshift body, misspelled member warns", contentType: "application/yaml", body: openShiftYAML},
+		{name: "yaml misspelled member, ignored", contentType: "application/yaml", query: "fieldValidation=Ignore", body: openShiftYAML},
+		{name: "yaml misspelled member, strict", contentType: "application/yaml", query: "fieldValidation=Strict", body: openShiftYAML, handedOn: true},
+		{name: "yaml unknown member warns", contentType: "application/yaml", body: strings.Replace(stencilYAML, "kind: Template\n", "kind: Template\nunknown: 1\n", 1)},
+		{name: "yaml without apiVersion and kind", contentType: "application/yaml", body: strings.Replace(stencilYAML, "apiVersion: templates.stencil.dev/v1alpha1\nkind: Template\n", "", 1)},
+		{name: "yaml with a kind in other letters", contentType: "application/yaml", body: strings.Replace(stencilYAML, "kind: Template\n", "kind: Template\nKind: ConfigMap\n", 1)},
+		{name: "yaml type error", contentType: "application/yaml", body: strings.Replace(stencilYAML, "  value: \"1\"\n", "  value: [1]\n", 1), handedOn: true},
+		{name: "yaml objects not a list", contentType: "application/yaml", body: strings.Replace(stencilYAML, "objects:\n- kind: ConfigMap\n  apiVersion: v1\n  metadata:\n    name: c-${A}\n", "objects: {}\n", 1), handedOn: true},
 		{name: "yaml answer", accept: "application/yaml", body: stencilTemplate},
 		{name: "no accept", accept: "-", body: stencilTemplate},
 		// The answer's own writer: gzip past 128 KiB to a client that takes it, not below.

@@ -66,26 +66,40 @@ func (c templateCodec) Decode(data []byte, defaults *schema.GroupVersionKind, in
 		return c.Serializer.Decode(data, defaults, into)
 	}
 	split, err := process.SplitTemplateJSON(data)
-	if err != nil || split.KindFolded() || split.Repeated() {
-		// The serializer also checks the values a repeated member replaces.
+	if err != nil {
 		return c.Serializer.Decode(data, defaults, into)
+	}
+	if obj, gvk, err, done := c.decodeSplit(split, defaults, internal); done {
+		return obj, gvk, err
+	}
+	return c.Serializer.Decode(data, defaults, into)
+}
+
+// decodeSplit decodes the Template whose top level split holds into internal, as Decode
+// does, and returns done; done is false when the serializer must decode the body itself
+// (having changed nothing it could see).
+func (c templateCodec) decodeSplit(split *process.TemplateJSON, defaults *schema.GroupVersionKind, internal *templates.Template) (_ runtime.Object, _ *schema.GroupVersionKind, _ error, done bool) {
+	if split.KindFolded() || split.Repeated() {
+		// The serializer also checks the values a repeated member replaces.
+		return nil, nil, nil, false
 	}
 	gvk := schema.FromAPIVersionAndKind(split.APIVersion(), split.Kind())
 	if defaults != nil {
 		gvk = withDefaults(gvk, *defaults)
 	}
 	if gvk.Kind == "" || gvk.Version == "" {
-		return c.Serializer.Decode(data, defaults, into)
+		return nil, nil, nil, false
 	}
 	typed, err := c.scheme.New(gvk)
 	if err != nil {
-		return c.Serializer.Decode(data, defaults, into)
+		return nil, nil, nil, false
 	}
 	var versioned runtime.Object
 	// strictErrs is what a strict decoder says of the body besides decoding it (a member the
 	// type does not have: a misspelled parameter member), which the versioning codec passes
 	// on as the serializer's, for the handler to refuse or warn of.
 	var strictErrs []error
+	ok := false
 	switch typed.(type) {
 	case *v1alpha1.Template:
 		var t *v1alpha1.Template
@@ -93,9 +107,6 @@ func (c templateCodec) Decode(data []byte, defaults *schema.GroupVersionKind, in
 			t, strictErrs, ok = split.ReadStencilStrict()
 		} else {
 			t, ok = split.ReadStencil(false)
-		}
-		if !ok {
-			return c.Serializer.Decode(data, defaults, into)
 		}
 		versioned = t
 	case *openshift.Template:
@@ -105,22 +116,20 @@ func (c templateCodec) Decode(data []byte, defaults *schema.GroupVersionKind, in
 		} else {
 			t, ok = split.ReadOpenShift(false)
 		}
-		if !ok {
-			return c.Serializer.Decode(data, defaults, into)
-		}
 		versioned = t
-	default:
-		return c.Serializer.Decode(data, defaults, into)
+	}
+	if !ok {
+		return nil, nil, nil, false
 	}
 	// What the versioning codec does with the serializer's answer.
 	c.scheme.Default(versioned)
 	if err := c.scheme.Convert(versioned, internal, nil); err != nil {
-		return nil, &gvk, err
+		return nil, &gvk, err, true
 	}
 	if len(strictErrs) > 0 {
-		return internal, &gvk, runtime.NewStrictDecodingError(strictErrs)
+		return internal, &gvk, runtime.NewStrictDecodingError(strictErrs), true
 	}
-	return internal, &gvk, nil
+	return internal, &gvk, nil, true
 }
 
 // withDefaults fills what actual lacks from defaults, as the JSON serializer does: a kind, and

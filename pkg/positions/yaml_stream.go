@@ -32,9 +32,21 @@ import "bytes"
 // ("--- a", "---#"), or anything YAMLToJSON would read of a document instead: the caller then
 // splits and converts the stream as before.
 func OnlyDocument(data []byte) (out []byte, documents int, repeats bool, ok bool) {
+	out, _, documents, repeats, ok = onlyDocument(data, false)
+	return out, documents, repeats, ok
+}
+
+// OnlyDocumentTop is OnlyDocument, also saying where the top-level members of the document it
+// converts lie in out (as YAMLToJSONTop says; nil when ok is false or no document has
+// anything).
+func OnlyDocumentTop(data []byte) (out []byte, top *Top, documents int, repeats bool, ok bool) {
+	return onlyDocument(data, true)
+}
+
+func onlyDocument(data []byte, withTop bool) (out []byte, top *Top, documents int, repeats bool, ok bool) {
 	printed, tabs := printable(data)
 	if len(data) > 1<<31-1 || !printed || !plainMarkers(data) {
-		return nil, 0, false, false
+		return nil, nil, 0, false, false
 	}
 	if len(data) > 0 && data[len(data)-1] != '\n' && bytes.Contains(data, []byte("---")) {
 		// The YAML reader ends the last line of a stream it splits with a line break, which a
@@ -43,7 +55,7 @@ func OnlyDocument(data []byte) (out []byte, documents int, repeats bool, ok bool
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			out, documents, repeats, ok = nil, 0, false, false
+			out, top, documents, repeats, ok = nil, nil, 0, false, false
 		}
 	}()
 	p := parser{src: data, hasTabs: tabs}
@@ -65,9 +77,15 @@ func OnlyDocument(data []byte) (out []byte, documents int, repeats bool, ok bool
 		p.sourceBytes = p.pos - start
 		p.limit = MaxJSONBytes(p.sourceBytes)
 		if root >= 0 {
+			// Only the first document with something in it is out: the emitter records the
+			// members of each document until then.
+			p.top = nil
+			if withTop && documents == 0 {
+				p.top = &Top{}
+			}
 			if json := p.emitDocument(root); string(json) != "null" {
 				if documents++; documents == 1 {
-					out, repeats = json, p.repeats
+					out, repeats, top = json, p.repeats, p.top
 				}
 			}
 		}
@@ -78,7 +96,7 @@ func OnlyDocument(data []byte) (out []byte, documents int, repeats bool, ok bool
 	if documents == 0 {
 		out = []byte("null")
 	}
-	return out, documents, repeats, true
+	return out, top, documents, repeats, true
 }
 
 // plainMarkers reports whether every line of data that starts with "---" is a document marker

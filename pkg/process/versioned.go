@@ -21,6 +21,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/positions"
 )
 
 // TemplateJSON is a template's JSON split at its top level by DecodeTemplate's one scan:
@@ -42,6 +43,16 @@ func SplitTemplateJSON(data []byte) (*TemplateJSON, error) {
 		return nil, err
 	}
 	return &TemplateJSON{top: top}, nil
+}
+
+// SplitTemplateJSONTop is SplitTemplateJSON of the JSON positions.OnlyDocumentTop or
+// YAMLToJSONTop wrote, split where the converter says its members lie instead of scanned
+// again; what that cannot split exactly as the scan does is scanned.
+func SplitTemplateJSONTop(data []byte, members *positions.Top) (*TemplateJSON, error) {
+	if top := splitTop(data, members); top != nil {
+		return &TemplateJSON{top: top}, nil
+	}
+	return SplitTemplateJSON(data)
 }
 
 // KindFolded reports whether a member is spelled as apiVersion or kind in other letter cases:

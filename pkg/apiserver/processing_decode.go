@@ -1,0 +1,61 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package apiserver
+
+import (
+	"net/http"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/process"
+)
+
+// decodeConverted decodes a YAML body the body filter converted to JSON (body) as the JSON
+// decoder would (strict or not), from where the converter wrote the template's members: the
+// decoder would scan the JSON again to find them (templateCodec), a tenth of what the server
+// adds to the engine on a YAML template. It returns decoded false, having done nothing a
+// client could see, for the decoder to decode the body: a body not converted, one the
+// converter's positions do not split as the scan would, and one that does not decode (the
+// decoder words its errors). A strict decoder's words come back as the decoder returns them,
+// with the Template.
+func (h *processingHandler) decodeConverted(req *http.Request, body []byte, strict bool, kind *schema.GroupVersionKind) (_ runtime.Object, _ *schema.GroupVersionKind, _ error, decoded bool) {
+	top := bodyTop(req)
+	if top == nil || h.splitters == nil {
+		return nil, nil, nil, false
+	}
+	split, err := process.SplitTemplateJSONTop(body, top)
+	if err != nil {
+		return nil, nil, nil, false
+	}
+	into, ok := h.storage.New().(*templates.Template)
+	if !ok {
+		return nil, nil, nil, false
+	}
+	splitter := &h.splitters[0]
+	if strict {
+		splitter = &h.splitters[1]
+	}
+	obj, gvk, err, done := splitter.decodeSplit(split, kind, into)
+	if !done || err != nil && !runtime.IsStrictDecodingError(err) {
+		return nil, nil, nil, false
+	}
+	// The versioning codec defaults what it decoded into, with the same scheme.
+	splitter.scheme.Default(obj)
+	return obj, gvk, err, true
+}

@@ -1,0 +1,111 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package apiserver
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"stencil.dev/stencil/pkg/apis/templates/openshift"
+	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/positions"
+	"stencil.dev/stencil/pkg/registry/templates/processedtemplate"
+	"stencil.dev/stencil/pkg/registry/templates/renderrest"
+)
+
+// TestDecodeConvertedDecodesAsTheDecoder checks that a YAML body the body filter converted is
+// decoded from the converter's member positions (decodeConverted) into what the JSON decoder
+// gives for the same JSON, strict and not: the same Template, group version kind and strict
+// words. TestProcessingHandlerAnswersAsTheCreateHandler compares whole answers; this checks the
+// split path is the one taken.
+func TestDecodeConvertedDecodesAsTheDecoder(t *testing.T) {
+	var many strings.Builder
+	many.WriteString("apiVersion: template.openshift.io/v1\nkind: Template\nmetadata:\n  name: many\n  annotations:\n    description: \"<b>&\"\nlabels:\n  app: many\nparameters:\n")
+	for i := range 20 {
+		fmt.Fprintf(&many, "- name: P%d\n  generate: expression\n  from: \"[a-z]{8}\"\n  requred: true\n", i)
+	}
+	many.WriteString("objects:\n")
+	for i := range 20 {
+		fmt.Fprintf(&many, "- kind: ConfigMap\n  apiVersion: v1\n  metadata:\n    name: c%d-${P%d}\n  data:\n    script: |\n      a && b > c\n", i, i)
+	}
+	bodies := map[string]string{
+		"stencil":              stencilYAML,
+		"openshift":            openShiftYAML,
+		"unknown member":       strings.Replace(stencilYAML, "kind: Template\n", "kind: Template\nunknown: 1\n", 1),
+		"no apiVersion, kind":  strings.Replace(stencilYAML, "apiVersion: templates.stencil.dev/v1alpha1\nkind: Template\n", "", 1),
+		"after empty document": "---\n# nothing\n---\n" + openShiftYAML,
+		"many":                 many.String(),
+	}
+	for _, group := range []struct {
+		gv      schema.GroupVersion
+		storage processingStorage
+	}{
+		{v1alpha1.SchemeGroupVersion, processedtemplate.NewREST(renderrest.NewAdapter(renderrest.Sources{}))},
+		{openshift.SchemeGroupVersion, processedtemplate.NewOpenShiftREST(renderrest.NewAdapter(renderrest.Sources{}))},
+	} {
+		s := processingScope{serializer: Served, admission: &recordingAdmission{}, maxBodyBytes: 1 << 20}
+		scope, err := processingRequestScope(group.gv, "processedtemplates", group.storage, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := newProcessingHandler(group.storage, scope, s.admission, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, body := range bodies {
+			converted, top, documents, repeats, ok := positions.OnlyDocumentTop([]byte(body))
+			if !ok || documents != 1 || repeats || top == nil {
+				t.Fatalf("%s: the converter leaves the body (ok %v, %d documents, repeats %v)", name, ok, documents, repeats)
+			}
+			for i, strict := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%s/strict=%v", group.gv.Group, name, strict), func(t *testing.T) {
+					req := httptest.NewRequest(http.MethodPost, "/", nil)
+					req.Body = &filteredBody{Reader: bytes.NewReader(converted), data: converted, top: top}
+					kind := scope.Kind
+					obj, gvk, err, decoded := h.decodeConverted(req, converted, strict, &kind)
+					wantKind := scope.Kind
+					want, wantGVK, wantErr := h.decoders[i].Decode(converted, &wantKind, h.storage.New())
+					if wantErr != nil && want == nil {
+						if decoded {
+							t.Fatalf("decoded what the decoder refuses (%v)", wantErr)
+						}
+						return
+					}
+					if !decoded {
+						t.Fatal("left to the decoder")
+					}
+					if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+						t.Errorf("error %v, the decoder's %v", err, wantErr)
+					}
+					if *gvk != *wantGVK {
+						t.Errorf("kind %v, the decoder's %v", gvk, wantGVK)
+					}
+					if !apiequality.Semantic.DeepEqual(obj, want) {
+						t.Errorf("decoded\n%#v\nthe decoder's\n%#v", obj, want)
+					}
+				})
+			}
+		}
+	}
+}
