@@ -108,6 +108,10 @@ func (w *yamlWriter) inline(cx yamlContext, text string) {
 	}
 }
 
+// maxImplicitKey is the longest key written before its colon: YAML readers (go-yaml) refuse a
+// simple key past 1024 characters; bytes count at least as many.
+const maxImplicitKey = 1000
+
 // mapping writes a non-empty object. Inside a sequence item its first member shares the
 // item's line; under a key its members go on the following lines, indented.
 func (w *yamlWriter) mapping(i, indent int, cx yamlContext) int {
@@ -126,7 +130,16 @@ func (w *yamlWriter) mapping(i, indent int, cx yamlContext) int {
 		}
 		first = false
 		keyEnd := SkipString(w.src, i)
+		keyAt := len(w.out)
 		w.key(StringContent(w.src[i:keyEnd]))
+		if len(w.out)-keyAt > maxImplicitKey {
+			// A YAML reader takes a key written before its colon only up to 1024 characters:
+			// a longer one is an explicit key, its colon on the next line.
+			key := append([]byte(nil), w.out[keyAt:]...)
+			w.out = append(append(w.out[:keyAt], '?', ' '), key...)
+			w.out = append(w.out, '\n')
+			w.indent(childIndent)
+		}
 		w.out = append(w.out, ':')
 		i = w.value(keyEnd+1, childIndent, contextKey)
 		if w.src[i] == '}' {

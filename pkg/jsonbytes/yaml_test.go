@@ -130,3 +130,20 @@ func FuzzToYAML(f *testing.F) {
 		}
 	})
 }
+
+// TestLongKeys checks that a key too long to stand before its colon is written as an explicit
+// key that reads back, whatever its value and wherever its mapping stands.
+func TestLongKeys(t *testing.T) {
+	long := strings.Repeat("k", 1500)
+	quoted := strings.Repeat("]", 700) + `\\` + strings.Repeat("]", 700)
+	for _, in := range []string{
+		`{"` + long + `":"v"}`,
+		`{"` + quoted + `":{}}`,
+		`{"a":1,"` + long + `":{"b":[1,2],"c":"x\ny"},"z":true}`,
+		`{"` + long + `":["x",{"y":1}]}`,
+		`[{"` + long + `":null,"b":2}]`,
+		`{"a":{"` + quoted + `":[]}}`,
+	} {
+		readsBack(t, []byte(in))
+	}
+}
