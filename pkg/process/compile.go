@@ -76,6 +76,9 @@ type compiler struct {
 	// objectBytes is the size of the template's objects as given, for reserveArena;
 	// compacted is the size of the last object compileObject compacted.
 	objectBytes, compacted int
+	// jumpsEnd is past the last op that may be a jump (emitJump): the ops from it on hold
+	// none, so that merging or splitting an op before them moves no jump's target.
+	jumpsEnd int
 	// scratch is reused by every object compiled, and by the next Compile.
 	*scratch
 }
