@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"unsafe"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -88,6 +89,8 @@ type scratch struct {
 	src       []byte
 	structure structure
 	walker    walker
+	// textSegs are the segments of the plain-text string textTemplate compiles.
+	textSegs []segment
 }
 
 // scratchPool keeps the working memory of Compile calls, so that processing templates given
@@ -159,9 +162,14 @@ func (c *compiler) compileText() {
 // textTemplate compiles a plain-text string. Typed references substitute as text there; in
 // the OpenShift dialect ${{P}} substitutes only as the whole string, as in OpenShift.
 func (c *compiler) textTemplate(s string, path func() *field.Path) []textPart {
-	content := []byte(s)
-	segs, _ := c.sx.split(content, nil)
+	// content is only read: a view of s, not a copy, and the literal parts are parts of s.
+	content := unsafe.Slice(unsafe.StringData(s), len(s))
+	segs, _ := c.sx.split(content, c.textSegs[:0])
+	c.textSegs = segs
 	var parts []textPart
+	if len(segs) > 0 {
+		parts = make([]textPart, 0, len(segs))
+	}
 	for i := range segs {
 		seg := &segs[i]
 		param := -1
@@ -175,7 +183,7 @@ func (c *compiler) textTemplate(s string, path func() *field.Path) []textPart {
 				param = seg.param
 			}
 		}
-		text := string(seg.text(content))
+		text := s[seg.start:seg.end]
 		if param < 0 && len(parts) > 0 && parts[len(parts)-1].param < 0 {
 			parts[len(parts)-1].literal += text
 			continue
