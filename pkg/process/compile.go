@@ -91,6 +91,8 @@ type scratch struct {
 	walker    walker
 	// textSegs are the segments of the plain-text string textTemplate compiles.
 	textSegs []segment
+	// grouped and quotedGroup hold an OpenShift object's apiVersion with its group (header).
+	grouped, quotedGroup []byte
 }
 
 // scratchPool keeps the working memory of Compile calls, so that processing templates given
@@ -106,11 +108,15 @@ func (c *compiler) release() {
 	scratchPool.Put(s)
 }
 
+// The paths of a template's labels in each dialect, shared by every plan: a Path never
+// changes, its children point at it.
+var objectLabelsPath, openShiftLabelsPath = field.NewPath("objectLabels"), field.NewPath("labels")
+
 func newCompiler(t *templates.Template, d Dialect) *compiler {
 	params, index, errs := compileParameters(t.Parameters, d)
-	labelsPath := field.NewPath("objectLabels")
+	labelsPath := objectLabelsPath
 	if d == OpenShift {
-		labelsPath = field.NewPath("labels")
+		labelsPath = openShiftLabelsPath
 	}
 	return &compiler{
 		plan: &Plan{

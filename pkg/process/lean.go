@@ -295,9 +295,10 @@ func (r *leanReader) stringMap(m *map[string]string) {
 			r.fail()
 			return
 		}
+		key := r.plainString(name) // before str reads on: name is valid until the next read
 		var v string
 		r.str(&v)
-		(*m)[string(name)] = v
+		(*m)[key] = v
 	})
 	switch {
 	case !present:
