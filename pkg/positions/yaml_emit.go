@@ -44,7 +44,10 @@ type emitter struct {
 // assign is one member of a mapping as the decoder sets it: its key as text and as typed,
 // the nodes of key and value, and its order.
 type assign struct {
-	key        []byte
+	key []byte
+	// prefix is the key's first eight bytes, big-endian, zeros past its end: two keys whose
+	// prefixes differ are ordered as their prefixes (keyPrefix), most compared without a call.
+	prefix     uint64
 	typed      typedKey
 	knode, val int32
 }
@@ -149,7 +152,7 @@ func (e *emitter) mapping(n int32) {
 	mark := len(e.assigns)
 	e.gather(n)
 	members := e.assigns[mark:]
-	slices.SortStableFunc(members, func(a, b assign) int { return bytes.Compare(a.key, b.key) })
+	sortMembers(members)
 	top := e.top != nil && e.depth == 0
 	if top {
 		e.top.Members = make([]Member, 0, len(members))
@@ -159,7 +162,7 @@ func (e *emitter) mapping(n int32) {
 	first, end := true, len(e.assigns)
 	for i := mark; i < end; {
 		j := i + 1
-		for j < end && bytes.Equal(e.assigns[j].key, e.assigns[i].key) {
+		for j < end && e.assigns[j].prefix == e.assigns[i].prefix && bytes.Equal(e.assigns[j].key, e.assigns[i].key) {
 			if e.assigns[j].typed != e.assigns[i].typed {
 				bail() // keys that differ in YAML but not as strings: YAMLToJSON picks one at random
 			}
@@ -233,7 +236,7 @@ func (e *emitter) gather(n int32) {
 			continue
 		}
 		key, typed := e.p.keyText(k)
-		e.assigns = append(e.assigns, assign{key: key, typed: typed, knode: k, val: v})
+		e.assigns = append(e.assigns, assign{key: key, prefix: keyPrefix(key), typed: typed, knode: k, val: v})
 	}
 }
 

@@ -67,6 +67,10 @@ func (p *parser) plain(indent int, flow bool) int32 {
 				break scan
 			case c == ':':
 				p.pos++ // inside a word
+			case c == ' ' && p.pos+1 < len(src) && !stops[src[p.pos+1]] && src[p.pos+1] != '#':
+				// One space between two words of a line is the scalar's own, in the arena
+				// too: the next word is read in the same run.
+				p.pos++
 			default: // a blank, a tab, or a flow indicator in a flow collection
 				break scan
 			}
@@ -111,6 +115,7 @@ func (p *parser) plain(indent int, flow bool) int32 {
 			spaceFrom, leadingBlanks = -1, true
 			breaks++
 			p.newline()
+			p.pos = indentEnd(p.src, p.pos)
 		}
 		if !flow && p.column() < indent+1 {
 			break
@@ -291,11 +296,9 @@ func (p *parser) blockScalar(indent int) int32 {
 		}
 		leadingBlank = trailingBlank
 		run := p.pos
-		for !p.eof() && !p.breakAt(0) {
-			if p.src[p.pos] == '\t' {
-				p.tabs++ // text of the line, past its indentation
-			}
-			p.pos++
+		p.pos = lineEnd(p.src, p.pos)
+		if p.hasTabs {
+			p.tabs += bytes.Count(p.src[run:p.pos], []byte{'\t'}) // text of the line, past its indentation
 		}
 		p.arena = append(p.arena, p.src[run:p.pos]...)
 		leadingBreak = !p.eof()
@@ -323,8 +326,10 @@ func (p *parser) blockScalar(indent int) int32 {
 func (p *parser) blockBreaks(blockIndent *int, indent int) int {
 	breaks, maxIndent := 0, 0
 	for {
-		for (*blockIndent == 0 || p.column() < *blockIndent) && p.at(0) == ' ' {
-			p.pos++
+		if *blockIndent == 0 {
+			p.pos = indentEnd(p.src, p.pos)
+		} else {
+			p.pos = indentEnd(p.src[:min(p.lineStart+*blockIndent, len(p.src))], p.pos)
 		}
 		maxIndent = max(maxIndent, p.column())
 		if (*blockIndent == 0 || p.column() < *blockIndent) && p.at(0) == '\t' {
@@ -340,4 +345,17 @@ func (p *parser) blockBreaks(blockIndent *int, indent int) int {
 		*blockIndent = max(maxIndent, indent+1, 1)
 	}
 	return breaks
+}
+
+// lineEnd returns the offset of the line break that ends the line src[i:] is in (of its CR
+// in a CRLF), or len(src). The source holds no lone CR (printable).
+func lineEnd(src []byte, i int) int {
+	j := bytes.IndexByte(src[i:], '\n')
+	if j < 0 {
+		return len(src)
+	}
+	if j += i; j > i && src[j-1] == '\r' {
+		return j - 1
+	}
+	return j
 }
