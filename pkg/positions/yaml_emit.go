@@ -120,7 +120,7 @@ func (e *emitter) value(n int32) {
 			e.out = appendJSONString(e.out, text)
 			return
 		}
-		e.out = appendResolved(e.out, text)
+		e.out = appendResolved(e.out, text, nd.clean)
 	case kindSequence:
 		elements := e.top != nil && e.depth == 1 // the value of a top-level member
 		if elements {

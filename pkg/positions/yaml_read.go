@@ -188,6 +188,9 @@ type node struct {
 	inArena     bool
 	// anchored: the decoder places the node at its anchor, which pos does not say.
 	anchored bool
+	// clean: the scalar's value is a run of src that holds no byte a JSON string escapes
+	// (the reader saw each of its bytes): its string is written as it is, not checked again.
+	clean bool
 	pos      int32
 	a, b     int32
 }

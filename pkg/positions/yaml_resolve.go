@@ -139,8 +139,9 @@ func numberByte(c byte) bool {
 		c == '+' || c == '-' || c == '_' || c == '.' || c == 'x' || c == 'X' || c == 'o' || c == 'O'
 }
 
-// appendResolved writes a plain scalar as the JSON of what it resolves to.
-func appendResolved(dst, s []byte) []byte {
+// appendResolved writes a plain scalar as the JSON of what it resolves to; clean says a
+// string of it needs no escape (node.clean).
+func appendResolved(dst, s []byte, clean bool) []byte {
 	kind, v := resolve(s)
 	switch kind {
 	case resolvedNull:
@@ -156,6 +157,11 @@ func appendResolved(dst, s []byte) []byte {
 		return strconv.AppendUint(dst, v, 10)
 	case resolvedFloat:
 		return appendJSONFloat(dst, math.Float64frombits(v))
+	}
+	if clean {
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"')
 	}
 	return appendJSONString(dst, s)
 }

@@ -42,6 +42,7 @@ func (p *parser) plain(indent int, flow bool) int32 {
 	end := start
 	inArena, from := false, 0
 	leadingBlanks, breaks, spaceFrom := false, 0, -1
+	escapes := p.hasTabs // a tab between words, which the scan does not look for
 	for {
 		if p.atMarker('-') || p.atMarker('.') || p.at(0) == '#' {
 			break
@@ -67,6 +68,9 @@ func (p *parser) plain(indent int, flow bool) int32 {
 				break scan
 			case c == ':':
 				p.pos++ // inside a word
+			case escapedInWord[c]:
+				escapes = true // a byte the scalar's JSON string escapes, or may
+				p.pos++
 			case c == ' ' && p.pos+1 < len(src) && !stops[src[p.pos+1]] && src[p.pos+1] != '#':
 				// One space between two words of a line is the scalar's own, in the arena
 				// too: the next word is read in the same run.
@@ -122,6 +126,7 @@ func (p *parser) plain(indent int, flow bool) int32 {
 		}
 	}
 	p.setValue(n, inArena, from, start, end)
+	p.nodes[n].clean = !inArena && !escapes
 	p.skipToToken()
 	return n
 }
