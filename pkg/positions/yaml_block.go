@@ -126,7 +126,7 @@ func (p *parser) blockMapping(c int) int32 {
 	m := p.newNode(kindMapping, 0, p.pos)
 	mark := len(p.stack)
 	for {
-		if p.at(0) == '&' || p.at(0) == '*' || p.at(0) == '!' || p.at(0) == '[' || p.at(0) == '{' || p.at(0) == '?' {
+		if refusedKeyStarts[p.src[p.pos]] {
 			bail()
 		}
 		k := p.key()
@@ -234,6 +234,10 @@ func (p *parser) keyAhead() bool {
 	}
 	return false
 }
+
+// refusedKeyStarts are the first bytes of a mapping's key that the fast reader leaves to
+// libyaml: an anchor or alias, a tag, a flow collection, a complex key.
+var refusedKeyStarts = [256]bool{'&': true, '*': true, '!': true, '[': true, '{': true, '?': true}
 
 // keyLineStops are the bytes keyAhead looks at on a line: its end, a colon, a comment's '#'.
 var keyLineStops = [256]bool{'\n': true, '\r': true, ':': true, '#': true}

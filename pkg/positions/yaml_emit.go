@@ -74,7 +74,7 @@ func (p *parser) emitDocument(root int32) []byte {
 	// do): about 0.8 of the YAML's size on the corpus, which the source's size overestimates.
 	text := len(p.arena) + p.runBytes
 	size := min(text+text/8+4*len(p.nodes)+64, len(p.src)+len(p.src)/4+64)
-	e := emitter{p: p, out: make([]byte, 0, size), assigns: p.assigns[:0], top: p.top}
+	e := emitter{p: p, out: p.scratchOut(size), assigns: p.assigns[:0], top: p.top}
 	e.record(-1, p.nodes[root].pos)
 	e.value(root)
 	p.assigns = e.assigns
@@ -82,7 +82,13 @@ func (p *parser) emitDocument(root int32) []byte {
 		p.top.Mapping, p.top.Depth = p.nodes[root].kind == kindMapping, e.deepest
 	}
 	p.written = len(e.out) + e.discarded
-	return e.out
+	// The JSON is written into working memory sized by an estimate (a sixth more than it
+	// needs on the corpus), then copied to memory of its exact size: the copy costs less than
+	// allocating and collecting the estimate's slack.
+	out := make([]byte, len(e.out))
+	copy(out, e.out)
+	p.keepOut(e.out)
+	return out
 }
 
 // room refuses the document once what it writes, n bytes more, would pass the parser's

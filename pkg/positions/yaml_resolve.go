@@ -51,26 +51,47 @@ func resolve(s []byte) (uint8, uint64) {
 	if len(s) == 0 {
 		return resolvedNull, 0
 	}
-	switch c := s[0]; {
-	case c == '+' || c == '-' || c >= '0' && c <= '9':
+	switch resolveStarts[s[0]] {
+	case startsNumber:
 		if k, v, ok := resolveWord(s); ok {
 			return k, v
 		}
 		return resolveNumber(string(s))
-	case c == '.':
+	case startsDot:
 		if k, v, ok := resolveWord(s); ok {
 			return k, v
 		}
 		if f, err := strconv.ParseFloat(string(s), 64); err == nil {
 			return resolvedFloat, math.Float64bits(f)
 		}
-	case strings.IndexByte("yYnNtTfFoO~", c) >= 0:
+	case startsWord:
 		if k, v, ok := resolveWord(s); ok {
 			return k, v
 		}
 	}
 	return resolvedString, 0
 }
+
+// resolveStarts says, by a scalar's first byte, what it may resolve to: most keys and values
+// start with a byte that makes them a string at once (one lookup, not a search of the words'
+// first letters).
+var resolveStarts = func() (starts [256]uint8) {
+	for _, c := range []byte("+-0123456789") {
+		starts[c] = startsNumber
+	}
+	starts['.'] = startsDot
+	for _, c := range []byte("yYnNtTfFoO~") {
+		starts[c] = startsWord
+	}
+	return starts
+}()
+
+const (
+	startsString uint8 = iota
+	startsNumber
+	startsDot
+	startsWord
+)
 
 // resolveWord looks s up in the decoder's table of words.
 func resolveWord(s []byte) (uint8, uint64, bool) {

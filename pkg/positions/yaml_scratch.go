@@ -16,7 +16,10 @@ limitations under the License.
 
 package positions
 
-import "sync"
+import (
+	"sync"
+	"unsafe"
+)
 
 // scratch is the working memory of one read: the tree, the children of its collections, the
 // arena of scalars that are not a run of the source, and the emitter's members. None of it
@@ -30,6 +33,8 @@ type scratch struct {
 	stack   []int32
 	arena   []byte
 	assigns []assign
+	// out is where the emitter writes a document's JSON before it is copied out.
+	out []byte
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -60,9 +65,26 @@ func (p *parser) releaseScratch() {
 	clear(p.assigns[:cap(p.assigns)])
 	s.nodes, s.kids, s.stack, s.arena, s.assigns = p.nodes[:0], p.kids[:0], p.stack[:0], p.arena[:0], p.assigns[:0]
 	p.nodes, p.kids, p.stack, p.arena, p.assigns = nil, nil, nil, nil, nil
-	size := cap(s.nodes)*16 + cap(s.kids)*4 + cap(s.stack)*4 + cap(s.arena) + cap(s.assigns)*48
+	size := cap(s.nodes)*int(unsafe.Sizeof(node{})) + cap(s.kids)*4 + cap(s.stack)*4 + cap(s.arena) +
+		cap(s.assigns)*int(unsafe.Sizeof(assign{})) + cap(s.out)
 	if size <= maxPooledScratch {
 		scratchPool.Put(s)
+	}
+}
+
+// scratchOut returns the working memory the emitter writes a document's JSON into, empty,
+// with room for size bytes.
+func (p *parser) scratchOut(size int) []byte {
+	if p.scratch == nil {
+		return make([]byte, 0, size)
+	}
+	return grown(p.scratch.out[:0], size)
+}
+
+// keepOut keeps the emitter's memory (grown perhaps) for the next document or read.
+func (p *parser) keepOut(out []byte) {
+	if p.scratch != nil {
+		p.scratch.out = out[:0]
 	}
 }
 
