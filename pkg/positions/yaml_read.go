@@ -191,8 +191,8 @@ type node struct {
 	// clean: the scalar's value is a run of src that holds no byte a JSON string escapes
 	// (the reader saw each of its bytes): its string is written as it is, not checked again.
 	clean bool
-	pos      int32
-	a, b     int32
+	pos   int32
+	a, b  int32
 }
 
 // read parses and emits the first document. errBail means the input is left to YAMLToJSON;
