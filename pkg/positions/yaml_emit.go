@@ -123,6 +123,10 @@ func (e *emitter) value(n int32) {
 		text := e.p.text(n)
 		e.room(len(text))
 		if nd.style == styleQuoted {
+			if nd.clean {
+				e.out = appendClean(e.out, text)
+				return
+			}
 			e.out = appendJSONString(e.out, text)
 			return
 		}
@@ -182,7 +186,7 @@ func (e *emitter) mapping(n int32) {
 				e.discard(e.assigns[k].val)
 			}
 		}
-		last := e.assigns[j-1]
+		last := &e.assigns[j-1]
 		if !first {
 			e.out = append(e.out, ',')
 		}
@@ -304,7 +308,9 @@ func (p *parser) keyText(k int32) ([]byte, typedKey) {
 		bail() // an alias or a collection as a key
 	}
 	text := p.text(k)
-	if nd.style == styleQuoted {
+	if nd.style == styleQuoted || len(text) > 0 && (resolveStarts[text[0]] == startsString ||
+		resolveStarts[text[0]] == startsWord && len(text) > maxWord) {
+		// Most keys are names whose first byte, or length, makes them strings.
 		return text, typedKey{kind: resolvedString}
 	}
 	return resolveKey(text)

@@ -93,9 +93,12 @@ const (
 	startsWord
 )
 
+// maxWord is the length of the longest word of the decoder's table.
+const maxWord = 5
+
 // resolveWord looks s up in the decoder's table of words.
 func resolveWord(s []byte) (uint8, uint64, bool) {
-	if len(s) > 5 {
+	if len(s) > maxWord {
 		return 0, 0, false // longer than any word of the table (a key such as metadata)
 	}
 	switch string(s) {
@@ -180,11 +183,16 @@ func appendResolved(dst, s []byte, clean bool) []byte {
 		return appendJSONFloat(dst, math.Float64frombits(v))
 	}
 	if clean {
-		dst = append(dst, '"')
-		dst = append(dst, s...)
-		return append(dst, '"')
+		return appendClean(dst, s)
 	}
 	return appendJSONString(dst, s)
+}
+
+// appendClean writes as a JSON string s, which holds no byte a JSON string escapes.
+func appendClean(dst, s []byte) []byte {
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }
 
 // appendJSONFloat writes f as encoding/json does; NaN and infinities are its error.

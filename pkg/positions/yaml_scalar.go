@@ -159,21 +159,16 @@ func (p *parser) setValue(n int32, inArena bool, from, start, end int) {
 func (p *parser) quoted() int32 {
 	start := p.pos
 	n := p.newNode(kindScalar, styleQuoted, start)
-	if end := quotedEnd(p.src, start); end > 0 {
-		special := byte('\\')
-		if p.src[start] == '\'' {
-			special = '\''
+	if end, escape, escaped := quotedLine(p.src, start); end > 0 && !escape {
+		// On one line, spaces and tabs are the scalar's own.
+		if p.hasTabs {
+			p.tabs += bytes.Count(p.src[start+1:end-1], []byte{'\t'})
 		}
-		if bytes.IndexByte(p.src[start+1:end-1], special) < 0 {
-			// On one line, spaces and tabs are the scalar's own.
-			if p.hasTabs {
-				p.tabs += bytes.Count(p.src[start+1:end-1], []byte{'\t'})
-			}
-			p.nodes[n].a, p.nodes[n].b = int32(start+1), int32(end-1)
-			p.runBytes += end - 2 - start
-			p.pos = end
-			return n
-		}
+		p.nodes[n].a, p.nodes[n].b = int32(start+1), int32(end-1)
+		p.nodes[n].clean = !escaped
+		p.runBytes += end - 2 - start
+		p.pos = end
+		return n
 	}
 	single := p.src[start] == '\''
 	from := len(p.arena)
