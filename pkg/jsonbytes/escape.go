@@ -98,6 +98,14 @@ var htmlSafe = func() (safe [256]bool) {
 // escaped for HTML, U+2028 and U+2029 escaped, invalid UTF-8 as U+FFFD.
 func AppendQuotedHTML[T ~[]byte | ~string](dst []byte, s T) []byte {
 	dst = append(dst, '"')
+	dst = AppendEscapedHTML(dst, s)
+	return append(dst, '"')
+}
+
+// AppendEscapedHTML appends s as the content of a JSON string (without its quotes) as
+// AppendQuotedHTML writes it: for a writer that builds a string's content from parts (the YAML
+// reader, a block scalar's lines).
+func AppendEscapedHTML[T ~[]byte | ~string](dst []byte, s T) []byte {
 	start := 0
 	i := 0
 	for i+8 <= len(s) {
@@ -123,8 +131,7 @@ func AppendQuotedHTML[T ~[]byte | ~string](dst []byte, s T) []byte {
 		}
 		dst, i, start = appendHTMLByte(dst, s, i, start)
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }
 
 // appendHTMLByte writes what AppendQuotedHTML writes for the character at s[i], with the

@@ -18,6 +18,7 @@ package positions
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
 )
 
@@ -82,13 +83,7 @@ func (p *parser) emitDocument(root int32) []byte {
 		p.top.Mapping, p.top.Depth = p.nodes[root].kind == kindMapping, e.deepest
 	}
 	p.written = len(e.out) + e.discarded
-	// The JSON is written into working memory sized by an estimate (a sixth more than it
-	// needs on the corpus), then copied to memory of its exact size: the copy costs less than
-	// allocating and collecting the estimate's slack.
-	out := make([]byte, len(e.out))
-	copy(out, e.out)
-	p.keepOut(e.out)
-	return out
+	return p.keepOut(e.out)
 }
 
 // room refuses the document once what it writes, n bytes more, would pass the parser's
@@ -121,16 +116,22 @@ func (e *emitter) value(n int32) {
 	switch nd.kind {
 	case kindScalar:
 		text := e.p.text(n)
+		if nd.flags&nodeEscaped != 0 {
+			// The bound counts the value's bytes, as for any other, not its escaped text's.
+			e.room(int(binary.LittleEndian.Uint32(e.p.arena[nd.a-4 : nd.a])))
+			e.out = appendClean(e.out, text)
+			return
+		}
 		e.room(len(text))
 		if nd.style == styleQuoted {
-			if nd.clean {
+			if nd.flags&nodeClean != 0 {
 				e.out = appendClean(e.out, text)
 				return
 			}
 			e.out = appendJSONString(e.out, text)
 			return
 		}
-		e.out = appendResolved(e.out, text, nd.clean)
+		e.out = appendResolved(e.out, text, nd.flags&nodeClean != 0)
 	case kindSequence:
 		elements := e.top != nil && e.depth == 1 // the value of a top-level member
 		if elements {

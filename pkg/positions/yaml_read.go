@@ -186,14 +186,23 @@ const (
 type node struct {
 	kind, style uint8
 	inArena     bool
-	// anchored: the decoder places the node at its anchor, which pos does not say.
-	anchored bool
-	// clean: the scalar's value is a run of src that holds no byte a JSON string escapes
-	// (the reader saw each of its bytes): its string is written as it is, not checked again.
-	clean bool
-	pos   int32
-	a, b  int32
+	flags       uint8
+	pos         int32
+	a, b        int32
 }
+
+// node flags. anchored: the decoder places the node at its anchor, which pos does not say.
+// clean: the scalar's value is a run of src that holds no byte a JSON string escapes (the
+// reader saw each of its bytes). escaped: its text is its JSON string's content, written as
+// the scalar was read (a block scalar; the four bytes before it in the arena hold how long
+// the value is unescaped: blockScalar). A clean or escaped scalar is written as it is, not
+// checked again. (Flags, not fields: a node of 16 bytes, of which a large document has one
+// every few bytes.)
+const (
+	nodeAnchored uint8 = 1 << iota
+	nodeClean
+	nodeEscaped
+)
 
 // read parses and emits the first document. errBail means the input is left to YAMLToJSON;
 // an *ExpansionError, that its aliases expand it past p.limit, which no reader may write.
@@ -391,7 +400,7 @@ func (p *parser) newNode(kind, style uint8, pos int) int32 {
 	if p.hasPending {
 		p.anchors = append(p.anchors, anchor{name: p.pending, node: n})
 		p.hasPending = false
-		p.nodes[n].anchored = true
+		p.nodes[n].flags |= nodeAnchored
 	}
 	return n
 }

@@ -164,7 +164,7 @@ func numberByte(c byte) bool {
 }
 
 // appendResolved writes a plain scalar as the JSON of what it resolves to; clean says a
-// string of it needs no escape (node.clean).
+// string of it needs no escape (nodeClean).
 func appendResolved(dst, s []byte, clean bool) []byte {
 	kind, v := resolve(s)
 	switch kind {

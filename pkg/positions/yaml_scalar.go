@@ -16,7 +16,12 @@ limitations under the License.
 
 package positions
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
+)
 
 // Scalars are read as libyaml's scanner reads them (scannerc.go of go.yaml.in/yaml/v2): the
 // same folding of line breaks and spaces, escapes and block scalar indentation. A scalar that
@@ -126,7 +131,9 @@ func (p *parser) plain(indent int, flow bool) int32 {
 		}
 	}
 	p.setValue(n, inArena, from, start, end)
-	p.nodes[n].clean = !inArena && !escapes
+	if !inArena && !escapes {
+		p.nodes[n].flags |= nodeClean
+	}
 	p.skipToToken()
 	return n
 }
@@ -165,7 +172,9 @@ func (p *parser) quoted() int32 {
 			p.tabs += bytes.Count(p.src[start+1:end-1], []byte{'\t'})
 		}
 		p.nodes[n].a, p.nodes[n].b = int32(start+1), int32(end-1)
-		p.nodes[n].clean = !escaped
+		if !escaped {
+			p.nodes[n].flags |= nodeClean
+		}
 		p.runBytes += end - 2 - start
 		p.pos = end
 		return n
@@ -279,7 +288,12 @@ func (p *parser) blockScalar(indent int) int32 {
 			blockIndent += indent
 		}
 	}
-	from := len(p.arena)
+	// The value is written into the arena as its JSON string's content, line by line: its line
+	// breaks (a script's, one every few words) as the escapes they are, not found again in the
+	// value by the emitter. raw counts the value's own bytes, kept in the four bytes before it
+	// (the emitter's bound counts those).
+	p.arena = append(p.arena, 0, 0, 0, 0)
+	from, raw := len(p.arena), 0
 	trailing := p.blockBreaks(&blockIndent, indent)
 	leadingBreak, leadingBlank := false, false
 	for p.column() == blockIndent && !p.eof() {
@@ -287,20 +301,21 @@ func (p *parser) blockScalar(indent int) int32 {
 		if !literal && leadingBreak && !leadingBlank && !trailingBlank {
 			if trailing == 0 {
 				p.arena = append(p.arena, ' ')
+				raw++
 			}
 		} else if leadingBreak {
-			p.arena = append(p.arena, '\n')
+			p.arena = append(p.arena, '\\', 'n')
+			raw++
 		}
-		for ; trailing > 0; trailing-- {
-			p.arena = append(p.arena, '\n')
-		}
+		p.arena, raw = appendBreaks(p.arena, trailing), raw+trailing
 		leadingBlank = trailingBlank
 		run := p.pos
 		p.pos = lineEnd(p.src, p.pos)
 		if p.hasTabs {
 			p.tabs += bytes.Count(p.src[run:p.pos], []byte{'\t'}) // text of the line, past its indentation
 		}
-		p.arena = append(p.arena, p.src[run:p.pos]...)
+		p.arena = jsonbytes.AppendEscapedHTML(p.arena, p.src[run:p.pos])
+		raw += p.pos - run
 		leadingBreak = !p.eof()
 		if leadingBreak {
 			p.newline()
@@ -308,16 +323,25 @@ func (p *parser) blockScalar(indent int) int32 {
 		trailing = p.blockBreaks(&blockIndent, indent)
 	}
 	if chomping != -1 && leadingBreak {
-		p.arena = append(p.arena, '\n')
+		p.arena = append(p.arena, '\\', 'n')
+		raw++
 	}
 	if chomping == 1 {
-		for ; trailing > 0; trailing-- {
-			p.arena = append(p.arena, '\n')
-		}
+		p.arena, raw = appendBreaks(p.arena, trailing), raw+trailing
 	}
 	p.setValue(n, true, from, 0, 0)
+	p.nodes[n].flags |= nodeEscaped
+	binary.LittleEndian.PutUint32(p.arena[from-4:from], uint32(raw))
 	p.skipToToken()
 	return n
+}
+
+// appendBreaks writes n line breaks escaped.
+func appendBreaks(dst []byte, n int) []byte {
+	for ; n > 0; n-- {
+		dst = append(dst, '\\', 'n')
+	}
+	return dst
 }
 
 // blockBreaks skips the indentation and the empty lines before a line of a block scalar,

@@ -81,12 +81,23 @@ func (p *parser) scratchOut(size int) []byte {
 	return grown(p.scratch.out[:0], size)
 }
 
-// keepOut keeps the emitter's memory (grown perhaps) for the next document or read.
-func (p *parser) keepOut(out []byte) {
-	if p.scratch != nil {
-		p.scratch.out = out[:0]
+// keepOut returns the JSON the emitter wrote into out. The emitter writes into working memory
+// sized by an estimate (a sixth more than it needs on the corpus): the JSON is copied to
+// memory of its exact size, which costs less than allocating and collecting the estimate's
+// slack, and out is kept for the next document or read. A JSON too large to keep (a document
+// of several MB, read once) is returned as it is.
+func (p *parser) keepOut(out []byte) []byte {
+	if p.scratch == nil || cap(out) > maxPooledOut {
+		return out
 	}
+	p.scratch.out = out[:0]
+	json := make([]byte, len(out))
+	copy(json, out)
+	return json
 }
+
+// maxPooledOut is the largest JSON buffer a scratch keeps.
+const maxPooledOut = maxPooledScratch / 4
 
 // grown returns s (empty) with room for n elements.
 func grown[T any](s []T, n int) []T {
