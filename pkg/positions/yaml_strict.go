@@ -129,7 +129,7 @@ func (s *strictWalk) merge(v int32, set map[typedKey]bool, texts map[string]bool
 // keep, left to sigs.k8s.io/yaml.
 func (s *strictWalk) line(v int32) int {
 	nd := s.p.nodes[v]
-	if nd.anchored || nd.kind == kindScalar && nd.style == stylePlain && !nd.inArena && nd.a == nd.b {
+	if nd.flags&nodeAnchored != 0 || nd.kind == kindScalar && nd.style == stylePlain && !nd.inArena && nd.a == nd.b {
 		bail()
 	}
 	return bytes.Count(s.p.src[s.p.base:nd.pos], []byte("\n")) + 1
