@@ -58,6 +58,10 @@ var codecSeeds = []string{
 	`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","parameters":[{"name":"N","type":"int","default":1},{"name":"M","name":"O"}],"objects":[]}`,
 	`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","parameters":[{"name":"N","type":"int","minimum":"x","typo":1}],"objects":[]}`,
 	`{"apiVersion":"template.openshift.io/v1","kind":"Template","parameters":[{"name":"A","type":"int"}],"parameters":[{"name":"B","typo":1}],"objects":[]}`,
+	// Members only our parameters have are members OpenShift's do not: a strict decoder of
+	// OpenShift's template words them, and one not strict skips them, whatever their values.
+	`{"apiVersion":"template.openshift.io/v1","kind":"Template","parameters":[{"name":"A","type":"int","enum":["1"],"secret":true}],"objects":[]}`,
+	`{"apiVersion":"template.openshift.io/v1","kind":"Template","parameters":[{"name":"A","type":5,"minimum":"x","items":[]}],"objects":[]}`,
 	// Members a parameter does not have, which the strict lean reader words itself: escaped,
 	// spelled as a member in other cases, with a value of any shape, inside the parameter's
 	// items, in several parameters and after a null one.

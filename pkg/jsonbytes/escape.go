@@ -16,7 +16,10 @@ limitations under the License.
 
 package jsonbytes
 
-import "unicode/utf8"
+import (
+	"math/bits"
+	"unicode/utf8"
+)
 
 // hexDigits spell \u00XX escapes.
 const hexDigits = "0123456789abcdef"
@@ -95,64 +98,83 @@ var htmlSafe = func() (safe [256]bool) {
 // escaped for HTML, U+2028 and U+2029 escaped, invalid UTF-8 as U+FFFD.
 func AppendQuotedHTML[T ~[]byte | ~string](dst []byte, s T) []byte {
 	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		// Eight bytes at a time while all are safe (the run of a long string: a description,
-		// a script); a word that is not is read byte by byte.
-		if i+8 <= len(s) {
-			// A word of eight: its length known, the compiler reads it in one load, with no
-			// check of each byte's index.
-			w := s[i : i+8]
-			if HTMLSafeWord(uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56) {
-				i += 8
-				continue
-			}
-		}
-		for word := min(i+8, len(s)); i < word; {
-			c := s[i]
-			if htmlSafe[c] {
-				i++
-				continue
-			}
-			if c < utf8.RuneSelf {
-				dst = append(dst, s[start:i]...)
-				dst = AppendEscapedASCII(dst, c)
-				i++
-				start = i
-				continue
-			}
-			r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
-			switch {
-			case r == utf8.RuneError && size == 1:
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, `\ufffd`...)
-			case r == '\u2028' || r == '\u2029':
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			default:
-				i += size
-				continue
-			}
-			i += size
-			start = i
-		}
-	}
-	dst = append(dst, s[start:]...)
+	dst = AppendEscapedHTML(dst, s)
 	return append(dst, '"')
 }
 
+// AppendEscapedHTML appends s as the content of a JSON string (without its quotes) as
+// AppendQuotedHTML writes it: for a writer that builds a string's content from parts (the YAML
+// reader, a block scalar's lines).
+func AppendEscapedHTML[T ~[]byte | ~string](dst []byte, s T) []byte {
+	start := 0
+	i := 0
+	for i+8 <= len(s) {
+		// Eight bytes at a time (the run of a long string: a description, a script). A word
+		// that holds a byte to look at is passed to that byte at once: a script's line feeds
+		// and quotes, one every few words, do not send the rest of their words byte by byte.
+		// A word of eight: its length known, the compiler reads it in one load, with no check
+		// of each byte's index.
+		w := s[i : i+8]
+		unsafe := htmlUnsafe(uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56)
+		if unsafe == 0 {
+			i += 8
+			continue
+		}
+		i += bits.TrailingZeros64(unsafe) / 8
+		dst, i, start = appendHTMLByte(dst, s, i, start)
+	}
+	for i < len(s) {
+		if htmlSafe[s[i]] {
+			i++
+			continue
+		}
+		dst, i, start = appendHTMLByte(dst, s, i, start)
+	}
+	return append(dst, s[start:]...)
+}
+
+// appendHTMLByte writes what AppendQuotedHTML writes for the character at s[i], with the
+// bytes from start before it; it returns where the next character is, and where the bytes
+// not yet written start.
+func appendHTMLByte[T ~[]byte | ~string](dst []byte, s T, i, start int) ([]byte, int, int) {
+	c := s[i]
+	if htmlSafe[c] {
+		return dst, i + 1, start // a DEL, which the word's test does not pass
+	}
+	if c < utf8.RuneSelf {
+		dst = append(dst, s[start:i]...)
+		return AppendEscapedASCII(dst, c), i + 1, i + 1
+	}
+	r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+	switch {
+	case r == utf8.RuneError && size == 1:
+		dst = append(dst, s[start:i]...)
+		dst = append(dst, `\ufffd`...)
+	case r == '\u2028' || r == '\u2029':
+		dst = append(dst, s[start:i]...)
+		dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+	default:
+		return dst, i + size, start
+	}
+	return dst, i + size, i + size
+}
+
 // HTMLSafeWord reports that each of the eight bytes of x is one AppendQuotedHTML writes as
-// it is (a DEL, safe, is left to the byte
-// loop). (x|(x+ones)|(x-ones*0x20))&highs
-// is zero exactly when each byte is from 0x20 to 0x7e (a carry or a borrow crosses into the next
-// byte only from a byte already caught), (y-ones)&^y&highs when no byte of y is zero: y is x
-// with the bytes " and & (which differ in one bit, 0x04) made zero, then < and > (0x02), then \.
-func HTMLSafeWord(x uint64) bool {
+// it is (a DEL, safe, is left to the byte loop).
+func HTMLSafeWord(x uint64) bool { return htmlUnsafe(x) == 0 }
+
+// htmlUnsafe has the high bit of the first byte of x (the lowest) that AppendQuotedHTML may
+// not write as it is, and perhaps of bytes after it; zero when there is none (a DEL, safe,
+// is flagged too). (x|(x+ones)|(x-ones*0x20))&highs flags each byte not from 0x20 to 0x7e
+// (a carry or a borrow crosses into the next byte only from a byte already flagged),
+// (y-ones)&^y&highs each zero byte of y and perhaps bytes after one: y is x with the bytes "
+// and & (which differ in one bit, 0x04) made zero, then < and > (0x02), then \.
+func htmlUnsafe(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quoteAmp := (x ^ ones*'"') &^ (ones * 0x04)
 	angles := (x ^ ones*'<') &^ (ones * 0x02)
 	backslash := x ^ ones*'\\'
-	return (x|(x+ones)|(x-ones*0x20))&highs|
-		(quoteAmp-ones)&^quoteAmp&highs|(angles-ones)&^angles&highs|(backslash-ones)&^backslash&highs == 0
+	return (x|(x+ones)|(x-ones*0x20))&highs |
+		(quoteAmp-ones)&^quoteAmp&highs | (angles-ones)&^angles&highs | (backslash-ones)&^backslash&highs
 }

@@ -19,6 +19,7 @@ package jsonbytes
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -34,6 +35,26 @@ func TestAppendQuotedHTML(t *testing.T) {
 			in[at] = byte(c)
 			inputs = append(inputs, string(in))
 		}
+	}
+	// Two bytes to escape in one word, and after one another (the word loop passes to the
+	// first of a word, then reads on from it).
+	for _, c := range []byte("\"\\<>&\n\t\x01\x7f\xe2") {
+		for _, d := range []byte("\"<\n\x7f\xc3\xa9") {
+			for at := 0; at < 10; at++ {
+				in := []byte("0123456789abcdefghij")
+				in[at], in[at+1+at%3] = c, d
+				inputs = append(inputs, string(in))
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte("ab \"\\<>&\n\t\x7f\xe2\x80\xa8\xc3\xa9\xff")
+	for range 2000 {
+		in := make([]byte, rng.IntN(40))
+		for i := range in {
+			in[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		inputs = append(inputs, string(in))
 	}
 	for _, in := range inputs {
 		want, err := json.Marshal(in)

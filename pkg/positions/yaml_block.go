@@ -126,7 +126,7 @@ func (p *parser) blockMapping(c int) int32 {
 	m := p.newNode(kindMapping, 0, p.pos)
 	mark := len(p.stack)
 	for {
-		if p.at(0) == '&' || p.at(0) == '*' || p.at(0) == '!' || p.at(0) == '[' || p.at(0) == '{' || p.at(0) == '?' {
+		if refusedKeyStarts[p.src[p.pos]] {
 			bail()
 		}
 		k := p.key()
@@ -235,6 +235,10 @@ func (p *parser) keyAhead() bool {
 	return false
 }
 
+// refusedKeyStarts are the first bytes of a mapping's key that the fast reader leaves to
+// libyaml: an anchor or alias, a tag, a flow collection, a complex key.
+var refusedKeyStarts = [256]bool{'&': true, '*': true, '!': true, '[': true, '{': true, '?': true}
+
 // keyLineStops are the bytes keyAhead looks at on a line: its end, a colon, a comment's '#'.
 var keyLineStops = [256]bool{'\n': true, '\r': true, ':': true, '#': true}
 
@@ -243,25 +247,53 @@ func isBlank(c byte) bool { return c == ' ' || c == '\n' || c == '\r' }
 // quotedEnd returns the offset after the quoted scalar starting at src[i] when it ends on its
 // line, or -1.
 func quotedEnd(src []byte, i int) int {
+	end, _, _ := quotedLine(src, i)
+	return end
+}
+
+// quotedLine is quotedEnd, also saying whether the scalar holds an escape of its style (a
+// backslash in a double-quoted one, a doubled quote in a single-quoted one: its value is not
+// its text) and whether its text holds a byte a JSON string escapes, or may.
+func quotedLine(src []byte, i int) (end int, escape, escaped bool) {
 	q := src[i]
 	for j := i + 1; j < len(src); j++ {
-		switch src[j] {
+		c := src[j]
+		if !quotedStops[c] {
+			continue // one lookup passes the text
+		}
+		switch c {
 		case '\n', '\r':
-			return -1
-		case '\\':
-			if q == '"' {
-				j++
-			}
+			return -1, escape, escaped
 		case q:
 			if q == '\'' && j+1 < len(src) && src[j+1] == '\'' {
 				j++
+				escape = true
 				continue
 			}
-			return j + 1
+			return j + 1, escape, escaped
+		case '\\':
+			if q == '"' {
+				j++
+				escape = true
+				continue
+			}
 		}
+		escaped = true // a tab, a quote or backslash of the other style, or escapedInWord's
 	}
-	return -1
+	return -1, escape, escaped
 }
+
+// quotedStops are the bytes quotedLine looks at: the ends of a line, the quotes, backslashes,
+// tabs and the bytes a JSON string escapes or may.
+var quotedStops = func() (stops [256]bool) {
+	for c := range 256 {
+		stops[c] = escapedInWord[c]
+	}
+	for _, c := range []byte("\n\r\t'\"\\") {
+		stops[c] = true
+	}
+	return stops
+}()
 
 // key reads the simple key keyAhead found, leaving p.pos at its ':'.
 func (p *parser) key() int32 {

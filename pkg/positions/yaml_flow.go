@@ -16,6 +16,8 @@ limitations under the License.
 
 package positions
 
+import "unicode/utf8"
+
 // Flow collections ([a, b], {k: v}), which may span lines: libyaml checks no indentation
 // inside them. What a template writes in them is read here: scalars, nested collections,
 // anchors and aliases, keys without values; a pair in a sequence ([k: v]) and complex keys
@@ -129,6 +131,8 @@ func (p *parser) flowSpace() {
 // plainStops are the bytes a plain scalar's word ends at, or may (a colon), in the block
 // context; flowPlainStops those in a flow collection, where ',', '?', '[', ']', '{' and '}'
 // end it too.
+// Both stop at the bytes of a word that its JSON string escapes or may (escapedInWord), only
+// to note them: a scalar without any is written without a second look.
 var plainStops, flowPlainStops = func() (block, flow [256]bool) {
 	for _, c := range []byte(" \n\r\t:") {
 		block[c], flow[c] = true, true
@@ -136,5 +140,24 @@ var plainStops, flowPlainStops = func() (block, flow [256]bool) {
 	for _, c := range []byte(",?[]{}") {
 		flow[c] = true
 	}
+	for c := range 256 {
+		if escapedInWord[c] {
+			block[c], flow[c] = true, true
+		}
+	}
 	return block, flow
+}()
+
+// escapedInWord are the bytes a plain scalar's word may hold that encoding/json escapes in a
+// string (quotes, backslashes, and <, > and & for HTML), or may (UTF-8's bytes: U+2028 and
+// U+2029). Its other control characters cannot be there: a printable source holds none but
+// tabs and line breaks, which end a word.
+var escapedInWord = func() (escaped [256]bool) {
+	for _, c := range []byte("\"\\<>&") {
+		escaped[c] = true
+	}
+	for c := utf8.RuneSelf; c < 256; c++ {
+		escaped[c] = true
+	}
+	return escaped
 }()

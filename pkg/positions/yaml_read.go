@@ -18,9 +18,11 @@ package positions
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
 )
 
 // Read reads the first document of a YAML or JSON file into JSON bytes and an Index of where
@@ -184,11 +186,23 @@ const (
 type node struct {
 	kind, style uint8
 	inArena     bool
-	// anchored: the decoder places the node at its anchor, which pos does not say.
-	anchored bool
-	pos      int32
-	a, b     int32
+	flags       uint8
+	pos         int32
+	a, b        int32
 }
+
+// node flags. anchored: the decoder places the node at its anchor, which pos does not say.
+// clean: the scalar's value is a run of src that holds no byte a JSON string escapes (the
+// reader saw each of its bytes). escaped: its text is its JSON string's content, written as
+// the scalar was read (a block scalar; the four bytes before it in the arena hold how long
+// the value is unescaped: blockScalar). A clean or escaped scalar is written as it is, not
+// checked again. (Flags, not fields: a node of 16 bytes, of which a large document has one
+// every few bytes.)
+const (
+	nodeAnchored uint8 = 1 << iota
+	nodeClean
+	nodeEscaped
+)
 
 // read parses and emits the first document. errBail means the input is left to YAMLToJSON;
 // an *ExpansionError, that its aliases expand it past p.limit, which no reader may write.
@@ -292,9 +306,14 @@ func (p *parser) blankAt(k int) bool {
 
 func (p *parser) breakAt(k int) bool { c := p.at(k); return c == '\n' || c == '\r' }
 
-// atMarker reports a document marker (--- or ...) at the start of a line.
-func (p *parser) atMarker(c byte) bool {
-	if p.column() != 0 || p.at(0) != c || p.at(1) != c || p.at(2) != c {
+// atMarker reports a document marker (--- or ...) at the start of a line. Its first test is
+// inlined where it is asked: most places it is asked (each word of a plain scalar, each
+// member) are not at a line's start.
+func (p *parser) atMarker(c byte) bool { return p.pos == p.lineStart && p.markerAt(c) }
+
+// markerAt is atMarker at the start of a line.
+func (p *parser) markerAt(c byte) bool {
+	if p.at(0) != c || p.at(1) != c || p.at(2) != c {
 		return false
 	}
 	if p.at(3) == '\t' {
@@ -331,10 +350,27 @@ func (p *parser) skipToToken() {
 			p.comment()
 		case '\n', '\r':
 			p.newline()
+			p.pos = indentEnd(p.src, p.pos)
 		default:
 			return
 		}
 	}
+}
+
+// indentEnd returns the offset of the first byte at or after i in src that is not a space: a
+// line's indentation, passed eight bytes a step (a template's lines are indented by 2 to 20
+// spaces, and every line's indentation is read).
+func indentEnd(src []byte, i int) int {
+	for i+8 <= len(src) {
+		if x := binary.LittleEndian.Uint64(src[i:]) ^ ones*' '; x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+		i += 8
+	}
+	for i < len(src) && src[i] == ' ' {
+		i++
+	}
+	return i
 }
 
 // comment skips a comment to the end of its line.
@@ -364,7 +400,7 @@ func (p *parser) newNode(kind, style uint8, pos int) int32 {
 	if p.hasPending {
 		p.anchors = append(p.anchors, anchor{name: p.pending, node: n})
 		p.hasPending = false
-		p.nodes[n].anchored = true
+		p.nodes[n].flags |= nodeAnchored
 	}
 	return n
 }

@@ -51,20 +51,20 @@ func resolve(s []byte) (uint8, uint64) {
 	if len(s) == 0 {
 		return resolvedNull, 0
 	}
-	switch c := s[0]; {
-	case c == '+' || c == '-' || c >= '0' && c <= '9':
+	switch resolveStarts[s[0]] {
+	case startsNumber:
 		if k, v, ok := resolveWord(s); ok {
 			return k, v
 		}
 		return resolveNumber(string(s))
-	case c == '.':
+	case startsDot:
 		if k, v, ok := resolveWord(s); ok {
 			return k, v
 		}
 		if f, err := strconv.ParseFloat(string(s), 64); err == nil {
 			return resolvedFloat, math.Float64bits(f)
 		}
-	case strings.IndexByte("yYnNtTfFoO~", c) >= 0:
+	case startsWord:
 		if k, v, ok := resolveWord(s); ok {
 			return k, v
 		}
@@ -72,9 +72,33 @@ func resolve(s []byte) (uint8, uint64) {
 	return resolvedString, 0
 }
 
+// resolveStarts says, by a scalar's first byte, what it may resolve to: most keys and values
+// start with a byte that makes them a string at once (one lookup, not a search of the words'
+// first letters).
+var resolveStarts = func() (starts [256]uint8) {
+	for _, c := range []byte("+-0123456789") {
+		starts[c] = startsNumber
+	}
+	starts['.'] = startsDot
+	for _, c := range []byte("yYnNtTfFoO~") {
+		starts[c] = startsWord
+	}
+	return starts
+}()
+
+const (
+	startsString uint8 = iota
+	startsNumber
+	startsDot
+	startsWord
+)
+
+// maxWord is the length of the longest word of the decoder's table.
+const maxWord = 5
+
 // resolveWord looks s up in the decoder's table of words.
 func resolveWord(s []byte) (uint8, uint64, bool) {
-	if len(s) > 5 {
+	if len(s) > maxWord {
 		return 0, 0, false // longer than any word of the table (a key such as metadata)
 	}
 	switch string(s) {
@@ -139,8 +163,9 @@ func numberByte(c byte) bool {
 		c == '+' || c == '-' || c == '_' || c == '.' || c == 'x' || c == 'X' || c == 'o' || c == 'O'
 }
 
-// appendResolved writes a plain scalar as the JSON of what it resolves to.
-func appendResolved(dst, s []byte) []byte {
+// appendResolved writes a plain scalar as the JSON of what it resolves to; clean says a
+// string of it needs no escape (nodeClean).
+func appendResolved(dst, s []byte, clean bool) []byte {
 	kind, v := resolve(s)
 	switch kind {
 	case resolvedNull:
@@ -157,7 +182,17 @@ func appendResolved(dst, s []byte) []byte {
 	case resolvedFloat:
 		return appendJSONFloat(dst, math.Float64frombits(v))
 	}
+	if clean {
+		return appendClean(dst, s)
+	}
 	return appendJSONString(dst, s)
+}
+
+// appendClean writes as a JSON string s, which holds no byte a JSON string escapes.
+func appendClean(dst, s []byte) []byte {
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }
 
 // appendJSONFloat writes f as encoding/json does; NaN and infinities are its error.

@@ -16,7 +16,12 @@ limitations under the License.
 
 package positions
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+
+	"stencil.dev/stencil/pkg/jsonbytes"
+)
 
 // Scalars are read as libyaml's scanner reads them (scannerc.go of go.yaml.in/yaml/v2): the
 // same folding of line breaks and spaces, escapes and block scalar indentation. A scalar that
@@ -42,6 +47,7 @@ func (p *parser) plain(indent int, flow bool) int32 {
 	end := start
 	inArena, from := false, 0
 	leadingBlanks, breaks, spaceFrom := false, 0, -1
+	escapes := p.hasTabs // a tab between words, which the scan does not look for
 	for {
 		if p.atMarker('-') || p.atMarker('.') || p.at(0) == '#' {
 			break
@@ -67,6 +73,13 @@ func (p *parser) plain(indent int, flow bool) int32 {
 				break scan
 			case c == ':':
 				p.pos++ // inside a word
+			case escapedInWord[c]:
+				escapes = true // a byte the scalar's JSON string escapes, or may
+				p.pos++
+			case c == ' ' && p.pos+1 < len(src) && !stops[src[p.pos+1]] && src[p.pos+1] != '#':
+				// One space between two words of a line is the scalar's own, in the arena
+				// too: the next word is read in the same run.
+				p.pos++
 			default: // a blank, a tab, or a flow indicator in a flow collection
 				break scan
 			}
@@ -111,12 +124,16 @@ func (p *parser) plain(indent int, flow bool) int32 {
 			spaceFrom, leadingBlanks = -1, true
 			breaks++
 			p.newline()
+			p.pos = indentEnd(p.src, p.pos)
 		}
 		if !flow && p.column() < indent+1 {
 			break
 		}
 	}
 	p.setValue(n, inArena, from, start, end)
+	if !inArena && !escapes {
+		p.nodes[n].flags |= nodeClean
+	}
 	p.skipToToken()
 	return n
 }
@@ -149,21 +166,18 @@ func (p *parser) setValue(n int32, inArena bool, from, start, end int) {
 func (p *parser) quoted() int32 {
 	start := p.pos
 	n := p.newNode(kindScalar, styleQuoted, start)
-	if end := quotedEnd(p.src, start); end > 0 {
-		special := byte('\\')
-		if p.src[start] == '\'' {
-			special = '\''
+	if end, escape, escaped := quotedLine(p.src, start); end > 0 && !escape {
+		// On one line, spaces and tabs are the scalar's own.
+		if p.hasTabs {
+			p.tabs += bytes.Count(p.src[start+1:end-1], []byte{'\t'})
 		}
-		if bytes.IndexByte(p.src[start+1:end-1], special) < 0 {
-			// On one line, spaces and tabs are the scalar's own.
-			if p.hasTabs {
-				p.tabs += bytes.Count(p.src[start+1:end-1], []byte{'\t'})
-			}
-			p.nodes[n].a, p.nodes[n].b = int32(start+1), int32(end-1)
-			p.runBytes += end - 2 - start
-			p.pos = end
-			return n
+		p.nodes[n].a, p.nodes[n].b = int32(start+1), int32(end-1)
+		if !escaped {
+			p.nodes[n].flags |= nodeClean
 		}
+		p.runBytes += end - 2 - start
+		p.pos = end
+		return n
 	}
 	single := p.src[start] == '\''
 	from := len(p.arena)
@@ -274,7 +288,12 @@ func (p *parser) blockScalar(indent int) int32 {
 			blockIndent += indent
 		}
 	}
-	from := len(p.arena)
+	// The value is written into the arena as its JSON string's content, line by line: its line
+	// breaks (a script's, one every few words) as the escapes they are, not found again in the
+	// value by the emitter. raw counts the value's own bytes, kept in the four bytes before it
+	// (the emitter's bound counts those).
+	p.arena = append(p.arena, 0, 0, 0, 0)
+	from, raw := len(p.arena), 0
 	trailing := p.blockBreaks(&blockIndent, indent)
 	leadingBreak, leadingBlank := false, false
 	for p.column() == blockIndent && !p.eof() {
@@ -282,22 +301,21 @@ func (p *parser) blockScalar(indent int) int32 {
 		if !literal && leadingBreak && !leadingBlank && !trailingBlank {
 			if trailing == 0 {
 				p.arena = append(p.arena, ' ')
+				raw++
 			}
 		} else if leadingBreak {
-			p.arena = append(p.arena, '\n')
+			p.arena = append(p.arena, '\\', 'n')
+			raw++
 		}
-		for ; trailing > 0; trailing-- {
-			p.arena = append(p.arena, '\n')
-		}
+		p.arena, raw = appendBreaks(p.arena, trailing), raw+trailing
 		leadingBlank = trailingBlank
 		run := p.pos
-		for !p.eof() && !p.breakAt(0) {
-			if p.src[p.pos] == '\t' {
-				p.tabs++ // text of the line, past its indentation
-			}
-			p.pos++
+		p.pos = lineEnd(p.src, p.pos)
+		if p.hasTabs {
+			p.tabs += bytes.Count(p.src[run:p.pos], []byte{'\t'}) // text of the line, past its indentation
 		}
-		p.arena = append(p.arena, p.src[run:p.pos]...)
+		p.arena = jsonbytes.AppendEscapedHTML(p.arena, p.src[run:p.pos])
+		raw += p.pos - run
 		leadingBreak = !p.eof()
 		if leadingBreak {
 			p.newline()
@@ -305,16 +323,25 @@ func (p *parser) blockScalar(indent int) int32 {
 		trailing = p.blockBreaks(&blockIndent, indent)
 	}
 	if chomping != -1 && leadingBreak {
-		p.arena = append(p.arena, '\n')
+		p.arena = append(p.arena, '\\', 'n')
+		raw++
 	}
 	if chomping == 1 {
-		for ; trailing > 0; trailing-- {
-			p.arena = append(p.arena, '\n')
-		}
+		p.arena, raw = appendBreaks(p.arena, trailing), raw+trailing
 	}
 	p.setValue(n, true, from, 0, 0)
+	p.nodes[n].flags |= nodeEscaped
+	binary.LittleEndian.PutUint32(p.arena[from-4:from], uint32(raw))
 	p.skipToToken()
 	return n
+}
+
+// appendBreaks writes n line breaks escaped.
+func appendBreaks(dst []byte, n int) []byte {
+	for ; n > 0; n-- {
+		dst = append(dst, '\\', 'n')
+	}
+	return dst
 }
 
 // blockBreaks skips the indentation and the empty lines before a line of a block scalar,
@@ -323,8 +350,10 @@ func (p *parser) blockScalar(indent int) int32 {
 func (p *parser) blockBreaks(blockIndent *int, indent int) int {
 	breaks, maxIndent := 0, 0
 	for {
-		for (*blockIndent == 0 || p.column() < *blockIndent) && p.at(0) == ' ' {
-			p.pos++
+		if *blockIndent == 0 {
+			p.pos = indentEnd(p.src, p.pos)
+		} else {
+			p.pos = indentEnd(p.src[:min(p.lineStart+*blockIndent, len(p.src))], p.pos)
 		}
 		maxIndent = max(maxIndent, p.column())
 		if (*blockIndent == 0 || p.column() < *blockIndent) && p.at(0) == '\t' {
@@ -340,4 +369,17 @@ func (p *parser) blockBreaks(blockIndent *int, indent int) int {
 		*blockIndent = max(maxIndent, indent+1, 1)
 	}
 	return breaks
+}
+
+// lineEnd returns the offset of the line break that ends the line src[i:] is in (of its CR
+// in a CRLF), or len(src). The source holds no lone CR (printable).
+func lineEnd(src []byte, i int) int {
+	j := bytes.IndexByte(src[i:], '\n')
+	if j < 0 {
+		return len(src)
+	}
+	if j += i; j > i && src[j-1] == '\r' {
+		return j - 1
+	}
+	return j
 }

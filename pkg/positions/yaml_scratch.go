@@ -16,7 +16,10 @@ limitations under the License.
 
 package positions
 
-import "sync"
+import (
+	"sync"
+	"unsafe"
+)
 
 // scratch is the working memory of one read: the tree, the children of its collections, the
 // arena of scalars that are not a run of the source, and the emitter's members. None of it
@@ -30,6 +33,8 @@ type scratch struct {
 	stack   []int32
 	arena   []byte
 	assigns []assign
+	// out is where the emitter writes a document's JSON before it is copied out.
+	out []byte
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -60,11 +65,39 @@ func (p *parser) releaseScratch() {
 	clear(p.assigns[:cap(p.assigns)])
 	s.nodes, s.kids, s.stack, s.arena, s.assigns = p.nodes[:0], p.kids[:0], p.stack[:0], p.arena[:0], p.assigns[:0]
 	p.nodes, p.kids, p.stack, p.arena, p.assigns = nil, nil, nil, nil, nil
-	size := cap(s.nodes)*16 + cap(s.kids)*4 + cap(s.stack)*4 + cap(s.arena) + cap(s.assigns)*48
+	size := cap(s.nodes)*int(unsafe.Sizeof(node{})) + cap(s.kids)*4 + cap(s.stack)*4 + cap(s.arena) +
+		cap(s.assigns)*int(unsafe.Sizeof(assign{})) + cap(s.out)
 	if size <= maxPooledScratch {
 		scratchPool.Put(s)
 	}
 }
+
+// scratchOut returns the working memory the emitter writes a document's JSON into, empty,
+// with room for size bytes.
+func (p *parser) scratchOut(size int) []byte {
+	if p.scratch == nil {
+		return make([]byte, 0, size)
+	}
+	return grown(p.scratch.out[:0], size)
+}
+
+// keepOut returns the JSON the emitter wrote into out. The emitter writes into working memory
+// sized by an estimate (a sixth more than it needs on the corpus): the JSON is copied to
+// memory of its exact size, which costs less than allocating and collecting the estimate's
+// slack, and out is kept for the next document or read. A JSON too large to keep (a document
+// of several MB, read once) is returned as it is.
+func (p *parser) keepOut(out []byte) []byte {
+	if p.scratch == nil || cap(out) > maxPooledOut {
+		return out
+	}
+	p.scratch.out = out[:0]
+	json := make([]byte, len(out))
+	copy(json, out)
+	return json
+}
+
+// maxPooledOut is the largest JSON buffer a scratch keeps.
+const maxPooledOut = maxPooledScratch / 4
 
 // grown returns s (empty) with room for n elements.
 func grown[T any](s []T, n int) []T {

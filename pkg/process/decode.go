@@ -98,7 +98,7 @@ func DecodeTemplate(data []byte) (t *templates.Template, d Dialect, err error) {
 func decodeStencil(top *templateBytes) (*templates.Template, error) {
 	versioned, _, ok := top.stencil(false)
 	if !ok {
-		params, err := top.decodeParameters()
+		params, err := topParameters[v1alpha1.Parameter](top)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read the template: %w", err)
 		}
@@ -124,7 +124,7 @@ func decodeStencil(top *templateBytes) (*templates.Template, error) {
 func decodeOpenShift(top *templateBytes) (*templates.Template, error) {
 	in, _, ok := top.openShift(false)
 	if !ok {
-		params, err := top.decodeParameters()
+		params, err := topParameters[openshift.Parameter](top)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read the template: %w", err)
 		}
@@ -132,7 +132,7 @@ func decodeOpenShift(top *templateBytes) (*templates.Template, error) {
 		if err := kjson.UnmarshalCaseSensitivePreserveInts(top.rest, in); err != nil {
 			return nil, fmt.Errorf("cannot read the OpenShift template: %w", wordTypeErrors(top.rest, in, err))
 		}
-		in.Objects, in.Parameters = top.objects, openShiftParameters(params)
+		in.Objects, in.Parameters = top.objects, params
 	}
 	if top.hasParameters && in.Parameters == nil {
 		in.Parameters = []openshift.Parameter{} // as for ours
@@ -142,15 +142,6 @@ func decodeOpenShift(top *templateBytes) (*templates.Template, error) {
 		return nil, fmt.Errorf("cannot read the OpenShift template: %v", err)
 	}
 	return t, nil
-}
-
-// decodeParameters reads the parameters with the API's own typed decoder, which also words
-// the errors.
-func (top *templateBytes) decodeParameters() ([]v1alpha1.Parameter, error) {
-	if !top.hasParameters {
-		return nil, nil
-	}
-	return decodeParameters(top.parametersJSON)
 }
 
 // wordTypeErrors replaces the decoder's err, worded in Go types, with where data does not
@@ -164,13 +155,20 @@ func wordTypeErrors(data []byte, target any, err error) error {
 	return errs.ToAggregate()
 }
 
-// decodeParameters reads a template's parameters array, in the API's wire format of a
-// parameter (v1alpha1.Parameter), with the API's own typed decoder, which also words the
-// errors. Members the API does not know are skipped, as a non-strict decoder does; the
-// OpenShift dialect drops type and the constraints afterwards, which its Parameter does not
-// have. (The lean reader, lean_parameters.go, reads the usual shapes first.)
-func decodeParameters(data []byte) ([]v1alpha1.Parameter, error) {
-	var params []v1alpha1.Parameter
+// topParameters reads top's parameters with decodeParameters.
+func topParameters[P any](top *templateBytes) ([]P, error) {
+	if !top.hasParameters {
+		return nil, nil
+	}
+	return decodeParameters[P](top.parametersJSON)
+}
+
+// decodeParameters reads a template's parameters array, in the wire format of a parameter of
+// its dialect (v1alpha1.Parameter, openshift.Parameter), with the API's own typed decoder,
+// which also words the errors. Members the type does not know are skipped, as a non-strict
+// decoder does. (The lean reader, lean_parameters.go, reads the usual shapes first.)
+func decodeParameters[P any](data []byte) ([]P, error) {
+	var params []P
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &params); err != nil {
 		// Every member of the wrong JSON type at once, at its path, when that is what is wrong.
 		if errs := templates.JSONTypeErrors(data, reflect.TypeOf(params), field.NewPath("parameters")); len(errs) > 0 {

@@ -24,32 +24,42 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 )
 
-// The wire format of a parameter is the API's: v1alpha1.Parameter, its JSON names and the
-// types of its fields (a Bound and a Length read themselves). The lean reader reads into that
-// type, and the generated conversion makes the internal parameter. Which member goes to which
-// field is generated from the type (zz_generated.parameter_reader.go, by
-// hack/parameter-reader), one case per member, each read as encoding/json reads its field's
-// type: text and flags, most of what parameters hold, in place; a bound or a length by its
-// own UnmarshalJSON; an enum as a []string; anything else (items, properties) by the API's
-// decoder on that member's bytes. So no list of a parameter's members is written here, and
-// FuzzLean checks the reader against the API's decoder.
+// The wire format of a parameter is its dialect's type: v1alpha1.Parameter, or OpenShift's
+// openshift.Parameter (seven members; those only ours has are members it does not know, as
+// OpenShift's decoder reads them), their JSON names and the types of their fields (a Bound
+// and a Length read themselves). The lean reader reads into that type, and the conversion
+// makes the internal parameter. Which member goes to which field is generated from the type
+// (zz_generated.parameter_reader.go, by hack/parameter-reader), one case per member, each read
+// as encoding/json reads its field's type: text and flags, most of what parameters hold, in
+// place; a bound or a length by its own UnmarshalJSON; an enum as a []string; anything else
+// (items, properties) by the API's decoder on that member's bytes. So no list of a
+// parameter's members is written here, and FuzzLean checks the reader against the decoders.
+
+// parameterReader reads one member of a parameter of type P (a generated member switch).
+type parameterReader[P any] func(r *leanReader, p *P, name []byte)
+
+var (
+	stencilParameter   parameterReader[v1alpha1.Parameter]  = (*leanReader).parameterMember
+	openShiftParameter parameterReader[openshift.Parameter] = (*leanReader).openShiftParameterMember
+)
 
 // leanParameters reads a parameters array into the API's type; ok is false for anything it
 // does not read exactly as the API's decoder does (see leanReader, which strict makes strict).
 func leanParameters(data []byte, strict bool) (params []v1alpha1.Parameter, ok bool) {
-	return readParameters(&leanReader{b: data, strict: strict})
+	return readParameters(&leanReader{b: data, strict: strict}, stencilParameter)
 }
 
-// leanParametersWarned is the strict leanParameters that reads on past a member a parameter
-// does not have (a misspelled "requred" is the usual one) and returns what the API's strict
-// decoder says of each, in its words and order, instead of leaving the array to that decoder:
-// a large template with one misspelled member would otherwise be decoded by reflection.
-// Anything else a strict decoder has to say (a member written twice, a word inside items or
-// properties) still makes ok false.
-func leanParametersWarned(data []byte) (params []v1alpha1.Parameter, warnings []error, ok bool) {
+// leanParametersWarned is the strict leanParameters, in the dialect member reads, that reads
+// on past a member a parameter does not have (a misspelled "requred" is the usual one) and
+// returns what the API's strict decoder says of each, in its words and order, instead of
+// leaving the array to that decoder: a large template with one misspelled member would
+// otherwise be decoded by reflection. Anything else a strict decoder has to say (a member
+// written twice, a word inside items or properties) still makes ok false.
+func leanParametersWarned[P any](data []byte, member parameterReader[P]) (params []P, warnings []error, ok bool) {
 	r := &leanReader{b: data, strict: true}
 	r.unknown = func(name []byte) {
 		// sigs.k8s.io/json keeps the first 100 of a decode's words.
@@ -57,7 +67,7 @@ func leanParametersWarned(data []byte) (params []v1alpha1.Parameter, warnings []
 			warnings = append(warnings, unknownMember("parameters["+strconv.Itoa(r.element)+"]."+string(name)))
 		}
 	}
-	if params, ok = readParameters(r); !ok {
+	if params, ok = readParameters(r, member); !ok {
 		return nil, nil, false
 	}
 	return params, warnings, true
@@ -72,8 +82,8 @@ type unknownMember string
 
 func (m unknownMember) Error() string { return "unknown field " + strconv.Quote(string(m)) }
 
-// readParameters reads a parameters array with r.
-func readParameters(r *leanReader) (params []v1alpha1.Parameter, ok bool) {
+// readParameters reads a parameters array with r, each member of a parameter with member.
+func readParameters[P any](r *leanReader, member parameterReader[P]) (params []P, ok bool) {
 	data := r.b
 	if r.null() {
 		r.end()
@@ -84,19 +94,21 @@ func readParameters(r *leanReader) (params []v1alpha1.Parameter, ok bool) {
 	}
 	if r.next(']') {
 		r.end()
-		return []v1alpha1.Parameter{}, !r.failed
+		return []P{}, !r.failed
 	}
-	// Every parameter is an object: sized for them, the list (224 bytes a parameter) is not
+	// Every parameter is an object: sized for them, the list (224 bytes a parameter of ours, 104 of
+	// OpenShift's) is not
 	// grown and copied as it is read. A nested object or a brace in a string only adds room,
 	// but the references in descriptions and values (${NAME}) are not counted. Bytes are
 	// counted several times faster than a word such as "name", whose quote is in every string.
-	params = make([]v1alpha1.Parameter, 0, bytes.Count(data, []byte{'{'})-bytes.Count(data, []byte("${")))
+	params = make([]P, 0, bytes.Count(data, []byte{'{'})-bytes.Count(data, []byte("${")))
 	for !r.failed {
-		params = append(params, v1alpha1.Parameter{})
+		var empty P
+		params = append(params, empty)
 		r.element = len(params) - 1
 		p := &params[r.element]
 		// null is an empty parameter, as encoding/json reads it.
-		r.object(func(name []byte) { r.parameterMember(p, name) })
+		r.object(func(name []byte) { member(r, p, name) })
 		if r.failed || r.next(']') {
 			break
 		}

@@ -24,6 +24,7 @@ import (
 
 	kjson "sigs.k8s.io/json"
 
+	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 )
 
@@ -74,12 +75,19 @@ var numericSeeds = []string{
 }
 
 // checkDecodersAgree checks that reading parameters token by token (decodeParameters, which
-// tries the lean reader first) accepts and yields what the typed decoder of the API does.
+// tries the lean reader first) accepts and yields what the typed decoder of the API does, in
+// both dialects.
 func checkDecodersAgree(t *testing.T, in []byte) {
 	t.Helper()
-	var want []v1alpha1.Parameter
+	checkDecodersAgreeIn[v1alpha1.Parameter](t, in)
+	checkDecodersAgreeIn[openshift.Parameter](t, in)
+}
+
+func checkDecodersAgreeIn[P any](t *testing.T, in []byte) {
+	t.Helper()
+	var want []P
 	wantErr := kjson.UnmarshalCaseSensitivePreserveInts(in, &want)
-	got, err := decodeParameters(in)
+	got, err := decodeParameters[P](in)
 	if (err == nil) != (wantErr == nil) {
 		t.Errorf("%s: error %v, typed decoder's %v", in, err, wantErr)
 		return
@@ -147,31 +155,41 @@ func TestLeanParametersWarned(t *testing.T) {
 		`[null,{"typ\u006f":1,"name":"A"}]`,
 		many.String(),
 	} {
-		params, warnings, ok := leanParametersWarned([]byte(in))
-		if !ok {
-			t.Fatalf("%.80s: left to the strict decoder", in)
-		}
-		var want struct {
-			Parameters []v1alpha1.Parameter `json:"parameters"`
-		}
-		strictErrs, err := kjson.UnmarshalStrict([]byte(`{"parameters":`+in+`}`), &want)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(params, want.Parameters) {
-			t.Fatalf("%.80s: read %+v, the decoder %+v", in, params, want.Parameters)
-		}
-		if len(warnings) != len(strictErrs) || len(warnings) == 0 {
-			t.Fatalf("%.80s: %d words, the decoder %d", in, len(warnings), len(strictErrs))
-		}
-		for i := range warnings {
-			if warnings[i].Error() != strictErrs[i].Error() {
-				t.Fatalf("%.80s: word %d is %q, the decoder's %q", in, i, warnings[i], strictErrs[i])
-			}
-		}
+		checkWarned(t, in, stencilParameter)
+		checkWarned(t, in, openShiftParameter)
 	}
+	// Ours has members OpenShift's does not have: a strict OpenShift reader words them.
+	checkWarned(t, `[{"name":"A","type":"int","enum":["1"],"minimum":"x"}]`, openShiftParameter)
 	// A member written twice is still the decoder's to word.
-	if _, _, ok := leanParametersWarned([]byte(`[{"name":"A","x":1,"x":2}]`)); ok {
+	if _, _, ok := leanParametersWarned([]byte(`[{"name":"A","x":1,"x":2}]`), stencilParameter); ok {
 		t.Fatal("a repeated member was read by the lean reader")
+	}
+}
+
+// checkWarned checks that the strict lean reader of member's dialect reads in, with words on
+// members a parameter does not have, as the strict decoder of that dialect reads and words it.
+func checkWarned[P any](t *testing.T, in string, member parameterReader[P]) {
+	t.Helper()
+	params, warnings, ok := leanParametersWarned([]byte(in), member)
+	if !ok {
+		t.Fatalf("%.80s: left to the strict decoder", in)
+	}
+	var want struct {
+		Parameters []P `json:"parameters"`
+	}
+	strictErrs, err := kjson.UnmarshalStrict([]byte(`{"parameters":`+in+`}`), &want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(params, want.Parameters) {
+		t.Fatalf("%.80s: read %+v, the decoder %+v", in, params, want.Parameters)
+	}
+	if len(warnings) != len(strictErrs) || len(warnings) == 0 {
+		t.Fatalf("%.80s: %d words, the decoder %d", in, len(warnings), len(strictErrs))
+	}
+	for i := range warnings {
+		if warnings[i].Error() != strictErrs[i].Error() {
+			t.Fatalf("%.80s: word %d is %q, the decoder's %q", in, i, warnings[i], strictErrs[i])
+		}
 	}
 }

@@ -24,7 +24,6 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
-	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/jsonbytes/layouttest"
 )
 
@@ -107,16 +106,14 @@ func checkLeanAgrees(t *testing.T, in []byte) {
 	if !json.Valid(in) {
 		return
 	}
+	layouts := layouttest.Layouts(in)
+	checkParameterLayouts(t, in, layouts, stencilParameter)
+	checkParameterLayouts(t, in, layouts, openShiftParameter)
 	for _, strict := range []bool{false, true} {
-		params, paramsOK := leanParameters(in, strict)
 		var tpl openshift.Template
 		tplOK := leanOpenShift(in, &tpl, strict)
-		for _, l := range layouttest.Layouts(in) {
+		for _, l := range layouts {
 			checkLeanOnce(t, l)
-			again, ok := leanParameters(l, strict)
-			if ok != paramsOK || !reflect.DeepEqual(again, params) {
-				t.Fatalf("%q (strict %v): lean parameters %v %+v, of its layout %q: %v %+v", in, strict, paramsOK, params, l, ok, again)
-			}
 			var tplAgain openshift.Template
 			if ok := leanOpenShift(l, &tplAgain, strict); ok != tplOK || !reflect.DeepEqual(tplAgain, tpl) {
 				t.Fatalf("%q (strict %v): lean template %v %+v, of its layout %q: %v %+v", in, strict, tplOK, tpl, l, ok, tplAgain)
@@ -129,15 +126,8 @@ func checkLeanAgrees(t *testing.T, in []byte) {
 // reads, the typed decoder reads the same; and what a strict lean reader reads, a strict
 // decoder (the API server's) reads the same with nothing to say about it.
 func checkLeanOnce(t *testing.T, in []byte) {
-	if got, ok := leanParameters(in, true); ok {
-		var want []v1alpha1.Parameter
-		if strictErrs, err := kjson.UnmarshalStrict(in, &want); err != nil || len(strictErrs) > 0 {
-			t.Fatalf("%s: the strict lean path read parameters a strict decoder refuses or warns of: %v %v", in, err, strictErrs)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%s: strict lean parameters %+v, strict typed decoder %+v", in, got, want)
-		}
-	}
+	checkLeanParametersOnce(t, in, stencilParameter)
+	checkLeanParametersOnce(t, in, openShiftParameter)
 	var strictGot openshift.Template
 	if leanOpenShift(in, &strictGot, true) {
 		var want openshift.Template
@@ -148,15 +138,6 @@ func checkLeanOnce(t *testing.T, in []byte) {
 			t.Fatalf("%s: strict lean template %+v, strict typed decoder %+v", in, strictGot, want)
 		}
 	}
-	if got, ok := leanParameters(in, false); ok {
-		var want []v1alpha1.Parameter
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(in, &want); err != nil {
-			t.Fatalf("%s: the lean path read parameters the typed decoder refuses: %v", in, err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%s: lean parameters %+v, typed decoder %+v", in, got, want)
-		}
-	}
 	var got openshift.Template
 	if leanOpenShift(in, &got, false) {
 		var want openshift.Template
@@ -165,6 +146,44 @@ func checkLeanOnce(t *testing.T, in []byte) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: lean template %+v, typed decoder %+v", in, got, want)
+		}
+	}
+}
+
+// checkParameterLayouts checks that the lean reader of member's dialect, strict and not, reads
+// every layout of in (layouts) as it reads in.
+func checkParameterLayouts[P any](t *testing.T, in []byte, layouts [][]byte, member parameterReader[P]) {
+	for _, strict := range []bool{false, true} {
+		params, paramsOK := readParameters(&leanReader{b: in, strict: strict}, member)
+		for _, l := range layouts {
+			again, ok := readParameters(&leanReader{b: l, strict: strict}, member)
+			if ok != paramsOK || !reflect.DeepEqual(again, params) {
+				t.Fatalf("%q (strict %v): lean parameters %v %+v, of its layout %q: %v %+v", in, strict, paramsOK, params, l, ok, again)
+			}
+		}
+	}
+}
+
+// checkLeanParametersOnce checks the lean reader of member's dialect on in against that
+// dialect's typed decoder: what the lean reader reads, the decoder reads the same; what a
+// strict lean reader reads, a strict decoder reads the same with nothing to say about it.
+func checkLeanParametersOnce[P any](t *testing.T, in []byte, member parameterReader[P]) {
+	if got, ok := readParameters(&leanReader{b: in, strict: true}, member); ok {
+		var want []P
+		if strictErrs, err := kjson.UnmarshalStrict(in, &want); err != nil || len(strictErrs) > 0 {
+			t.Fatalf("%s: the strict lean path read %T a strict decoder refuses or warns of: %v %v", in, want, err, strictErrs)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: strict lean parameters %+v, strict typed decoder %+v", in, got, want)
+		}
+	}
+	if got, ok := readParameters(&leanReader{b: in}, member); ok {
+		var want []P
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(in, &want); err != nil {
+			t.Fatalf("%s: the lean path read %T the typed decoder refuses: %v", in, want, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: lean parameters %+v, typed decoder %+v", in, got, want)
 		}
 	}
 }

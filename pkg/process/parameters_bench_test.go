@@ -54,7 +54,7 @@ func BenchmarkDecodeParameters(b *testing.B) {
 			b.SetBytes(int64(len(tc.data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := decodeParameters(tc.data); err != nil {
+				if _, err := decodeParameters[v1alpha1.Parameter](tc.data); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -142,7 +142,7 @@ func (top *templateBytes) stencil(strict bool) (_ *v1alpha1.Template, warnings [
 	if strict && top.repeated {
 		return nil, nil, false
 	}
-	params, warnings, ok := top.leanParameters(strict)
+	params, warnings, ok := leanParametersOf(top, strict, stencilParameter)
 	if !ok {
 		return nil, nil, false
 	}
@@ -163,7 +163,7 @@ func (top *templateBytes) openShift(strict bool) (_ *openshift.Template, warning
 	if strict && top.repeated {
 		return nil, nil, false
 	}
-	params, warnings, ok := top.leanParameters(strict)
+	params, warnings, ok := leanParametersOf(top, strict, openShiftParameter)
 	if !ok {
 		return nil, nil, false
 	}
@@ -178,7 +178,7 @@ func (top *templateBytes) openShift(strict bool) (_ *openshift.Template, warning
 			return nil, nil, false
 		}
 	}
-	in.Objects, in.Parameters = top.objects, openShiftParameters(params)
+	in.Objects, in.Parameters = top.objects, params
 	return in, warnings, true
 }
 
@@ -207,28 +207,16 @@ func (top *templateBytes) strictErrors(rest, params any) (errs []error, ok bool)
 	return append(restErrs, paramErrs...), true
 }
 
-// openShiftParameters are OpenShift's parameters of the API's.
-func openShiftParameters(params []v1alpha1.Parameter) []openshift.Parameter {
-	if params == nil {
-		return nil
-	}
-	out := make([]openshift.Parameter, len(params))
-	for i, p := range params {
-		out[i] = openshift.Parameter{Name: p.Name, DisplayName: p.DisplayName, Description: p.Description,
-			Value: p.Value, Generate: p.Generate, From: p.From, Required: p.Required}
-	}
-	return out
-}
-
-// leanParameters reads the parameters with the lean reader; a strict one reads on past
-// unknown members and returns the strict decoder's words on them (leanParametersWarned).
-func (top *templateBytes) leanParameters(strict bool) ([]v1alpha1.Parameter, []error, bool) {
+// leanParametersOf reads top's parameters with the lean reader of member's dialect; a strict
+// one reads on past unknown members and returns the strict decoder's words on them
+// (leanParametersWarned).
+func leanParametersOf[P any](top *templateBytes, strict bool, member parameterReader[P]) ([]P, []error, bool) {
 	switch {
 	case !top.hasParameters:
 		return nil, nil, true
 	case strict:
-		return leanParametersWarned(top.parametersJSON)
+		return leanParametersWarned(top.parametersJSON, member)
 	}
-	params, ok := leanParameters(top.parametersJSON, false)
+	params, ok := readParameters(&leanReader{b: top.parametersJSON}, member)
 	return params, nil, ok
 }
