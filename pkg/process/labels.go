@@ -18,7 +18,7 @@ package process
 
 import (
 	"bytes"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -241,27 +241,36 @@ func newLabelSet(labels map[string]string) *labelSet {
 		return nil
 	}
 	set := &labelSet{members: make([]labelMember, 0, len(labels)), index: make(map[string]int, len(labels))}
-	for k := range labels {
+	size := 2
+	for k, v := range labels {
 		set.members = append(set.members, labelMember{key: k})
+		size += len(k) + len(v) + 6 // quotes, colon, comma; an escape grows the object
 	}
-	sort.Slice(set.members, func(i, j int) bool { return set.members[i].key < set.members[j].key })
-	set.object = append(set.object, '{')
+	slices.SortFunc(set.members, func(a, b labelMember) int { return strings.Compare(a.key, b.key) })
+	// Each member is written once, into the object, and is the object's bytes: one
+	// allocation for the set, not one for each label besides.
+	bounds := make([]int, 0, 2*len(set.members))
+	set.object = append(make([]byte, 0, size), '{')
 	for i := range set.members {
 		l := &set.members[i]
-		l.member = jsonbytes.AppendQuoted(nil, l.key)
-		l.member = append(l.member, ':')
-		l.member = jsonbytes.AppendQuoted(l.member, labels[l.key])
-		set.index[l.key] = i
 		if i > 0 {
 			set.object = append(set.object, ',')
 		}
-		set.object = append(set.object, l.member...)
-		// Full slices: whatever reads a member on (a tree of a reshaped object) cannot append
-		// into another request's bytes.
-		l.member = l.member[:len(l.member):len(l.member)]
+		bounds = append(bounds, len(set.object))
+		set.object = jsonbytes.AppendQuoted(set.object, l.key)
+		set.object = append(set.object, ':')
+		set.object = jsonbytes.AppendQuoted(set.object, labels[l.key])
+		bounds = append(bounds, len(set.object))
+		set.index[l.key] = i
 	}
 	set.object = append(set.object, '}')
 	set.object = set.object[:len(set.object):len(set.object)]
+	for i := range set.members {
+		// Full slices: whatever reads a member on (a tree of a reshaped object) cannot append
+		// into another request's bytes, nor into the object's.
+		start, end := bounds[2*i], bounds[2*i+1]
+		set.members[i].member = set.object[start:end:end]
+	}
 	return set
 }
 
