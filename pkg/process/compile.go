@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"unsafe"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -76,6 +77,9 @@ type compiler struct {
 	// objectBytes is the size of the template's objects as given, for reserveArena;
 	// compacted is the size of the last object compileObject compacted.
 	objectBytes, compacted int
+	// jumpsEnd is past the last op that may be a jump (emitJump): the ops from it on hold
+	// none, so that merging or splitting an op before them moves no jump's target.
+	jumpsEnd int
 	// scratch is reused by every object compiled, and by the next Compile.
 	*scratch
 }
@@ -85,6 +89,10 @@ type scratch struct {
 	src       []byte
 	structure structure
 	walker    walker
+	// textSegs are the segments of the plain-text string textTemplate compiles.
+	textSegs []segment
+	// grouped and quotedGroup hold an OpenShift object's apiVersion with its group (header).
+	grouped, quotedGroup []byte
 }
 
 // scratchPool keeps the working memory of Compile calls, so that processing templates given
@@ -100,11 +108,15 @@ func (c *compiler) release() {
 	scratchPool.Put(s)
 }
 
+// The paths of a template's labels in each dialect, shared by every plan: a Path never
+// changes, its children point at it.
+var objectLabelsPath, openShiftLabelsPath = field.NewPath("objectLabels"), field.NewPath("labels")
+
 func newCompiler(t *templates.Template, d Dialect) *compiler {
 	params, index, errs := compileParameters(t.Parameters, d)
-	labelsPath := field.NewPath("objectLabels")
+	labelsPath := objectLabelsPath
 	if d == OpenShift {
-		labelsPath = field.NewPath("labels")
+		labelsPath = openShiftLabelsPath
 	}
 	return &compiler{
 		plan: &Plan{
@@ -156,9 +168,14 @@ func (c *compiler) compileText() {
 // textTemplate compiles a plain-text string. Typed references substitute as text there; in
 // the OpenShift dialect ${{P}} substitutes only as the whole string, as in OpenShift.
 func (c *compiler) textTemplate(s string, path func() *field.Path) []textPart {
-	content := []byte(s)
-	segs, _ := c.sx.split(content, nil)
+	// content is only read: a view of s, not a copy, and the literal parts are parts of s.
+	content := unsafe.Slice(unsafe.StringData(s), len(s))
+	segs, _ := c.sx.split(content, c.textSegs[:0])
+	c.textSegs = segs
 	var parts []textPart
+	if len(segs) > 0 {
+		parts = make([]textPart, 0, len(segs))
+	}
 	for i := range segs {
 		seg := &segs[i]
 		param := -1
@@ -172,7 +189,7 @@ func (c *compiler) textTemplate(s string, path func() *field.Path) []textPart {
 				param = seg.param
 			}
 		}
-		text := string(seg.text(content))
+		text := s[seg.start:seg.end]
 		if param < 0 && len(parts) > 0 && parts[len(parts)-1].param < 0 {
 			parts[len(parts)-1].literal += text
 			continue

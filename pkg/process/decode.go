@@ -197,8 +197,13 @@ type templateBytes struct {
 	// the API machinery finds the kind of a body with encoding/json, which reads those.
 	foldedKind bool
 
-	// rest is the template as a JSON object without its objects and parameters.
-	rest []byte
+	// rest is the template as a JSON object without its objects and parameters, written
+	// once its members are known (closeRest), at its size: grown member by member, it
+	// allocated twice or three times its bytes. restMembers are those members, name and value;
+	// restSpace holds the usual few.
+	rest        []byte
+	restMembers [][2][]byte
+	restSpace   [8][2][]byte
 }
 
 // maxDepth bounds the nesting the scan follows, as encoding/json does.
@@ -208,8 +213,7 @@ const maxDepth = 10000
 // top level and of the objects array; what it hands on is checked by whoever reads it.
 func splitTemplate(data []byte) (*templateBytes, error) {
 	s := scanner{b: data}
-	out := &templateBytes{rest: make([]byte, 0, 1024)}
-	out.rest = append(out.rest, '{')
+	out := &templateBytes{}
 	s.space()
 	if !s.consume('{') {
 		return nil, s.errorf("a template must be a JSON object")
@@ -263,8 +267,28 @@ func splitTemplate(data []byte) (*templateBytes, error) {
 	if s.i != len(s.b) {
 		return nil, s.errorf("unexpected data after the template")
 	}
-	out.rest = append(out.rest, '}')
+	out.closeRest()
 	return out, nil
+}
+
+// closeRest writes rest from the members member took.
+func (out *templateBytes) closeRest() {
+	size := 2
+	for _, m := range out.restMembers {
+		size += len(m[0]) + len(m[1]) + 2
+	}
+	out.rest = make([]byte, 0, size)
+	out.rest = append(out.rest, '{')
+	for i, m := range out.restMembers {
+		if i > 0 {
+			out.rest = append(out.rest, ',')
+		}
+		out.rest = append(out.rest, m[0]...)
+		out.rest = append(out.rest, ':')
+		out.rest = append(out.rest, m[1]...)
+	}
+	out.rest = append(out.rest, '}')
+	out.restMembers, out.restSpace = nil, [8][2][]byte{}
 }
 
 // setObjects takes the elements of the objects member.
@@ -298,12 +322,10 @@ func (out *templateBytes) member(key, name, value []byte) error {
 			out.foldedKind = true
 		}
 	}
-	if len(out.rest) > 1 {
-		out.rest = append(out.rest, ',')
+	if out.restMembers == nil {
+		out.restMembers = out.restSpace[:0]
 	}
-	out.rest = append(out.rest, key...)
-	out.rest = append(out.rest, ':')
-	out.rest = append(out.rest, value...)
+	out.restMembers = append(out.restMembers, [2][]byte{key, value})
 	return nil
 }
 
@@ -315,11 +337,15 @@ func (s *scanner) objects() ([]runtime.RawExtension, error) {
 	if !s.consume('[') {
 		return nil, s.errorf("objects must be an array")
 	}
-	out := []runtime.RawExtension{} // [] is an empty list, null none, as for encoding/json
+	// The elements are gathered on the stack and copied once into a list of their number:
+	// grown element by element, the list allocated twice its size in steps.
+	var gathered [32]runtime.RawExtension
+	out := gathered[:0]
 	for first := true; ; first = false {
 		s.space()
 		if s.consume(']') {
-			return out, nil
+			// [] is an empty list, null none, as for encoding/json.
+			return append(make([]runtime.RawExtension, 0, len(out)), out...), nil
 		}
 		if !first {
 			if !s.consume(',') {

@@ -37,8 +37,7 @@ func splitTop(data []byte, top *positions.Top) *templateBytes {
 	if top == nil || !top.Mapping || top.Depth > maxDepth {
 		return nil
 	}
-	out := &templateBytes{rest: make([]byte, 0, 1024)}
-	out.rest = append(out.rest, '{')
+	out := &templateBytes{}
 	for _, m := range top.Members {
 		key, value := data[m.Key.Start:m.Key.End], data[m.Value.Start:m.Value.End]
 		name := key
@@ -69,6 +68,6 @@ func splitTop(data []byte, top *positions.Top) *templateBytes {
 			return nil
 		}
 	}
-	out.rest = append(out.rest, '}')
+	out.closeRest()
 	return out
 }

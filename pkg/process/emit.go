@@ -37,13 +37,19 @@ func (s *structure) hasDollar(from, to int) bool {
 	// only when a question goes back.
 	k := s.nextDollar
 	if k > 0 && int(s.dollars[k-1]) >= from {
-		k = sort.Search(k, func(k int) bool { return int(s.dollars[k]) >= from })
+		k = s.dollarAt(k, from)
 	}
 	for k < len(s.dollars) && int(s.dollars[k]) < from {
 		k++
 	}
 	s.nextDollar = k
 	return k < len(s.dollars) && int(s.dollars[k]) < to
+}
+
+// dollarAt returns the first of dollars[:k] at or after from: a question that goes back,
+// apart so that hasDollar, asked at every member, is inlined.
+func (s *structure) dollarAt(k, from int) int {
+	return sort.Search(k, func(k int) bool { return int(s.dollars[k]) >= from })
 }
 
 // mark is a point the walker can return to when a value it compiled turns out unchanged.
@@ -85,7 +91,14 @@ func (w *walker) emitByte(c byte) {
 	p := w.c.plan
 	at := len(p.arena)
 	p.arena = append(p.arena, c)
-	w.extendLit(at)
+	// extendLit, without a call for each byte.
+	if n := len(p.ops); n > w.barrier {
+		if last := &p.ops[n-1]; last.code == opLit && int(last.a+last.b) == at {
+			last.b++
+			return
+		}
+	}
+	p.ops = append(p.ops, op{code: opLit, a: uint32(at), b: 1})
 }
 
 // emitEscaped writes text escaped for the inside of a JSON string.

@@ -65,8 +65,17 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 	if req.Provenance {
 		x.origins = make([]origin, 0, len(p.objects))
 	}
+	// The values substituted as text are escaped into one buffer, not one allocation each:
+	// most need no escape, so their total size (and an eighth for those that do) holds them.
+	textBytes := 0
 	for i, v := range values {
-		x.values[i] = prepareValue(v, p.params[i].Type, p.usage[i])
+		if p.usage[i]&usedAsText != 0 {
+			textBytes += len(v)
+		}
+	}
+	texts := make([]byte, 0, textBytes+textBytes/8)
+	for i, v := range values {
+		x.values[i] = prepareValue(v, p.params[i].Type, p.usage[i], &texts)
 	}
 	var labelWarnings []string
 	if p.fixedLabels != nil && len(req.Labels) == 0 {
@@ -120,10 +129,14 @@ type paramValue struct {
 	null bool
 }
 
-func prepareValue(v string, t templates.ParameterType, usage paramUsage) paramValue {
+func prepareValue(v string, t templates.ParameterType, usage paramUsage, texts *[]byte) paramValue {
 	pv := paramValue{raw: v}
 	if usage&usedAsText != 0 {
-		pv.text = jsonbytes.AppendEscaped(nil, v)
+		// Appended to texts, which later values extend but never change: a value's text
+		// stays where it was written, even when texts grows into new memory.
+		at := len(*texts)
+		*texts = jsonbytes.AppendEscaped(*texts, v)
+		pv.text = (*texts)[at:len(*texts):len(*texts)]
 	}
 	if usage&usedAsJSON != 0 {
 		if t == templates.ParameterTypeInt && v != "" && valuecheck.OfType(t, v) == nil {

@@ -166,14 +166,20 @@ func labelTargetsFor(d Dialect, apiVersion, kind []byte) *labelTarget {
 // groupify gives the OpenShift kinds of the legacy group-less API their group, as OpenShift's
 // processor does after substitution: DeploymentConfig v1 becomes apps.openshift.io/v1.
 func groupify(apiVersion, kind []byte) (string, bool) {
-	if bytes.IndexByte(apiVersion, '/') >= 0 {
-		return "", false
-	}
-	group, ok := legacyOpenShiftKinds()[string(kind)]
+	group, ok := legacyGroup(apiVersion, kind)
 	if !ok {
 		return "", false
 	}
 	return group + "/" + string(apiVersion), true
+}
+
+// legacyGroup returns the group groupify puts before apiVersion.
+func legacyGroup(apiVersion, kind []byte) (string, bool) {
+	if bytes.IndexByte(apiVersion, '/') >= 0 {
+		return "", false
+	}
+	group, ok := legacyOpenShiftKinds()[string(kind)]
+	return group, ok
 }
 
 // legacyOpenShiftKinds maps the kinds of OpenShift's legacy group-less API to their groups.

@@ -18,6 +18,7 @@ package process
 
 import (
 	"encoding/binary"
+	"strings"
 	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -44,8 +45,9 @@ type leanReader struct {
 	i      int
 	failed bool
 	strict bool
-	// text is b as a string, made when the first string is read.
-	text string
+	// strs holds the content of the plain strings read, which the strings read share (see
+	// str).
+	strs strings.Builder
 	// unknown, when set, lets a strict reader read on past a member the type does not have:
 	// skip calls it with the member's name (member) instead of failing; element is the index
 	// of the array element being read, for its path.
@@ -175,16 +177,26 @@ func (r *leanReader) str(target *string) {
 	switch {
 	case r.failed:
 	case plain:
-		// A substring of the input made a string once: the strings of a template's parameters
-		// and metadata cost one allocation, not one each.
-		if r.text == "" {
-			r.text = string(r.b)
-		}
-		end := r.i - 1
-		*target = r.text[end-(len(raw)-2) : end]
+		*target = r.plainString(raw[1 : len(raw)-1])
 	default:
 		*target = string(jsonbytes.StringContent(raw))
 	}
+}
+
+// plainString returns content as a string that shares the memory of the strings read before:
+// the strings of a template's parameters and metadata cost a few allocations, not one each,
+// and only their content (about half the bytes of an indented file's parameters; making the
+// whole input a string once, as this reader did, kept its layout too). A strings.Builder only
+// appends, so the strings it gave stay as they are. Each new block is at most half of what is
+// left to read, or the string itself: all blocks together never pass the input's size.
+func (r *leanReader) plainString(content []byte) string {
+	if r.strs.Cap()-r.strs.Len() < len(content) {
+		r.strs = strings.Builder{}
+		r.strs.Grow(max(len(content), (len(r.b)-r.i)/2+16))
+	}
+	r.strs.Write(content)
+	s := r.strs.String()
+	return s[len(s)-len(content):]
 }
 
 // boolean reads true, false or null (which leaves target as it is).
@@ -283,9 +295,10 @@ func (r *leanReader) stringMap(m *map[string]string) {
 			r.fail()
 			return
 		}
+		key := r.plainString(name) // before str reads on: name is valid until the next read
 		var v string
 		r.str(&v)
-		(*m)[string(name)] = v
+		(*m)[key] = v
 	})
 	switch {
 	case !present:

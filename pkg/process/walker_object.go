@@ -35,6 +35,8 @@ type objectEmitter struct {
 	runStart  int
 	// present marks the label targets (children of cx.targets) the object has.
 	present uint64
+	// plain says the object lies in no place that changes its members (see member).
+	plain bool
 }
 
 // object compiles the object at src[at:end].
@@ -49,6 +51,7 @@ func (w *walker) object(at, end int, cx walkContext) bool {
 		o.flags |= frameLabels
 		o.changed = true
 	}
+	o.plain = cx.targets == nil && !cx.top && !cx.metadata && !cx.bareTop
 	for i := at + 1; i < end-1; {
 		keyEnd := w.st.end(w.src, i)
 		valueEnd := w.st.end(w.src, keyEnd+1)
@@ -93,6 +96,12 @@ func (w *walker) joinOpen(at int) {
 	}
 	p.ops[at].b += p.ops[at+1].b
 	p.ops = slices.Delete(p.ops, at+1, at+2)
+	if w.c.jumpsEnd <= at+1 {
+		// No jump lies past the deleted op: most objects, which hold none.
+		w.barrier = min(w.barrier, len(p.ops))
+		return
+	}
+	w.c.jumpsEnd--
 	for i := at + 1; i < len(p.ops); i++ {
 		switch p.ops[i].code {
 		case opSkipIfNull, opLabelMember, opCreateInstead:
@@ -111,12 +120,24 @@ func (w *walker) splitOpen(at int, open op) {
 	}
 	p.ops[at].b--
 	p.ops = slices.Insert(p.ops, at+1, open)
+	if w.c.jumpsEnd <= at+1 {
+		return
+	}
+	w.c.jumpsEnd++
 	for i := at + 2; i < len(p.ops); i++ {
 		switch p.ops[i].code {
 		case opSkipIfNull, opLabelMember, opCreateInstead:
 			p.ops[i].jump++
 		}
 	}
+}
+
+// emitJump appends an op that jumps (land sets where to), and notes that ops up to it may
+// jump, for joinOpen and splitOpen.
+func (w *walker) emitJump(o op) int {
+	at := w.emit(o)
+	w.c.jumpsEnd = at + 1
+	return at
 }
 
 // flush writes the run of unchanged members before upTo.
@@ -138,7 +159,16 @@ func (o *objectEmitter) nextState(s commaState) commaState {
 
 // member compiles the member whose key is src[keyAt:keyEnd] and whose value ends at valueEnd.
 func (o *objectEmitter) member(keyAt, keyEnd, valueEnd int) {
-	w, cx := o.w, o.cx
+	w := o.w
+	if o.plain && !w.st.hasDollar(keyAt, valueEnd) {
+		// Below no label target, outside the object's top and metadata, a member changes only
+		// where it holds a "$": most members the walker meets are told so without their context.
+		if o.runStart < 0 {
+			o.runStart = keyAt
+		}
+		return
+	}
+	cx := o.cx
 	valueAt := keyEnd + 1
 	keyRaw := w.src[keyAt:keyEnd]
 	name := keyRaw[1 : len(keyRaw)-1]
@@ -196,13 +226,13 @@ func (o *objectEmitter) member(keyAt, keyEnd, valueEnd int) {
 	case labelMap && key.kind == unchanged:
 		nameAt := len(w.c.plan.arena)
 		w.c.plan.arena = append(w.c.plan.arena, name...)
-		jumps = append(jumps, w.emit(op{code: opLabelMember, a: uint32(nameAt), b: uint32(len(name))}))
+		jumps = append(jumps, w.emitJump(op{code: opLabelMember, a: uint32(nameAt), b: uint32(len(name))}))
 	case child.createInstead != nil:
-		jumps = append(jumps, w.emit(op{code: opCreateInstead, a: w.c.target(child.createInstead)}))
+		jumps = append(jumps, w.emitJump(op{code: opCreateInstead, a: w.c.target(child.createInstead)}))
 		o.needFrame = true
 	}
 	if value.kind == typedParam {
-		jumps = append(jumps, w.emit(op{code: opSkipIfNull, param: int32(value.param)}))
+		jumps = append(jumps, w.emitJump(op{code: opSkipIfNull, param: int32(value.param)}))
 	}
 	if len(jumps) > 0 {
 		w.barrier = len(w.c.plan.ops)

@@ -143,8 +143,12 @@ func (w *walker) header(cx *walkContext) field.ErrorList {
 	kind, apiVersion := values[0], values[1]
 	cx.targets = labelTargetsFor(w.c.plan.dialect, apiVersion, kind)
 	if w.c.plan.dialect == OpenShift {
-		if grouped, ok := groupify(apiVersion, kind); ok {
-			w.apiVersion = jsonbytes.AppendQuoted(nil, grouped)
+		if group, ok := legacyGroup(apiVersion, kind); ok {
+			// groupify's apiVersion, quoted, in the compiler's scratch: the walker copies it
+			// into the plan, and the next object's header writes over it.
+			grouped := append(append(append(w.c.grouped[:0], group...), '/'), apiVersion...)
+			w.apiVersion = jsonbytes.AppendQuoted(w.c.quotedGroup[:0], grouped)
+			w.c.grouped, w.c.quotedGroup = grouped, w.apiVersion
 		}
 	}
 	return nil

@@ -18,6 +18,7 @@ package process
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -75,4 +76,62 @@ func TestSpaceAndPlainWords(t *testing.T) {
 			t.Fatalf("textWord(%q) = %v, want %v", word, got, text)
 		}
 	}
+}
+
+// TestSkipContainerWords checks skipContainer's word steps against a byte at a time: the
+// offset it stops at and its error, on containers built from the bytes it must tell apart
+// (brackets, quotes, escapes, and the letters that share a bracket's bits), cut anywhere.
+func TestSkipContainerWords(t *testing.T) {
+	alphabet := []byte(" \n\"\\{}[]:,aY_y\x7f0\"\"")
+	rng := rand.New(rand.NewPCG(3, 4))
+	buf := make([]byte, 64)
+	for n := 0; n < 300000; n++ {
+		buf[0] = "{["[rng.IntN(2)]
+		for i := 1; i < len(buf); i++ {
+			buf[i] = alphabet[rng.IntN(len(alphabet))]
+			if rng.IntN(3) == 0 {
+				buf[i] = ' '
+			}
+		}
+		src := buf[:1+rng.IntN(len(buf))]
+		depth := maxDepth - 2 + rng.IntN(3) // near the bound, now and then
+		if rng.IntN(4) > 0 {
+			depth = 0
+		}
+		s := scanner{b: src}
+		err := s.skipContainer(depth)
+		wantAt, wantErr := skipContainerBytes(src, depth)
+		if s.i != wantAt || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Fatalf("skipContainer(%q, %d) = %d, %v; want %d, %v", src, depth, s.i, err, wantAt, wantErr)
+		}
+	}
+}
+
+// skipContainerBytes is skipContainer a byte at a time.
+func skipContainerBytes(b []byte, depth int) (int, error) {
+	open := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			for i++; ; i++ {
+				if i >= len(b) {
+					return len(b), fmt.Errorf("offset %d: unterminated string", len(b))
+				}
+				if b[i] == '\\' {
+					i++
+				} else if b[i] == '"' {
+					break
+				}
+			}
+		case '{', '[':
+			if open++; depth+open > maxDepth {
+				return i, fmt.Errorf("offset %d: nested deeper than %d levels", i, maxDepth)
+			}
+		case '}', ']':
+			if open--; open == 0 {
+				return i + 1, nil
+			}
+		}
+	}
+	return len(b), fmt.Errorf("offset %d: unexpected end of input", len(b))
 }
