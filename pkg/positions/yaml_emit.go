@@ -242,6 +242,15 @@ func (e *emitter) gather(n int32) {
 	nd := e.p.nodes[n]
 	for i := nd.a; i < nd.b; i += 2 {
 		k, v := e.p.kids[i], e.p.kids[i+1]
+		if kn := &e.p.nodes[k]; kn.kind == kindScalar && kn.style == stylePlain && !kn.inArena {
+			// Most keys are plain names that are strings by their first byte or length
+			// (stringKey), read here at once; a merge key (<<) starts with a byte of those.
+			key := e.p.src[kn.a:kn.b]
+			if len(key) != 2 && stringKey(key) {
+				e.assigns = append(e.assigns, assign{key: key, prefix: keyPrefix(key), typed: typedKey{kind: resolvedString}, knode: k, val: v})
+				continue
+			}
+		}
 		if e.p.isMerge(k) {
 			e.merge(v)
 			continue
@@ -309,12 +318,17 @@ func (p *parser) keyText(k int32) ([]byte, typedKey) {
 		bail() // an alias or a collection as a key
 	}
 	text := p.text(k)
-	if nd.style == styleQuoted || len(text) > 0 && (resolveStarts[text[0]] == startsString ||
-		resolveStarts[text[0]] == startsWord && len(text) > maxWord) {
-		// Most keys are names whose first byte, or length, makes them strings.
+	if nd.style == styleQuoted || stringKey(text) {
 		return text, typedKey{kind: resolvedString}
 	}
 	return resolveKey(text)
+}
+
+// stringKey reports a plain scalar that resolves to a string by its first byte, or by its
+// length: most keys are names.
+func stringKey(text []byte) bool {
+	return len(text) > 0 && (resolveStarts[text[0]] == startsString ||
+		resolveStarts[text[0]] == startsWord && len(text) > maxWord)
 }
 
 // checkAliases follows the document as go.yaml.in/yaml/v2's decoder does, to refuse what it
