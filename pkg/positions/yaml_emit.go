@@ -201,7 +201,11 @@ func (e *emitter) mapping(n int32) {
 		if top {
 			elements = len(e.top.Elements)
 		}
-		e.out = appendJSONString(e.out, last.key)
+		if e.p.nodes[last.knode].flags&nodeClean != 0 {
+			e.out = appendClean(e.out, last.key) // a key resolved to another text writes none to escape
+		} else {
+			e.out = appendJSONString(e.out, last.key)
+		}
 		keyEnd := len(e.out)
 		e.out = append(e.out, ':')
 		e.value(last.val)
