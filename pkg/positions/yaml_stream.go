@@ -107,22 +107,19 @@ func plainMarkers(data []byte) bool {
 	if !plainMarkerLine(data) {
 		return false
 	}
-	// Only a line that starts with "---" or "..." has something to check: they are found a
-	// pattern at a time, not a line at a time (a template has thousands of lines and a marker
-	// or two).
-	for _, start := range [][]byte{[]byte("\n---"), []byte("\n...")} {
-		for at := 0; ; {
-			i := bytes.Index(data[at:], start)
-			if i < 0 {
-				break
-			}
-			at += i + 1
-			if !plainMarkerLine(data[at:]) {
-				return false
-			}
+	// Only a line that starts with "---" or "..." has something to check: the lines are found
+	// a newline at a time, in one pass for both (bytes.Index of "\n---" also stops at every
+	// newline, its first byte, and a pass for each pattern read the document twice).
+	for at := 0; ; {
+		i := bytes.IndexByte(data[at:], '\n')
+		if i < 0 {
+			return true
+		}
+		at += i + 1
+		if at+3 <= len(data) && (data[at] == '-' || data[at] == '.') && !plainMarkerLine(data[at:]) {
+			return false
 		}
 	}
-	return true
 }
 
 // plainMarkerLine checks the line that data starts with for plainMarkers.

@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"unsafe"
 
 	yamlv2 "go.yaml.in/yaml/v2"
 	"sigs.k8s.io/yaml"
@@ -63,6 +64,35 @@ func (p *parser) strictErrors(root int32) error {
 type strictWalk struct {
 	p      *parser
 	errors []string
+	// free are the key sets of mappings already walked, emptied for the next mapping: a walk
+	// makes a set for each level of nesting, not one for each mapping (a large document with
+	// one repeated key has thousands of mappings).
+	free []keySet
+}
+
+// keySet is the keys a mapping has set: strings by their text, other keys by their value.
+// A text is held as a string over the document's bytes, not a copy: the sets live only as
+// long as the walk, and the document's bytes do not change during it.
+type keySet struct {
+	typed map[typedKey]bool
+	texts map[string]bool
+}
+
+// take returns an empty key set.
+func (s *strictWalk) take() keySet {
+	if n := len(s.free); n > 0 {
+		set := s.free[n-1]
+		s.free = s.free[:n-1]
+		return set
+	}
+	return keySet{typed: map[typedKey]bool{}, texts: map[string]bool{}}
+}
+
+// give empties set for another mapping.
+func (s *strictWalk) give(set keySet) {
+	clear(set.typed)
+	clear(set.texts)
+	s.free = append(s.free, set)
 }
 
 // visit decodes node n as the decoder does: an alias's anchored node again at each alias.
@@ -77,27 +107,30 @@ func (s *strictWalk) visit(n int32) {
 			s.visit(s.p.kids[i])
 		}
 	case kindMapping:
-		s.mappingInto(n, map[typedKey]bool{}, map[string]bool{})
+		set := s.take()
+		s.mappingInto(n, set)
+		s.give(set)
 	}
 }
 
 // mappingInto decodes mapping n into a map holding the keys set (strings apart, by text),
 // as a merge decodes the mappings it names into the map of the mapping that holds it.
-func (s *strictWalk) mappingInto(n int32, set map[typedKey]bool, texts map[string]bool) {
+func (s *strictWalk) mappingInto(n int32, set keySet) {
 	nd := s.p.nodes[n]
 	for i := nd.a; i < nd.b; i += 2 {
 		k, v := s.p.kids[i], s.p.kids[i+1]
 		if s.p.isMerge(k) {
-			s.merge(v, set, texts)
+			s.merge(v, set)
 			continue
 		}
 		text, typed := s.p.keyText(k)
 		s.visit(v)
 		var already bool
 		if typed.kind == resolvedString {
-			already, texts[string(text)] = texts[string(text)], true
+			key := unsafe.String(unsafe.SliceData(text), len(text))
+			already, set.texts[key] = set.texts[key], true
 		} else {
-			already, set[typed] = set[typed], true
+			already, set.typed[typed] = set.typed[typed], true
 		}
 		if already {
 			s.errors = append(s.errors, fmt.Sprintf("line %d: key %#v already set in map", s.line(v), keyValue(text, typed)))
@@ -107,19 +140,19 @@ func (s *strictWalk) mappingInto(n int32, set map[typedKey]bool, texts map[strin
 
 // merge applies a merge key's value: a mapping, an alias of one, or a sequence of those, the
 // last first (the emitter has refused any other).
-func (s *strictWalk) merge(v int32, set map[typedKey]bool, texts map[string]bool) {
+func (s *strictWalk) merge(v int32, set keySet) {
 	switch nd := s.p.nodes[v]; nd.kind {
 	case kindMapping:
-		s.mappingInto(v, set, texts)
+		s.mappingInto(v, set)
 	case kindAlias:
-		s.mappingInto(s.p.mergeTarget(v), set, texts)
+		s.mappingInto(s.p.mergeTarget(v), set)
 	case kindSequence:
 		for i := nd.b - 1; i >= nd.a; i-- {
 			child := s.p.kids[i]
 			if s.p.nodes[child].kind == kindAlias {
 				child = s.p.mergeTarget(child)
 			}
-			s.mappingInto(child, set, texts)
+			s.mappingInto(child, set)
 		}
 	}
 }

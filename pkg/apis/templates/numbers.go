@@ -152,7 +152,8 @@ func mayHoldUnfitNumber(raw []byte) bool {
 			if j < 0 {
 				break
 			}
-			if i += j; mayBeExponent(raw, i) {
+			// Most e's follow a letter: that is looked at here, without a call.
+			if i += j; i > 0 && raw[i-1]-'0' <= 9 && mayBeExponent(raw, i) {
 				return true
 			}
 		}
