@@ -153,8 +153,10 @@ type parser struct {
 	// runBytes adds up the scalars that are runs of src (the others are the arena): with the
 	// number of nodes, a close bound on the JSON's size, to allocate it once.
 	runBytes int
-	// keyAt and colonAt: keyAhead found at keyAt a plain key that ends at the ':' at colonAt.
+	// keyAt and colonAt: keyAhead found at keyAt a plain key that ends at the ':' at colonAt,
+	// holding no byte to escape when keyClean.
 	keyAt, colonAt int
+	keyClean       bool
 	// hasTabs says the source holds a tab; tabs counts those read as text (checkTabs).
 	hasTabs bool
 	tabs    int
