@@ -44,6 +44,7 @@ import (
 	"k8s.io/apiserver/pkg/warning"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 )
 
 // processingHandler is the create handler of a processing kind (processedtemplates): from the
@@ -227,8 +228,14 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 	if status, ok := result.(*metav1.Status); ok && status.Code == 0 {
 		status.Code = http.StatusCreated
 	}
-	// What the create handler's answer does with an empty list: items [], never null.
-	if meta.IsListType(result) && meta.LenList(result) == 0 {
+	// What the create handler's answer does with an empty list: items [], never null. (The
+	// processed List, the usual answer, is looked at directly: meta's questions go through
+	// reflection.)
+	if list, ok := result.(*v1alpha1.List); ok {
+		if list.Items == nil {
+			list.Items = []runtime.RawExtension{}
+		}
+	} else if meta.IsListType(result) && meta.LenList(result) == 0 {
 		if err := meta.SetList(result, []runtime.Object{}); err != nil {
 			h.refuse(w, req, err)
 			return true
