@@ -36,7 +36,6 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/handlers"
 	"k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager"
 	requestmetrics "k8s.io/apiserver/pkg/endpoints/handlers/metrics"
-	"k8s.io/apiserver/pkg/endpoints/handlers/negotiation"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -105,6 +104,8 @@ type processingHandler struct {
 	// splitters decode a YAML body the body filter converted, lenient and strict, from where
 	// the converter wrote its members (decodeConverted); nil when the scope's scheme is not one.
 	splitters *[2]templateCodec
+	// negotiations are the answer's media types by Accept header (negotiate).
+	negotiations negotiations
 }
 
 // requestTimeoutUpperBound is the create handler's bound of a request's time.
@@ -162,7 +163,7 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 		return false
 	}
 	namespace := info.Namespace
-	outputMediaType, output, err := negotiation.NegotiateOutputMediaType(req, h.scope.Serializer, h.scope)
+	outputMediaType, output, err := h.negotiate(req)
 	if err != nil || outputMediaType.Convert != nil {
 		return false
 	}
