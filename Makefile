@@ -150,6 +150,7 @@ fuzz:
 	$(call fuzz_target,FuzzExpand,30000x,./pkg/transform/expand)
 	$(call fuzz_target,FuzzParse,120000x,./pkg/transform/remove)
 	$(call fuzz_target,FuzzMayHoldUnfitNumber,200000x,./pkg/apis/templates)
+	$(call fuzz_target,FuzzHoldsExpansionName,40000x,./pkg/render)
 
 ## bench: the benchmark suite beside its baselines, as one table of ratios (docs/performance.md)
 bench: build e2e-binaries

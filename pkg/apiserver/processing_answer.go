@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -43,9 +42,7 @@ import (
 func (h *processingHandler) answer(w http.ResponseWriter, req *http.Request, mediaType negotiation.MediaTypeOptions, output runtime.SerializerInfo, result runtime.Object) {
 	gv := h.scope.Kind.GroupVersion()
 	encoder, ok := h.encoders[output.MediaType]
-	agent := req.UserAgent()
-	if !ok || mediaType.Pretty || strings.Contains(req.URL.RawQuery, "pretty") || strings.HasPrefix(agent, "curl") ||
-		strings.HasPrefix(agent, "Wget") || strings.HasPrefix(agent, "Mozilla/5.0") || utilfeature.DefaultFeatureGate.Enabled(features.CBORServingAndStorage) {
+	if !ok || mediaType.Pretty || mayBePretty(req) || utilfeature.DefaultFeatureGate.Enabled(features.CBORServingAndStorage) {
 		responsewriters.WriteObjectNegotiated(h.scope.Serializer, h.scope, gv, w, req, http.StatusCreated, result, false)
 		return
 	}

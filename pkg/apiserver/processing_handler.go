@@ -36,7 +36,6 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/handlers"
 	"k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager"
 	requestmetrics "k8s.io/apiserver/pkg/endpoints/handlers/metrics"
-	"k8s.io/apiserver/pkg/endpoints/handlers/negotiation"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -44,6 +43,7 @@ import (
 	"k8s.io/apiserver/pkg/warning"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 )
 
 // processingHandler is the create handler of a processing kind (processedtemplates): from the
@@ -104,6 +104,8 @@ type processingHandler struct {
 	// splitters decode a YAML body the body filter converted, lenient and strict, from where
 	// the converter wrote its members (decodeConverted); nil when the scope's scheme is not one.
 	splitters *[2]templateCodec
+	// negotiations are the answer's media types by Accept header (negotiate).
+	negotiations negotiations
 }
 
 // requestTimeoutUpperBound is the create handler's bound of a request's time.
@@ -161,7 +163,7 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 		return false
 	}
 	namespace := info.Namespace
-	outputMediaType, output, err := negotiation.NegotiateOutputMediaType(req, h.scope.Serializer, h.scope)
+	outputMediaType, output, err := h.negotiate(req)
 	if err != nil || outputMediaType.Convert != nil {
 		return false
 	}
@@ -227,8 +229,14 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 	if status, ok := result.(*metav1.Status); ok && status.Code == 0 {
 		status.Code = http.StatusCreated
 	}
-	// What the create handler's answer does with an empty list: items [], never null.
-	if meta.IsListType(result) && meta.LenList(result) == 0 {
+	// What the create handler's answer does with an empty list: items [], never null. (The
+	// processed List, the usual answer, is looked at directly: meta's questions go through
+	// reflection.)
+	if list, ok := result.(*v1alpha1.List); ok {
+		if list.Items == nil {
+			list.Items = []runtime.RawExtension{}
+		}
+	} else if meta.IsListType(result) && meta.LenList(result) == 0 {
 		if err := meta.SetList(result, []runtime.Object{}); err != nil {
 			h.refuse(w, req, err)
 			return true

@@ -83,7 +83,12 @@ func (c templateCodec) decodeSplit(split *process.TemplateJSON, defaults *schema
 		// The serializer also checks the values a repeated member replaces.
 		return nil, nil, nil, false
 	}
-	gvk := schema.FromAPIVersionAndKind(split.APIVersion(), split.Kind())
+	gv, err := schema.ParseGroupVersion(split.APIVersion())
+	if err != nil {
+		// The serializer refuses an apiVersion it cannot parse ("a/b/c"), in its words.
+		return nil, nil, nil, false
+	}
+	gvk := gv.WithKind(split.Kind())
 	if defaults != nil {
 		gvk = withDefaults(gvk, *defaults)
 	}

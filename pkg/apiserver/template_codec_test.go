@@ -72,6 +72,8 @@ var codecSeeds = []string{
 	`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","metadata":{"name":"t"},"objects":[{"a":}]}`,
 	`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","metadata":{"name":1}}`,
 	`{"apiVersion":1,"kind":"Template"}`, `[]`, `{`, `{} {}`, `null`, ``,
+	// An apiVersion the serializer cannot parse (FuzzTemplateCodec's find).
+	`{"apiVersion":"//","":"","":[{"":"","":true}]}`, `{"apiVersion":"a/b/c","kind":"Template","objects":[]}`,
 	`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","parameters":[{"name":"N","type":"int","minimum":1,"enum":["1"]}],"objects":[{"spec":{"replicas":"${{N}}"}}]}`,
 	`{"apiVersion":"template.openshift.io/v1","kind":"Template","metadata":{"annotations":{"templates.stencil.dev/stencil-fields":"{\"dialect\":\"Stencil\"}"}},"objects":[]}`,
 }

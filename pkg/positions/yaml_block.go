@@ -212,24 +212,27 @@ func (p *parser) keyAhead() bool {
 	case '&', '*', '!', '|', '>', '%', '@', '`', ',', '[', ']', '{', '}', '#':
 		return false
 	}
+	escapes := p.hasTabs // a tab in the key, which the scan does not look for
 	for ; i < len(src); i++ {
 		c := src[i]
 		if !keyLineStops[c] {
 			continue // one lookup passes the text of the line
 		}
-		if c == '\n' || c == '\r' {
-			break
-		}
 		switch c {
+		case '\n', '\r':
+			return false
 		case ':':
 			if i+1 == len(src) || isBlank(src[i+1]) {
-				p.keyAt, p.colonAt = p.pos, i // for key, which reads this key next
+				// for key, which reads this key next
+				p.keyAt, p.colonAt, p.keyClean = p.pos, i, !escapes
 				return true
 			}
 		case '#':
 			if src[i-1] == ' ' {
 				return false
 			}
+		default:
+			escapes = true // a byte the key's JSON string escapes, or may
 		}
 	}
 	return false
@@ -239,8 +242,15 @@ func (p *parser) keyAhead() bool {
 // libyaml: an anchor or alias, a tag, a flow collection, a complex key.
 var refusedKeyStarts = [256]bool{'&': true, '*': true, '!': true, '[': true, '{': true, '?': true}
 
-// keyLineStops are the bytes keyAhead looks at on a line: its end, a colon, a comment's '#'.
-var keyLineStops = [256]bool{'\n': true, '\r': true, ':': true, '#': true}
+// keyLineStops are the bytes keyAhead looks at on a line: its end, a colon, a comment's '#',
+// and those a key's JSON string escapes or may (escapedInWord), only to note them.
+var keyLineStops = func() (stops [256]bool) {
+	stops = escapedInWord
+	for _, c := range []byte("\n\r:#") {
+		stops[c] = true
+	}
+	return stops
+}()
 
 func isBlank(c byte) bool { return c == ' ' || c == '\n' || c == '\r' }
 
@@ -306,6 +316,9 @@ func (p *parser) key() int32 {
 		k = p.newNode(kindScalar, stylePlain, start)
 		if p.keyAt == start {
 			p.pos = p.colonAt // keyAhead found the ':' that ends the key
+			if p.keyClean {
+				p.nodes[k].flags |= nodeClean
+			}
 		} else {
 			for p.src[p.pos] != ':' || !p.blankAt(1) {
 				p.pos++

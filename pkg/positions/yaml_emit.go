@@ -144,7 +144,9 @@ func (e *emitter) value(n int32) {
 				e.out = append(e.out, ',')
 			}
 			child := e.p.kids[i]
-			e.record(-1, e.p.nodes[child].pos)
+			if e.p.positions { // tested here: the argument's load is not free
+				e.record(-1, e.p.nodes[child].pos)
+			}
 			at := len(e.out)
 			e.value(child)
 			if elements {
@@ -192,12 +194,18 @@ func (e *emitter) mapping(n int32) {
 			e.out = append(e.out, ',')
 		}
 		first = false
-		e.record(e.p.nodes[last.knode].pos, e.p.nodes[last.val].pos)
+		if e.p.positions {
+			e.record(e.p.nodes[last.knode].pos, e.p.nodes[last.val].pos)
+		}
 		keyAt, elements := len(e.out), 0
 		if top {
 			elements = len(e.top.Elements)
 		}
-		e.out = appendJSONString(e.out, last.key)
+		if e.p.nodes[last.knode].flags&nodeClean != 0 {
+			e.out = appendClean(e.out, last.key) // a key resolved to another text writes none to escape
+		} else {
+			e.out = appendJSONString(e.out, last.key)
+		}
 		keyEnd := len(e.out)
 		e.out = append(e.out, ':')
 		e.value(last.val)
@@ -242,6 +250,15 @@ func (e *emitter) gather(n int32) {
 	nd := e.p.nodes[n]
 	for i := nd.a; i < nd.b; i += 2 {
 		k, v := e.p.kids[i], e.p.kids[i+1]
+		if kn := &e.p.nodes[k]; kn.kind == kindScalar && kn.style == stylePlain && !kn.inArena {
+			// Most keys are plain names that are strings by their first byte or length
+			// (stringKey), read here at once; a merge key (<<) starts with a byte of those.
+			key := e.p.src[kn.a:kn.b]
+			if stringKey(key) && !(len(key) == 2 && key[0] == '<' && key[1] == '<') {
+				e.assigns = append(e.assigns, assign{key: key, prefix: keyPrefix(key), typed: typedKey{kind: resolvedString}, knode: k, val: v})
+				continue
+			}
+		}
 		if e.p.isMerge(k) {
 			e.merge(v)
 			continue
@@ -309,97 +326,24 @@ func (p *parser) keyText(k int32) ([]byte, typedKey) {
 		bail() // an alias or a collection as a key
 	}
 	text := p.text(k)
-	if nd.style == styleQuoted || len(text) > 0 && (resolveStarts[text[0]] == startsString ||
-		resolveStarts[text[0]] == startsWord && len(text) > maxWord) {
-		// Most keys are names whose first byte, or length, makes them strings.
+	if nd.style == styleQuoted || stringKey(text) {
 		return text, typedKey{kind: resolvedString}
 	}
 	return resolveKey(text)
 }
 
-// checkAliases follows the document as go.yaml.in/yaml/v2's decoder does, to refuse what it
-// refuses: an alias inside its own anchor, and more aliasing than its budget allows (the
-// defence against "billion laughs" documents).
-func (p *parser) checkAliases(root int32) {
-	c := aliasCounter{p: p, decoded: 1, active: map[int32]bool{}}
-	c.visit(root)
-}
-
-type aliasCounter struct {
-	p                        *parser
-	decoded, aliased, inside int
-	active                   map[int32]bool
-}
-
-func (c *aliasCounter) visit(n int32) {
-	c.decoded++
-	if c.inside > 0 {
-		c.aliased++
+// stringKey reports a plain scalar that resolves to a string by its first byte, or as a word
+// that is not one of the decoder's (name, type): most keys are names.
+func stringKey(text []byte) bool {
+	if len(text) == 0 {
+		return false
 	}
-	if c.aliased > 100 && c.decoded > 1000 && float64(c.aliased)/float64(c.decoded) > allowedAliasRatio(c.decoded) {
-		bail() // document contains excessive aliasing
+	switch resolveStarts[text[0]] {
+	case startsString:
+		return true
+	case startsWord:
+		_, _, word := resolveWord(text)
+		return !word
 	}
-	nd := c.p.nodes[n]
-	switch nd.kind {
-	case kindAlias:
-		if c.active[n] {
-			bail() // anchor value contains itself
-		}
-		c.active[n] = true
-		c.inside++
-		c.visit(nd.a)
-		c.inside--
-		delete(c.active, n)
-	case kindSequence:
-		for i := nd.a; i < nd.b; i++ {
-			c.visit(c.p.kids[i])
-		}
-	case kindMapping:
-		for i := nd.a; i < nd.b; i += 2 {
-			k, v := c.p.kids[i], c.p.kids[i+1]
-			if c.p.isMerge(k) {
-				c.merge(v)
-				continue
-			}
-			c.visit(k)
-			c.visit(v)
-		}
-	}
-}
-
-func (c *aliasCounter) merge(v int32) {
-	switch nd := c.p.nodes[v]; nd.kind {
-	case kindMapping:
-		c.visit(v)
-	case kindAlias:
-		c.p.mergeTarget(v)
-		c.visit(v)
-	case kindSequence:
-		for i := nd.b - 1; i >= nd.a; i-- {
-			child := c.p.kids[i]
-			switch c.p.nodes[child].kind {
-			case kindAlias:
-				c.p.mergeTarget(child)
-			case kindMapping:
-			default:
-				bail()
-			}
-			c.visit(child)
-		}
-	default:
-		bail()
-	}
-}
-
-// allowedAliasRatio is go.yaml.in/yaml/v2's budget: 99% of the decoded nodes may come from
-// aliases up to 400,000 nodes, falling to 10% at 4,000,000.
-func allowedAliasRatio(decoded int) float64 {
-	const low, high = 400000, 4000000
-	switch {
-	case decoded <= low:
-		return 0.99
-	case decoded >= high:
-		return 0.10
-	}
-	return 0.99 - 0.89*(float64(decoded-low)/float64(high-low))
+	return false
 }

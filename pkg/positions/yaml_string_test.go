@@ -48,5 +48,12 @@ func TestAppendJSONStringWords(t *testing.T) {
 		if got := appendJSONString(dst, s); !bytes.Equal(got, want) {
 			t.Fatalf("appendJSONString(%q) = %q, want %q", s, got, want)
 		}
+		if bytes.Equal(want[len(prefix)+1:len(want)-1], s) {
+			// Nothing to escape: appendClean's words write the same.
+			dst := make([]byte, len(prefix), cap(dst))
+			if got := appendClean(dst, s); !bytes.Equal(got, want) {
+				t.Fatalf("appendClean(%q) = %q, want %q", s, got, want)
+			}
+		}
 	}
 }

@@ -17,7 +17,6 @@ limitations under the License.
 package render
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -250,16 +249,6 @@ func asksExpansion(objects []transform.Object) bool {
 		metadata, _ := obj["metadata"].(map[string]any)
 		annotations, _ := metadata["annotations"].(map[string]any)
 		if _, ok := annotations[expand.TemplatesAnnotation]; ok {
-			return true
-		}
-	}
-	return false
-}
-
-// mentionsExpansion is a cheap byte check that lets most templates skip decoding.
-func mentionsExpansion(objects []json.RawMessage) bool {
-	for _, o := range objects {
-		if bytes.Contains(o, []byte(expand.TemplatesAnnotation)) {
 			return true
 		}
 	}

@@ -17,14 +17,12 @@ limitations under the License.
 package render
 
 import (
-	"bytes"
 	"context"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"stencil.dev/stencil/pkg/apis/templates"
-	"stencil.dev/stencil/pkg/transform/expand"
 	"stencil.dev/stencil/pkg/transform/plugin"
 )
 
@@ -250,14 +248,4 @@ func templateBytes(t *templates.Template) int {
 		}
 	}
 	return n
-}
-
-// mentionsExpansionIn is mentionsExpansion of a template's objects.
-func mentionsExpansionIn(objects []runtime.RawExtension) bool {
-	for _, o := range objects {
-		if bytes.Contains(o.Raw, []byte(expand.TemplatesAnnotation)) {
-			return true
-		}
-	}
-	return false
 }
