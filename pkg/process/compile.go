@@ -142,14 +142,17 @@ func (c *compiler) compileText() {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	c.plan.labels = make([]labelTemplate, 0, len(keys))
 	for _, k := range keys {
 		path := func() *field.Path { return c.plan.labelsPath.Key(k) }
 		l := labelTemplate{
 			key:   c.textTemplate(k, path),
 			value: c.textTemplate(c.template.ObjectLabels[k], path),
 		}
-		for _, part := range append(l.key[:len(l.key):len(l.key)], l.value...) {
-			l.substituted = l.substituted || part.param >= 0
+		for _, parts := range [2][]textPart{l.key, l.value} {
+			for _, part := range parts {
+				l.substituted = l.substituted || part.param >= 0
+			}
 		}
 		switch {
 		case l.substituted:

@@ -52,12 +52,15 @@ func validParameterName(name string, d Dialect) bool {
 	return name != "" && (d == OpenShift || isParenNameStart(name[0]))
 }
 
+// parametersPath is the path of a template's parameters, shared as objectLabelsPath is.
+var parametersPath = field.NewPath("parameters")
+
 // compileParameters validates the declared parameters and indexes them by name.
 func compileParameters(params []templates.Parameter, d Dialect) ([]compiledParameter, map[string]int, field.ErrorList) {
 	var errs field.ErrorList
 	out := make([]compiledParameter, len(params))
 	index := make(map[string]int, len(params))
-	base := field.NewPath("parameters")
+	base := parametersPath
 	for i := range params {
 		p := &params[i]
 		// Paths are made only for problems: most templates have none, and a path per
