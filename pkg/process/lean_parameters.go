@@ -47,14 +47,8 @@ var (
 	openShiftParameter parameterReader[openshift.Parameter] = (*leanReader).openShiftParameterMember
 )
 
-// leanParameters reads a parameters array into the API's type; ok is false for anything it
-// does not read exactly as the API's decoder does (see leanReader, which strict makes strict).
-func leanParameters(data []byte, strict bool) (params []v1alpha1.Parameter, ok bool) {
-	return readParameters(&leanReader{b: data, strict: strict}, stencilParameter)
-}
-
-// leanParametersWarned is the strict leanParameters, in the dialect member reads, that reads
-// on past a member a parameter does not have (a misspelled "requred" is the usual one) and
+// leanParametersWarned is the strict lean reader of parameters, in the dialect member reads,
+// that reads on past a member a parameter does not have (a misspelled "requred" is the usual one) and
 // returns what the API's strict decoder says of each, in its words and order, instead of
 // leaving the array to that decoder: a large template with one misspelled member would
 // otherwise be decoded by reflection. Anything else a strict decoder has to say (a member

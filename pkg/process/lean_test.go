@@ -24,6 +24,7 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
+	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/jsonbytes/layouttest"
 )
 
@@ -186,4 +187,10 @@ func checkLeanParametersOnce[P any](t *testing.T, in []byte, member parameterRea
 			t.Fatalf("%s: lean parameters %+v, typed decoder %+v", in, got, want)
 		}
 	}
+}
+
+// leanParameters reads a parameters array into the API's type with the lean reader (strict or
+// not), as the tests ask it.
+func leanParameters(data []byte, strict bool) (params []v1alpha1.Parameter, ok bool) {
+	return readParameters(&leanReader{b: data, strict: strict}, stencilParameter)
 }
