@@ -18,6 +18,7 @@ package render
 
 import (
 	"bytes"
+	"encoding/json"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -38,7 +39,7 @@ var (
 
 // mentionsExpansion is a cheap byte check that lets most templates skip decoding: whether an
 // object holds the expansion annotation's name, as bytes.Contains would say.
-func mentionsExpansion[O ~[]byte](objects []O) bool {
+func mentionsExpansion(objects []json.RawMessage) bool {
 	for _, o := range objects {
 		if holdsExpansionName(o) {
 			return true
