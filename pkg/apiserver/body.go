@@ -172,12 +172,12 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	body, top, err := b.decodable(r, hold, body)
+	body, conversion, err := b.decodable(r, hold, body)
 	if err != nil {
 		b.refuse(w, r, err)
 		return
 	}
-	r.Body = &filteredBody{Reader: bytes.NewReader(body), data: body, top: top}
+	r.Body = &filteredBody{Reader: bytes.NewReader(body), data: body, conversion: conversion}
 	r.ContentLength = int64(len(body))
 	r.Header.Set("Content-Length", strconv.Itoa(len(body)))
 	b.handler.ServeHTTP(w, r)
@@ -232,9 +232,11 @@ func (b *bodyReader) read(r *http.Request, hold *renderrest.Hold) ([]byte, error
 // decodable returns the body the handler decodes, having charged hold with what decoding it
 // holds: a YAML body as JSON when it converts to one without loss, anything else as it is.
 //
-// A YAML body converted comes with where the converter wrote its top-level members (top), for
-// the processing handler's decoding not to scan the JSON again (nil otherwise).
-func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, body []byte) (_ []byte, top *positions.Top, _ error) {
+// A YAML body converted comes with its conversion (where the converter wrote its top-level
+// members), for the processing handler's decoding not to scan the JSON again; so does a YAML
+// body left as it is for one document that repeats a key, with the YAML decoder's words on
+// them when the converter has them (nil otherwise).
+func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, body []byte) (_ []byte, _ *convertedYAML, _ error) {
 	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch mediaType {
 	case runtime.ContentTypeYAML, "application/apply-patch+yaml":
@@ -244,23 +246,40 @@ func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, body []by
 	if err := hold.Charge(r.Context(), readFactor*int64(len(body))+yamlCost(body)); err != nil {
 		return nil, nil, err
 	}
-	converted, top, ok, err := yamlBodyAsJSON(body)
+	converted, conversion, ok, err := yamlBodyAsJSON(body)
 	if err != nil {
 		return nil, nil, apierrors.NewRequestEntityTooLargeError(err.Error())
 	}
+	if mediaType != runtime.ContentTypeYAML {
+		// An apply patch stays one (JSON is YAML), which server-side apply reads with
+		// sigs.k8s.io/yaml, now without aliases; only the processing handler decodes from a
+		// conversion, and it takes no patch.
+		conversion = nil
+	}
 	if !ok {
 		// Left to the decoder, which converts it again (bounded as here): what it holds then
-		// is that of the JSON it makes, besides the YAML.
-		return body, nil, hold.Charge(r.Context(), readFactor*int64(len(body))+yamlCost(body)+bodyCost(body, converted))
+		// is that of the JSON it makes, besides the YAML. The conversion kept beside it is that
+		// JSON.
+		return body, conversion, hold.Charge(r.Context(), readFactor*int64(len(body))+yamlCost(body)+bodyCost(body, converted))
 	}
 	if mediaType == runtime.ContentTypeYAML {
-		// JSON for the JSON decoder; an apply patch stays one (JSON is YAML), which server-side
-		// apply reads with sigs.k8s.io/yaml, now without aliases.
+		// JSON for the JSON decoder.
 		r.Header.Set("Content-Type", runtime.ContentTypeJSON)
-	} else {
-		top = nil
 	}
-	return converted, top, hold.Charge(r.Context(), bodyCost(converted, converted))
+	return converted, conversion, hold.Charge(r.Context(), bodyCost(converted, converted))
+}
+
+// convertedYAML is a YAML body as the body filter converted it, for the processing handler to
+// decode from where the converter wrote the template's members (decodeConverted).
+type convertedYAML struct {
+	json []byte
+	top  *positions.Top
+	// kept says the body was left as YAML for the decoder, its one document repeating a key
+	// (which only the YAML decoder words, and the JSON would not show); strict is then what
+	// the YAML decoder's strict conversion says of those keys (nil: nothing), which a strict
+	// decoder adds to the JSON decoder's words.
+	kept   bool
+	strict error
 }
 
 // filteredBody is a body the bodyReader read, as the handler reads it: the processing handler
@@ -268,8 +287,8 @@ func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, body []by
 type filteredBody struct {
 	*bytes.Reader
 	data []byte
-	// top is where the members of data lie when it is a YAML body converted (decodable).
-	top *positions.Top
+	// conversion is data's, when it is a YAML body converted (decodable).
+	conversion *convertedYAML
 }
 
 func (*filteredBody) Close() error { return nil }
@@ -284,11 +303,11 @@ func bodyBytes(r *http.Request) ([]byte, bool) {
 	return b.data, true
 }
 
-// bodyTop returns where the members of the bytes bodyBytes returns lie, when they are a YAML
-// body converted to JSON (nil otherwise).
-func bodyTop(r *http.Request) *positions.Top {
+// bodyConversion returns the conversion of the YAML body whose bytes (or whose JSON, when it is
+// one) bodyBytes returns, nil when there is none.
+func bodyConversion(r *http.Request) *convertedYAML {
 	if b, ok := r.Body.(*filteredBody); ok {
-		return b.top
+		return b.conversion
 	}
 	return nil
 }
@@ -305,12 +324,22 @@ func (b *bodyReader) refuse(w http.ResponseWriter, r *http.Request, err error) {
 // yamlBodyAsJSON converts a YAML body to JSON as the YAML decoder would read it, when nothing
 // is lost: one document that is not empty, no key repeated (which a strict decoder refuses
 // or warns of, and the JSON would not show). ok false leaves the body to the decoder; err is
-// an expansion positions refuses.
-func yamlBodyAsJSON(data []byte) (out []byte, top *positions.Top, ok bool, err error) {
+// an expansion positions refuses. conversion is the JSON with where its members lie, when the
+// fast reader read the body: for ok, or for a document that repeats a key whose strict words
+// it has.
+func yamlBodyAsJSON(data []byte) (out []byte, conversion *convertedYAML, ok bool, err error) {
 	// The stream read once: its documents found and the one that is not empty converted in
 	// the same pass (a body of several documents is the decoder's to refuse).
-	if converted, members, documents, repeats, read := positions.OnlyDocumentTop(data); read {
-		return converted, members, documents <= 1 && !repeats, nil
+	if s, read := positions.OnlyDocumentStrict(data); read {
+		ok = s.Documents <= 1 && !s.Repeats
+		switch {
+		case s.Top == nil:
+		case ok:
+			conversion = &convertedYAML{json: s.JSON, top: s.Top}
+		case s.Documents == 1 && s.StrictKnown:
+			conversion = &convertedYAML{json: s.JSON, top: s.Top, kept: true, strict: s.Strict}
+		}
+		return s.JSON, conversion, ok, nil
 	}
 	doc, err := onlyDocument(data)
 	if err != nil {

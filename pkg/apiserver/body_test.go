@@ -53,10 +53,20 @@ type seen struct {
 	body        []byte
 	contentType string
 	held        int64
+	// conversion is what the filter kept of a YAML body's conversion: "" for nothing, else
+	// the JSON, and for a body left as YAML its strict words.
+	conversion string
 }
 
 func recordingHandler(budget *renderrest.Budget, got *seen) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.conversion = ""
+		if c := bodyConversion(r); c != nil {
+			got.conversion = string(c.json)
+			if c.kept {
+				got.conversion += fmt.Sprintf(" kept, words %v", c.strict)
+			}
+		}
 		got.body, _ = io.ReadAll(r.Body)
 		got.contentType = r.Header.Get("Content-Type")
 		got.held, _ = budget.Held()
@@ -84,15 +94,21 @@ func TestBodiesAreChargedAndConverted(t *testing.T) {
 		name, contentType, body string
 		wantType, wantBody      string
 		wantHeld                int64
+		// wantConversion is what the filter keeps of the conversion (seen.conversion).
+		wantConversion string
 	}{
-		{"JSON", "application/json", string(jsonBody), "application/json", string(jsonBody), bodyCost(jsonBody, jsonBody)},
+		{"JSON", "application/json", string(jsonBody), "application/json", string(jsonBody), bodyCost(jsonBody, jsonBody), ""},
 		{"YAML", "application/yaml", "kind: Template\nobjects: [{}, {}, {}]\n", "application/json", `{"kind":"Template","objects":[{},{},{}]}`,
-			bodyCost([]byte(`{"kind":"Template","objects":[{},{},{}]}`), []byte(`{"kind":"Template","objects":[{},{},{}]}`))},
-		{"YAML with aliases", "application/yaml; charset=utf-8", "a: &x [1, 2]\nb: *x\n", "application/json", `{"a":[1,2],"b":[1,2]}`, -1},
-		{"YAML after an empty document", "application/yaml", "---\n# comment\n---\nkind: T\n", "application/json", `{"kind":"T"}`, -1},
-		{"YAML repeating a key", "application/yaml", "a: 1\na: 2\n", "application/yaml", "a: 1\na: 2\n", -1},
-		{"two YAML documents", "application/yaml", "a: 1\n---\nb: 2\n", "application/yaml", "a: 1\n---\nb: 2\n", -1},
-		{"an apply patch", "application/apply-patch+yaml", "kind: T\np: &a 1\nq: *a\n", "application/apply-patch+yaml", `{"kind":"T","p":1,"q":1}`, -1},
+			bodyCost([]byte(`{"kind":"Template","objects":[{},{},{}]}`), []byte(`{"kind":"Template","objects":[{},{},{}]}`)), `{"kind":"Template","objects":[{},{},{}]}`},
+		{"YAML with aliases", "application/yaml; charset=utf-8", "a: &x [1, 2]\nb: *x\n", "application/json", `{"a":[1,2],"b":[1,2]}`, -1, `{"a":[1,2],"b":[1,2]}`},
+		{"YAML after an empty document", "application/yaml", "---\n# comment\n---\nkind: T\n", "application/json", `{"kind":"T"}`, -1, `{"kind":"T"}`},
+		// Left as YAML for the YAML decoder, its conversion and words kept for the processing
+		// handler.
+		{"YAML repeating a key", "application/yaml", "a: 1\na: 2\n", "application/yaml", "a: 1\na: 2\n", -1,
+			`{"a":2} kept, words yaml: unmarshal errors:` + "\n" + `  line 2: key "a" already set in map`},
+		{"YAML repeating a key after an empty document", "application/yaml", "---\na: 1\na: 2\n", "application/yaml", "---\na: 1\na: 2\n", -1, ""},
+		{"two YAML documents", "application/yaml", "a: 1\n---\nb: 2\n", "application/yaml", "a: 1\n---\nb: 2\n", -1, ""},
+		{"an apply patch", "application/apply-patch+yaml", "kind: T\np: &a 1\nq: *a\n", "application/apply-patch+yaml", `{"kind":"T","p":1,"q":1}`, -1, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,6 +119,9 @@ func TestBodiesAreChargedAndConverted(t *testing.T) {
 			}
 			if string(got.body) != tc.wantBody || got.contentType != tc.wantType {
 				t.Errorf("the handler read %q as %s, want %q as %s", got.body, got.contentType, tc.wantBody, tc.wantType)
+			}
+			if got.conversion != tc.wantConversion {
+				t.Errorf("the filter kept the conversion %q, want %q", got.conversion, tc.wantConversion)
 			}
 			if tc.wantHeld >= 0 && got.held != tc.wantHeld {
 				t.Errorf("held %d while the handler ran, want %d", got.held, tc.wantHeld)

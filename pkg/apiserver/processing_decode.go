@@ -34,12 +34,17 @@ import (
 // converter's positions do not split as the scan would, and one that does not decode (the
 // decoder words its errors). A strict decoder's words come back as the decoder returns them,
 // with the Template.
+//
+// A YAML body whose one document repeats a key stays YAML for the YAML decoder (body), which
+// would convert it twice more: to read it, and strictly for its words on the keys. The body
+// filter kept its conversion and those words: decoded from the conversion, the template has
+// them first among its strict words, as the YAML decoder lists them (withRepeatedKeys).
 func (h *processingHandler) decodeConverted(req *http.Request, body []byte, strict bool, kind *schema.GroupVersionKind) (_ runtime.Object, _ *schema.GroupVersionKind, _ error, decoded bool) {
-	top := bodyTop(req)
-	if top == nil || h.splitters == nil {
+	conversion := bodyConversion(req)
+	if conversion == nil || h.splitters == nil {
 		return nil, nil, nil, false
 	}
-	split, err := process.SplitTemplateJSONTop(body, top)
+	split, err := process.SplitTemplateJSONTop(conversion.json, conversion.top)
 	if err != nil {
 		return nil, nil, nil, false
 	}
@@ -54,6 +59,9 @@ func (h *processingHandler) decodeConverted(req *http.Request, body []byte, stri
 	obj, gvk, err, done := splitter.decodeSplit(split, kind, into)
 	if !done || err != nil && !runtime.IsStrictDecodingError(err) {
 		return nil, nil, nil, false
+	}
+	if conversion.kept && strict {
+		err = withYAMLWords(conversion.strict, err)
 	}
 	// The versioning codec defaults what it decoded into, with the same scheme.
 	splitter.scheme.Default(obj)

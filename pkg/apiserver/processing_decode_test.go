@@ -29,7 +29,6 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
-	"stencil.dev/stencil/pkg/positions"
 	"stencil.dev/stencil/pkg/registry/templates/processedtemplate"
 	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 )
@@ -37,8 +36,10 @@ import (
 // TestDecodeConvertedDecodesAsTheDecoder checks that a YAML body the body filter converted is
 // decoded from the converter's member positions (decodeConverted) into what the JSON decoder
 // gives for the same JSON, strict and not: the same Template, group version kind and strict
-// words. TestProcessingHandlerAnswersAsTheCreateHandler compares whole answers; this checks the
-// split path is the one taken.
+// words; and a body the filter leaves as YAML for a key its document repeats, into what the
+// YAML decoder gives for the body, its words on the keys included.
+// TestProcessingHandlerAnswersAsTheCreateHandler compares whole answers; this checks the split
+// path is the one taken.
 func TestDecodeConvertedDecodesAsTheDecoder(t *testing.T) {
 	var many strings.Builder
 	many.WriteString("apiVersion: template.openshift.io/v1\nkind: Template\nmetadata:\n  name: many\n  annotations:\n    description: \"<b>&\"\nlabels:\n  app: many\nparameters:\n")
@@ -56,6 +57,11 @@ func TestDecodeConvertedDecodesAsTheDecoder(t *testing.T) {
 		"no apiVersion, kind":  strings.Replace(stencilYAML, "apiVersion: templates.stencil.dev/v1alpha1\nkind: Template\n", "", 1),
 		"after empty document": "---\n# nothing\n---\n" + openShiftYAML,
 		"many":                 many.String(),
+		// Left as YAML by the filter, decoded from its conversion all the same.
+		"key twice":                     strings.Replace(stencilYAML, "  name: t\n", "  name: t\n  name: u\n", 1),
+		"keys twice, misspelled member": strings.Replace(openShiftYAML, "kind: Template\n", "kind: Template\nkind: Template\n", 1),
+		"key twice, unknown member":     strings.Replace(stencilYAML, "kind: Template\n", "kind: Template\nunknown: 1\nunknown: 2\n", 1),
+		"key twice in an object":        strings.Replace(stencilYAML, "    name: c-${A}\n", "    name: c-${A}\n    name: d\n", 1),
 	}
 	for _, group := range []struct {
 		gv      schema.GroupVersion
@@ -74,18 +80,23 @@ func TestDecodeConvertedDecodesAsTheDecoder(t *testing.T) {
 			t.Fatal(err)
 		}
 		for name, body := range bodies {
-			converted, top, documents, repeats, ok := positions.OnlyDocumentTop([]byte(body))
-			if !ok || documents != 1 || repeats || top == nil {
-				t.Fatalf("%s: the converter leaves the body (ok %v, %d documents, repeats %v)", name, ok, documents, repeats)
+			converted, conversion, ok, err := yamlBodyAsJSON([]byte(body))
+			if err != nil || conversion == nil || ok == conversion.kept {
+				t.Fatalf("%s: the filter keeps no conversion of the body (converted %v, %v, %v)", name, ok, conversion, err)
+			}
+			// What the handler reads: the JSON, or the YAML body kept for the YAML decoder.
+			read, decoders := converted, &h.decoders
+			if conversion.kept {
+				read, decoders = []byte(body), &h.yamlDecoders
 			}
 			for i, strict := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%s/strict=%v", group.gv.Group, name, strict), func(t *testing.T) {
 					req := httptest.NewRequest(http.MethodPost, "/", nil)
-					req.Body = &filteredBody{Reader: bytes.NewReader(converted), data: converted, top: top}
+					req.Body = &filteredBody{Reader: bytes.NewReader(read), data: read, conversion: conversion}
 					kind := scope.Kind
-					obj, gvk, err, decoded := h.decodeConverted(req, converted, strict, &kind)
+					obj, gvk, err, decoded := h.decodeConverted(req, read, strict, &kind)
 					wantKind := scope.Kind
-					want, wantGVK, wantErr := h.decoders[i].Decode(converted, &wantKind, h.storage.New())
+					want, wantGVK, wantErr := decoders[i].Decode(read, &wantKind, h.storage.New())
 					if wantErr != nil && want == nil {
 						if decoded {
 							t.Fatalf("decoded what the decoder refuses (%v)", wantErr)

@@ -92,7 +92,14 @@ func (d oneYAMLDocument) Decode(data []byte, defaults *schema.GroupVersionKind, 
 // withRepeatedKeys adds to err, what the JSON decoder said of a YAML document, the strict
 // conversion's words on the keys doc repeats, first, as the YAML serializer lists them.
 func withRepeatedKeys(doc []byte, err error) error {
-	if _, yamlErr := positions.YAMLToJSONStrict(doc); yamlErr != nil {
+	_, yamlErr := positions.YAMLToJSONStrict(doc)
+	return withYAMLWords(yamlErr, err)
+}
+
+// withYAMLWords adds to err, what the JSON decoder said of a YAML document, yamlErr, what the
+// strict conversion said of it (nil: nothing), first.
+func withYAMLWords(yamlErr, err error) error {
+	if yamlErr != nil {
 		switch strictErr, ok := runtime.AsStrictDecodingError(err); {
 		case err == nil:
 			err = runtime.NewStrictDecodingError([]error{yamlErr})

@@ -32,30 +32,57 @@ import "bytes"
 // ("--- a", "---#"), or anything YAMLToJSON would read of a document instead: the caller then
 // splits and converts the stream as before.
 func OnlyDocument(data []byte) (out []byte, documents int, repeats bool, ok bool) {
-	out, _, documents, repeats, ok = onlyDocument(data, false)
-	return out, documents, repeats, ok
+	s, ok := onlyDocument(data, false, false)
+	return s.JSON, s.Documents, s.Repeats, ok
 }
 
 // OnlyDocumentTop is OnlyDocument, also saying where the top-level members of the document it
 // converts lie in out (as YAMLToJSONTop says; nil when ok is false or no document has
 // anything).
 func OnlyDocumentTop(data []byte) (out []byte, top *Top, documents int, repeats bool, ok bool) {
-	return onlyDocument(data, true)
+	s, ok := onlyDocument(data, true, false)
+	return s.JSON, s.Top, s.Documents, s.Repeats, ok
 }
 
-func onlyDocument(data []byte, withTop bool) (out []byte, top *Top, documents int, repeats bool, ok bool) {
+// Stream is a YAML stream as OnlyDocumentStrict reads it.
+type Stream struct {
+	// JSON, Top, Documents and Repeats are what OnlyDocumentTop returns.
+	JSON      []byte
+	Top       *Top
+	Documents int
+	Repeats   bool
+	// Strict is what YAMLToJSONStrict(data) returns as its error (nil when it refuses
+	// nothing), when StrictKnown: see OnlyDocumentStrict.
+	Strict      error
+	StrictKnown bool
+}
+
+// OnlyDocumentStrict is OnlyDocumentTop, also giving a strict decoder's words on the keys the
+// document repeats, from the same read: a server's YAML decoder converts a body holding no
+// "---" as it is, and a strict one converts it again with YAMLToJSONStrict only for its words
+// when a key may repeat (Repeats). StrictKnown says Strict is what that conversion returns: it
+// is false when Repeats is, when data holds "---" (the decoder then splits the stream, and
+// counts lines from the document's start), and when the words need what the fast reader leaves
+// to sigs.k8s.io/yaml (the line of an anchored or empty value).
+func OnlyDocumentStrict(data []byte) (Stream, bool) {
+	return onlyDocument(data, true, true)
+}
+
+func onlyDocument(data []byte, withTop, withStrict bool) (s Stream, ok bool) {
 	printed, tabs := printable(data)
 	if len(data) > 1<<31-1 || !printed || !plainMarkers(data) {
-		return nil, nil, 0, false, false
+		return Stream{}, false
 	}
-	if len(data) > 0 && data[len(data)-1] != '\n' && bytes.Contains(data, []byte("---")) {
+	// Whether data holds "---" is looked at only when it matters (a search of the whole).
+	holdsMarker := func() bool { return bytes.Contains(data, []byte("---")) }
+	if len(data) > 0 && data[len(data)-1] != '\n' && holdsMarker() {
 		// The YAML reader ends the last line of a stream it splits with a line break, which a
 		// block scalar at its end keeps.
 		data = append(data[:len(data):len(data)], '\n')
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			out, top, documents, repeats, ok = nil, nil, 0, false, false
+			s, ok = Stream{}, false
 		}
 	}()
 	p := parser{src: data, hasTabs: tabs}
@@ -80,12 +107,18 @@ func onlyDocument(data []byte, withTop bool) (out []byte, top *Top, documents in
 			// Only the first document with something in it is out: the emitter records the
 			// members of each document until then.
 			p.top = nil
-			if withTop && documents == 0 {
+			if withTop && s.Documents == 0 {
 				p.top = &Top{}
 			}
 			if json := p.emitDocument(root); string(json) != "null" {
-				if documents++; documents == 1 {
-					out, repeats, top = json, p.repeats, p.top
+				if s.Documents++; s.Documents == 1 {
+					s.JSON, s.Repeats, s.Top = json, p.repeats, p.top
+					if withStrict && s.Repeats && !holdsMarker() {
+						// The document is the stream, read from its start (p.base) as
+						// YAMLToJSONStrict reads it; its nodes are those of this document
+						// until the next one is read.
+						s.Strict, s.StrictKnown = p.strictWords(root)
+					}
 				}
 			}
 		}
@@ -93,10 +126,20 @@ func onlyDocument(data []byte, withTop bool) (out []byte, top *Top, documents in
 			break
 		}
 	}
-	if documents == 0 {
-		out = []byte("null")
+	if s.Documents == 0 {
+		s.JSON = []byte("null")
 	}
-	return out, top, documents, repeats, true
+	return s, true
+}
+
+// strictWords is strictErrors, known false when the fast reader cannot word them.
+func (p *parser) strictWords(root int32) (words error, known bool) {
+	defer func() {
+		if recover() != nil {
+			words, known = nil, false
+		}
+	}()
+	return p.strictErrors(root), true
 }
 
 // plainMarkers reports whether every line of data that starts with "---" is a document marker

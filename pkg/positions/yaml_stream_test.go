@@ -19,6 +19,7 @@ package positions
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"testing"
 
@@ -39,6 +40,10 @@ var streamSeeds = []string{
 	"\xef\xbb\xbf---\r\nkind: Template\r\n---\r\n",
 	"a: 'x\n---\ny'\n", "a: \"x\n--- y\"\n", "a: [1,\n---\n2]\n",
 	"a: |\n  x\ty\n---\nb: ':80'\n", "---\n- :8080\n---\n", "a: 1\n---\n\tb: 2\n", "a: 1\t# c\n---\nb: '\t'\n",
+	// Repeated keys, whose strict words OnlyDocumentStrict gives (or leaves: an anchored or
+	// empty value's line, a stream of several documents).
+	"a: 1\nb:\n  c: 2\n  c: 3\na: 4\n", "\xef\xbb\xbf# c\n\na: 1\na: 2\n", "a: 1\na: &x 2\n", "a: 1\na:\n", "1: a\n1: b\ntrue: c\ny: d\ny: e\n",
+	"m: &m {a: 1}\nn:\n  <<: *m\n  a: 2\n  a: 3\n", "a: 1\na: 2\n---\n", "x: '---'\nx: 1\n",
 }
 
 // oneDocumentAsBefore is what the server did with a YAML body before OnlyDocument: split by
@@ -102,7 +107,28 @@ func checkOnlyDocument(t *testing.T, data []byte) (fastPath bool) {
 			t.Fatalf("%q: sigs.k8s.io/yaml's strict conversion refuses it (%v), yet no key is said to repeat", data, strictErr)
 		}
 	}
+	checkOnlyDocumentStrict(t, data, out, documents, repeats)
 	return true
+}
+
+// checkOnlyDocumentStrict checks OnlyDocumentStrict reads data as OnlyDocument does, and that
+// the strict words it knows are YAMLToJSONStrict's, as a server's YAML decoder would have them
+// (it converts a stream without "---" whole).
+func checkOnlyDocumentStrict(t *testing.T, data, out []byte, documents int, repeats bool) {
+	t.Helper()
+	s, ok := OnlyDocumentStrict(data)
+	if !ok || !bytes.Equal(s.JSON, out) || s.Documents != documents || s.Repeats != repeats {
+		t.Fatalf("%q: OnlyDocumentStrict gives %v, %s, %d documents, repeats %v; OnlyDocument %s, %d, %v", data, ok, s.JSON, s.Documents, s.Repeats, out, documents, repeats)
+	}
+	if s.StrictKnown && (!repeats || documents != 1 || bytes.Contains(data, []byte("---"))) {
+		t.Fatalf("%q: strict words said known (%v) for a stream a decoder does not convert whole or without repeats", data, s.Strict)
+	}
+	if !s.StrictKnown {
+		return
+	}
+	if _, want := YAMLToJSONStrict(data); fmt.Sprint(s.Strict) != fmt.Sprint(want) || (s.Strict == nil) != (want == nil) {
+		t.Fatalf("%q: strict words %v, YAMLToJSONStrict's %v", data, s.Strict, want)
+	}
 }
 
 func TestOnlyDocument(t *testing.T) {
@@ -162,6 +188,38 @@ func TestPlainMarkers(t *testing.T) {
 	} {
 		if got := plainMarkers([]byte(in)); got != want {
 			t.Errorf("plainMarkers(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+// TestOnlyDocumentStrict checks which streams get their strict words from the one read: a
+// document without "---" whose repeated keys the fast reader words; the others are left to
+// YAMLToJSONStrict (known false).
+func TestOnlyDocumentStrict(t *testing.T) {
+	for in, want := range map[string]string{
+		"a: 1\nb:\n  c: 2\n  c: 3\na: 4\n":             "yaml: unmarshal errors:\n  line 4: key \"c\" already set in map\n  line 5: key \"a\" already set in map",
+		"\xef\xbb\xbf# c\n\na: 1\na: 2\n":              "yaml: unmarshal errors:\n  line 4: key \"a\" already set in map",
+		"m: &m {a: 1}\nn:\n  <<: *m\n  a: 2\n  a: 3\n": "yaml: unmarshal errors:\n  line 4: key \"a\" already set in map\n  line 5: key \"a\" already set in map",
+		"a: 1\nb: 2\n": "",
+	} {
+		s, ok := OnlyDocumentStrict([]byte(in))
+		if !ok || s.Documents != 1 {
+			t.Fatalf("%q: not read (%v, %d documents)", in, ok, s.Documents)
+		}
+		if want == "" {
+			if s.Repeats || s.StrictKnown || s.Strict != nil {
+				t.Errorf("%q: no key repeats, yet repeats %v, words %v (known %v)", in, s.Repeats, s.Strict, s.StrictKnown)
+			}
+			continue
+		}
+		if !s.StrictKnown || fmt.Sprint(s.Strict) != want {
+			t.Errorf("%q: words %q (known %v), want %q", in, fmt.Sprint(s.Strict), s.StrictKnown, want)
+		}
+		checkOnlyDocument(t, []byte(in))
+	}
+	for _, in := range []string{"a: 1\na: &x 2\n", "a: 1\na:\n", "a: 1\na: 2\n---\n", "x: '---'\nx: 1\n"} {
+		if s, ok := OnlyDocumentStrict([]byte(in)); !ok || !s.Repeats || s.StrictKnown {
+			t.Errorf("%q: read %v, repeats %v, words known %v: want the words left to YAMLToJSONStrict", in, ok, s.Repeats, s.StrictKnown)
 		}
 	}
 }
