@@ -236,25 +236,25 @@ func (b *bodyReader) read(r *http.Request, hold *renderrest.Hold) ([]byte, error
 // members), for the processing handler's decoding not to scan the JSON again; so does a YAML
 // body left as it is for one document that repeats a key, with the YAML decoder's words on
 // them when the converter has them (nil otherwise).
-func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, body []byte) (_ []byte, _ *convertedYAML, _ error) {
+func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, body []byte) (_ []byte, _ convertedYAML, _ error) {
 	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch mediaType {
 	case runtime.ContentTypeYAML, "application/apply-patch+yaml":
 	default:
-		return body, nil, hold.Charge(r.Context(), bodyCost(body, body))
+		return body, convertedYAML{}, hold.Charge(r.Context(), bodyCost(body, body))
 	}
 	if err := hold.Charge(r.Context(), readFactor*int64(len(body))+yamlCost(body)); err != nil {
-		return nil, nil, err
+		return nil, convertedYAML{}, err
 	}
 	converted, conversion, ok, err := yamlBodyAsJSON(body)
 	if err != nil {
-		return nil, nil, apierrors.NewRequestEntityTooLargeError(err.Error())
+		return nil, convertedYAML{}, apierrors.NewRequestEntityTooLargeError(err.Error())
 	}
 	if mediaType != runtime.ContentTypeYAML {
 		// An apply patch stays one (JSON is YAML), which server-side apply reads with
 		// sigs.k8s.io/yaml, now without aliases; only the processing handler decodes from a
 		// conversion, and it takes no patch.
-		conversion = nil
+		conversion = convertedYAML{}
 	}
 	if !ok {
 		// Left to the decoder, which converts it again (bounded as here): what it holds then
@@ -270,7 +270,8 @@ func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, body []by
 }
 
 // convertedYAML is a YAML body as the body filter converted it, for the processing handler to
-// decode from where the converter wrote the template's members (decodeConverted).
+// decode from where the converter wrote the template's members (decodeConverted); top nil is
+// none. (A value in filteredBody: a request allocates nothing more for it.)
 type convertedYAML struct {
 	json []byte
 	top  *positions.Top
@@ -288,7 +289,7 @@ type filteredBody struct {
 	*bytes.Reader
 	data []byte
 	// conversion is data's, when it is a YAML body converted (decodable).
-	conversion *convertedYAML
+	conversion convertedYAML
 }
 
 func (*filteredBody) Close() error { return nil }
@@ -306,8 +307,8 @@ func bodyBytes(r *http.Request) ([]byte, bool) {
 // bodyConversion returns the conversion of the YAML body whose bytes (or whose JSON, when it is
 // one) bodyBytes returns, nil when there is none.
 func bodyConversion(r *http.Request) *convertedYAML {
-	if b, ok := r.Body.(*filteredBody); ok {
-		return b.conversion
+	if b, ok := r.Body.(*filteredBody); ok && b.conversion.top != nil {
+		return &b.conversion
 	}
 	return nil
 }
@@ -327,7 +328,7 @@ func (b *bodyReader) refuse(w http.ResponseWriter, r *http.Request, err error) {
 // an expansion positions refuses. conversion is the JSON with where its members lie, when the
 // fast reader read the body: for ok, or for a document that repeats a key whose strict words
 // it has.
-func yamlBodyAsJSON(data []byte) (out []byte, conversion *convertedYAML, ok bool, err error) {
+func yamlBodyAsJSON(data []byte) (out []byte, conversion convertedYAML, ok bool, err error) {
 	// The stream read once: its documents found and the one that is not empty converted in
 	// the same pass (a body of several documents is the decoder's to refuse).
 	if s, read := positions.OnlyDocumentStrict(data); read {
@@ -335,9 +336,9 @@ func yamlBodyAsJSON(data []byte) (out []byte, conversion *convertedYAML, ok bool
 		switch {
 		case s.Top == nil:
 		case ok:
-			conversion = &convertedYAML{json: s.JSON, top: s.Top}
+			conversion = convertedYAML{json: s.JSON, top: s.Top}
 		case s.Documents == 1 && s.StrictKnown:
-			conversion = &convertedYAML{json: s.JSON, top: s.Top, kept: true, strict: s.Strict}
+			conversion = convertedYAML{json: s.JSON, top: s.Top, kept: true, strict: s.Strict}
 		}
 		return s.JSON, conversion, ok, nil
 	}
@@ -345,17 +346,17 @@ func yamlBodyAsJSON(data []byte) (out []byte, conversion *convertedYAML, ok bool
 	if err != nil {
 		var expansion *positions.ExpansionError
 		if errors.As(err, &expansion) {
-			return nil, nil, false, err
+			return nil, convertedYAML{}, false, err
 		}
-		return nil, nil, false, nil
+		return nil, convertedYAML{}, false, nil
 	}
 	out, repeats, err := positions.YAMLToJSONRepeats(doc)
 	var expansion *positions.ExpansionError
 	switch {
 	case errors.As(err, &expansion):
-		return nil, nil, false, err
+		return nil, convertedYAML{}, false, err
 	case err != nil || repeats:
-		return out, nil, false, nil
+		return out, convertedYAML{}, false, nil
 	}
-	return out, nil, true, nil
+	return out, convertedYAML{}, true, nil
 }

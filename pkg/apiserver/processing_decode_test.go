@@ -81,7 +81,7 @@ func TestDecodeConvertedDecodesAsTheDecoder(t *testing.T) {
 		}
 		for name, body := range bodies {
 			converted, conversion, ok, err := yamlBodyAsJSON([]byte(body))
-			if err != nil || conversion == nil || ok == conversion.kept {
+			if err != nil || conversion.top == nil || ok == conversion.kept {
 				t.Fatalf("%s: the filter keeps no conversion of the body (converted %v, %v, %v)", name, ok, conversion, err)
 			}
 			// What the handler reads: the JSON, or the YAML body kept for the YAML decoder.
