@@ -164,7 +164,11 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		b.handler.ServeHTTP(w, r)
 		return
 	}
-	body, err := b.read(r, hold)
+	mediaType := bodyMediaType(r)
+	// A YAML body is read into a buffer used again once its conversion is all the handler
+	// reads (body_pool.go).
+	yamlBody := mediaType == runtime.ContentTypeYAML
+	read, recycled, err := b.read(r, hold, yamlBody)
 	if err != nil {
 		if ctx.Err() == nil && !errors.Is(err, errBodyDeadline) {
 			// When the request ended, the timeout filter answers it.
@@ -172,10 +176,14 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	body, conversion, err := b.decodable(r, hold, body)
+	body, conversion, err := b.decodable(r, hold, mediaType, read)
 	if err != nil {
 		b.refuse(w, r, err)
 		return
+	}
+	if yamlBody && conversion.top != nil && !conversion.kept {
+		// Converted: nothing reads the YAML again.
+		giveBody(recycled)
 	}
 	r.Body = &filteredBody{Reader: bytes.NewReader(body), data: body, conversion: conversion}
 	r.ContentLength = int64(len(body))
@@ -184,10 +192,12 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // read reads r's body up to one byte past maxBytes (the handler then answers 413 as it
-// always does), charging hold for each buffer before it is allocated.
-func (b *bodyReader) read(r *http.Request, hold *renderrest.Hold) ([]byte, error) {
+// always does), charging hold for each buffer before it is allocated. With recycle, the
+// buffer it starts with comes from the pools (body_pool.go), and recycled is it when the body
+// is read into it (nil otherwise), for the caller to give back once nothing reads the body.
+func (b *bodyReader) read(r *http.Request, hold *renderrest.Hold, recycle bool) (_ []byte, recycled *[]byte, _ error) {
 	if r.ContentLength > b.maxBytes {
-		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", b.maxBytes))
+		return nil, nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", b.maxBytes))
 	}
 	limit := b.maxBytes + 1
 	size := int64(64 << 10)
@@ -198,34 +208,58 @@ func (b *bodyReader) read(r *http.Request, hold *renderrest.Hold) ([]byte, error
 	}
 	size = min(size, limit)
 	if err := hold.Charge(r.Context(), readFactor*size); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	buf := make([]byte, 0, size)
+	var buf []byte
+	if recycle {
+		recycled = takeBody(size)
+	}
+	if recycled != nil {
+		// Its capacity is size, as the buffer made below: the reads are the same.
+		buf = (*recycled)[:0:size]
+	} else {
+		buf = make([]byte, 0, size)
+	}
 	for {
 		if len(buf) == cap(buf) {
 			if int64(len(buf)) >= limit {
-				return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", b.maxBytes))
+				return nil, nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", b.maxBytes))
 			}
 			size = min(2*int64(cap(buf)), limit)
 			if err := hold.Charge(r.Context(), readFactor*size); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			buf = append(make([]byte, 0, size), buf...)
+			// The body is in a buffer of its own now.
+			giveBody(recycled)
+			recycled = nil
 		}
 		n, err := r.Body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if errors.Is(err, io.EOF) {
 			if int64(len(buf)) > b.maxBytes {
-				return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", b.maxBytes))
+				return nil, nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", b.maxBytes))
 			}
-			return buf, nil
+			return buf, recycled, nil
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return nil, errBodyDeadline
+			return nil, nil, errBodyDeadline
 		}
 		if err != nil {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("the request's body could not be read: %v", err))
+			return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("the request's body could not be read: %v", err))
 		}
+	}
+}
+
+// bodyMediaType is the media type of r's body, without its parameters.
+func bodyMediaType(r *http.Request) string {
+	switch contentType := r.Header.Get("Content-Type"); contentType {
+	case runtime.ContentTypeJSON, runtime.ContentTypeYAML:
+		// What clients send, as parsing it would give it (without a map for parameters).
+		return contentType
+	default:
+		mediaType, _, _ := mime.ParseMediaType(contentType)
+		return mediaType
 	}
 }
 
@@ -236,8 +270,7 @@ func (b *bodyReader) read(r *http.Request, hold *renderrest.Hold) ([]byte, error
 // members), for the processing handler's decoding not to scan the JSON again; so does a YAML
 // body left as it is for one document that repeats a key, with the YAML decoder's words on
 // them when the converter has them (nil otherwise).
-func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, body []byte) (_ []byte, _ convertedYAML, _ error) {
-	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, mediaType string, body []byte) (_ []byte, _ convertedYAML, _ error) {
 	switch mediaType {
 	case runtime.ContentTypeYAML, "application/apply-patch+yaml":
 	default:

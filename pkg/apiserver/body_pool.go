@@ -1,0 +1,79 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package apiserver
+
+import (
+	"math/bits"
+	"sync"
+)
+
+// The buffers YAML bodies are read into are used again. A YAML body the body filter converts
+// is not read after its conversion: the handler reads the JSON, which the converter wrote into
+// a buffer of its own (none of the YAML's bytes), and its positions are offsets into that JSON.
+// On the corpus's YAML templates the body is a seventh of what the server path allocates
+// (the engine reads its file where it is), and the collector's work grows with what is
+// allocated. A JSON body, or a YAML body left as it is for the decoder, is decoded from its
+// own bytes (a Template's strings may share them) and is never given back.
+//
+// What the pools hold is bounded: a buffer of more than maxRecycledBody is never kept, and
+// the pools keep at most the buffers given back since the collector last ran (sync.Pool drops
+// the rest), which were read under the requests' memory budget, at most what it let in at once.
+
+// maxRecycledBody is the largest buffer a pool keeps: above it, a body is read into a buffer
+// of its size, as any body is, and left to the collector.
+const maxRecycledBody = 1 << 20
+
+// minRecycledClass is the smallest size class (4 KiB): a smaller body takes a buffer of it.
+const minRecycledClass = 12
+
+// recycledBodies are the pools of body buffers by size class: class k holds buffers of 1<<k
+// bytes, up to maxRecycledBody's class (20).
+var recycledBodies [21]sync.Pool
+
+// recycledClass returns the size class of a buffer for size bytes; false when it is larger
+// than any buffer kept.
+func recycledClass(size int64) (int, bool) {
+	if size <= 0 || size > maxRecycledBody {
+		return 0, false
+	}
+	return max(bits.Len64(uint64(size-1)), minRecycledClass), true
+}
+
+// takeBody returns a buffer with room for size bytes from the pools (nil when size has no
+// class), its capacity size exactly, as a buffer made for the body would have; giveBody takes
+// it back.
+func takeBody(size int64) *[]byte {
+	class, ok := recycledClass(size)
+	if !ok {
+		return nil
+	}
+	if buf, _ := recycledBodies[class].Get().(*[]byte); buf != nil {
+		return buf
+	}
+	buf := make([]byte, 1<<class)
+	return &buf
+}
+
+// giveBody gives buf, from takeBody, back: its bytes are no longer read by anything.
+func giveBody(buf *[]byte) {
+	if buf == nil {
+		return
+	}
+	if class, ok := recycledClass(int64(cap(*buf))); ok && cap(*buf) == 1<<class {
+		recycledBodies[class].Put(buf)
+	}
+}
