@@ -196,6 +196,10 @@ type templateBytes struct {
 	// foldedKind says a member is spelled as apiVersion or kind in other cases ("Kind"):
 	// the API machinery finds the kind of a body with encoding/json, which reads those.
 	foldedKind bool
+	// objectNumbersFit says the scan read every number of the objects and none may be one
+	// Kubernetes cannot read (see scanner.unfitNumber). False when unknown: the objects were
+	// split by another reader.
+	objectNumbersFit bool
 
 	// rest is the template as a JSON object without its objects and parameters, written
 	// once its members are known (closeRest), at its size: grown member by member, it
@@ -249,11 +253,13 @@ func splitTemplate(data []byte) (*templateBytes, error) {
 		s.space()
 		valueAt := s.i
 		if string(name) == `"objects"` {
+			s.unfitNumber = false
 			objects, err := s.objects()
 			if err != nil {
 				return nil, err
 			}
 			out.setObjects(objects)
+			out.objectNumbersFit = !s.unfitNumber
 			continue
 		}
 		if err := s.skipValue(0); err != nil {
