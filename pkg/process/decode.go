@@ -277,6 +277,22 @@ func splitTemplate(data []byte) (*templateBytes, error) {
 	return out, nil
 }
 
+// plainQuoted returns the content of value when it is a quoted string of printable ASCII
+// without an escape, which encoding/json reads as it stands (the usual apiVersion and kind:
+// an Unmarshal costs more than the rest of a small template's split).
+func plainQuoted(value []byte) (string, bool) {
+	if len(value) < 2 || value[0] != '"' || value[len(value)-1] != '"' {
+		return "", false
+	}
+	content := value[1 : len(value)-1]
+	for _, c := range content {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	return string(content), true
+}
+
 // closeRest writes rest from the members member took.
 func (out *templateBytes) closeRest() {
 	size := 2
@@ -312,9 +328,11 @@ func (out *templateBytes) member(key, name, value []byte) error {
 		out.parametersJSON, out.hasParameters = value, true
 		return nil
 	case `"apiVersion"`, `"kind"`:
-		var v string
-		if err := json.Unmarshal(value, &v); err != nil {
-			return fmt.Errorf("%s must be a string", jsonbytes.StringContent(name))
+		v, plain := plainQuoted(value)
+		if !plain {
+			if err := json.Unmarshal(value, &v); err != nil {
+				return fmt.Errorf("%s must be a string", jsonbytes.StringContent(name))
+			}
 		}
 		if string(name) == `"kind"` {
 			out.kind = v
