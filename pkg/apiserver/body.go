@@ -179,7 +179,7 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = &filteredBody{Reader: bytes.NewReader(body), data: body, top: top}
 	r.ContentLength = int64(len(body))
-	r.Header.Set("Content-Length", strconv.Itoa(len(body)))
+	r.Header["Content-Length"] = []string{strconv.Itoa(len(body))} // Set, without canonicalizing its key
 	b.handler.ServeHTTP(w, r)
 }
 
@@ -235,7 +235,12 @@ func (b *bodyReader) read(r *http.Request, hold *renderrest.Hold) ([]byte, error
 // A YAML body converted comes with where the converter wrote its top-level members (top), for
 // the processing handler's decoding not to scan the JSON again (nil otherwise).
 func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, body []byte) (_ []byte, top *positions.Top, _ error) {
-	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	// A JSON body, the usual one, needs no parsing of its media type (which makes a map of
+	// its parameters).
+	mediaType := headerValue(r.Header, "Content-Type")
+	if mediaType != runtime.ContentTypeJSON {
+		mediaType, _, _ = mime.ParseMediaType(mediaType)
+	}
 	switch mediaType {
 	case runtime.ContentTypeYAML, "application/apply-patch+yaml":
 	default:
