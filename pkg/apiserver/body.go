@@ -187,7 +187,7 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = &filteredBody{Reader: bytes.NewReader(body), data: body, conversion: conversion}
 	r.ContentLength = int64(len(body))
-	r.Header.Set("Content-Length", strconv.Itoa(len(body)))
+	r.Header["Content-Length"] = []string{strconv.Itoa(len(body))} // Set, without canonicalizing its key
 	b.handler.ServeHTTP(w, r)
 }
 
@@ -253,7 +253,7 @@ func (b *bodyReader) read(r *http.Request, hold *renderrest.Hold, recycle bool) 
 
 // bodyMediaType is the media type of r's body, without its parameters.
 func bodyMediaType(r *http.Request) string {
-	switch contentType := r.Header.Get("Content-Type"); contentType {
+	switch contentType := headerValue(r.Header, "Content-Type"); contentType {
 	case runtime.ContentTypeJSON, runtime.ContentTypeYAML:
 		// What clients send, as parsing it would give it (without a map for parameters).
 		return contentType

@@ -116,7 +116,7 @@ func (a *listAnswer) Write(p []byte) (int, error) {
 		a.gw.Reset(a.hw)
 		a.w = a.gw
 	}
-	header.Set("Content-Type", a.mediaType)
+	header["Content-Type"] = []string{a.mediaType} // Set, without canonicalizing its key
 	a.hw.WriteHeader(http.StatusCreated)
 	return a.w.Write(p)
 }

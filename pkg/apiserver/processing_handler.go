@@ -147,7 +147,7 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 	ctx := req.Context()
 	body, read := bodyBytes(req)
 	decoders := &h.decoders
-	switch req.Header.Get("Content-Type") {
+	switch headerValue(req.Header, "Content-Type") {
 	case runtime.ContentTypeJSON:
 	case runtime.ContentTypeYAML:
 		decoders = &h.yamlDecoders

@@ -53,7 +53,7 @@ func (h *processingHandler) negotiate(req *http.Request) (negotiation.MediaTypeO
 	if mayBePretty(req) {
 		return negotiation.NegotiateOutputMediaType(req, h.scope.Serializer, h.scope)
 	}
-	accept := req.Header.Get("Accept")
+	accept := headerValue(req.Header, "Accept")
 	h.negotiations.mu.RLock()
 	n, ok := h.negotiations.byAccept[accept]
 	h.negotiations.mu.RUnlock()
@@ -79,7 +79,18 @@ func (h *processingHandler) negotiate(req *http.Request) (negotiation.MediaTypeO
 // query, or by the User-Agent of a browser, curl or wget (negotiation's and the response
 // writers' rules; an Accept header's pretty parameter is the negotiated media type's).
 func mayBePretty(req *http.Request) bool {
-	agent := req.UserAgent()
+	agent := headerValue(req.Header, "User-Agent")
 	return strings.Contains(req.URL.RawQuery, "pretty") || strings.HasPrefix(agent, "curl") ||
 		strings.HasPrefix(agent, "Wget") || strings.HasPrefix(agent, "Mozilla/5.0")
+}
+
+// headerValue is h.Get(key) for a key written as net/http keeps it (canonical: "Content-Type"),
+// without canonicalizing the key again as Get does: a request's headers are stored under
+// canonical keys, and on a small request Get's canonicalization of each key it is asked for
+// costs more than the lookup.
+func headerValue(h http.Header, canonicalKey string) string {
+	if v := h[canonicalKey]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package apiserver
 
 import (
+	"bufio"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -52,5 +53,23 @@ func TestNegotiationsBounded(t *testing.T) {
 	}
 	if kept != maxNegotiations || bytes > maxNegotiations*maxNegotiatedAccept {
 		t.Errorf("%d negotiations of %d bytes kept, want %d of at most %d", kept, bytes, maxNegotiations, maxNegotiations*maxNegotiatedAccept)
+	}
+}
+
+// TestHeaderValueIsGet checks headerValue against Header.Get on a request as net/http reads it
+// off the wire (names in any case, repeated, empty) and on headers set by Set and Add.
+func TestHeaderValueIsGet(t *testing.T) {
+	raw := "POST /x HTTP/1.1\r\nHost: h\r\ncontent-type: application/yaml\r\nACCEPT: a\r\nAccept: b\r\n" +
+		"uSeR-aGeNt: curl/8\r\nContent-Length: 0\r\nx-empty:\r\n\r\n"
+	req, err := http.ReadRequest(bufio.NewReader(strings.NewReader(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Add("vary", "1")
+	req.Header.Set("content-length", "5")
+	for _, key := range []string{"Content-Type", "Accept", "User-Agent", "Content-Length", "X-Empty", "Vary", "Missing"} {
+		if got, want := headerValue(req.Header, key), req.Header.Get(key); got != want {
+			t.Errorf("%s: headerValue %q, Get %q", key, got, want)
+		}
 	}
 }

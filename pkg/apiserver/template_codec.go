@@ -128,7 +128,12 @@ func (c templateCodec) decodeSplit(split *process.TemplateJSON, defaults *schema
 	}
 	// What the versioning codec does with the serializer's answer.
 	c.scheme.Default(versioned)
-	if err := c.scheme.Convert(versioned, internal, nil); err != nil {
+	var context interface{}
+	if split.ObjectNumbersFit() {
+		// The split scan read every number of the objects: the conversion need not again.
+		context = templates.ObjectNumbersRead
+	}
+	if err := c.scheme.Convert(versioned, internal, context); err != nil {
 		return nil, &gvk, err, true
 	}
 	if len(strictErrs) > 0 {

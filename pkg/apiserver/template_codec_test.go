@@ -76,6 +76,14 @@ var codecSeeds = []string{
 	`{"apiVersion":"//","":"","":[{"":"","":true}]}`, `{"apiVersion":"a/b/c","kind":"Template","objects":[]}`,
 	`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","parameters":[{"name":"N","type":"int","minimum":1,"enum":["1"]}],"objects":[{"spec":{"replicas":"${{N}}"}}]}`,
 	`{"apiVersion":"template.openshift.io/v1","kind":"Template","metadata":{"annotations":{"templates.stencil.dev/stencil-fields":"{\"dialect\":\"Stencil\"}"}},"objects":[]}`,
+	// Numbers in the objects, which the split scan reads for the conversion: some Kubernetes
+	// cannot read, some that only look like them, in both dialects.
+	`{"apiVersion":"template.openshift.io/v1","kind":"Template","objects":[{"a":1,"b":[2.5,-3]},{"n":1e400,"m":-1e999}]}`,
+	`{"apiVersion":"template.openshift.io/v1","kind":"Template","objects":[{"s":"1e400","t":"platform.events","n":2.5e3}]}`,
+	`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","objects":[{"n":[[1e400]]}],"transformers":[{"n":1e400}]}`,
+	`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","objects":[{"n":1}],"generators":[{"n":-1e400}]}`,
+	`{"apiVersion":"v1","kind":"Template","objects":[{"n":` + strings.Repeat("9", 309) + `},{"n":` + strings.Repeat("9", 308) + `}]}`,
+	`{"apiVersion":"template.openshift.io/v1","kind":"Template","objects":[1e400,{"n":1e400}],"objects":[{"n":1}]}`,
 }
 
 // codecDefaults are the kinds a Template body is decoded with by default: processedtemplates

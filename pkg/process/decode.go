@@ -196,6 +196,10 @@ type templateBytes struct {
 	// foldedKind says a member is spelled as apiVersion or kind in other cases ("Kind"):
 	// the API machinery finds the kind of a body with encoding/json, which reads those.
 	foldedKind bool
+	// objectNumbersFit says the scan read every number of the objects and none may be one
+	// Kubernetes cannot read (see scanner.unfitNumber). False when unknown: the objects were
+	// split by another reader.
+	objectNumbersFit bool
 
 	// rest is the template as a JSON object without its objects and parameters, written
 	// once its members are known (closeRest), at its size: grown member by member, it
@@ -249,11 +253,13 @@ func splitTemplate(data []byte) (*templateBytes, error) {
 		s.space()
 		valueAt := s.i
 		if string(name) == `"objects"` {
+			s.unfitNumber = false
 			objects, err := s.objects()
 			if err != nil {
 				return nil, err
 			}
 			out.setObjects(objects)
+			out.objectNumbersFit = !s.unfitNumber
 			continue
 		}
 		if err := s.skipValue(0); err != nil {
@@ -269,6 +275,22 @@ func splitTemplate(data []byte) (*templateBytes, error) {
 	}
 	out.closeRest()
 	return out, nil
+}
+
+// plainQuoted returns the content of value when it is a quoted string of printable ASCII
+// without an escape, which encoding/json reads as it stands (the usual apiVersion and kind:
+// an Unmarshal costs more than the rest of a small template's split).
+func plainQuoted(value []byte) (string, bool) {
+	if len(value) < 2 || value[0] != '"' || value[len(value)-1] != '"' {
+		return "", false
+	}
+	content := value[1 : len(value)-1]
+	for _, c := range content {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	return string(content), true
 }
 
 // closeRest writes rest from the members member took.
@@ -306,9 +328,11 @@ func (out *templateBytes) member(key, name, value []byte) error {
 		out.parametersJSON, out.hasParameters = value, true
 		return nil
 	case `"apiVersion"`, `"kind"`:
-		var v string
-		if err := json.Unmarshal(value, &v); err != nil {
-			return fmt.Errorf("%s must be a string", jsonbytes.StringContent(name))
+		v, plain := plainQuoted(value)
+		if !plain {
+			if err := json.Unmarshal(value, &v); err != nil {
+				return fmt.Errorf("%s must be a string", jsonbytes.StringContent(name))
+			}
 		}
 		if string(name) == `"kind"` {
 			out.kind = v

@@ -162,3 +162,22 @@ func TestListOfWrittenObjects(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainQuoted checks the split's reading of apiVersion and kind against encoding/json's:
+// what plainQuoted reads, encoding/json reads alike; the rest is left to encoding/json.
+func TestPlainQuoted(t *testing.T) {
+	for _, in := range []string{`"v1"`, `"template.openshift.io/v1"`, `""`, `"Template"`, `"a b~"`, `"\u0041"`, `"a\"b"`,
+		`"tab	x"`, `"é"`, "\"\xff\"", `"a\\"`, `"`, `"a`, `a"`, `1`, `null`, `"a" `, `"\u007f"`, "\"\x7f\""} {
+		got, plain := plainQuoted([]byte(in))
+		if !plain {
+			continue
+		}
+		var want string
+		if err := json.Unmarshal([]byte(in), &want); err != nil || got != want {
+			t.Errorf("%s: plainQuoted read %q, encoding/json %q (%v)", in, got, want, err)
+		}
+	}
+	if got, plain := plainQuoted([]byte(`"template.openshift.io/v1"`)); !plain || got != "template.openshift.io/v1" {
+		t.Errorf("an apiVersion is read as it stands: %q, %v", got, plain)
+	}
+}

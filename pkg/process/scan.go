@@ -29,7 +29,16 @@ import (
 type scanner struct {
 	b []byte
 	i int
+	// unfitNumber says a number the scanner passed may be one Kubernetes cannot read: it has
+	// an exponent or more than maxPlainDigits characters (templates.NumberFits). The scanner
+	// reads each number as templates.NumberErrors' walk does, so that a value it passed
+	// without setting this holds no number that walk refuses.
+	unfitNumber bool
 }
+
+// maxPlainDigits is the longest number without an exponent templates.NumberFits passes
+// without parsing it.
+const maxPlainDigits = 308
 
 func (s *scanner) errorf(format string, args ...any) error {
 	return fmt.Errorf("offset %d: %s", s.i, fmt.Sprintf(format, args...))
@@ -149,6 +158,8 @@ func (s *scanner) skipValue(depth int) error {
 	if s.i == start {
 		return s.errorf("expected a value")
 	}
+	// A number alone (not inside an object or array) is left to the walk.
+	s.unfitNumber = s.unfitNumber || s.b[start]-'0' <= 9 || s.b[start] == '-'
 	return nil
 }
 
@@ -160,11 +171,21 @@ var containerByte = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': t
 // scanner, because it runs over every byte of a template's objects.
 func (s *scanner) skipContainer(depth int) error {
 	b, i, open := s.b, s.i, 0
+	unfit := false
 	for i < len(b) {
 		if c := b[i]; !containerByte[c] { // spaces, names' colons, commas, numbers and literals
-			if c == ' ' || c == '\n' {
+			switch {
+			case c == ' ' || c == '\n':
 				i = skipSpace(b, i) // a file's indentation, eight bytes a step
-			} else {
+			case c-'0' <= 9 || c == '-':
+				// A number, read at once as templates.NumberErrors' walk reads it: from a digit
+				// or a minus, on over the bytes a number is written with.
+				start, exponent := i, false
+				for i++; i < len(b) && numberByte[b[i]]; i++ {
+					exponent = exponent || b[i]|0x20 == 'e'
+				}
+				unfit = unfit || exponent || i-start > maxPlainDigits
+			default:
 				i++
 			}
 			continue
@@ -173,7 +194,7 @@ func (s *scanner) skipContainer(depth int) error {
 		case '"':
 			end, ok := stringEnd(b, i)
 			if !ok {
-				s.i = end
+				s.i, s.unfitNumber = end, s.unfitNumber || unfit
 				return s.errorf("unterminated string")
 			}
 			i = end
@@ -184,18 +205,18 @@ func (s *scanner) skipContainer(depth int) error {
 		case '{', '[':
 			open++
 			if depth+open > maxDepth {
-				s.i = i
+				s.i, s.unfitNumber = i, s.unfitNumber || unfit
 				return s.errorf("nested deeper than %d levels", maxDepth)
 			}
 		case '}', ']':
 			open--
 			if open == 0 {
-				s.i = i + 1
+				s.i, s.unfitNumber = i+1, s.unfitNumber || unfit
 				return nil
 			}
 		}
 		i++
 	}
-	s.i = i
+	s.i, s.unfitNumber = i, s.unfitNumber || unfit
 	return s.errorf("unexpected end of input")
 }

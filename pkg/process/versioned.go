@@ -64,6 +64,11 @@ func (t *TemplateJSON) KindFolded() bool { return t.top.foldedKind }
 // written twice: the scan keeps the last, as encoding/json does, without checking the others.
 func (t *TemplateJSON) Repeated() bool { return t.top.repeated }
 
+// ObjectNumbersFit reports that the scan read every number of the template's objects and
+// found none that may be one Kubernetes cannot read: templates.RawNumberErrors of the objects
+// is empty, and a decoder need not walk them again. False when it does not know.
+func (t *TemplateJSON) ObjectNumbersFit() bool { return t.top.objectNumbersFit }
+
 // APIVersion is the apiVersion the template is written with, "" when it has none.
 func (t *TemplateJSON) APIVersion() string { return t.top.apiVersion }
 

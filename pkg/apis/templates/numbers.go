@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -137,6 +138,25 @@ func RawNumberErrors(lists ...RawList) field.ErrorList {
 		}
 	}
 	return errs
+}
+
+// decodeContext is the type of ObjectNumbersRead: no other package's context equals it.
+type decodeContext string
+
+// ObjectNumbersRead is the context (conversion.Meta's) a decoder passes to the scheme's
+// conversion of a Template when it has read every number of the template's objects, while it
+// found where each object ends, and found none that may be one Kubernetes cannot read: the
+// conversion need not walk the objects again (their RawNumberErrors would be empty).
+const ObjectNumbersRead decodeContext = "objects' numbers read"
+
+// ObjectNumbersChecked reports whether s is the scope of a conversion whose decoder passed
+// ObjectNumbersRead.
+func ObjectNumbersChecked(s conversion.Scope) bool {
+	if s == nil {
+		return false
+	}
+	meta := s.Meta()
+	return meta != nil && meta.Context == ObjectNumbersRead
 }
 
 // mayHoldUnfitNumber reports whether raw may hold a number NumberFits refuses, which has an

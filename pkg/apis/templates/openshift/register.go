@@ -61,8 +61,8 @@ func AddToScheme(scheme *runtime.Scheme) error {
 		a, b interface{}
 		fn   conversion.ConversionFunc
 	}{
-		{(*Template)(nil), (*templates.Template)(nil), func(a, b interface{}, _ conversion.Scope) error {
-			return decodeTemplate(a.(*Template), b.(*templates.Template))
+		{(*Template)(nil), (*templates.Template)(nil), func(a, b interface{}, s conversion.Scope) error {
+			return decodeTemplate(a.(*Template), b.(*templates.Template), templates.ObjectNumbersChecked(s))
 		}},
 		{(*templates.Template)(nil), (*Template)(nil), func(a, b interface{}, _ conversion.Scope) error {
 			return FromInternal(a.(*templates.Template), b.(*Template))
@@ -74,7 +74,7 @@ func AddToScheme(scheme *runtime.Scheme) error {
 				out.Items = make([]templates.Template, len(in.Items))
 			}
 			for i := range in.Items {
-				if err := decodeTemplate(&in.Items[i], &out.Items[i]); err != nil {
+				if err := decodeTemplate(&in.Items[i], &out.Items[i], false); err != nil {
 					return err
 				}
 			}
@@ -137,12 +137,16 @@ func AddToScheme(scheme *runtime.Scheme) error {
 
 // decodeTemplate is the conversion of a body being decoded. As for our Templates (see
 // v1alpha1's conversion), a number structured-merge-diff cannot read and maps too large for it
-// must be refused while the body is decoded.
-func decodeTemplate(in *Template, out *templates.Template) error {
+// must be refused while the body is decoded; numbersRead says the decoder already read the
+// objects' numbers (templates.ObjectNumbersRead).
+func decodeTemplate(in *Template, out *templates.Template, numbersRead bool) error {
 	errs := templates.EntryErrors(append(templates.MetadataEntries(&in.ObjectMeta),
 		templates.EntryCount{Path: "parameters", N: len(in.Parameters)}, templates.EntryCount{Path: "labels", N: len(in.Labels)},
 		templates.EntryCount{Path: "objects", N: len(in.Objects), Max: templates.MaxObjects})...)
-	if errs = append(errs, templates.RawNumberErrors(templates.RawList{Name: "objects", Raws: in.Objects})...); len(errs) > 0 {
+	if !numbersRead {
+		errs = append(errs, templates.RawNumberErrors(templates.RawList{Name: "objects", Raws: in.Objects})...)
+	}
+	if len(errs) > 0 {
 		return errs.ToAggregate()
 	}
 	return ToInternal(in, out)

@@ -41,7 +41,8 @@ func Convert_templates_Template_To_v1alpha1_Template(in *templates.Template, out
 // refused while the body is decoded: the API server tracks managed fields before any
 // validation runs, and structured-merge-diff panics on such a number inside a RawExtension
 // and takes quadratic time on such a map. A custom resource with such a number is refused at
-// the same step, with a 400.
+// the same step, with a 400. A decoder that read the objects' numbers itself says so in s
+// (templates.ObjectNumbersRead).
 func Convert_v1alpha1_Template_To_templates_Template(in *Template, out *templates.Template, s conversion.Scope) error {
 	errs := templates.EntryErrors(append(templates.MetadataEntries(&in.ObjectMeta),
 		templates.EntryCount{Path: "parameters", N: len(in.Parameters)}, templates.EntryCount{Path: "objectLabels", N: len(in.ObjectLabels)},
@@ -49,7 +50,11 @@ func Convert_v1alpha1_Template_To_templates_Template(in *Template, out *template
 		templates.EntryCount{Path: "generators", N: len(in.Generators), Max: templates.MaxObjects},
 		templates.EntryCount{Path: "transformers", N: len(in.Transformers), Max: templates.MaxObjects},
 		templates.EntryCount{Path: "transformerOverrides", N: len(in.TransformerOverrides), Max: templates.MaxObjects})...)
-	errs = append(errs, templates.RawNumberErrors(templates.RawList{Name: "objects", Raws: in.Objects},
+	objects := templates.RawList{Name: "objects", Raws: in.Objects}
+	if templates.ObjectNumbersChecked(s) {
+		objects.Raws = nil // the decoder read their numbers (templates.ObjectNumbersRead)
+	}
+	errs = append(errs, templates.RawNumberErrors(objects,
 		templates.RawList{Name: "generators", Raws: in.Generators}, templates.RawList{Name: "transformers", Raws: in.Transformers},
 		templates.RawList{Name: "transformerOverrides", Raws: in.TransformerOverrides})...)
 	switch in.Dialect {

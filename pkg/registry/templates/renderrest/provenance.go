@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -46,8 +47,13 @@ type provenanceAsked struct {
 // which drop any other parameter), so the parameter is read here, beside them.
 func ReadProvenanceParameter(handler http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || !mayName(r.URL.RawQuery, ProvenanceParameter) {
+			// Not asked: most requests are served without parsing their query here.
+			handler.ServeHTTP(w, r)
+			return
+		}
 		values, ok := r.URL.Query()[ProvenanceParameter]
-		if r.Method != http.MethodPost || !ok {
+		if !ok {
 			handler.ServeHTTP(w, r)
 			return
 		}
@@ -87,3 +93,10 @@ func withProvenance(ctx context.Context, in *render.Input) error {
 // provenanceAnswerBytes is what one field's provenance takes in the answer while it is
 // encoded and sent: its JSON (about 150 bytes) and the encoder's buffer.
 const provenanceAnswerBytes = 512
+
+// mayName reports whether the raw query may hold a parameter named name (a plain word):
+// url.ParseQuery unescapes a key's %XX and its plus signs, so a key that reads as name holds
+// it as written, or a percent sign.
+func mayName(rawQuery, name string) bool {
+	return strings.Contains(rawQuery, name) || strings.IndexByte(rawQuery, '%') >= 0
+}
