@@ -297,7 +297,7 @@ func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, mediaType
 	}
 	if mediaType == runtime.ContentTypeYAML {
 		// JSON for the JSON decoder.
-		r.Header.Set("Content-Type", runtime.ContentTypeJSON)
+		r.Header["Content-Type"] = []string{runtime.ContentTypeJSON} // Set, without canonicalizing its key
 	}
 	return converted, conversion, hold.Charge(r.Context(), bodyCost(converted, converted))
 }
