@@ -166,6 +166,11 @@ func checkCodecOnce(t *testing.T, in []byte) {
 				// says of the rest.
 				continue
 			}
+			if wantErr != nil && gotErr != nil && !json.Valid(in) && strings.Contains(gotErr.Error(), templates.NumberRangeDetail) {
+				// Both refuse a body that is not JSON: the serializer for its syntax, the codec
+				// for a number of an object it read, the objects' syntax being the compiler's.
+				continue
+			}
 			if (wantErr == nil) != (gotErr == nil) || (wantErr != nil && wantErr.Error() != gotErr.Error()) {
 				t.Fatalf("%q (strict %v, default %v): serializer error %v, templateCodec error %v", in, strict, defaults, wantErr, gotErr)
 			}

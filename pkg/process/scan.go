@@ -158,8 +158,9 @@ func (s *scanner) skipValue(depth int) error {
 	if s.i == start {
 		return s.errorf("expected a value")
 	}
-	// A number alone (not inside an object or array) is left to the walk.
-	s.unfitNumber = s.unfitNumber || s.b[start]-'0' <= 9 || s.b[start] == '-'
+	// A value that is neither an object, an array nor a string is left to the walk, which
+	// may find a number in it anywhere ("!0e").
+	s.unfitNumber = true
 	return nil
 }
 
