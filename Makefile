@@ -142,6 +142,7 @@ fuzz:
 	$(call fuzz_target,FuzzCompact,30000x,./pkg/process)
 	$(call fuzz_target,FuzzLean,25000x,./pkg/process)
 	$(call fuzz_target,FuzzObjectNumbersFit,40000x,./pkg/process)
+	$(call fuzz_target,FuzzSplitTop,20000x,./pkg/process)
 	$(call fuzz_target,FuzzDecode,300000x,./pkg/jsonbytes)
 	$(call fuzz_target,FuzzYAMLToJSON,80000x,./pkg/positions)
 	$(call fuzz_target,FuzzOnlyDocument,50000x,./pkg/positions)

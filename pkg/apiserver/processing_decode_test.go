@@ -62,6 +62,9 @@ func TestDecodeConvertedDecodesAsTheDecoder(t *testing.T) {
 		"keys twice, misspelled member": strings.Replace(openShiftYAML, "kind: Template\n", "kind: Template\nkind: Template\n", 1),
 		"key twice, unknown member":     strings.Replace(stencilYAML, "kind: Template\n", "kind: Template\nunknown: 1\nunknown: 2\n", 1),
 		"key twice in an object":        strings.Replace(stencilYAML, "    name: c-${A}\n", "    name: c-${A}\n    name: d\n", 1),
+		// Numbers: those beyond a float64 resolve to strings, the rest fit (the conversion's
+		// numbers are not walked again).
+		"numbers": strings.Replace(openShiftYAML, "    name: c-${A}\n", "    name: c-${A}\n  data: {a: 1e400, b: 1.5e300, c: -"+strings.Repeat("9", 400)+", d: 0x1F}\n", 1),
 	}
 	for _, group := range []struct {
 		gv      schema.GroupVersion

@@ -69,5 +69,9 @@ func splitTop(data []byte, top *positions.Top) *templateBytes {
 		}
 	}
 	out.closeRest()
+	// The converter writes a number only from the int64, uint64 or finite float64 it resolved
+	// the scalar to (a YAML number beyond them resolves to a string, as the YAML decoder
+	// resolves it): every number of its JSON is one Kubernetes reads.
+	out.objectNumbersFit = true
 	return out
 }
