@@ -185,7 +185,7 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Converted: nothing reads the YAML again.
 		giveBody(recycled)
 	}
-	r.Body = &filteredBody{Reader: bytes.NewReader(body), data: body, conversion: conversion}
+	r.Body = newFilteredBody(body, conversion)
 	r.ContentLength = int64(len(body))
 	r.Header["Content-Length"] = []string{strconv.Itoa(len(body))} // Set, without canonicalizing its key
 	b.handler.ServeHTTP(w, r)
@@ -319,10 +319,16 @@ type convertedYAML struct {
 // filteredBody is a body the bodyReader read, as the handler reads it: the processing handler
 // takes its bytes as they are (bodyBytes), any other handler reads it.
 type filteredBody struct {
-	*bytes.Reader
-	data []byte
+	bytes.Reader // in the body, not beside it: one allocation a request
+	data         []byte
 	// conversion is data's, when it is a YAML body converted (decodable).
 	conversion convertedYAML
+}
+
+func newFilteredBody(data []byte, conversion convertedYAML) *filteredBody {
+	b := &filteredBody{data: data, conversion: conversion}
+	b.Reset(data)
+	return b
 }
 
 func (*filteredBody) Close() error { return nil }

@@ -17,7 +17,6 @@ limitations under the License.
 package apiserver
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -95,7 +94,7 @@ func TestDecodeConvertedDecodesAsTheDecoder(t *testing.T) {
 			for i, strict := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%s/strict=%v", group.gv.Group, name, strict), func(t *testing.T) {
 					req := httptest.NewRequest(http.MethodPost, "/", nil)
-					req.Body = &filteredBody{Reader: bytes.NewReader(read), data: read, conversion: conversion}
+					req.Body = newFilteredBody(read, conversion)
 					kind := scope.Kind
 					obj, gvk, err, decoded := h.decodeConverted(req, read, strict, &kind)
 					wantKind := scope.Kind
