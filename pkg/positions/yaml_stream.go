@@ -36,17 +36,11 @@ func OnlyDocument(data []byte) (out []byte, documents int, repeats bool, ok bool
 	return s.JSON, s.Documents, s.Repeats, ok
 }
 
-// OnlyDocumentTop is OnlyDocument, also saying where the top-level members of the document it
-// converts lie in out (as YAMLToJSONTop says; nil when ok is false or no document has
-// anything).
-func OnlyDocumentTop(data []byte) (out []byte, top *Top, documents int, repeats bool, ok bool) {
-	s, ok := onlyDocument(data, true, false)
-	return s.JSON, s.Top, s.Documents, s.Repeats, ok
-}
-
 // Stream is a YAML stream as OnlyDocumentStrict reads it.
 type Stream struct {
-	// JSON, Top, Documents and Repeats are what OnlyDocumentTop returns.
+	// JSON, Documents and Repeats are what OnlyDocument returns; Top is where the top-level
+	// members of the document it converts lie in JSON (as YAMLToJSONTop says; nil when no
+	// document has anything).
 	JSON      []byte
 	Top       *Top
 	Documents int
@@ -57,8 +51,8 @@ type Stream struct {
 	StrictKnown bool
 }
 
-// OnlyDocumentStrict is OnlyDocumentTop, also giving a strict decoder's words on the keys the
-// document repeats, from the same read: a server's YAML decoder converts a body holding no
+// OnlyDocumentStrict is OnlyDocument, also giving where the document's members lie (Top) and
+// a strict decoder's words on the keys the document repeats, from the same read: a server's YAML decoder converts a body holding no
 // "---" as it is, and a strict one converts it again with YAMLToJSONStrict only for its words
 // when a key may repeat (Repeats). StrictKnown says Strict is what that conversion returns: it
 // is false when Repeats is, when data holds "---" (the decoder then splits the stream, and

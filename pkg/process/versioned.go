@@ -45,7 +45,7 @@ func SplitTemplateJSON(data []byte) (*TemplateJSON, error) {
 	return &TemplateJSON{top: top}, nil
 }
 
-// SplitTemplateJSONTop is SplitTemplateJSON of the JSON positions.OnlyDocumentTop or
+// SplitTemplateJSONTop is SplitTemplateJSON of the JSON positions.OnlyDocumentStrict or
 // YAMLToJSONTop wrote, split where the converter says its members lie instead of scanned
 // again; what that cannot split exactly as the scan does is scanned.
 func SplitTemplateJSONTop(data []byte, members *positions.Top) (*TemplateJSON, error) {
