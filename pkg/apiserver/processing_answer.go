@@ -38,17 +38,18 @@ import (
 // answer writes result as responsewriters.WriteObjectNegotiated writes it, with the encoder
 // of the media type negotiated before processing, built once. An answer that may be pretty
 // (asked in the query or the Accept header, or by a browser's or curl's User-Agent), or whose
-// media type has no encoder of its own, is WriteObjectNegotiated's.
-func (h *processingHandler) answer(w http.ResponseWriter, req *http.Request, mediaType negotiation.MediaTypeOptions, output runtime.SerializerInfo, result runtime.Object) {
+// media type has no encoder of its own, is WriteObjectNegotiated's. pretty is mayBePretty(req);
+// answer is the request's writer of a List, zero until here.
+func (h *processingHandler) answer(w http.ResponseWriter, req *http.Request, pretty bool, mediaType negotiation.MediaTypeOptions, output runtime.SerializerInfo, result runtime.Object, answer *listAnswer) {
 	gv := h.scope.Kind.GroupVersion()
 	encoder, ok := h.encoders[output.MediaType]
-	if !ok || mediaType.Pretty || mayBePretty(req) || utilfeature.DefaultFeatureGate.Enabled(features.CBORServingAndStorage) {
+	if !ok || mediaType.Pretty || pretty || utilfeature.DefaultFeatureGate.Enabled(features.CBORServingAndStorage) {
 		responsewriters.WriteObjectNegotiated(h.scope.Serializer, h.scope, gv, w, req, http.StatusCreated, result, false)
 		return
 	}
 	audit.LogResponseObject(req.Context(), result, gv, h.scope.Serializer)
 	request.TrackSerializeResponseObjectLatency(req.Context(), func() {
-		if !writeList(w, req, output.MediaType, encoder, result) {
+		if !writeList(w, req, output.MediaType, encoder, result, answer) {
 			responsewriters.SerializeObject(output.MediaType, encoder, w, req, http.StatusCreated, result)
 		}
 	})
@@ -59,12 +60,13 @@ func (h *processingHandler) answer(w http.ResponseWriter, req *http.Request, med
 // without what SerializeObject adds around it: a tracing span with six attributes and its
 // events, made for every answer whether or not anything traces (a fifth of a small request's
 // allocations). It returns false, having written nothing, for any other result or when the
-// encoder fails before writing, for SerializeObject to answer.
-func writeList(w http.ResponseWriter, req *http.Request, mediaType string, encoder runtime.Encoder, result runtime.Object) bool {
+// encoder fails before writing, for SerializeObject to answer. answer is a zero listAnswer,
+// the request's own.
+func writeList(w http.ResponseWriter, req *http.Request, mediaType string, encoder runtime.Encoder, result runtime.Object, answer *listAnswer) bool {
 	if list, ok := result.(*v1alpha1.List); !ok || !listItemsRaw(list) {
 		return false
 	}
-	answer := &listAnswer{hw: w, mediaType: mediaType,
+	*answer = listAnswer{hw: w, mediaType: mediaType,
 		gzip: responsewriters.ContentEncodingSupported(req, features.APIResponseCompression) == "gzip"}
 	err := encoder.Encode(result, answer)
 	if !answer.wrote {

@@ -31,6 +31,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/audit"
 	"k8s.io/apiserver/pkg/endpoints/handlers"
@@ -68,7 +69,8 @@ import (
 // the rest.Creater level could not skip the handler's costs, which are above the storage.
 //
 // What it keeps, step by step as the create handler does them: the request's namespace, the
-// 34-second upper bound of its time, output negotiation (NegotiateOutputMediaType), the create
+// 34-second upper bound of its time (a deadline whose timer starts only if something waits for
+// it: withDeadlineOnDemand), output negotiation (NegotiateOutputMediaType), the create
 // options (dryRun, fieldValidation, fieldManager, validated as the handler validates them),
 // the body size metric, the strict decoder's warnings (fieldValidation Warn, the default) and
 // refusals, the group versions accepted, the system fields wiped and the namespace checked,
@@ -163,12 +165,14 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 		return false
 	}
 	namespace := info.Namespace
-	outputMediaType, output, err := h.negotiate(req)
+	pretty := mayBePretty(req)
+	outputMediaType, output, err := h.negotiate(req, pretty)
 	if err != nil || outputMediaType.Convert != nil {
 		return false
 	}
-	options, ok := createOptions(req)
-	if !ok {
+	r := &processingRequest{kind: h.scope.Kind}
+	options := &r.options
+	if !createOptions(req, options) {
 		return false
 	}
 	directive := options.FieldValidation
@@ -180,10 +184,9 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 	if strict {
 		decoder = decoders[1]
 	}
-	kind := h.scope.Kind
-	obj, gvk, err, decoded := h.decodeConverted(req, body, strict, &kind)
+	obj, gvk, err, decoded := h.decodeConverted(req, body, strict, &r.kind)
 	if !decoded {
-		obj, gvk, err = decoder.Decode(body, &kind, h.storage.New())
+		obj, gvk, err = decoder.Decode(body, &r.kind, h.storage.New())
 	}
 	var warnings []string
 	if err != nil {
@@ -208,8 +211,8 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 	}
 
 	// From here on the request is this handler's.
-	ctx, cancel := context.WithTimeout(ctx, requestTimeoutUpperBound)
-	defer cancel()
+	ctx = r.deadline.start(ctx, time.Now().Add(requestTimeoutUpperBound))
+	defer r.deadline.cancel()
 	requestmetrics.RecordRequestBodySize(ctx, h.scope.Resource.GroupResource(), requestmetrics.Create, len(body))
 	for _, message := range warnings {
 		warning.AddWarning(req.Context(), "", message)
@@ -243,7 +246,7 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 		}
 	}
 	request.TrackTransformResponseObjectLatency(ctx, func() {})
-	h.answer(w, req, outputMediaType, output, result)
+	h.answer(w, req, pretty, outputMediaType, output, result, &r.answer)
 	return true
 }
 
@@ -288,20 +291,35 @@ func (h *processingHandler) refuse(w http.ResponseWriter, req *http.Request, err
 	responsewriters.ErrorNegotiated(err, h.scope.Serializer, h.scope.Kind.GroupVersion(), w, req)
 }
 
-// createOptions are the request's create options, decoded and validated as the create handler
-// does; false when they are not valid, for that handler to say why.
-func createOptions(req *http.Request) (*metav1.CreateOptions, bool) {
-	options := &metav1.CreateOptions{}
+// createOptions reads the request's create options into the zero options, decoded and
+// validated as the create handler does; false when they are not valid, for that handler to
+// say why.
+func createOptions(req *http.Request, options *metav1.CreateOptions) bool {
 	if req.URL.RawQuery != "" {
 		if err := metainternalversionscheme.ParameterCodec.DecodeParameters(req.URL.Query(), metav1.SchemeGroupVersion, options); err != nil {
-			return nil, false
+			return false
 		}
 		if errs := metav1validation.ValidateCreateOptions(options); len(errs) > 0 {
-			return nil, false
+			return false
 		}
 	}
-	options.TypeMeta.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("CreateOptions"))
-	return options, true
+	// What options.SetGroupVersionKind(CreateOptions) sets, without writing the apiVersion
+	// again for each request.
+	options.TypeMeta = createOptionsType
+	return true
+}
+
+var createOptionsType = metav1.TypeMeta{APIVersion: metav1.SchemeGroupVersion.String(), Kind: "CreateOptions"}
+
+// processingRequest is what a request keeps past serve's frame (the decoder, admission, the
+// storage and the answer's writer are given pointers to it), in one allocation instead of one
+// each.
+type processingRequest struct {
+	// kind is the decoder's default kind: the scope's, a copy the decoder may write.
+	kind     schema.GroupVersionKind
+	options  metav1.CreateOptions
+	deadline onDemandDeadline
+	answer   listAnswer
 }
 
 // dedupOwnerReferencesAfterAdmission drops the owner references of t that a mutating admission

@@ -47,10 +47,10 @@ const (
 )
 
 // negotiate is negotiation.NegotiateOutputMediaType for req, from what was negotiated for its
-// Accept header before when the answer cannot be pretty (which also depends on the query and
-// the User-Agent: such a request is negotiated as it comes).
-func (h *processingHandler) negotiate(req *http.Request) (negotiation.MediaTypeOptions, runtime.SerializerInfo, error) {
-	if mayBePretty(req) {
+// Accept header before when the answer cannot be pretty (pretty is mayBePretty(req): the answer
+// also depends on the query and the User-Agent then, and the request is negotiated as it comes).
+func (h *processingHandler) negotiate(req *http.Request, pretty bool) (negotiation.MediaTypeOptions, runtime.SerializerInfo, error) {
+	if pretty {
 		return negotiation.NegotiateOutputMediaType(req, h.scope.Serializer, h.scope)
 	}
 	accept := headerValue(req.Header, "Accept")

@@ -169,8 +169,11 @@ func (p *Adapter) render(ctx context.Context, in render.Input, kind schema.Group
 	}
 	in.Memory = requestMemory{hold}
 	if p.sources.Templates != nil {
+		// The closure holds what it reads of in, not in: a closure that read in would move
+		// all of it to the heap, for every request.
+		stored := in.Stored
 		in.GetTemplate = func(name string) (*templates.Template, error) {
-			if !in.Stored {
+			if !stored {
 				if err := p.authorizeGet(ctx, name); err != nil {
 					return nil, err
 				}
@@ -196,17 +199,20 @@ func (p *Adapter) render(ctx context.Context, in render.Input, kind schema.Group
 	if transform.UsesPlugins(in.Template) {
 		warning.AddWarning(ctx, "", in.Plugins.Describe())
 	}
-	// Admit's refusal is the caller's own answer, returned as it is.
-	var refused error
+	// Admit's refusal is the caller's own answer, returned as it is. (A pointer made only
+	// when there is an Admit: a variable the closure sets would be on the heap for every
+	// request.)
+	var refused *error
 	if admit := in.Admit; admit != nil {
+		refused = new(error)
 		in.Admit = func(imported []*templates.Template) error {
-			refused = admit(imported)
-			return refused
+			*refused = admit(imported)
+			return *refused
 		}
 	}
 	out, errs, err := p.renderer.Render(ctx, in)
-	if refused != nil {
-		return nil, refused
+	if refused != nil && *refused != nil {
+		return nil, *refused
 	}
 	if ctx.Err() != nil {
 		return nil, apierrors.NewTimeoutError("processing did not finish before the request ended", 0)
