@@ -81,7 +81,10 @@ var deadlineSteps = map[string]func(ctx context.Context, cancel, cancelParent co
 		v, _ := ctx.Value(testKey{}).(string)
 		return v
 	},
-	"sleep":  func(context.Context, context.CancelFunc, context.CancelFunc) string { time.Sleep(60 * time.Millisecond); return "" },
+	"sleep": func(context.Context, context.CancelFunc, context.CancelFunc) string {
+		time.Sleep(60 * time.Millisecond)
+		return ""
+	},
 	"cancel": func(_ context.Context, cancel, _ context.CancelFunc) string { cancel(); return "" },
 	"cancel parent": func(_ context.Context, _, cancelParent context.CancelFunc) string {
 		cancelParent()
