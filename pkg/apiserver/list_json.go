@@ -30,12 +30,16 @@ import (
 // order and with encoding/json's escaping (TestEncodeListWritesWhatEncodingJSONWrites), and
 // anything else by encoding/json.
 
-// listHeadJSON is the List's kind, apiVersion and metadata as json.Marshal(listHead) writes them.
-func listHeadJSON(list *v1alpha1.List) ([]byte, error) {
+// appendListHead appends the List's kind, apiVersion and metadata as json.Marshal(listHead)
+// writes them, but for the closing brace: straight into the answer.
+func appendListHead(out []byte, list *v1alpha1.List) ([]byte, error) {
 	if list.ListMeta.ResourceVersion != "" || list.ListMeta.Continue != "" || list.ListMeta.RemainingItemCount != nil || list.ListMeta.SelfLink != "" {
-		return json.Marshal(listHead{TypeMeta: list.TypeMeta, ListMeta: list.ListMeta})
+		head, err := json.Marshal(listHead{TypeMeta: list.TypeMeta, ListMeta: list.ListMeta})
+		if err != nil {
+			return out, err
+		}
+		return append(out, head[:len(head)-1]...), nil
 	}
-	out := make([]byte, 0, 64)
 	out = append(out, '{')
 	if list.Kind != "" {
 		out = jsonbytes.AppendQuotedHTML(append(out, `"kind":`...), list.Kind)
@@ -45,7 +49,7 @@ func listHeadJSON(list *v1alpha1.List) ([]byte, error) {
 		out = jsonbytes.AppendQuotedHTML(append(out, `"apiVersion":`...), list.APIVersion)
 		out = append(out, ',')
 	}
-	return append(out, `"metadata":{}}`...), nil
+	return append(out, `"metadata":{}`...), nil
 }
 
 // appendListTail appends the List's message, parameters and provenance as json.Marshal(listTail)

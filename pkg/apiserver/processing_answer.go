@@ -23,9 +23,11 @@ import (
 	"net/http"
 	"sync"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apiserver/pkg/audit"
+	"k8s.io/apiserver/pkg/endpoints/handlers"
 	"k8s.io/apiserver/pkg/endpoints/handlers/negotiation"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
 	"k8s.io/apiserver/pkg/endpoints/request"
@@ -132,4 +134,40 @@ func (a *listAnswer) close() error {
 	gzipWriters.Put(a.gw)
 	a.gw = nil
 	return err
+}
+
+// withListEncoder is versioned, the encoder of serializer for the scope's version, or, when
+// serializer is templateCodec's JSON and a processed List is unversioned (its kind the same in
+// every version), a listEncoder in front of it.
+func withListEncoder(scope *handlers.RequestScope, serializer runtime.Serializer, versioned runtime.Encoder) runtime.Encoder {
+	worded, ok := serializer.(wordedDecoder)
+	if !ok {
+		return versioned
+	}
+	if _, ok := worded.Serializer.(templateCodec); !ok {
+		return versioned
+	}
+	kinds, unversioned, err := scope.Typer.ObjectKinds(&v1alpha1.List{})
+	if err != nil || !unversioned || len(kinds) == 0 {
+		return versioned
+	}
+	apiVersion, kind := kinds[0].ToAPIVersionAndKind()
+	return listEncoder{Encoder: versioned, listType: metav1.TypeMeta{APIVersion: apiVersion, Kind: kind}}
+}
+
+// listEncoder writes a processed List whose items are raw JSON and whose kind is listType
+// with encodeList itself, and anything else with its Encoder. The versioning codec, for a type
+// that has no version, sets the object's kind to the scheme's, has templateCodec write it and
+// restores the kind; a List that already holds that kind (processing's answer always does) is
+// written the same without the codec's lookups (a thousand instructions an answer).
+type listEncoder struct {
+	runtime.Encoder
+	listType metav1.TypeMeta
+}
+
+func (e listEncoder) Encode(obj runtime.Object, w io.Writer) error {
+	if list, ok := obj.(*v1alpha1.List); ok && list.TypeMeta == e.listType && listItemsRaw(list) {
+		return encodeList(list, w)
+	}
+	return e.Encoder.Encode(obj, w)
 }

@@ -131,7 +131,7 @@ func newProcessingHandler(storage processingStorage, scope *handlers.RequestScop
 	h.encoders = map[string]runtime.Encoder{}
 	for _, info := range scope.Serializer.SupportedMediaTypes() {
 		if info.Serializer != nil {
-			h.encoders[info.MediaType] = scope.Serializer.EncoderForVersion(info.Serializer, scope.Kind.GroupVersion())
+			h.encoders[info.MediaType] = withListEncoder(scope, info.Serializer, scope.Serializer.EncoderForVersion(info.Serializer, scope.Kind.GroupVersion()))
 		}
 	}
 	return h, nil

@@ -19,6 +19,7 @@ package apiserver
 import (
 	"bytes"
 	"io"
+	"reflect"
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -95,18 +96,15 @@ func (c templateCodec) decodeSplit(split *process.TemplateJSON, defaults *schema
 	if gvk.Kind == "" || gvk.Version == "" {
 		return nil, nil, nil, false
 	}
-	typed, err := c.scheme.New(gvk)
-	if err != nil {
-		return nil, nil, nil, false
-	}
 	var versioned runtime.Object
 	// strictErrs is what a strict decoder says of the body besides decoding it (a member the
 	// type does not have: a misspelled parameter member), which the versioning codec passes
 	// on as the serializer's, for the handler to refuse or warn of.
 	var strictErrs []error
 	ok := false
-	switch typed.(type) {
-	case *v1alpha1.Template:
+	// The type the scheme would make for gvk (as scheme.New does, without making one).
+	switch c.scheme.AllKnownTypes()[gvk] {
+	case stencilTemplateType:
 		var t *v1alpha1.Template
 		if c.strict {
 			t, strictErrs, ok = split.ReadStencilStrict()
@@ -114,7 +112,7 @@ func (c templateCodec) decodeSplit(split *process.TemplateJSON, defaults *schema
 			t, ok = split.ReadStencil(false)
 		}
 		versioned = t
-	case *openshift.Template:
+	case openShiftTemplateType:
 		var t *openshift.Template
 		if c.strict {
 			t, strictErrs, ok = split.ReadOpenShiftStrict()
@@ -141,6 +139,11 @@ func (c templateCodec) decodeSplit(split *process.TemplateJSON, defaults *schema
 	}
 	return internal, &gvk, nil, true
 }
+
+var (
+	stencilTemplateType   = reflect.TypeFor[v1alpha1.Template]()
+	openShiftTemplateType = reflect.TypeFor[openshift.Template]()
+)
 
 // withDefaults fills what actual lacks from defaults, as the JSON serializer does: a kind, and
 // a version (with its group) when actual has neither.
@@ -194,18 +197,17 @@ type listTail struct {
 // whatever a json.Marshaler returns); they are copied as they are instead, escaping only what
 // encoding/json escapes in them.
 func encodeList(list *v1alpha1.List, w io.Writer) error {
-	head, err := listHeadJSON(list)
-	if err != nil {
-		return err
-	}
-	size := len(head) + listTailSize(list) + 16
+	size := len(list.Kind) + len(list.APIVersion) + 64 + listTailSize(list)
 	for _, item := range list.Items {
 		size += len(item.Raw) + 1
 	}
-	out := listBuffer(size)
-	defer func() { putListBuffer(out) }()
-	out = append(out, head[:len(head)-1]...)
-	if len(head) > 2 {
+	buffer := listBuffer(size)
+	defer putListBuffer(buffer)
+	out, err := appendListHead(*buffer, list)
+	if err != nil {
+		return err
+	}
+	if out[len(out)-1] != '{' {
 		out = append(out, ',')
 	}
 	out = append(out, `"items":`...)
@@ -225,13 +227,15 @@ func encodeList(list *v1alpha1.List, w io.Writer) error {
 		return err
 	}
 	out = append(out, '}', '\n')
+	*buffer = out // grown, perhaps: the larger array is the one kept
 	_, err = w.Write(out)
 	return err
 }
 
 // listBuffers keep the buffers encodeList writes answers into: a Writer does not keep what it
 // is given (io.Writer's contract; the response writers copy or compress it), so each is used
-// again by the next answer instead of being garbage, up to maxPooledList.
+// again by the next answer instead of being garbage, up to maxPooledList. What is kept is the
+// pointer the pool gave (a pointer made for each Put would be an allocation an answer).
 var listBuffers sync.Pool
 
 // maxPooledList is the largest buffer kept: an answer larger than that is rare, and keeping
@@ -239,19 +243,21 @@ var listBuffers sync.Pool
 const maxPooledList = 256 << 10
 
 // listBuffer returns an empty buffer of at least size bytes.
-func listBuffer(size int) []byte {
+func listBuffer(size int) *[]byte {
 	if size <= maxPooledList {
 		if b, ok := listBuffers.Get().(*[]byte); ok && cap(*b) >= size {
-			return (*b)[:0]
+			*b = (*b)[:0]
+			return b
 		}
 	}
-	return make([]byte, 0, size)
+	b := make([]byte, 0, size)
+	return &b
 }
 
 // putListBuffer keeps b for another answer.
-func putListBuffer(b []byte) {
-	if cap(b) <= maxPooledList {
-		listBuffers.Put(&b)
+func putListBuffer(b *[]byte) {
+	if cap(*b) <= maxPooledList {
+		listBuffers.Put(b)
 	}
 }
 
