@@ -68,8 +68,7 @@ func writeList(w http.ResponseWriter, req *http.Request, mediaType string, encod
 	if list, ok := result.(*v1alpha1.List); !ok || !listItemsRaw(list) {
 		return false
 	}
-	*answer = listAnswer{hw: w, mediaType: mediaType,
-		gzip: responsewriters.ContentEncodingSupported(req, features.APIResponseCompression) == "gzip"}
+	*answer = listAnswer{hw: w, req: req, mediaType: mediaType}
 	err := encoder.Encode(result, answer)
 	if !answer.wrote {
 		return false
@@ -96,11 +95,12 @@ var gzipWriters = sync.Pool{New: func() any {
 
 // listAnswer is SerializeObject's writer for an answer written at once (encodeList writes
 // the whole List in one Write): the status and the content type with the first write,
-// gzip past the threshold when the client takes it.
+// gzip past the threshold when the client takes it (which is only asked then: reading the
+// feature gate and the Accept-Encoding header costs more than writing a small answer's header).
 type listAnswer struct {
 	hw        http.ResponseWriter
+	req       *http.Request
 	mediaType string
-	gzip      bool
 	wrote     bool
 	w         io.Writer
 	gw        *gzip.Writer
@@ -113,7 +113,7 @@ func (a *listAnswer) Write(p []byte) (int, error) {
 	a.wrote = true
 	header := a.hw.Header()
 	a.w = a.hw
-	if a.gzip && len(p) > gzipThreshold {
+	if len(p) > gzipThreshold && responsewriters.ContentEncodingSupported(a.req, features.APIResponseCompression) == "gzip" {
 		header.Set("Content-Encoding", "gzip")
 		header.Add("Vary", "Accept-Encoding")
 		a.gw = gzipWriters.Get().(*gzip.Writer)
