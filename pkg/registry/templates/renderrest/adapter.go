@@ -86,6 +86,9 @@ type Adapter struct {
 	sources  Sources
 	renderer *render.Renderer
 	memory   *Budget
+	// stepObserver is sources.Observer.Transformer, bound once (a method value made for each
+	// request would be an allocation each).
+	stepObserver transform.StepObserver
 }
 
 // NewAdapter returns an Adapter reading from sources.
@@ -99,7 +102,11 @@ func NewAdapter(sources Sources) *Adapter {
 	if memory == nil {
 		memory = NewProcessingBudget(0, nil)
 	}
-	return &Adapter{sources: sources, renderer: renderer, memory: memory}
+	a := &Adapter{sources: sources, renderer: renderer, memory: memory}
+	if sources.Observer != nil {
+		a.stepObserver = sources.Observer.Transformer
+	}
+	return a
 }
 
 // Process processes in, filling in what it reads from storage. Every problem of the template
@@ -157,7 +164,7 @@ func (p *Adapter) RenderTemplate(ctx context.Context, in render.Input, kind sche
 func (p *Adapter) render(ctx context.Context, in render.Input, kind schema.GroupKind) (out *render.Output, err error) {
 	if o := p.sources.Observer; o != nil {
 		start := time.Now()
-		ctx = transform.WithStepObserver(ctx, o.Transformer)
+		ctx = transform.WithStepObserver(ctx, p.stepObserver)
 		defer func() { observe(o, in, time.Since(start), out, err) }()
 	}
 	// The request's Hold lives until its answer is written (HoldUntilWritten); without one
