@@ -134,6 +134,40 @@ func AppendEscapedHTML[T ~[]byte | ~string](dst []byte, s T) []byte {
 	return append(dst, s[start:]...)
 }
 
+// AppendEscapedHTMLLine is AppendEscapedHTML of the line s starts with: s up to its first line
+// feed (or the carriage return of a CRLF before it), or all of s. It returns how many bytes
+// of s the line holds. A writer of a text line by line (the YAML reader, a block scalar's
+// lines) so finds each line's end in the pass that escapes the line (a line feed is a byte
+// the pass stops at anyway), not in a search of its own before it.
+func AppendEscapedHTMLLine(dst, s []byte) ([]byte, int) {
+	start, i := 0, 0
+	for {
+		for i+8 <= len(s) {
+			// As AppendEscapedHTML: eight bytes a step, to the first byte to look at.
+			w := s[i : i+8]
+			unsafe := htmlUnsafe(uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56)
+			if unsafe != 0 {
+				i += bits.TrailingZeros64(unsafe) / 8
+				break
+			}
+			i += 8
+		}
+		if i+8 > len(s) {
+			for i < len(s) && htmlSafe[s[i]] {
+				i++
+			}
+			if i == len(s) {
+				return append(dst, s[start:]...), len(s)
+			}
+		}
+		if c := s[i]; c == '\n' || c == '\r' && i+1 < len(s) && s[i+1] == '\n' {
+			return append(dst, s[start:i]...), i
+		}
+		dst, i, start = appendHTMLByte(dst, s, i, start)
+	}
+}
+
 // appendHTMLByte writes what AppendQuotedHTML writes for the character at s[i], with the
 // bytes from start before it; it returns where the next character is, and where the bytes
 // not yet written start.

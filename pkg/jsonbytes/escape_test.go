@@ -69,3 +69,52 @@ func TestAppendQuotedHTML(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendEscapedHTMLLine checks each line's escape and end against a search for the line
+// feed (the carriage return of a CRLF before it) and AppendEscapedHTML of the line, on lines of
+// every length around the eight-byte steps with a byte of each value at each place, and on
+// random texts of several lines.
+func TestAppendEscapedHTMLLine(t *testing.T) {
+	var inputs [][]byte
+	for c := 0; c < 256; c++ {
+		for at := 0; at < 20; at++ {
+			for _, end := range []string{"", "\n", "\r\n", "\rx\n", "\n\n"} {
+				in := []byte("0123456789abcdefghij")
+				in[at] = byte(c)
+				inputs = append(inputs, append(in[:min(at+1+at%7, len(in))], end...))
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	alphabet := []byte("ab \"\\<>&\n\r\t\x7f\xe2\x80\xa8\xc3\xa9\xff")
+	for range 5000 {
+		in := make([]byte, rng.IntN(60))
+		for i := range in {
+			in[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		inputs = append(inputs, in)
+	}
+	for _, in := range inputs {
+		for at := 0; at <= len(in); {
+			end := len(in)
+			if j := bytes.IndexByte(in[at:], '\n'); j >= 0 {
+				end = at + j
+				if end > at && in[end-1] == '\r' {
+					end--
+				}
+			}
+			want := AppendEscapedHTML([]byte("x"), in[at:end])
+			got, n := AppendEscapedHTMLLine([]byte("x"), in[at:])
+			if at+n != end || !bytes.Equal(got, want) {
+				t.Fatalf("%q from %d: line of %d bytes, %q; want %d, %q", in, at, n, got, end-at, want)
+			}
+			if end == len(in) {
+				break
+			}
+			at = end + 1
+			if in[end] == '\r' {
+				at++
+			}
+		}
+	}
+}

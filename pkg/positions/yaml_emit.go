@@ -107,8 +107,12 @@ func (e *emitter) record(key, src int32) {
 // value writes node n; its place is recorded by the caller (an alias's own place, not its
 // anchor's).
 func (e *emitter) value(n int32) {
-	e.room(0)
 	nd := &e.p.nodes[n]
+	if nd.kind != kindScalar {
+		// A scalar is bounded below by its own bytes, which the bound counts (room(0) would
+		// refuse nothing that room(len) does not).
+		e.room(0)
+	}
 	if nd.kind == kindAlias {
 		e.value(nd.a)
 		return
@@ -333,15 +337,17 @@ func (p *parser) keyText(k int32) ([]byte, typedKey) {
 }
 
 // stringKey reports a plain scalar that resolves to a string by its first byte, or as a word
-// that is not one of the decoder's (name, type): most keys are names.
+// that is not one of the decoder's (name, type): most keys are names. Its first test is
+// inlined where it is asked, once a key.
 func stringKey(text []byte) bool {
-	if len(text) == 0 {
-		return false
-	}
-	switch resolveStarts[text[0]] {
-	case startsString:
-		return true
-	case startsWord:
+	return len(text) > 0 && (resolveStarts[text[0]] == startsString || stringWordKey(text))
+}
+
+// stringWordKey is stringKey past its first test (not inlined, for stringKey to be).
+//
+//go:noinline
+func stringWordKey(text []byte) bool {
+	if resolveStarts[text[0]] == startsWord {
 		_, _, word := resolveWord(text)
 		return !word
 	}

@@ -35,7 +35,8 @@ func printable(src []byte) (ok, tabs bool) {
 			w := src[i : i+32]
 			x, y := binary.LittleEndian.Uint64(w), binary.LittleEndian.Uint64(w[8:])
 			u, v := binary.LittleEndian.Uint64(w[16:]), binary.LittleEndian.Uint64(w[24:])
-			if outside(x|lineFeeds(x)>>2)|outside(y|lineFeeds(y)>>2)|outside(u|lineFeeds(u)>>2)|outside(v|lineFeeds(v)>>2) != 0 {
+			// outside's mask taken once for the four: (a&m)|(b&m) is (a|b)&m.
+			if (unmasked(x|lineFeeds(x)>>2)|unmasked(y|lineFeeds(y)>>2)|unmasked(u|lineFeeds(u)>>2)|unmasked(v|lineFeeds(v)>>2))&highs != 0 {
 				break
 			}
 			i += 32
@@ -94,7 +95,10 @@ func printableWord(x uint64) bool { return outside(x) == 0 }
 
 // outside has the high bit of each byte of x that is not from 0x20 to 0x7e, and perhaps of
 // bytes above one (a carry or a borrow); zero exactly when there is none.
-func outside(x uint64) uint64 { return (x | (x + ones) | (x - ones*0x20)) & highs }
+func outside(x uint64) uint64 { return unmasked(x) & highs }
+
+// unmasked is outside before its mask: its high bits are outside's, its others are noise.
+func unmasked(x uint64) uint64 { return x | (x + ones) | (x - ones*0x20) }
 
 // lineFeeds has the high bit of each byte of x that is a line feed, and no other bit: with
 // z = x^(ones*'\n'), z&sevens+sevens carries into a byte's high bit exactly when the byte's

@@ -158,6 +158,8 @@ type parser struct {
 	// hasTabs says the source holds a tab; tabs counts those read as text (checkTabs).
 	hasTabs bool
 	tabs    int
+	// markerLines has newline check each line for plainMarkers (a stream's read).
+	markerLines bool
 	// top, when set, receives where the top-level members lie in the JSON (yaml_top.go).
 	top *Top
 }

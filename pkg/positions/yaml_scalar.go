@@ -309,13 +309,16 @@ func (p *parser) blockScalar(indent int) int32 {
 		}
 		p.arena, raw = appendBreaks(p.arena, trailing), raw+trailing
 		leadingBlank = trailingBlank
+		// The line is escaped and its end found in one pass: its line feed, or the CR of a
+		// CRLF (the source holds no lone CR: printable).
 		run := p.pos
-		p.pos = lineEnd(p.src, p.pos)
+		var n int
+		p.arena, n = jsonbytes.AppendEscapedHTMLLine(p.arena, p.src[run:])
+		p.pos += n
 		if p.hasTabs {
 			p.tabs += bytes.Count(p.src[run:p.pos], []byte{'\t'}) // text of the line, past its indentation
 		}
-		p.arena = jsonbytes.AppendEscapedHTML(p.arena, p.src[run:p.pos])
-		raw += p.pos - run
+		raw += n
 		leadingBreak = !p.eof()
 		if leadingBreak {
 			p.newline()
@@ -369,17 +372,4 @@ func (p *parser) blockBreaks(blockIndent *int, indent int) int {
 		*blockIndent = max(maxIndent, indent+1, 1)
 	}
 	return breaks
-}
-
-// lineEnd returns the offset of the line break that ends the line src[i:] is in (of its CR
-// in a CRLF), or len(src). The source holds no lone CR (printable).
-func lineEnd(src []byte, i int) int {
-	j := bytes.IndexByte(src[i:], '\n')
-	if j < 0 {
-		return len(src)
-	}
-	if j += i; j > i && src[j-1] == '\r' {
-		return j - 1
-	}
-	return j
 }

@@ -64,7 +64,7 @@ func OnlyDocumentStrict(data []byte) (Stream, bool) {
 
 func onlyDocument(data []byte, withTop, withStrict bool) (s Stream, ok bool) {
 	printed, tabs := printable(data)
-	if len(data) > 1<<31-1 || !printed || !plainMarkers(data) {
+	if len(data) > 1<<31-1 || !printed || len(data) > 0 && (data[0] == '-' || data[0] == '.') && !plainMarkerLine(data) {
 		return Stream{}, false
 	}
 	// Whether data holds "---" is looked at only when it matters (a search of the whole).
@@ -79,7 +79,9 @@ func onlyDocument(data []byte, withTop, withStrict bool) (s Stream, ok bool) {
 			s, ok = Stream{}, false
 		}
 	}()
-	p := parser{src: data, hasTabs: tabs}
+	// The other lines are checked as the reader passes their line breaks (newline), a stream
+	// it reads to its end: plainMarkers in the same pass.
+	p := parser{src: data, hasTabs: tabs, markerLines: true}
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		p.pos, p.lineStart = 3, 3
 	}
@@ -136,30 +138,12 @@ func (p *parser) strictWords(root int32) (words error, known bool) {
 	return p.strictErrors(root), true
 }
 
-// plainMarkers reports whether every line of data that starts with "---" is a document marker
-// that the YAML reader splits at and the fast reader reads as one ("---" followed by spaces and
-// at most a comment after a space), and no line starts with "...", which the YAML reader does
-// not split at.
-func plainMarkers(data []byte) bool {
-	if !plainMarkerLine(data) {
-		return false
-	}
-	// Only a line that starts with "---" or "..." has something to check: the lines are found
-	// a newline at a time, in one pass for both (bytes.Index of "\n---" also stops at every
-	// newline, its first byte, and a pass for each pattern read the document twice).
-	for at := 0; ; {
-		i := bytes.IndexByte(data[at:], '\n')
-		if i < 0 {
-			return true
-		}
-		at += i + 1
-		if at+3 <= len(data) && (data[at] == '-' || data[at] == '.') && !plainMarkerLine(data[at:]) {
-			return false
-		}
-	}
-}
-
-// plainMarkerLine checks the line that data starts with for plainMarkers.
+// plainMarkerLine reports whether the line that data starts with is one the YAML reader and the
+// fast reader read alike: a line that starts with "---" is a document marker that the YAML
+// reader splits at and the fast reader reads as one ("---" followed by spaces and at most a
+// comment after a space), and no line starts with "...", which the YAML reader does not split
+// at. onlyDocument checks the stream's first line with it, and the reader each line after a
+// line break that starts with '-' or '.' (newline).
 func plainMarkerLine(data []byte) bool {
 	line := data
 	if i := bytes.IndexByte(line, '\n'); i >= 0 {

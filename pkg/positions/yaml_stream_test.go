@@ -94,6 +94,9 @@ func checkOnlyDocument(t *testing.T, data []byte) (fastPath bool) {
 	if !ok {
 		return false
 	}
+	if !plainMarkers(data) {
+		t.Fatalf("%q: read, yet a line starts with a marker the YAML reader splits otherwise", data)
+	}
 	want, wantDocuments := oneDocumentAsBefore(data)
 	if documents != wantDocuments || !bytes.Equal(out, want) {
 		t.Fatalf("%q: OnlyDocument gives %d documents, %s; split and converted: %d, %s", data, documents, out, wantDocuments, want)
@@ -143,7 +146,10 @@ func TestOnlyDocument(t *testing.T) {
 			t.Errorf("%q: the fast reader should read this stream", in)
 		}
 	}
-	for _, in := range []string{"--- a\n", "---#c\nb: 1\n", "a: 1\n...\n---\nb: 2\n"} {
+	for _, in := range []string{"--- a\n", "---#c\nb: 1\n", "a: 1\n...\n---\nb: 2\n",
+		// Lines the reader takes as text or as a key, each after a line break of its own kind.
+		"a: 'x\n---x'\n", "a: \"x\\\n---x\"\n", "a\n---x\n", "---x: 1\n", "a: 1\n...x: 2\n", "[a,\n---x]\n",
+		"a: 1\r\n---x: 2\r\n", "a: 1\n\n\n...\n", "a: 1\n# c\n---\tb\n"} {
 		if _, _, _, ok := OnlyDocument([]byte(in)); ok {
 			t.Errorf("%q: a marker the YAML reader splits otherwise must be left to it", in)
 		}
@@ -166,6 +172,29 @@ func FuzzOnlyDocument(f *testing.F) {
 		checkOnlyDocument(t, []byte("---\n# header\n---\n"+doc))
 		checkOnlyDocument(t, []byte(doc+"\n---\n"+doc))
 	})
+}
+
+// plainMarkers is what onlyDocument checked in a pass of its own before the reader checked the
+// lines as it reads them (newline): plainMarkerLine of every line of data. A stream that
+// OnlyDocument reads must pass it (checkOnlyDocument): a line the reader passed without
+// checking would fail that.
+func plainMarkers(data []byte) bool {
+	if !plainMarkerLine(data) {
+		return false
+	}
+	// Only a line that starts with "---" or "..." has something to check: the lines are found
+	// a newline at a time, in one pass for both (bytes.Index of "\n---" also stops at every
+	// newline, its first byte, and a pass for each pattern read the document twice).
+	for at := 0; ; {
+		i := bytes.IndexByte(data[at:], '\n')
+		if i < 0 {
+			return true
+		}
+		at += i + 1
+		if at+3 <= len(data) && (data[at] == '-' || data[at] == '.') && !plainMarkerLine(data[at:]) {
+			return false
+		}
+	}
 }
 
 // TestPlainMarkers checks the markers plainMarkers finds by pattern on the lines where they

@@ -100,9 +100,7 @@ func testOpenShiftTemplateInstances(t *testing.T) {
 		strings.Join(strings.Fields(lines[1]), " ") != "mysql mysql-persistent" {
 		t.Errorf("oc get templateinstances' columns:\n%s", table)
 	}
-	if out := mustKubectl(t, "editor", "", "explain", "templateinstances.template.openshift.io.spec"); !strings.Contains(out, "secret") {
-		t.Errorf("kubectl explain:\n%s", out)
-	}
+	explainEventually(t, "editor", "templateinstances.template.openshift.io.spec", "secret")
 
 	// The Deployment and the claim get ready as their controllers would say.
 	kube := kubeAdmin(t)
