@@ -17,6 +17,7 @@ limitations under the License.
 package templates
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -141,5 +142,31 @@ func TestJSONTypeErrors(t *testing.T) {
 	long := `{"name":["` + strings.Repeat("x", 200) + `"]}`
 	if errs := JSONTypeErrors([]byte(long), reflect.TypeOf(typeErrorsExample{}), nil); len(errs) != 1 || len(errs[0].Error()) > 120 {
 		t.Errorf("a long value is cut short: %v", errs)
+	}
+}
+
+// TestJSONTypeErrorsOfRepeatedMembers: a member written twice is read twice by the API's
+// decoders, which refuse the type of either; each is reported, the value shown as written.
+func TestJSONTypeErrorsOfRepeatedMembers(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"name":1,"name":"a"}`:                `spec.name: Invalid value: 1: must be a string`,
+		`{"name":"a","name":1}`:                `spec.name: Invalid value: 1: must be a string`,
+		`{"labels":{"a":"1","a":2}}`:           `spec.labels[a]: Invalid value: 2: must be a string`,
+		`{"labels":[],"labels":{}}`:            `spec.labels: Invalid value: []: must be an object`,
+		`{"items":[{"bound":true,"bound":1}]}`: `spec.items[0].bound: Invalid value: true: must be a number or a string holding one`,
+		`{"data":{"x":1,"x":2},"name":"a"}`:    `spec.data: Invalid value: {"x":1,"x":2}: must be a string of base64`,
+	} {
+		var typed typeErrorsExample
+		if err := json.Unmarshal([]byte(in), &typed); err == nil {
+			t.Errorf("%s: encoding/json reads it; the case means a body it refuses", in)
+		}
+		errs := JSONTypeErrors([]byte(in), reflect.TypeOf(typeErrorsExample{}), field.NewPath("spec"))
+		if len(errs) != 1 || errs[0].Error() != want {
+			t.Errorf("%s: %v, want %s", in, errs, want)
+		}
+	}
+	deep := strings.Repeat("[", maxJSONDepth+1) + strings.Repeat("]", maxJSONDepth+1)
+	if errs := JSONTypeErrors([]byte(`{"name":`+deep+`}`), reflect.TypeOf(typeErrorsExample{}), nil); len(errs) != 0 {
+		t.Errorf("JSON deeper than the decoder reads is the decoder's to report: %v", errs)
 	}
 }

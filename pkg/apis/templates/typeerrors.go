@@ -17,11 +17,9 @@ limitations under the License.
 package templates
 
 import (
-	"bytes"
 	"encoding"
 	"encoding/json"
 	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -42,10 +40,8 @@ const maxShownJSON = 64
 // that reads itself (json.Unmarshaler) is reported with that reader's error. Members t does not
 // have are not its business; invalid JSON gives no errors (the decoder's message says where).
 func JSONTypeErrors(data []byte, t reflect.Type, root *field.Path) field.ErrorList {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, ok := decodeMembers(data)
+	if !ok {
 		return nil
 	}
 	w := typeWalker{}
@@ -134,24 +130,24 @@ func (w *typeWalker) walk(v any, t reflect.Type, path *field.Path) {
 			w.walk(item, t.Elem(), path.Index(i))
 		}
 	case reflect.Map:
-		members, ok := v.(map[string]any)
+		members, ok := v.(jsonObject)
 		if !ok {
 			w.add(path, v, "must be an object")
 			return
 		}
-		for _, key := range sortedKeys(members) {
-			w.walk(members[key], t.Elem(), path.Key(key))
+		for _, m := range members.sorted() {
+			w.walk(m.value, t.Elem(), path.Key(m.name))
 		}
 	case reflect.Struct:
-		members, ok := v.(map[string]any)
+		members, ok := v.(jsonObject)
 		if !ok {
 			w.add(path, v, "must be an object")
 			return
 		}
 		fields := jsonFields(t)
-		for _, key := range sortedKeys(members) {
-			if f, ok := fields[key]; ok {
-				w.walk(members[key], f, path.Child(key))
+		for _, m := range members.sorted() {
+			if f, ok := fields[m.name]; ok {
+				w.walk(m.value, f, path.Child(m.name))
 			}
 		}
 	}
@@ -186,15 +182,6 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 		out[name] = f.Type
 	}
 	return out
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // marshal is the JSON text of a decoded value; json.Number keeps the number as written.
