@@ -33,7 +33,11 @@ var errTooDeep = errors.New("nested too deep")
 // kept twice. Decoded into a map, a repeated member keeps only its last value, but the API's
 // decoders read (and refuse the type of) each one: `{"enum":"","enum":[""]}` is refused for
 // its first enum.
-type jsonObject []jsonMember
+type jsonObject struct {
+	members []jsonMember
+	// raw is the object's text, which an error shows (compacted), repeats and all.
+	raw []byte
+}
 
 type jsonMember struct {
 	name  string
@@ -42,31 +46,17 @@ type jsonMember struct {
 
 // sorted is the object's members by name, those of one name in the order written: the order
 // of the errors of one body does not depend on the order of its members.
-func (o jsonObject) sorted() jsonObject {
-	out := append(jsonObject(nil), o...)
+func (o jsonObject) sorted() []jsonMember {
+	out := append([]jsonMember(nil), o.members...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
 }
 
-// MarshalJSON writes the object with every member, as written.
+// MarshalJSON is the object's text as written, compacted.
 func (o jsonObject) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		name, _ := json.Marshal(m.name)
-		value, err := json.Marshal(m.value)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(name)
-		b.WriteByte(':')
-		b.Write(value)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	err := json.Compact(&b, o.raw)
+	return b.Bytes(), err
 }
 
 // decodeMembers reads the first JSON value of data as encoding/json reads it into an any
@@ -75,11 +65,11 @@ func (o jsonObject) MarshalJSON() ([]byte, error) {
 func decodeMembers(data []byte) (v any, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := decodeMember(dec, 0)
+	v, err := decodeMember(dec, data, 0)
 	return v, err == nil
 }
 
-func decodeMember(dec *json.Decoder, depth int) (any, error) {
+func decodeMember(dec *json.Decoder, data []byte, depth int) (any, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
@@ -94,7 +84,7 @@ func decodeMember(dec *json.Decoder, depth int) (any, error) {
 	if delim == '[' {
 		items := []any{}
 		for dec.More() {
-			item, err := decodeMember(dec, depth+1)
+			item, err := decodeMember(dec, data, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -103,18 +93,23 @@ func decodeMember(dec *json.Decoder, depth int) (any, error) {
 		_, err := dec.Token() // ]
 		return items, err
 	}
-	object := jsonObject{}
+	// The object's '{' is the byte before the decoder's offset past it.
+	start := dec.InputOffset() - 1
+	var object jsonObject
 	for dec.More() {
 		name, err := dec.Token()
 		if err != nil {
 			return nil, err
 		}
-		value, err := decodeMember(dec, depth+1)
+		value, err := decodeMember(dec, data, depth+1)
 		if err != nil {
 			return nil, err
 		}
-		object = append(object, jsonMember{name: name.(string), value: value})
+		object.members = append(object.members, jsonMember{name: name.(string), value: value})
 	}
-	_, err = dec.Token() // }
-	return object, err
+	if _, err := dec.Token(); err != nil { // }
+		return nil, err
+	}
+	object.raw = data[start:dec.InputOffset()]
+	return object, nil
 }
