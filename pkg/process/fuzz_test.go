@@ -80,10 +80,10 @@ func FuzzProcess(f *testing.F) {
 		}
 		checkValidOutput(t, result)
 
-		c := newCompiler(tmpl, dialect)
+		c := newCompiler(tmpl, dialect, nil)
 		c.forceSlow = true
 		c.compileText()
-		c.plan.objects = c.compileObjects(tmpl.Objects, "objects", true)
+		c.plan.objects = c.compileObjects(nil, tmpl.Objects, "objects", true)
 		if len(c.errs) > 0 {
 			t.Fatalf("the slow path failed to compile: %v", c.errs)
 		}
