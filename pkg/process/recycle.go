@@ -47,10 +47,11 @@ type planMemory struct {
 // template is left to the garbage collector, so that one large request does not keep its
 // memory in the pool (up to one planMemory per request processed at once, until the next two
 // collections) out of reach of the server's memory budget. 128 KiB holds the arena of all but
-// the three largest of the corpus's 394 templates (5-8 KiB on average).
+// the largest few of the corpus's 394 templates (5-8 KiB on average), 64 KiB of ops (3,200)
+// the program of all but the largest few (110 ops on average).
 const (
 	maxPooledArenaBytes = 128 << 10
-	maxPooledOps        = (128 << 10) / int(unsafe.Sizeof(op{}))
+	maxPooledOps        = (64 << 10) / int(unsafe.Sizeof(op{}))
 	maxPooledParams     = 256
 	maxPooledObjects    = 1024
 )
@@ -189,7 +190,7 @@ var executorPool = sync.Pool{New: func() any { return &executor{} }}
 // maxPooledArenaBytes bounds a plan's arena; maxPooledValues the number of values.
 const (
 	maxPooledTextBytes = 64 << 10
-	maxPooledValues    = 1024
+	maxPooledValues    = 256
 )
 
 func newExecutor(p *Plan) *executor {
@@ -235,10 +236,16 @@ func (x *executor) forget() {
 	}
 }
 
+// maxPooledObjectBytes bounds the object the compiler's pooled scratch keeps room for: its
+// compacted copy and its index (structure.ends, six bytes a byte of the object), under 1 MiB
+// in all; a larger object's are left to the collector. A smaller bound (64 KiB) cost the
+// YAML corpus 2 MB a pass: each scratch dropped is grown again, step by step, by the objects
+// after it.
+const maxPooledObjectBytes = 128 << 10
+
 // tooLargeToPool says the working memory of compiling grew, on a large object, past what the
-// pool keeps (the bounds of a disposable plan's memory): the index of an object takes four
-// bytes a byte of it, so one 10 MB template would otherwise keep 60 MB in the pool.
+// pool keeps: one 10 MB template would otherwise keep 70 MB in the pool.
 func (s *scratch) tooLargeToPool() bool {
-	return cap(s.src) > maxPooledArenaBytes || cap(s.structure.ends) > maxPooledArenaBytes*3/2 ||
-		cap(s.structure.dollars) > maxPooledArenaBytes/4 || cap(s.structure.names) > maxPooledObjects
+	return cap(s.src) > maxPooledObjectBytes || cap(s.structure.ends) > maxPooledObjectBytes*3/2 ||
+		cap(s.structure.dollars) > maxPooledObjectBytes/4 || cap(s.structure.names) > maxPooledObjects
 }
