@@ -131,16 +131,19 @@ type bodyReader struct {
 	codecs   runtime.NegotiatedSerializer
 	// grace is writeGrace (tests shorten it).
 	grace time.Duration
+	// mayFinish says whether handler may finish the body of a request (finishBody), for its
+	// JSON to be read into a buffer used again; nil: no handler does.
+	mayFinish func(*http.Request) bool
 }
 
 // withBodies wraps handler with the bodyReader of maxBytes, whose refusals are encoded by
-// codecs.
-func withBodies(handler http.Handler, maxBytes int64, codecs runtime.NegotiatedSerializer) http.Handler {
+// codecs. mayFinish says which requests' bodies handler may finish (nil: none).
+func withBodies(handler http.Handler, maxBytes int64, codecs runtime.NegotiatedSerializer, mayFinish func(*http.Request) bool) http.Handler {
 	if maxBytes <= 0 {
 		// No limit of the server's own: the memory's bounds the body (Charge's 413).
 		maxBytes = math.MaxInt64 / 4
 	}
-	return &bodyReader{handler: handler, maxBytes: maxBytes, codecs: codecs, grace: writeGrace}
+	return &bodyReader{handler: handler, maxBytes: maxBytes, codecs: codecs, grace: writeGrace, mayFinish: mayFinish}
 }
 
 func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -166,9 +169,11 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	mediaType := bodyMediaType(r)
 	// A YAML body is read into a buffer used again once its conversion is all the handler
-	// reads (body_pool.go).
+	// reads, and so is the JSON body of a processing POST once the processing handler has
+	// finished it (body_pool.go).
 	yamlBody := mediaType == runtime.ContentTypeYAML
-	read, recycled, err := b.read(r, hold, yamlBody)
+	recycle := yamlBody || mediaType == runtime.ContentTypeJSON && b.mayFinish != nil && b.mayFinish(r)
+	read, recycled, err := b.read(r, hold, recycle)
 	if err != nil {
 		if ctx.Err() == nil && !errors.Is(err, errBodyDeadline) {
 			// When the request ended, the timeout filter answers it.
@@ -184,11 +189,20 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if yamlBody && conversion.top != nil && !conversion.kept {
 		// Converted: nothing reads the YAML again.
 		giveBody(recycled)
+		recycled = nil
 	}
-	r.Body = newFilteredBody(body, conversion)
+	filtered := newFilteredBody(body, conversion)
+	r.Body = filtered
 	r.ContentLength = int64(len(body))
 	r.Header["Content-Length"] = []string{strconv.Itoa(len(body))} // Set, without canonicalizing its key
 	b.handler.ServeHTTP(w, r)
+	// Only once the handler has returned, and only when the processing handler said it
+	// finished the body: nothing holds its bytes then (body_finish.go). A handler that
+	// panicked or was cut by its deadline never gets here with its body finished.
+	if recycled != nil && filtered.finished {
+		filtered.forget()
+		giveBody(recycled)
+	}
 }
 
 // read reads r's body up to one byte past maxBytes (the handler then answers 413 as it
@@ -314,42 +328,6 @@ type convertedYAML struct {
 	// decoder adds to the JSON decoder's words.
 	kept   bool
 	strict error
-}
-
-// filteredBody is a body the bodyReader read, as the handler reads it: the processing handler
-// takes its bytes as they are (bodyBytes), any other handler reads it.
-type filteredBody struct {
-	bytes.Reader // in the body, not beside it: one allocation a request
-	data         []byte
-	// conversion is data's, when it is a YAML body converted (decodable).
-	conversion convertedYAML
-}
-
-func newFilteredBody(data []byte, conversion convertedYAML) *filteredBody {
-	b := &filteredBody{data: data, conversion: conversion}
-	b.Reset(data)
-	return b
-}
-
-func (*filteredBody) Close() error { return nil }
-
-// bodyBytes returns the bytes of r's body when the bodyReader read it and nothing has read
-// from it since.
-func bodyBytes(r *http.Request) ([]byte, bool) {
-	b, ok := r.Body.(*filteredBody)
-	if !ok || b.Len() != len(b.data) {
-		return nil, false
-	}
-	return b.data, true
-}
-
-// bodyConversion returns the conversion of the YAML body whose bytes (or whose JSON, when it is
-// one) bodyBytes returns, nil when there is none.
-func bodyConversion(r *http.Request) *convertedYAML {
-	if b, ok := r.Body.(*filteredBody); ok && b.conversion.top != nil {
-		return &b.conversion
-	}
-	return nil
 }
 
 // refuse answers err as the API does.

@@ -110,7 +110,7 @@ func newProcessingPair(t *testing.T, gv schema.GroupVersion, storage processingS
 		}
 		p := &processingRoutes{next: http.NotFoundHandler(), routes: map[schema.GroupVersionResource]http.Handler{gv.WithResource("processedtemplates"): route}}
 		budget := renderrest.NewProcessingBudget(64<<20, nil)
-		inner := budget.HoldUntilWritten(withBodies(renderrest.ReadProvenanceParameter(p), 1<<20, Codecs))
+		inner := budget.HoldUntilWritten(withBodies(renderrest.ReadProvenanceParameter(p), 1<<20, Codecs, p.mayFinish))
 		withUser := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			inner.ServeHTTP(w, r.WithContext(request.WithUser(r.Context(), &user.DefaultInfo{Name: "alice"})))
 		})
