@@ -134,6 +134,8 @@ type bodyReader struct {
 	// mayFinish says whether handler may finish the body of a request (finishBody), for its
 	// JSON to be read into a buffer used again; nil: no handler does.
 	mayFinish func(*http.Request) bool
+	// finishedGivenBack, when set (by tests), hears of each finished body given back.
+	finishedGivenBack func()
 }
 
 // withBodies wraps handler with the bodyReader of maxBytes, whose refusals are encoded by
@@ -202,6 +204,9 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if recycled != nil && filtered.finished {
 		filtered.forget()
 		giveBody(recycled)
+		if b.finishedGivenBack != nil {
+			b.finishedGivenBack()
+		}
 	}
 }
 

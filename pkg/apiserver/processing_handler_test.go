@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -47,6 +48,8 @@ import (
 // recordingAdmission is a mutating and validating admission that records what it is asked,
 // labels the Template it admits and refuses a Template named "refused".
 type recordingAdmission struct {
+	// mu lets requests be admitted at once (TestFinishedBodiesConcurrently).
+	mu                 sync.Mutex
 	mutated, validated []string
 	dryRun             []bool
 }
@@ -54,6 +57,8 @@ type recordingAdmission struct {
 func (a *recordingAdmission) Handles(admission.Operation) bool { return true }
 
 func (a *recordingAdmission) Admit(_ context.Context, attrs admission.Attributes, _ admission.ObjectInterfaces) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	a.mutated = append(a.mutated, attrs.GetNamespace()+"/"+attrs.GetName()+" "+attrs.GetResource().String()+" "+string(attrs.GetOperation()))
 	a.dryRun = append(a.dryRun, attrs.IsDryRun())
 	t := attrs.GetObject().(*templates.Template)
@@ -65,6 +70,8 @@ func (a *recordingAdmission) Admit(_ context.Context, attrs admission.Attributes
 }
 
 func (a *recordingAdmission) Validate(_ context.Context, attrs admission.Attributes, _ admission.ObjectInterfaces) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	t := attrs.GetObject().(*templates.Template)
 	a.validated = append(a.validated, t.Name+" labelled "+t.Labels["admitted"])
 	if t.Name == "refused" {
@@ -79,10 +86,11 @@ func (a *recordingAdmission) Validate(_ context.Context, attrs admission.Attribu
 // ?provenance).
 type processingPair struct {
 	fast, generic http.Handler
-	// fastHandler is the server's handler inside fast.
+	// fastHandler is the server's handler inside fast, and fastBodies its body filter.
 	fastHandler *processingHandler
+	fastBodies  *bodyReader
 	// handedOn counts the requests the server's handler handed to the create handler.
-	handedOn                int
+	handedOn                atomic.Int32
 	fastAdmit, genericAdmit *recordingAdmission
 }
 
@@ -99,7 +107,7 @@ func newProcessingPair(t *testing.T, gv schema.GroupVersion, storage processingS
 		route := http.Handler(instrumentProcessing(gv, "processedtemplates", generic))
 		if fast {
 			h, err := newProcessingHandler(storage, scope, s.admission, func(w http.ResponseWriter, r *http.Request) {
-				pair.handedOn++
+				pair.handedOn.Add(1)
 				generic(w, r)
 			})
 			if err != nil {
@@ -110,7 +118,11 @@ func newProcessingPair(t *testing.T, gv schema.GroupVersion, storage processingS
 		}
 		p := &processingRoutes{next: http.NotFoundHandler(), routes: map[schema.GroupVersionResource]http.Handler{gv.WithResource("processedtemplates"): route}}
 		budget := renderrest.NewProcessingBudget(64<<20, nil)
-		inner := budget.HoldUntilWritten(withBodies(renderrest.ReadProvenanceParameter(p), 1<<20, Codecs, p.mayFinish))
+		bodies := withBodies(renderrest.ReadProvenanceParameter(p), 1<<20, Codecs, p.mayFinish).(*bodyReader)
+		if fast {
+			pair.fastBodies = bodies
+		}
+		inner := budget.HoldUntilWritten(bodies)
 		withUser := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			inner.ServeHTTP(w, r.WithContext(request.WithUser(r.Context(), &user.DefaultInfo{Name: "alice"})))
 		})
@@ -245,6 +257,9 @@ func TestProcessingHandlerAnswersAsTheCreateHandler(t *testing.T) {
 		{openshift.SchemeGroupVersion, processedtemplate.NewOpenShiftREST(renderrest.NewAdapter(renderrest.Sources{}))},
 	} {
 		pair := newProcessingPair(t, group.gv, group.storage)
+		// Bodies given back once the processing handler finished them (body_finish.go).
+		var givenBack atomic.Int32
+		pair.fastBodies.finishedGivenBack = func() { givenBack.Add(1) }
 		// Twice: the second time, the answer's media type is the one negotiated before for
 		// the same Accept header.
 		for _, c := range append(processingCases(), processingCases()...) {
@@ -262,7 +277,7 @@ func TestProcessingHandlerAnswersAsTheCreateHandler(t *testing.T) {
 				c.accept = ""
 			}
 			t.Run(group.gv.Group+"/"+c.name, func(t *testing.T) {
-				handedOn := pair.handedOn
+				handedOn, given := pair.handedOn.Load(), givenBack.Load()
 				fast, generic := httptest.NewRecorder(), httptest.NewRecorder()
 				pair.fast.ServeHTTP(fast, c.request(group.gv))
 				pair.generic.ServeHTTP(generic, c.request(group.gv))
@@ -280,8 +295,16 @@ func TestProcessingHandlerAnswersAsTheCreateHandler(t *testing.T) {
 						t.Errorf("%s: %q, the create handler's %q", header, got, want)
 					}
 				}
-				if got := pair.handedOn > handedOn; got != c.handedOn {
+				if got := pair.handedOn.Load() > handedOn; got != c.handedOn {
 					t.Errorf("handed on to the create handler: %v, want %v (status %d: %s)", got, c.handedOn, fast.Code, fast.Body)
+				}
+				// A request handed on never gives its body back; a JSON body the processing
+				// handler answered does (a YAML body converted is given back before).
+				switch gaveBack := givenBack.Load() > given; {
+				case c.handedOn && gaveBack:
+					t.Errorf("a body handed on to the create handler was given back")
+				case !c.handedOn && c.contentType == "application/json" && !gaveBack:
+					t.Errorf("a JSON body the processing handler answered (%d) was not given back", fast.Code)
 				}
 			})
 		}
