@@ -174,8 +174,8 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// reads, and so is the JSON body of a processing POST once the processing handler has
 	// finished it (body_pool.go).
 	yamlBody := mediaType == runtime.ContentTypeYAML
-	recycle := yamlBody || mediaType == runtime.ContentTypeJSON && b.mayFinish != nil && b.mayFinish(r)
-	read, recycled, err := b.read(r, hold, recycle)
+	mayFinish := b.mayFinish != nil && b.mayFinish(r)
+	read, recycled, err := b.read(r, hold, yamlBody || mediaType == runtime.ContentTypeJSON && mayFinish)
 	if err != nil {
 		if ctx.Err() == nil && !errors.Is(err, errBodyDeadline) {
 			// When the request ended, the timeout filter answers it.
@@ -183,8 +183,12 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	body, conversion, err := b.decodable(r, hold, mediaType, read)
+	// The JSON a YAML body converts to is written into a buffer of the pools too when the
+	// handler may finish it: the processing handler decodes it as it decodes a JSON body.
+	var converted convertedBuffer
+	body, conversion, err := b.decodable(r, hold, mediaType, read, &converted, mayFinish)
 	if err != nil {
+		converted.give()
 		b.refuse(w, r, err)
 		return
 	}
@@ -201,9 +205,10 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Only once the handler has returned, and only when the processing handler said it
 	// finished the body: nothing holds its bytes then (body_finish.go). A handler that
 	// panicked or was cut by its deadline never gets here with its body finished.
-	if recycled != nil && filtered.finished {
+	if (recycled != nil || converted.buf != nil) && filtered.finished {
 		filtered.forget()
 		giveBody(recycled)
+		converted.give()
 		if b.finishedGivenBack != nil {
 			b.finishedGivenBack()
 		}
@@ -289,7 +294,10 @@ func bodyMediaType(r *http.Request) string {
 // members), for the processing handler's decoding not to scan the JSON again; so does a YAML
 // body left as it is for one document that repeats a key, with the YAML decoder's words on
 // them when the converter has them (nil otherwise).
-func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, mediaType string, body []byte) (_ []byte, _ convertedYAML, _ error) {
+//
+// With pooled, the JSON a YAML body converts to is copied into a buffer of the pools, which
+// converted holds while the JSON does (and gives back at once otherwise).
+func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, mediaType string, body []byte, converted *convertedBuffer, pooled bool) (_ []byte, _ convertedYAML, _ error) {
 	switch mediaType {
 	case runtime.ContentTypeYAML, "application/apply-patch+yaml":
 	default:
@@ -298,7 +306,12 @@ func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, mediaType
 	if err := hold.Charge(r.Context(), readFactor*int64(len(body))+yamlCost(body)); err != nil {
 		return nil, convertedYAML{}, err
 	}
-	converted, conversion, ok, err := yamlBodyAsJSON(body)
+	var into func(n int) []byte
+	if pooled && mediaType == runtime.ContentTypeYAML {
+		into = converted.take
+	}
+	asJSON, conversion, ok, err := yamlBodyAsJSON(body, into)
+	converted.keepFor(asJSON, conversion, ok)
 	if err != nil {
 		return nil, convertedYAML{}, apierrors.NewRequestEntityTooLargeError(err.Error())
 	}
@@ -312,13 +325,13 @@ func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, mediaType
 		// Left to the decoder, which converts it again (bounded as here): what it holds then
 		// is that of the JSON it makes, besides the YAML. The conversion kept beside it is that
 		// JSON.
-		return body, conversion, hold.Charge(r.Context(), readFactor*int64(len(body))+yamlCost(body)+bodyCost(body, converted))
+		return body, conversion, hold.Charge(r.Context(), readFactor*int64(len(body))+yamlCost(body)+bodyCost(body, asJSON))
 	}
 	if mediaType == runtime.ContentTypeYAML {
 		// JSON for the JSON decoder.
 		r.Header["Content-Type"] = []string{runtime.ContentTypeJSON} // Set, without canonicalizing its key
 	}
-	return converted, conversion, hold.Charge(r.Context(), bodyCost(converted, converted))
+	return asJSON, conversion, hold.Charge(r.Context(), bodyCost(asJSON, asJSON))
 }
 
 // convertedYAML is a YAML body as the body filter converted it, for the processing handler to
@@ -350,10 +363,10 @@ func (b *bodyReader) refuse(w http.ResponseWriter, r *http.Request, err error) {
 // an expansion positions refuses. conversion is the JSON with where its members lie, when the
 // fast reader read the body: for ok, or for a document that repeats a key whose strict words
 // it has.
-func yamlBodyAsJSON(data []byte) (out []byte, conversion convertedYAML, ok bool, err error) {
+func yamlBodyAsJSON(data []byte, into func(n int) []byte) (out []byte, conversion convertedYAML, ok bool, err error) {
 	// The stream read once: its documents found and the one that is not empty converted in
 	// the same pass (a body of several documents is the decoder's to refuse).
-	if s, read := positions.OnlyDocumentStrict(data); read {
+	if s, read := positions.OnlyDocumentStrictInto(data, into); read {
 		ok = s.Documents <= 1 && !s.Repeats
 		switch {
 		case s.Top == nil:

@@ -77,3 +77,42 @@ func giveBody(buf *[]byte) {
 		recycledBodies[class].Put(buf)
 	}
 }
+
+// convertedBuffer is the buffer of the pools the JSON of a YAML body is copied into
+// (positions.OnlyDocumentStrictInto), for a request whose handler may finish its body: the
+// processing handler decodes that JSON as it decodes a JSON body (its Template's objects are
+// slices of it), so it is given back when the body is, once the handler has finished it.
+type convertedBuffer struct {
+	buf *[]byte
+}
+
+// take is the memory for a document's JSON of n bytes: a buffer of the pools for the first
+// document (the one converted), nil for any other, or past the pools' largest buffer.
+func (c *convertedBuffer) take(n int) []byte {
+	if c.buf != nil {
+		return nil
+	}
+	c.buf = takeBody(int64(n))
+	if c.buf == nil {
+		return nil
+	}
+	return (*c.buf)[:n:n]
+}
+
+// keepFor keeps the buffer while the handler may read it: when it holds json, the conversion
+// that is the body (converted) or beside it (conversion.json); it is given back at once
+// otherwise.
+func (c *convertedBuffer) keepFor(json []byte, conversion convertedYAML, converted bool) {
+	if c.buf == nil {
+		return
+	}
+	if holds := len(json) > 0 && &json[0] == &(*c.buf)[0]; !holds || !converted && conversion.json == nil {
+		c.give()
+	}
+}
+
+// give gives the buffer back: nothing reads it any more.
+func (c *convertedBuffer) give() {
+	giveBody(c.buf)
+	c.buf = nil
+}
