@@ -26,8 +26,10 @@ import (
 // a buffer of its own (none of the YAML's bytes), and its positions are offsets into that JSON.
 // On the corpus's YAML templates the body is a seventh of what the server path allocates
 // (the engine reads its file where it is), and the collector's work grows with what is
-// allocated. A JSON body, or a YAML body left as it is for the decoder, is decoded from its
-// own bytes (a Template's strings may share them) and is never given back.
+// allocated. A JSON body, a YAML body left as it is for the decoder, and the JSON a YAML body
+// converts to are decoded from their own bytes (a Template's objects are slices of them): they
+// are given back only for a processing POST, once the processing handler has finished the
+// request (body_finish.go), and are otherwise left to the collector.
 //
 // What the pools hold is bounded: a buffer of more than maxRecycledBody is never kept, and
 // the pools keep at most the buffers given back since the collector last ran (sync.Pool drops
