@@ -185,10 +185,11 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// The JSON a YAML body converts to is written into a buffer of the pools too when the
 	// handler may finish it: the processing handler decodes it as it decodes a JSON body.
-	var converted convertedBuffer
-	body, conversion, err := b.decodable(r, hold, mediaType, read, &converted, mayFinish)
+	// (Its buffer is held by the body filtered, allocated for each request anyway.)
+	filtered := &filteredBody{}
+	body, conversion, err := b.decodable(r, hold, mediaType, read, &filtered.converted, mayFinish)
 	if err != nil {
-		converted.give()
+		filtered.converted.give()
 		b.refuse(w, r, err)
 		return
 	}
@@ -197,7 +198,7 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		giveBody(recycled)
 		recycled = nil
 	}
-	filtered := newFilteredBody(body, conversion)
+	filtered.set(body, conversion)
 	r.Body = filtered
 	r.ContentLength = int64(len(body))
 	r.Header["Content-Length"] = []string{strconv.Itoa(len(body))} // Set, without canonicalizing its key
@@ -205,10 +206,10 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Only once the handler has returned, and only when the processing handler said it
 	// finished the body: nothing holds its bytes then (body_finish.go). A handler that
 	// panicked or was cut by its deadline never gets here with its body finished.
-	if (recycled != nil || converted.buf != nil) && filtered.finished {
-		filtered.forget()
+	if (recycled != nil || filtered.converted.buf != nil) && filtered.finished {
 		giveBody(recycled)
-		converted.give()
+		filtered.converted.give()
+		filtered.forget()
 		if b.finishedGivenBack != nil {
 			b.finishedGivenBack()
 		}
@@ -306,9 +307,9 @@ func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, mediaType
 	if err := hold.Charge(r.Context(), readFactor*int64(len(body))+yamlCost(body)); err != nil {
 		return nil, convertedYAML{}, err
 	}
-	var into func(n int) []byte
+	var into positions.JSONMemory
 	if pooled && mediaType == runtime.ContentTypeYAML {
-		into = converted.take
+		into = converted
 	}
 	asJSON, conversion, ok, err := yamlBodyAsJSON(body, into)
 	converted.keepFor(asJSON, conversion, ok)
@@ -363,7 +364,7 @@ func (b *bodyReader) refuse(w http.ResponseWriter, r *http.Request, err error) {
 // an expansion positions refuses. conversion is the JSON with where its members lie, when the
 // fast reader read the body: for ok, or for a document that repeats a key whose strict words
 // it has.
-func yamlBodyAsJSON(data []byte, into func(n int) []byte) (out []byte, conversion convertedYAML, ok bool, err error) {
+func yamlBodyAsJSON(data []byte, into positions.JSONMemory) (out []byte, conversion convertedYAML, ok bool, err error) {
 	// The stream read once: its documents found and the one that is not empty converted in
 	// the same pass (a body of several documents is the decoder's to refuse).
 	if s, read := positions.OnlyDocumentStrictInto(data, into); read {

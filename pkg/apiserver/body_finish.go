@@ -69,6 +69,8 @@ type filteredBody struct {
 	data         []byte
 	// conversion is data's, when it is a YAML body converted (decodable).
 	conversion convertedYAML
+	// converted is the buffer of the pools the YAML body's JSON is in, when it is.
+	converted convertedBuffer
 	// finished says the processing handler is done with the body (finishBody). Set and read
 	// in the request's goroutine: the handlers between the filter and the processing handler
 	// call each other in it.
@@ -76,9 +78,15 @@ type filteredBody struct {
 }
 
 func newFilteredBody(data []byte, conversion convertedYAML) *filteredBody {
-	b := &filteredBody{data: data, conversion: conversion}
-	b.Reset(data)
+	b := &filteredBody{}
+	b.set(data, conversion)
 	return b
+}
+
+// set makes the body data, whose conversion is conversion.
+func (b *filteredBody) set(data []byte, conversion convertedYAML) {
+	b.data, b.conversion = data, conversion
+	b.Reset(data)
 }
 
 func (*filteredBody) Close() error { return nil }

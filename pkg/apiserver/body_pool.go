@@ -88,9 +88,10 @@ type convertedBuffer struct {
 	buf *[]byte
 }
 
-// take is the memory for a document's JSON of n bytes: a buffer of the pools for the first
-// document (the one converted), nil for any other, or past the pools' largest buffer.
-func (c *convertedBuffer) take(n int) []byte {
+// JSONMemory is the memory for a document's JSON of n bytes (positions.JSONMemory): a buffer
+// of the pools for the first document (the one converted), nil for any other, or past the
+// pools' largest buffer.
+func (c *convertedBuffer) JSONMemory(n int) []byte {
 	if c.buf != nil {
 		return nil
 	}

@@ -128,7 +128,7 @@ type parser struct {
 	assigns []assign
 	scratch *scratch
 	// into, when set, gives the memory a document's JSON is copied into (keepOut).
-	into func(n int) []byte
+	into JSONMemory
 	// anchors are the anchors defined so far, the latest last; pending is the anchor read
 	// before the node it names.
 	anchors    []anchor

@@ -93,7 +93,7 @@ func (p *parser) keepOut(out []byte) []byte {
 	p.scratch.out = out[:0]
 	var json []byte
 	if p.into != nil {
-		json = p.into(len(out))
+		json = p.into.JSONMemory(len(out))
 	}
 	if len(json) != len(out) {
 		json = make([]byte, len(out))

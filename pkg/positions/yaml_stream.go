@@ -62,16 +62,23 @@ func OnlyDocumentStrict(data []byte) (Stream, bool) {
 	return onlyDocument(data, true, true, nil)
 }
 
+// JSONMemory gives the memory the JSON of a document is copied into.
+type JSONMemory interface {
+	// JSONMemory returns memory for a JSON of n bytes: a slice of length n (anything else is
+	// not used, and the JSON is copied into memory of its own).
+	JSONMemory(n int) []byte
+}
+
 // OnlyDocumentStrictInto is OnlyDocumentStrict, the JSON of a document copied into the memory
-// into returns for its n bytes (a slice of length n; anything else is not used), for a caller
-// that uses that memory again once it is done with the JSON (a server's pooled buffers). into
-// may be asked once per document, or not at all (a JSON too large to copy, no document): the
-// caller tells its memory by Stream.JSON.
-func OnlyDocumentStrictInto(data []byte, into func(n int) []byte) (Stream, bool) {
+// into gives, for a caller that uses that memory again once it is done with the JSON (a
+// server's pooled buffers; an interface rather than a function, which a caller would make
+// for each read). into may be asked once per document, or not at all (a JSON too large to
+// copy, no document): the caller tells its memory by Stream.JSON.
+func OnlyDocumentStrictInto(data []byte, into JSONMemory) (Stream, bool) {
 	return onlyDocument(data, true, true, into)
 }
 
-func onlyDocument(data []byte, withTop, withStrict bool, into func(n int) []byte) (s Stream, ok bool) {
+func onlyDocument(data []byte, withTop, withStrict bool, into JSONMemory) (s Stream, ok bool) {
 	printed, tabs := printable(data)
 	if len(data) > 1<<31-1 || !printed || len(data) > 0 && (data[0] == '-' || data[0] == '.') && !plainMarkerLine(data) {
 		return Stream{}, false

@@ -127,14 +127,14 @@ func checkOnlyDocumentStrict(t *testing.T, data, out []byte, documents int, repe
 	// the caller gives is not of the length asked, into memory of its own: the same reading.
 	var given [][]byte
 	for _, short := range []bool{false, true} {
-		into := func(n int) []byte {
+		into := jsonMemoryFunc(func(n int) []byte {
 			buf := bytes.Repeat([]byte{'#'}, n+1)
 			given = append(given, buf)
 			if short {
 				return buf
 			}
 			return buf[:n]
-		}
+		})
 		in, ok := OnlyDocumentStrictInto(data, into)
 		if !ok || !bytes.Equal(in.JSON, out) || in.Documents != documents || in.Repeats != repeats || fmt.Sprint(in.Strict) != fmt.Sprint(s.Strict) {
 			t.Fatalf("%q: OnlyDocumentStrictInto gives %v, %s, %d documents, repeats %v; OnlyDocumentStrict %s", data, ok, in.JSON, in.Documents, in.Repeats, s.JSON)
@@ -279,3 +279,8 @@ func TestOnlyDocumentStrict(t *testing.T) {
 		}
 	}
 }
+
+// jsonMemoryFunc is a function as a JSONMemory.
+type jsonMemoryFunc func(n int) []byte
+
+func (f jsonMemoryFunc) JSONMemory(n int) []byte { return f(n) }
