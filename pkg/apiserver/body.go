@@ -173,9 +173,9 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// A YAML body is read into a buffer used again once its conversion is all the handler
 	// reads, and so is the JSON body of a processing POST once the processing handler has
 	// finished it (body_pool.go).
-	yamlBody := mediaType == runtime.ContentTypeYAML
-	mayFinish := b.mayFinish != nil && b.mayFinish(r)
-	read, recycled, err := b.read(r, hold, yamlBody || mediaType == runtime.ContentTypeJSON && mayFinish)
+	yamlBody, jsonBody := mediaType == runtime.ContentTypeYAML, mediaType == runtime.ContentTypeJSON
+	mayFinish := (yamlBody || jsonBody) && b.mayFinish != nil && b.mayFinish(r)
+	read, recycled, err := b.read(r, hold, yamlBody || jsonBody && mayFinish)
 	if err != nil {
 		if ctx.Err() == nil && !errors.Is(err, errBodyDeadline) {
 			// When the request ended, the timeout filter answers it.
