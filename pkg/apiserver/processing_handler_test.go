@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -45,8 +46,10 @@ import (
 )
 
 // recordingAdmission is a mutating and validating admission that records what it is asked,
-// labels the Template it admits and refuses a Template named "refused".
+// labels the Template it admits and refuses a Template named "refused". It may be asked by
+// requests at once.
 type recordingAdmission struct {
+	mu                 sync.Mutex
 	mutated, validated []string
 	dryRun             []bool
 }
@@ -54,6 +57,8 @@ type recordingAdmission struct {
 func (a *recordingAdmission) Handles(admission.Operation) bool { return true }
 
 func (a *recordingAdmission) Admit(_ context.Context, attrs admission.Attributes, _ admission.ObjectInterfaces) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	a.mutated = append(a.mutated, attrs.GetNamespace()+"/"+attrs.GetName()+" "+attrs.GetResource().String()+" "+string(attrs.GetOperation()))
 	a.dryRun = append(a.dryRun, attrs.IsDryRun())
 	t := attrs.GetObject().(*templates.Template)
@@ -65,6 +70,8 @@ func (a *recordingAdmission) Admit(_ context.Context, attrs admission.Attributes
 }
 
 func (a *recordingAdmission) Validate(_ context.Context, attrs admission.Attributes, _ admission.ObjectInterfaces) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	t := attrs.GetObject().(*templates.Template)
 	a.validated = append(a.validated, t.Name+" labelled "+t.Labels["admitted"])
 	if t.Name == "refused" {
