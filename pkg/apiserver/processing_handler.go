@@ -45,6 +45,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 )
 
 // processingHandler is the create handler of a processing kind (processedtemplates): from the
@@ -252,6 +253,11 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 	}
 	request.TrackTransformResponseObjectLatency(ctx, func() {})
 	h.answer(w, req, pretty, outputMediaType, output, result, &r.answer)
+	if list, ok := result.(*v1alpha1.List); ok {
+		// Written: the answer's encoders and audit's copy of it are done with the List, and
+		// nothing else was handed it.
+		renderrest.ReleaseAnswer(list)
+	}
 	finishUnlessLate(ctx, req, late)
 	return true
 }

@@ -42,9 +42,9 @@ import (
 )
 
 // recordingAdmission is a mutating and validating admission that records what it is asked,
-// labels the Template it admits and refuses a Template named "refused".
+// labels the Template it admits and refuses a Template named "refused". It may be asked by
+// requests at once.
 type recordingAdmission struct {
-	// mu lets requests be admitted at once (TestFinishedBodiesConcurrently).
 	mu                 sync.Mutex
 	mutated, validated []string
 	dryRun             []bool
