@@ -184,7 +184,7 @@ func (cfg *Config) Complete() CompletedConfig {
 			// converted before the API machinery reads it (withBodies); processing POSTs are then
 			// decoded in one pass (processingRoutes).
 			processing.next = api
-			bodies := withBodies(renderrest.ReadProvenanceParameter(processing), c.MaxRequestBodyBytes, Codecs)
+			bodies := withBodies(renderrest.ReadProvenanceParameter(processing), c.MaxRequestBodyBytes, Codecs, processing.mayFinish)
 			*inner = quietAfterDeadline(memory.HoldUntilWritten(bodies))
 			return chain(*inner, c)
 		}

@@ -131,16 +131,21 @@ type bodyReader struct {
 	codecs   runtime.NegotiatedSerializer
 	// grace is writeGrace (tests shorten it).
 	grace time.Duration
+	// mayFinish says whether handler may finish the body of a request (finishBody), for its
+	// JSON to be read into a buffer used again; nil: no handler does.
+	mayFinish func(*http.Request) bool
+	// finishedGivenBack, when set (by tests), hears of each finished body given back.
+	finishedGivenBack func()
 }
 
 // withBodies wraps handler with the bodyReader of maxBytes, whose refusals are encoded by
-// codecs.
-func withBodies(handler http.Handler, maxBytes int64, codecs runtime.NegotiatedSerializer) http.Handler {
+// codecs. mayFinish says which requests' bodies handler may finish (nil: none).
+func withBodies(handler http.Handler, maxBytes int64, codecs runtime.NegotiatedSerializer, mayFinish func(*http.Request) bool) http.Handler {
 	if maxBytes <= 0 {
 		// No limit of the server's own: the memory's bounds the body (Charge's 413).
 		maxBytes = math.MaxInt64 / 4
 	}
-	return &bodyReader{handler: handler, maxBytes: maxBytes, codecs: codecs, grace: writeGrace}
+	return &bodyReader{handler: handler, maxBytes: maxBytes, codecs: codecs, grace: writeGrace, mayFinish: mayFinish}
 }
 
 func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -166,9 +171,11 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	mediaType := bodyMediaType(r)
 	// A YAML body is read into a buffer used again once its conversion is all the handler
-	// reads (body_pool.go).
-	yamlBody := mediaType == runtime.ContentTypeYAML
-	read, recycled, err := b.read(r, hold, yamlBody)
+	// reads, and so is the JSON body of a processing POST once the processing handler has
+	// finished it (body_pool.go).
+	yamlBody, jsonBody := mediaType == runtime.ContentTypeYAML, mediaType == runtime.ContentTypeJSON
+	mayFinish := (yamlBody || jsonBody) && b.mayFinish != nil && b.mayFinish(r)
+	read, recycled, err := b.read(r, hold, yamlBody || jsonBody && mayFinish)
 	if err != nil {
 		if ctx.Err() == nil && !errors.Is(err, errBodyDeadline) {
 			// When the request ended, the timeout filter answers it.
@@ -176,19 +183,37 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	body, conversion, err := b.decodable(r, hold, mediaType, read)
+	// The JSON a YAML body converts to is written into a buffer of the pools too when the
+	// handler may finish it: the processing handler decodes it as it decodes a JSON body.
+	// (Its buffer is held by the body filtered, allocated for each request anyway.)
+	filtered := &filteredBody{}
+	body, conversion, err := b.decodable(r, hold, mediaType, read, &filtered.converted, mayFinish)
 	if err != nil {
+		filtered.converted.give()
 		b.refuse(w, r, err)
 		return
 	}
 	if yamlBody && conversion.top != nil && !conversion.kept {
 		// Converted: nothing reads the YAML again.
 		giveBody(recycled)
+		recycled = nil
 	}
-	r.Body = newFilteredBody(body, conversion)
+	filtered.set(body, conversion)
+	r.Body = filtered
 	r.ContentLength = int64(len(body))
 	r.Header["Content-Length"] = []string{strconv.Itoa(len(body))} // Set, without canonicalizing its key
 	b.handler.ServeHTTP(w, r)
+	// Only once the handler has returned, and only when the processing handler said it
+	// finished the body: nothing holds its bytes then (body_finish.go). A handler that
+	// panicked or was cut by its deadline never gets here with its body finished.
+	if (recycled != nil || filtered.converted.buf != nil) && filtered.finished {
+		giveBody(recycled)
+		filtered.converted.give()
+		filtered.forget()
+		if b.finishedGivenBack != nil {
+			b.finishedGivenBack()
+		}
+	}
 }
 
 // read reads r's body up to one byte past maxBytes (the handler then answers 413 as it
@@ -270,7 +295,10 @@ func bodyMediaType(r *http.Request) string {
 // members), for the processing handler's decoding not to scan the JSON again; so does a YAML
 // body left as it is for one document that repeats a key, with the YAML decoder's words on
 // them when the converter has them (nil otherwise).
-func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, mediaType string, body []byte) (_ []byte, _ convertedYAML, _ error) {
+//
+// With pooled, the JSON a YAML body converts to is copied into a buffer of the pools, which
+// converted holds while the JSON does (and gives back at once otherwise).
+func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, mediaType string, body []byte, converted *convertedBuffer, pooled bool) (_ []byte, _ convertedYAML, _ error) {
 	switch mediaType {
 	case runtime.ContentTypeYAML, "application/apply-patch+yaml":
 	default:
@@ -279,7 +307,12 @@ func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, mediaType
 	if err := hold.Charge(r.Context(), readFactor*int64(len(body))+yamlCost(body)); err != nil {
 		return nil, convertedYAML{}, err
 	}
-	converted, conversion, ok, err := yamlBodyAsJSON(body)
+	var into positions.JSONMemory
+	if pooled && mediaType == runtime.ContentTypeYAML {
+		into = converted
+	}
+	asJSON, conversion, ok, err := yamlBodyAsJSON(body, into)
+	converted.keepFor(asJSON, conversion, ok)
 	if err != nil {
 		return nil, convertedYAML{}, apierrors.NewRequestEntityTooLargeError(err.Error())
 	}
@@ -293,13 +326,13 @@ func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, mediaType
 		// Left to the decoder, which converts it again (bounded as here): what it holds then
 		// is that of the JSON it makes, besides the YAML. The conversion kept beside it is that
 		// JSON.
-		return body, conversion, hold.Charge(r.Context(), readFactor*int64(len(body))+yamlCost(body)+bodyCost(body, converted))
+		return body, conversion, hold.Charge(r.Context(), readFactor*int64(len(body))+yamlCost(body)+bodyCost(body, asJSON))
 	}
 	if mediaType == runtime.ContentTypeYAML {
 		// JSON for the JSON decoder.
 		r.Header["Content-Type"] = []string{runtime.ContentTypeJSON} // Set, without canonicalizing its key
 	}
-	return converted, conversion, hold.Charge(r.Context(), bodyCost(converted, converted))
+	return asJSON, conversion, hold.Charge(r.Context(), bodyCost(asJSON, asJSON))
 }
 
 // convertedYAML is a YAML body as the body filter converted it, for the processing handler to
@@ -314,42 +347,6 @@ type convertedYAML struct {
 	// decoder adds to the JSON decoder's words.
 	kept   bool
 	strict error
-}
-
-// filteredBody is a body the bodyReader read, as the handler reads it: the processing handler
-// takes its bytes as they are (bodyBytes), any other handler reads it.
-type filteredBody struct {
-	bytes.Reader // in the body, not beside it: one allocation a request
-	data         []byte
-	// conversion is data's, when it is a YAML body converted (decodable).
-	conversion convertedYAML
-}
-
-func newFilteredBody(data []byte, conversion convertedYAML) *filteredBody {
-	b := &filteredBody{data: data, conversion: conversion}
-	b.Reset(data)
-	return b
-}
-
-func (*filteredBody) Close() error { return nil }
-
-// bodyBytes returns the bytes of r's body when the bodyReader read it and nothing has read
-// from it since.
-func bodyBytes(r *http.Request) ([]byte, bool) {
-	b, ok := r.Body.(*filteredBody)
-	if !ok || b.Len() != len(b.data) {
-		return nil, false
-	}
-	return b.data, true
-}
-
-// bodyConversion returns the conversion of the YAML body whose bytes (or whose JSON, when it is
-// one) bodyBytes returns, nil when there is none.
-func bodyConversion(r *http.Request) *convertedYAML {
-	if b, ok := r.Body.(*filteredBody); ok && b.conversion.top != nil {
-		return &b.conversion
-	}
-	return nil
 }
 
 // refuse answers err as the API does.
@@ -367,10 +364,10 @@ func (b *bodyReader) refuse(w http.ResponseWriter, r *http.Request, err error) {
 // an expansion positions refuses. conversion is the JSON with where its members lie, when the
 // fast reader read the body: for ok, or for a document that repeats a key whose strict words
 // it has.
-func yamlBodyAsJSON(data []byte) (out []byte, conversion convertedYAML, ok bool, err error) {
+func yamlBodyAsJSON(data []byte, into positions.JSONMemory) (out []byte, conversion convertedYAML, ok bool, err error) {
 	// The stream read once: its documents found and the one that is not empty converted in
 	// the same pass (a body of several documents is the decoder's to refuse).
-	if s, read := positions.OnlyDocumentStrict(data); read {
+	if s, read := positions.OnlyDocumentStrictInto(data, into); read {
 		ok = s.Documents <= 1 && !s.Repeats
 		switch {
 		case s.Top == nil:

@@ -124,7 +124,7 @@ func TestBodyCostCoversDecoding(t *testing.T) {
 	for name, data := range costlyYAML(256 << 10) {
 		bodies[name] = body{data, "application/yaml"}
 	}
-	reader := withBodies(nil, 3<<20, Codecs).(*bodyReader)
+	reader := withBodies(nil, 3<<20, Codecs, nil).(*bodyReader)
 	for name, b := range bodies {
 		t.Run(name, func(t *testing.T) {
 			var charged atomic.Int64
@@ -145,7 +145,7 @@ func TestBodyCostCoversDecoding(t *testing.T) {
 			for range runs {
 				peak = max(peak, heaptest.Peak(func() {
 					r.Header.Set("Content-Type", b.contentType)
-					decodable, _, err := reader.decodable(r, hold, bodyMediaType(r), data)
+					decodable, _, err := reader.decodable(r, hold, bodyMediaType(r), data, &convertedBuffer{}, false)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -26,8 +26,10 @@ import (
 // a buffer of its own (none of the YAML's bytes), and its positions are offsets into that JSON.
 // On the corpus's YAML templates the body is a seventh of what the server path allocates
 // (the engine reads its file where it is), and the collector's work grows with what is
-// allocated. A JSON body, or a YAML body left as it is for the decoder, is decoded from its
-// own bytes (a Template's strings may share them) and is never given back.
+// allocated. A JSON body, a YAML body left as it is for the decoder, and the JSON a YAML body
+// converts to are decoded from their own bytes (a Template's objects are slices of them): they
+// are given back only for a processing POST, once the processing handler has finished the
+// request (body_finish.go), and are otherwise left to the collector.
 //
 // What the pools hold is bounded: a buffer of more than maxRecycledBody is never kept, and
 // the pools keep at most the buffers given back since the collector last ran (sync.Pool drops
@@ -76,4 +78,44 @@ func giveBody(buf *[]byte) {
 	if class, ok := recycledClass(int64(cap(*buf))); ok && cap(*buf) == 1<<class {
 		recycledBodies[class].Put(buf)
 	}
+}
+
+// convertedBuffer is the buffer of the pools the JSON of a YAML body is copied into
+// (positions.OnlyDocumentStrictInto), for a request whose handler may finish its body: the
+// processing handler decodes that JSON as it decodes a JSON body (its Template's objects are
+// slices of it), so it is given back when the body is, once the handler has finished it.
+type convertedBuffer struct {
+	buf *[]byte
+}
+
+// JSONMemory is the memory for a document's JSON of n bytes (positions.JSONMemory): a buffer
+// of the pools for the first document (the one converted), nil for any other, or past the
+// pools' largest buffer.
+func (c *convertedBuffer) JSONMemory(n int) []byte {
+	if c.buf != nil {
+		return nil
+	}
+	c.buf = takeBody(int64(n))
+	if c.buf == nil {
+		return nil
+	}
+	return (*c.buf)[:n:n]
+}
+
+// keepFor keeps the buffer while the handler may read it: when it holds json, the conversion
+// that is the body (converted) or beside it (conversion.json); it is given back at once
+// otherwise.
+func (c *convertedBuffer) keepFor(json []byte, conversion convertedYAML, converted bool) {
+	if c.buf == nil {
+		return
+	}
+	if holds := len(json) > 0 && &json[0] == &(*c.buf)[0]; !holds || !converted && conversion.json == nil {
+		c.give()
+	}
+}
+
+// give gives the buffer back: nothing reads it any more.
+func (c *convertedBuffer) give() {
+	giveBody(c.buf)
+	c.buf = nil
 }

@@ -35,7 +35,7 @@ import (
 // bodyChain is the innermost part of the server's chain over inner: a deadline as the
 // timeout filter sets it (none when timeout is 0), the Hold, the body reader.
 func bodyChain(budget *renderrest.Budget, timeout time.Duration, maxBytes int64, inner http.Handler) http.Handler {
-	bodies := withBodies(inner, maxBytes, Codecs).(*bodyReader)
+	bodies := withBodies(inner, maxBytes, Codecs, nil).(*bodyReader)
 	bodies.grace = 200 * time.Millisecond
 	held := budget.HoldUntilWritten(bodies)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -52,16 +52,25 @@ type processingRoutes struct {
 
 // ServeHTTP serves a processing POST, and passes any other request on.
 func (p *processingRoutes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if info, ok := request.RequestInfoFrom(r.Context()); ok && info.IsResourceRequest && info.Verb == "create" &&
-		info.Subresource == "" && info.Name == "" && info.Namespace != "" {
-		gvr := schema.GroupVersionResource{Group: info.APIGroup, Version: info.APIVersion, Resource: info.Resource}
-		if route, ok := p.routes[gvr]; ok {
-			route.ServeHTTP(w, r)
-			return
-		}
+	if route := p.route(r); route != nil {
+		route.ServeHTTP(w, r)
+		return
 	}
 	p.next.ServeHTTP(w, r)
 }
+
+// route is the processing handler of r, nil when r is not a processing POST.
+func (p *processingRoutes) route(r *http.Request) http.Handler {
+	if info, ok := request.RequestInfoFrom(r.Context()); ok && info.IsResourceRequest && info.Verb == "create" &&
+		info.Subresource == "" && info.Name == "" && info.Namespace != "" {
+		return p.routes[schema.GroupVersionResource{Group: info.APIGroup, Version: info.APIVersion, Resource: info.Resource}]
+	}
+	return nil
+}
+
+// mayFinish says r goes to a processing handler, which may finish its body (finishBody): the
+// body filter reads such a JSON body into a buffer it can use again (body_pool.go).
+func (p *processingRoutes) mayFinish(r *http.Request) bool { return p.route(r) != nil }
 
 // processingStorage is what the processedtemplates storage is to the installer.
 type processingStorage interface {

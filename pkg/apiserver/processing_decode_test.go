@@ -82,7 +82,7 @@ func TestDecodeConvertedDecodesAsTheDecoder(t *testing.T) {
 			t.Fatal(err)
 		}
 		for name, body := range bodies {
-			converted, conversion, ok, err := yamlBodyAsJSON([]byte(body))
+			converted, conversion, ok, err := yamlBodyAsJSON([]byte(body), nil)
 			if err != nil || conversion.top == nil || ok == conversion.kept {
 				t.Fatalf("%s: the filter keeps no conversion of the body (converted %v, %v, %v)", name, ok, conversion, err)
 			}

@@ -45,6 +45,7 @@ import (
 
 	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
+	"stencil.dev/stencil/pkg/registry/templates/renderrest"
 )
 
 // processingHandler is the create handler of a processing kind (processedtemplates): from the
@@ -220,13 +221,17 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 	ctx = request.WithNamespace(ctx, namespace)
 	audit.LogRequestObject(req.Context(), obj, gvk.GroupVersion(), h.scope.Resource, "", h.scope.Serializer)
 	result, err := h.create(ctx, req, t, namespace, options)
-	if ctx.Err() != nil {
+	// late says processing's time ran out: whatever it started may then still run, and the
+	// body is never finished (finishBody).
+	late := ctx.Err() != nil
+	if late {
 		// What the create handler's finisher answers when the request's time ends before
 		// its storage call returns (processing stops with its context, so here it returns).
 		result, err = nil, apierrors.NewTimeoutError(fmt.Sprintf("request did not complete within requested timeout - %s", ctx.Err()), 0)
 	}
 	if err != nil {
 		h.refuse(w, req, err)
+		finishUnlessLate(ctx, req, late)
 		return true
 	}
 	if status, ok := result.(*metav1.Status); ok && status.Code == 0 {
@@ -242,12 +247,28 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 	} else if meta.IsListType(result) && meta.LenList(result) == 0 {
 		if err := meta.SetList(result, []runtime.Object{}); err != nil {
 			h.refuse(w, req, err)
+			finishUnlessLate(ctx, req, late)
 			return true
 		}
 	}
 	request.TrackTransformResponseObjectLatency(ctx, func() {})
 	h.answer(w, req, pretty, outputMediaType, output, result, &r.answer)
+	if list, ok := result.(*v1alpha1.List); ok {
+		// Written: the answer's encoders and audit's copy of it are done with the List, and
+		// nothing else was handed it.
+		renderrest.ReleaseAnswer(list)
+	}
+	finishUnlessLate(ctx, req, late)
 	return true
+}
+
+// finishUnlessLate finishes req's body (finishBody), its answer written, unless processing's
+// time ran out before it returned (late) or while the answer was written: only a request
+// served to its end in time gives its body's buffer back.
+func finishUnlessLate(ctx context.Context, req *http.Request, late bool) {
+	if !late && ctx.Err() == nil {
+		finishBody(req)
+	}
 }
 
 // strictWarnings are the warnings of one strict decoding error, as the create handler adds

@@ -258,7 +258,7 @@ func TestProcessingHandlerBoundsProcessingTime(t *testing.T) {
 					t.Errorf("handler %d: processing's deadline %v after the request began, want %v", i, d.Sub(start), bound)
 				}
 			}
-			if pair.handedOn != 0 {
+			if pair.handedOn.Load() != 0 {
 				t.Fatalf("the request was handed to the create handler")
 			}
 			fast, generic := answers[0], answers[1]

@@ -127,6 +127,8 @@ type parser struct {
 	// (yaml_scratch.go).
 	assigns []assign
 	scratch *scratch
+	// into, when set, gives the memory a document's JSON is copied into (keepOut).
+	into JSONMemory
 	// anchors are the anchors defined so far, the latest last; pending is the anchor read
 	// before the node it names.
 	anchors    []anchor

@@ -91,7 +91,13 @@ func (p *parser) keepOut(out []byte) []byte {
 		return out
 	}
 	p.scratch.out = out[:0]
-	json := make([]byte, len(out))
+	var json []byte
+	if p.into != nil {
+		json = p.into.JSONMemory(len(out))
+	}
+	if len(json) != len(out) {
+		json = make([]byte, len(out))
+	}
 	copy(json, out)
 	return json
 }

@@ -32,7 +32,7 @@ import "bytes"
 // ("--- a", "---#"), or anything YAMLToJSON would read of a document instead: the caller then
 // splits and converts the stream as before.
 func OnlyDocument(data []byte) (out []byte, documents int, repeats bool, ok bool) {
-	s, ok := onlyDocument(data, false, false)
+	s, ok := onlyDocument(data, false, false, nil)
 	return s.JSON, s.Documents, s.Repeats, ok
 }
 
@@ -59,10 +59,26 @@ type Stream struct {
 // counts lines from the document's start), and when the words need what the fast reader leaves
 // to sigs.k8s.io/yaml (the line of an anchored or empty value).
 func OnlyDocumentStrict(data []byte) (Stream, bool) {
-	return onlyDocument(data, true, true)
+	return onlyDocument(data, true, true, nil)
 }
 
-func onlyDocument(data []byte, withTop, withStrict bool) (s Stream, ok bool) {
+// JSONMemory gives the memory the JSON of a document is copied into.
+type JSONMemory interface {
+	// JSONMemory returns memory for a JSON of n bytes: a slice of length n (anything else is
+	// not used, and the JSON is copied into memory of its own).
+	JSONMemory(n int) []byte
+}
+
+// OnlyDocumentStrictInto is OnlyDocumentStrict, the JSON of a document copied into the memory
+// into gives, for a caller that uses that memory again once it is done with the JSON (a
+// server's pooled buffers; an interface rather than a function, which a caller would make
+// for each read). into may be asked once per document, or not at all (a JSON too large to
+// copy, no document): the caller tells its memory by Stream.JSON.
+func OnlyDocumentStrictInto(data []byte, into JSONMemory) (Stream, bool) {
+	return onlyDocument(data, true, true, into)
+}
+
+func onlyDocument(data []byte, withTop, withStrict bool, into JSONMemory) (s Stream, ok bool) {
 	printed, tabs := printable(data)
 	if len(data) > 1<<31-1 || !printed || len(data) > 0 && (data[0] == '-' || data[0] == '.') && !plainMarkerLine(data) {
 		return Stream{}, false
@@ -81,7 +97,7 @@ func onlyDocument(data []byte, withTop, withStrict bool) (s Stream, ok bool) {
 	}()
 	// The other lines are checked as the reader passes their line breaks (newline), a stream
 	// it reads to its end: plainMarkers in the same pass.
-	p := parser{src: data, hasTabs: tabs, markerLines: true}
+	p := parser{src: data, hasTabs: tabs, markerLines: true, into: into}
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		p.pos, p.lineStart = 3, 3
 	}

@@ -123,6 +123,33 @@ func checkOnlyDocumentStrict(t *testing.T, data, out []byte, documents int, repe
 	if !ok || !bytes.Equal(s.JSON, out) || s.Documents != documents || s.Repeats != repeats {
 		t.Fatalf("%q: OnlyDocumentStrict gives %v, %s, %d documents, repeats %v; OnlyDocument %s, %d, %v", data, ok, s.JSON, s.Documents, s.Repeats, out, documents, repeats)
 	}
+	// Into the caller's memory (filled with junk first: every byte is written), or, when what
+	// the caller gives is not of the length asked, into memory of its own: the same reading.
+	var given [][]byte
+	for _, short := range []bool{false, true} {
+		into := jsonMemoryFunc(func(n int) []byte {
+			buf := bytes.Repeat([]byte{'#'}, n+1)
+			given = append(given, buf)
+			if short {
+				return buf
+			}
+			return buf[:n]
+		})
+		in, ok := OnlyDocumentStrictInto(data, into)
+		if !ok || !bytes.Equal(in.JSON, out) || in.Documents != documents || in.Repeats != repeats || fmt.Sprint(in.Strict) != fmt.Sprint(s.Strict) {
+			t.Fatalf("%q: OnlyDocumentStrictInto gives %v, %s, %d documents, repeats %v; OnlyDocumentStrict %s", data, ok, in.JSON, in.Documents, in.Repeats, s.JSON)
+		}
+		held := false
+		for _, buf := range given {
+			held = held || len(in.JSON) > 0 && &in.JSON[0] == &buf[0]
+		}
+		// Memory given is used when it is of the length asked, for a document converted
+		// (a JSON of several MB stays where the emitter wrote it: not asked then).
+		if held && short || !held && !short && documents > 0 && len(given) > 0 {
+			t.Fatalf("%q: the JSON is in the memory given: %v, a length that is not the one asked: %v", data, held, short)
+		}
+		given = given[:0]
+	}
 	if s.StrictKnown && (!repeats || documents != 1 || bytes.Contains(data, []byte("---"))) {
 		t.Fatalf("%q: strict words said known (%v) for a stream a decoder does not convert whole or without repeats", data, s.Strict)
 	}
@@ -252,3 +279,8 @@ func TestOnlyDocumentStrict(t *testing.T) {
 		}
 	}
 }
+
+// jsonMemoryFunc is a function as a JSONMemory.
+type jsonMemoryFunc func(n int) []byte
+
+func (f jsonMemoryFunc) JSONMemory(n int) []byte { return f(n) }

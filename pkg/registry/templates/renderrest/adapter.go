@@ -312,29 +312,6 @@ func observe(o Observer, in render.Input, took time.Duration, out *render.Output
 	o.Processed(endpoint, took, templateBytes, objects, objectBytes, err)
 }
 
-// answer wraps the processed objects, as they are, into the v1 List the endpoints return.
-func answer(out *render.Output) (*v1alpha1.List, error) {
-	list := &v1alpha1.List{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"},
-		Items:    make([]runtime.RawExtension, len(out.Objects)),
-		Message:  out.Message,
-		// The items are the objects as they are: provenance is beside them, never in them.
-		Provenance: out.Provenance,
-	}
-	for i, obj := range out.Objects {
-		list.Items[i].Raw = obj
-	}
-	if len(out.Parameters) > 0 {
-		list.Parameters = make([]v1alpha1.Parameter, len(out.Parameters))
-	}
-	for i := range out.Parameters {
-		if err := v1alpha1.Convert_templates_Parameter_To_v1alpha1_Parameter(&out.Parameters[i], &list.Parameters[i], nil); err != nil {
-			return nil, fmt.Errorf("converting parameter %s: %w", out.Parameters[i].Name, err)
-		}
-	}
-	return list, nil
-}
-
 // authorizeGet allows reading the template name only to a caller who may get it.
 func (p *Adapter) authorizeGet(ctx context.Context, name string) error {
 	if p.sources.Authorizer == nil {
