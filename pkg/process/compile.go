@@ -34,7 +34,13 @@ import (
 // In the OpenShift dialect, references to undeclared parameters are warnings of the Plan
 // (see Result.Warnings) instead of errors.
 func Compile(t *templates.Template, d Dialect) (*Plan, field.ErrorList) {
-	c := newCompiler(t, d)
+	return compile(t, d, nil)
+}
+
+// compile is Compile, with the memory of a disposed plan to reuse when m is set
+// (CompileDisposable); the plan is returned with its errors, for Dispose.
+func compile(t *templates.Template, d Dialect, m *planMemory) (*Plan, field.ErrorList) {
+	c := newCompiler(t, d, m)
 	// Size the program once: each reference costs a few ops, and literals take about the
 	// objects' compacted bytes (the arena is sized at the first object: reserveArena). The
 	// corpus's 394 plans hold 43k ops for 14k dollars and 1.7k objects: 3 ops a dollar and 6
@@ -44,7 +50,7 @@ func Compile(t *templates.Template, d Dialect) (*Plan, field.ErrorList) {
 		c.objectBytes += len(o.Raw)
 		dollars += bytes.Count(o.Raw, []byte{'$'})
 	}
-	c.plan.ops = make([]op, 0, 3*dollars+6*len(t.Objects)+16)
+	c.plan.ops = c.plan.memory.takeOps(3*dollars + 6*len(t.Objects) + 16)
 	if d == OpenShift {
 		c.redeclarationWarnings()
 	}
@@ -52,17 +58,17 @@ func Compile(t *templates.Template, d Dialect) (*Plan, field.ErrorList) {
 	if len(t.Rules) > 0 && d == Stencil {
 		c.compileRules()
 	}
-	c.plan.objects = c.compileObjects(t.Objects, "objects", true)
-	c.plan.generators = c.compileObjects(t.Generators, "generators", false)
-	c.plan.transformers = c.compileObjects(t.Transformers, "transformers", false)
-	c.plan.transformerOverrides = c.compileObjects(t.TransformerOverrides, "transformerOverrides", false)
+	c.plan.objects = c.compileObjects(c.plan.memory.takeObjects(len(t.Objects)), t.Objects, "objects", true)
+	c.plan.generators = c.compileObjects(make([]compiledObject, 0, len(t.Generators)), t.Generators, "generators", false)
+	c.plan.transformers = c.compileObjects(make([]compiledObject, 0, len(t.Transformers)), t.Transformers, "transformers", false)
+	c.plan.transformerOverrides = c.compileObjects(make([]compiledObject, 0, len(t.TransformerOverrides)), t.TransformerOverrides, "transformerOverrides", false)
 	c.checkTotalCost()
 	c.plan.warnings = c.warnings.list()
 	c.release()
-	if len(c.errs) > 0 {
+	if len(c.errs) > 0 && m == nil {
 		return nil, c.errs
 	}
-	return c.plan, nil
+	return c.plan, c.errs
 }
 
 // compiler holds the state of one Compile call.
@@ -105,6 +111,9 @@ func (c *compiler) release() {
 	c.scratch = nil
 	// Drop what points into the template or the plan before pooling.
 	s.walker = walker{path: s.walker.path[:0], keySegs: s.walker.keySegs[:0], valueSegs: s.walker.valueSegs[:0]}
+	if s.tooLargeToPool() {
+		return
+	}
 	scratchPool.Put(s)
 }
 
@@ -112,8 +121,10 @@ func (c *compiler) release() {
 // changes, its children point at it.
 var objectLabelsPath, openShiftLabelsPath = field.NewPath("objectLabels"), field.NewPath("labels")
 
-func newCompiler(t *templates.Template, d Dialect) *compiler {
-	params, index, errs := compileParameters(t.Parameters, d)
+// newCompiler starts compiling t; m, when set, is the memory of disposed plans, which the
+// plan takes what it needs from (and gives back in Dispose).
+func newCompiler(t *templates.Template, d Dialect, m *planMemory) *compiler {
+	params, index, errs := compileParameters(t.Parameters, d, m)
 	labelsPath := objectLabelsPath
 	if d == OpenShift {
 		labelsPath = openShiftLabelsPath
@@ -123,9 +134,10 @@ func newCompiler(t *templates.Template, d Dialect) *compiler {
 			dialect:    d,
 			params:     params,
 			index:      index,
-			usage:      make([]paramUsage, len(params)),
+			usage:      m.takeUsage(len(params)),
 			labelsPath: labelsPath,
 			item:       -1,
+			memory:     m,
 		},
 		template: t,
 		sx:       &syntax{dialect: d, params: index},
@@ -217,9 +229,8 @@ func (c *compiler) undeclared(content []byte, seg *segment, path func() *field.P
 }
 
 // compileObjects compiles objects (or transformer configs, which get no labels, namespace
-// stripping or groupification) and adds their errors.
-func (c *compiler) compileObjects(raws []runtime.RawExtension, list string, templateObjects bool) []compiledObject {
-	out := make([]compiledObject, 0, len(raws))
+// stripping or groupification) and adds their errors; into out's room, which holds them.
+func (c *compiler) compileObjects(out []compiledObject, raws []runtime.RawExtension, list string, templateObjects bool) []compiledObject {
 	for i := range raws {
 		raw := raws[i].Raw
 		if raw == nil && raws[i].Object != nil {
@@ -265,7 +276,7 @@ func (c *compiler) reserveArena(raw, compacted int) {
 		return
 	}
 	size := int(int64(c.objectBytes) * int64(compacted) / int64(raw))
-	c.plan.arena = make([]byte, 0, size+size/8+64)
+	c.plan.arena = c.plan.memory.takeArena(size + size/8 + 64)
 }
 
 // warningSet collects warnings, one per distinct message, with the first place and a count.

@@ -60,8 +60,9 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 			fmt.Sprintf("the parameter values, generated ones included, come to more than %d bytes, the bound of one request", limit)).WithOrigin(OutputLimitOrigin)}
 	}
 	// Values past the parameters' are the elements of repeated objects, set as each is written.
-	x := &executor{plan: p, values: make([]paramValue, len(p.usage)), limit: limit - valueBytes, valueBytes: valueBytes, grow: req.Grow,
-		celValues: celValues, element: -1}
+	x := newExecutor(p)
+	defer x.release()
+	x.limit, x.valueBytes, x.grow, x.celValues = limit-valueBytes, valueBytes, req.Grow, celValues
 	if req.Provenance {
 		x.origins = make([]origin, 0, len(p.objects))
 	}
@@ -73,9 +74,11 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 			textBytes += len(v)
 		}
 	}
-	texts := make([]byte, 0, textBytes+textBytes/8)
+	if textBytes += textBytes / 8; cap(x.texts) < textBytes {
+		x.texts = make([]byte, 0, textBytes)
+	}
 	for i, v := range values {
-		x.values[i] = prepareValue(v, p.params[i].Type, p.usage[i], &texts)
+		x.values[i] = prepareValue(v, p.params[i].Type, p.usage[i], &x.texts)
 	}
 	var labelWarnings []string
 	if p.fixedLabels != nil && len(req.Labels) == 0 {
@@ -275,8 +278,10 @@ func (p *Plan) objectLabels(values []string, callerLabels map[string]string) (la
 type executor struct {
 	plan   *Plan
 	values []paramValue
-	buf    []byte
-	errs   field.ErrorList
+	// texts holds the values escaped for the inside of a JSON string (paramValue.text).
+	texts []byte
+	buf   []byte
+	errs  field.ErrorList
 	// list and bounds are the List writeList wrote and its objects' offsets (Result.ListOf).
 	list   []byte
 	bounds []int
@@ -374,24 +379,4 @@ func (x *executor) writeConfigs(configs []compiledObject, list string) []json.Ra
 	}
 	x.buf = objects
 	return out
-}
-
-// TemplateLabels returns the template's own labels substituted with the final values of an
-// Execute (its Result's Parameters), as OpenShift's processedtemplates answers them. It is
-// apart from Execute so that requests that do not answer them do not pay for them.
-func (p *Plan) TemplateLabels(params []templates.Parameter) map[string]string {
-	if len(p.labels) == 0 || len(params) != len(p.params) {
-		return nil
-	}
-	values := make([]string, len(params))
-	for i := range params {
-		values[i] = params[i].Value
-	}
-	labels := make(map[string]string, len(p.labels))
-	for _, l := range p.labels {
-		k, _ := renderText(l.key, values, maxLabelBytes)
-		v, _ := renderText(l.value, values, maxLabelBytes)
-		labels[k] = v
-	}
-	return labels
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/jsonbytes"
 	"stencil.dev/stencil/pkg/jsonbytes/layouttest"
 )
@@ -79,11 +80,12 @@ func FuzzProcess(f *testing.F) {
 			return
 		}
 		checkValidOutput(t, result)
+		checkDisposableAlike(t, tmpl, dialect, params, ListBytes(result.Objects))
 
-		c := newCompiler(tmpl, dialect)
+		c := newCompiler(tmpl, dialect, nil)
 		c.forceSlow = true
 		c.compileText()
-		c.plan.objects = c.compileObjects(tmpl.Objects, "objects", true)
+		c.plan.objects = c.compileObjects(nil, tmpl.Objects, "objects", true)
 		if len(c.errs) > 0 {
 			t.Fatalf("the slow path failed to compile: %v", c.errs)
 		}
@@ -95,6 +97,30 @@ func FuzzProcess(f *testing.F) {
 			t.Fatalf("fast and slow paths differ:\nfast %s\nslow %s", ListBytes(result.Objects), ListBytes(slow.Objects))
 		}
 	})
+}
+
+// checkDisposableAlike requires of a disposable plan of tmpl the output of a plan of its own
+// (want), which stays so once the plan is disposed of and its memory reused.
+func checkDisposableAlike(t *testing.T, tmpl *templates.Template, dialect Dialect, params string, want []byte) {
+	t.Helper()
+	plan, errs := CompileDisposable(tmpl, dialect)
+	if len(errs) > 0 {
+		t.Fatalf("a disposable plan did not compile: %v", errs)
+	}
+	result, errs := plan.Execute(fuzzRequest(params))
+	plan.Dispose()
+	if len(errs) > 0 {
+		t.Fatalf("a disposable plan failed: %v", errs)
+	}
+	got := ListBytes(result.Objects)
+	again, errs := CompileDisposable(tmpl, dialect)
+	if len(errs) == 0 {
+		again.Execute(fuzzRequest(params))
+		again.Dispose()
+	}
+	if !bytes.Equal(got, want) || !bytes.Equal(ListBytes(result.Objects), want) {
+		t.Fatalf("a disposable plan gives\n%s\nthen, its memory reused,\n%s\nwant\n%s", got, ListBytes(result.Objects), want)
+	}
 }
 
 // checkLayoutsProcessAlike processes a JSON template in other layouts (whitespace between
@@ -122,10 +148,12 @@ func processOutcome(template []byte, params string) string {
 	if err != nil {
 		return "refused by the decoder"
 	}
-	plan, errs := Compile(tmpl, dialect)
+	// Disposable, as a template given in a request is: the layouts reuse each other's memory.
+	plan, errs := CompileDisposable(tmpl, dialect)
 	if len(errs) > 0 {
 		return "compile errors: " + errorFields(errs)
 	}
+	defer plan.Dispose()
 	result, errs := plan.Execute(fuzzRequest(params))
 	if len(errs) > 0 {
 		return "execute errors: " + errorFields(errs)

@@ -54,13 +54,13 @@ func processCase(t *testing.T, template string, req Request) (*Result, field.Err
 	}
 	fast, errs := plan.Execute(req)
 
-	c := newCompiler(tmpl, dialect)
+	c := newCompiler(tmpl, dialect, nil)
 	c.forceSlow = true
 	c.compileText()
 	if len(tmpl.Rules) > 0 {
 		c.compileRules()
 	}
-	c.plan.objects = c.compileObjects(tmpl.Objects, "objects", true)
+	c.plan.objects = c.compileObjects(nil, tmpl.Objects, "objects", true)
 	if len(c.errs) > 0 {
 		t.Fatalf("slow compile failed where the fast one did not: %v", c.errs)
 	}

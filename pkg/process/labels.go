@@ -25,6 +25,7 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/jsonbytes"
 )
 
@@ -280,7 +281,11 @@ func (x *executor) useLabels(set *labelSet) {
 		return
 	}
 	x.labels, x.labelIndex, x.labelObject = set.members, set.index, set.object
-	x.used = make([]bool, len(set.members))
+	if cap(x.used) < len(set.members) {
+		x.used = make([]bool, len(set.members))
+	}
+	x.used = x.used[:len(set.members)]
+	clear(x.used)
 }
 
 // fixLabels builds, at compile time, the labels of every request that adds none, when no
@@ -299,4 +304,24 @@ func (p *Plan) fixLabels() {
 		labels[k] = v
 	}
 	p.fixedLabels = newLabelSet(labels)
+}
+
+// TemplateLabels returns the template's own labels substituted with the final values of an
+// Execute (its Result's Parameters), as OpenShift's processedtemplates answers them. It is
+// apart from Execute so that requests that do not answer them do not pay for them.
+func (p *Plan) TemplateLabels(params []templates.Parameter) map[string]string {
+	if len(p.labels) == 0 || len(params) != len(p.params) {
+		return nil
+	}
+	values := make([]string, len(params))
+	for i := range params {
+		values[i] = params[i].Value
+	}
+	labels := make(map[string]string, len(p.labels))
+	for _, l := range p.labels {
+		k, _ := renderText(l.key, values, maxLabelBytes)
+		v, _ := renderText(l.value, values, maxLabelBytes)
+		labels[k] = v
+	}
+	return labels
 }

@@ -288,8 +288,13 @@ func (x *executor) writeExpanded(o *compiledObject, bounds []int) ([]int, bool) 
 // eval evaluates an expression of the objects once per request: objects that share it share
 // its result.
 func (x *executor) eval(p *celProgram) (ref.Val, error) {
-	if x.results == nil {
-		x.results = make([]evalResult, len(x.plan.cel.programs))
+	if n := len(x.plan.cel.programs); len(x.results) != n {
+		// Empty, or (pooled) another plan's room.
+		if cap(x.results) < n {
+			x.results = make([]evalResult, n)
+		}
+		x.results = x.results[:n]
+		clear(x.results)
 	}
 	r := &x.results[p.id]
 	if !r.done {

@@ -56,10 +56,10 @@ func validParameterName(name string, d Dialect) bool {
 var parametersPath = field.NewPath("parameters")
 
 // compileParameters validates the declared parameters and indexes them by name.
-func compileParameters(params []templates.Parameter, d Dialect) ([]compiledParameter, map[string]int, field.ErrorList) {
+// m, when set, is the memory of disposed plans (CompileDisposable).
+func compileParameters(params []templates.Parameter, d Dialect, m *planMemory) ([]compiledParameter, map[string]int, field.ErrorList) {
 	var errs field.ErrorList
-	out := make([]compiledParameter, len(params))
-	index := make(map[string]int, len(params))
+	out, index := m.takeParams(len(params))
 	base := parametersPath
 	for i := range params {
 		p := &params[i]
@@ -166,7 +166,7 @@ func (p *Plan) resolveParameters(req *Request) ([]string, field.ErrorList) {
 // does not compile still gets every problem of its request reported at once; Execute finds
 // the same problems (and those of generated values) when the template compiles.
 func CheckValues(t *templates.Template, d Dialect, req Request) field.ErrorList {
-	params, index, _ := compileParameters(t.Parameters, d)
+	params, index, _ := compileParameters(t.Parameters, d, nil)
 	errs := unknownValues(index, &req)
 	for i := range params {
 		param := &params[i]

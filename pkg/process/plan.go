@@ -68,6 +68,8 @@ type Plan struct {
 	redeclared bool
 	// outputSize estimates the size of the objects' output, to size the buffer once.
 	outputSize int
+	// memory, set on a plan from CompileDisposable, is where Dispose gives its memory back.
+	memory *planMemory
 }
 
 // paramUsage records how the objects use a parameter, so Execute prepares only what is used.

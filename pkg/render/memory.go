@@ -187,6 +187,7 @@ func (p *Renderer) renderWithin(ctx context.Context, in Input, a attemptOf, budg
 	}
 	a.plan = plan
 	r := p.attempt(ctx, in, &a)
+	plan.Dispose() // as Render does
 	return r.output, r.errs, r.err
 }
 

@@ -64,7 +64,9 @@ func (p *Renderer) lookupPlan(t *templates.Template, stored bool, importsKey str
 func (p *Renderer) plan(t *templates.Template, look planLookup) (*process.Plan, field.ErrorList) {
 	dialect := dialectOf(t)
 	if !look.stored {
-		return process.Compile(t, dialect)
+		// Compiled for this request alone: Render disposes of it once the output is made, and
+		// the next such plan reuses its memory.
+		return process.CompileDisposable(t, dialect)
 	}
 	if look.cached != nil {
 		p.cacheLookup(PlanCache, true)

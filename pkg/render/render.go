@@ -138,6 +138,9 @@ func (p *Renderer) Render(ctx context.Context, in Input) (*Output, field.ErrorLi
 		return nil, errs, nil
 	}
 	a := p.attempt(ctx, in, &attemptOf{template: t, plan: plan, configs: configs, imported: imported, limit: budget})
+	// The Output holds nothing of the plan (its objects are the engine's own buffer, its
+	// problems strings); a plan of this request alone goes back for the next one.
+	plan.Dispose()
 	return a.output, a.errs, a.err
 }
 

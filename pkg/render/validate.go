@@ -38,11 +38,17 @@ func CheckTemplate(t *templates.Template, plugins plugin.Policy) (field.ErrorLis
 	if t.OpenShift {
 		dialect = process.OpenShift
 	}
-	plan, errs := process.Compile(t, dialect)
+	// The plan is only looked at: its memory goes back for the next one.
+	plan, errs := process.CompileDisposable(t, dialect)
+	var warnings []string
+	if plan != nil {
+		warnings = plan.Warnings()
+		plan.Dispose()
+	}
 	errs = append(errs, kinds().ValidateGenerators(plugins, t)...)
 	errs = append(errs, kinds().ValidateTransformers(plugins, t)...)
 	if len(errs) > 0 || !t.OpenShift {
 		return errs, nil
 	}
-	return nil, plan.Warnings()
+	return nil, warnings
 }
