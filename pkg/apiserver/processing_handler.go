@@ -219,6 +219,8 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 		warning.AddWarning(req.Context(), "", message)
 	}
 	ctx = request.WithNamespace(ctx, namespace)
+	// The answer's objects may be written into memory given back once it is written in time.
+	ctx = renderrest.WithAnswerRelease(ctx, &r.release)
 	audit.LogRequestObject(req.Context(), obj, gvk.GroupVersion(), h.scope.Resource, "", h.scope.Serializer)
 	result, err := h.create(ctx, req, t, namespace, options)
 	// late says processing's time ran out: whatever it started may then still run, and the
@@ -253,10 +255,11 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 	}
 	request.TrackTransformResponseObjectLatency(ctx, func() {})
 	h.answer(w, req, pretty, outputMediaType, output, result, &r.answer)
-	if list, ok := result.(*v1alpha1.List); ok {
-		// Written: the answer's encoders and audit's copy of it are done with the List, and
-		// nothing else was handed it.
-		renderrest.ReleaseAnswer(list)
+	if list, ok := result.(*v1alpha1.List); ok && inTime(ctx, late) {
+		// Written in time: the answer's encoders and audit's copy of it are done with the
+		// List and its objects' bytes, and nothing else was handed them. A late request's
+		// processing may have outlived its answer: its memory goes to the collector.
+		r.release.Release(list)
 	}
 	finishUnlessLate(ctx, req, late)
 	return true
@@ -266,9 +269,16 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 // time ran out before it returned (late) or while the answer was written: only a request
 // served to its end in time gives its body's buffer back.
 func finishUnlessLate(ctx context.Context, req *http.Request, late bool) {
-	if !late && ctx.Err() == nil {
+	if inTime(ctx, late) {
 		finishBody(req)
 	}
+}
+
+// inTime says a request was served to its end before its time ran out: processing returned
+// in time (not late) and the answer was written in time. Only such a request gives memory
+// back that its processing or its answer held.
+func inTime(ctx context.Context, late bool) bool {
+	return !late && ctx.Err() == nil
 }
 
 // strictWarnings are the warnings of one strict decoding error, as the create handler adds
@@ -341,6 +351,8 @@ type processingRequest struct {
 	options  metav1.CreateOptions
 	deadline onDemandDeadline
 	answer   listAnswer
+	// release is what the answer gives back once written in time.
+	release renderrest.AnswerRelease
 }
 
 // dedupOwnerReferencesAfterAdmission drops the owner references of t that a mutating admission

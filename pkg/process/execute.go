@@ -63,6 +63,7 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 	x := newExecutor(p)
 	defer x.release()
 	x.limit, x.valueBytes, x.grow, x.celValues = limit-valueBytes, valueBytes, req.Grow, celValues
+	x.pooledList = req.PooledList
 	if req.Provenance {
 		x.origins = make([]origin, 0, len(p.objects))
 	}
@@ -112,7 +113,7 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 		result.Parameters[i].Value = values[i]
 	}
 	result.Objects = x.writeList(p.objects)
-	result.origins, result.list, result.bounds = x.origins, x.list, x.bounds
+	result.origins, result.list, result.bounds, result.pooledList = x.origins, x.list, x.bounds, x.listHolder
 	result.Generators = x.writeConfigs(p.generators, "generators")
 	result.Transformers = x.writeConfigs(p.transformers, "transformers")
 	result.TransformerOverrides = x.writeConfigs(p.transformerOverrides, "transformerOverrides")
@@ -308,12 +309,24 @@ type executor struct {
 	// the for-each element being written, -1 outside one.
 	origins []origin
 	element int
+	// pooledList takes the List's buffer from the pool (Request.PooledList); listHolder
+	// holds it for the Result to give back.
+	pooledList bool
+	listHolder *[]byte
 }
 
 // writeList writes the objects inside a v1 List and returns each object's bytes: none for a
 // conditional object whose condition is false, one per element for a repeated one.
 func (x *executor) writeList(objects []compiledObject) []json.RawMessage {
-	x.buf = make([]byte, 0, x.plan.outputSize+x.plan.outputSize/4+len(listPrefix)+len(listSuffix)+256)
+	size := x.plan.outputSize + x.plan.outputSize/4 + len(listPrefix) + len(listSuffix) + 256
+	if x.pooledList {
+		// The buffer may grow past its room as the objects are written: the List given
+		// back is whatever the buffer is at the end (ReleaseList).
+		x.listHolder = takeList(size)
+		x.buf = *x.listHolder
+	} else {
+		x.buf = make([]byte, 0, size)
+	}
 	x.buf = append(x.buf, listPrefix...)
 	bounds := make([]int, 0, 2*len(objects))
 	for i := range objects {

@@ -66,6 +66,9 @@ type Request struct {
 	// Provenance makes Execute remember which template object (and for-each element) wrote
 	// each output object, for Plan.Trace; without it Execute keeps nothing more.
 	Provenance bool
+	// PooledList writes the objects into a List taken from a pool, which the caller gives
+	// back (Result.ReleaseList) once nothing reads the objects any more.
+	PooledList bool
 }
 
 // Result is the output of processing.
@@ -91,6 +94,8 @@ type Result struct {
 	// offsets of each object in it, for ListOf.
 	list   []byte
 	bounds []int
+	// pooledList holds list for the pool when Request.PooledList asked (ReleaseList).
+	pooledList *[]byte
 }
 
 // ListOf returns the bytes of a v1 List of objects, as ListBytes does. When objects are the

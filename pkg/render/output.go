@@ -56,3 +56,16 @@ func (o *Output) List() []byte {
 	}
 	return process.ListBytes(o.Objects)
 }
+
+// ReleaseList gives the List the engine wrote the objects in back for the next processing,
+// when the Input asked for it (Input.ReleasedOutput). The caller must be done with o's
+// objects and with every slice of them: their bytes become another request's. o forgets its
+// objects first. Nothing happens to any other Output, nor the second time.
+func (o *Output) ReleaseList() {
+	if o == nil || o.written == nil {
+		return
+	}
+	written := o.written
+	o.written, o.Objects = nil, nil
+	written.ReleaseList()
+}

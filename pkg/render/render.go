@@ -110,6 +110,10 @@ type Input struct {
 	// controller asks there whether everyone whose content shapes the objects may read the
 	// values it feeds them.
 	Admit func(imported []*templates.Template) error
+	// ReleasedOutput says the caller gives the Output back (Output.ReleaseList) once nothing
+	// reads its objects any more: the engine then writes them into a pooled List. It is
+	// ignored with Provenance, whose trace reads the engine's bytes.
+	ReleasedOutput bool
 }
 
 // Process processes one template. Problems of the template or the request come back as a
@@ -182,6 +186,7 @@ type attemptResult struct {
 func (p *Renderer) attempt(ctx context.Context, in Input, a *attemptOf) attemptResult {
 	in.Request.MaxOutputBytes = a.limit
 	in.Request.Provenance = in.Provenance != nil
+	in.Request.PooledList = in.ReleasedOutput && in.Provenance == nil
 	if a.tiers != nil {
 		in.Request.Grow = a.tiers.growEngine
 	}

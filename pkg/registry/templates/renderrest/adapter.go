@@ -119,11 +119,19 @@ func (p *Adapter) Render(ctx context.Context, in render.Input) (*v1alpha1.List, 
 	if err := withProvenance(ctx, &in); err != nil {
 		return nil, err
 	}
+	// Provenance is answered beside the objects: its trace read the engine's bytes, which
+	// are then the request's own.
+	release := claimAnswerRelease(ctx)
+	in.ReleasedOutput = release != nil && in.Provenance == nil
 	out, err := p.render(ctx, in, templates.Kind("Template"))
 	if err != nil {
 		return nil, err
 	}
-	return answer(out)
+	list, err := answer(out)
+	if err == nil && in.ReleasedOutput {
+		release.list, release.output = list, out
+	}
+	return list, err
 }
 
 // RenderObjects processes in as Render does and returns the renderer's output itself: the

@@ -84,7 +84,9 @@ func resized[T any](s []T, n int) []T {
 // its answer. Everything list held is cleared first, so that a released List keeps no
 // request's values (a generated secret among them) and pins none of its memory.
 func ReleaseAnswer(list *v1alpha1.List) {
-	if list == nil || cap(list.Items) > maxPooledItems || cap(list.Parameters) > maxPooledParameters {
+	// A List released before has no kind (answer gives every List its kind): put in the pool
+	// twice, it would be two answers at once.
+	if list == nil || list.Kind == "" || cap(list.Items) > maxPooledItems || cap(list.Parameters) > maxPooledParameters {
 		return
 	}
 	clear(list.Items[:cap(list.Items)])

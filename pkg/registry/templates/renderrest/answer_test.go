@@ -71,6 +71,11 @@ func TestReleaseAnswer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// No objects: the items are empty, nil or not as the pool had a List to give (it
+		// drops Lists at random under the race detector); the handler writes either as [].
+		if len(again.Items) == 0 && len(fresh.Items) == 0 {
+			fresh.Items = again.Items
+		}
 		if !reflect.DeepEqual(again, fresh) {
 			t.Errorf("%v: an answer made from a released List:\n%+v\nwant\n%+v", c, again, fresh)
 		}

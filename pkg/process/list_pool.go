@@ -1,0 +1,84 @@
+/*
+Copyright The Stencil Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package process
+
+import (
+	"math/bits"
+	"sync"
+)
+
+// The List Execute writes the objects in is its caller's: the objects are slices of it, and
+// only the caller knows when nothing reads them any more. A server that writes the objects
+// into its answer knows: once the answer is written. Such a caller asks for a pooled List
+// (Request.PooledList) and gives it back (Result.ReleaseList) then; the next Execute that
+// asks writes into it instead of new memory. The List was most of what Execute allocated
+// (0.74 MB a pass of the JSON corpus, 2 MB of YAML), every byte of it collected.
+
+// The pooled Lists are kept by size class, each class twice the one below, so that a List
+// taken is never much larger than asked and a small one is never taken for a large List.
+// A List past maxPooledListBytes is left to the collector, so that one large answer does not
+// keep its memory in the pool out of reach of the server's memory budget.
+const (
+	minPooledListBytes = 1 << 10
+	maxPooledListBytes = 256 << 10
+	listClasses        = 9 // 1 KiB .. 256 KiB
+)
+
+var listPools [listClasses]sync.Pool
+
+// takeList returns an empty buffer with room for n bytes, from the pool when n is within its
+// bounds, and the holder to give it back in (giveList).
+func takeList(n int) *[]byte {
+	if n > maxPooledListBytes {
+		buf := make([]byte, 0, n)
+		return &buf
+	}
+	class := 0
+	if n > minPooledListBytes {
+		class = bits.Len(uint(n-1)) - bits.Len(minPooledListBytes-1)
+	}
+	if h, _ := listPools[class].Get().(*[]byte); h != nil {
+		return h
+	}
+	buf := make([]byte, 0, minPooledListBytes<<class)
+	return &buf
+}
+
+// giveList gives h's buffer back, emptied, to the class whose Lists it has room for; a buffer
+// past the bounds (or below them) goes to the collector.
+func giveList(h *[]byte, buf []byte) {
+	c := cap(buf)
+	if c < minPooledListBytes || c > maxPooledListBytes {
+		return
+	}
+	*h = buf[:0]
+	listPools[bits.Len(uint(c))-bits.Len(minPooledListBytes)].Put(h)
+}
+
+// ReleaseList gives the List r's Execute wrote back for the next Execute of a Request with
+// PooledList, when r's Request asked for one. The caller must be done with r's objects and
+// with every slice of them (ListOf's List too): their bytes become another request's. r
+// forgets them first, so that a use of r after finds no objects, never another request's.
+// Nothing happens to a Result of a Request without PooledList, nor the second time.
+func (r *Result) ReleaseList() {
+	if r == nil || r.pooledList == nil {
+		return
+	}
+	h, list := r.pooledList, r.list
+	r.pooledList, r.list, r.bounds, r.Objects = nil, nil, nil, nil
+	giveList(h, list)
+}
