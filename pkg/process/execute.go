@@ -101,10 +101,10 @@ func (p *Plan) Execute(req Request) (*Result, field.ErrorList) {
 		return nil, field.ErrorList{tooLong(field.NewPath("message"), x.limit)}
 	}
 	result := &Result{
-		Message:    message,
-		Parameters: make([]templates.Parameter, len(p.params)),
-		Warnings:   append(append([]string(nil), p.warnings...), labelWarnings...),
+		Message:  message,
+		Warnings: append(append([]string(nil), p.warnings...), labelWarnings...),
 	}
+	result.Parameters, result.pooledParameters = takeParameters(len(p.params), req.PooledList)
 	if p.redeclared {
 		result.Warnings = append(result.Warnings, p.droppedValueWarnings(&req)...)
 	}

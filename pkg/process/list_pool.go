@@ -19,6 +19,8 @@ package process
 import (
 	"math/bits"
 	"sync"
+
+	"stencil.dev/stencil/pkg/apis/templates"
 )
 
 // The List Execute writes the objects in is its caller's: the objects are slices of it, and
@@ -81,4 +83,42 @@ func (r *Result) ReleaseList() {
 	h, list := r.pooledList, r.list
 	r.pooledList, r.list, r.bounds, r.Objects = nil, nil, nil, nil
 	giveList(h, list)
+	parameters := r.pooledParameters
+	r.pooledParameters, r.Parameters = nil, nil
+	giveParameters(parameters)
+}
+
+// The parameters with their values are written for the caller too, 224 bytes each (a
+// template of twenty made 4.5 KB for each request), and a server that answers with them has
+// copied them into its answer by the time it gives the List back: they are pooled with it.
+// A slice past maxPooledParameters goes to the collector.
+const maxPooledParameters = 256
+
+var parameterPool sync.Pool
+
+// takeParameters returns n parameters, zero, from the pool when pooled (and the holder to give
+// them back in), else new ones.
+func takeParameters(n int, pooled bool) ([]templates.Parameter, *[]templates.Parameter) {
+	if !pooled || n > maxPooledParameters {
+		return make([]templates.Parameter, n), nil
+	}
+	h, _ := parameterPool.Get().(*[]templates.Parameter)
+	if h == nil || cap(*h) < n {
+		// Room for 16 at least, so that the next template's parameters most likely fit.
+		room := make([]templates.Parameter, n, max(n, 16))
+		return room, &room
+	}
+	*h = (*h)[:n]
+	return *h, h
+}
+
+// giveParameters gives h's room back, cleared: a pooled slice keeps no request's values (a
+// generated secret among them).
+func giveParameters(h *[]templates.Parameter) {
+	if h == nil {
+		return
+	}
+	clear((*h)[:cap(*h)])
+	*h = (*h)[:0]
+	parameterPool.Put(h)
 }

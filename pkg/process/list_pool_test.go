@@ -18,8 +18,11 @@ package process
 
 import (
 	"bytes"
+	"reflect"
 	"sync"
 	"testing"
+
+	"stencil.dev/stencil/pkg/apis/templates"
 )
 
 // TestPooledListsAreTheirOwn executes the users' templates at once, each asking for a pooled
@@ -37,6 +40,11 @@ func TestPooledListsAreTheirOwn(t *testing.T) {
 				t.Error(errs)
 				return
 			}
+			reference, errs := plan.Execute(req)
+			if len(errs) > 0 {
+				t.Error(errs)
+				return
+			}
 			pooled := req
 			pooled.PooledList = true
 			for range rounds {
@@ -49,9 +57,13 @@ func TestPooledListsAreTheirOwn(t *testing.T) {
 					t.Errorf("user %d: %.200s\nwant %.200s", user, got, want)
 					return
 				}
+				if !reflect.DeepEqual(res.Parameters, reference.Parameters) {
+					t.Errorf("user %d: parameters %+v\nwant %+v", user, res.Parameters, reference.Parameters)
+					return
+				}
 				res.ReleaseList()
-				if res.Objects != nil {
-					t.Errorf("user %d: a released Result kept its objects", user)
+				if res.Objects != nil || res.Parameters != nil {
+					t.Errorf("user %d: a released Result kept its objects or parameters", user)
 				}
 				res.ReleaseList() // the second time: nothing
 			}
@@ -75,7 +87,14 @@ func TestPooledListsAreReused(t *testing.T) {
 	for range 50 {
 		first, _ := plan.Execute(req)
 		list := first.ListOf(first.Objects)
+		parameters := first.Parameters[:cap(first.Parameters)]
 		first.ReleaseList()
+		// The parameters' room is cleared as it goes back: it keeps no request's values.
+		for i := range parameters {
+			if !reflect.DeepEqual(parameters[i], templates.Parameter{}) {
+				t.Fatalf("a released parameter kept %+v", parameters[i])
+			}
+		}
 		second, _ := plan.Execute(req)
 		if &second.ListOf(second.Objects)[0] == &list[0] {
 			reused = true

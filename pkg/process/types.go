@@ -66,8 +66,9 @@ type Request struct {
 	// Provenance makes Execute remember which template object (and for-each element) wrote
 	// each output object, for Plan.Trace; without it Execute keeps nothing more.
 	Provenance bool
-	// PooledList writes the objects into a List taken from a pool, which the caller gives
-	// back (Result.ReleaseList) once nothing reads the objects any more.
+	// PooledList writes the objects into a List taken from a pool, and the parameters into
+	// room taken from one, which the caller gives back (Result.ReleaseList) once nothing reads
+	// the objects or the parameters any more.
 	PooledList bool
 }
 
@@ -94,8 +95,10 @@ type Result struct {
 	// offsets of each object in it, for ListOf.
 	list   []byte
 	bounds []int
-	// pooledList holds list for the pool when Request.PooledList asked (ReleaseList).
-	pooledList *[]byte
+	// pooledList holds list for the pool when Request.PooledList asked (ReleaseList), and
+	// pooledParameters the room of Parameters.
+	pooledList       *[]byte
+	pooledParameters *[]templates.Parameter
 }
 
 // ListOf returns the bytes of a v1 List of objects, as ListBytes does. When objects are the

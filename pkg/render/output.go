@@ -57,15 +57,15 @@ func (o *Output) List() []byte {
 	return process.ListBytes(o.Objects)
 }
 
-// ReleaseList gives the List the engine wrote the objects in back for the next processing,
-// when the Input asked for it (Input.ReleasedOutput). The caller must be done with o's
-// objects and with every slice of them: their bytes become another request's. o forgets its
-// objects first. Nothing happens to any other Output, nor the second time.
+// ReleaseList gives the List the engine wrote the objects in, and the room of the parameters,
+// back for the next processing, when the Input asked for it (Input.ReleasedOutput). The caller
+// must be done with o's objects and parameters and with every slice of them: their bytes become
+// another request's. o forgets its objects and parameters first. Nothing happens to any other Output, nor the second time.
 func (o *Output) ReleaseList() {
 	if o == nil || o.written == nil {
 		return
 	}
 	written := o.written
-	o.written, o.Objects = nil, nil
+	o.written, o.Objects, o.Parameters = nil, nil, nil
 	written.ReleaseList()
 }
