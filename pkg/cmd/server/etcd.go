@@ -43,11 +43,13 @@ type embeddedEtcd struct {
 	stopping atomic.Bool
 }
 
-func newEmbeddedEtcd(dataDir string, tls etcdTLS) (*embeddedEtcd, error) {
+// newEmbeddedEtcd prepares the member with its data in dataDir; its ports are never
+// serverPort, the server's own, which is not yet bound when they are chosen.
+func newEmbeddedEtcd(dataDir string, tls etcdTLS, serverPort int) (*embeddedEtcd, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, err
 	}
-	ports, err := netutil.FreeLoopbackPorts(2)
+	ports, err := etcdPorts(serverPort, netutil.FreeLoopbackPorts)
 	if err != nil {
 		return nil, err
 	}
@@ -120,4 +122,21 @@ func (e *embeddedEtcd) stop() {
 	if e.server != nil {
 		e.server.Close()
 	}
+}
+
+// etcdPorts chooses the member's client and peer ports with free, never avoid: a port chosen
+// free is free only until someone binds it, and the server binds its own (often chosen free
+// by whoever started it, as the tests do) only after etcd has started. A member that took it
+// made the server fail with "address already in use".
+func etcdPorts(avoid int, free func(n int) ([]int, error)) ([]int, error) {
+	for range 10 {
+		ports, err := free(2)
+		if err != nil {
+			return nil, err
+		}
+		if ports[0] != avoid && ports[1] != avoid {
+			return ports, nil
+		}
+	}
+	return nil, fmt.Errorf("no free loopback ports for etcd besides the server's %d", avoid)
 }

@@ -116,7 +116,7 @@ func (l *LocalOptions) Complete(ro *genericoptions.RecommendedOptions) error {
 	if err != nil {
 		return fmt.Errorf("creating local etcd certificates: %w", err)
 	}
-	l.etcd, err = newEmbeddedEtcd(filepath.Join(l.Dir, "etcd"), etcdTLS)
+	l.etcd, err = newEmbeddedEtcd(filepath.Join(l.Dir, "etcd"), etcdTLS, ro.SecureServing.BindPort)
 	if err != nil {
 		return err
 	}
