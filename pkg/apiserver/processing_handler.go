@@ -223,17 +223,21 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 	ctx = renderrest.WithAnswerRelease(ctx, &r.release)
 	audit.LogRequestObject(req.Context(), obj, gvk.GroupVersion(), h.scope.Resource, "", h.scope.Serializer)
 	result, err := h.create(ctx, req, t, namespace, options)
-	// late says processing's time ran out: whatever it started may then still run, and the
-	// body is never finished (finishBody).
-	late := ctx.Err() != nil
-	if late {
+	// Only a request served to its end in time gives back the memory its processing and its
+	// answer held: past its deadline, whatever processing started may still run. (A context's
+	// error, once set, stays: asked at the end, it covers processing and the answer's writing.)
+	defer func() {
+		if ctx.Err() == nil {
+			finishBody(req)
+		}
+	}()
+	if ctx.Err() != nil {
 		// What the create handler's finisher answers when the request's time ends before
 		// its storage call returns (processing stops with its context, so here it returns).
 		result, err = nil, apierrors.NewTimeoutError(fmt.Sprintf("request did not complete within requested timeout - %s", ctx.Err()), 0)
 	}
 	if err != nil {
 		h.refuse(w, req, err)
-		finishUnlessLate(ctx, req, late)
 		return true
 	}
 	if status, ok := result.(*metav1.Status); ok && status.Code == 0 {
@@ -249,36 +253,18 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 	} else if meta.IsListType(result) && meta.LenList(result) == 0 {
 		if err := meta.SetList(result, []runtime.Object{}); err != nil {
 			h.refuse(w, req, err)
-			finishUnlessLate(ctx, req, late)
 			return true
 		}
 	}
 	request.TrackTransformResponseObjectLatency(ctx, func() {})
 	h.answer(w, req, pretty, outputMediaType, output, result, &r.answer)
-	if list, ok := result.(*v1alpha1.List); ok && inTime(ctx, late) {
+	if list, ok := result.(*v1alpha1.List); ok && ctx.Err() == nil {
 		// Written in time: the answer's encoders and audit's copy of it are done with the
 		// List and its objects' bytes, and nothing else was handed them. A late request's
 		// processing may have outlived its answer: its memory goes to the collector.
 		r.release.Release(list)
 	}
-	finishUnlessLate(ctx, req, late)
 	return true
-}
-
-// finishUnlessLate finishes req's body (finishBody), its answer written, unless processing's
-// time ran out before it returned (late) or while the answer was written: only a request
-// served to its end in time gives its body's buffer back.
-func finishUnlessLate(ctx context.Context, req *http.Request, late bool) {
-	if inTime(ctx, late) {
-		finishBody(req)
-	}
-}
-
-// inTime says a request was served to its end before its time ran out: processing returned
-// in time (not late) and the answer was written in time. Only such a request gives memory
-// back that its processing or its answer held.
-func inTime(ctx context.Context, late bool) bool {
-	return !late && ctx.Err() == nil
 }
 
 // strictWarnings are the warnings of one strict decoding error, as the create handler adds
