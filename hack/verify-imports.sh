@@ -14,7 +14,7 @@
 #       -> pkg/process (engine), pkg/transform/remove (removal paths) -> pkg/apis
 #
 # A package may skip layers downwards and use its own layer; pkg/apis uses nothing of ours
-# outside pkg/apis. pkg/jsonbytes, pkg/positions, pkg/provenance, pkg/netutil, pkg/certs, pkg/sandbox, pkg/artifact,
+# outside pkg/apis. pkg/jsonbytes, pkg/bytepool, pkg/positions, pkg/provenance, pkg/netutil, pkg/certs, pkg/sandbox, pkg/artifact,
 # pkg/redact (what is secret, and masking) and pkg/authz (asking the authorizer) are leaf utilities that every
 # layer but pkg/apis may use. Layers are matched by path prefix, the longest first, so a
 # subpackage belongs to its parent's layer unless it has one of its own. Packages in no layer
@@ -43,7 +43,7 @@ awk -v module="${MODULE}/" '
   function layer(p) {
     if (under(p, "pkg/transform/transformtest") || under(p, "pkg/transform/plugin/exec/exectest") || under(p, "pkg/controller/instance/instancetest") || under(p, "pkg/heaptest")) return 15
     if (under(p, "pkg/apis")) return 0
-    if (under(p, "pkg/jsonbytes") || under(p, "pkg/positions") || under(p, "pkg/provenance") || under(p, "pkg/netutil") || under(p, "pkg/certs") || under(p, "pkg/sandbox") || under(p, "pkg/artifact") || under(p, "pkg/redact") || under(p, "pkg/authz")) return 1
+    if (under(p, "pkg/jsonbytes") || under(p, "pkg/bytepool") || under(p, "pkg/positions") || under(p, "pkg/provenance") || under(p, "pkg/netutil") || under(p, "pkg/certs") || under(p, "pkg/sandbox") || under(p, "pkg/artifact") || under(p, "pkg/redact") || under(p, "pkg/authz")) return 1
     if (under(p, "pkg/process") || under(p, "pkg/transform/remove")) return 2
     if (under(p, "pkg/transform/plugin/starlark") || under(p, "pkg/transform/plugin/exec")) return 6
     if (under(p, "pkg/transform/plugin")) return 7

@@ -16,10 +16,7 @@ limitations under the License.
 
 package apiserver
 
-import (
-	"math/bits"
-	"sync"
-)
+import "stencil.dev/stencil/pkg/bytepool"
 
 // The buffers YAML bodies are read into are used again. A YAML body the body filter converts
 // is not read after its conversion: the handler reads the JSON, which the converter wrote into
@@ -39,46 +36,30 @@ import (
 // of its size, as any body is, and left to the collector.
 const maxRecycledBody = 1 << 20
 
-// minRecycledClass is the smallest size class (4 KiB): a smaller body takes a buffer of it.
-const minRecycledClass = 12
-
-// recycledBodies are the pools of body buffers by size class: class k holds buffers of 1<<k
-// bytes, up to maxRecycledBody's class (20).
-var recycledBodies [21]sync.Pool
+// recycledBodies are the body buffers given back, by size class: 4 KiB (a smaller body takes a
+// buffer of it) to maxRecycledBody.
+var recycledBodies = bytepool.New(4<<10, maxRecycledBody)
 
 // recycledClass returns the size class of a buffer for size bytes; false when it is larger
 // than any buffer kept.
 func recycledClass(size int64) (int, bool) {
-	if size <= 0 || size > maxRecycledBody {
+	if size > maxRecycledBody {
 		return 0, false
 	}
-	return max(bits.Len64(uint64(size-1)), minRecycledClass), true
+	return recycledBodies.Class(int(size))
 }
 
 // takeBody returns a buffer with room for size bytes from the pools (nil when size has no
-// class), its capacity size exactly, as a buffer made for the body would have; giveBody takes
-// it back.
+// class); giveBody takes it back.
 func takeBody(size int64) *[]byte {
-	class, ok := recycledClass(size)
-	if !ok {
+	if size > maxRecycledBody {
 		return nil
 	}
-	if buf, _ := recycledBodies[class].Get().(*[]byte); buf != nil {
-		return buf
-	}
-	buf := make([]byte, 1<<class)
-	return &buf
+	return recycledBodies.Take(int(size))
 }
 
 // giveBody gives buf, from takeBody, back: its bytes are no longer read by anything.
-func giveBody(buf *[]byte) {
-	if buf == nil {
-		return
-	}
-	if class, ok := recycledClass(int64(cap(*buf))); ok && cap(*buf) == 1<<class {
-		recycledBodies[class].Put(buf)
-	}
-}
+func giveBody(buf *[]byte) { recycledBodies.Give(buf) }
 
 // convertedBuffer is the buffer of the pools the JSON of a YAML body is copied into
 // (positions.OnlyDocumentStrictInto), for a request whose handler may finish its body: the

@@ -17,10 +17,10 @@ limitations under the License.
 package process
 
 import (
-	"math/bits"
 	"sync"
 
 	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/bytepool"
 )
 
 // The List Execute writes the objects in is its caller's: the objects are slices of it, and
@@ -37,38 +37,27 @@ import (
 const (
 	minPooledListBytes = 1 << 10
 	maxPooledListBytes = 256 << 10
-	listClasses        = 9 // 1 KiB .. 256 KiB
 )
 
-var listPools [listClasses]sync.Pool
+var listPool = bytepool.New(minPooledListBytes, maxPooledListBytes)
 
 // takeList returns an empty buffer with room for n bytes, from the pool when n is within its
 // bounds, and the holder to give it back in (giveList).
 func takeList(n int) *[]byte {
-	if n > maxPooledListBytes {
+	h := listPool.Take(max(n, 1))
+	if h == nil {
 		buf := make([]byte, 0, n)
 		return &buf
 	}
-	class := 0
-	if n > minPooledListBytes {
-		class = bits.Len(uint(n-1)) - bits.Len(minPooledListBytes-1)
-	}
-	if h, _ := listPools[class].Get().(*[]byte); h != nil {
-		return h
-	}
-	buf := make([]byte, 0, minPooledListBytes<<class)
-	return &buf
+	*h = (*h)[:0]
+	return h
 }
 
-// giveList gives h's buffer back, emptied, to the class whose Lists it has room for; a buffer
-// past the bounds (or below them) goes to the collector.
+// giveList gives h's buffer back, as buf ended (it may have grown as the List was written),
+// to the class whose Lists it has room for; a buffer past the bounds goes to the collector.
 func giveList(h *[]byte, buf []byte) {
-	c := cap(buf)
-	if c < minPooledListBytes || c > maxPooledListBytes {
-		return
-	}
 	*h = buf[:0]
-	listPools[bits.Len(uint(c))-bits.Len(minPooledListBytes)].Put(h)
+	listPool.Give(h)
 }
 
 // ReleaseList gives the List r's Execute wrote back for the next Execute of a Request with
