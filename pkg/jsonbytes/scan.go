@@ -132,16 +132,28 @@ func MayContainDollar(raw []byte) bool {
 // when raw holds no escape.
 func StringContent(raw []byte) []byte {
 	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return inner
+	}
+	return AppendStringContent(make([]byte, 0, len(inner)), raw)
+}
+
+// AppendStringContent appends the decoded content of the quoted JSON string raw to dst, as
+// StringContent returns it: a reader that keeps the strings it reads in memory of its own
+// decodes them there, with no buffer of their own. The content is at most len(raw)-2 bytes.
+func AppendStringContent(dst, raw []byte) []byte {
+	inner := raw[1 : len(raw)-1]
 	k := bytes.IndexByte(inner, '\\')
 	if k < 0 {
-		return inner
+		return append(dst, inner...)
 	}
 	// The escapes of a block of text (a script's \n, a quote's \", the \u0026 of its && as
 	// YAMLToJSON writes it) are undone here, the text between them copied a run at a time:
 	// several times faster on long strings than the general unquote, which is left the
-	// surrogates, what is not valid UTF-8 and what is not valid JSON.
+	// surrogates, what is not valid UTF-8 and what is not valid JSON (from dst again: what
+	// this loop appended is past dst's length, written over).
 	if utf8.Valid(inner) {
-		out := make([]byte, 0, len(inner))
+		out := dst
 		for {
 			out = append(out, inner[:k]...)
 			if k+1 >= len(inner) {
@@ -185,9 +197,9 @@ func StringContent(raw []byte) []byte {
 			}
 		}
 	}
-	out, err := jsontext.AppendUnquote(nil, raw)
+	out, err := jsontext.AppendUnquote(dst, raw)
 	if err != nil {
-		return raw[1 : len(raw)-1] // unreachable on validated input
+		return append(dst, raw[1:len(raw)-1]...) // unreachable on validated input
 	}
 	return out
 }

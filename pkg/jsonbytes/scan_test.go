@@ -60,6 +60,17 @@ func TestStringContentAsUnquote(t *testing.T) {
 		if got := StringContent([]byte(raw)); string(got) != string(want) {
 			t.Fatalf("StringContent(%s) = %q, want %q", raw, got, want)
 		}
+		// Appended after what dst holds, which stays as it was, with room to spare or none
+		// (the fallback to the general unquote writes over what the fast loop appended).
+		for _, dst := range [][]byte{[]byte("kept"), append(make([]byte, 0, 64), "kept"...)} {
+			got := AppendStringContent(dst, []byte(raw))
+			if string(got) != "kept"+string(want) || string(dst) != "kept" {
+				t.Fatalf("AppendStringContent(%q, %s) = %q, want %q", dst, raw, got, "kept"+string(want))
+			}
+			if len(got)-len(dst) > len(raw)-2 {
+				t.Fatalf("AppendStringContent(%s) appended %d bytes, more than raw's content", raw, len(got)-len(dst))
+			}
+		}
 	}
 }
 
