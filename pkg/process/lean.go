@@ -18,8 +18,8 @@ package process
 
 import (
 	"encoding/binary"
-	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -45,9 +45,9 @@ type leanReader struct {
 	i      int
 	failed bool
 	strict bool
-	// strs holds the content of the plain strings read, which the strings read share (see
-	// str).
-	strs strings.Builder
+	// strs holds the content of the strings read, which the strings read share (see
+	// plainString).
+	strs []byte
 	// unknown, when set, lets a strict reader read on past a member the type does not have:
 	// skip calls it with the member's name (member) instead of failing; element is the index
 	// of the array element being read, for its path.
@@ -179,24 +179,51 @@ func (r *leanReader) str(target *string) {
 	case plain:
 		*target = r.plainString(raw[1 : len(raw)-1])
 	default:
-		*target = string(jsonbytes.StringContent(raw))
+		*target = r.escapedString(raw)
 	}
+}
+
+// escapedString is plainString of the content of raw, a quoted string with escapes, decoded
+// straight into the memory the strings share: as a string of its own, each (a description
+// that quotes, a script with its \n) cost two allocations, its decoded bytes and the string
+// made of them.
+func (r *leanReader) escapedString(raw []byte) string {
+	r.reserve(len(raw) - 2) // decoded, the content is at most as long
+	start := len(r.strs)
+	r.strs = jsonbytes.AppendStringContent(r.strs, raw)
+	return r.stringFrom(start)
 }
 
 // plainString returns content as a string that shares the memory of the strings read before:
 // the strings of a template's parameters and metadata cost a few allocations, not one each,
 // and only their content (about half the bytes of an indented file's parameters; making the
-// whole input a string once, as this reader did, kept its layout too). A strings.Builder only
-// appends, so the strings it gave stay as they are. Each new block is at most half of what is
-// left to read, or the string itself: all blocks together never pass the input's size.
+// whole input a string once, as this reader did, kept its layout too).
 func (r *leanReader) plainString(content []byte) string {
-	if r.strs.Cap()-r.strs.Len() < len(content) {
-		r.strs = strings.Builder{}
-		r.strs.Grow(max(len(content), (len(r.b)-r.i)/2+16))
+	r.reserve(len(content))
+	start := len(r.strs)
+	r.strs = append(r.strs, content...)
+	return r.stringFrom(start)
+}
+
+// reserve makes room in strs for n more bytes, in a new block when the one there has too
+// little (the strings given keep the old one). Each new block is at most half of what is left
+// to read, or n itself: all blocks together are at most twice the input's size (the halves
+// once, the strings once).
+func (r *leanReader) reserve(n int) {
+	if cap(r.strs)-len(r.strs) < n {
+		r.strs = make([]byte, 0, max(n, (len(r.b)-r.i)/2+16))
 	}
-	r.strs.Write(content)
-	s := r.strs.String()
-	return s[len(s)-len(content):]
+}
+
+// stringFrom returns the bytes of strs from start on as a string, without copying them. It
+// is what strings.Builder does: the reader only appends to strs (and reserve starts a new
+// block rather than letting append move it), so the bytes a string was given are never
+// written again.
+func (r *leanReader) stringFrom(start int) string {
+	if start == len(r.strs) {
+		return ""
+	}
+	return unsafe.String(&r.strs[start], len(r.strs)-start)
 }
 
 // boolean reads true, false or null (which leaves target as it is).
