@@ -22,6 +22,12 @@ limitations under the License.
 // know). The engine's fast reader is derived from them here, one case per member, so that no
 // list of a parameter's members is written by hand; hack/update-codegen.sh runs it and
 // hack/verify-codegen.sh checks the file is current.
+//
+// OpenShift's parameters are read straight into the internal Parameter, each member into the
+// internal field of its field's name (where openshift.ToInternal copies it), so that a
+// template's parameters are made once, not read into OpenShift's type and copied: every field
+// of OpenShift's Parameter must have a field of its name and type in the internal one, or the
+// generator stops.
 package main
 
 import (
@@ -35,6 +41,7 @@ import (
 	"reflect"
 	"strings"
 
+	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 )
@@ -62,27 +69,33 @@ func run(boilerplatePath, out string) error {
 package process
 
 import (
-	"stencil.dev/stencil/pkg/apis/templates/openshift"
+	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 )
 `)
 	for _, reader := range []struct {
 		function, doc string
-		typ           reflect.Type
+		// wire is the dialect's type, whose members are read; into is the type read into,
+		// whose fields of the same names they go to.
+		wire, into reflect.Type
 	}{
-		{"parameterMember", "the API's Parameter", reflect.TypeFor[v1alpha1.Parameter]()},
-		{"openShiftParameterMember", "OpenShift's Parameter", reflect.TypeFor[openshift.Parameter]()},
+		{"parameterMember", `reads the value of the member name into p as encoding/json reads it into
+// that field of the API's Parameter; a member the type does not have is skipped.`,
+			reflect.TypeFor[v1alpha1.Parameter](), reflect.TypeFor[v1alpha1.Parameter]()},
+		{"openShiftParameterMember", `reads the value of the member name as encoding/json reads it
+// into that field of OpenShift's Parameter, into p's field of the same name (where
+// openshift.ToInternal copies it); a member the type does not have is skipped.`,
+			reflect.TypeFor[openshift.Parameter](), reflect.TypeFor[templates.Parameter]()},
 	} {
-		cases, err := memberCases(reader.typ)
+		cases, err := memberCases(reader.wire, reader.into)
 		if err != nil {
-			return fmt.Errorf("%s: %w", reader.typ, err)
+			return fmt.Errorf("%s: %w", reader.wire, err)
 		}
 		fmt.Fprintf(&b, `
-// %s reads the value of the member name into p as encoding/json reads it into
-// that field of %s; a member the type does not have is skipped.
+// %s %s
 func (r *leanReader) %s(p *%s, name []byte) {
 	switch string(name) {
-`, reader.function, reader.doc, reader.function, reader.typ)
+`, reader.function, reader.doc, reader.function, reader.into)
 		b.WriteString(cases)
 		b.WriteString("\tdefault:\n\t\tr.skip()\n\t}\n}\n")
 	}
@@ -99,11 +112,12 @@ var (
 	stringSlice     = reflect.TypeFor[[]string]()
 )
 
-// memberCases writes one case per JSON member of the struct type t. A field whose naming it
-// does not follow as encoding/json does (an embedded struct, the string option, a name
-// encoding/json would not take, two fields of one name) is an error: the reader would
-// silently differ from the API's decoder.
-func memberCases(t reflect.Type) (string, error) {
+// memberCases writes one case per JSON member of the struct type t, each read as encoding/json
+// reads t's field into the field of into of the same name. A field whose naming it does not
+// follow as encoding/json does (an embedded struct, the string option, a name encoding/json
+// would not take, two fields of one name) is an error: the reader would silently differ from
+// the API's decoder; so is a field into has not with the same type.
+func memberCases(t, into reflect.Type) (string, error) {
 	var b strings.Builder
 	seen := map[string]bool{}
 	for i := range t.NumField() {
@@ -130,6 +144,9 @@ func memberCases(t reflect.Type) (string, error) {
 			return "", fmt.Errorf("%s: the JSON name %q is not supported", f.Name, name)
 		}
 		seen[name] = true
+		if target, ok := into.FieldByName(f.Name); !ok || target.Type != f.Type || len(target.Index) != 1 {
+			return "", fmt.Errorf("%s: %s has no field %s of type %s", f.Name, into, f.Name, f.Type)
+		}
 		fmt.Fprintf(&b, "\tcase %q:\n\t\t%s\n", name, reading(f))
 	}
 	return b.String(), nil

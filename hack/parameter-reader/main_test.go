@@ -28,12 +28,15 @@ type (
 	named    string
 	switchy  bool
 	embedded struct{ A string }
+	// embeddedName's Name is a promoted field where it is embedded, which a generated
+	// p.Name would reach but encoding/json's conversion need not mean.
+	embeddedName struct{ Name string }
 )
 
 // TestMemberCases checks that each field is read as encoding/json reads its type, and that a
 // field whose naming the reader would not follow stops the generator.
 func TestMemberCases(t *testing.T) {
-	got, err := memberCases(reflect.TypeFor[struct {
+	typ := reflect.TypeFor[struct {
 		Text    string            `json:"text"`
 		Named   named             `json:"named,omitempty"`
 		Flag    bool              `json:"flag"`
@@ -45,7 +48,8 @@ func TestMemberCases(t *testing.T) {
 		Skipped string            `json:"-"`
 		NoTag   string
 		hidden  string // an unexported field is no member
-	}]())
+	}]()
+	got, err := memberCases(typ, typ)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +80,48 @@ func TestMemberCases(t *testing.T) {
 			B string
 		}](),
 	} {
-		if _, err := memberCases(typ); err == nil {
+		if _, err := memberCases(typ, typ); err == nil {
+			t.Errorf("%s: want an error", name)
+		}
+	}
+}
+
+// TestMemberCasesInto checks that members are read into the fields of the same names of
+// another type, and that a field that type lacks, or has with another type, stops the
+// generator: the member would be read as neither type's decoder reads it.
+func TestMemberCasesInto(t *testing.T) {
+	type wire struct {
+		Name     string `json:"name"`
+		Required bool   `json:"required,omitempty"`
+	}
+	got, err := memberCases(reflect.TypeFor[wire](), reflect.TypeFor[struct {
+		Required bool
+		Extra    []string
+		Name     string
+	}]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"case \"name\":\n\t\tr.str(&p.Name)", "case \"required\":\n\t\tr.boolean(&p.Required)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "Extra") {
+		t.Errorf("a field of the target only has a case:\n%s", got)
+	}
+	for name, into := range map[string]reflect.Type{
+		"missing": reflect.TypeFor[struct{ Name string }](),
+		"other type": reflect.TypeFor[struct {
+			Name     named
+			Required bool
+		}](),
+		"promoted": reflect.TypeFor[struct {
+			embeddedName
+			Required bool
+		}](),
+	} {
+		if _, err := memberCases(reflect.TypeFor[wire](), into); err == nil {
 			t.Errorf("%s: want an error", name)
 		}
 	}

@@ -43,7 +43,10 @@ import (
 // where they stand and the end of each object, whose bytes become the RawExtensions as they
 // are; only the small rest goes through a decoder (the engine's lean readers, or the API's
 // typed decoder). It then defaults and converts the versioned Template through the scheme,
-// as the codec would, so the internal Template and its conversion checks are the codec's.
+// as the codec would, so the internal Template and its conversion checks are the codec's;
+// an OpenShift Template's parameters, which the lean reader reads straight into the internal
+// type, go through the same conversion's openshift.DecodeWithParameters instead, which does
+// not copy them.
 //
 // It stands in only for bodies it reads exactly as the serializer does: a body whose top level
 // does not scan, whose kind is not a Template, or in which a strict decoder has something to
@@ -102,6 +105,10 @@ func (c templateCodec) decodeSplit(split *process.TemplateJSON, defaults *schema
 	// on as the serializer's, for the handler to refuse or warn of.
 	var strictErrs []error
 	ok := false
+	// The parameters of an OpenShift Template, read straight into the internal type (see
+	// ReadOpenShift): its conversion takes them without the copy the scheme's would make.
+	var openShift *openshift.Template
+	var openShiftParams []templates.Parameter
 	// The type the scheme would make for gvk (as scheme.New does, without making one).
 	switch c.scheme.AllKnownTypes()[gvk] {
 	case stencilTemplateType:
@@ -113,13 +120,12 @@ func (c templateCodec) decodeSplit(split *process.TemplateJSON, defaults *schema
 		}
 		versioned = t
 	case openShiftTemplateType:
-		var t *openshift.Template
 		if c.strict {
-			t, strictErrs, ok = split.ReadOpenShiftStrict()
+			openShift, openShiftParams, strictErrs, ok = split.ReadOpenShiftStrict()
 		} else {
-			t, ok = split.ReadOpenShift(false)
+			openShift, openShiftParams, ok = split.ReadOpenShift(false)
 		}
-		versioned = t
+		versioned = openShift
 	}
 	if !ok {
 		return nil, nil, nil, false
@@ -131,7 +137,13 @@ func (c templateCodec) decodeSplit(split *process.TemplateJSON, defaults *schema
 		// The split scan read every number of the objects: the conversion need not again.
 		context = templates.ObjectNumbersRead
 	}
-	if err := c.scheme.Convert(versioned, internal, context); err != nil {
+	if openShift != nil {
+		// The scheme's conversion of an OpenShift Template, given the parameters read apart.
+		err = openshift.DecodeWithParameters(openShift, openShiftParams, internal, context == templates.ObjectNumbersRead)
+	} else {
+		err = c.scheme.Convert(versioned, internal, context)
+	}
+	if err != nil {
 		return nil, &gvk, err, true
 	}
 	if len(strictErrs) > 0 {

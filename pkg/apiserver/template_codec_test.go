@@ -34,6 +34,7 @@ import (
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/jsonbytes/layouttest"
+	"stencil.dev/stencil/pkg/process"
 )
 
 // codecSeeds are Template bodies of every shape the codec meets: ours, OpenShift's and the
@@ -76,6 +77,16 @@ var codecSeeds = []string{
 	`{"apiVersion":"//","":"","":[{"":"","":true}]}`, `{"apiVersion":"a/b/c","kind":"Template","objects":[]}`,
 	`{"apiVersion":"templates.stencil.dev/v1alpha1","kind":"Template","parameters":[{"name":"N","type":"int","minimum":1,"enum":["1"]}],"objects":[{"spec":{"replicas":"${{N}}"}}]}`,
 	`{"apiVersion":"template.openshift.io/v1","kind":"Template","metadata":{"annotations":{"templates.stencil.dev/stencil-fields":"{\"dialect\":\"Stencil\"}"}},"objects":[]}`,
+	// OpenShift's parameters, which the lean reader reads into the internal type: escapes of
+	// every kind, invalid ones and invalid UTF-8 (the serializer's to read or refuse), and
+	// Stencil's fields in the annotation, which rewrite them by position and by name, or which
+	// the conversion refuses.
+	`{"apiVersion":"template.openshift.io/v1","kind":"Template","parameters":[{"name":"A","description":"a \"q\" \\ \/ \n\t\u00e9\ud83d\ude00 \ud800","value":"\u0024{B}"},{"name":"\u00e9"}],"objects":[]}`,
+	`{"apiVersion":"template.openshift.io/v1","kind":"Template","parameters":[{"name":"A","description":"\x"}],"objects":[]}`,
+	"{\"apiVersion\":\"template.openshift.io/v1\",\"kind\":\"Template\",\"parameters\":[{\"name\":\"A\",\"value\":\"\\n\xff\"}],\"objects\":[]}",
+	`{"apiVersion":"template.openshift.io/v1","kind":"Template","metadata":{"annotations":{"templates.stencil.dev/stencil-fields":"{\"dialect\":\"OpenShift\",\"parameters\":[{\"name\":\"A\",\"type\":\"int\",\"minimum\":\"1\"},{\"name\":\"B\",\"enum\":[\"x\"],\"secret\":true}]}"}},"parameters":[{"name":"B","value":"x"},{"name":"A","description":"d\n"},{"name":"C"}],"objects":[]}`,
+	`{"apiVersion":"template.openshift.io/v1","kind":"Template","metadata":{"annotations":{"templates.stencil.dev/stencil-fields":"{\"parameters\":[{\"name\":\"A\",\"type\":7}]}"}},"parameters":[{"name":"A"}],"objects":[]}`,
+	`{"apiVersion":"template.openshift.io/v1","kind":"Template","parameters":null,"objects":[]}`, `{"apiVersion":"v1","kind":"Template","parameters":[],"objects":[]}`,
 	// Numbers in the objects, which the split scan reads for the conversion: some Kubernetes
 	// cannot read, some that only look like them, in both dialects.
 	`{"apiVersion":"template.openshift.io/v1","kind":"Template","objects":[{"a":1,"b":[2.5,-3]},{"n":1e400,"m":-1e999}]}`,
@@ -111,6 +122,10 @@ func TestTemplateCodecDecodesAsTheSerializer(t *testing.T) {
 	}
 	many.WriteString(`],"objects":[]}`)
 	checkCodecOnce(t, many.Bytes())
+	// More parameters than a Template may have, which the conversion counts.
+	tooMany := `{"apiVersion":"template.openshift.io/v1","kind":"Template","parameters":[` +
+		strings.TrimSuffix(strings.Repeat(`{"name":"P"},`, templates.MaxEntries+1), ",") + `],"objects":[]}`
+	checkCodecOnce(t, []byte(tooMany))
 	files, _ := filepath.Glob(filepath.Join("..", "process", "testdata", "*.json"))
 	if len(files) == 0 {
 		t.Fatal("no templates in pkg/process/testdata")
@@ -258,5 +273,58 @@ func checkEncodeList(t *testing.T, lists []*v1alpha1.List) {
 		if want.String() != got.String() {
 			t.Errorf("encodeList wrote\n%s\nthe serializer\n%s", got.String(), want.String())
 		}
+	}
+}
+
+// TestTemplateCodecDecodesShareNothing decodes two users' OpenShift Templates at once, many
+// times (run with -race), with templateCodec, whose lean reader reads the parameters into
+// memory of the decode's own (the list, the strings' blocks), which the annotation's fields
+// then change in place: each decode gives what the serializer gives, and changing one decoded
+// Template changes no other.
+func TestTemplateCodecDecodesShareNothing(t *testing.T) {
+	info, _ := runtime.SerializerInfoForMediaType(Codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
+	codec := Codecs.DecoderToVersion(templateCodec{Serializer: info.StrictSerializer, scheme: Scheme, strict: true}, templates.SchemeGroupVersion)
+	serializer := Codecs.DecoderToVersion(info.StrictSerializer, templates.SchemeGroupVersion)
+	bodies := make([][]byte, 2)
+	want := make([]runtime.Object, len(bodies))
+	for u := range bodies {
+		bodies[u] = []byte(fmt.Sprintf(`{"apiVersion":"template.openshift.io/v1","kind":"Template","metadata":{"name":"u%d","annotations":`+
+			`{"templates.stencil.dev/stencil-fields":"{\"parameters\":[{\"name\":\"A\",\"enum\":[\"%d\"]}]}"}},`+
+			`"parameters":[{"name":"A","value":"user %d\n","description":"%s"},{"name":"B","value":"\u00e9%d"}],"objects":[{"kind":"ConfigMap"}]}`,
+			u, u, u, strings.Repeat(fmt.Sprintf(`\"user %d\" `, u), 40), u))
+		obj, _, err := serializer.Decode(bodies[u], nil, &templates.Template{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[u] = obj
+		if split, err := process.SplitTemplateJSON(bodies[u]); err != nil {
+			t.Fatal(err)
+		} else if _, _, _, ok := split.ReadOpenShiftStrict(); !ok {
+			t.Fatal("the lean readers left the body to the serializer")
+		}
+	}
+	done := make(chan struct{})
+	for g := range 8 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			u := g % len(bodies)
+			for range 200 {
+				obj, _, err := codec.Decode(bodies[u], nil, &templates.Template{})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !reflect.DeepEqual(obj, want[u]) {
+					t.Errorf("user %d's Template decoded alongside another's: %+v, alone %+v", u, obj, want[u])
+					return
+				}
+				// The decode's own: writing it races with no other decode.
+				tpl := obj.(*templates.Template)
+				tpl.Parameters[0].Value, tpl.Parameters[0].Enum[0] = "changed", "changed"
+			}
+		}()
+	}
+	for range 8 {
+		<-done
 	}
 }

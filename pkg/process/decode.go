@@ -122,20 +122,36 @@ func decodeStencil(top *templateBytes) (*templates.Template, error) {
 }
 
 func decodeOpenShift(top *templateBytes) (*templates.Template, error) {
-	in, _, ok := top.openShift(false)
+	// The lean reader reads the parameters into the internal type, which the conversion
+	// takes as they are (the API's decoder reads them into OpenShift's, which it copies).
+	in, params, _, ok := top.openShift(false)
 	if !ok {
-		params, err := topParameters[openshift.Parameter](top)
-		if err != nil {
-			return nil, fmt.Errorf("cannot read the template: %w", err)
-		}
-		in = &openshift.Template{}
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(top.rest, in); err != nil {
-			return nil, fmt.Errorf("cannot read the OpenShift template: %w", wordTypeErrors(top.rest, in, err))
-		}
-		in.Objects, in.Parameters = top.objects, params
+		return decodeOpenShiftTyped(top)
 	}
+	if top.hasParameters && params == nil {
+		params = []templates.Parameter{} // as for ours
+	}
+	t := &templates.Template{}
+	if err := openshift.ToInternalWithParameters(in, params, t); err != nil {
+		return nil, fmt.Errorf("cannot read the OpenShift template: %v", err)
+	}
+	return t, nil
+}
+
+// decodeOpenShiftTyped is decodeOpenShift with the API's typed decoders, which word what is
+// wrong: what the lean path reads, it reads the same (FuzzLean).
+func decodeOpenShiftTyped(top *templateBytes) (*templates.Template, error) {
+	params, err := topParameters[openshift.Parameter](top)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the template: %w", err)
+	}
+	in := &openshift.Template{}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(top.rest, in); err != nil {
+		return nil, fmt.Errorf("cannot read the OpenShift template: %w", wordTypeErrors(top.rest, in, err))
+	}
+	in.Objects, in.Parameters = top.objects, params
 	if top.hasParameters && in.Parameters == nil {
-		in.Parameters = []openshift.Parameter{} // as for ours
+		in.Parameters = []openshift.Parameter{}
 	}
 	t := &templates.Template{}
 	if err := openshift.ToInternal(in, t); err != nil {

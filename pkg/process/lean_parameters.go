@@ -24,27 +24,31 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	"stencil.dev/stencil/pkg/apis/templates"
-	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 )
 
 // The wire format of a parameter is its dialect's type: v1alpha1.Parameter, or OpenShift's
 // openshift.Parameter (seven members; those only ours has are members it does not know, as
 // OpenShift's decoder reads them), their JSON names and the types of their fields (a Bound
-// and a Length read themselves). The lean reader reads into that type, and the conversion
-// makes the internal parameter. Which member goes to which field is generated from the type
-// (zz_generated.parameter_reader.go, by hack/parameter-reader), one case per member, each read
-// as encoding/json reads its field's type: text and flags, most of what parameters hold, in
-// place; a bound or a length by its own UnmarshalJSON; an enum as a []string; anything else
-// (items, properties) by the API's decoder on that member's bytes. So no list of a
-// parameter's members is written here, and FuzzLean checks the reader against the decoders.
+// and a Length read themselves). The lean reader reads ours into that type, which the
+// conversion (defaults, bounds) makes the internal parameter. OpenShift's it reads straight
+// into the internal type, each member into the internal field of its field's name, where
+// openshift.ToInternal would copy it (which openshift.ToInternalWithParameters then leaves
+// out): the parameters were a fifth of the bytes processing an OpenShift template allocated,
+// read once and copied once. Which member goes to which field is generated from the wire
+// type (zz_generated.parameter_reader.go, by hack/parameter-reader), one case per member,
+// each read as encoding/json reads its field's type: text and flags, most of what parameters
+// hold, in place; a bound or a length by its own UnmarshalJSON; an enum as a []string;
+// anything else (items, properties) by the API's decoder on that member's bytes. So no list
+// of a parameter's members is written here, and FuzzLean checks the reader against the
+// decoders (and OpenShift's against ToInternal of what its decoder reads).
 
-// parameterReader reads one member of a parameter of type P (a generated member switch).
+// parameterReader reads one member of a parameter into a P (a generated member switch).
 type parameterReader[P any] func(r *leanReader, p *P, name []byte)
 
 var (
 	stencilParameter   parameterReader[v1alpha1.Parameter]  = (*leanReader).parameterMember
-	openShiftParameter parameterReader[openshift.Parameter] = (*leanReader).openShiftParameterMember
+	openShiftParameter parameterReader[templates.Parameter] = (*leanReader).openShiftParameterMember
 )
 
 // leanParametersWarned is the strict lean reader of parameters, in the dialect member reads,
@@ -90,11 +94,11 @@ func readParameters[P any](r *leanReader, member parameterReader[P]) (params []P
 		r.end()
 		return []P{}, !r.failed
 	}
-	// Every parameter is an object: sized for them, the list (224 bytes a parameter of ours, 104 of
-	// OpenShift's) is not
-	// grown and copied as it is read. A nested object or a brace in a string only adds room,
-	// but the references in descriptions and values (${NAME}) are not counted. Bytes are
-	// counted several times faster than a word such as "name", whose quote is in every string.
+	// Every parameter is an object: sized for them, the list (224 bytes a parameter, internal
+	// or ours) is not grown and copied as it is read. A nested object or a brace in a string
+	// only adds room, but the references in descriptions and values (${NAME}) are not counted.
+	// Bytes are counted several times faster than a word such as "name", whose quote is in
+	// every string.
 	params = make([]P, 0, bytes.Count(data, []byte{'{'})-bytes.Count(data, []byte("${")))
 	for !r.failed {
 		var empty P

@@ -155,34 +155,35 @@ func TestLeanParametersWarned(t *testing.T) {
 		`[null,{"typ\u006f":1,"name":"A"}]`,
 		many.String(),
 	} {
-		checkWarned(t, in, stencilParameter)
-		checkWarned(t, in, openShiftParameter)
+		checkWarned(t, in, stencilDialect)
+		checkWarned(t, in, openShiftDialect)
 	}
 	// Ours has members OpenShift's does not have: a strict OpenShift reader words them.
-	checkWarned(t, `[{"name":"A","type":"int","enum":["1"],"minimum":"x"}]`, openShiftParameter)
+	checkWarned(t, `[{"name":"A","type":"int","enum":["1"],"minimum":"x"}]`, openShiftDialect)
 	// A member written twice is still the decoder's to word.
 	if _, _, ok := leanParametersWarned([]byte(`[{"name":"A","x":1,"x":2}]`), stencilParameter); ok {
 		t.Fatal("a repeated member was read by the lean reader")
 	}
 }
 
-// checkWarned checks that the strict lean reader of member's dialect reads in, with words on
-// members a parameter does not have, as the strict decoder of that dialect reads and words it.
-func checkWarned[P any](t *testing.T, in string, member parameterReader[P]) {
+// checkWarned checks that the strict lean reader of d's dialect reads in, with words on
+// members a parameter does not have, as the strict decoder of that dialect reads (and its
+// conversion makes) and words it.
+func checkWarned[W, P any](t *testing.T, in string, d leanDialect[W, P]) {
 	t.Helper()
-	params, warnings, ok := leanParametersWarned([]byte(in), member)
+	params, warnings, ok := leanParametersWarned([]byte(in), d.member)
 	if !ok {
 		t.Fatalf("%.80s: left to the strict decoder", in)
 	}
 	var want struct {
-		Parameters []P `json:"parameters"`
+		Parameters []W `json:"parameters"`
 	}
 	strictErrs, err := kjson.UnmarshalStrict([]byte(`{"parameters":`+in+`}`), &want)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(params, want.Parameters) {
-		t.Fatalf("%.80s: read %+v, the decoder %+v", in, params, want.Parameters)
+	if converted := d.convert(want.Parameters); !reflect.DeepEqual(params, converted) {
+		t.Fatalf("%.80s: read %+v, the decoder %+v", in, params, converted)
 	}
 	if len(warnings) != len(strictErrs) || len(warnings) == 0 {
 		t.Fatalf("%.80s: %d words, the decoder %d", in, len(warnings), len(strictErrs))

@@ -19,10 +19,12 @@ package process
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"testing"
 
 	kjson "sigs.k8s.io/json"
 
+	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/jsonbytes/layouttest"
@@ -104,6 +106,7 @@ func FuzzLean(f *testing.F) {
 func checkLeanAgrees(t *testing.T, in []byte) {
 	checkDecodersAgree(t, in)
 	checkLeanOnce(t, in)
+	checkOpenShiftDecodeAgrees(t, in)
 	if !json.Valid(in) {
 		return
 	}
@@ -127,8 +130,8 @@ func checkLeanAgrees(t *testing.T, in []byte) {
 // reads, the typed decoder reads the same; and what a strict lean reader reads, a strict
 // decoder (the API server's) reads the same with nothing to say about it.
 func checkLeanOnce(t *testing.T, in []byte) {
-	checkLeanParametersOnce(t, in, stencilParameter)
-	checkLeanParametersOnce(t, in, openShiftParameter)
+	checkLeanParametersOnce(t, in, stencilDialect)
+	checkLeanParametersOnce(t, in, openShiftDialect)
 	var strictGot openshift.Template
 	if leanOpenShift(in, &strictGot, true) {
 		var want openshift.Template
@@ -165,26 +168,51 @@ func checkParameterLayouts[P any](t *testing.T, in []byte, layouts [][]byte, mem
 	}
 }
 
-// checkLeanParametersOnce checks the lean reader of member's dialect on in against that
-// dialect's typed decoder: what the lean reader reads, the decoder reads the same; what a
-// strict lean reader reads, a strict decoder reads the same with nothing to say about it.
-func checkLeanParametersOnce[P any](t *testing.T, in []byte, member parameterReader[P]) {
-	if got, ok := readParameters(&leanReader{b: in, strict: true}, member); ok {
-		var want []P
+// leanDialect is the lean reader of a dialect's parameters and how the API reads what it
+// reads: the API's decoder reads the dialect's type W, which the API's conversion makes the
+// P the reader reads into (ours: W itself; OpenShift's: the internal Parameter, by
+// openshift.ToInternal).
+type leanDialect[W, P any] struct {
+	member  parameterReader[P]
+	convert func([]W) []P
+}
+
+var (
+	stencilDialect = leanDialect[v1alpha1.Parameter, v1alpha1.Parameter]{stencilParameter,
+		func(params []v1alpha1.Parameter) []v1alpha1.Parameter { return params }}
+	openShiftDialect = leanDialect[openshift.Parameter, templates.Parameter]{openShiftParameter, openShiftToInternal}
+)
+
+// openShiftToInternal is what openshift.ToInternal makes of OpenShift's parameters.
+func openShiftToInternal(params []openshift.Parameter) []templates.Parameter {
+	var out templates.Template
+	if err := openshift.ToInternal(&openshift.Template{Parameters: params}, &out); err != nil {
+		panic(err) // only the annotation, absent here, can be refused
+	}
+	return out.Parameters
+}
+
+// checkLeanParametersOnce checks the lean reader of d's dialect on in against that dialect's
+// typed decoder and conversion: what the lean reader reads, the decoder reads and the
+// conversion makes the same; what a strict lean reader reads, a strict decoder reads the same
+// with nothing to say about it.
+func checkLeanParametersOnce[W, P any](t *testing.T, in []byte, d leanDialect[W, P]) {
+	if got, ok := readParameters(&leanReader{b: in, strict: true}, d.member); ok {
+		var want []W
 		if strictErrs, err := kjson.UnmarshalStrict(in, &want); err != nil || len(strictErrs) > 0 {
 			t.Fatalf("%s: the strict lean path read %T a strict decoder refuses or warns of: %v %v", in, want, err, strictErrs)
 		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%s: strict lean parameters %+v, strict typed decoder %+v", in, got, want)
+		if converted := d.convert(want); !reflect.DeepEqual(got, converted) {
+			t.Fatalf("%s: strict lean parameters %+v, strict typed decoder %+v", in, got, converted)
 		}
 	}
-	if got, ok := readParameters(&leanReader{b: in}, member); ok {
-		var want []P
+	if got, ok := readParameters(&leanReader{b: in}, d.member); ok {
+		var want []W
 		if err := kjson.UnmarshalCaseSensitivePreserveInts(in, &want); err != nil {
 			t.Fatalf("%s: the lean path read %T the typed decoder refuses: %v", in, want, err)
 		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%s: lean parameters %+v, typed decoder %+v", in, got, want)
+		if converted := d.convert(want); !reflect.DeepEqual(got, converted) {
+			t.Fatalf("%s: lean parameters %+v, typed decoder %+v", in, got, converted)
 		}
 	}
 }
@@ -194,3 +222,35 @@ func checkLeanParametersOnce[P any](t *testing.T, in []byte, member parameterRea
 func leanParameters(data []byte, strict bool) (params []v1alpha1.Parameter, ok bool) {
 	return readParameters(&leanReader{b: data, strict: strict}, stencilParameter)
 }
+
+// checkOpenShiftDecodeAgrees checks the engine's decoding of OpenShift templates, whose lean
+// path reads the parameters straight into the internal type, against the API's typed
+// decoders and openshift.ToInternal (decodeOpenShiftTyped), on in as a template and as its
+// parameters, with and without Stencil's fields in the annotation that rewrites them (by
+// position and by name): the same template, or the same error.
+func checkOpenShiftDecodeAgrees(t *testing.T, in []byte) {
+	const head = `{"apiVersion":"template.openshift.io/v1","kind":"Template","objects":[{"kind":"A"}],`
+	for _, doc := range [][]byte{
+		in,
+		[]byte(head + `"parameters":` + string(in) + `}`),
+		[]byte(head + `"metadata":{"annotations":{"` + openshift.StencilFieldsAnnotation + `":` + stencilFieldsOfParameters + `}},"parameters":` + string(in) + `}`),
+	} {
+		top, err := splitTemplate(doc)
+		if err != nil {
+			continue
+		}
+		got, gotErr := decodeOpenShift(top)
+		want, wantErr := decodeOpenShiftTyped(top)
+		if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+			t.Fatalf("%q: error %v, the typed decoders' %v", doc, gotErr, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: decoded %+v, the typed decoders %+v", doc, got, want)
+		}
+	}
+}
+
+// stencilFieldsOfParameters is the JSON string of an annotation of Stencil's fields that gives
+// parameters types and constraints: the first by position, the others by name.
+var stencilFieldsOfParameters = strconv.Quote(`{"dialect":"OpenShift","parameters":[{"name":"A","type":"int","minimum":"1"},` +
+	`{"name":"B","enum":["x","y"],"secret":true},{"name":"é","type":"json","items":{"type":"string"}}]}`)

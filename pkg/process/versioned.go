@@ -19,6 +19,7 @@ package process
 import (
 	kjson "sigs.k8s.io/json"
 
+	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/openshift"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 	"stencil.dev/stencil/pkg/positions"
@@ -29,7 +30,8 @@ import (
 // parameters and the rest read apart. It is how the API server reads a Template body without
 // a second parse to find its kind: the server picks the versioned type from APIVersion and
 // Kind (and its defaults), then reads it with ReadStencil or ReadOpenShift, and converts and
-// defaults it as its codec would.
+// defaults it as its codec would (an OpenShift Template with the parameters read apart, with
+// openshift.DecodeWithParameters).
 type TemplateJSON struct {
 	top *templateBytes
 }
@@ -86,10 +88,13 @@ func (t *TemplateJSON) ReadStencil(strict bool) (*v1alpha1.Template, bool) {
 }
 
 // ReadOpenShift is ReadStencil for an OpenShift Template (template.openshift.io/v1 or the
-// legacy v1).
-func (t *TemplateJSON) ReadOpenShift(strict bool) (*openshift.Template, bool) {
-	in, warnings, ok := t.top.openShift(strict)
-	return in, ok && len(warnings) == 0
+// legacy v1), whose parameters it reads straight into the internal type: params, as
+// openshift.ToInternal would copy them from in.Parameters, which is left nil. They are the
+// parameters of openshift.ToInternalWithParameters and openshift.DecodeWithParameters, which
+// convert in without copying them.
+func (t *TemplateJSON) ReadOpenShift(strict bool) (in *openshift.Template, params []templates.Parameter, ok bool) {
+	in, params, warnings, ok := t.top.openShift(strict)
+	return in, params, ok && len(warnings) == 0
 }
 
 // ReadStencilStrict reads the template as a strict decoder does: the template, and what the
@@ -119,23 +124,25 @@ func (t *TemplateJSON) ReadStencilStrict() (*v1alpha1.Template, []error, bool) {
 	return versioned, errs, true
 }
 
-// ReadOpenShiftStrict is ReadStencilStrict for an OpenShift Template.
-func (t *TemplateJSON) ReadOpenShiftStrict() (*openshift.Template, []error, bool) {
-	if in, warnings, ok := t.top.openShift(true); ok {
-		return in, warnings, true
+// ReadOpenShiftStrict is ReadStencilStrict for an OpenShift Template, whose parameters it
+// reads as ReadOpenShift does.
+func (t *TemplateJSON) ReadOpenShiftStrict() (*openshift.Template, []templates.Parameter, []error, bool) {
+	if in, params, warnings, ok := t.top.openShift(true); ok {
+		return in, params, warnings, true
 	}
-	in, _, ok := t.top.openShift(false)
+	in, params, _, ok := t.top.openShift(false)
 	if !ok {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
-	var params struct {
+	// Only for the decoder's words: what it reads is dropped.
+	var wire struct {
 		Parameters []openshift.Parameter `json:"parameters"`
 	}
-	errs, ok := t.top.strictErrors(&openshift.Template{}, &params)
+	errs, ok := t.top.strictErrors(&openshift.Template{}, &wire)
 	if !ok {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
-	return in, errs, true
+	return in, params, errs, true
 }
 
 // stencil reads the template into our versioned type with the lean readers (strict ones when
@@ -163,28 +170,29 @@ func (top *templateBytes) stencil(strict bool) (_ *v1alpha1.Template, warnings [
 	return versioned, warnings, true
 }
 
-// openShift is stencil for an OpenShift template.
-func (top *templateBytes) openShift(strict bool) (_ *openshift.Template, warnings []error, ok bool) {
+// openShift is stencil for an OpenShift template, whose parameters it reads into the internal
+// type (params) instead of in.Parameters (see ReadOpenShift).
+func (top *templateBytes) openShift(strict bool) (_ *openshift.Template, params []templates.Parameter, warnings []error, ok bool) {
 	if strict && top.repeated {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
-	params, warnings, ok := leanParametersOf(top, strict, openShiftParameter)
+	params, warnings, ok = leanParametersOf(top, strict, openShiftParameter)
 	if !ok {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	in := &openshift.Template{}
 	if !leanOpenShift(top.rest, in, strict) {
 		*in = openshift.Template{}
 		if strict {
 			if strictErrs, err := kjson.UnmarshalStrict(top.rest, in); err != nil || len(strictErrs) > 0 {
-				return nil, nil, false
+				return nil, nil, nil, false
 			}
 		} else if kjson.UnmarshalCaseSensitivePreserveInts(top.rest, in) != nil {
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 	}
-	in.Objects, in.Parameters = top.objects, params
-	return in, warnings, true
+	in.Objects = top.objects
+	return in, params, warnings, true
 }
 
 // strictErrors are what a strict decoder of the whole template says of its rest (decoded

@@ -19,7 +19,7 @@ limitations under the License.
 package process
 
 import (
-	"stencil.dev/stencil/pkg/apis/templates/openshift"
+	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/apis/templates/v1alpha1"
 )
 
@@ -70,9 +70,10 @@ func (r *leanReader) parameterMember(p *v1alpha1.Parameter, name []byte) {
 	}
 }
 
-// openShiftParameterMember reads the value of the member name into p as encoding/json reads it into
-// that field of OpenShift's Parameter; a member the type does not have is skipped.
-func (r *leanReader) openShiftParameterMember(p *openshift.Parameter, name []byte) {
+// openShiftParameterMember reads the value of the member name as encoding/json reads it
+// into that field of OpenShift's Parameter, into p's field of the same name (where
+// openshift.ToInternal copies it); a member the type does not have is skipped.
+func (r *leanReader) openShiftParameterMember(p *templates.Parameter, name []byte) {
 	switch string(name) {
 	case "name":
 		r.str(&p.Name)

@@ -163,19 +163,33 @@ func withStencilFields(annotations map[string]string, value []byte) map[string]s
 // dialect, unless StencilFieldsAnnotation says otherwise and restores what FromInternal kept
 // there. The annotation is not kept in the internal Template.
 func ToInternal(in *Template, out *templates.Template) error {
+	var params []templates.Parameter
+	if in.Parameters != nil {
+		params = make([]templates.Parameter, len(in.Parameters))
+	}
+	for i, p := range in.Parameters {
+		params[i] = templates.Parameter{Name: p.Name, DisplayName: p.DisplayName, Description: p.Description,
+			Value: p.Value, Required: p.Required, Generate: p.Generate, From: p.From}
+	}
+	return ToInternalWithParameters(in, params, out)
+}
+
+// ToInternalWithParameters is ToInternal of a Template whose parameters were read straight
+// into the internal type, params (as ToInternal would have copied them: each member of
+// OpenShift's Parameter in the internal field of its name, nil for no parameters member),
+// instead of into in.Parameters, which it does not read. The engine's reader of OpenShift
+// templates reads them so (pkg/process): a template's parameters are then made once, not
+// read and copied, and they were a fifth of what processing a template allocated. params
+// become out's, changed in place by what StencilFieldsAnnotation holds: the caller gives
+// them up.
+func ToInternalWithParameters(in *Template, params []templates.Parameter, out *templates.Template) error {
 	*out = templates.Template{
 		ObjectMeta:   in.ObjectMeta,
 		Message:      in.Message,
+		Parameters:   params,
 		Objects:      in.Objects,
 		ObjectLabels: in.Labels,
 		OpenShift:    true,
-	}
-	if in.Parameters != nil {
-		out.Parameters = make([]templates.Parameter, len(in.Parameters))
-	}
-	for i, p := range in.Parameters {
-		out.Parameters[i] = templates.Parameter{Name: p.Name, DisplayName: p.DisplayName, Description: p.Description,
-			Value: p.Value, Required: p.Required, Generate: p.Generate, From: p.From}
 	}
 	value, ok := in.Annotations[StencilFieldsAnnotation]
 	if !ok {

@@ -140,8 +140,28 @@ func AddToScheme(scheme *runtime.Scheme) error {
 // must be refused while the body is decoded; numbersRead says the decoder already read the
 // objects' numbers (templates.ObjectNumbersRead).
 func decodeTemplate(in *Template, out *templates.Template, numbersRead bool) error {
+	if err := decodeErrors(in, len(in.Parameters), numbersRead); err != nil {
+		return err
+	}
+	return ToInternal(in, out)
+}
+
+// DecodeWithParameters is the scheme's conversion of a decoded body (decodeTemplate) for a
+// decoder that read the Template's parameters straight into the internal type, params (see
+// ToInternalWithParameters), and not into in.Parameters: the API server's one-scan codec
+// calls it where it would call the scheme's Convert, which would copy them.
+func DecodeWithParameters(in *Template, params []templates.Parameter, out *templates.Template, numbersRead bool) error {
+	if err := decodeErrors(in, len(params), numbersRead); err != nil {
+		return err
+	}
+	return ToInternalWithParameters(in, params, out)
+}
+
+// decodeErrors are what the conversion of a decoded body refuses in in, which has
+// parameters parameters.
+func decodeErrors(in *Template, parameters int, numbersRead bool) error {
 	errs := templates.EntryErrors(append(templates.MetadataEntries(&in.ObjectMeta),
-		templates.EntryCount{Path: "parameters", N: len(in.Parameters)}, templates.EntryCount{Path: "labels", N: len(in.Labels)},
+		templates.EntryCount{Path: "parameters", N: parameters}, templates.EntryCount{Path: "labels", N: len(in.Labels)},
 		templates.EntryCount{Path: "objects", N: len(in.Objects), Max: templates.MaxObjects})...)
 	if !numbersRead {
 		errs = append(errs, templates.RawNumberErrors(templates.RawList{Name: "objects", Raws: in.Objects})...)
@@ -149,7 +169,7 @@ func decodeTemplate(in *Template, out *templates.Template, numbersRead bool) err
 	if len(errs) > 0 {
 		return errs.ToAggregate()
 	}
-	return ToInternal(in, out)
+	return nil
 }
 
 // decodeTemplateInstance is the conversion of a body being decoded; it refuses what v1alpha1's
