@@ -19,6 +19,7 @@ package process
 import (
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -62,6 +63,73 @@ func TestOpenShiftParametersReadIntoTheInternalType(t *testing.T) {
 	if got.OpenShift != true || got.Parameters[0].Type != "" || len(got.Parameters[0].Enum) != 2 || got.Parameters[1].Type != "int" ||
 		got.Parameters[0].Description != "x\ny" || got.Annotations != nil {
 		t.Fatalf("the annotation's fields were not restored by name: %+v", got)
+	}
+}
+
+// TestLeanParametersMemory checks what reading the parameters of a hostile template allocates,
+// in both dialects: a description of braces, of "[{", or of escapes, a megabyte each, costs
+// about its bytes, not a parameter's 224 bytes for each of them; many parameters cost 224
+// bytes each, the list made once for them (no copies as it grows). The most a description can
+// make room for is one parameter every three bytes ("[{}" or ",{}"), as many as the shortest
+// parameters ({},) would have.
+func TestLeanParametersMemory(t *testing.T) {
+	const size = 1 << 20
+	many := `[` + strings.TrimSuffix(strings.Repeat(`{},`, 20000), ",") + `]`
+	for name, c := range map[string]struct {
+		data string
+		room int // besides the parameters read
+	}{
+		"braces":            {`[{"name":"A","description":"` + strings.Repeat("{", size) + `"}]`, 0},
+		"brackets, braces":  {`[{"name":"A","description":"` + strings.Repeat("[{", size/2) + `"}]`, 0},
+		"commas, braces":    {`[{"name":"A","description":"` + strings.Repeat(", {", size/3) + `"}]`, 0},
+		"as parameters":     {`[{"name":"A","description":"` + strings.Repeat(",{}", size/3) + `"}]`, size / 3},
+		"escapes":           {`[{"name":"A","description":"` + strings.Repeat(`\u00e9\n`, size/8) + `"}]`, 0},
+		"many parameters":   {many, 0},
+		"spaced parameters": {strings.ReplaceAll(many, ",", " ,\n\t"), 0},
+	} {
+		t.Run(name, func(t *testing.T) {
+			data := []byte(c.data)
+			params, ok := readParameters(&leanReader{b: data}, openShiftParameter)
+			if !ok {
+				t.Fatal("not read")
+			}
+			// The strings' blocks (at most twice the input), the list, and little else.
+			bound := 2*uint64(len(data)) + 224*uint64(len(params)+c.room) + 64<<10
+			for _, dialect := range []func(){
+				func() { readParameters(&leanReader{b: data}, openShiftParameter) },
+				func() { readParameters(&leanReader{b: data}, stencilParameter) },
+			} {
+				if allocated := allocatedBy(dialect); allocated > bound {
+					t.Errorf("reading %d parameters in %d bytes allocated %d bytes, more than %d", len(params), len(data), allocated, bound)
+				}
+			}
+		})
+	}
+}
+
+// allocatedBy is how many bytes fn allocates (no test runs beside it: none is parallel).
+func allocatedBy(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestParameterRoom checks the size the parameters' list is made with: the parameters, not
+// the objects inside them nor references nor braces in strings, but what looks like the
+// shortest parameters.
+func TestParameterRoom(t *testing.T) {
+	for in, want := range map[string]int{
+		`[]`: 0, `[{}]`: 1, `[{},{},{}]`: 3, "[\n  {\n  } ,\r\n\t{ \"name\":\"A\"}]": 2, `[null,{}]`: 1,
+		`[{"items":{"type":"int"},"properties":{"a":{}},"value":"${A} ${{B}}"}]`: 1,
+		`[{"description":"{{{{"}]`: 1, `[{"description":"[{,{ {"}]`: 1, `[{"description":"[{},{}"}]`: 3,
+		`[{"x":[{},{"a":1}]}]`: 3, `{`: 0, `[{`: 0, `,{`: 0, `{}`: 0,
+		`[` + strings.Repeat(`{},`, templates.MaxEntries+10) + `{}]`: templates.MaxEntries + 11,
+	} {
+		if got := parameterRoom([]byte(in)); got != want {
+			t.Errorf("parameterRoom(%.60s) = %d, want %d", in, got, want)
+		}
 	}
 }
 

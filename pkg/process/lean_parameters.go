@@ -94,12 +94,9 @@ func readParameters[P any](r *leanReader, member parameterReader[P]) (params []P
 		r.end()
 		return []P{}, !r.failed
 	}
-	// Every parameter is an object: sized for them, the list (224 bytes a parameter, internal
-	// or ours) is not grown and copied as it is read. A nested object or a brace in a string
-	// only adds room, but the references in descriptions and values (${NAME}) are not counted.
-	// Bytes are counted several times faster than a word such as "name", whose quote is in
-	// every string.
-	params = make([]P, 0, bytes.Count(data, []byte{'{'})-bytes.Count(data, []byte("${")))
+	// Sized for the parameters (parameterRoom), the list (224 bytes a parameter, internal or
+	// ours) is not grown and copied as it is read.
+	params = make([]P, 0, parameterRoom(data))
 	for !r.failed {
 		var empty P
 		params = append(params, empty)
@@ -117,6 +114,37 @@ func readParameters[P any](r *leanReader, member parameterReader[P]) (params []P
 	r.end()
 	return params, !r.failed
 }
+
+// parameterRoom is how many parameters the list of the array data is made for: its objects
+// that follow a [ or a comma, as every parameter does, and open with a name or close at once,
+// not a member's object (after a colon) nor a reference (${NAME}). A brace in a string adds
+// room only as "[{}" or ",{}" (a quote would be escaped), three bytes a parameter as the
+// shortest parameters are: a description of a million braces or "[{" makes room for one, not
+// for a million, 224 bytes for each byte of the body, as counting every brace did. Braces are
+// found several times faster than a word such as "name", whose quote is in every string.
+func parameterRoom(data []byte) int {
+	n := 0
+	for i := 0; ; i++ {
+		k := bytes.IndexByte(data[i:], '{')
+		if k < 0 {
+			return n
+		}
+		i += k
+		before, after := i-1, i+1
+		for before >= 0 && isSpace(data[before]) {
+			before--
+		}
+		for after < len(data) && isSpace(data[after]) {
+			after++
+		}
+		if before >= 0 && (data[before] == '[' || data[before] == ',') && after < len(data) && (data[after] == '"' || data[after] == '}') {
+			n++
+		}
+	}
+}
+
+// isSpace reports whether c is JSON's white space.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // selfReader is a pointer to a type that reads itself from JSON, as Bound and Length do.
 type selfReader[T any] interface {
