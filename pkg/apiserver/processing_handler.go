@@ -195,9 +195,14 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 	}
 	obj, gvk, err, decoded := h.decodeConverted(req, strict, r)
 	if !decoded {
-		// decodeConverted may have written part of r.template before it gave up: the decoder
-		// decodes into a Template of its own.
-		obj, gvk, err = decoder.Decode(body, &r.kind, h.storage.New())
+		// Into the request's Template, which is what storage.New makes when there are
+		// splitters; but decodeConverted, asked about a converted body, may have written part
+		// of it before it gave up: the decoder then decodes into a Template of its own.
+		var into runtime.Object = &r.template
+		if h.splitters == nil || bodyConversion(req) != nil {
+			into = h.storage.New()
+		}
+		obj, gvk, err = decoder.Decode(body, &r.kind, into)
 	}
 	var warnings []string
 	if err != nil {
@@ -349,8 +354,9 @@ var createOptionsType = metav1.TypeMeta{APIVersion: metav1.SchemeGroupVersion.St
 type processingRequest struct {
 	// kind is the decoder's default kind: the scope's, a copy the decoder may write.
 	kind schema.GroupVersionKind
-	// template and decodedKind are what decodeConverted decodes a converted YAML body into:
-	// the Template (what storage.New makes, checked by newProcessingHandler) and its kind.
+	// template is what the body is decoded into (what storage.New would make: checked by
+	// newProcessingHandler, which makes splitters only then); decodedKind is the kind
+	// decodeConverted decodes a converted YAML body as.
 	template    templates.Template
 	decodedKind schema.GroupVersionKind
 	options     metav1.CreateOptions
