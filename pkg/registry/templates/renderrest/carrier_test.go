@@ -24,6 +24,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+
+	"stencil.dev/stencil/pkg/apis/templates"
+	"stencil.dev/stencil/pkg/render"
 )
 
 type parentKey struct{}
@@ -151,5 +158,38 @@ func TestHoldsAreTheirOwn(t *testing.T) {
 	wg.Wait()
 	if all, plugins := budget.Held(); all != 0 || plugins != 0 {
 		t.Errorf("%d (%d for plugins) still held once every request returned", all, plugins)
+	}
+}
+
+// stepCounter is an Observer that counts the transformers it hears of.
+type stepCounter struct {
+	mu    sync.Mutex
+	steps map[string]int
+}
+
+func (*stepCounter) CacheLookup(string, bool)                              {}
+func (*stepCounter) CacheEntries(string, int, int64)                       {}
+func (*stepCounter) Processed(string, time.Duration, int, int, int, error) {}
+func (c *stepCounter) Transformer(kind string, _ time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.steps[kind]++
+}
+
+// TestAdapterObservesTransformers: the Adapter's Observer hears each transformer a request
+// runs, now that the renderer carries it (bound once) rather than each request's context.
+func TestAdapterObservesTransformers(t *testing.T) {
+	observer := &stepCounter{steps: map[string]int{}}
+	a := NewAdapter(Sources{Observer: observer})
+	tmpl := &templates.Template{ObjectMeta: metav1.ObjectMeta{Name: "t"},
+		Transformers: []runtime.RawExtension{{Raw: []byte(`{"apiVersion":"builtin","kind":"LabelTransformer","metadata":{"name":"l"},"labels":{"x":"y"}}`)}},
+		Objects:      []runtime.RawExtension{{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}`)}}}
+	for range 3 {
+		if _, err := a.Render(genericapirequest.WithNamespace(context.Background(), "demo"), render.Input{Template: tmpl}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if observer.steps["LabelTransformer"] != 3 || len(observer.steps) != 1 {
+		t.Errorf("the observer heard %v, want three LabelTransformers", observer.steps)
 	}
 }
