@@ -187,7 +187,7 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// handler may finish it: the processing handler decodes it as it decodes a JSON body.
 	// (Its buffer is held by the body filtered, allocated for each request anyway.)
 	filtered := &filteredBody{}
-	body, conversion, err := b.decodable(r, hold, mediaType, read, &filtered.converted, mayFinish)
+	body, conversion, err := b.decodable(r, hold, mediaType, read, filtered, mayFinish)
 	if err != nil {
 		filtered.converted.give()
 		b.refuse(w, r, err)
@@ -201,7 +201,9 @@ func (b *bodyReader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	filtered.set(body, conversion)
 	r.Body = filtered
 	r.ContentLength = int64(len(body))
-	r.Header["Content-Length"] = []string{strconv.Itoa(len(body))} // Set, without canonicalizing its key
+	// Set, without canonicalizing its key, in the request's own filteredBody (no allocation).
+	filtered.contentLength[0] = strconv.Itoa(len(body))
+	r.Header["Content-Length"] = filtered.contentLength[:]
 	b.handler.ServeHTTP(w, r)
 	// Only once the handler has returned, and only when the processing handler said it
 	// finished the body: nothing holds its bytes then (body_finish.go). A handler that
@@ -297,8 +299,9 @@ func bodyMediaType(r *http.Request) string {
 // them when the converter has them (nil otherwise).
 //
 // With pooled, the JSON a YAML body converts to is copied into a buffer of the pools, which
-// converted holds while the JSON does (and gives back at once otherwise).
-func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, mediaType string, body []byte, converted *convertedBuffer, pooled bool) (_ []byte, _ convertedYAML, _ error) {
+// filtered.converted holds while the JSON does (and gives back at once otherwise).
+func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, mediaType string, body []byte, filtered *filteredBody, pooled bool) (_ []byte, _ convertedYAML, _ error) {
+	converted := &filtered.converted
 	switch mediaType {
 	case runtime.ContentTypeYAML, "application/apply-patch+yaml":
 	default:
@@ -329,24 +332,11 @@ func (b *bodyReader) decodable(r *http.Request, hold *renderrest.Hold, mediaType
 		return body, conversion, hold.Charge(r.Context(), readFactor*int64(len(body))+yamlCost(body)+bodyCost(body, asJSON))
 	}
 	if mediaType == runtime.ContentTypeYAML {
-		// JSON for the JSON decoder.
-		r.Header["Content-Type"] = []string{runtime.ContentTypeJSON} // Set, without canonicalizing its key
+		// JSON for the JSON decoder (set as Content-Length is).
+		filtered.contentType[0] = runtime.ContentTypeJSON
+		r.Header["Content-Type"] = filtered.contentType[:]
 	}
 	return asJSON, conversion, hold.Charge(r.Context(), bodyCost(asJSON, asJSON))
-}
-
-// convertedYAML is a YAML body as the body filter converted it, for the processing handler to
-// decode from where the converter wrote the template's members (decodeConverted); top nil is
-// none. (A value in filteredBody: a request allocates nothing more for it.)
-type convertedYAML struct {
-	json []byte
-	top  *positions.Top
-	// kept says the body was left as YAML for the decoder, its one document repeating a key
-	// (which only the YAML decoder words, and the JSON would not show); strict is then what
-	// the YAML decoder's strict conversion says of those keys (nil: nothing), which a strict
-	// decoder adds to the JSON decoder's words.
-	kept   bool
-	strict error
 }
 
 // refuse answers err as the API does.

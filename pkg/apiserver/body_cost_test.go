@@ -148,7 +148,7 @@ func TestBodyCostCoversDecoding(t *testing.T) {
 			for range runs {
 				peak = max(peak, heaptest.Peak(func() {
 					r.Header.Set("Content-Type", b.contentType)
-					decodable, _, err := reader.decodable(r, hold, bodyMediaType(r), data, &convertedBuffer{}, false)
+					decodable, _, err := reader.decodable(r, hold, bodyMediaType(r), data, &filteredBody{}, false)
 					if err != nil {
 						t.Fatal(err)
 					}

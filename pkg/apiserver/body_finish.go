@@ -19,6 +19,8 @@ package apiserver
 import (
 	"bytes"
 	"net/http"
+
+	"stencil.dev/stencil/pkg/positions"
 )
 
 // Finishing a body. The JSON body of a processing POST is decoded from its own bytes: the
@@ -75,6 +77,12 @@ type filteredBody struct {
 	// in the request's goroutine: the handlers between the filter and the processing handler
 	// call each other in it.
 	finished bool
+	// contentLength and contentType are the room of the request's Content-Length and
+	// Content-Type headers as the filter sets them (the body's length; JSON, for a YAML body
+	// converted): a header value is a []string, which would be an allocation a request of its
+	// own. Each filteredBody is made for one request and never used again (only its buffers
+	// are), so these slices are that request's alone, as a new slice would be.
+	contentLength, contentType [1]string
 }
 
 func newFilteredBody(data []byte, conversion convertedYAML) *filteredBody {
@@ -124,4 +132,18 @@ func finishBody(r *http.Request) {
 	if b, ok := r.Body.(*filteredBody); ok {
 		b.finished = true
 	}
+}
+
+// convertedYAML is a YAML body as the body filter converted it, for the processing handler to
+// decode from where the converter wrote the template's members (decodeConverted); top nil is
+// none. (A value in filteredBody: a request allocates nothing more for it.)
+type convertedYAML struct {
+	json []byte
+	top  *positions.Top
+	// kept says the body was left as YAML for the decoder, its one document repeating a key
+	// (which only the YAML decoder words, and the JSON would not show); strict is then what
+	// the YAML decoder's strict conversion says of those keys (nil: nothing), which a strict
+	// decoder adds to the JSON decoder's words.
+	kept   bool
+	strict error
 }

@@ -22,7 +22,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"stencil.dev/stencil/pkg/apis/templates"
 	"stencil.dev/stencil/pkg/process"
 )
 
@@ -39,7 +38,10 @@ import (
 // would convert it twice more: to read it, and strictly for its words on the keys. The body
 // filter kept its conversion and those words: decoded from the conversion, the template has
 // them first among its strict words, as the YAML decoder lists them (withRepeatedKeys).
-func (h *processingHandler) decodeConverted(req *http.Request, body []byte, strict bool, kind *schema.GroupVersionKind) (_ runtime.Object, _ *schema.GroupVersionKind, _ error, decoded bool) {
+//
+// r is the request's: the Template is decoded into r.template, its kind written into
+// r.decodedKind, r.kind is the decoder's default kind.
+func (h *processingHandler) decodeConverted(req *http.Request, strict bool, r *processingRequest) (_ runtime.Object, _ *schema.GroupVersionKind, _ error, decoded bool) {
 	conversion := bodyConversion(req)
 	if conversion == nil || h.splitters == nil {
 		return nil, nil, nil, false
@@ -48,15 +50,11 @@ func (h *processingHandler) decodeConverted(req *http.Request, body []byte, stri
 	if err != nil {
 		return nil, nil, nil, false
 	}
-	into, ok := h.storage.New().(*templates.Template)
-	if !ok {
-		return nil, nil, nil, false
-	}
 	splitter := &h.splitters[0]
 	if strict {
 		splitter = &h.splitters[1]
 	}
-	obj, gvk, err, done := splitter.decodeSplit(split, kind, into)
+	obj, gvk, err, done := splitter.decodeSplit(split, &r.kind, &r.template, &r.decodedKind)
 	if !done || err != nil && !runtime.IsStrictDecodingError(err) {
 		return nil, nil, nil, false
 	}

@@ -95,8 +95,8 @@ func TestDecodeConvertedDecodesAsTheDecoder(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%s/strict=%v", group.gv.Group, name, strict), func(t *testing.T) {
 					req := httptest.NewRequest(http.MethodPost, "/", nil)
 					req.Body = newFilteredBody(read, conversion)
-					kind := scope.Kind
-					obj, gvk, err, decoded := h.decodeConverted(req, read, strict, &kind)
+					r := &processingRequest{kind: scope.Kind}
+					obj, gvk, err, decoded := h.decodeConverted(req, strict, r)
 					wantKind := scope.Kind
 					want, wantGVK, wantErr := decoders[i].Decode(read, &wantKind, h.storage.New())
 					if wantErr != nil && want == nil {

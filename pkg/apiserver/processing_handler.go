@@ -96,7 +96,6 @@ type processingHandler struct {
 	generic http.HandlerFunc
 	storage processingStorage
 	scope   *handlers.RequestScope
-	admit   admission.Interface
 	// decoders are the decoders to the internal version of the JSON serializer and of the
 	// YAML one (which decodes a body the body filter left as YAML: one that repeats a key),
 	// lenient and strict: what the create handler builds for each request.
@@ -109,6 +108,10 @@ type processingHandler struct {
 	splitters *[2]templateCodec
 	// negotiations are the answer's media types by Accept header (negotiate).
 	negotiations negotiations
+	// admitCreate is admit as the create handler wraps it for each request (audit, then the
+	// managed fields check), wrapped once: the wrappers keep nothing of a request (each call
+	// is given its context and attributes). nil when the server has no admission.
+	admitCreate admission.Interface
 }
 
 // requestTimeoutUpperBound is the create handler's bound of a request's time.
@@ -117,7 +120,7 @@ const requestTimeoutUpperBound = 34 * time.Second
 // newProcessingHandler returns the handler of storage in scope, handing what it does not
 // answer to generic.
 func newProcessingHandler(storage processingStorage, scope *handlers.RequestScope, admit admission.Interface, generic http.HandlerFunc) (*processingHandler, error) {
-	h := &processingHandler{generic: generic, storage: storage, scope: scope, admit: admit}
+	h := &processingHandler{generic: generic, storage: storage, scope: scope}
 	for mediaType, decoders := range map[string]*[2]runtime.Decoder{runtime.ContentTypeJSON: &h.decoders, runtime.ContentTypeYAML: &h.yamlDecoders} {
 		info, ok := runtime.SerializerInfoForMediaType(scope.Serializer.SupportedMediaTypes(), mediaType)
 		if !ok || info.Serializer == nil || info.StrictSerializer == nil {
@@ -127,8 +130,13 @@ func newProcessingHandler(storage processingStorage, scope *handlers.RequestScop
 		decoders[1] = scope.Serializer.DecoderToVersion(info.StrictSerializer, scope.HubGroupVersion)
 	}
 	if scheme, ok := scope.Convertor.(*runtime.Scheme); ok {
-		h.splitters = &[2]templateCodec{{scheme: scheme}, {scheme: scheme, strict: true}}
+		// decodeConverted decodes into the request's templates.Template: only when that is what
+		// the storage's New makes.
+		if _, ok := storage.New().(*templates.Template); ok {
+			h.splitters = &[2]templateCodec{{scheme: scheme}, {scheme: scheme, strict: true}}
+		}
 	}
+	h.admitCreate = fieldmanager.NewManagedFieldsValidatingAdmissionController(admission.WithAudit(admit))
 	h.encoders = map[string]runtime.Encoder{}
 	for _, info := range scope.Serializer.SupportedMediaTypes() {
 		if info.Serializer != nil {
@@ -185,9 +193,16 @@ func (h *processingHandler) serve(w http.ResponseWriter, req *http.Request) bool
 	if strict {
 		decoder = decoders[1]
 	}
-	obj, gvk, err, decoded := h.decodeConverted(req, body, strict, &r.kind)
+	obj, gvk, err, decoded := h.decodeConverted(req, strict, r)
 	if !decoded {
-		obj, gvk, err = decoder.Decode(body, &r.kind, h.storage.New())
+		// Into the request's Template, which is what storage.New makes when there are
+		// splitters; but decodeConverted, asked about a converted body, may have written part
+		// of it before it gave up: the decoder then decodes into a Template of its own.
+		var into runtime.Object = &r.template
+		if h.splitters == nil || bodyConversion(req) != nil {
+			into = h.storage.New()
+		}
+		obj, gvk, err = decoder.Decode(body, &r.kind, into)
 	}
 	var warnings []string
 	if err != nil {
@@ -284,12 +299,17 @@ func strictWarnings(message string) []string {
 }
 
 // create admits t and gives it to the storage, as the create handler does.
+//
+// The attributes admission is asked with are made only when there is an admission to ask: a
+// server without admission (local mode) reads none.
 func (h *processingHandler) create(ctx context.Context, req *http.Request, t *templates.Template, namespace string, options *metav1.CreateOptions) (runtime.Object, error) {
-	admit := admission.WithAudit(h.admit)
-	user, _ := request.UserFrom(ctx)
-	attributes := admission.NewAttributesRecord(t, nil, h.scope.Kind, namespace, t.Name, h.scope.Resource, "", admission.Create,
-		options, dryrun.IsDryRun(options.DryRun), user)
-	admit = fieldmanager.NewManagedFieldsValidatingAdmissionController(admit)
+	admit := h.admitCreate
+	var attributes admission.Attributes
+	if admit != nil {
+		user, _ := request.UserFrom(ctx)
+		attributes = admission.NewAttributesRecord(t, nil, h.scope.Kind, namespace, t.Name, h.scope.Resource, "", admission.Create,
+			options, dryrun.IsDryRun(options.DryRun), user)
+	}
 	if mutating, ok := admit.(admission.MutationInterface); ok && mutating.Handles(admission.Create) {
 		if err := mutating.Admit(ctx, attributes, h.scope); err != nil {
 			return nil, err
@@ -333,10 +353,15 @@ var createOptionsType = metav1.TypeMeta{APIVersion: metav1.SchemeGroupVersion.St
 // each.
 type processingRequest struct {
 	// kind is the decoder's default kind: the scope's, a copy the decoder may write.
-	kind     schema.GroupVersionKind
-	options  metav1.CreateOptions
-	deadline onDemandDeadline
-	answer   listAnswer
+	kind schema.GroupVersionKind
+	// template is what the body is decoded into (what storage.New would make: checked by
+	// newProcessingHandler, which makes splitters only then); decodedKind is the kind
+	// decodeConverted decodes a converted YAML body as.
+	template    templates.Template
+	decodedKind schema.GroupVersionKind
+	options     metav1.CreateOptions
+	deadline    onDemandDeadline
+	answer      listAnswer
 	// release is what the answer gives back once written in time.
 	release renderrest.AnswerRelease
 }

@@ -73,7 +73,7 @@ func (c templateCodec) Decode(data []byte, defaults *schema.GroupVersionKind, in
 	if err != nil {
 		return c.Serializer.Decode(data, defaults, into)
 	}
-	if obj, gvk, err, done := c.decodeSplit(split, defaults, internal); done {
+	if obj, gvk, err, done := c.decodeSplit(split, defaults, internal, new(schema.GroupVersionKind)); done {
 		return obj, gvk, err
 	}
 	return c.Serializer.Decode(data, defaults, into)
@@ -81,8 +81,10 @@ func (c templateCodec) Decode(data []byte, defaults *schema.GroupVersionKind, in
 
 // decodeSplit decodes the Template whose top level split holds into internal, as Decode
 // does, and returns done; done is false when the serializer must decode the body itself
-// (having changed nothing it could see).
-func (c templateCodec) decodeSplit(split *process.TemplateJSON, defaults *schema.GroupVersionKind, internal *templates.Template) (_ runtime.Object, _ *schema.GroupVersionKind, _ error, done bool) {
+// (having changed nothing it could see). The kind it returns is written into kind, the
+// caller's (the processing handler's request keeps it: a kind of its own would be an
+// allocation a request).
+func (c templateCodec) decodeSplit(split *process.TemplateJSON, defaults *schema.GroupVersionKind, internal *templates.Template, kind *schema.GroupVersionKind) (_ runtime.Object, _ *schema.GroupVersionKind, _ error, done bool) {
 	if split.KindFolded() || split.Repeated() {
 		// The serializer also checks the values a repeated member replaces.
 		return nil, nil, nil, false
@@ -137,6 +139,7 @@ func (c templateCodec) decodeSplit(split *process.TemplateJSON, defaults *schema
 		// The split scan read every number of the objects: the conversion need not again.
 		context = templates.ObjectNumbersRead
 	}
+	*kind = gvk
 	if openShift != nil {
 		// The scheme's conversion of an OpenShift Template, given the parameters read apart.
 		err = openshift.DecodeWithParameters(openShift, openShiftParams, internal, context == templates.ObjectNumbersRead)
@@ -144,12 +147,12 @@ func (c templateCodec) decodeSplit(split *process.TemplateJSON, defaults *schema
 		err = c.scheme.Convert(versioned, internal, context)
 	}
 	if err != nil {
-		return nil, &gvk, err, true
+		return nil, kind, err, true
 	}
 	if len(strictErrs) > 0 {
-		return internal, &gvk, runtime.NewStrictDecodingError(strictErrs), true
+		return internal, kind, runtime.NewStrictDecodingError(strictErrs), true
 	}
-	return internal, &gvk, nil, true
+	return internal, kind, nil, true
 }
 
 var (

@@ -32,8 +32,9 @@ type emitter struct {
 	p   *parser
 	out []byte
 	// assigns holds the members of the mappings being written, each mapping's above the
-	// mapping that contains it.
-	assigns []assign
+	// mapping that contains it; assigned is the most it held (how far releaseScratch clears).
+	assigns  []assign
+	assigned int
 	// discarded counts what was written and taken back (discard): work the bound counts too.
 	discarded int
 	// depth is how many collections enclose what is written, deepest their most; top, when
@@ -76,9 +77,11 @@ func (p *parser) emitDocument(root int32) []byte {
 	text := len(p.arena) + p.runBytes
 	size := min(text+text/8+4*len(p.nodes)+64, len(p.src)+len(p.src)/4+64)
 	e := emitter{p: p, out: p.scratchOut(size), assigns: p.assigns[:0], top: p.top}
+	// Also when the emitter gives up (bail, a bound) in a mapping: what it wrote of its
+	// members is cleared as the read releases its memory.
+	defer func() { p.assigns, p.assigned = e.assigns, max(p.assigned, e.assigned, len(e.assigns)) }()
 	e.record(-1, p.nodes[root].pos)
 	e.value(root)
-	p.assigns = e.assigns
 	if p.top != nil {
 		p.top.Mapping, p.top.Depth = p.nodes[root].kind == kindMapping, e.deepest
 	}
@@ -221,6 +224,7 @@ func (e *emitter) mapping(n int32) {
 	}
 	e.out = append(e.out, '}')
 	e.depth--
+	e.assigned = max(e.assigned, len(e.assigns))
 	e.assigns = e.assigns[:mark]
 }
 

@@ -123,10 +123,11 @@ type parser struct {
 	kids  []int32 // children of collections, pairs for mappings
 	stack []int32 // children of the collections being read
 	arena []byte  // scalar values that are not a run of src
-	// assigns is the emitter's (yaml_emit.go); scratch, where the slices above come from
-	// (yaml_scratch.go).
-	assigns []assign
-	scratch *scratch
+	// assigns is the emitter's (yaml_emit.go), assigned the most members it held in this
+	// read; scratch, where the slices above come from (yaml_scratch.go).
+	assigns  []assign
+	assigned int
+	scratch  *scratch
 	// into, when set, gives the memory a document's JSON is copied into (keepOut).
 	into JSONMemory
 	// anchors are the anchors defined so far, the latest last; pending is the anchor read

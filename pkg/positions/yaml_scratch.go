@@ -61,8 +61,12 @@ func (p *parser) releaseScratch() {
 		return
 	}
 	p.scratch = nil
-	// The members hold keys: slices of the source, which the pool must not keep alive.
-	clear(p.assigns[:cap(p.assigns)])
+	// The members hold keys: slices of the source, which the pool must not keep alive. Only
+	// the members this read wrote are cleared: the room past them is zero, as the read took
+	// it (new, or cleared by the read before). Clearing the whole room cost every read the
+	// most members any read had left room for, a small template's as a large one's.
+	clear(p.assigns[:p.assigned])
+	p.assigned = 0
 	s.nodes, s.kids, s.stack, s.arena, s.assigns = p.nodes[:0], p.kids[:0], p.stack[:0], p.arena[:0], p.assigns[:0]
 	p.nodes, p.kids, p.stack, p.arena, p.assigns = nil, nil, nil, nil, nil
 	size := cap(s.nodes)*int(unsafe.Sizeof(node{})) + cap(s.kids)*4 + cap(s.stack)*4 + cap(s.arena) +

@@ -140,3 +140,30 @@ func TestPooledListsAreReused(t *testing.T) {
 		}
 	}
 }
+
+// TestPooledParametersKeepNothing takes the parameters' room for many parameters, then for
+// fewer, then for many again, as requests of a large and a small template take it: each time
+// it is given back, its whole room must be zero (only what was used is cleared, so a room
+// written past its length would keep a request's values for the next), and each time it is
+// taken, every parameter must be zero.
+func TestPooledParametersKeepNothing(t *testing.T) {
+	secret := templates.Parameter{Name: "PASSWORD", Value: "s3cret", Generate: "expression", From: "[a-z]{8}"}
+	for range 20 {
+		for _, n := range []int{40, 3, 0, 17, 40, 1} {
+			room, h := takeParameters(n, true)
+			for i := range room {
+				if !reflect.DeepEqual(room[i], templates.Parameter{}) {
+					t.Fatalf("taking %d: parameter %d holds %+v", n, i, room[i])
+				}
+				room[i] = secret
+			}
+			whole := (*h)[:cap(*h)]
+			giveParameters(h)
+			for i := range whole {
+				if !reflect.DeepEqual(whole[i], templates.Parameter{}) {
+					t.Fatalf("given back after %d: parameter %d of its room holds %+v", n, i, whole[i])
+				}
+			}
+		}
+	}
+}

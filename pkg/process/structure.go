@@ -40,6 +40,8 @@ type structure struct {
 	// kept between calls to save allocations.
 	frames []openContainer
 	names  [][]byte
+	// named is the most names held in this call, how far they are cleared at its end.
+	named int
 	// numbersFit is false when a number is one Kubernetes cannot read (see
 	// templates.NumberFits); the pass checks them as it goes.
 	numbersFit bool
@@ -78,7 +80,9 @@ func (s *structure) compact(buf *[]byte, src []byte) ([]byte, error) {
 	s.ends = s.ends[:cap(s.ends)]
 	s.dollars, s.nextDollar, s.frames, s.names = s.dollars[:0], 0, s.frames[:0], s.names[:0]
 	s.numbersFit, s.escapedNames = true, false
-	defer clear(s.names[:cap(s.names)]) // they point into src
+	// The names point into src: cleared as far as this call wrote them (the room past is
+	// zero, as the call before left it), also when it returns early with an error.
+	defer s.clearNames()
 	// The output is dst followed by src[from:i]: src[k] lands at out(k) = len(dst)+k-from.
 	r := run{dst: (*buf)[:0]}
 	i := skipSpace(src, 0)
@@ -228,6 +232,7 @@ func (r *run) spaceRun(src []byte, i int) int {
 func (s *structure) close(end int) {
 	top := s.frames[len(s.frames)-1]
 	s.frames = s.frames[:len(s.frames)-1]
+	s.named = max(s.named, len(s.names))
 	s.names = s.names[:top.names]
 	s.ends[top.at] = int32(end)
 }
@@ -262,8 +267,15 @@ func (s *structure) addName(quoted []byte, escaped bool, top int) error {
 		f.set[string(seen)] = struct{}{}
 	}
 	f.set[string(name)] = struct{}{}
+	s.named = max(s.named, len(s.names))
 	s.names = s.names[:f.names]
 	return nil
+}
+
+// clearNames clears the names this call of compact wrote, for the next call.
+func (s *structure) clearNames() {
+	clear(s.names[:max(s.named, len(s.names))])
+	s.named = 0
 }
 
 // stringSpecial marks the bytes a string scan must stop at: its end, escapes, dollars,

@@ -138,3 +138,51 @@ func FuzzCompact(f *testing.F) {
 		checkCompact(t, in)
 	})
 }
+
+// TestCompactKeepsNoNames compacts objects of many names, then small ones, then ones it
+// refuses halfway (a repeated name, a bad string, input that ends early): after each, the
+// structure's whole room of names must be nil, so that a pooled compiler keeps no slice of a
+// request's template alive. Only the names a call held are cleared, so a call that left one
+// (an early return, a name set aside for a set) fails here.
+func TestCompactKeepsNoNames(t *testing.T) {
+	var many strings.Builder
+	many.WriteString(`{"spec":{`)
+	for i := range 40 {
+		if i > 0 {
+			many.WriteByte(',')
+		}
+		fmt.Fprintf(&many, `"n%d":{"a":1,"b":{"c":2,"d":[{"e":3,"f":4}]}}`, i)
+	}
+	many.WriteString(`}}`)
+	// More names than namesBeforeSet, none of them an object: they go into a set.
+	var flat strings.Builder
+	flat.WriteString(`{"data":{`)
+	for i := range namesBeforeSet + 8 {
+		if i > 0 {
+			flat.WriteByte(',')
+		}
+		fmt.Fprintf(&flat, `"k%d":"v"`, i)
+	}
+	flat.WriteString(`}}`)
+	inputs := []string{
+		many.String(),
+		flat.String(),
+		`{"kind":"ConfigMap","data":{"a":"b"}}`,
+		`{"metadata":{"labels":{"x":"1","y":"2","x":"3"}}}`,
+		`{"metadata":{"labels":{"x":"1","y":"\x01"}}}`,
+		`{"metadata":{"labels":{"x":"1","y":`,
+		`{"a":{"b":{"c":{"d":1}}}}`,
+	}
+	var s structure
+	var buf []byte
+	for round := range 3 {
+		for i, in := range inputs {
+			_, _ = s.compact(&buf, []byte(in))
+			for k, name := range s.names[:cap(s.names)] {
+				if name != nil {
+					t.Fatalf("round %d, after input %d: name %d (%q) kept", round, i, k, name)
+				}
+			}
+		}
+	}
+}

@@ -53,6 +53,8 @@ type afterEngine struct {
 	limits transform.Limits
 	// buildSlots are the Renderer's Kustomization build slots; nil for the process's own.
 	buildSlots *transform.BuildSlots
+	// stepObserver is the Renderer's (ObserveSteps); nil: none.
+	stepObserver transform.StepObserver
 	// tracing, when provenance is asked, records what each step did.
 	tracing *tracing
 }
@@ -100,7 +102,7 @@ func (a *afterEngine) run(request context.Context, objects []json.RawMessage, de
 	if err != nil {
 		return outcome{}, err
 	}
-	ctx := transform.NewContext(request, a.maxBytes).SetLimits(a.limits).SetBuildSlots(a.buildSlots)
+	ctx := transform.NewContext(request, a.maxBytes).SetLimits(a.limits).SetBuildSlots(a.buildSlots).SetStepObserver(a.stepObserver)
 	if a.tiers != nil {
 		ctx.SetGrow(a.largest, a.tiers.grow)
 	}

@@ -16,6 +16,8 @@ limitations under the License.
 
 package render
 
+import "stencil.dev/stencil/pkg/transform"
+
 // The names of the Renderer's caches, as CacheObserver hears them.
 const (
 	// PlanCache holds compiled plans of stored templates.
@@ -36,6 +38,11 @@ type CacheObserver interface {
 // ObserveCaches makes the Renderer report its caches to o from now on. Call it before the
 // Renderer is shared.
 func (p *Renderer) ObserveCaches(o CacheObserver) { p.observer = o }
+
+// ObserveSteps makes every pipeline p runs report each transformer it runs to o (unless the
+// request's context carries an observer of its own: transform.WithStepObserver). Call it
+// before p processes anything.
+func (p *Renderer) ObserveSteps(o transform.StepObserver) { p.stepObserver = o }
 
 func (p *Renderer) cacheLookup(cache string, hit bool) {
 	if p.observer != nil {

@@ -61,6 +61,8 @@ type Renderer struct {
 	pipelines  *byteCache
 	buildSlots *transform.BuildSlots // nil: the process's shared slots
 	observer   CacheObserver
+	// stepObserver hears of every transformer run (ObserveSteps); nil: none.
+	stepObserver transform.StepObserver
 }
 
 // NewRenderer returns a Renderer configured by opts.
@@ -199,7 +201,7 @@ func (p *Renderer) attempt(ctx context.Context, in Input, a *attemptOf) attemptR
 		return attemptResult{errs: sortErrors(append(errs, p.configProblems(in)...))}
 	}
 	after := &afterEngine{kindResource: p.kindToResource, rules: in.RemovalRules, properties: in.Properties, destinations: in.Destinations,
-		maxBytes: a.limit, largest: a.largest, tiers: a.tiers, limits: p.config.Limits, buildSlots: p.buildSlots}
+		maxBytes: a.limit, largest: a.largest, tiers: a.tiers, limits: p.config.Limits, buildSlots: p.buildSlots, stepObserver: p.stepObserver}
 	if after.pipeline, errs = p.pipeline(in.Plugins, a.configs, result.Generators, result.Transformers); len(errs) > 0 {
 		return attemptResult{errs: sortErrors(errs)}
 	}

@@ -35,12 +35,24 @@ func WithStepObserver(ctx context.Context, o StepObserver) context.Context {
 	return context.WithValue(ctx, stepObserverKey{}, o)
 }
 
-// stepObserver is the request's observer, or a no-op.
+// SetStepObserver makes the pipelines run with this Context report each transformer they run
+// to o, unless the request's context carries an observer of its own (WithStepObserver): a
+// server whose every request has the same observer sets it once, where a context carrying it
+// would be an allocation a request. It returns c, so that it chains after NewContext.
+func (c *Context) SetStepObserver(o StepObserver) *Context {
+	c.observer = o
+	return c
+}
+
+// stepObserver is the request's observer, else the Context's, or a no-op.
 func (c *Context) stepObserver() StepObserver {
 	if c.request != nil {
 		if o, ok := c.request.Value(stepObserverKey{}).(StepObserver); ok && o != nil {
 			return o
 		}
+	}
+	if c.observer != nil {
+		return c.observer
 	}
 	return func(string, time.Duration) {}
 }

@@ -88,6 +88,9 @@ type Context struct {
 	limits Limits
 	// buildSlots bounds the Kustomization builds running at once; nil for the process's own.
 	buildSlots *BuildSlots
+	// observer is the StepObserver of the pipeline's owner (SetStepObserver), for a request
+	// whose context carries none.
+	observer StepObserver
 	// needsHash holds the generated objects that get Kustomize's content-hash name suffix at
 	// the end of the pipeline.
 	needsHash map[unsafe.Pointer]bool

@@ -86,9 +86,6 @@ type Adapter struct {
 	sources  Sources
 	renderer *render.Renderer
 	memory   *Budget
-	// stepObserver is sources.Observer.Transformer, bound once (a method value made for each
-	// request would be an allocation each).
-	stepObserver transform.StepObserver
 }
 
 // NewAdapter returns an Adapter reading from sources.
@@ -97,16 +94,16 @@ func NewAdapter(sources Sources) *Adapter {
 		KustomizeBuilder: sources.KustomizeBuilder})
 	if sources.Observer != nil {
 		renderer.ObserveCaches(sources.Observer)
+		// Every request's transformers heard by the renderer, bound once: a context carrying
+		// the observer (transform.WithStepObserver) was an allocation a request, and a method
+		// value made for each request another.
+		renderer.ObserveSteps(sources.Observer.Transformer)
 	}
 	memory := sources.Memory
 	if memory == nil {
 		memory = NewProcessingBudget(0, nil)
 	}
-	a := &Adapter{sources: sources, renderer: renderer, memory: memory}
-	if sources.Observer != nil {
-		a.stepObserver = sources.Observer.Transformer
-	}
-	return a
+	return &Adapter{sources: sources, renderer: renderer, memory: memory}
 }
 
 // Process processes in, filling in what it reads from storage. Every problem of the template
@@ -172,7 +169,6 @@ func (p *Adapter) RenderTemplate(ctx context.Context, in render.Input, kind sche
 func (p *Adapter) render(ctx context.Context, in render.Input, kind schema.GroupKind) (out *render.Output, err error) {
 	if o := p.sources.Observer; o != nil {
 		start := time.Now()
-		ctx = transform.WithStepObserver(ctx, p.stepObserver)
 		defer func() { observe(o, in, time.Since(start), out, err) }()
 	}
 	// The request's Hold lives until its answer is written (HoldUntilWritten); without one

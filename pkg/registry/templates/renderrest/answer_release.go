@@ -39,15 +39,39 @@ type AnswerRelease struct {
 	claimed bool
 	list    *v1alpha1.List
 	output  *render.Output
+	// carrier is the context WithAnswerRelease returns, held here: a context.WithValue would
+	// be an allocation a request of its own.
+	carrier releaseCarrier
 }
 
 type answerReleaseKey struct{}
 
+// releaseCarrier is a context carrying an AnswerRelease, as context.WithValue's would: the
+// parent's in every way but for the release's key.
+type releaseCarrier struct {
+	context.Context
+	release *AnswerRelease
+}
+
+func (c *releaseCarrier) Value(key any) any {
+	if key == (answerReleaseKey{}) {
+		return c.release
+	}
+	return c.Context.Value(key)
+}
+
 // WithAnswerRelease returns ctx carrying r, for the Render of its request to keep its pooled
 // output in. The caller must call r.Release with the answer once it is written and nothing
 // reads it, or never.
+//
+// The context returned is held in r (no allocation): a second call for the same r, which no
+// caller makes, gets a context.WithValue instead, so that the first context keeps its parent.
 func WithAnswerRelease(ctx context.Context, r *AnswerRelease) context.Context {
-	return context.WithValue(ctx, answerReleaseKey{}, r)
+	if r.carrier.Context != nil {
+		return context.WithValue(ctx, answerReleaseKey{}, r)
+	}
+	r.carrier = releaseCarrier{Context: ctx, release: r}
+	return &r.carrier
 }
 
 // claimAnswerRelease returns the AnswerRelease of ctx for one Render, nil when ctx has none

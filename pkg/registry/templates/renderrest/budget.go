@@ -296,8 +296,31 @@ func (b *Budget) HoldUntilWritten(handler http.Handler) http.Handler {
 			handler.ServeHTTP(w, r)
 			return
 		}
-		h := b.NewHold()
-		defer h.Release()
-		handler.ServeHTTP(w, r.WithContext(WithHold(r.Context(), h)))
+		// The Hold and the context carrying it in one allocation (NewHold and WithHold would
+		// be two a request).
+		held := &heldRequest{hold: Hold{budget: b}}
+		held.carrier = holdCarrier{Context: r.Context(), hold: &held.hold}
+		defer held.hold.Release()
+		handler.ServeHTTP(w, r.WithContext(&held.carrier))
 	})
+}
+
+// heldRequest is a request's Hold and the context carrying it (HoldUntilWritten).
+type heldRequest struct {
+	hold    Hold
+	carrier holdCarrier
+}
+
+// holdCarrier is a context carrying a Hold, as WithHold's would: the parent's in every way but
+// for the Hold's key.
+type holdCarrier struct {
+	context.Context
+	hold *Hold
+}
+
+func (c *holdCarrier) Value(key any) any {
+	if key == (holdKey{}) {
+		return c.hold
+	}
+	return c.Context.Value(key)
 }
