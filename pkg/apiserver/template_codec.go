@@ -85,6 +85,20 @@ func (c templateCodec) Decode(data []byte, defaults *schema.GroupVersionKind, in
 // caller's (the processing handler's request keeps it: a kind of its own would be an
 // allocation a request).
 func (c templateCodec) decodeSplit(split *process.TemplateJSON, defaults *schema.GroupVersionKind, internal *templates.Template, kind *schema.GroupVersionKind) (_ runtime.Object, _ *schema.GroupVersionKind, _ error, done bool) {
+	if n := split.ParametersPast(templates.MaxEntries); n > 0 {
+		// Refused before any parameter is decoded, here or by the serializer (which would
+		// hold about 270 bytes for each byte of a body of empty parameters), in the
+		// conversion's words, with the kind the body names.
+		err := templates.EntryErrors(templates.EntryCount{Path: "parameters", N: n}).ToAggregate()
+		if gv, perr := schema.ParseGroupVersion(split.APIVersion()); perr == nil {
+			*kind = gv.WithKind(split.Kind())
+			if defaults != nil {
+				*kind = withDefaults(*kind, *defaults)
+			}
+			return nil, kind, err, true
+		}
+		return nil, nil, err, true
+	}
 	if split.KindFolded() || split.Repeated() {
 		// The serializer also checks the values a repeated member replaces.
 		return nil, nil, nil, false
