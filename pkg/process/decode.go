@@ -368,35 +368,3 @@ func (out *templateBytes) member(key, name, value []byte) error {
 	out.restMembers = append(out.restMembers, [2][]byte{key, value})
 	return nil
 }
-
-// objects reads the array of objects at the scanner, each element as its bytes.
-func (s *scanner) objects() ([]runtime.RawExtension, error) {
-	if s.literal("null") {
-		return nil, nil
-	}
-	if !s.consume('[') {
-		return nil, s.errorf("objects must be an array")
-	}
-	// The elements are gathered on the stack and copied once into a list of their number:
-	// grown element by element, the list allocated twice its size in steps.
-	var gathered [32]runtime.RawExtension
-	out := gathered[:0]
-	for first := true; ; first = false {
-		s.space()
-		if s.consume(']') {
-			// [] is an empty list, null none, as for encoding/json.
-			return append(make([]runtime.RawExtension, 0, len(out)), out...), nil
-		}
-		if !first {
-			if !s.consume(',') {
-				return nil, s.errorf("expected , or ]")
-			}
-			s.space()
-		}
-		at := s.i
-		if err := s.skipValue(1); err != nil {
-			return nil, err
-		}
-		out = append(out, runtime.RawExtension{Raw: s.b[at:s.i:s.i]})
-	}
-}
