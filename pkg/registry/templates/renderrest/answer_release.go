@@ -41,24 +41,10 @@ type AnswerRelease struct {
 	output  *render.Output
 	// carrier is the context WithAnswerRelease returns, held here: a context.WithValue would
 	// be an allocation a request of its own.
-	carrier releaseCarrier
+	carrier carrier[answerReleaseKey, *AnswerRelease]
 }
 
 type answerReleaseKey struct{}
-
-// releaseCarrier is a context carrying an AnswerRelease, as context.WithValue's would: the
-// parent's in every way but for the release's key.
-type releaseCarrier struct {
-	context.Context
-	release *AnswerRelease
-}
-
-func (c *releaseCarrier) Value(key any) any {
-	if key == (answerReleaseKey{}) {
-		return c.release
-	}
-	return c.Context.Value(key)
-}
 
 // WithAnswerRelease returns ctx carrying r, for the Render of its request to keep its pooled
 // output in. The caller must call r.Release with the answer once it is written and nothing
@@ -70,7 +56,7 @@ func WithAnswerRelease(ctx context.Context, r *AnswerRelease) context.Context {
 	if r.carrier.Context != nil {
 		return context.WithValue(ctx, answerReleaseKey{}, r)
 	}
-	r.carrier = releaseCarrier{Context: ctx, release: r}
+	r.carrier = carrier[answerReleaseKey, *AnswerRelease]{Context: ctx, value: r}
 	return &r.carrier
 }
 

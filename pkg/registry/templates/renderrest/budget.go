@@ -299,7 +299,7 @@ func (b *Budget) HoldUntilWritten(handler http.Handler) http.Handler {
 		// The Hold and the context carrying it in one allocation (NewHold and WithHold would
 		// be two a request).
 		held := &heldRequest{hold: Hold{budget: b}}
-		held.carrier = holdCarrier{Context: r.Context(), hold: &held.hold}
+		held.carrier = carrier[holdKey, *Hold]{Context: r.Context(), value: &held.hold}
 		defer held.hold.Release()
 		handler.ServeHTTP(w, r.WithContext(&held.carrier))
 	})
@@ -308,19 +308,5 @@ func (b *Budget) HoldUntilWritten(handler http.Handler) http.Handler {
 // heldRequest is a request's Hold and the context carrying it (HoldUntilWritten).
 type heldRequest struct {
 	hold    Hold
-	carrier holdCarrier
-}
-
-// holdCarrier is a context carrying a Hold, as WithHold's would: the parent's in every way but
-// for the Hold's key.
-type holdCarrier struct {
-	context.Context
-	hold *Hold
-}
-
-func (c *holdCarrier) Value(key any) any {
-	if key == (holdKey{}) {
-		return c.hold
-	}
-	return c.Context.Value(key)
+	carrier carrier[holdKey, *Hold]
 }
